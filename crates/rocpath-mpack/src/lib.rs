@@ -1,0 +1,543 @@
+//! A bounded, zero-copy pull reader for MessagePack.
+//!
+//! AMDGPU code objects carry their kernel metadata as MessagePack in an ELF note, and Tensile
+//! libraries (`TensileLibrary*.dat`) are MessagePack files of up to a hundred megabytes. Both
+//! are read here without building a value tree: the caller pulls maps, arrays and scalars and
+//! skips what it does not need. Markers are decoded by the `rmp` crate.
+//!
+//! Nothing here allocates according to a declared length: every length is checked against the
+//! bytes that remain before it is used, nesting depth is capped, and every error carries the
+//! byte offset where it was found.
+//!
+//! ```
+//! use rocpath_mpack::Reader;
+//! // {"a": [1, "x"], "b": true}
+//! let buf = [0x82, 0xa1, b'a', 0x92, 0x01, 0xa1, b'x', 0xa1, b'b', 0xc3];
+//! let mut rd = Reader::new(&buf);
+//! let n = rd.map_len().unwrap();
+//! assert_eq!(n, 2);
+//! assert_eq!(rd.str().unwrap(), "a");
+//! rd.skip().unwrap();
+//! assert_eq!(rd.str().unwrap(), "b");
+//! assert_eq!(rd.bool().unwrap(), true);
+//! assert!(rd.is_empty());
+//! ```
+
+use rmp::Marker;
+
+/// Maximum nesting depth accepted by [`Reader::skip`] and the typed readers.
+pub const MAX_DEPTH: u32 = 128;
+
+/// A MessagePack decoding error, with the byte offset where it happened.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum Error {
+    /// The data ended inside a value.
+    #[error("msgpack truncated at offset {offset}: needed {needed} more bytes")]
+    Truncated {
+        /// Offset of the value.
+        offset: u64,
+        /// Bytes missing.
+        needed: u64,
+    },
+    /// A value of another type was found.
+    #[error("msgpack type mismatch at offset {offset}: expected {expected}, found {found}")]
+    Type {
+        /// Offset of the marker.
+        offset: u64,
+        /// What the caller asked for.
+        expected: &'static str,
+        /// What the marker says.
+        found: &'static str,
+    },
+    /// Nesting deeper than [`MAX_DEPTH`].
+    #[error("msgpack nesting deeper than {MAX_DEPTH} at offset {offset}")]
+    TooDeep {
+        /// Offset of the value.
+        offset: u64,
+    },
+    /// A declared length larger than the remaining bytes could possibly hold.
+    #[error("msgpack length {len} at offset {offset} exceeds the {remaining} bytes that remain")]
+    LengthBomb {
+        /// Offset of the marker.
+        offset: u64,
+        /// Declared length.
+        len: u64,
+        /// Bytes left in the buffer.
+        remaining: u64,
+    },
+    /// A string that is not UTF-8.
+    #[error("msgpack string at offset {offset} is not UTF-8")]
+    Utf8 {
+        /// Offset of the string bytes.
+        offset: u64,
+    },
+}
+
+/// Result type of this crate.
+pub type Result<T> = std::result::Result<T, Error>;
+
+/// A scalar or container header, as seen by [`Reader::peek`].
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Kind {
+    /// nil
+    Nil,
+    /// true/false
+    Bool,
+    /// any integer
+    Int,
+    /// f32/f64
+    Float,
+    /// str
+    Str,
+    /// bin
+    Bin,
+    /// array
+    Array,
+    /// map
+    Map,
+    /// ext
+    Ext,
+}
+
+/// A pull reader over a MessagePack byte slice.
+#[derive(Debug, Clone)]
+pub struct Reader<'a> {
+    data: &'a [u8],
+    pos: usize,
+    base: u64,
+}
+
+fn marker_name(m: Marker) -> &'static str {
+    match m {
+        Marker::Null => "nil",
+        Marker::True | Marker::False => "bool",
+        Marker::FixPos(_)
+        | Marker::FixNeg(_)
+        | Marker::U8
+        | Marker::U16
+        | Marker::U32
+        | Marker::U64
+        | Marker::I8
+        | Marker::I16
+        | Marker::I32
+        | Marker::I64 => "int",
+        Marker::F32 | Marker::F64 => "float",
+        Marker::FixStr(_) | Marker::Str8 | Marker::Str16 | Marker::Str32 => "str",
+        Marker::Bin8 | Marker::Bin16 | Marker::Bin32 => "bin",
+        Marker::FixArray(_) | Marker::Array16 | Marker::Array32 => "array",
+        Marker::FixMap(_) | Marker::Map16 | Marker::Map32 => "map",
+        Marker::FixExt1
+        | Marker::FixExt2
+        | Marker::FixExt4
+        | Marker::FixExt8
+        | Marker::FixExt16
+        | Marker::Ext8
+        | Marker::Ext16
+        | Marker::Ext32 => "ext",
+        Marker::Reserved => "reserved",
+    }
+}
+
+impl<'a> Reader<'a> {
+    /// A reader over `data`; offsets in errors count from 0.
+    pub fn new(data: &'a [u8]) -> Self {
+        Reader { data, pos: 0, base: 0 }
+    }
+
+    /// A reader whose error offsets are shifted by `base` (the slice's offset in its file).
+    pub fn with_base(data: &'a [u8], base: u64) -> Self {
+        Reader { data, pos: 0, base }
+    }
+
+    /// Current offset (including the base).
+    pub fn offset(&self) -> u64 {
+        self.base + self.pos as u64
+    }
+
+    /// True when every byte has been consumed.
+    pub fn is_empty(&self) -> bool {
+        self.pos >= self.data.len()
+    }
+
+    fn remaining(&self) -> usize {
+        self.data.len().saturating_sub(self.pos)
+    }
+
+    fn take(&mut self, n: usize) -> Result<&'a [u8]> {
+        let end = self.pos.checked_add(n).filter(|&e| e <= self.data.len());
+        match end {
+            Some(end) => {
+                let s = self.data.get(self.pos..end).unwrap_or(&[]);
+                self.pos = end;
+                Ok(s)
+            }
+            None => Err(Error::Truncated {
+                offset: self.offset(),
+                needed: (n - self.remaining()) as u64,
+            }),
+        }
+    }
+
+    fn be(&mut self, n: usize) -> Result<u64> {
+        let b = self.take(n)?;
+        Ok(b.iter().fold(0u64, |acc, &x| (acc << 8) | u64::from(x)))
+    }
+
+    fn marker(&mut self) -> Result<(Marker, u64)> {
+        let off = self.offset();
+        let b = self.take(1)?;
+        Ok((Marker::from_u8(b.first().copied().unwrap_or(0xc1)), off))
+    }
+
+    /// The kind of the next value, without consuming it.
+    pub fn peek(&self) -> Result<Kind> {
+        let b = self.data.get(self.pos).copied().ok_or(Error::Truncated {
+            offset: self.offset(),
+            needed: 1,
+        })?;
+        let m = Marker::from_u8(b);
+        Ok(match marker_name(m) {
+            "nil" => Kind::Nil,
+            "bool" => Kind::Bool,
+            "int" => Kind::Int,
+            "float" => Kind::Float,
+            "str" => Kind::Str,
+            "bin" => Kind::Bin,
+            "array" => Kind::Array,
+            "map" => Kind::Map,
+            "ext" => Kind::Ext,
+            _ => {
+                return Err(Error::Type { offset: self.offset(), expected: "a value", found: "reserved" });
+            }
+        })
+    }
+
+    fn check_len(&self, off: u64, len: u64, min_bytes_each: u64) -> Result<usize> {
+        let remaining = self.remaining() as u64;
+        if len.saturating_mul(min_bytes_each) > remaining {
+            return Err(Error::LengthBomb { offset: off, len, remaining });
+        }
+        usize::try_from(len).map_err(|_| Error::LengthBomb { offset: off, len, remaining })
+    }
+
+    /// Reads a map header and returns the number of key/value pairs.
+    pub fn map_len(&mut self) -> Result<usize> {
+        let (m, off) = self.marker()?;
+        let len = match m {
+            Marker::FixMap(n) => u64::from(n),
+            Marker::Map16 => self.be(2)?,
+            Marker::Map32 => self.be(4)?,
+            other => {
+                self.pos -= 1;
+                return Err(Error::Type { offset: off, expected: "map", found: marker_name(other) });
+            }
+        };
+        self.check_len(off, len, 2)
+    }
+
+    /// Reads an array header and returns the number of elements.
+    pub fn array_len(&mut self) -> Result<usize> {
+        let (m, off) = self.marker()?;
+        let len = match m {
+            Marker::FixArray(n) => u64::from(n),
+            Marker::Array16 => self.be(2)?,
+            Marker::Array32 => self.be(4)?,
+            other => {
+                self.pos -= 1;
+                return Err(Error::Type { offset: off, expected: "array", found: marker_name(other) });
+            }
+        };
+        self.check_len(off, len, 1)
+    }
+
+    /// Reads a string.
+    pub fn str(&mut self) -> Result<&'a str> {
+        let (m, off) = self.marker()?;
+        let len = match m {
+            Marker::FixStr(n) => u64::from(n),
+            Marker::Str8 => self.be(1)?,
+            Marker::Str16 => self.be(2)?,
+            Marker::Str32 => self.be(4)?,
+            other => {
+                self.pos -= 1;
+                return Err(Error::Type { offset: off, expected: "str", found: marker_name(other) });
+            }
+        };
+        let len = self.check_len(off, len, 1)?;
+        let at = self.offset();
+        let b = self.take(len)?;
+        std::str::from_utf8(b).map_err(|_| Error::Utf8 { offset: at })
+    }
+
+    /// Reads a string, or returns `None` (consuming the value) if it is another type.
+    pub fn str_or_skip(&mut self) -> Result<Option<&'a str>> {
+        if self.peek()? == Kind::Str {
+            Ok(Some(self.str()?))
+        } else {
+            self.skip()?;
+            Ok(None)
+        }
+    }
+
+    /// Reads a boolean.
+    pub fn bool(&mut self) -> Result<bool> {
+        let (m, off) = self.marker()?;
+        match m {
+            Marker::True => Ok(true),
+            Marker::False => Ok(false),
+            other => {
+                self.pos -= 1;
+                Err(Error::Type { offset: off, expected: "bool", found: marker_name(other) })
+            }
+        }
+    }
+
+    /// Reads an integer as i128 (covers u64 and i64).
+    pub fn int(&mut self) -> Result<i128> {
+        let (m, off) = self.marker()?;
+        Ok(match m {
+            Marker::FixPos(n) => i128::from(n),
+            Marker::FixNeg(n) => i128::from(n),
+            Marker::U8 => i128::from(self.be(1)?),
+            Marker::U16 => i128::from(self.be(2)?),
+            Marker::U32 => i128::from(self.be(4)?),
+            Marker::U64 => i128::from(self.be(8)?),
+            Marker::I8 => i128::from(self.be(1)? as u8 as i8),
+            Marker::I16 => i128::from(self.be(2)? as u16 as i16),
+            Marker::I32 => i128::from(self.be(4)? as u32 as i32),
+            Marker::I64 => i128::from(self.be(8)? as i64),
+            other => {
+                self.pos -= 1;
+                return Err(Error::Type { offset: off, expected: "int", found: marker_name(other) });
+            }
+        })
+    }
+
+    /// Reads a non-negative integer that fits u64, or returns `None` (consuming the value)
+    /// for any other value.
+    pub fn u64_or_skip(&mut self) -> Result<Option<u64>> {
+        if self.peek()? == Kind::Int {
+            Ok(u64::try_from(self.int()?).ok())
+        } else {
+            self.skip()?;
+            Ok(None)
+        }
+    }
+
+    /// Reads a boolean, or returns `None` (consuming the value) for any other value.
+    pub fn bool_or_skip(&mut self) -> Result<Option<bool>> {
+        if self.peek()? == Kind::Bool {
+            Ok(Some(self.bool()?))
+        } else {
+            self.skip()?;
+            Ok(None)
+        }
+    }
+
+    /// Skips one whole value, however deeply nested (up to [`MAX_DEPTH`]).
+    pub fn skip(&mut self) -> Result<()> {
+        // Iterative: `pending` counts values still to skip at each open level.
+        let mut pending: u64 = 1;
+        let mut depth_stack: Vec<u64> = Vec::new();
+        loop {
+            while pending == 0 {
+                match depth_stack.pop() {
+                    Some(p) => pending = p,
+                    None => return Ok(()),
+                }
+            }
+            pending -= 1;
+            let (m, off) = self.marker()?;
+            let children: u64 = match m {
+                Marker::Null | Marker::True | Marker::False | Marker::FixPos(_) | Marker::FixNeg(_) => 0,
+                Marker::U8 | Marker::I8 => {
+                    self.take(1)?;
+                    0
+                }
+                Marker::U16 | Marker::I16 => {
+                    self.take(2)?;
+                    0
+                }
+                Marker::U32 | Marker::I32 | Marker::F32 => {
+                    self.take(4)?;
+                    0
+                }
+                Marker::U64 | Marker::I64 | Marker::F64 => {
+                    self.take(8)?;
+                    0
+                }
+                Marker::FixStr(n) => {
+                    self.take(usize::from(n))?;
+                    0
+                }
+                Marker::Str8 | Marker::Bin8 => {
+                    let n = self.be(1)?;
+                    self.take(self.check_len(off, n, 1)?)?;
+                    0
+                }
+                Marker::Str16 | Marker::Bin16 => {
+                    let n = self.be(2)?;
+                    self.take(self.check_len(off, n, 1)?)?;
+                    0
+                }
+                Marker::Str32 | Marker::Bin32 => {
+                    let n = self.be(4)?;
+                    self.take(self.check_len(off, n, 1)?)?;
+                    0
+                }
+                Marker::FixExt1 => self.take(2).map(|_| 0)?,
+                Marker::FixExt2 => self.take(3).map(|_| 0)?,
+                Marker::FixExt4 => self.take(5).map(|_| 0)?,
+                Marker::FixExt8 => self.take(9).map(|_| 0)?,
+                Marker::FixExt16 => self.take(17).map(|_| 0)?,
+                Marker::Ext8 | Marker::Ext16 | Marker::Ext32 => {
+                    let w = match m {
+                        Marker::Ext8 => 1,
+                        Marker::Ext16 => 2,
+                        _ => 4,
+                    };
+                    let n = self.be(w)?;
+                    let n = self.check_len(off, n, 1)?;
+                    self.take(n.saturating_add(1))?;
+                    0
+                }
+                Marker::FixArray(n) => u64::from(n),
+                Marker::Array16 => self.be(2)?,
+                Marker::Array32 => self.be(4)?,
+                Marker::FixMap(n) => u64::from(n) * 2,
+                Marker::Map16 => self.be(2)? * 2,
+                Marker::Map32 => self.be(4)? * 2,
+                Marker::Reserved => {
+                    return Err(Error::Type { offset: off, expected: "a value", found: "reserved" });
+                }
+            };
+            if children > 0 {
+                self.check_len(off, children, 1)?;
+                if depth_stack.len() as u32 >= MAX_DEPTH {
+                    return Err(Error::TooDeep { offset: off });
+                }
+                depth_stack.push(pending);
+                pending = children;
+            }
+        }
+    }
+
+    /// Returns the raw bytes of the next value and skips it.
+    pub fn raw(&mut self) -> Result<&'a [u8]> {
+        let start = self.pos;
+        self.skip()?;
+        Ok(self.data.get(start..self.pos).unwrap_or(&[]))
+    }
+
+    /// Iterates over a map whose keys are strings, calling `f(key, reader)` for each entry;
+    /// `f` must consume exactly the value (read it or call [`Reader::skip`]). Non-string keys
+    /// are skipped together with their values.
+    pub fn for_each_entry(
+        &mut self,
+        mut f: impl FnMut(&'a str, &mut Reader<'a>) -> Result<()>,
+    ) -> Result<()> {
+        let n = self.map_len()?;
+        for _ in 0..n {
+            match self.str_or_skip()? {
+                Some(k) => f(k, self)?,
+                None => self.skip()?,
+            }
+        }
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    fn encode(v: &rmpv::Value) -> Vec<u8> {
+        let mut out = Vec::new();
+        rmpv::encode::write_value(&mut out, v).unwrap();
+        out
+    }
+
+    #[test]
+    fn reads_nested() {
+        let v = rmpv::Value::Map(vec![
+            ("k".into(), rmpv::Value::Array(vec![1.into(), (-5).into(), u64::MAX.into()])),
+            ("s".into(), "x".repeat(300).into()),
+            ("f".into(), rmpv::Value::F64(1.5)),
+        ]);
+        let b = encode(&v);
+        let mut rd = Reader::new(&b);
+        let mut seen = Vec::new();
+        rd.for_each_entry(|k, rd| {
+            seen.push(k.to_string());
+            match k {
+                "k" => {
+                    assert_eq!(rd.array_len()?, 3);
+                    assert_eq!(rd.int()?, 1);
+                    assert_eq!(rd.int()?, -5);
+                    assert_eq!(rd.int()?, i128::from(u64::MAX));
+                    Ok(())
+                }
+                "s" => {
+                    assert_eq!(rd.str()?.len(), 300);
+                    Ok(())
+                }
+                _ => rd.skip(),
+            }
+        })
+        .unwrap();
+        assert_eq!(seen, ["k", "s", "f"]);
+        assert!(rd.is_empty());
+    }
+
+    #[test]
+    fn length_bomb_is_an_error() {
+        // array32 declaring 4 billion elements, then nothing.
+        let b = [0xdd, 0xff, 0xff, 0xff, 0xff];
+        let mut rd = Reader::new(&b);
+        assert!(matches!(rd.array_len(), Err(Error::LengthBomb { .. })));
+        let mut rd = Reader::new(&b);
+        assert!(matches!(rd.skip(), Err(Error::LengthBomb { .. })));
+        // str32 declaring 4 GiB.
+        let b = [0xdb, 0xff, 0xff, 0xff, 0xff, b'a'];
+        assert!(matches!(Reader::new(&b).str(), Err(Error::LengthBomb { .. })));
+    }
+
+    #[test]
+    fn depth_is_capped() {
+        let b = vec![0x91u8; 10_000]; // [[[[...
+        let mut rd = Reader::new(&b);
+        assert!(matches!(rd.skip(), Err(Error::TooDeep { .. })));
+    }
+
+    #[test]
+    fn errors_carry_offsets() {
+        let b = [0x82, 0xa1, b'a', 0x01, 0xa1];
+        let mut rd = Reader::with_base(&b, 1000);
+        let e = rd.skip().unwrap_err();
+        assert_eq!(e, Error::Truncated { offset: 1005, needed: 1 });
+    }
+
+    proptest! {
+        #[test]
+        fn skip_never_panics(data in proptest::collection::vec(any::<u8>(), 0..512)) {
+            let mut rd = Reader::new(&data);
+            while !rd.is_empty() {
+                if rd.skip().is_err() { break; }
+            }
+        }
+
+        #[test]
+        fn skip_consumes_exactly_one_value(xs in proptest::collection::vec(any::<i64>(), 0..50), s in ".{0,40}") {
+            let v = rmpv::Value::Array(vec![
+                rmpv::Value::Array(xs.iter().map(|&x| x.into()).collect()),
+                rmpv::Value::Map(vec![(s.clone().into(), rmpv::Value::Binary(s.into_bytes()))]),
+            ]);
+            let mut b = encode(&v);
+            b.push(0xc0);
+            let mut rd = Reader::new(&b);
+            rd.skip().unwrap();
+            prop_assert_eq!(rd.peek().unwrap(), Kind::Nil);
+        }
+    }
+}

@@ -9,9 +9,11 @@ pub enum Family {
     Gcn1,
     /// GCN 2 (Sea Islands, gfx7).
     Gcn2,
-    /// GCN 3 (Volcanic Islands: Tonga/Fiji, gfx801/802/803 first gen).
+    /// GCN 3 (Volcanic Islands: Carrizo gfx801, Iceland/Tonga gfx802, Fiji gfx803, Tonga Pro
+    /// gfx805, Stoney gfx810). gfx803 also covers the Polaris chips, so its row is in this family.
     Gcn3,
-    /// GCN 4 (Polaris: gfx803 Polaris parts, gfx805, gfx810 Stoney).
+    /// GCN 4 (Polaris). LLVM gives Polaris no processor of its own (polaris10/11 are aliases of
+    /// gfx803), so no row of the table uses this family.
     Gcn4,
     /// GCN 5 (Vega: gfx900, gfx902, gfx904, gfx906, gfx909, gfx90c).
     Gcn5,
@@ -65,7 +67,8 @@ pub enum Mfma {
     Cdna1,
     /// gfx90a: FP64 MFMA, unified VGPR/AGPR file (`FeatureGFX90AInsts`).
     Cdna2,
-    /// gfx940-gfx942: FP8/XF32 MFMA, SMFMAC (`FeatureGFX940Insts`).
+    /// gfx942 and gfx9-4-generic: SMFMAC, new MFMA shapes (`FeatureGFX940Insts`). The FP8 and
+    /// XF32 MFMA of gfx942 are separate columns (`fp8`, `xf32`): gfx9-4-generic lacks them.
     Cdna3,
     /// gfx950: MX (FP4/FP6) scaled MFMA (`FeatureGFX950Insts`).
     Cdna4,
@@ -112,6 +115,16 @@ pub struct TargetInfo {
     pub xnack: TargetFeature,
     /// sramecc target-id feature.
     pub sramecc: TargetFeature,
+    /// XNACK is always on and a target id may not name it (LLVM `FEATURE_XNACK_ALWAYS`:
+    /// gfx1250, gfx1251).
+    pub xnack_always_on: bool,
+    /// Whether LLVM writes an xnack setting into ELF `e_flags` (bits 8-9; "any" when the
+    /// target id leaves it out). Equal to `xnack` except on gfx1250/gfx1251, where the target
+    /// id cannot name xnack but LLVM 22 still marks code objects "xnack any".
+    pub elf_xnack: TargetFeature,
+    /// Whether LLVM writes an sramecc setting into ELF `e_flags` (bits 10-11). Equal to
+    /// `sramecc` except on gfx1250/gfx1251 (see `elf_xnack`).
+    pub elf_sramecc: TargetFeature,
     /// `FeatureDLInsts` (deep-learning instructions, e.g. `v_fmac_f32` on GFX9 DL parts).
     pub dl_insts: bool,
     /// `FeatureDotNInsts` present, as the list of N (1..=13).

@@ -3,6 +3,9 @@
 mod model;
 pub use model::*;
 
+mod target_id;
+pub use target_id::*;
+
 mod table;
 pub use table::TARGETS;
 

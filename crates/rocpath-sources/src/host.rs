@@ -1,0 +1,306 @@
+//! Host binaries (ELF shared libraries and executables, Windows PE DLLs) and the GPU code
+//! inside them: `.hip_fatbin` / `.hip_fat` sections holding offload bundles one after
+//! another, and AMDGPU ELFs embedded raw in data sections.
+
+use crate::bundle::{self, BUNDLE_MAGIC, CCOB_MAGIC};
+use crate::{Ctx, Found, Origin, SourceError};
+use memchr::memmem;
+use object::{Object, ObjectSection};
+use rayon::prelude::*;
+
+/// Sections whose bytes may hold raw AMDGPU ELFs (ROCr's blit kernels live in `.data`,
+/// some Python packages put code objects in `.rodata`).
+fn is_data_section(name: &str) -> bool {
+    [".data", ".rodata", ".rdata", ".ldata", ".lrodata"]
+        .iter()
+        .any(|p| name == *p || name.starts_with(&format!("{p}.")))
+}
+
+/// Scans a host ELF (any machine but AMDGPU).
+pub(crate) fn scan_host_elf(data: &[u8], origin: &Origin, depth: u32, ctx: &Ctx<'_>) {
+    scan_object(data, origin, depth, ctx, &[".hip_fatbin"], "elf");
+}
+
+/// Scans a Windows PE/COFF image.
+pub(crate) fn scan_pe(data: &[u8], origin: &Origin, depth: u32, ctx: &Ctx<'_>) {
+    // PE section names are at most 8 bytes: clang names the section `.hip_fat`.
+    scan_object(data, origin, depth, ctx, &[".hip_fat", ".hip_fatbin"], "pe");
+}
+
+fn scan_object(
+    data: &[u8],
+    origin: &Origin,
+    depth: u32,
+    ctx: &Ctx<'_>,
+    fatbin_names: &[&str],
+    kind: &str,
+) {
+    let file = match object::File::parse(data) {
+        Ok(f) => f,
+        Err(e) => {
+            // Not every file that starts with the magic is a valid binary; say so for this
+            // file and go on.
+            ctx.sink.found(Found::Error {
+                origin,
+                error: SourceError::Format {
+                    offset: 0,
+                    msg: format!("unreadable {kind} host binary: {e}"),
+                },
+            });
+            return;
+        }
+    };
+    for section in file.sections() {
+        let name = section.name().unwrap_or("");
+        let Some((off, size)) = section.file_range() else {
+            continue;
+        };
+        let Some(bytes) = usize::try_from(off)
+            .ok()
+            .and_then(|o| Some((o, o.checked_add(usize::try_from(size).ok()?)?)))
+            .and_then(|(o, e)| data.get(o..e))
+        else {
+            ctx.sink.found(Found::Error {
+                origin,
+                error: SourceError::Format {
+                    offset: off,
+                    msg: format!(
+                        "section {name} ({size} bytes at {off}) extends past the end of the file"
+                    ),
+                },
+            });
+            continue;
+        };
+        if fatbin_names.contains(&name) {
+            let link = name.trim_start_matches('.').to_string();
+            scan_fatbin_region(bytes, off, &origin.child(link), depth, true, ctx);
+        } else if is_data_section(name) {
+            scan_embedded_elfs(bytes, off, origin, name, ctx);
+        }
+    }
+}
+
+/// A unit of parallel work inside a fat binary region.
+enum Job<'a> {
+    Entry {
+        origin: Origin,
+        offset: u64,
+        bytes: &'a [u8],
+        id: String,
+    },
+    Ccob {
+        origin: Origin,
+        bytes: &'a [u8],
+        at: u64,
+    },
+}
+
+/// Scans a region that holds offload bundles and/or CCOBs back to back (a `.hip_fatbin`
+/// section, a `.hipfb` file). `base` is the region's offset in its container. With
+/// `strict`, damaged bundles are reported as errors; without, a magic string that does not
+/// start a valid bundle is ignored (libraries contain the magic as a constant).
+pub(crate) fn scan_fatbin_region(
+    region: &[u8],
+    base: u64,
+    origin: &Origin,
+    depth: u32,
+    strict: bool,
+    ctx: &Ctx<'_>,
+) {
+    if depth > ctx.limits.max_depth {
+        ctx.sink.found(Found::Error {
+            origin,
+            error: SourceError::Limit {
+                offset: base,
+                msg: format!("containers nested deeper than {}", ctx.limits.max_depth),
+            },
+        });
+        return;
+    }
+    let mut jobs = Vec::new();
+    let bundle_finder = memmem::Finder::new(BUNDLE_MAGIC);
+    let ccob_finder = memmem::Finder::new(CCOB_MAGIC);
+    let mut pos = 0usize;
+    let mut index = 0usize;
+    while pos < region.len() {
+        let rest = &region[pos..];
+        let b = bundle_finder.find(rest);
+        let c = ccob_finder.find(rest);
+        let (p, is_ccob) = match (b, c) {
+            (None, None) => break,
+            (Some(b), None) => (b, false),
+            (None, Some(c)) => (c, true),
+            (Some(b), Some(c)) => {
+                if c < b {
+                    (c, true)
+                } else {
+                    (b, false)
+                }
+            }
+        };
+        let at = pos + p;
+        let here = &region[at..];
+        let abs = base + at as u64;
+        if is_ccob {
+            match bundle::parse_ccob_header(here, ctx.limits) {
+                Ok(h) => {
+                    let end = h.total_size.map(|t| t as usize).unwrap_or(here.len());
+                    let Some(bytes) = here.get(..end) else {
+                        if strict {
+                            ctx.sink.found(Found::Error {
+                                origin,
+                                error: SourceError::Truncated {
+                                    offset: abs,
+                                    what: format!("CCOB of {end} bytes ({} available)", here.len()),
+                                },
+                            });
+                        }
+                        pos = at + 4;
+                        continue;
+                    };
+                    let link = format!("ccob#{index}@0x{abs:x} v{} {}", h.version, h.method_name());
+                    jobs.push(Job::Ccob {
+                        origin: origin.child(link),
+                        bytes,
+                        at: abs,
+                    });
+                    index += 1;
+                    pos = at
+                        + if h.total_size.is_some() {
+                            end.max(4)
+                        } else {
+                            h.header_len as usize
+                        };
+                }
+                Err(e) => {
+                    if strict {
+                        ctx.sink.found(Found::Error {
+                            origin,
+                            error: shift(e, abs),
+                        });
+                    }
+                    pos = at + 4;
+                }
+            }
+        } else {
+            match bundle::parse_bundle_header(here, Some(here.len() as u64), ctx.limits) {
+                Ok(h) => {
+                    let bundle_origin = origin.child(format!("bundle#{index}@0x{abs:x}"));
+                    for e in h.entries.iter().filter(|e| !e.is_host() && e.size > 0) {
+                        let s = e.offset as usize;
+                        let bytes = &here[s..s + e.size as usize];
+                        if bytes.starts_with(b"BC") || bytes.starts_with(&[0xde, 0xc0, 0x17, 0x0b])
+                        {
+                            continue; // LLVM bitcode (relocatable device code): no machine code
+                        }
+                        jobs.push(Job::Entry {
+                            origin: bundle_origin.child(e.id.clone()),
+                            offset: abs + e.offset,
+                            bytes,
+                            id: e.id.clone(),
+                        });
+                    }
+                    index += 1;
+                    pos = at + (h.extent as usize).max(24);
+                }
+                Err(e) => {
+                    if strict {
+                        ctx.sink.found(Found::Error {
+                            origin,
+                            error: shift(e, abs),
+                        });
+                    }
+                    pos = at + 24;
+                }
+            }
+        }
+    }
+    jobs.into_par_iter().for_each(|job| match job {
+        Job::Entry {
+            origin,
+            offset,
+            bytes,
+            id,
+        } => {
+            if rocpath_codeobj::is_amdgpu_elf(bytes) {
+                ctx.sink.found(Found::CodeObject {
+                    origin: &origin,
+                    offset,
+                    bytes,
+                    bundle_id: Some(&id),
+                });
+            } else {
+                let head: Vec<String> = bytes.iter().take(4).map(|b| format!("{b:02x}")).collect();
+                ctx.sink.found(Found::Error {
+                    origin: &origin,
+                    error: SourceError::Format {
+                        offset,
+                        msg: format!(
+                            "bundle entry {id} is not an AMDGPU ELF (starts with {})",
+                            head.join(" ")
+                        ),
+                    },
+                });
+            }
+        }
+        Job::Ccob { origin, bytes, at } => match bundle::decompress_ccob(bytes, ctx.limits) {
+            Ok((_, payload)) => scan_fatbin_region(&payload, 0, &origin, depth + 1, true, ctx),
+            Err(e) => ctx.sink.found(Found::Error {
+                origin: &origin,
+                error: shift(e, at),
+            }),
+        },
+    });
+}
+
+fn shift(e: SourceError, by: u64) -> SourceError {
+    match e {
+        SourceError::Format { offset, msg } => SourceError::Format {
+            offset: offset + by,
+            msg,
+        },
+        SourceError::Truncated { offset, what } => SourceError::Truncated {
+            offset: offset + by,
+            what,
+        },
+        SourceError::Limit { offset, msg } => SourceError::Limit {
+            offset: offset + by,
+            msg,
+        },
+        other => other,
+    }
+}
+
+/// Finds AMDGPU ELFs stored raw inside a data section and reports each with its extent
+/// (end of its section header table or furthest section).
+pub(crate) fn scan_embedded_elfs(
+    region: &[u8],
+    base: u64,
+    origin: &Origin,
+    section: &str,
+    ctx: &Ctx<'_>,
+) {
+    let finder = memmem::Finder::new(b"\x7fELF");
+    let mut pos = 0usize;
+    while let Some(p) = finder.find(&region[pos..]) {
+        let at = pos + p;
+        let here = &region[at..];
+        if rocpath_codeobj::is_amdgpu_elf(here) {
+            if let Ok(ext) = rocpath_codeobj::elf_extent(here) {
+                if let Some(bytes) = usize::try_from(ext).ok().and_then(|e| here.get(..e)) {
+                    let abs = base + at as u64;
+                    let o = origin.child(format!("{}@0x{abs:x}", section.trim_start_matches('.')));
+                    ctx.sink.found(Found::CodeObject {
+                        origin: &o,
+                        offset: abs,
+                        bytes,
+                        bundle_id: None,
+                    });
+                    pos = at + bytes.len().max(4);
+                    continue;
+                }
+            }
+        }
+        pos = at + 4;
+    }
+}

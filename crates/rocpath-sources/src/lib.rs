@@ -1,0 +1,463 @@
+//! Finds AMDGPU code objects, Tensile libraries and MIOpen databases wherever ROCm ships them.
+//!
+//! Containers read, recursively:
+//! - standalone AMDGPU ELF code objects (`.hsaco`, `.co`, `.o`);
+//! - clang offload bundles (`__CLANG_OFFLOAD_BUNDLE__`), several concatenated, and compressed
+//!   bundles (`CCOB` v1–v3, zstd or zlib);
+//! - host ELF libraries and executables: the `.hip_fatbin` section, and AMDGPU ELFs embedded
+//!   raw in data sections (ROCr's blit kernels);
+//! - Windows PE DLLs: the `.hip_fat` section and raw ELFs in data sections;
+//! - archives read in place, never unpacked to disk: `.deb` (ar + `data.tar.{xz,zst,gz,bz2}`),
+//!   `.whl`/`.zip`, `.tar`, `.tar.{gz,xz,zst,bz2}`. Members too large to buffer are scanned as
+//!   a stream (see [`stream`]), so memory stays bounded by the largest single code object.
+//!
+//! Every find is reported to a [`Sink`] as a [`Found`] with an [`Origin`]: the file and the
+//! chain of containers down to the item. Problems are reported as [`Found::Error`] for that
+//! item and the scan goes on. Files are memory-mapped and only the bytes that structure
+//! parsing needs are touched.
+
+pub mod archive;
+pub mod bundle;
+pub mod host;
+pub mod names;
+pub mod stream;
+
+use std::fmt;
+use std::path::{Path, PathBuf};
+
+pub use names::{MiopenDbName, MiopenKind, NamedKind};
+
+/// Limits that keep time and memory bounded on hostile input. All sizes in bytes.
+#[derive(Debug, Clone)]
+pub struct Limits {
+    /// Most entries accepted in one offload bundle.
+    pub max_bundle_entries: u64,
+    /// Longest bundle entry id accepted.
+    pub max_bundle_id_len: u64,
+    /// Largest decompressed CCOB payload accepted.
+    pub max_decompressed: u64,
+    /// Archive members up to this size are read into memory and parsed like files; larger
+    /// ones are scanned as a stream.
+    pub max_member_buffer: u64,
+    /// Most uncompressed bytes read from one archive (zip-bomb guard).
+    pub max_archive_bytes: u64,
+    /// Deepest container nesting followed.
+    pub max_depth: u32,
+    /// Largest code object accepted from a stream scan.
+    pub max_streamed_object: u64,
+}
+
+impl Default for Limits {
+    fn default() -> Self {
+        Limits {
+            max_bundle_entries: 1 << 16,
+            max_bundle_id_len: 4096,
+            max_decompressed: 4 << 30,
+            max_member_buffer: 32 << 20,
+            max_archive_bytes: 256 << 30,
+            max_depth: 6,
+            max_streamed_object: 2 << 30,
+        }
+    }
+}
+
+/// A problem with one item. Offsets are relative to the innermost container named by the
+/// [`Origin`] the error is reported with.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum SourceError {
+    /// Reading failed.
+    #[error("I/O error: {0}")]
+    Io(String),
+    /// The bytes do not follow the format.
+    #[error("at offset {offset}: {msg}")]
+    Format {
+        /// Offset.
+        offset: u64,
+        /// What is wrong.
+        msg: String,
+    },
+    /// The data ends early.
+    #[error("at offset {offset}: truncated {what}")]
+    Truncated {
+        /// Offset.
+        offset: u64,
+        /// What is missing.
+        what: String,
+    },
+    /// A declared size is over a [`Limits`] value.
+    #[error("at offset {offset}: {msg}")]
+    Limit {
+        /// Offset.
+        offset: u64,
+        /// What is over the limit.
+        msg: String,
+    },
+    /// A code object that could not be parsed.
+    #[error("code object: {0}")]
+    CodeObject(#[from] rocpath_codeobj::Error),
+}
+
+impl SourceError {
+    /// The offset the error concerns, when it has one.
+    pub fn offset(&self) -> Option<u64> {
+        match self {
+            SourceError::Format { offset, .. }
+            | SourceError::Truncated { offset, .. }
+            | SourceError::Limit { offset, .. } => Some(*offset),
+            SourceError::CodeObject(rocpath_codeobj::Error::Malformed { offset, .. }) => {
+                Some(*offset)
+            }
+            _ => None,
+        }
+    }
+}
+
+impl From<std::io::Error> for SourceError {
+    fn from(e: std::io::Error) -> Self {
+        SourceError::Io(e.to_string())
+    }
+}
+
+/// Where an item is: the input file, then the containers inside it, outermost first.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct Origin {
+    /// The file as found on disk.
+    pub path: String,
+    /// Container links, e.g. `["deb:data.tar.xz:./usr/lib/librocsparse.so.0", "hip_fatbin",
+    /// "bundle#3@0x1000", "hipv4-amdgcn-amd-amdhsa--gfx900"]`.
+    pub chain: Vec<String>,
+}
+
+impl Origin {
+    /// The origin of a whole file.
+    pub fn file(path: impl Into<String>) -> Self {
+        Origin {
+            path: path.into(),
+            chain: Vec::new(),
+        }
+    }
+    /// This origin with one more link.
+    pub fn child(&self, link: impl Into<String>) -> Self {
+        let mut o = self.clone();
+        o.chain.push(link.into());
+        o
+    }
+    /// The chain joined with ` > `.
+    pub fn member(&self) -> String {
+        self.chain.join(" > ")
+    }
+    /// The innermost archive member name, or the file name: the "library" an item belongs
+    /// to in coverage tables.
+    pub fn library(&self) -> String {
+        for link in self.chain.iter().rev() {
+            for prefix in ["deb:", "tar:", "zip:"] {
+                if let Some(rest) = link.strip_prefix(prefix) {
+                    let m = rest.rsplit_once(':').map(|x| x.1).unwrap_or(rest);
+                    return m.trim_start_matches("./").to_string();
+                }
+            }
+        }
+        self.path.clone()
+    }
+}
+
+impl fmt::Display for Origin {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.path)?;
+        for c in &self.chain {
+            write!(f, " > {c}")?;
+        }
+        Ok(())
+    }
+}
+
+/// Something found by a scan.
+#[derive(Debug)]
+pub enum Found<'a> {
+    /// An AMDGPU code object.
+    CodeObject {
+        /// Where it is (the chain ends with the bundle entry id when it came from a bundle).
+        origin: &'a Origin,
+        /// Offset of its first byte in the innermost addressable container: the file (or
+        /// archive member) for plain and bundled objects, the decompressed payload for CCOB.
+        offset: u64,
+        /// Its bytes.
+        bytes: &'a [u8],
+        /// The offload bundle entry id, when it came from a bundle.
+        bundle_id: Option<&'a str>,
+    },
+    /// A Tensile library index or solution file (`TensileLibrary*.dat`/`.yaml`).
+    Tensile {
+        /// Where it is.
+        origin: &'a Origin,
+        /// File name.
+        name: &'a str,
+        /// Its bytes.
+        bytes: &'a [u8],
+    },
+    /// A file recognised by its name only (MIOpen databases).
+    Named {
+        /// Where it is.
+        origin: &'a Origin,
+        /// File name.
+        name: &'a str,
+        /// What the name says.
+        kind: NamedKind,
+        /// Size in bytes.
+        size: u64,
+    },
+    /// A problem with one item; the scan goes on.
+    Error {
+        /// Where it is.
+        origin: &'a Origin,
+        /// The problem.
+        error: SourceError,
+    },
+}
+
+/// Receives finds. Implementations must be thread-safe: files, and bundles inside a file,
+/// are scanned in parallel.
+pub trait Sink: Sync {
+    /// One find.
+    fn found(&self, f: Found<'_>);
+    /// `bytes` more input bytes were processed (for progress bars).
+    fn progress(&self, _bytes: u64) {}
+}
+
+/// Scan context passed down the container recursion.
+pub(crate) struct Ctx<'s> {
+    pub limits: &'s Limits,
+    pub sink: &'s dyn Sink,
+}
+
+/// A file to scan, found by [`discover`].
+#[derive(Debug, Clone)]
+pub struct InputFile {
+    /// Path on disk.
+    pub path: PathBuf,
+    /// Size in bytes.
+    pub size: u64,
+}
+
+/// Walks the given paths (files or directories, recursively, following no symlinked
+/// directories) and lists regular files, sorted by path. Unreadable entries are returned
+/// as errors.
+pub fn discover(paths: &[PathBuf]) -> (Vec<InputFile>, Vec<(String, String)>) {
+    let mut files = Vec::new();
+    let mut errors = Vec::new();
+    for p in paths {
+        for entry in walkdir::WalkDir::new(p)
+            .follow_links(false)
+            .sort_by_file_name()
+        {
+            match entry {
+                Ok(e) => {
+                    let ft = e.file_type();
+                    let is_file =
+                        ft.is_file() || (ft.is_symlink() && e.path().is_file() && e.depth() == 0);
+                    if is_file {
+                        match e.metadata() {
+                            Ok(m) => files.push(InputFile {
+                                path: e.into_path(),
+                                size: m.len(),
+                            }),
+                            Err(err) => {
+                                errors.push((e.path().display().to_string(), err.to_string()))
+                            }
+                        }
+                    }
+                }
+                Err(err) => {
+                    let path = err
+                        .path()
+                        .map(|p| p.display().to_string())
+                        .unwrap_or_else(|| p.display().to_string());
+                    errors.push((path, err.to_string()));
+                }
+            }
+        }
+    }
+    (files, errors)
+}
+
+/// Scans one file on disk.
+pub fn scan_file(path: &Path, limits: &Limits, sink: &dyn Sink) {
+    let origin = Origin::file(path.display().to_string());
+    let ctx = Ctx { limits, sink };
+    let name = path
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    // Names alone decide MIOpen databases: their content is not needed for the inventory.
+    if let Some(kind) = names::classify(&name) {
+        if let NamedKind::MiopenDb(_) = kind {
+            let size = std::fs::metadata(path).map(|m| m.len()).unwrap_or(0);
+            sink.found(Found::Named {
+                origin: &origin,
+                name: &name,
+                kind,
+                size,
+            });
+            sink.progress(size);
+            return;
+        }
+    }
+    let file = match std::fs::File::open(path) {
+        Ok(f) => f,
+        Err(e) => {
+            sink.found(Found::Error {
+                origin: &origin,
+                error: SourceError::Io(format!("cannot open: {e}")),
+            });
+            return;
+        }
+    };
+    let len = file.metadata().map(|m| m.len()).unwrap_or(0);
+    if len < 4 {
+        sink.progress(len);
+        return;
+    }
+    // Small files are read; larger ones are memory-mapped.
+    let map;
+    let buf;
+    let data: &[u8] = if len <= 64 * 1024 {
+        match std::fs::read(path) {
+            Ok(b) => {
+                buf = b;
+                &buf
+            }
+            Err(e) => {
+                sink.found(Found::Error {
+                    origin: &origin,
+                    error: SourceError::Io(format!("cannot read: {e}")),
+                });
+                return;
+            }
+        }
+    } else {
+        #[allow(unsafe_code)]
+        // SAFETY: the mapping is read-only and private to this scan; rocpath does not write
+        // to the file. If another process truncates the file while it is mapped, reads of the
+        // lost pages fault (SIGBUS) — the same caveat every mmap-based reader (ripgrep,
+        // object) accepts for speed on multi-gigabyte libraries.
+        let m = unsafe { memmap2::Mmap::map(&file) };
+        match m {
+            Ok(m) => {
+                map = m;
+                &map
+            }
+            Err(e) => {
+                sink.found(Found::Error {
+                    origin: &origin,
+                    error: SourceError::Io(format!("cannot map: {e}")),
+                });
+                return;
+            }
+        }
+    };
+    scan_bytes(data, &origin, &name, 0, &ctx);
+    sink.progress(len);
+}
+
+/// Scans bytes already in memory (a file, an archive member) whose name is `name`.
+pub fn scan_memory(data: &[u8], origin: &Origin, name: &str, limits: &Limits, sink: &dyn Sink) {
+    let ctx = Ctx { limits, sink };
+    scan_bytes(data, origin, name, 0, &ctx);
+}
+
+pub(crate) fn is_tar(data: &[u8]) -> bool {
+    data.get(257..262) == Some(b"ustar")
+}
+
+/// Compression of a stream, by magic number.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Compression {
+    Gzip,
+    Xz,
+    Zstd,
+    Bzip2,
+}
+
+pub(crate) fn compression(data: &[u8]) -> Option<Compression> {
+    if data.starts_with(&[0x1f, 0x8b]) {
+        Some(Compression::Gzip)
+    } else if data.starts_with(&[0xfd, b'7', b'z', b'X', b'Z', 0]) {
+        Some(Compression::Xz)
+    } else if data.starts_with(&[0x28, 0xb5, 0x2f, 0xfd]) {
+        Some(Compression::Zstd)
+    } else if data.starts_with(b"BZh") {
+        Some(Compression::Bzip2)
+    } else {
+        None
+    }
+}
+
+pub(crate) fn looks_like_tar_name(name: &str) -> bool {
+    let n = name.to_ascii_lowercase();
+    n.contains(".tar")
+        || n.ends_with(".tgz")
+        || n.ends_with(".tbz2")
+        || n.ends_with(".txz")
+        || n.ends_with(".tzst")
+}
+
+/// Dispatches on the content (and, for a few kinds, the name) of `data`.
+pub(crate) fn scan_bytes(data: &[u8], origin: &Origin, name: &str, depth: u32, ctx: &Ctx<'_>) {
+    if depth > ctx.limits.max_depth {
+        ctx.sink.found(Found::Error {
+            origin,
+            error: SourceError::Limit {
+                offset: 0,
+                msg: format!("containers nested deeper than {}", ctx.limits.max_depth),
+            },
+        });
+        return;
+    }
+    if let Some(kind) = names::classify(name) {
+        match kind {
+            NamedKind::TensileLibrary => {
+                ctx.sink.found(Found::Tensile {
+                    origin,
+                    name,
+                    bytes: data,
+                });
+                return;
+            }
+            NamedKind::MiopenDb(_) => {
+                ctx.sink.found(Found::Named {
+                    origin,
+                    name,
+                    kind,
+                    size: data.len() as u64,
+                });
+                return;
+            }
+        }
+    }
+    if data.starts_with(b"\x7fELF") {
+        if rocpath_codeobj::is_amdgpu_elf(data) {
+            ctx.sink.found(Found::CodeObject {
+                origin,
+                offset: 0,
+                bytes: data,
+                bundle_id: None,
+            });
+        } else {
+            host::scan_host_elf(data, origin, depth, ctx);
+        }
+    } else if data.starts_with(bundle::BUNDLE_MAGIC) || data.starts_with(bundle::CCOB_MAGIC) {
+        host::scan_fatbin_region(data, 0, origin, depth, true, ctx);
+    } else if data.starts_with(b"MZ") {
+        host::scan_pe(data, origin, depth, ctx);
+    } else if data.starts_with(b"!<arch>\n") {
+        archive::scan_ar(data, origin, name, depth, ctx);
+    } else if data.starts_with(b"PK\x03\x04") || data.starts_with(b"PK\x05\x06") {
+        archive::scan_zip(data, origin, depth, ctx);
+    } else if is_tar(data) {
+        archive::scan_tar(data, None, origin, "", depth, ctx);
+    } else if let Some(c) = compression(data) {
+        if looks_like_tar_name(name) {
+            archive::scan_tar(data, Some(c), origin, "", depth, ctx);
+        }
+    }
+}

@@ -1,0 +1,86 @@
+//! Test support for rocpath's crates: where the shared real-data fixtures are, and readers for
+//! their reference answers (`manifest.tsv`, `*.kernels.tsv`, `*.mnemonics.tsv`).
+//!
+//! The fixtures live outside the repository (`../shared` beside the checkout, or the folder
+//! named by `ROCPATH_SHARED`). A user's clone does not have them, so every test that needs them
+//! calls [`shared_dir`] and returns early, saying so, when it is `None`.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+/// The shared data folder: `$ROCPATH_SHARED`, else `<workspace root>/../shared`, if it exists.
+pub fn shared_dir() -> Option<PathBuf> {
+    if let Some(p) = std::env::var_os("ROCPATH_SHARED") {
+        let p = PathBuf::from(p);
+        return p.is_dir().then_some(p);
+    }
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).parent()?.parent()?;
+    let p = root.parent()?.join("shared");
+    p.is_dir().then_some(p)
+}
+
+/// `shared/fixtures/codeobjects`, if present. Prints a skip note when absent.
+pub fn codeobjects_dir() -> Option<PathBuf> {
+    let d = shared_dir()
+        .map(|s| s.join("fixtures").join("codeobjects"))
+        .filter(|d| d.is_dir());
+    if d.is_none() {
+        skip("shared/fixtures/codeobjects not found (set ROCPATH_SHARED)");
+    }
+    d
+}
+
+/// Prints why a test is skipping.
+#[allow(clippy::print_stderr)]
+pub fn skip(why: &str) {
+    eprintln!("skipping: {why}");
+}
+
+/// The repository root.
+pub fn repo_root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("..").join("..")
+}
+
+/// One row of `manifest.tsv`, as a column-name → value map.
+pub type Row = BTreeMap<String, String>;
+
+/// Reads a TSV file with a header line into rows.
+pub fn read_tsv(path: &Path) -> std::io::Result<Vec<Row>> {
+    let text = std::fs::read_to_string(path)?;
+    let mut lines = text.lines();
+    let header: Vec<String> = lines
+        .next()
+        .unwrap_or_default()
+        .split('\t')
+        .map(str::to_string)
+        .collect();
+    Ok(lines
+        .filter(|l| !l.is_empty())
+        .map(|l| {
+            header
+                .iter()
+                .cloned()
+                .zip(l.split('\t').map(str::to_string))
+                .collect()
+        })
+        .collect())
+}
+
+/// Reads a header-less `mnemonic<TAB>count` histogram.
+pub fn read_histogram(path: &Path) -> std::io::Result<BTreeMap<String, u64>> {
+    let text = std::fs::read_to_string(path)?;
+    Ok(text
+        .lines()
+        .filter_map(|l| {
+            let (m, c) = l.split_once('\t')?;
+            Some((m.to_string(), c.trim().parse().ok()?))
+        })
+        .collect())
+}
+
+/// Whether a command is on PATH (for tests that compare with LLVM's tools).
+pub fn have_tool(name: &str) -> bool {
+    std::env::var_os("PATH")
+        .map(|p| std::env::split_paths(&p).any(|d| d.join(name).is_file()))
+        .unwrap_or(false)
+}

@@ -3,11 +3,11 @@
 
 use crate::MetadataInfo;
 use rocpath_mpack::{Reader, Result};
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 /// A kernel and the resource facts of its metadata. Fields are named as in the note,
 /// without the leading dot; a field absent from the note is `None`.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Kernel {
     /// `.name`
     pub name: String,

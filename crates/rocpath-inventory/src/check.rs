@@ -1,0 +1,466 @@
+//! "Will this install run on that GPU?" For each library of an [`Inventory`], decide whether
+//! a code object the device can load exists, by LLVM's target-id rules, and what
+//! `HSA_OVERRIDE_GFX_VERSION` would change. Tensile libraries and MIOpen databases get their
+//! own verdicts: rocBLAS needs a Tensile index for the device's processor, MIOpen looks up a
+//! find-db by processor and CU count.
+//!
+//! Evidence: that a compatible code object is present is `confirmed`; that the runtime will
+//! load it is `inferred` (from the target-id rules); when it depends on a device setting
+//! rocpath does not know (xnack), it is `unresolved`.
+
+use crate::device::Device;
+use crate::{CodeObjectRecord, Inventory};
+use rocpath_arch::{Compat, TargetId, code_object_compat};
+use rocpath_evidence::{Class, Evidence, Locator, Proof};
+use serde::Serialize;
+use std::collections::BTreeMap;
+
+/// Rule ids of check verdicts (besides the target-id rules of `rocpath_arch::rules`).
+pub mod rules {
+    /// At least one code object of the library loads on the device.
+    pub const LOADS: &str = "check.compatible_code_object";
+    /// Only objects whose loading depends on an unknown device setting.
+    pub const DEPENDS: &str = "check.depends_on_device_setting";
+    /// No code object of the library can load on the device.
+    pub const NO_CODE: &str = "check.no_compatible_code_object";
+    /// A Tensile lazy index for the processor is present.
+    pub const TENSILE_INDEX: &str = "check.tensile_index_for_processor";
+    /// No Tensile index or solution file for the processor.
+    pub const TENSILE_MISSING: &str = "check.tensile_missing_for_processor";
+    /// A MIOpen find-db for the processor is present.
+    pub const MIOPEN_DB: &str = "check.miopen_find_db_for_processor";
+    /// No MIOpen find-db for the processor.
+    pub const MIOPEN_NO_DB: &str = "check.miopen_no_find_db";
+}
+
+/// An `HSA_OVERRIDE_GFX_VERSION` setting to evaluate.
+#[derive(Debug, Clone, Serialize)]
+pub struct Override {
+    /// Where it came from (`HSA_OVERRIDE_GFX_VERSION`, `--override`).
+    pub source: String,
+    /// The value (`9.0.0`).
+    pub value: String,
+    /// The processor the runtime will then report (`gfx900`), if the version names one.
+    pub processor: Option<String>,
+}
+
+impl Override {
+    /// Builds an override from a version string.
+    pub fn new(source: &str, value: &str) -> Override {
+        let processor = rocpath_arch::parse_gfx_version(value).and_then(|v| {
+            rocpath_arch::TARGETS
+                .iter()
+                .find(|t| t.version == v && t.covers.is_empty())
+                .map(|t| t.name.to_string())
+        });
+        Override {
+            source: source.to_string(),
+            value: value.to_string(),
+            processor,
+        }
+    }
+}
+
+/// Verdict for one library.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Verdict {
+    /// A compatible object/file is present.
+    Runs,
+    /// It depends on a device setting rocpath does not know.
+    Depends,
+    /// Nothing for this device.
+    NoCode,
+}
+
+impl Verdict {
+    /// Short label.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Verdict::Runs => "runs",
+            Verdict::Depends => "depends",
+            Verdict::NoCode => "no_code",
+        }
+    }
+}
+
+/// A code object that decided a verdict.
+#[derive(Debug, Clone, Serialize)]
+pub struct Decider {
+    /// File.
+    pub path: String,
+    /// Container chain.
+    pub container: String,
+    /// Its target id.
+    pub target_id: String,
+    /// Target-id rule that matched.
+    pub rule: String,
+    /// Why.
+    pub why: String,
+}
+
+/// What the override would change for one library.
+#[derive(Debug, Clone, Serialize)]
+pub struct OverrideEffect {
+    /// Verdict under the override.
+    pub verdict: Verdict,
+    /// Compatible objects under the override.
+    pub compatible: usize,
+    /// Explanation.
+    pub why: String,
+}
+
+/// Verdict for one library (a host library, or a Tensile kernel folder).
+#[derive(Debug, Clone, Serialize)]
+pub struct LibraryCheck {
+    /// Library (grouping key).
+    pub library: String,
+    /// What was checked: `code_objects`, `tensile`, `miopen_db`.
+    pub kind: String,
+    /// Verdict.
+    pub verdict: Verdict,
+    /// Code objects (or files) compatible with the device.
+    pub compatible: usize,
+    /// Code objects (or files) in the library.
+    pub total: usize,
+    /// Target ids the library ships, for context.
+    pub targets: Vec<String>,
+    /// The files that decided (first few compatible ones, or none).
+    pub deciders: Vec<Decider>,
+    /// One-line explanation.
+    pub why: String,
+    /// Effect of the override, when one is evaluated.
+    pub with_override: Option<OverrideEffect>,
+    /// Evidence for the verdict.
+    pub evidence: Evidence,
+}
+
+/// The check of one device.
+#[derive(Debug, Clone, Serialize)]
+pub struct DeviceCheck {
+    /// The device.
+    pub device: Device,
+    /// The override evaluated, if any.
+    pub r#override: Option<Override>,
+    /// One entry per library.
+    pub libraries: Vec<LibraryCheck>,
+    /// Counts per verdict.
+    pub summary: BTreeMap<String, usize>,
+}
+
+/// The grouping key of a code object: Tensile/hipBLASLt kernel files are grouped by folder,
+/// everything else by library.
+pub fn group_key(co: &CodeObjectRecord) -> String {
+    let file = co.library.rsplit('/').next().unwrap_or(&co.library);
+    let tensile_like = file.contains("TensileLibrary")
+        || file.starts_with("Kernels.so-")
+        || file.contains("_fallback")
+        || file.starts_with("extop_")
+        || file.starts_with("hipblasltTransform");
+    if tensile_like {
+        let dir = co.library.rsplit_once('/').map(|x| x.0).unwrap_or(".");
+        format!("{dir}/ (Tensile kernels)")
+    } else {
+        co.library.clone()
+    }
+}
+
+fn device_for(dev: &TargetId, processor: &str) -> TargetId {
+    TargetId {
+        processor: processor.to_string(),
+        sramecc: dev.sramecc,
+        xnack: dev.xnack,
+    }
+}
+
+fn evaluate(objs: &[&CodeObjectRecord], dev: &TargetId) -> (Verdict, Vec<Decider>, usize) {
+    let mut runs = Vec::new();
+    let mut depends = Vec::new();
+    for co in objs {
+        let Ok(t) = TargetId::parse(&co.target) else {
+            continue;
+        };
+        let c = code_object_compat(&t, co.code_object_version, dev);
+        let d = Decider {
+            path: co.path.clone(),
+            container: co.container.clone(),
+            target_id: co.target_id.clone(),
+            rule: c.rule().to_string(),
+            why: c.why().to_string(),
+        };
+        match c {
+            Compat::Compatible { .. } => runs.push(d),
+            Compat::Depends { .. } => depends.push(d),
+            Compat::Incompatible { .. } => {}
+        }
+    }
+    if !runs.is_empty() {
+        let n = runs.len();
+        runs.truncate(5);
+        (Verdict::Runs, runs, n)
+    } else if !depends.is_empty() {
+        let n = depends.len();
+        depends.truncate(5);
+        (Verdict::Depends, depends, n)
+    } else {
+        (Verdict::NoCode, Vec::new(), 0)
+    }
+}
+
+/// Checks every library of `inv` against one device.
+pub fn check(inv: &Inventory, device: &Device, ov: Option<&Override>) -> DeviceCheck {
+    let dev = &device.target;
+    let mut groups: BTreeMap<String, Vec<&CodeObjectRecord>> = BTreeMap::new();
+    for co in &inv.code_objects {
+        groups.entry(group_key(co)).or_default().push(co);
+    }
+    let mut libraries = Vec::new();
+    for (lib, objs) in &groups {
+        let mut targets: Vec<String> = objs.iter().map(|c| c.target_id.clone()).collect();
+        targets.sort();
+        targets.dedup();
+        let (verdict, deciders, compatible) = evaluate(objs, dev);
+        let (class, rule, why) = match verdict {
+            Verdict::Runs => (
+                Class::Inferred,
+                rules::LOADS,
+                format!(
+                    "{compatible} of {} code objects load on {} ({})",
+                    objs.len(),
+                    dev.canonical(),
+                    deciders[0].rule
+                ),
+            ),
+            Verdict::Depends => (
+                Class::Unresolved,
+                rules::DEPENDS,
+                format!("{}: {}", deciders[0].target_id, deciders[0].why),
+            ),
+            Verdict::NoCode => (
+                Class::Confirmed,
+                rules::NO_CODE,
+                format!(
+                    "no code object for {}; the library ships {}",
+                    dev.canonical(),
+                    targets.join(" ")
+                ),
+            ),
+        };
+        let mut evidence =
+            Evidence::new(class, Proof::ShippedArtifactVerified, rule).because(why.clone());
+        for d in deciders.iter().take(3) {
+            evidence = evidence.at(Locator::file(&d.path).with_member(d.container.clone()));
+        }
+        if verdict == Verdict::NoCode {
+            if let Some(co) = objs.first() {
+                evidence = evidence.at(Locator::file(&co.path).with_member(co.container.clone()));
+            }
+        }
+        let with_override = ov.and_then(|o| o.processor.as_ref()).map(|p| {
+            let odev = device_for(dev, p);
+            let (v, d, n) = evaluate(objs, &odev);
+            let why = match v {
+                Verdict::Runs => format!("as {p}: {n} code objects load ({})", d[0].rule),
+                Verdict::Depends => format!("as {p}: {}", d[0].why),
+                Verdict::NoCode => format!("as {p}: still no code object"),
+            };
+            OverrideEffect {
+                verdict: v,
+                compatible: n,
+                why,
+            }
+        });
+        libraries.push(LibraryCheck {
+            library: lib.clone(),
+            kind: "code_objects".into(),
+            verdict,
+            compatible,
+            total: objs.len(),
+            targets,
+            deciders,
+            why,
+            with_override,
+            evidence,
+        });
+    }
+    libraries.extend(check_tensile(inv, dev, ov));
+    libraries.extend(check_miopen(inv, device, ov));
+    let mut summary = BTreeMap::new();
+    for l in &libraries {
+        *summary.entry(l.verdict.as_str().to_string()).or_insert(0) += 1;
+    }
+    DeviceCheck {
+        device: device.clone(),
+        r#override: ov.cloned(),
+        libraries,
+        summary,
+    }
+}
+
+fn check_tensile(inv: &Inventory, dev: &TargetId, ov: Option<&Override>) -> Vec<LibraryCheck> {
+    let mut dirs: BTreeMap<&str, Vec<&crate::TensileRecord>> = BTreeMap::new();
+    for t in &inv.tensile {
+        dirs.entry(&t.library_dir).or_default().push(t);
+    }
+    let eval = |files: &[&crate::TensileRecord], p: &str| -> (Verdict, usize, u64) {
+        let mine: Vec<_> = files
+            .iter()
+            .filter(|t| t.processor.as_deref() == Some(p))
+            .collect();
+        let solutions = mine.iter().map(|t| t.solutions).sum();
+        let has_index = mine.iter().any(|t| t.kind == "lazy_index");
+        let verdict = if has_index || solutions > 0 {
+            Verdict::Runs
+        } else {
+            Verdict::NoCode
+        };
+        (verdict, mine.len(), solutions)
+    };
+    let mut out = Vec::new();
+    for (dir, files) in dirs {
+        let mut procs: Vec<String> = files.iter().filter_map(|t| t.processor.clone()).collect();
+        procs.sort();
+        procs.dedup();
+        let p = dev.processor.as_str();
+        let (verdict, n, solutions) = eval(&files, p);
+        let (class, rule, why) = if verdict == Verdict::Runs {
+            (
+                Class::Inferred,
+                rules::TENSILE_INDEX,
+                format!(
+                    "{n} Tensile files for {p} ({solutions} solutions in the solution files scanned)"
+                ),
+            )
+        } else {
+            (
+                Class::Inferred,
+                rules::TENSILE_MISSING,
+                format!(
+                    "no Tensile file for {p}: rocBLAS/hipBLASLt would report \"Cannot read …TensileLibrary.dat … for GPU arch\" and have no GEMM kernels here (the folder has {})",
+                    procs.join(" ")
+                ),
+            )
+        };
+        let mut evidence =
+            Evidence::new(class, Proof::ShippedArtifactVerified, rule).because(why.clone());
+        if let Some(f) = files
+            .iter()
+            .find(|t| t.processor.as_deref() == Some(p))
+            .or(files.first())
+        {
+            evidence = evidence.at(Locator::file(&f.path).with_member(f.container.clone()));
+        }
+        let with_override = ov.and_then(|o| o.processor.as_ref()).map(|q| {
+            let (v, n, s) = eval(&files, q);
+            OverrideEffect {
+                verdict: v,
+                compatible: n,
+                why: format!("as {q}: {n} Tensile files, {s} solutions"),
+            }
+        });
+        out.push(LibraryCheck {
+            library: format!("{dir}/ (Tensile library)"),
+            kind: "tensile".into(),
+            verdict,
+            compatible: n,
+            total: files.len(),
+            targets: procs,
+            deciders: Vec::new(),
+            why,
+            with_override,
+            evidence,
+        });
+    }
+    out
+}
+
+fn check_miopen(inv: &Inventory, device: &Device, ov: Option<&Override>) -> Vec<LibraryCheck> {
+    let find_dbs: Vec<_> = inv
+        .miopen_dbs
+        .iter()
+        .filter(|d| d.kind == "find-db")
+        .collect();
+    if find_dbs.is_empty() {
+        return Vec::new();
+    }
+    let eval = |p: &str| -> (Verdict, Vec<&crate::MiopenDbRecord>) {
+        let mine: Vec<_> = find_dbs
+            .iter()
+            .copied()
+            .filter(|d| d.processor == p)
+            .collect();
+        (
+            if mine.is_empty() {
+                Verdict::NoCode
+            } else {
+                Verdict::Runs
+            },
+            mine,
+        )
+    };
+    let p = device.target.processor.as_str();
+    let (verdict, mine) = eval(p);
+    let mut procs: Vec<String> = find_dbs.iter().map(|d| d.name.clone()).collect();
+    procs.sort();
+    procs.dedup();
+    let (class, rule, why) = if verdict == Verdict::Runs {
+        let exact = device
+            .cus
+            .and_then(|c| mine.iter().find(|d| d.cus == Some(c)));
+        let why = match (exact, device.cus) {
+            (Some(d), _) => format!(
+                "exact find-db {} for {p} with {} CUs",
+                d.name,
+                d.cus.unwrap_or(0)
+            ),
+            (None, Some(c)) => format!(
+                "find-db for {p} but none for {c} CUs: MIOpen takes the nearest CU count ({})",
+                mine.iter()
+                    .map(|d| d.name.as_str())
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ),
+            (None, None) => format!(
+                "find-db for {p}: {}",
+                mine.iter()
+                    .map(|d| d.name.as_str())
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ),
+        };
+        (Class::Confirmed, rules::MIOPEN_DB, why)
+    } else {
+        (
+            Class::Inferred,
+            rules::MIOPEN_NO_DB,
+            format!(
+                "no system find-db for {p}: MIOpen has no shipped tuning records and falls back to its heuristics"
+            ),
+        )
+    };
+    let mut evidence =
+        Evidence::new(class, Proof::ShippedArtifactVerified, rule).because(why.clone());
+    for d in mine.iter().take(3) {
+        evidence = evidence.at(Locator::file(&d.path).with_member(d.container.clone()));
+    }
+    let with_override = ov.and_then(|o| o.processor.as_ref()).map(|q| {
+        let (v, m) = eval(q);
+        OverrideEffect {
+            verdict: v,
+            compatible: m.len(),
+            why: format!("as {q}: {} find-dbs", m.len()),
+        }
+    });
+    vec![LibraryCheck {
+        library: "MIOpen system find-db".into(),
+        kind: "miopen_db".into(),
+        verdict,
+        compatible: mine.len(),
+        total: find_dbs.len(),
+        targets: procs,
+        deciders: Vec::new(),
+        why,
+        with_override,
+        evidence,
+    }]
+}

@@ -1,0 +1,199 @@
+//! The GPUs of a machine: from a `rocminfo` report (live or saved) or from the KFD topology
+//! in sysfs (`/sys/class/kfd/kfd/topology/nodes/*/properties`).
+
+use rocpath_arch::{FeatureSetting, TargetFeature, TargetId};
+use serde::Serialize;
+use std::path::Path;
+
+/// One GPU agent.
+#[derive(Debug, Clone, Serialize, PartialEq, Eq)]
+pub struct Device {
+    /// Where the description came from (`rocminfo:<file> agent 2`, `sysfs node 1`, `--target`).
+    pub source: String,
+    /// Marketing name, when known.
+    pub name: Option<String>,
+    /// Device target id as the runtime reports it.
+    pub target: TargetId,
+    /// Generic target ids the runtime also accepts for this device (`gfx9-generic`).
+    pub generic: Vec<String>,
+    /// Compute units.
+    pub cus: Option<u32>,
+}
+
+/// Fills in "unsupported" for features the processor does not have, so an unspecified feature
+/// on a device that cannot have it is not mistaken for an unknown setting.
+pub fn normalize(mut t: TargetId) -> TargetId {
+    if let Some(info) = rocpath_arch::target(&t.processor) {
+        if info.xnack == TargetFeature::Unsupported && t.xnack == FeatureSetting::Any {
+            t.xnack = FeatureSetting::Unsupported;
+        }
+        if info.sramecc == TargetFeature::Unsupported && t.sramecc == FeatureSetting::Any {
+            t.sramecc = FeatureSetting::Unsupported;
+        }
+    }
+    t
+}
+
+/// Parses the text `rocminfo` prints. Returns the GPU agents in order.
+pub fn parse_rocminfo(text: &str, source: &str) -> Vec<Device> {
+    let mut out = Vec::new();
+    // Agents start at lines "Agent N"; everything up to the next one belongs to it.
+    let mut agents: Vec<(String, Vec<&str>)> = Vec::new();
+    for line in text.lines() {
+        let t = line.trim();
+        if t.starts_with("Agent ")
+            && t[6..].trim().chars().all(|c| c.is_ascii_digit())
+            && t.len() > 6
+        {
+            agents.push((t.to_string(), Vec::new()));
+        } else if let Some((_, lines)) = agents.last_mut() {
+            lines.push(t);
+        }
+    }
+    for (label, lines) in agents {
+        let field = |key: &str| {
+            lines.iter().find_map(|l| {
+                l.strip_prefix(key)
+                    .and_then(|r| r.strip_prefix(':'))
+                    .map(|v| v.trim().to_string())
+            })
+        };
+        if field("Device Type").as_deref() != Some("GPU") {
+            continue;
+        }
+        let isas: Vec<String> = lines
+            .iter()
+            .filter_map(|l| l.strip_prefix("Name:").map(str::trim))
+            .filter(|v| v.starts_with("amdgcn-amd-amdhsa--"))
+            .map(str::to_string)
+            .collect();
+        let mut specific = None;
+        let mut generic = Vec::new();
+        for isa in &isas {
+            if let Ok(t) = TargetId::parse(isa) {
+                if t.processor.contains("generic") {
+                    generic.push(t.canonical());
+                } else if specific.is_none() {
+                    specific = Some(t);
+                }
+            }
+        }
+        let target = match specific.or_else(|| field("Name").and_then(|n| TargetId::parse(&n).ok()))
+        {
+            Some(t) => normalize(t),
+            None => continue,
+        };
+        out.push(Device {
+            source: format!("{source} {label}"),
+            name: field("Marketing Name"),
+            target,
+            generic,
+            cus: field("Compute Unit").and_then(|c| c.parse().ok()),
+        });
+    }
+    out
+}
+
+/// Reads the GPUs from a KFD topology folder (normally `/sys/class/kfd/kfd/topology/nodes`).
+pub fn read_kfd_topology(nodes: &Path) -> Vec<Device> {
+    let mut out = Vec::new();
+    let Ok(rd) = std::fs::read_dir(nodes) else {
+        return out;
+    };
+    let mut dirs: Vec<_> = rd.filter_map(|e| e.ok()).map(|e| e.path()).collect();
+    dirs.sort();
+    for d in dirs {
+        let Ok(props) = std::fs::read_to_string(d.join("properties")) else {
+            continue;
+        };
+        let get = |k: &str| {
+            props.lines().find_map(|l| {
+                let (key, v) = l.split_once(' ')?;
+                (key == k).then(|| v.trim().parse::<u64>().ok()).flatten()
+            })
+        };
+        let Some(v) = get("gfx_target_version").filter(|&v| v > 0) else {
+            continue;
+        };
+        let (maj, min, step) = rocpath_arch::split_kfd_version(v as u32);
+        let Some(info) = rocpath_arch::TARGETS
+            .iter()
+            .find(|t| t.version == (maj, min, step) && t.covers.is_empty())
+        else {
+            continue;
+        };
+        let mut target = TargetId::new(info.name);
+        // HSA_CAP_SRAM_EDCSUPPORTED: the device reports ECC for SRAM.
+        if info.sramecc == TargetFeature::Supported {
+            if let Some(cap) = get("capability") {
+                target.sramecc = if cap & 0x0008_0000 != 0 {
+                    FeatureSetting::On
+                } else {
+                    FeatureSetting::Off
+                };
+            }
+        }
+        let cus = match (get("simd_count"), get("simd_per_cu")) {
+            (Some(s), Some(p)) if p > 0 => Some((s / p) as u32),
+            _ => None,
+        };
+        let name = std::fs::read_to_string(d.join("name"))
+            .ok()
+            .map(|n| n.trim().to_string())
+            .filter(|n| !n.is_empty());
+        out.push(Device {
+            source: format!("sysfs {}", d.display()),
+            name,
+            target: normalize(target),
+            generic: info
+                .generic
+                .map(|g| vec![g.to_string()])
+                .unwrap_or_default(),
+            cus,
+        });
+    }
+    out
+}
+
+/// Finds the GPUs of this machine: KFD topology first, else `rocminfo` on PATH.
+pub fn detect() -> Vec<Device> {
+    let d = read_kfd_topology(Path::new("/sys/class/kfd/kfd/topology/nodes"));
+    if !d.is_empty() {
+        return d;
+    }
+    match std::process::Command::new("rocminfo").output() {
+        Ok(o) if o.status.success() => {
+            parse_rocminfo(&String::from_utf8_lossy(&o.stdout), "rocminfo")
+        }
+        _ => Vec::new(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn kfd_topology_from_a_folder() {
+        let dir = std::env::temp_dir().join(format!("rocpath-kfd-{}", std::process::id()));
+        let n0 = dir.join("0");
+        let n1 = dir.join("1");
+        std::fs::create_dir_all(&n0).unwrap();
+        std::fs::create_dir_all(&n1).unwrap();
+        std::fs::write(
+            n0.join("properties"),
+            "cpu_cores_count 16\ngfx_target_version 0\n",
+        )
+        .unwrap();
+        std::fs::write(
+            n1.join("properties"),
+            "simd_count 256\nsimd_per_cu 4\ngfx_target_version 90010\ncapability 746160768\n",
+        )
+        .unwrap();
+        let d = read_kfd_topology(&dir);
+        std::fs::remove_dir_all(&dir).unwrap();
+        assert_eq!(d.len(), 1);
+        assert_eq!(d[0].target.processor, "gfx90a");
+        assert_eq!(d[0].cus, Some(64));
+    }
+}

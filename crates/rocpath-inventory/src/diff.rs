@@ -1,0 +1,210 @@
+//! What changed between two installs: gfx targets and kernels that appeared or disappeared,
+//! overall and per library (the "gfx906 dropped from rocBLAS in 6.4" class of question).
+//!
+//! Libraries are matched across installs by a normalised name: the path inside the scanned
+//! root (or archive), with shared-object version suffixes (`.so.4.4` → `.so`) and
+//! version-number folders (`rocblas/4.4.1/library` → `rocblas/*/library`) folded, so
+//! `librocblas.so.0.1` in one install meets `librocblas.so.4.4` in the other.
+
+use crate::check::group_key;
+use crate::{CodeObjectRecord, Inventory};
+use serde::Serialize;
+use std::collections::{BTreeMap, BTreeSet};
+
+/// Changes in one library.
+#[derive(Debug, Clone, Serialize, PartialEq, Eq)]
+pub struct LibraryDiff {
+    /// Normalised library name.
+    pub library: String,
+    /// `added`, `removed` or `changed`.
+    pub status: String,
+    /// Target ids only in NEW.
+    pub targets_added: Vec<String>,
+    /// Target ids only in OLD.
+    pub targets_removed: Vec<String>,
+    /// Target ids in both.
+    pub targets_kept: Vec<String>,
+    /// Per kept target: kernels only in NEW / only in OLD.
+    pub kernels: Vec<KernelDiff>,
+}
+
+/// Kernel changes for one library and target.
+#[derive(Debug, Clone, Serialize, PartialEq, Eq)]
+pub struct KernelDiff {
+    /// Target id.
+    pub target: String,
+    /// Kernels in OLD.
+    pub old: usize,
+    /// Kernels in NEW.
+    pub new: usize,
+    /// Names only in NEW.
+    pub added: Vec<String>,
+    /// Names only in OLD.
+    pub removed: Vec<String>,
+}
+
+/// The whole comparison.
+#[derive(Debug, Clone, Serialize, PartialEq, Eq)]
+pub struct Diff {
+    /// Target ids present (anywhere) only in NEW.
+    pub targets_added: Vec<String>,
+    /// Target ids present only in OLD.
+    pub targets_removed: Vec<String>,
+    /// Libraries with any change, sorted by name.
+    pub libraries: Vec<LibraryDiff>,
+    /// Libraries identical in both.
+    pub unchanged: usize,
+}
+
+impl Diff {
+    /// True when nothing changed.
+    pub fn is_empty(&self) -> bool {
+        self.targets_added.is_empty()
+            && self.targets_removed.is_empty()
+            && self.libraries.is_empty()
+    }
+}
+
+/// Normalises a library name for matching across versions.
+pub fn normalize_library(name: &str, roots: &[&str]) -> String {
+    let mut s = name.to_string();
+    for r in roots {
+        if let Some(rest) = s.strip_prefix(r) {
+            s = rest.trim_start_matches('/').to_string();
+            break;
+        }
+    }
+    let parts: Vec<String> = s
+        .split('/')
+        .map(|seg| {
+            if !seg.is_empty() && seg.chars().all(|c| c.is_ascii_digit() || c == '.') {
+                return "*".to_string();
+            }
+            if let Some(i) = seg.find(".so.") {
+                return seg[..i + 3].to_string();
+            }
+            seg.to_string()
+        })
+        .collect();
+    parts.join("/").trim_start_matches("./").to_string()
+}
+
+type Index = BTreeMap<String, BTreeMap<String, BTreeSet<String>>>;
+
+fn index(inv: &Inventory, roots: &[&str]) -> Index {
+    let mut m: Index = BTreeMap::new();
+    for co in &inv.code_objects {
+        let lib = normalize_library(&group_key(co), roots);
+        let names = m
+            .entry(lib)
+            .or_default()
+            .entry(co.target_id.clone())
+            .or_default();
+        names.extend(co.kernels.iter().map(|k| k.name.clone()));
+        if co.kernels.is_empty() && co.kernel_count > 0 {
+            names.insert(format!(
+                "({} kernels without metadata in {})",
+                co.kernel_count,
+                short(co)
+            ));
+        }
+    }
+    m
+}
+
+fn short(co: &CodeObjectRecord) -> String {
+    co.library
+        .rsplit('/')
+        .next()
+        .unwrap_or(&co.library)
+        .to_string()
+}
+
+/// Compares OLD with NEW. `old_roots`/`new_roots` are the paths given for each side; they
+/// are stripped from library names before matching.
+pub fn diff(old: &Inventory, new: &Inventory, old_roots: &[&str], new_roots: &[&str]) -> Diff {
+    let a = index(old, old_roots);
+    let b = index(new, new_roots);
+    let ta: BTreeSet<&String> = a.values().flat_map(|t| t.keys()).collect();
+    let tb: BTreeSet<&String> = b.values().flat_map(|t| t.keys()).collect();
+    let mut libraries = Vec::new();
+    let mut unchanged = 0;
+    let libs: BTreeSet<&String> = a.keys().chain(b.keys()).collect();
+    for lib in libs {
+        let empty = BTreeMap::new();
+        let la = a.get(lib).unwrap_or(&empty);
+        let lb = b.get(lib).unwrap_or(&empty);
+        let status = match (a.contains_key(lib), b.contains_key(lib)) {
+            (false, true) => "added",
+            (true, false) => "removed",
+            _ => "changed",
+        };
+        let added: Vec<String> = lb
+            .keys()
+            .filter(|t| !la.contains_key(*t))
+            .cloned()
+            .collect();
+        let removed: Vec<String> = la
+            .keys()
+            .filter(|t| !lb.contains_key(*t))
+            .cloned()
+            .collect();
+        let kept: Vec<String> = la.keys().filter(|t| lb.contains_key(*t)).cloned().collect();
+        let mut kernels = Vec::new();
+        for t in &kept {
+            let (ka, kb) = (&la[t], &lb[t]);
+            let plus: Vec<String> = kb.difference(ka).cloned().collect();
+            let minus: Vec<String> = ka.difference(kb).cloned().collect();
+            if !plus.is_empty() || !minus.is_empty() {
+                kernels.push(KernelDiff {
+                    target: t.clone(),
+                    old: ka.len(),
+                    new: kb.len(),
+                    added: plus,
+                    removed: minus,
+                });
+            }
+        }
+        if status == "changed" && added.is_empty() && removed.is_empty() && kernels.is_empty() {
+            unchanged += 1;
+            continue;
+        }
+        libraries.push(LibraryDiff {
+            library: lib.clone(),
+            status: status.into(),
+            targets_added: added,
+            targets_removed: removed,
+            targets_kept: kept,
+            kernels,
+        });
+    }
+    Diff {
+        targets_added: tb.difference(&ta).map(|s| s.to_string()).collect(),
+        targets_removed: ta.difference(&tb).map(|s| s.to_string()).collect(),
+        libraries,
+        unchanged,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn normalizes_versions() {
+        assert_eq!(
+            normalize_library(
+                "/x/old/usr/lib/x86_64-linux-gnu/librocblas.so.0.1",
+                &["/x/old"]
+            ),
+            "usr/lib/x86_64-linux-gnu/librocblas.so"
+        );
+        assert_eq!(
+            normalize_library(
+                "usr/lib/x86_64-linux-gnu/rocblas/4.4.1/library/ (Tensile kernels)",
+                &[]
+            ),
+            "usr/lib/x86_64-linux-gnu/rocblas/*/library/ (Tensile kernels)"
+        );
+    }
+}

@@ -1,0 +1,618 @@
+//! The code-object inventory: "what GPU code does this install ship, for which gfx targets?"
+//!
+//! [`scan`] walks files and directories in parallel (via `rocpath-sources`), reads every code
+//! object it finds (via `rocpath-codeobj`), every Tensile library (via `rocpath-tensile`) and
+//! every MIOpen database name, and returns an [`Inventory`]: typed observations, each with its
+//! evidence (presence of shipped code is `confirmed` / `shipped_artifact_verified`), plus the
+//! per-target totals and the coverage matrix that the renderers print.
+//!
+//! [`check`] decides, per library, whether a device can load any of its code objects;
+//! [`diff`] compares two inventories.
+
+pub mod check;
+pub mod device;
+pub mod diff;
+
+use rocpath_codeobj::Kernel;
+use rocpath_evidence::{Class, Evidence, Locator, Proof};
+use rocpath_sources::{Found, Limits, NamedKind, Origin, Sink};
+use serde::{Deserialize, Serialize};
+use sha2::{Digest, Sha256};
+use std::collections::BTreeMap;
+use std::path::PathBuf;
+use std::sync::Mutex;
+
+/// Evidence rule ids assigned by the inventory.
+pub mod rules {
+    /// A code object was read from a shipped file.
+    pub const CODEOBJ_PRESENT: &str = "inventory.codeobj_present";
+    /// A Tensile library file was read.
+    pub const TENSILE_PRESENT: &str = "inventory.tensile_library_present";
+    /// A MIOpen database was recognised by its file name.
+    pub const MIOPEN_DB_NAME: &str = "inventory.miopen_db_by_name";
+    /// An item could not be read.
+    pub const UNREADABLE: &str = "inventory.unreadable";
+}
+
+/// Options of a scan.
+#[derive(Debug, Clone, Default)]
+pub struct Options {
+    /// Container limits.
+    pub limits: Limits,
+    /// Keep only code objects whose processor is this one (`gfx900`), or whose target id
+    /// matches it exactly when it carries features (`gfx90a:xnack+`).
+    pub target: Option<String>,
+    /// Leave the per-kernel metadata out of the records (counts are kept).
+    pub no_kernels: bool,
+}
+
+/// Receives progress from a scan (implemented by the CLI with a progress bar).
+pub trait Progress: Sync {
+    /// The scan will read `files` files of `bytes` bytes in all.
+    fn begin(&self, _files: u64, _bytes: u64) {}
+    /// `bytes` more bytes were processed.
+    fn advance(&self, _bytes: u64) {}
+}
+
+/// A progress receiver that ignores everything.
+pub struct NoProgress;
+impl Progress for NoProgress {}
+
+/// One code object found in the scanned files.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct CodeObjectRecord {
+    /// The file on disk.
+    pub path: String,
+    /// Chain of containers inside the file (`hip_fatbin > bundle#3@0x1000 > hipv4-…`); empty
+    /// for a standalone code object.
+    pub container: String,
+    /// The library the object belongs to: the innermost archive member, or the file.
+    pub library: String,
+    /// Offset of the object in its innermost addressable container.
+    pub offset: u64,
+    /// Size in bytes.
+    pub size: u64,
+    /// sha256 of the object's bytes.
+    pub sha256: String,
+    /// Full target id (`amdgcn-amd-amdhsa--gfx90a:xnack+`).
+    pub target: String,
+    /// Short target id (`gfx90a:xnack+`).
+    pub target_id: String,
+    /// Processor (`gfx90a`).
+    pub processor: String,
+    /// Family (`CDNA2`), when the processor is known.
+    pub family: Option<String>,
+    /// Code object version (2..6).
+    pub code_object_version: Option<u8>,
+    /// `e_flags`, hex.
+    pub e_flags: String,
+    /// Offload bundle entry id, when it came from a bundle.
+    pub bundle_id: Option<String>,
+    /// `amdhsa.target` of the metadata, verbatim.
+    pub metadata_target: Option<String>,
+    /// `amdhsa.version`.
+    pub metadata_version: Option<String>,
+    /// Number of metadata notes.
+    pub metadata_notes: u32,
+    /// Number of kernels.
+    pub kernel_count: usize,
+    /// Kernels with their metadata (empty with `no_kernels`).
+    pub kernels: Vec<Kernel>,
+    /// Bytes of executable code.
+    pub text_bytes: u64,
+    /// Problems that did not stop the read.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub warnings: Vec<String>,
+    /// Evidence.
+    pub evidence: Evidence,
+}
+
+/// A Tensile library file.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct TensileRecord {
+    /// File on disk.
+    pub path: String,
+    /// Container chain.
+    pub container: String,
+    /// Directory (or archive directory) holding the library: the Tensile "library path".
+    pub library_dir: String,
+    /// File name.
+    pub name: String,
+    /// `lazy_index`, `solutions`, `fallback` (solutions for any processor).
+    pub kind: String,
+    /// Processor the file is for, from its name (`…_gfx90a.dat`), if any.
+    pub processor: Option<String>,
+    /// Processors named by its predicates.
+    pub processors: Vec<String>,
+    /// Number of solutions.
+    pub solutions: u64,
+    /// Solutions per problem type.
+    pub problem_types: BTreeMap<String, u64>,
+    /// Placeholders (lazy references).
+    pub placeholders: usize,
+    /// Placeholders whose `.dat` file is not in the scanned set (filled by [`scan`]).
+    pub missing_placeholders: Vec<String>,
+    /// Evidence.
+    pub evidence: Evidence,
+}
+
+/// A MIOpen database file recognised by its name.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct MiopenDbRecord {
+    /// File on disk.
+    pub path: String,
+    /// Container chain.
+    pub container: String,
+    /// File name.
+    pub name: String,
+    /// Processor.
+    pub processor: String,
+    /// CU count from the name.
+    pub cus: Option<u32>,
+    /// Kind (`find-db`, `perf-db`, `kernel-db`, ...).
+    pub kind: String,
+    /// Backend (`HIP`, `OpenCL`).
+    pub backend: Option<String>,
+    /// Size in bytes.
+    pub size: u64,
+    /// Evidence.
+    pub evidence: Evidence,
+}
+
+/// An item that could not be read.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq, Eq)]
+pub struct ErrorRecord {
+    /// File on disk.
+    pub path: String,
+    /// Container chain down to the item.
+    pub container: String,
+    /// Offset in the innermost container, when known.
+    pub offset: Option<u64>,
+    /// What is wrong.
+    pub message: String,
+    /// Evidence: the item was seen but could not be read (`limited`).
+    pub evidence: Evidence,
+}
+
+/// Totals for one target id.
+#[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq, Eq)]
+pub struct TargetTotals {
+    /// Code objects.
+    pub code_objects: u64,
+    /// Kernels.
+    pub kernels: u64,
+    /// Bytes of code objects.
+    pub bytes: u64,
+    /// Libraries that ship code for it.
+    pub libraries: u64,
+}
+
+/// One cell of the coverage matrix.
+#[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq, Eq)]
+pub struct Cell {
+    /// Code objects.
+    pub code_objects: u64,
+    /// Kernels.
+    pub kernels: u64,
+    /// Bytes.
+    pub bytes: u64,
+}
+
+/// Scan statistics.
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+pub struct Stats {
+    /// Files read.
+    pub files: u64,
+    /// Bytes of input files.
+    pub bytes: u64,
+}
+
+/// Everything a scan found.
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+pub struct Inventory {
+    /// Code objects, sorted by path, container and offset.
+    pub code_objects: Vec<CodeObjectRecord>,
+    /// Tensile library files.
+    pub tensile: Vec<TensileRecord>,
+    /// MIOpen databases.
+    pub miopen_dbs: Vec<MiopenDbRecord>,
+    /// Totals per short target id.
+    pub targets: BTreeMap<String, TargetTotals>,
+    /// Coverage: library → target id → cell.
+    pub coverage: BTreeMap<String, BTreeMap<String, Cell>>,
+    /// Items that could not be read.
+    pub errors: Vec<ErrorRecord>,
+    /// Statistics.
+    pub stats: Stats,
+}
+
+struct Collector<'a> {
+    opts: &'a Options,
+    progress: &'a dyn Progress,
+    objects: Mutex<Vec<CodeObjectRecord>>,
+    tensile: Mutex<Vec<TensileRecord>>,
+    dbs: Mutex<Vec<MiopenDbRecord>>,
+    errors: Mutex<Vec<ErrorRecord>>,
+}
+
+fn push<T>(m: &Mutex<Vec<T>>, v: T) {
+    match m.lock() {
+        Ok(mut g) => g.push(v),
+        Err(p) => p.into_inner().push(v),
+    }
+}
+
+fn take<T>(m: Mutex<Vec<T>>) -> Vec<T> {
+    m.into_inner().unwrap_or_else(|p| p.into_inner())
+}
+
+fn hex(bytes: &[u8]) -> String {
+    bytes.iter().map(|b| format!("{b:02x}")).collect()
+}
+
+fn family_name(f: rocpath_arch::Family) -> &'static str {
+    use rocpath_arch::Family::*;
+    match f {
+        Gcn1 => "GCN1",
+        Gcn2 => "GCN2",
+        Gcn3 => "GCN3",
+        Gcn4 => "GCN4",
+        Gcn5 => "GCN5",
+        Cdna1 => "CDNA1",
+        Cdna2 => "CDNA2",
+        Cdna3 => "CDNA3",
+        Cdna4 => "CDNA4",
+        Rdna1 => "RDNA1",
+        Rdna2 => "RDNA2",
+        Rdna3 => "RDNA3",
+        Rdna3_5 => "RDNA3.5",
+        Rdna4 => "RDNA4",
+        Gfx12_5 => "GFX12.5",
+        Generic => "generic",
+    }
+}
+
+/// Display name of a target family.
+pub fn family_of(processor: &str) -> Option<&'static str> {
+    rocpath_arch::target(processor).map(|t| family_name(t.family))
+}
+
+fn target_matches(filter: &str, processor: &str, target_id: &str) -> bool {
+    if filter.contains(':') {
+        filter == target_id
+    } else {
+        filter == processor
+    }
+}
+
+impl Collector<'_> {
+    fn error(&self, origin: &Origin, offset: Option<u64>, message: String) {
+        let mut loc = Locator::file(&origin.path).with_member(origin.member());
+        if let Some(o) = offset {
+            loc = loc.with_offset(o);
+        }
+        let evidence = Evidence::new(
+            Class::Limited,
+            Proof::ShippedArtifactVerified,
+            rules::UNREADABLE,
+        )
+        .at(loc);
+        push(
+            &self.errors,
+            ErrorRecord {
+                path: origin.path.clone(),
+                container: origin.member(),
+                offset,
+                message,
+                evidence,
+            },
+        );
+    }
+
+    fn code_object(&self, origin: &Origin, offset: u64, bytes: &[u8], bundle_id: Option<&str>) {
+        let co = match rocpath_codeobj::parse(bytes) {
+            Ok(co) => co,
+            Err(e) => {
+                let off = match &e {
+                    rocpath_codeobj::Error::Malformed { offset: o, .. } => offset + o,
+                    _ => offset,
+                };
+                self.error(origin, Some(off), format!("code object: {e}"));
+                return;
+            }
+        };
+        let target_id = co.target_id.canonical();
+        if let Some(f) = &self.opts.target {
+            if !target_matches(f, &co.target_id.processor, &target_id) {
+                return;
+            }
+        }
+        let sha = hex(&Sha256::digest(bytes));
+        let container = origin.member();
+        let evidence = Evidence::new(
+            Class::Confirmed,
+            Proof::ShippedArtifactVerified,
+            rules::CODEOBJ_PRESENT,
+        )
+        .at(Locator::file(&origin.path)
+            .with_member(container.clone())
+            .with_offset(offset)
+            .with_sha256(sha.clone()));
+        let kernel_count = co.kernels.len();
+        let rec = CodeObjectRecord {
+            path: origin.path.clone(),
+            library: origin.library(),
+            container,
+            offset,
+            size: bytes.len() as u64,
+            sha256: sha,
+            target: co.target_id.full(),
+            processor: co.target_id.processor.clone(),
+            family: family_of(&co.target_id.processor).map(str::to_string),
+            target_id,
+            code_object_version: co.version,
+            e_flags: format!("0x{:x}", co.e_flags),
+            bundle_id: bundle_id.map(str::to_string),
+            metadata_target: co.metadata.target,
+            metadata_version: co.metadata.version,
+            metadata_notes: co.metadata.notes,
+            kernel_count,
+            kernels: if self.opts.no_kernels {
+                Vec::new()
+            } else {
+                co.kernels
+            },
+            text_bytes: co.text_bytes,
+            warnings: co.warnings,
+            evidence,
+        };
+        push(&self.objects, rec);
+    }
+
+    fn tensile(&self, origin: &Origin, name: &str, bytes: &[u8]) {
+        let summary = match rocpath_tensile::summarize(name, bytes) {
+            Ok(s) => s,
+            Err(e) => {
+                self.error(origin, None, format!("Tensile library {name}: {e}"));
+                return;
+            }
+        };
+        let processor = rocpath_arch::TargetId::from_file_name(name)
+            .map(|t| t.processor)
+            .filter(|p| rocpath_arch::target(p).is_some());
+        if let (Some(f), Some(p)) = (&self.opts.target, &processor) {
+            if !target_matches(f, p, p) && !f.starts_with(&format!("{p}:")) {
+                return;
+            }
+        }
+        let kind = if summary.is_lazy_index() {
+            "lazy_index"
+        } else if name.contains("_fallback") && processor.is_none() {
+            "fallback"
+        } else {
+            "solutions"
+        };
+        let sha = hex(&Sha256::digest(bytes));
+        let container = origin.member();
+        let evidence = Evidence::new(
+            Class::Confirmed,
+            Proof::ShippedArtifactVerified,
+            rules::TENSILE_PRESENT,
+        )
+        .at(Locator::file(&origin.path)
+            .with_member(container.clone())
+            .with_sha256(sha));
+        let library_dir = library_dir(origin);
+        push(
+            &self.tensile,
+            TensileRecord {
+                path: origin.path.clone(),
+                container,
+                library_dir,
+                name: name.to_string(),
+                kind: kind.to_string(),
+                processor,
+                processors: summary.processors.into_iter().collect(),
+                solutions: summary.solutions,
+                problem_types: summary.problem_types,
+                placeholders: summary.placeholders.len(),
+                missing_placeholders: summary.placeholders,
+                evidence,
+            },
+        );
+    }
+
+    fn named(&self, origin: &Origin, name: &str, kind: NamedKind, size: u64) {
+        let NamedKind::MiopenDb(db) = kind else {
+            return;
+        };
+        if let Some(f) = &self.opts.target {
+            if f.split(':').next() != Some(db.processor.as_str()) {
+                return;
+            }
+        }
+        let container = origin.member();
+        let evidence = Evidence::new(
+            Class::Confirmed,
+            Proof::ShippedArtifactVerified,
+            rules::MIOPEN_DB_NAME,
+        )
+        .at(Locator::file(&origin.path).with_member(container.clone()));
+        push(
+            &self.dbs,
+            MiopenDbRecord {
+                path: origin.path.clone(),
+                container,
+                name: name.to_string(),
+                processor: db.processor,
+                cus: db.cus,
+                kind: db.kind.as_str().to_string(),
+                backend: db.backend,
+                size,
+                evidence,
+            },
+        );
+    }
+}
+
+/// The folder a Tensile file sits in: its parent directory on disk, or inside an archive.
+fn library_dir(origin: &Origin) -> String {
+    let inner = origin
+        .chain
+        .last()
+        .cloned()
+        .unwrap_or_else(|| origin.path.clone());
+    let inner = inner
+        .rsplit_once(':')
+        .map(|x| x.1.to_string())
+        .unwrap_or(inner);
+    let dir = inner
+        .rsplit_once('/')
+        .map(|x| x.0.to_string())
+        .unwrap_or_default();
+    if origin.chain.is_empty() {
+        dir
+    } else {
+        format!("{}:{}", origin.path, dir)
+    }
+}
+
+impl Sink for Collector<'_> {
+    fn found(&self, f: Found<'_>) {
+        match f {
+            Found::CodeObject {
+                origin,
+                offset,
+                bytes,
+                bundle_id,
+            } => self.code_object(origin, offset, bytes, bundle_id),
+            Found::Tensile {
+                origin,
+                name,
+                bytes,
+            } => self.tensile(origin, name, bytes),
+            Found::Named {
+                origin,
+                name,
+                kind,
+                size,
+            } => self.named(origin, name, kind, size),
+            Found::Error { origin, error } => {
+                let off = error.offset();
+                self.error(origin, off, error.to_string())
+            }
+        }
+    }
+    fn progress(&self, bytes: u64) {
+        self.progress.advance(bytes);
+    }
+}
+
+/// Scans files and directories. Runs on the current rayon thread pool.
+pub fn scan(paths: &[PathBuf], opts: &Options, progress: &dyn Progress) -> Inventory {
+    let (mut files, walk_errors) = rocpath_sources::discover(paths);
+    let total: u64 = files.iter().map(|f| f.size).sum();
+    progress.begin(files.len() as u64, total);
+    // Largest first, so one huge library does not start last and run alone.
+    files.sort_by(|a, b| b.size.cmp(&a.size).then_with(|| a.path.cmp(&b.path)));
+    let c = Collector {
+        opts,
+        progress,
+        objects: Mutex::new(Vec::new()),
+        tensile: Mutex::new(Vec::new()),
+        dbs: Mutex::new(Vec::new()),
+        errors: Mutex::new(Vec::new()),
+    };
+    for (path, msg) in walk_errors {
+        c.error(&Origin::file(path), None, msg);
+    }
+    use rayon::prelude::*;
+    files
+        .par_iter()
+        .for_each(|f| rocpath_sources::scan_file(&f.path, &opts.limits, &c));
+    let mut inv = Inventory {
+        code_objects: take(c.objects),
+        tensile: take(c.tensile),
+        miopen_dbs: take(c.dbs),
+        errors: take(c.errors),
+        stats: Stats {
+            files: files.len() as u64,
+            bytes: total,
+        },
+        ..Inventory::default()
+    };
+    inv.finish();
+    inv
+}
+
+impl Inventory {
+    /// Sorts records and computes totals, coverage and missing placeholders.
+    pub fn finish(&mut self) {
+        self.code_objects.sort_by(|a, b| {
+            (&a.path, &a.container, a.offset).cmp(&(&b.path, &b.container, b.offset))
+        });
+        self.tensile.sort_by(|a, b| {
+            (&a.library_dir, &a.name, &a.path).cmp(&(&b.library_dir, &b.name, &b.path))
+        });
+        self.miopen_dbs
+            .sort_by(|a, b| (&a.path, &a.container).cmp(&(&b.path, &b.container)));
+        self.errors.sort_by(|a, b| {
+            (&a.path, &a.container, a.offset, &a.message).cmp(&(
+                &b.path,
+                &b.container,
+                b.offset,
+                &b.message,
+            ))
+        });
+        self.targets.clear();
+        self.coverage.clear();
+        let mut libs_per_target: BTreeMap<&str, std::collections::BTreeSet<&str>> = BTreeMap::new();
+        for co in &self.code_objects {
+            let t = self.targets.entry(co.target_id.clone()).or_default();
+            t.code_objects += 1;
+            t.kernels += co.kernel_count as u64;
+            t.bytes += co.size;
+            libs_per_target
+                .entry(&co.target_id)
+                .or_default()
+                .insert(&co.library);
+            let cell = self
+                .coverage
+                .entry(co.library.clone())
+                .or_default()
+                .entry(co.target_id.clone())
+                .or_default();
+            cell.code_objects += 1;
+            cell.kernels += co.kernel_count as u64;
+            cell.bytes += co.size;
+        }
+        for (t, libs) in libs_per_target {
+            if let Some(tt) = self.targets.get_mut(t) {
+                tt.libraries = libs.len() as u64;
+            }
+        }
+        // Placeholders of lazy indexes that name no scanned file in the same folder.
+        let present: std::collections::BTreeSet<(String, String)> = self
+            .tensile
+            .iter()
+            .map(|t| {
+                (
+                    t.library_dir.clone(),
+                    t.name
+                        .trim_end_matches(".dat")
+                        .trim_end_matches(".yaml")
+                        .to_string(),
+                )
+            })
+            .collect();
+        for t in &mut self.tensile {
+            if t.kind != "lazy_index" {
+                t.missing_placeholders.clear();
+                continue;
+            }
+            let dir = t.library_dir.clone();
+            t.missing_placeholders
+                .retain(|p| !present.contains(&(dir.clone(), p.clone())));
+        }
+    }
+}

@@ -1,0 +1,315 @@
+//! Tensile and hipBLASLt library files: what solutions an install ships, for which GPU.
+//!
+//! rocBLAS and hipBLASLt pick GEMM kernels from Tensile "libraries": MessagePack `.dat` files
+//! (or YAML in older builds) with `{solutions: [...], library: {...}}`. Two shapes matter:
+//!
+//! - a *lazy index* (`TensileLibrary_lazy_gfx90a.dat`): no solutions, a `Hardware` library whose
+//!   rows carry `AMDGPU` predicates (`Processor`, `CUCount`) and `Placeholder` references to
+//!   per-problem-type files that are loaded on first use;
+//! - a *solution file* (`TensileLibrary_Type_HH_..._gfx90a.dat`, `..._fallback.dat`, or the
+//!   single non-lazy `TensileLibrary.dat`): the solutions, each with its kernel name, problem
+//!   type and hardware predicate.
+//!
+//! [`summarize`] walks a file once, without building a tree (files reach 120 MB), and returns
+//! a [`LibrarySummary`].
+//!
+//! ```
+//! // {"solutions": [], "library": {"type": "Hardware", "rows": [{"predicate":
+//! //   {"type": "AMDGPU", "value": {"type": "Processor", "value": "gfx90a"}},
+//! //   "library": {"type": "Placeholder", "value": "TensileLibrary_Type_HH_gfx90a"}}]}}
+//! let yaml = "solutions: []\nlibrary:\n  type: Hardware\n  rows:\n  - predicate: {type: AMDGPU, value: {type: Processor, value: gfx90a}}\n    library: {type: Placeholder, value: TensileLibrary_Type_HH_gfx90a}\n";
+//! let s = rocpath_tensile::summarize_yaml(yaml).unwrap();
+//! assert_eq!(s.library_type.as_deref(), Some("Hardware"));
+//! assert!(s.processors.contains("gfx90a"));
+//! assert_eq!(s.placeholders, ["TensileLibrary_Type_HH_gfx90a"]);
+//! ```
+
+mod yaml;
+
+use rocpath_mpack::{Kind, Reader, Result as MResult};
+use serde::Serialize;
+use std::collections::{BTreeMap, BTreeSet};
+
+pub use yaml::summarize_yaml;
+
+/// Why a library file could not be summarized.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum Error {
+    /// MessagePack decoding failed.
+    #[error("{0}")]
+    Msgpack(#[from] rocpath_mpack::Error),
+    /// YAML parsing failed.
+    #[error("YAML: {0}")]
+    Yaml(String),
+    /// The structure is not a Tensile library.
+    #[error("not a Tensile library: {0}")]
+    Shape(String),
+}
+
+/// One solution of a library file.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+pub struct Solution {
+    /// `index`
+    pub index: Option<u64>,
+    /// `kernelName`, else `name`.
+    pub kernel: String,
+    /// Short problem-type label (`Contraction_l_Alik_Bjlk_Cijk_Dijk BBS_HPA`).
+    pub problem_type: String,
+    /// Processors named by the solution's `hardwarePredicate` (empty = any).
+    pub processors: Vec<String>,
+}
+
+/// What one Tensile library file says.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+pub struct LibrarySummary {
+    /// `library.type` of the top level (`Hardware`, `Problem`, `ProblemMap`, ...).
+    pub library_type: Option<String>,
+    /// Number of solutions in the file.
+    pub solutions: u64,
+    /// Solutions per processor (from each solution's hardware predicate; `*` = any).
+    pub solutions_by_processor: BTreeMap<String, u64>,
+    /// Solutions per problem type label.
+    pub problem_types: BTreeMap<String, u64>,
+    /// Every processor named by an `AMDGPU`/`Processor` predicate anywhere in the file.
+    pub processors: BTreeSet<String>,
+    /// CU counts named by `CUCount` predicates.
+    pub cu_counts: BTreeSet<u64>,
+    /// Lazy-loading placeholders (names of the per-problem files this index refers to).
+    pub placeholders: Vec<String>,
+    /// The solutions (kernel names and problem types), in file order.
+    pub solution_list: Vec<Solution>,
+}
+
+impl LibrarySummary {
+    /// True for a lazy index (placeholders and no solutions).
+    pub fn is_lazy_index(&self) -> bool {
+        self.solutions == 0 && !self.placeholders.is_empty()
+    }
+}
+
+/// Type code Tensile uses in file and kernel names for a data type (`Half` → `H`).
+pub fn type_code(t: &str) -> &'static str {
+    match t {
+        "Float" => "S",
+        "Double" => "D",
+        "ComplexFloat" => "C",
+        "ComplexDouble" => "Z",
+        "Half" => "H",
+        "BFloat16" => "B",
+        "Int8x4" => "4xi8",
+        "Int8" => "I8",
+        "Int32" => "I",
+        "Float8" | "Float8_fnuz" => "F8",
+        "BFloat8" | "BFloat8_fnuz" => "B8",
+        "XFloat32" => "X",
+        _ => "?",
+    }
+}
+
+const MAX_DEPTH: u32 = 200;
+
+/// State collected while walking predicate/library trees.
+#[derive(Default)]
+struct Walk {
+    processors: BTreeSet<String>,
+    cu_counts: BTreeSet<u64>,
+    placeholders: Vec<String>,
+}
+
+/// Walks any value, recording `{type: Processor|CUCount|Placeholder, value: …}` maps.
+fn walk(rd: &mut Reader<'_>, w: &mut Walk, depth: u32) -> MResult<()> {
+    if depth > MAX_DEPTH {
+        return Err(rocpath_mpack::Error::TooDeep {
+            offset: rd.offset(),
+        });
+    }
+    match rd.peek()? {
+        Kind::Map => {
+            let n = rd.map_len()?;
+            let mut ty: Option<&str> = None;
+            let mut sval: Option<&str> = None;
+            let mut ival: Option<u64> = None;
+            for _ in 0..n {
+                let key = rd.str_or_skip()?;
+                match (key, rd.peek()?) {
+                    (Some("type"), Kind::Str) => ty = Some(rd.str()?),
+                    (Some("value"), Kind::Str) => sval = Some(rd.str()?),
+                    (Some("value"), Kind::Int) => ival = u64::try_from(rd.int()?).ok(),
+                    _ => walk(rd, w, depth + 1)?,
+                }
+            }
+            match (ty, sval, ival) {
+                (Some("Processor"), Some(p), _) => {
+                    w.processors.insert(p.to_string());
+                }
+                (Some("CUCount"), _, Some(c)) => {
+                    w.cu_counts.insert(c);
+                }
+                (Some("Placeholder"), Some(p), _) => w.placeholders.push(p.to_string()),
+                _ => {}
+            }
+        }
+        Kind::Array => {
+            let n = rd.array_len()?;
+            for _ in 0..n {
+                walk(rd, w, depth + 1)?;
+            }
+        }
+        _ => rd.skip()?,
+    }
+    Ok(())
+}
+
+fn problem_label(rd: &mut Reader<'_>) -> MResult<String> {
+    let mut op = String::new();
+    let mut types: BTreeMap<&str, &str> = BTreeMap::new();
+    let mut hpa = false;
+    rd.for_each_entry(|k, rd| {
+        match (k, rd.peek()?) {
+            ("operationIdentifier", Kind::Str) => op = rd.str()?.to_string(),
+            (
+                "aType" | "bType" | "cType" | "dType" | "computeType" | "computeInputType"
+                | "computeDataType",
+                Kind::Str,
+            ) => {
+                types.insert(k, rd.str()?);
+            }
+            ("highPrecisionAccumulate", Kind::Bool) => hpa = rd.bool()?,
+            _ => rd.skip()?,
+        }
+        Ok(())
+    })?;
+    let get = |k: &str| types.get(k).map(|t| type_code(t)).unwrap_or("");
+    // Tensile's type token: A/B type, then C/D type when different, then compute type.
+    let mut tok = get("aType").to_string();
+    if get("bType") != get("aType") {
+        tok.push_str(get("bType"));
+    }
+    tok.push_str(get("cType"));
+    if get("dType") != get("cType") {
+        tok.push_str(get("dType"));
+    }
+    let compute = types
+        .get("computeType")
+        .or(types.get("computeDataType"))
+        .map(|t| type_code(t))
+        .unwrap_or("");
+    if !compute.is_empty() && compute != get("cType") {
+        tok.push_str(compute);
+    }
+    if hpa {
+        tok.push_str("_HPA");
+    }
+    Ok(format!("{op} {tok}").trim().to_string())
+}
+
+fn solution(rd: &mut Reader<'_>) -> MResult<Solution> {
+    let mut s = Solution::default();
+    let mut name = String::new();
+    let mut kernel = String::new();
+    rd.for_each_entry(|k, rd| {
+        match k {
+            "name" => name = rd.str_or_skip()?.unwrap_or_default().to_string(),
+            "kernelName" => kernel = rd.str_or_skip()?.unwrap_or_default().to_string(),
+            "index" => s.index = rd.u64_or_skip()?,
+            "problemType" if rd.peek()? == Kind::Map => s.problem_type = problem_label(rd)?,
+            "hardwarePredicate" => {
+                let mut w = Walk::default();
+                walk(rd, &mut w, 1)?;
+                s.processors = w.processors.into_iter().collect();
+            }
+            _ => rd.skip()?,
+        }
+        Ok(())
+    })?;
+    s.kernel = if kernel.is_empty() { name } else { kernel };
+    Ok(s)
+}
+
+/// Summarizes a MessagePack Tensile library (`.dat`).
+pub fn summarize_msgpack(data: &[u8]) -> Result<LibrarySummary, Error> {
+    let mut rd = Reader::new(data);
+    if rd.peek()? != Kind::Map {
+        return Err(Error::Shape("the top level is not a map".into()));
+    }
+    let mut out = LibrarySummary::default();
+    let mut w = Walk::default();
+    let mut saw_library = false;
+    let n = rd.map_len()?;
+    for _ in 0..n {
+        let key = rd.str_or_skip()?;
+        match key {
+            Some("solutions") if rd.peek()? == Kind::Array => {
+                let m = rd.array_len()?;
+                for _ in 0..m {
+                    if rd.peek()? != Kind::Map {
+                        rd.skip()?;
+                        continue;
+                    }
+                    let s = solution(&mut rd)?;
+                    out.solutions += 1;
+                    if s.processors.is_empty() {
+                        *out.solutions_by_processor.entry("*".into()).or_default() += 1;
+                    }
+                    for p in &s.processors {
+                        *out.solutions_by_processor.entry(p.clone()).or_default() += 1;
+                        w.processors.insert(p.clone());
+                    }
+                    if !s.problem_type.is_empty() {
+                        *out.problem_types.entry(s.problem_type.clone()).or_default() += 1;
+                    }
+                    out.solution_list.push(s);
+                }
+            }
+            Some("library") if rd.peek()? == Kind::Map => {
+                saw_library = true;
+                // Read the top-level type without consuming the map twice.
+                let raw = rd.raw()?;
+                let mut sub = Reader::new(raw);
+                sub.for_each_entry(|k, r| {
+                    if k == "type" && r.peek()? == Kind::Str {
+                        out.library_type = Some(r.str()?.to_string());
+                    } else {
+                        r.skip()?;
+                    }
+                    Ok(())
+                })?;
+                let mut sub = Reader::new(raw);
+                walk(&mut sub, &mut w, 0)?;
+            }
+            _ => rd.skip()?,
+        }
+    }
+    if !saw_library && out.solutions == 0 {
+        return Err(Error::Shape("no `solutions` and no `library` key".into()));
+    }
+    out.processors = w.processors;
+    out.cu_counts = w.cu_counts;
+    out.placeholders = w.placeholders;
+    Ok(out)
+}
+
+/// Summarizes a library file by its name: `.yaml`/`.yml` as YAML, anything else as
+/// MessagePack.
+pub fn summarize(name: &str, data: &[u8]) -> Result<LibrarySummary, Error> {
+    let lower = name.to_ascii_lowercase();
+    if lower.ends_with(".yaml") || lower.ends_with(".yml") {
+        let text = std::str::from_utf8(data).map_err(|e| Error::Yaml(format!("not UTF-8: {e}")))?;
+        summarize_yaml(text)
+    } else {
+        summarize_msgpack(data)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    proptest! {
+        #[test]
+        fn never_panics(data in proptest::collection::vec(any::<u8>(), 0..400)) {
+            let _ = summarize_msgpack(&data);
+        }
+    }
+}

@@ -1,0 +1,134 @@
+//! Command-line interface definitions (clap). Only syntax lives here; commands are in `cmd/`.
+
+use clap::{Args, Parser, Subcommand};
+use std::path::PathBuf;
+
+/// Which execution path did the ROCm stack take on my AMD GPU, and why?
+///
+/// rocpath reads what the stack leaves behind (code objects, logs, traces, source) and
+/// records each finding as evidence with a class (confirmed / inferred / unresolved /
+/// limited) and a kind of proof.
+///
+/// Exit status: 0 = done, the answer is positive; 1 = done, the answer is negative (no code
+/// for the target, differences found); 2 = an error (bad usage, or an input that could not be
+/// read — the rest of the work was still done and reported).
+#[derive(Debug, Parser)]
+#[command(
+    name = "rocpath",
+    version,
+    propagate_version = true,
+    max_term_width = 110
+)]
+pub struct Cli {
+    #[command(flatten)]
+    pub global: Global,
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+/// Flags every command accepts.
+#[derive(Debug, Args, Clone)]
+pub struct Global {
+    /// Print one JSON document on stdout (for machines).
+    #[arg(long, global = true)]
+    pub json: bool,
+    /// Worker threads (default: all cores).
+    #[arg(long, global = true, value_name = "N")]
+    pub threads: Option<usize>,
+    /// Print less: no progress bar, no summary lines on stderr.
+    #[arg(short, long, global = true, conflicts_with = "verbose")]
+    pub quiet: bool,
+    /// Print more detail on stderr (repeat for more).
+    #[arg(short, long, global = true, action = clap::ArgAction::Count)]
+    pub verbose: u8,
+    /// Never draw a progress bar.
+    #[arg(long, global = true)]
+    pub no_progress: bool,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Show the AMD GPU architecture table (gfx targets, families, ISA features).
+    Arch(ArchArgs),
+    /// List every AMDGPU code object, Tensile library and MIOpen database under PATHs.
+    Inventory(InventoryArgs),
+    /// Will this install run on that GPU? Check every library against a device target id.
+    Check(CheckArgs),
+    /// What gfx targets and kernels appeared or disappeared between two installs.
+    Diff(DiffArgs),
+}
+
+#[derive(Debug, Args)]
+pub struct ArchArgs {
+    /// A processor (`gfx900`), a target id (`gfx90a:xnack+`) for one row in detail, or a
+    /// prefix (`gfx11`) to filter the table.
+    pub name: Option<String>,
+}
+
+/// Options shared by the commands that scan files.
+#[derive(Debug, Args, Clone)]
+pub struct ScanArgs {
+    /// Largest decompressed CCOB payload accepted, in bytes.
+    #[arg(long, value_name = "BYTES", default_value_t = 4 << 30)]
+    pub max_decompressed: u64,
+    /// Archive members up to this size are buffered; larger ones are scanned as a stream.
+    #[arg(long, value_name = "BYTES", default_value_t = 32 << 20)]
+    pub max_member_buffer: u64,
+}
+
+#[derive(Debug, Args)]
+pub struct InventoryArgs {
+    /// Files or directories: libraries, code objects, bundles, Tensile folders, .deb/.whl/.tar.
+    #[arg(required = true, value_name = "PATH")]
+    pub paths: Vec<PathBuf>,
+    /// Keep only this gfx target (`gfx900`) or exact target id (`gfx90a:xnack+`).
+    #[arg(long, value_name = "TARGET")]
+    pub target: Option<String>,
+    /// Print TSV (one row per code object) instead of the table.
+    #[arg(long, conflicts_with = "json")]
+    pub tsv: bool,
+    /// With --tsv: one row per kernel, with its metadata.
+    #[arg(long, requires = "tsv")]
+    pub kernels: bool,
+    /// Leave per-kernel metadata out of the JSON (counts stay).
+    #[arg(long)]
+    pub no_kernels: bool,
+    #[command(flatten)]
+    pub scan: ScanArgs,
+}
+
+#[derive(Debug, Args)]
+pub struct CheckArgs {
+    /// Device target id (`gfx900:xnack-`, `gfx1201`). Without it, the GPUs of this machine
+    /// are read from the KFD topology in sysfs or from `rocminfo`.
+    #[arg(long, value_name = "TARGET-ID")]
+    pub target: Option<String>,
+    /// Read the devices from a saved `rocminfo` output instead.
+    #[arg(long, value_name = "FILE", conflicts_with = "target")]
+    pub rocminfo: Option<PathBuf>,
+    /// Also evaluate an HSA_OVERRIDE_GFX_VERSION value (default: the environment's
+    /// HSA_OVERRIDE_GFX_VERSION, or HSA_OVERRIDE_GFX_VERSION_<device index>).
+    #[arg(long = "override", value_name = "X.Y.Z")]
+    pub override_version: Option<String>,
+    /// Print TSV instead of the table.
+    #[arg(long, conflicts_with = "json")]
+    pub tsv: bool,
+    /// Files or directories to check.
+    #[arg(required = true, value_name = "PATH")]
+    pub paths: Vec<PathBuf>,
+    #[command(flatten)]
+    pub scan: ScanArgs,
+}
+
+#[derive(Debug, Args)]
+pub struct DiffArgs {
+    /// The old install: a folder, a file, or a saved `rocpath inventory --json` document.
+    pub old: PathBuf,
+    /// The new install, likewise.
+    pub new: PathBuf,
+    /// Print TSV instead of the table.
+    #[arg(long, conflicts_with = "json")]
+    pub tsv: bool,
+    #[command(flatten)]
+    pub scan: ScanArgs,
+}

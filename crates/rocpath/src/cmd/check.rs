@@ -1,0 +1,118 @@
+//! `rocpath check [--target ID | --rocminfo FILE] PATH...`
+
+use crate::cli::CheckArgs;
+use crate::output::{BarProgress, Printer, Status};
+use rocpath_inventory::check::{Override, Verdict, check};
+use rocpath_inventory::device::{self, Device};
+use serde::Serialize;
+
+#[derive(Serialize)]
+struct Doc<'a> {
+    devices: &'a [rocpath_inventory::check::DeviceCheck],
+    errors: &'a [rocpath_inventory::ErrorRecord],
+}
+
+fn devices(a: &CheckArgs) -> anyhow::Result<Vec<Device>> {
+    if let Some(t) = &a.target {
+        let id = rocpath_arch::TargetId::parse(t).map_err(|e| anyhow::anyhow!("--target: {e}"))?;
+        if rocpath_arch::target(&id.processor).is_none() {
+            anyhow::bail!(
+                "--target: unknown gfx target {:?} (see `rocpath arch`)",
+                id.processor
+            );
+        }
+        return Ok(vec![Device {
+            source: "--target".into(),
+            name: None,
+            target: device::normalize(id),
+            generic: Vec::new(),
+            cus: None,
+        }]);
+    }
+    if let Some(f) = &a.rocminfo {
+        let text =
+            std::fs::read_to_string(f).map_err(|e| anyhow::anyhow!("{}: {e}", f.display()))?;
+        let d = device::parse_rocminfo(&text, &format!("rocminfo:{}", f.display()));
+        if d.is_empty() {
+            anyhow::bail!(
+                "{}: no GPU agent found in this rocminfo output",
+                f.display()
+            );
+        }
+        return Ok(d);
+    }
+    let d = device::detect();
+    if d.is_empty() {
+        anyhow::bail!(
+            "no AMD GPU found on this machine (no KFD topology, no rocminfo); pass --target gfxNNN or --rocminfo FILE"
+        );
+    }
+    Ok(d)
+}
+
+pub fn run(a: CheckArgs, p: &Printer) -> anyhow::Result<Status> {
+    super::check_paths(&a.paths)?;
+    let devs = devices(&a)?;
+    let bar = p.bar("scanning");
+    let opts = rocpath_inventory::Options {
+        limits: super::limits(&a.scan),
+        target: None,
+        no_kernels: true,
+    };
+    let inv = rocpath_inventory::scan(&a.paths, &opts, &BarProgress(bar.clone()));
+    bar.finish_and_clear();
+    p.error_text(&rocpath_render::errors_text(&inv));
+    let mut checks = Vec::new();
+    for (i, d) in devs.iter().enumerate() {
+        let ov = match &a.override_version {
+            Some(v) => Some(Override::new("--override", v)),
+            None => {
+                let per = format!("HSA_OVERRIDE_GFX_VERSION_{i}");
+                match (
+                    std::env::var(&per),
+                    std::env::var("HSA_OVERRIDE_GFX_VERSION"),
+                ) {
+                    (Ok(v), _) => Some(Override::new(&per, &v)),
+                    (_, Ok(v)) => Some(Override::new("HSA_OVERRIDE_GFX_VERSION", &v)),
+                    _ => None,
+                }
+            }
+        };
+        if let Some(o) = &ov {
+            if o.processor.is_none() {
+                p.note(&format!(
+                    "warning: {}={} names no gfx target LLVM knows",
+                    o.source, o.value
+                ));
+            }
+        }
+        checks.push(check(&inv, d, ov.as_ref()));
+    }
+    if p.global.json {
+        p.json(
+            "rocpath.check/1",
+            &Doc {
+                devices: &checks,
+                errors: &inv.errors,
+            },
+        )?;
+    } else if a.tsv {
+        p.data(&rocpath_render::check_tsv(&checks))?;
+    } else {
+        p.data(&rocpath_render::check_table(&checks))?;
+    }
+    let negative = checks
+        .iter()
+        .any(|c| c.libraries.iter().any(|l| l.verdict != Verdict::Runs))
+        || checks.iter().all(|c| c.libraries.is_empty());
+    let s = if negative {
+        Status::Negative
+    } else {
+        Status::Ok
+    };
+    Ok(if inv.errors.is_empty() {
+        s
+    } else {
+        Status::Error
+    })
+}

@@ -1,0 +1,76 @@
+//! `rocpath diff OLD NEW`
+
+use crate::cli::DiffArgs;
+use crate::output::{BarProgress, Printer, Status};
+use rocpath_inventory::Inventory;
+use serde::Serialize;
+use std::path::Path;
+
+#[derive(Serialize)]
+struct Doc<'a> {
+    old: String,
+    new: String,
+    #[serde(flatten)]
+    diff: &'a rocpath_inventory::diff::Diff,
+    errors: Vec<rocpath_inventory::ErrorRecord>,
+}
+
+fn load(path: &Path, a: &DiffArgs, p: &Printer) -> anyhow::Result<Inventory> {
+    if path.is_file() && path.extension().is_some_and(|e| e == "json") {
+        let text = std::fs::read_to_string(path)
+            .map_err(|e| anyhow::anyhow!("{}: {e}", path.display()))?;
+        let mut inv: Inventory = serde_json::from_str(&text).map_err(|e| {
+            anyhow::anyhow!(
+                "{}: not a `rocpath inventory --json` document: {e}",
+                path.display()
+            )
+        })?;
+        inv.finish();
+        return Ok(inv);
+    }
+    super::check_paths(&[path.to_path_buf()])?;
+    let bar = p.bar(&format!("scanning {}", path.display()));
+    let opts = rocpath_inventory::Options {
+        limits: super::limits(&a.scan),
+        target: None,
+        no_kernels: false,
+    };
+    let inv = rocpath_inventory::scan(&[path.to_path_buf()], &opts, &BarProgress(bar.clone()));
+    bar.finish_and_clear();
+    Ok(inv)
+}
+
+pub fn run(a: DiffArgs, p: &Printer) -> anyhow::Result<Status> {
+    let old = load(&a.old, &a, p)?;
+    let new = load(&a.new, &a, p)?;
+    let os = a.old.display().to_string();
+    let ns = a.new.display().to_string();
+    let d = rocpath_inventory::diff::diff(&old, &new, &[os.as_str()], &[ns.as_str()]);
+    let mut errors = old.errors.clone();
+    errors.extend(new.errors.iter().cloned());
+    for inv in [&old, &new] {
+        p.error_text(&rocpath_render::errors_text(inv));
+    }
+    if p.global.json {
+        p.json(
+            "rocpath.diff/1",
+            &Doc {
+                old: os,
+                new: ns,
+                diff: &d,
+                errors: errors.clone(),
+            },
+        )?;
+    } else if a.tsv {
+        p.data(&rocpath_render::diff_tsv(&d))?;
+    } else {
+        p.data(&rocpath_render::diff_table(&d))?;
+    }
+    Ok(if !errors.is_empty() {
+        Status::Error
+    } else if d.is_empty() {
+        Status::Ok
+    } else {
+        Status::Negative
+    })
+}

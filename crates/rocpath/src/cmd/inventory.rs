@@ -1,0 +1,50 @@
+//! `rocpath inventory PATH...`
+
+use crate::cli::InventoryArgs;
+use crate::output::{BarProgress, Printer, Status};
+use rocpath_inventory::{Inventory, Options};
+
+/// Status of a finished scan: errors win, then "found nothing".
+pub fn status_of(inv: &Inventory) -> Status {
+    if !inv.errors.is_empty() {
+        Status::Error
+    } else if inv.code_objects.is_empty() && inv.tensile.is_empty() && inv.miopen_dbs.is_empty() {
+        Status::Negative
+    } else {
+        Status::Ok
+    }
+}
+
+pub fn run(a: InventoryArgs, p: &Printer) -> anyhow::Result<Status> {
+    super::check_paths(&a.paths)?;
+    if let Some(t) = &a.target {
+        let proc_ = t.split(':').next().unwrap_or(t);
+        if rocpath_arch::target(proc_).is_none() {
+            anyhow::bail!("unknown gfx target {t:?} (see `rocpath arch`)");
+        }
+    }
+    let opts = Options {
+        limits: super::limits(&a.scan),
+        target: a.target.clone(),
+        no_kernels: a.no_kernels,
+    };
+    let bar = p.bar("scanning");
+    let started = std::time::Instant::now();
+    let inv = rocpath_inventory::scan(&a.paths, &opts, &BarProgress(bar.clone()));
+    bar.finish_and_clear();
+    p.error_text(&rocpath_render::errors_text(&inv));
+    if p.global.json {
+        p.json("rocpath.inventory/1", &inv)?;
+    } else if a.tsv {
+        p.data(&rocpath_render::inventory_tsv(&inv, a.kernels))?;
+    } else {
+        p.data(&rocpath_render::inventory_table(&inv))?;
+    }
+    if p.global.verbose > 0 {
+        p.note(&format!(
+            "scanned in {:.2} s",
+            started.elapsed().as_secs_f64()
+        ));
+    }
+    Ok(status_of(&inv))
+}

@@ -1,0 +1,39 @@
+//! One module per command. Each takes its parsed arguments and the printer and returns the
+//! exit status.
+
+mod arch;
+mod check;
+mod diff;
+mod inventory;
+
+use crate::cli::{Command, ScanArgs};
+use crate::output::{Printer, Status};
+use rocpath_sources::Limits;
+
+pub fn run(cmd: Command, p: &Printer) -> anyhow::Result<Status> {
+    match cmd {
+        Command::Arch(a) => arch::run(a, p),
+        Command::Inventory(a) => inventory::run(a, p),
+        Command::Check(a) => check::run(a, p),
+        Command::Diff(a) => diff::run(a, p),
+    }
+}
+
+/// Limits from the scan flags.
+pub fn limits(s: &ScanArgs) -> Limits {
+    Limits {
+        max_decompressed: s.max_decompressed,
+        max_member_buffer: s.max_member_buffer,
+        ..Limits::default()
+    }
+}
+
+/// Checks that every path exists before a long scan starts.
+pub fn check_paths(paths: &[std::path::PathBuf]) -> anyhow::Result<()> {
+    for p in paths {
+        if std::fs::symlink_metadata(p).is_err() {
+            anyhow::bail!("{}: no such file or directory", p.display());
+        }
+    }
+    Ok(())
+}

@@ -1,0 +1,403 @@
+//! The table-driven decoder.
+
+use crate::classify::Class;
+use crate::generated::{mnemonics, tables};
+use crate::layout::{Family, Format, Gen, entry, layout};
+
+/// Tables of one decoder variant (a set of processors with identical tables).
+#[derive(Debug)]
+pub(crate) struct Variant {
+    /// Generation, which fixes the encoding formats.
+    pub(crate) gen_: Gen,
+    /// One dense table per format of the generation's layout, in layout order.
+    pub(crate) tables: &'static [&'static [u32]],
+    /// gfx950: key of `v_mfma_ld_scale_b32` in the VOP3P table, and the table of the 16-byte
+    /// scaled MFMA by the opcode of the second half.
+    pub(crate) px2: Option<(usize, &'static [u32])>,
+}
+
+/// Expand `(start, count, value)` runs into a dense table (used by the generated tables).
+pub(crate) const fn sparse<const N: usize>(runs: &[(usize, usize, u32)]) -> [u32; N] {
+    let mut t = [0u32; N];
+    let mut i = 0;
+    while i < runs.len() {
+        let (start, count, value) = runs[i];
+        let mut k = 0;
+        while k < count {
+            if start + k < N {
+                t[start + k] = value;
+            }
+            k += 1;
+        }
+        i += 1;
+    }
+    t
+}
+
+/// A mnemonic, as a small integer id into the generated mnemonic list.
+///
+/// Ids are stable within one build of the crate (they are indices into the sorted list of every
+/// mnemonic LLVM printed while the tables were generated); use [`Mnemonic::as_str`] for
+/// anything persisted.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct Mnemonic(pub(crate) u16);
+
+impl Mnemonic {
+    /// `.long`: a 4-byte word LLVM could not decode.
+    pub const LONG: Mnemonic = Mnemonic(0);
+    /// `.byte`: one byte of a legacy `amd_kernel_code_t` header.
+    pub const BYTE: Mnemonic = Mnemonic(1);
+    /// Number of distinct mnemonics (ids are `0..COUNT`).
+    pub const COUNT: usize = mnemonics::COUNT;
+
+    /// The id.
+    pub const fn id(self) -> u16 {
+        self.0
+    }
+
+    /// The mnemonic with id `id`, if it exists.
+    pub fn from_id(id: u16) -> Option<Mnemonic> {
+        (usize::from(id) < mnemonics::COUNT).then_some(Mnemonic(id))
+    }
+
+    /// Look a mnemonic up by its text (binary search; not for hot paths).
+    pub fn from_name(name: &str) -> Option<Mnemonic> {
+        let rest = mnemonics::NAMES.get(2..).unwrap_or(&[]);
+        match name {
+            ".long" => Some(Mnemonic::LONG),
+            ".byte" => Some(Mnemonic::BYTE),
+            _ => rest
+                .binary_search(&name)
+                .ok()
+                .and_then(|i| u16::try_from(i + 2).ok())
+                .map(Mnemonic),
+        }
+    }
+
+    /// The text `llvm-objdump-22 -d` prints as the first token of the line.
+    pub fn as_str(self) -> &'static str {
+        mnemonics::NAMES
+            .get(usize::from(self.0))
+            .copied()
+            .unwrap_or(".long")
+    }
+
+    /// The instruction class.
+    pub fn class(self) -> Class {
+        mnemonics::CLASSES
+            .get(usize::from(self.0))
+            .copied()
+            .unwrap_or(Class::Other)
+    }
+
+    /// The research-workflow signals of this mnemonic.
+    pub fn signals(self) -> Signals {
+        Signals(
+            mnemonics::SIGNALS
+                .get(usize::from(self.0))
+                .copied()
+                .unwrap_or(0),
+        )
+    }
+
+    /// Every mnemonic, by id.
+    pub fn all() -> impl Iterator<Item = Mnemonic> {
+        (0..mnemonics::COUNT)
+            .filter_map(|i| u16::try_from(i).ok())
+            .map(Mnemonic)
+    }
+}
+
+impl std::fmt::Display for Mnemonic {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// The five signals of the research workflow, as flags of one mnemonic.
+///
+/// * `dot4`: `(?i)v_dot4|v_dot2`
+/// * `packed`: `\bv_pk_`
+/// * `mfma`: `\bv_mfma`
+/// * `fma`: `\bv_fma|\bv_mac|\bv_mad`
+/// * `memory`: `buffer_|global_|flat_|ds_read|ds_write|scratch_`
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+pub struct Signals(pub(crate) u8);
+
+impl Signals {
+    /// Matches `(?i)v_dot4|v_dot2`.
+    pub const fn dot4(self) -> bool {
+        self.0 & crate::classify::SIG_DOT4 != 0
+    }
+    /// Matches `\bv_pk_`.
+    pub const fn packed(self) -> bool {
+        self.0 & crate::classify::SIG_PACKED != 0
+    }
+    /// Matches `\bv_mfma`.
+    pub const fn mfma(self) -> bool {
+        self.0 & crate::classify::SIG_MFMA != 0
+    }
+    /// Matches `\bv_fma|\bv_mac|\bv_mad`.
+    pub const fn fma(self) -> bool {
+        self.0 & crate::classify::SIG_FMA != 0
+    }
+    /// Matches `buffer_|global_|flat_|ds_read|ds_write|scratch_`.
+    pub const fn memory(self) -> bool {
+        self.0 & crate::classify::SIG_MEMORY != 0
+    }
+    /// Raw bits (`dot4` = 1, `packed` = 2, `mfma` = 4, `fma` = 8, `memory` = 16).
+    pub const fn bits(self) -> u8 {
+        self.0
+    }
+}
+
+/// One decoded instruction.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Inst {
+    /// Length in bytes, including literal constants and extra dwords.
+    pub len: u8,
+    /// The mnemonic.
+    pub mnemonic: Mnemonic,
+    /// Encoding family.
+    pub family: Family,
+}
+
+impl Inst {
+    /// The instruction class.
+    pub fn class(&self) -> Class {
+        self.mnemonic.class()
+    }
+}
+
+/// The result of decoding the bytes at one position.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Decoded {
+    /// A valid instruction.
+    Inst(Inst),
+    /// The word does not decode (llvm-objdump prints `.long` and resumes 4 bytes later).
+    Unknown,
+    /// The instruction needs `needed` bytes but fewer are left in the buffer.
+    Truncated {
+        /// Bytes the instruction would need.
+        needed: u8,
+    },
+}
+
+impl Decoded {
+    /// The instruction, if valid.
+    pub fn inst(&self) -> Option<Inst> {
+        match self {
+            Decoded::Inst(i) => Some(*i),
+            _ => None,
+        }
+    }
+}
+
+/// A decoder for one processor.
+#[derive(Debug, Clone, Copy)]
+pub struct Decoder {
+    variant: &'static Variant,
+    formats: &'static [Format],
+    dispatch: &'static [u8; 512],
+    cpu: &'static str,
+}
+
+static DISPATCH_GFX89: [u8; 512] = layout(Gen::Gfx9).dispatch();
+static DISPATCH_GFX10: [u8; 512] = layout(Gen::Gfx10).dispatch();
+static DISPATCH_GFX11: [u8; 512] = layout(Gen::Gfx11).dispatch();
+static DISPATCH_GFX12: [u8; 512] = layout(Gen::Gfx12).dispatch();
+
+/// Generic targets and the processor whose tables they use when LLVM has no separate entry.
+const ALIASES: &[(&str, &str)] = &[("gfx940", "gfx942"), ("gfx941", "gfx942")];
+
+#[inline]
+fn read32(b: &[u8], at: usize) -> Option<u32> {
+    let s = b.get(at..at.checked_add(4)?)?;
+    let a: [u8; 4] = s.try_into().ok()?;
+    Some(u32::from_le_bytes(a))
+}
+
+impl Decoder {
+    /// A decoder for `target`: a processor name (`gfx90a`), a full target id
+    /// (`gfx90a:sramecc+:xnack-`, `amdgcn-amd-amdhsa--gfx942`) or a generic target
+    /// (`gfx11-generic`). `None` for processors the tables do not cover (GFX6/7, gfx125x).
+    pub fn for_target(target: &str) -> Option<Decoder> {
+        let t = target.rsplit("--").next().unwrap_or(target);
+        let t = t
+            .rsplit('-')
+            .next()
+            .filter(|s| s.starts_with("gfx") && !t.ends_with("generic"))
+            .unwrap_or(t);
+        let name = t.split(':').next().unwrap_or(t).trim().to_ascii_lowercase();
+        let name = ALIASES
+            .iter()
+            .find(|(a, _)| *a == name)
+            .map_or(name.as_str(), |(_, b)| b);
+        let (cpu, vi) = tables::CPUS.iter().find(|(c, _)| *c == name)?;
+        let variant = tables::VARIANTS.get(usize::from(*vi))?;
+        let (formats, dispatch) = match variant.gen_ {
+            Gen::Gfx8 | Gen::Gfx9 => (layout(Gen::Gfx9).formats, &DISPATCH_GFX89),
+            Gen::Gfx10 => (layout(Gen::Gfx10).formats, &DISPATCH_GFX10),
+            Gen::Gfx11 => (layout(Gen::Gfx11).formats, &DISPATCH_GFX11),
+            Gen::Gfx12 => (layout(Gen::Gfx12).formats, &DISPATCH_GFX12),
+        };
+        Some(Decoder {
+            variant,
+            formats,
+            dispatch,
+            cpu,
+        })
+    }
+
+    /// A decoder for the processor of an AMDGPU ELF `e_flags` value (`EF_AMDGPU_MACH_*` in the
+    /// low 8 bits), as used by code objects v3 and later. `None` for unknown or uncovered
+    /// processors (and for 0, the value of legacy v1/v2 objects).
+    pub fn for_mach(e_flags: u32) -> Option<Decoder> {
+        let name = match e_flags & 0xff {
+            0x28 => "gfx801",
+            0x29 => "gfx802",
+            0x2a => "gfx803",
+            0x2b => "gfx810",
+            0x3c => "gfx805",
+            0x2c => "gfx900",
+            0x2d => "gfx902",
+            0x2e => "gfx904",
+            0x2f => "gfx906",
+            0x30 => "gfx908",
+            0x31 => "gfx909",
+            0x32 => "gfx90c",
+            0x3f => "gfx90a",
+            0x40 | 0x4b | 0x4c => "gfx942",
+            0x4f => "gfx950",
+            0x33 => "gfx1010",
+            0x34 => "gfx1011",
+            0x35 => "gfx1012",
+            0x42 => "gfx1013",
+            0x36 => "gfx1030",
+            0x37 => "gfx1031",
+            0x38 => "gfx1032",
+            0x39 => "gfx1033",
+            0x3e => "gfx1034",
+            0x3d => "gfx1035",
+            0x45 => "gfx1036",
+            0x41 => "gfx1100",
+            0x46 => "gfx1101",
+            0x47 => "gfx1102",
+            0x44 => "gfx1103",
+            0x43 => "gfx1150",
+            0x4a => "gfx1151",
+            0x55 => "gfx1152",
+            0x58 => "gfx1153",
+            0x48 => "gfx1200",
+            0x4e => "gfx1201",
+            0x51 => "gfx9-generic",
+            0x5f => "gfx9-4-generic",
+            0x52 => "gfx10-1-generic",
+            0x53 => "gfx10-3-generic",
+            0x54 => "gfx11-generic",
+            0x59 => "gfx12-generic",
+            _ => return None,
+        };
+        Decoder::for_target(name)
+    }
+
+    /// Every processor name the tables cover.
+    pub fn processors() -> impl Iterator<Item = &'static str> {
+        tables::CPUS.iter().map(|(c, _)| *c)
+    }
+
+    /// The processor whose tables this decoder uses.
+    pub fn processor(&self) -> &'static str {
+        self.cpu
+    }
+
+    /// The generation.
+    pub fn generation(&self) -> Gen {
+        self.variant.gen_
+    }
+
+    /// Decode the instruction at the start of `bytes`.
+    #[inline]
+    pub fn decode(&self, bytes: &[u8]) -> Decoded {
+        let Some(dw0) = read32(bytes, 0) else {
+            return Decoded::Truncated { needed: 4 };
+        };
+        let fi = usize::from(
+            self.dispatch
+                .get((dw0 >> 23) as usize)
+                .copied()
+                .unwrap_or(0),
+        );
+        if fi == 0 {
+            return Decoded::Unknown;
+        }
+        let Some(fmt) = self.formats.get(fi - 1) else {
+            return Decoded::Unknown;
+        };
+        let dw1 = read32(bytes, 4);
+        let q = u64::from(dw0) | (u64::from(dw1.unwrap_or(0)) << 32);
+        if dw1.is_none() && fmt.needs_dw1() {
+            // Decide from the first dword alone only when that is unambiguous.
+            return Decoded::Truncated { needed: 8 };
+        }
+        let Some(table) = self.variant.tables.get(fi - 1) else {
+            return Decoded::Unknown;
+        };
+        let key = fmt.key_of(q);
+        let mut e = table
+            .get(key * fmt.sub.count() + fmt.sub.of(q))
+            .copied()
+            .unwrap_or(0);
+        if let Some((pk, px)) = self.variant.px2 {
+            if key == pk && fmt.family == Family::Vop3p {
+                if let Some(dw2) = read32(bytes, 8) {
+                    if dw2 & fmt.mask == fmt.value && read32(bytes, 12).is_some() {
+                        let e2 = px.get(((dw2 >> 16) & 0x7f) as usize).copied().unwrap_or(0);
+                        if e2 != 0 {
+                            e = e2;
+                        }
+                    }
+                }
+            }
+        }
+        let Some(m) = entry::mnemonic(e) else {
+            return Decoded::Unknown;
+        };
+        let mut dwords = entry::dwords(e);
+        let lm = entry::litmask(e);
+        if lm != 0 {
+            let fmask = (1u64 << fmt.lit_width) - 1;
+            let mut j = 0;
+            while j < fmt.lits.len() {
+                if lm & (1 << j) != 0 {
+                    if let Some(&lo) = fmt.lits.get(j) {
+                        if (q >> lo) & fmask == 0xff {
+                            dwords += 1;
+                            break;
+                        }
+                    }
+                }
+                j += 1;
+            }
+        }
+        let len = (dwords * 4) as usize;
+        if len > bytes.len() {
+            return Decoded::Truncated {
+                needed: len.min(255) as u8,
+            };
+        }
+        let family = match fmt.seg {
+            Some(lo) => match (dw0 >> lo) & 3 {
+                1 => Family::Scratch,
+                2 => Family::Global,
+                _ => Family::Flat,
+            },
+            None => fmt.family,
+        };
+        Decoded::Inst(Inst {
+            len: len as u8,
+            mnemonic: Mnemonic(m),
+            family,
+        })
+    }
+}

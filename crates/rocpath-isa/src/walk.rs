@@ -1,0 +1,220 @@
+//! The `llvm-objdump -d` walk over one executable section.
+
+use crate::decoder::{Decoded, Decoder, Mnemonic};
+use crate::layout::Family;
+
+/// What kind of symbol starts a range.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum SymbolKind {
+    /// An ordinary symbol (function, label, kernel): decoding starts at its address.
+    #[default]
+    Code,
+    /// A code object v1/v2 kernel (`STT_AMDGPU_HSA_KERNEL`, ELF symbol type 10): llvm-objdump
+    /// cannot decode its 256-byte `amd_kernel_code_t` header and prints it as 256 `.byte` lines,
+    /// then decodes the rest.
+    LegacyKernel,
+}
+
+/// A symbol inside the section: where a decoding range starts.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct SymbolStart {
+    /// Virtual address (same space as the section address).
+    pub address: u64,
+    /// Kind.
+    pub kind: SymbolKind,
+}
+
+/// What one walked item is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ItemKind {
+    /// A decoded instruction of this family.
+    Inst(Family),
+    /// A word that did not decode (`.long`).
+    Long,
+    /// A byte of a legacy kernel header (`.byte`).
+    Byte,
+}
+
+/// One line of `llvm-objdump -d` output that counts as an instruction.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Item {
+    /// Offset from the section start.
+    pub offset: u64,
+    /// Bytes covered (4 for `.long`, 1 for `.byte`).
+    pub len: u8,
+    /// Mnemonic (`Mnemonic::LONG` / `Mnemonic::BYTE` for data lines).
+    pub mnemonic: Mnemonic,
+    /// Kind.
+    pub kind: ItemKind,
+}
+
+/// Number of leading zero bytes llvm-objdump skips at `bytes` (`countSkippableZeroBytes`):
+/// runs shorter than 8 are not skipped, longer runs are rounded down to a multiple of 4.
+fn skippable_zeros(bytes: &[u8]) -> usize {
+    let n = bytes.iter().take_while(|&&b| b == 0).count();
+    if n < 8 { 0 } else { n & !3 }
+}
+
+/// Iterator over the instructions of one executable section, with llvm-objdump's rules.
+///
+/// Created by [`Decoder::walk`]. It yields no allocation per item.
+#[derive(Debug, Clone)]
+pub struct Walk<'a, 's> {
+    decoder: Decoder,
+    section: &'a [u8],
+    address: u64,
+    symbols: &'s [SymbolStart],
+    /// Index of the next symbol to start.
+    next_sym: usize,
+    /// Current offset and the end of the current range (section offsets).
+    pos: usize,
+    end: usize,
+    /// Remaining `.byte` lines of a legacy kernel header.
+    header_left: usize,
+    started: bool,
+}
+
+impl<'a, 's> Walk<'a, 's> {
+    pub(crate) fn new(
+        decoder: Decoder,
+        section: &'a [u8],
+        address: u64,
+        symbols: &'s [SymbolStart],
+    ) -> Self {
+        Walk {
+            decoder,
+            section,
+            address,
+            symbols,
+            next_sym: 0,
+            pos: 0,
+            end: 0,
+            header_left: 0,
+            started: false,
+        }
+    }
+
+    /// Section offset of symbol `i`, if the symbol lies inside the section.
+    fn sym_offset(&self, i: usize) -> Option<usize> {
+        let s = self.symbols.get(i)?;
+        let off = s.address.checked_sub(self.address)?;
+        usize::try_from(off)
+            .ok()
+            .filter(|&o| o < self.section.len())
+    }
+
+    /// Start the next range. Returns false when the section is done.
+    fn next_range(&mut self) -> bool {
+        let len = self.section.len();
+        if !self.started {
+            self.started = true;
+            while self
+                .symbols
+                .get(self.next_sym)
+                .is_some_and(|s| s.address < self.address)
+            {
+                self.next_sym += 1;
+            }
+            let first = self.sym_offset(self.next_sym).unwrap_or(len);
+            if first > 0 {
+                self.pos = 0;
+                self.end = first;
+                self.header_left = 0;
+                return true;
+            }
+        }
+        let Some(start) = self.sym_offset(self.next_sym) else {
+            return false;
+        };
+        let mut kind = SymbolKind::Code;
+        while self.sym_offset(self.next_sym) == Some(start) {
+            if self
+                .symbols
+                .get(self.next_sym)
+                .is_some_and(|s| s.kind == SymbolKind::LegacyKernel)
+            {
+                kind = SymbolKind::LegacyKernel;
+            }
+            self.next_sym += 1;
+        }
+        self.pos = start;
+        self.end = self.sym_offset(self.next_sym).unwrap_or(len);
+        self.header_left = if kind == SymbolKind::LegacyKernel {
+            256.min(self.end - start)
+        } else {
+            0
+        };
+        true
+    }
+}
+
+impl Iterator for Walk<'_, '_> {
+    type Item = Item;
+
+    fn next(&mut self) -> Option<Item> {
+        loop {
+            if !self.started || self.pos >= self.end {
+                if !self.next_range() {
+                    return None;
+                }
+                continue;
+            }
+            let at = self.pos;
+            if self.header_left > 0 {
+                self.header_left -= 1;
+                self.pos += 1;
+                return Some(Item {
+                    offset: at as u64,
+                    len: 1,
+                    mnemonic: Mnemonic::BYTE,
+                    kind: ItemKind::Byte,
+                });
+            }
+            let rest = self.section.get(at..).unwrap_or(&[]);
+            let in_range = self.section.get(at..self.end).unwrap_or(&[]);
+            let z = skippable_zeros(in_range);
+            if z > 0 {
+                self.pos += z;
+                continue;
+            }
+            match self.decoder.decode(rest) {
+                Decoded::Inst(i) => {
+                    self.pos += usize::from(i.len);
+                    return Some(Item {
+                        offset: at as u64,
+                        len: i.len,
+                        mnemonic: i.mnemonic,
+                        kind: ItemKind::Inst(i.family),
+                    });
+                }
+                Decoded::Unknown | Decoded::Truncated { .. } => {
+                    let n = rest.len().min(4);
+                    self.pos += n.max(1);
+                    return Some(Item {
+                        offset: at as u64,
+                        len: n as u8,
+                        mnemonic: Mnemonic::LONG,
+                        kind: ItemKind::Long,
+                    });
+                }
+            }
+        }
+    }
+}
+
+impl Decoder {
+    /// Walk one executable section like `llvm-objdump -d` does: one range per distinct symbol
+    /// address (`symbols`, sorted by address; symbols outside the section are ignored), plus
+    /// the bytes before the first symbol. Inside a range, runs of 8 or more zero bytes are
+    /// skipped (rounded down to a multiple of 4); words that do not decode yield `.long` items
+    /// and decoding resumes 4 bytes later; instructions may extend past the range end (the
+    /// next range starts at its symbol regardless).
+    pub fn walk<'a, 's>(
+        &self,
+        section: &'a [u8],
+        address: u64,
+        symbols: &'s [SymbolStart],
+    ) -> Walk<'a, 's> {
+        Walk::new(*self, section, address, symbols)
+    }
+}

@@ -1,0 +1,179 @@
+//! Shared helpers for the fixture tests: find `../shared`, cut code objects out of their
+//! containers with `manifest.tsv`, and list executable sections and symbols.
+#![allow(dead_code)]
+
+use object::{Object, ObjectSection, ObjectSymbol, SectionFlags, SymbolFlags};
+use rocpath_isa::{SymbolKind, SymbolStart};
+use std::path::PathBuf;
+
+/// `$ROCPATH_SHARED`, else `<workspace>/../shared`, if it exists.
+pub fn shared_dir() -> Option<PathBuf> {
+    let p = match std::env::var_os("ROCPATH_SHARED") {
+        Some(p) => PathBuf::from(p),
+        None => PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../../shared"),
+    };
+    p.join("fixtures/codeobjects").is_dir().then_some(p)
+}
+
+pub fn fixtures_dir() -> Option<PathBuf> {
+    shared_dir().map(|p| p.join("fixtures/codeobjects"))
+}
+
+/// One code object from the manifest.
+pub struct CodeObject {
+    /// Reference base name (`NAME` or `NAME.ENTRY`).
+    pub base: String,
+    pub bytes: Vec<u8>,
+    /// Processor for the decoder.
+    pub cpu: String,
+    pub instructions: u64,
+}
+
+fn unbundle(data: &[u8], entry: &str) -> Option<Vec<u8>> {
+    let magic = b"__CLANG_OFFLOAD_BUNDLE__";
+    if data.get(..24)? != magic {
+        return None;
+    }
+    let n = u64::from_le_bytes(data.get(24..32)?.try_into().ok()?) as usize;
+    let mut q = 32;
+    for _ in 0..n {
+        let off = u64::from_le_bytes(data.get(q..q + 8)?.try_into().ok()?) as usize;
+        let size = u64::from_le_bytes(data.get(q + 8..q + 16)?.try_into().ok()?) as usize;
+        let idl = u64::from_le_bytes(data.get(q + 16..q + 24)?.try_into().ok()?) as usize;
+        let id = std::str::from_utf8(data.get(q + 24..q + 24 + idl)?).ok()?;
+        q += 24 + idl;
+        if id.replace(':', "_") == entry {
+            return data.get(off..off + size).map(<[u8]>::to_vec);
+        }
+    }
+    None
+}
+
+/// Decompress a CCOB (v2: 24-byte header, then one zstd frame) into its bundle.
+pub fn ccob_decompress(data: &[u8]) -> Option<Vec<u8>> {
+    if data.get(..4)? != b"CCOB" {
+        return None;
+    }
+    let total = u32::from_le_bytes(data.get(8..12)?.try_into().ok()?) as usize;
+    zstd::stream::decode_all(data.get(24..total.min(data.len()))?).ok()
+}
+
+/// Processor name from the manifest's `llvm-readelf -h` flags text (`0x54c, gfx942, xnack`).
+fn cpu_of(flags: &str) -> String {
+    flags
+        .split(',')
+        .nth(1)
+        .map(|s| s.trim().to_string())
+        .unwrap_or_else(|| "gfx900".to_string())
+}
+
+/// Every code object listed in `manifest.tsv`.
+pub fn code_objects() -> Option<Vec<CodeObject>> {
+    let dir = fixtures_dir()?;
+    let manifest = std::fs::read_to_string(dir.join("manifest.tsv")).ok()?;
+    let mut lines = manifest.lines();
+    let header: Vec<&str> = lines.next()?.split('\t').collect();
+    let col = |name: &str| header.iter().position(|h| *h == name);
+    let (cf, ce, co, cs, cfl, cm, ci) = (
+        col("fixture")?,
+        col("entry")?,
+        col("offset_in_fixture")?,
+        col("codeobj_bytes")?,
+        col("elf_flags(llvm-readelf)")?,
+        col("mnemonics_file")?,
+        col("instructions")?,
+    );
+    let mut out = Vec::new();
+    for l in lines {
+        let f: Vec<&str> = l.split('\t').collect();
+        let data = std::fs::read(dir.join(f[cf])).ok()?;
+        let size: usize = f[cs].parse().ok()?;
+        let bytes = if f[co] == "-" {
+            let bundle = ccob_decompress(&data)?;
+            unbundle(&bundle, f[ce])?
+        } else {
+            let off: usize = f[co].parse().ok()?;
+            data.get(off..off + size)?.to_vec()
+        };
+        assert_eq!(bytes.len(), size, "{}", f[cf]);
+        out.push(CodeObject {
+            base: f[cm].trim_end_matches(".mnemonics.tsv").to_string(),
+            bytes,
+            cpu: cpu_of(f[cfl]),
+            instructions: f[ci].parse().unwrap_or(0),
+        });
+    }
+    Some(out)
+}
+
+/// An executable section: bytes, address, and the symbols inside it (sorted).
+pub struct ExecSection<'a> {
+    pub name: String,
+    pub bytes: &'a [u8],
+    pub address: u64,
+    pub symbols: Vec<SymbolStart>,
+}
+
+/// Executable (SHF_EXECINSTR) sections with the symbols llvm-objdump uses as range starts.
+pub fn exec_sections(elf: &[u8]) -> Vec<ExecSection<'_>> {
+    let file = object::File::parse(elf).expect("ELF");
+    let is_rel = file.kind() == object::ObjectKind::Relocatable;
+    let mut out = Vec::new();
+    for sec in file.sections() {
+        let SectionFlags::Elf { sh_flags } = sec.flags() else {
+            continue;
+        };
+        if sh_flags & 0x4 == 0 {
+            continue;
+        }
+        let Ok(bytes) = sec.data() else { continue };
+        let address = sec.address();
+        let mut symbols = Vec::new();
+        for sym in file.symbols() {
+            if sym.section_index() != Some(sec.index()) {
+                continue;
+            }
+            let SymbolFlags::Elf { st_info, .. } = sym.flags() else {
+                continue;
+            };
+            let st_type = st_info & 0xf;
+            if st_type == 3 || st_type == 4 {
+                continue; // STT_SECTION, STT_FILE
+            }
+            let addr = if is_rel {
+                address + sym.address()
+            } else {
+                sym.address()
+            };
+            let kind = if st_type == 10 {
+                SymbolKind::LegacyKernel
+            } else {
+                SymbolKind::Code
+            };
+            symbols.push(SymbolStart {
+                address: addr,
+                kind,
+            });
+        }
+        symbols.sort_by_key(|s| (s.address, s.kind == SymbolKind::Code));
+        out.push(ExecSection {
+            name: sec.name().unwrap_or("").to_string(),
+            bytes,
+            address,
+            symbols,
+        });
+    }
+    out
+}
+
+/// Parse a reference histogram file.
+pub fn read_reference(path: &std::path::Path) -> Vec<(String, u64)> {
+    std::fs::read_to_string(path)
+        .unwrap_or_default()
+        .lines()
+        .filter_map(|l| {
+            let (m, c) = l.split_once('\t')?;
+            Some((m.to_string(), c.parse().ok()?))
+        })
+        .collect()
+}

@@ -41,7 +41,12 @@ pub enum Class {
 
 impl Class {
     /// All classes, strongest first.
-    pub const ALL: [Class; 4] = [Class::Confirmed, Class::Inferred, Class::Unresolved, Class::Limited];
+    pub const ALL: [Class; 4] = [
+        Class::Confirmed,
+        Class::Inferred,
+        Class::Unresolved,
+        Class::Limited,
+    ];
 
     /// The lower-case name used in JSON, TSV and the ledger.
     pub fn as_str(self) -> &'static str {
@@ -151,7 +156,10 @@ pub struct Locator {
 impl Locator {
     /// A locator for a whole file.
     pub fn file(path: impl Into<String>) -> Self {
-        Locator { path: path.into(), ..Locator::default() }
+        Locator {
+            path: path.into(),
+            ..Locator::default()
+        }
     }
     /// Sets the container chain.
     pub fn with_member(mut self, member: impl Into<String>) -> Self {
@@ -213,7 +221,13 @@ pub struct Evidence {
 impl Evidence {
     /// New evidence with no sources yet.
     pub fn new(class: Class, kind: Proof, rule: impl Into<String>) -> Self {
-        Evidence { class, kind, rule: rule.into(), sources: Vec::new(), note: String::new() }
+        Evidence {
+            class,
+            kind,
+            rule: rule.into(),
+            sources: Vec::new(),
+            note: String::new(),
+        }
     }
     /// Adds a supporting location.
     pub fn at(mut self, loc: Locator) -> Self {
@@ -267,7 +281,9 @@ mod tests {
     #[test]
     fn evidence_json_shape() {
         let ev = Evidence::new(Class::Inferred, Proof::Hypothesis, "check.will_load")
-            .at(Locator::file("a.so").with_member("hip_fatbin > bundle#0").with_offset(16))
+            .at(Locator::file("a.so")
+                .with_member("hip_fatbin > bundle#0")
+                .with_offset(16))
             .because("xnack any matches");
         let v: serde_json::Value = serde_json::to_value(&ev).unwrap();
         assert_eq!(v["class"], "inferred");

@@ -141,7 +141,11 @@ fn marker_name(m: Marker) -> &'static str {
 impl<'a> Reader<'a> {
     /// A reader over `data`; offsets in errors count from 0.
     pub fn new(data: &'a [u8]) -> Self {
-        Reader { data, pos: 0, base: 0 }
+        Reader {
+            data,
+            pos: 0,
+            base: 0,
+        }
     }
 
     /// A reader whose error offsets are shifted by `base` (the slice's offset in its file).
@@ -207,7 +211,11 @@ impl<'a> Reader<'a> {
             "map" => Kind::Map,
             "ext" => Kind::Ext,
             _ => {
-                return Err(Error::Type { offset: self.offset(), expected: "a value", found: "reserved" });
+                return Err(Error::Type {
+                    offset: self.offset(),
+                    expected: "a value",
+                    found: "reserved",
+                });
             }
         })
     }
@@ -215,9 +223,17 @@ impl<'a> Reader<'a> {
     fn check_len(&self, off: u64, len: u64, min_bytes_each: u64) -> Result<usize> {
         let remaining = self.remaining() as u64;
         if len.saturating_mul(min_bytes_each) > remaining {
-            return Err(Error::LengthBomb { offset: off, len, remaining });
+            return Err(Error::LengthBomb {
+                offset: off,
+                len,
+                remaining,
+            });
         }
-        usize::try_from(len).map_err(|_| Error::LengthBomb { offset: off, len, remaining })
+        usize::try_from(len).map_err(|_| Error::LengthBomb {
+            offset: off,
+            len,
+            remaining,
+        })
     }
 
     /// Reads a map header and returns the number of key/value pairs.
@@ -229,7 +245,11 @@ impl<'a> Reader<'a> {
             Marker::Map32 => self.be(4)?,
             other => {
                 self.pos -= 1;
-                return Err(Error::Type { offset: off, expected: "map", found: marker_name(other) });
+                return Err(Error::Type {
+                    offset: off,
+                    expected: "map",
+                    found: marker_name(other),
+                });
             }
         };
         self.check_len(off, len, 2)
@@ -244,7 +264,11 @@ impl<'a> Reader<'a> {
             Marker::Array32 => self.be(4)?,
             other => {
                 self.pos -= 1;
-                return Err(Error::Type { offset: off, expected: "array", found: marker_name(other) });
+                return Err(Error::Type {
+                    offset: off,
+                    expected: "array",
+                    found: marker_name(other),
+                });
             }
         };
         self.check_len(off, len, 1)
@@ -260,7 +284,11 @@ impl<'a> Reader<'a> {
             Marker::Str32 => self.be(4)?,
             other => {
                 self.pos -= 1;
-                return Err(Error::Type { offset: off, expected: "str", found: marker_name(other) });
+                return Err(Error::Type {
+                    offset: off,
+                    expected: "str",
+                    found: marker_name(other),
+                });
             }
         };
         let len = self.check_len(off, len, 1)?;
@@ -287,7 +315,11 @@ impl<'a> Reader<'a> {
             Marker::False => Ok(false),
             other => {
                 self.pos -= 1;
-                Err(Error::Type { offset: off, expected: "bool", found: marker_name(other) })
+                Err(Error::Type {
+                    offset: off,
+                    expected: "bool",
+                    found: marker_name(other),
+                })
             }
         }
     }
@@ -308,7 +340,11 @@ impl<'a> Reader<'a> {
             Marker::I64 => i128::from(self.be(8)? as i64),
             other => {
                 self.pos -= 1;
-                return Err(Error::Type { offset: off, expected: "int", found: marker_name(other) });
+                return Err(Error::Type {
+                    offset: off,
+                    expected: "int",
+                    found: marker_name(other),
+                });
             }
         })
     }
@@ -349,7 +385,11 @@ impl<'a> Reader<'a> {
             pending -= 1;
             let (m, off) = self.marker()?;
             let children: u64 = match m {
-                Marker::Null | Marker::True | Marker::False | Marker::FixPos(_) | Marker::FixNeg(_) => 0,
+                Marker::Null
+                | Marker::True
+                | Marker::False
+                | Marker::FixPos(_)
+                | Marker::FixNeg(_) => 0,
                 Marker::U8 | Marker::I8 => {
                     self.take(1)?;
                     0
@@ -408,7 +448,11 @@ impl<'a> Reader<'a> {
                 Marker::Map16 => self.be(2)? * 2,
                 Marker::Map32 => self.be(4)? * 2,
                 Marker::Reserved => {
-                    return Err(Error::Type { offset: off, expected: "a value", found: "reserved" });
+                    return Err(Error::Type {
+                        offset: off,
+                        expected: "a value",
+                        found: "reserved",
+                    });
                 }
             };
             if children > 0 {
@@ -461,7 +505,10 @@ mod tests {
     #[test]
     fn reads_nested() {
         let v = rmpv::Value::Map(vec![
-            ("k".into(), rmpv::Value::Array(vec![1.into(), (-5).into(), u64::MAX.into()])),
+            (
+                "k".into(),
+                rmpv::Value::Array(vec![1.into(), (-5).into(), u64::MAX.into()]),
+            ),
             ("s".into(), "x".repeat(300).into()),
             ("f".into(), rmpv::Value::F64(1.5)),
         ]);
@@ -500,7 +547,10 @@ mod tests {
         assert!(matches!(rd.skip(), Err(Error::LengthBomb { .. })));
         // str32 declaring 4 GiB.
         let b = [0xdb, 0xff, 0xff, 0xff, 0xff, b'a'];
-        assert!(matches!(Reader::new(&b).str(), Err(Error::LengthBomb { .. })));
+        assert!(matches!(
+            Reader::new(&b).str(),
+            Err(Error::LengthBomb { .. })
+        ));
     }
 
     #[test]
@@ -515,7 +565,13 @@ mod tests {
         let b = [0x82, 0xa1, b'a', 0x01, 0xa1];
         let mut rd = Reader::with_base(&b, 1000);
         let e = rd.skip().unwrap_err();
-        assert_eq!(e, Error::Truncated { offset: 1005, needed: 1 });
+        assert_eq!(
+            e,
+            Error::Truncated {
+                offset: 1005,
+                needed: 1
+            }
+        );
     }
 
     proptest! {

@@ -62,6 +62,31 @@ fn tsv_line(out: &mut String, fields: &[String]) {
 }
 
 fn short_library(lib: &str) -> String {
+    // An archive member: keep the archive's file name and the member's last component.
+    let archive_exts = [
+        ".deb:",
+        ".whl:",
+        ".zip:",
+        ".tar:",
+        ".tar.gz:",
+        ".tar.xz:",
+        ".tar.zst:",
+        ".tgz:",
+    ];
+    if let Some(i) = archive_exts
+        .iter()
+        .filter_map(|e| lib.find(e).map(|i| i + e.len()))
+        .min()
+    {
+        let archive = lib[..i - 1].rsplit('/').next().unwrap_or("");
+        let member = lib[i..].trim_end_matches('/');
+        let tail: Vec<&str> = member.rsplitn(3, '/').collect();
+        let m = match tail.as_slice() {
+            [a, b, _] | [a, b] => format!("{b}/{a}"),
+            _ => member.to_string(),
+        };
+        return format!("{archive}:{m}");
+    }
     // Keep the last two path components: enough to tell rocblas/library from hipblaslt/library.
     let parts: Vec<&str> = lib.trim_end_matches('/').rsplitn(3, '/').collect();
     match parts.as_slice() {
@@ -163,10 +188,18 @@ pub fn inventory_table(inv: &Inventory) -> String {
     }
     if !inv.miopen_dbs.is_empty() {
         let _ = writeln!(out, "MIOpen databases");
-        let mut t = table(&["file", "processor", "CUs", "kind", "size"]);
+        let mut t = table(&["file", "in", "processor", "CUs", "kind", "size"]);
         for d in &inv.miopen_dbs {
+            let dir = if d.container.is_empty() {
+                d.path.clone()
+            } else {
+                format!("{}:{}", d.path, d.container)
+            };
             t.add_row(vec![
                 Cell::new(&d.name),
+                Cell::new(short_library(
+                    dir.trim_end_matches(&d.name).trim_end_matches('/'),
+                )),
                 Cell::new(&d.processor),
                 right(d.cus.map(|c| c.to_string()).unwrap_or_else(|| "-".into())),
                 Cell::new(&d.kind),

@@ -146,14 +146,14 @@ impl Origin {
     pub fn member(&self) -> String {
         self.chain.join(" > ")
     }
-    /// The innermost archive member name, or the file name: the "library" an item belongs
-    /// to in coverage tables.
+    /// The library an item belongs to in coverage tables: the file, or for an archive
+    /// member `<archive path>:<member path>` (innermost member).
     pub fn library(&self) -> String {
         for link in self.chain.iter().rev() {
-            for prefix in ["deb:", "tar:", "zip:"] {
+            for prefix in ["deb:", "tar:", "zip:", "ar:"] {
                 if let Some(rest) = link.strip_prefix(prefix) {
                     let m = rest.rsplit_once(':').map(|x| x.1).unwrap_or(rest);
-                    return m.trim_start_matches("./").to_string();
+                    return format!("{}:{}", self.path, m.trim_start_matches("./"));
                 }
             }
         }

@@ -1,0 +1,40 @@
+#!/usr/bin/env bash
+# Runs rocpath on the bundled example data (examples/data) and writes every result, as
+# tables and as JSON evidence, to example-out/. Usage: bash examples/run.sh [OUT_DIR]
+set -euo pipefail
+cd "$(dirname "$0")/.."
+OUT=${1:-example-out}
+mkdir -p "$OUT"
+cargo build --release --quiet -p rocpath
+R=target/release/rocpath
+D=examples/data
+run() { # name, expected exit codes, command...
+  local name=$1 ok=$2; shift 2
+  set +e; "$R" "$@" > "$OUT/$name"; local rc=$?; set -e
+  case " $ok " in *" $rc "*) ;; *) echo "rocpath $* exited $rc" >&2; exit 1;; esac
+}
+echo "== What GPU code does the example install ship? (rocpath inventory $D)"
+run inventory.txt "0" inventory "$D"
+cat "$OUT/inventory.txt"
+run inventory.json "0" --json inventory "$D"
+run inventory.tsv "0" inventory --tsv "$D/install"
+echo
+echo "== Will it run on a Vega64 (gfx900:xnack-, from a saved rocminfo) and on an RX 9070 XT (gfx1201)?"
+run check-gfx900.txt "0 1" check --target gfx900:xnack- --override 9.0.6 "$D/install"
+cat "$OUT/check-gfx900.txt"
+run check-gfx1201.txt "0 1" check --target gfx1201 "$D/install"
+cat "$OUT/check-gfx1201.txt"
+run check-gfx900.json "0 1" --json check --target gfx900:xnack- --override 9.0.6 "$D/install"
+run check-gfx1201.json "0 1" --json check --target gfx1201 "$D/install"
+echo
+echo "== What changed between the 1.0 and 1.1 installs?"
+run diff.txt "0 1" diff "$D/install-old" "$D/install"
+cat "$OUT/diff.txt"
+run diff.json "0 1" --json diff "$D/install-old" "$D/install"
+echo
+echo "== The gfx targets involved"
+run arch.txt "0" arch gfx9
+cat "$OUT/arch.txt"
+run arch.json "0" --json arch
+echo
+echo "Results (tables and JSON evidence) are in $OUT/"

@@ -77,7 +77,9 @@ pub fn normalize_library(name: &str, roots: &[&str]) -> String {
     let parts: Vec<String> = s
         .split('/')
         .map(|seg| {
-            if !seg.is_empty() && seg.chars().all(|c| c.is_ascii_digit() || c == '.') {
+            if seg.chars().any(|c| c.is_ascii_digit())
+                && seg.chars().all(|c| c.is_ascii_digit() || c == '.')
+            {
                 return "*".to_string();
             }
             if let Some(i) = seg.find(".so.") {
@@ -120,11 +122,13 @@ fn short(co: &CodeObjectRecord) -> String {
         .to_string()
 }
 
-/// Compares OLD with NEW. `old_roots`/`new_roots` are the paths given for each side; they
-/// are stripped from library names before matching.
-pub fn diff(old: &Inventory, new: &Inventory, old_roots: &[&str], new_roots: &[&str]) -> Diff {
-    let a = index(old, old_roots);
-    let b = index(new, new_roots);
+/// Compares OLD with NEW. The paths each side was scanned from (`Inventory::roots`) are
+/// stripped from library names before matching.
+pub fn diff(old: &Inventory, new: &Inventory) -> Diff {
+    let ro: Vec<&str> = old.roots.iter().map(String::as_str).collect();
+    let rn: Vec<&str> = new.roots.iter().map(String::as_str).collect();
+    let a = index(old, &ro);
+    let b = index(new, &rn);
     let ta: BTreeSet<&String> = a.values().flat_map(|t| t.keys()).collect();
     let tb: BTreeSet<&String> = b.values().flat_map(|t| t.keys()).collect();
     let mut libraries = Vec::new();

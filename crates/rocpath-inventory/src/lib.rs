@@ -101,7 +101,7 @@ pub struct CodeObjectRecord {
     /// Bytes of executable code.
     pub text_bytes: u64,
     /// Problems that did not stop the read.
-    #[serde(skip_serializing_if = "Vec::is_empty")]
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub warnings: Vec<String>,
     /// Evidence.
     pub evidence: Evidence,
@@ -210,6 +210,9 @@ pub struct Stats {
 /// Everything a scan found.
 #[derive(Debug, Clone, Default, Serialize, Deserialize)]
 pub struct Inventory {
+    /// The paths the scan was given.
+    #[serde(default)]
+    pub roots: Vec<String>,
     /// Code objects, sorted by path, container and offset.
     pub code_objects: Vec<CodeObjectRecord>,
     /// Tensile library files.
@@ -539,6 +542,7 @@ pub fn scan(paths: &[PathBuf], opts: &Options, progress: &dyn Progress) -> Inven
             files: files.len() as u64,
             bytes: total,
         },
+        roots: paths.iter().map(|p| p.display().to_string()).collect(),
         ..Inventory::default()
     };
     inv.finish();

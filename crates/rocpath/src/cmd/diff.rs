@@ -45,7 +45,7 @@ pub fn run(a: DiffArgs, p: &Printer) -> anyhow::Result<Status> {
     let new = load(&a.new, &a, p)?;
     let os = a.old.display().to_string();
     let ns = a.new.display().to_string();
-    let d = rocpath_inventory::diff::diff(&old, &new, &[os.as_str()], &[ns.as_str()]);
+    let d = rocpath_inventory::diff::diff(&old, &new);
     let mut errors = old.errors.clone();
     errors.extend(new.errors.iter().cloned());
     for inv in [&old, &new] {

@@ -626,6 +626,17 @@ fn probe_words(
     if single {
         w.truncate(1);
     }
+    // MIMG with NSA: exactly as many address dwords as the NSA field says, so the probe's
+    // length is measured exactly.
+    if f.family == crate::layout::Family::Mimg {
+        let extra = match g {
+            Gen::Gfx10 => ((q >> 1) & 3) as usize,
+            Gen::Gfx11 => (q & 1) as usize,
+            _ => 0,
+        };
+        w.truncate(2);
+        w.extend_from_slice(&[0x0706_0503, 0x0b0a_0908, 0x0f0e_0d0c][..extra]);
+    }
     let lay = layout(g);
     let q = q_of(&w);
     if lay.format_of(w[0]) != Some(fi) || f.sub.of(q) != sub || f.key_of(q) != key {
@@ -636,9 +647,15 @@ fn probe_words(
 
 /// Tables of one processor: one dense table per format, plus the gfx950 scaled-MFMA table.
 struct CpuTables {
-    tables: Vec<Vec<(u16, u8, u8)>>, // (mnemonic index into names, dwords, litmask); dwords 0 = invalid
-    px2: Option<(usize, Vec<(u16, u8, u8)>)>,
+    tables: Vec<Table>,
+    px2: Option<(usize, Table)>,
 }
+
+/// Entries `(mnemonic index into Names, dwords, litmask)`; dwords 0 = invalid.
+type Table = Vec<(u16, u8, u8)>;
+
+/// A decoder variant: generation, table index per format, gfx950 `(prefix key, table index)`.
+type VariantDef = (Gen, Vec<usize>, Option<(usize, usize)>);
 
 struct Names {
     list: Vec<String>,
@@ -742,12 +759,7 @@ fn gen_cpu(mc: &mut Mc, cpu: &str, g: Gen, names: &mut Names) -> Result<CpuTable
         }
     }
     lit_work.sort_unstable();
-    let mut tries = 0;
-    while !lit_work.is_empty() {
-        tries += 1;
-        if tries > 8 {
-            bail!("{cpu}: literal probing does not converge");
-        }
+    {
         let mut probes = Vec::new();
         let mut owners = Vec::new();
         for (id, j) in &lit_work {
@@ -772,17 +784,16 @@ fn gen_cpu(mc: &mut Mc, cpu: &str, g: Gen, names: &mut Names) -> Result<CpuTable
             owners.push((*id, *j));
         }
         let out = mc.run(cpu, &probes)?;
-        let mut next = Vec::new();
         for (o, (id, j)) in out.into_iter().zip(owners) {
             let (fi, key, sub) = id;
             let idx = key * lay.formats[fi].sub.count() + sub;
             let e = &mut tables[fi][idx];
-            match o {
-                Outcome::Valid { len, .. } if len == usize::from(e.1) * 4 + 4 => e.2 |= 1 << j,
-                _ => {}
+            if let Outcome::Valid { len, .. } = o {
+                if len == usize::from(e.1) * 4 + 4 {
+                    e.2 |= 1 << j;
+                }
             }
         }
-        lit_work = next;
     }
     // gfx950: v_mfma_ld_scale_b32 followed by an MFMA decodes as one 16-byte scaled MFMA.
     let mut px2 = None;
@@ -822,25 +833,6 @@ fn gen_cpu(mc: &mut Mc, cpu: &str, g: Gen, names: &mut Names) -> Result<CpuTable
         }
     }
     Ok(CpuTables { tables, px2 })
-}
-
-/// FNV-1a 64 of a string.
-pub fn fnv(s: &str) -> u64 {
-    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
-    for b in s.bytes() {
-        h ^= u64::from(b);
-        h = h.wrapping_mul(0x0000_0100_0000_01b3);
-    }
-    h
-}
-
-/// Fingerprint of all layouts (the generator's structural input).
-pub fn layout_fingerprint() -> u64 {
-    let mut s = String::new();
-    for g in [Gen::Gfx8, Gen::Gfx9, Gen::Gfx10, Gen::Gfx11, Gen::Gfx12] {
-        let _ = write!(s, "{:?}", layout(g).formats);
-    }
-    fnv(&s)
 }
 
 fn gen_name(g: Gen) -> &'static str {
@@ -924,7 +916,7 @@ pub fn codegen(out: &Path, only: Option<&str>) -> Result<()> {
             entry::pack(remap(e.0), e.1, e.2)
         }
     };
-    let mut variants: Vec<(Gen, Vec<usize>, Option<(usize, usize)>)> = Vec::new();
+    let mut variants: Vec<VariantDef> = Vec::new();
     let mut cpu_variant: Vec<(&str, usize)> = Vec::new();
     for (cpu, g, t) in &per_cpu {
         let ids: Vec<usize> = t
@@ -981,7 +973,7 @@ pub fn codegen(out: &Path, only: Option<&str>) -> Result<()> {
     let _ = writeln!(
         t,
         "/// Fingerprint of the encoding layouts the tables were generated for.\npub(crate) const LAYOUT_FINGERPRINT: u64 = 0x{:016x};\n",
-        layout_fingerprint()
+        crate::layout::fingerprint()
     );
     for (i, tb) in table_list.iter().enumerate() {
         let nz: Vec<(usize, u32)> = tb
@@ -1009,7 +1001,7 @@ pub fn codegen(out: &Path, only: Option<&str>) -> Result<()> {
             line.push_str(&item);
             k += n;
         }
-        if line.trim().len() > 0 {
+        if !line.trim().is_empty() {
             t.push_str(&line);
             t.push('\n');
         }
@@ -1045,7 +1037,9 @@ pub fn codegen(out: &Path, only: Option<&str>) -> Result<()> {
     t.push_str("];\n");
 
     let mut modrs = header;
-    modrs.push_str("\npub(crate) mod mnemonics;\npub(crate) mod tables;\n");
+    modrs.push_str(
+        "\n#[rustfmt::skip]\npub(crate) mod mnemonics;\n#[rustfmt::skip]\npub(crate) mod tables;\n",
+    );
     std::fs::create_dir_all(out)?;
     std::fs::write(out.join("mnemonics.rs"), m)?;
     std::fs::write(out.join("tables.rs"), t)?;

@@ -628,3 +628,17 @@ pub mod entry {
         (e >> 20) & 7
     }
 }
+
+/// Fingerprint (FNV-1a 64) of every generation's formats. The generator records it in the
+/// generated tables; a test checks that the committed tables were generated for this layout.
+pub fn fingerprint() -> u64 {
+    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+    for g in [Gen::Gfx8, Gen::Gfx9, Gen::Gfx10, Gen::Gfx11, Gen::Gfx12] {
+        let s = format!("{:?}", layout(g).formats);
+        for b in s.bytes() {
+            h ^= u64::from(b);
+            h = h.wrapping_mul(0x0000_0100_0000_01b3);
+        }
+    }
+    h
+}

@@ -1,5 +1,12 @@
 //! Histograms of every fixture code object must equal llvm-objdump-22's reference exactly.
 
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::panic,
+    clippy::print_stdout
+)]
+
 mod common;
 
 use rocpath_isa::{Census, Decoder};

@@ -1,6 +1,13 @@
 //! Instruction-by-instruction comparison with `llvm-objdump-22 -d` (skipped when it is not on
 //! PATH or the fixtures are absent).
 
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::panic,
+    clippy::print_stdout
+)]
+
 mod common;
 
 use rocpath_isa::Decoder;

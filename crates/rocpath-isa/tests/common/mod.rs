@@ -1,6 +1,6 @@
 //! Shared helpers for the fixture tests: find `../shared`, cut code objects out of their
 //! containers with `manifest.tsv`, and list executable sections and symbols.
-#![allow(dead_code)]
+#![allow(dead_code, clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
 use object::{Object, ObjectSection, ObjectSymbol, SectionFlags, SymbolFlags};
 use rocpath_isa::{SymbolKind, SymbolStart};
@@ -176,4 +176,102 @@ pub fn read_reference(path: &std::path::Path) -> Vec<(String, u64)> {
             Some((m.to_string(), c.parse().ok()?))
         })
         .collect()
+}
+
+/// AMDGPU ELF code objects inside `data`: the data itself if it is one, the device entries of
+/// an offload bundle, or those of a CCOB (zstd) bundle. Names are entry ids.
+pub fn code_objects_in(data: &[u8]) -> Vec<(String, Vec<u8>)> {
+    if data.get(..4) == Some(b"\x7fELF") {
+        let machine = data.get(18..20).map(|b| u16::from_le_bytes([b[0], b[1]]));
+        return if machine == Some(0xe0) {
+            vec![(String::new(), data.to_vec())]
+        } else {
+            Vec::new()
+        };
+    }
+    let bundle;
+    let b: &[u8] = if data.get(..4) == Some(b"CCOB") {
+        match ccob_decompress(data) {
+            Some(x) => {
+                bundle = x;
+                &bundle
+            }
+            None => return Vec::new(),
+        }
+    } else {
+        data
+    };
+    let mut out = Vec::new();
+    if b.get(..24) != Some(b"__CLANG_OFFLOAD_BUNDLE__") {
+        return out;
+    }
+    let Some(n) = b
+        .get(24..32)
+        .map(|x| u64::from_le_bytes(x.try_into().unwrap()) as usize)
+    else {
+        return out;
+    };
+    let mut q = 32;
+    for _ in 0..n {
+        let rd = |at: usize| {
+            b.get(at..at + 8)
+                .map(|x| u64::from_le_bytes(x.try_into().unwrap()) as usize)
+        };
+        let (Some(off), Some(size), Some(idl)) = (rd(q), rd(q + 8), rd(q + 16)) else {
+            break;
+        };
+        let id = String::from_utf8_lossy(b.get(q + 24..q + 24 + idl).unwrap_or(&[])).to_string();
+        q += 24 + idl;
+        if size > 0 && !id.starts_with("host") {
+            if let Some(e) = b.get(off..off + size) {
+                out.push((id, e.to_vec()));
+            }
+        }
+    }
+    out
+}
+
+/// ELF `e_flags`.
+pub fn e_flags(elf: &[u8]) -> u32 {
+    elf.get(48..52)
+        .map(|b| u32::from_le_bytes(b.try_into().unwrap()))
+        .unwrap_or(0)
+}
+
+/// Census of every executable section of one code object (decoder from `e_flags`).
+pub fn census_of(elf: &[u8]) -> Option<rocpath_isa::Census> {
+    let dec = rocpath_isa::Decoder::for_mach(e_flags(elf))?;
+    let mut c = rocpath_isa::Census::new();
+    for sec in exec_sections(elf) {
+        c.merge(&dec.census(sec.bytes, sec.address, &sec.symbols));
+    }
+    Some(c)
+}
+
+/// Histogram of `llvm-objdump-22 -d` output (counted lines as in the reference files).
+pub fn objdump_histogram(
+    path: &std::path::Path,
+) -> Option<std::collections::BTreeMap<String, u64>> {
+    let out = std::process::Command::new("llvm-objdump-22")
+        .arg("-d")
+        .arg(path)
+        .output()
+        .ok()?;
+    if !out.status.success() {
+        return None;
+    }
+    let mut h = std::collections::BTreeMap::new();
+    for line in out.stdout.split(|&b| b == b'\n') {
+        if line.first() != Some(&b'\t') {
+            continue;
+        }
+        let t = String::from_utf8_lossy(line);
+        let t = t.trim();
+        if t.is_empty() || t == "..." {
+            continue;
+        }
+        *h.entry(t.split_whitespace().next().unwrap_or("").to_string())
+            .or_insert(0) += 1;
+    }
+    Some(h)
 }

@@ -649,13 +649,15 @@ fn probe_words(
 struct CpuTables {
     tables: Vec<Table>,
     px2: Option<(usize, Table)>,
+    /// How LLVM decodes the all-zero word, if not as the VOP2 table says.
+    zero: Option<(u16, u8, u8)>,
 }
 
 /// Entries `(mnemonic index into Names, dwords, litmask)`; dwords 0 = invalid.
 type Table = Vec<(u16, u8, u8)>;
 
 /// A decoder variant: generation, table index per format, gfx950 `(prefix key, table index)`.
-type VariantDef = (Gen, Vec<usize>, Option<(usize, usize)>);
+type VariantDef = (Gen, Vec<usize>, Option<(usize, usize)>, u32);
 
 struct Names {
     list: Vec<String>,
@@ -832,7 +834,21 @@ fn gen_cpu(mc: &mut Mc, cpu: &str, g: Gen, names: &mut Names) -> Result<CpuTable
             }
         }
     }
-    Ok(CpuTables { tables, px2 })
+    // The all-zero word: some generations decode it as a dedicated instruction (`v_illegal`).
+    let mut zero = None;
+    if let Some(Outcome::Valid { mnemonic, len }) =
+        mc.run(cpu, &[vec![0, 0, 0, 0]])?.into_iter().next()
+    {
+        if let Some(fi) = lay.format_of(0) {
+            let f = &lay.formats[fi];
+            let normal = tables[fi][f.index_of(0)];
+            let m = names.id(&mnemonic);
+            if normal.0 != m || usize::from(normal.1) * 4 != len || normal.1 == 0 {
+                zero = Some((m, (len / 4) as u8, 0));
+            }
+        }
+    }
+    Ok(CpuTables { tables, px2, zero })
 }
 
 fn gen_name(g: Gen) -> &'static str {
@@ -928,7 +944,7 @@ pub fn codegen(out: &Path, only: Option<&str>) -> Result<()> {
             .px2
             .as_ref()
             .map(|(k, tb)| (*k, intern(tb.iter().map(pack).collect())));
-        let v = (*g, ids, px2);
+        let v = (*g, ids, px2, t.zero.as_ref().map_or(0, pack));
         let vi = match variants.iter().position(|x| *x == v) {
             Some(i) => i,
             None => {
@@ -1012,7 +1028,7 @@ pub fn codegen(out: &Path, only: Option<&str>) -> Result<()> {
         "\n/// Decoder variants (processors with identical tables share one).\npub(crate) static VARIANTS: [Variant; {}] = [",
         variants.len()
     );
-    for (g, ids, px2) in &variants {
+    for (g, ids, px2, zero) in &variants {
         let list: Vec<String> = ids.iter().map(|i| format!("&T{i}")).collect();
         let px = match px2 {
             Some((k, i)) => format!("Some(({k}, &T{i}))"),
@@ -1020,7 +1036,7 @@ pub fn codegen(out: &Path, only: Option<&str>) -> Result<()> {
         };
         let _ = writeln!(
             t,
-            "    Variant {{ gen_: Gen::{}, tables: &[{}], px2: {px} }},",
+            "    Variant {{ gen_: Gen::{}, tables: &[{}], px2: {px}, zero: 0x{zero:x} }},",
             gen_name(*g),
             list.join(", ")
         );

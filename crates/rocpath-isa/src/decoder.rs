@@ -14,6 +14,8 @@ pub(crate) struct Variant {
     /// gfx950: key of `v_mfma_ld_scale_b32` in the VOP3P table, and the table of the 16-byte
     /// scaled MFMA by the opcode of the second half.
     pub(crate) px2: Option<(usize, &'static [u32])>,
+    /// Entry for the all-zero word when LLVM decodes it specially (`v_illegal` on GFX10+), or 0.
+    pub(crate) zero: u32,
 }
 
 /// Expand `(start, count, value)` runs into a dense table (used by the generated tables).
@@ -359,6 +361,9 @@ impl Decoder {
                     }
                 }
             }
+        }
+        if dw0 == 0 && self.variant.zero != 0 {
+            e = self.variant.zero;
         }
         let Some(m) = entry::mnemonic(e) else {
             return Decoded::Unknown;

@@ -469,7 +469,7 @@ static GFX10: [Format; 18] = [
         9,
     ),
     f("vintrp", Family::Vintrp, M6, 0xc800_0000, &[(16, 2)]),
-    f("ds", Family::Ds, M6, 0xd800_0000, &[(17, 8)]),
+    f("ds", Family::Ds, M6, 0xd800_0000, &[(18, 8)]),
     with_seg(
         f(
             "flat",

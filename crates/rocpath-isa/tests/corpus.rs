@@ -105,7 +105,11 @@ fn walk(dir: &Path, out: &mut Vec<PathBuf>) {
     for p in v {
         if p.is_dir() {
             walk(&p, out);
-        } else if p.extension().is_some_and(|e| e == "co" || e == "hsaco") {
+        } else if p.extension().is_some_and(|e| e == "co" || e == "hsaco")
+            || p.file_name()
+                .and_then(|n| n.to_str())
+                .is_some_and(|n| n.starts_with("lib") && n.contains(".so."))
+        {
             out.push(p);
         }
     }
@@ -135,18 +139,37 @@ fn corpus_sample_matches_llvm_objdump() {
         .unwrap_or(8 << 20);
     let mut files = Vec::new();
     walk(&c.join("unpacked"), &mut files);
-    // Spread the sample over the list (deterministic).
-    let files: Vec<&PathBuf> = files
-        .iter()
+    let is_so = |p: &PathBuf| p.extension().is_none_or(|e| e != "co" && e != "hsaco");
+    let (libs, objs): (Vec<&PathBuf>, Vec<&PathBuf>) = files.iter().partition(|p| is_so(p));
+    // Spread the sample over the list (deterministic); host libraries contribute a few entries each.
+    let objs: Vec<&PathBuf> = objs
+        .into_iter()
         .filter(|p| p.metadata().is_ok_and(|m| (m.len() as usize) <= max_bytes))
         .collect();
-    let step = (files.len() / limit.max(1)).max(1);
+    let step = (objs.len() / limit.max(1)).max(1);
+    let per_lib: usize = std::env::var("ROCPATH_CORPUS_PER_LIB")
+        .ok()
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(4);
     let tmp = std::env::temp_dir().join(format!("rocpath-isa-corpus-{}", std::process::id()));
     std::fs::create_dir_all(&tmp).unwrap();
     let (mut objects, mut instructions, mut failures) = (0, 0u64, Vec::new());
-    for p in files.iter().step_by(step).take(limit) {
+    let chosen: Vec<&PathBuf> = objs
+        .iter()
+        .copied()
+        .step_by(step)
+        .take(limit)
+        .chain(libs.iter().copied())
+        .collect();
+    for p in chosen {
         let data = std::fs::read(p).unwrap();
-        for (id, elf) in common::code_objects_in(&data) {
+        let mut entries: Vec<(String, Vec<u8>)> = common::code_objects_in(&data);
+        if is_so(p) {
+            entries.retain(|(_, e)| e.len() <= max_bytes / 2);
+            let k = (entries.len() / per_lib.max(1)).max(1);
+            entries = entries.into_iter().step_by(k).take(per_lib).collect();
+        }
+        for (id, elf) in entries {
             let Some(census) = common::census_of(&elf) else {
                 println!(
                     "no decoder for {} {id} (e_flags {:#x})",

@@ -183,11 +183,33 @@ pub fn read_reference(path: &std::path::Path) -> Vec<(String, u64)> {
 pub fn code_objects_in(data: &[u8]) -> Vec<(String, Vec<u8>)> {
     if data.get(..4) == Some(b"\x7fELF") {
         let machine = data.get(18..20).map(|b| u16::from_le_bytes([b[0], b[1]]));
-        return if machine == Some(0xe0) {
-            vec![(String::new(), data.to_vec())]
-        } else {
-            Vec::new()
+        if machine == Some(0xe0) {
+            return vec![(String::new(), data.to_vec())];
+        }
+        // Host library: every bundle in `.hip_fatbin`.
+        let Ok(file) = object::File::parse(data) else {
+            return Vec::new();
         };
+        let Some(sec) = file.section_by_name(".hip_fatbin") else {
+            return Vec::new();
+        };
+        let Ok(fat) = sec.data() else {
+            return Vec::new();
+        };
+        let magic = b"__CLANG_OFFLOAD_BUNDLE__";
+        let mut out = Vec::new();
+        let mut pos = 0;
+        let mut index = 0;
+        while pos + 24 <= fat.len() {
+            if &fat[pos..pos + 24] == magic {
+                for (id, e) in code_objects_in(&fat[pos..]) {
+                    out.push((format!("b{index}.{id}"), e));
+                }
+                index += 1;
+            }
+            pos += 8;
+        }
+        return out;
     }
     let bundle;
     let b: &[u8] = if data.get(..4) == Some(b"CCOB") {

@@ -48,6 +48,7 @@ mod census;
 pub mod classify;
 mod decoder;
 mod generated;
+#[doc(hidden)]
 pub mod layout;
 mod walk;
 

@@ -315,3 +315,44 @@ proptest! {
         }
     }
 }
+
+#[test]
+fn families() {
+    let fam = |cpu: &str, words: &[u32]| {
+        Decoder::for_target(cpu)
+            .unwrap()
+            .decode(&words_to_bytes(words))
+            .inst()
+            .unwrap()
+            .family
+    };
+    use rocpath_isa::Family as F;
+    assert_eq!(fam("gfx900", &[0xbe80_0002]), F::Sop1);
+    assert_eq!(fam("gfx900", &[0x8004_0004]), F::Sop2);
+    assert_eq!(fam("gfx900", &[0xb003_0080]), F::Sopk);
+    assert_eq!(fam("gfx900", &[0xbf06_8002]), F::Sopc);
+    assert_eq!(fam("gfx900", &[0xbf80_0000]), F::Sopp);
+    assert_eq!(fam("gfx900", &[0xc002_0002, 0x24]), F::Smem);
+    assert_eq!(fam("gfx900", &[0x7e40_0280]), F::Vop1);
+    assert_eq!(fam("gfx900", &[0x0a08_0801]), F::Vop2);
+    assert_eq!(fam("gfx900", &[0x7d94_3a81]), F::Vopc);
+    assert_eq!(fam("gfx906", &[0xd101_0000, 0x0002_0501]), F::Vop3);
+    assert_eq!(fam("gfx90a", &[0xd3b0_4080, 0x1e02_71a0]), F::Vop3p);
+    assert_eq!(fam("gfx90a", &[0xd3e7_8000, 0x0402_0900]), F::Vop3p);
+    assert_eq!(fam("gfx900", &[0xdc40_8000, 0x0100_0000]), F::Global);
+    assert_eq!(fam("gfx803", &[0xdc40_0000, 0x0700_0003]), F::Flat);
+    assert_eq!(fam("gfx942", &[0xe051_1000, 0x8001_000d]), F::Mubuf);
+    assert_eq!(fam("gfx942", &[0xdbfe_0000, 0x15]), F::Ds);
+    assert_eq!(fam("gfx900", &[0xf000_5f00, 0x0004_0707]), F::Mimg);
+    assert_eq!(fam("gfx1100", &[0xca10_0011, 0x10]), F::Vopd);
+    assert_eq!(fam("gfx1201", &[0xee05_c07c, 0x6, 0xffff_e003]), F::Global);
+    assert_eq!(
+        fam("gfx1201", &[0xc405_c07c, 0x4080_606a, 0x40]),
+        F::Vbuffer
+    );
+    assert_eq!(
+        fam("gfx1201", &[0xd3c0_0005, 0x800, 0x000d_0c0b]),
+        F::Vimage
+    );
+    assert_eq!(fam("gfx1201", &[0xf400_0100, 0xf800_002c]), F::Smem);
+}

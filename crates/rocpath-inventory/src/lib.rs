@@ -312,7 +312,14 @@ impl Collector<'_> {
         );
     }
 
-    fn code_object(&self, origin: &Origin, offset: u64, bytes: &[u8], bundle_id: Option<&str>) {
+    fn code_object(
+        &self,
+        origin: &Origin,
+        offset: u64,
+        bytes: &[u8],
+        bundle_id: Option<&str>,
+        sha: &str,
+    ) {
         let co = match rocpath_codeobj::parse(bytes) {
             Ok(co) => co,
             Err(e) => {
@@ -330,7 +337,7 @@ impl Collector<'_> {
                 return;
             }
         }
-        let sha = hex(&Sha256::digest(bytes));
+        let sha = sha.to_string();
         let container = origin.member();
         let evidence = Evidence::new(
             Class::Confirmed,
@@ -372,8 +379,8 @@ impl Collector<'_> {
         push(&self.objects, rec);
     }
 
-    fn tensile(&self, origin: &Origin, name: &str, bytes: &[u8]) {
-        let summary = match rocpath_tensile::summarize(name, bytes) {
+    fn tensile(&self, origin: &Origin, name: &str, bytes: &[u8], release: &(dyn Fn(&[u8]) + Sync)) {
+        let summary = match rocpath_tensile::summarize_with(name, bytes, Some(release)) {
             Ok(s) => s,
             Err(e) => {
                 self.error(origin, None, format!("Tensile library {name}: {e}"));
@@ -488,12 +495,14 @@ impl Sink for Collector<'_> {
                 offset,
                 bytes,
                 bundle_id,
-            } => self.code_object(origin, offset, bytes, bundle_id),
+                sha256,
+            } => self.code_object(origin, offset, bytes, bundle_id, sha256),
             Found::Tensile {
                 origin,
                 name,
                 bytes,
-            } => self.tensile(origin, name, bytes),
+                release,
+            } => self.tensile(origin, name, bytes, release),
             Found::Named {
                 origin,
                 name,

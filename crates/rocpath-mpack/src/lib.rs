@@ -99,13 +99,31 @@ pub enum Kind {
     Ext,
 }
 
+/// Called with byte ranges the reader has moved past (see [`Reader::with_release`]).
+pub type ReleaseFn<'a> = &'a (dyn Fn(&[u8]) + Sync);
+
 /// A pull reader over a MessagePack byte slice.
-#[derive(Debug, Clone)]
+#[derive(Clone)]
 pub struct Reader<'a> {
     data: &'a [u8],
     pos: usize,
     base: u64,
+    release: Option<ReleaseFn<'a>>,
+    released: usize,
 }
+
+impl std::fmt::Debug for Reader<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Reader")
+            .field("len", &self.data.len())
+            .field("pos", &self.pos)
+            .field("base", &self.base)
+            .finish()
+    }
+}
+
+/// Consumed bytes are handed to the release callback in pieces of this size.
+const RELEASE_STEP: usize = 8 << 20;
 
 fn marker_name(m: Marker) -> &'static str {
     match m {
@@ -145,12 +163,27 @@ impl<'a> Reader<'a> {
             data,
             pos: 0,
             base: 0,
+            release: None,
+            released: 0,
         }
+    }
+
+    /// Calls `f` with each stretch of bytes the reader has moved past (in steps of 8 MiB), so
+    /// a caller reading a memory-mapped file can drop the pages it no longer needs.
+    pub fn with_release(mut self, f: ReleaseFn<'a>) -> Self {
+        self.release = Some(f);
+        self
     }
 
     /// A reader whose error offsets are shifted by `base` (the slice's offset in its file).
     pub fn with_base(data: &'a [u8], base: u64) -> Self {
-        Reader { data, pos: 0, base }
+        Reader {
+            data,
+            pos: 0,
+            base,
+            release: None,
+            released: 0,
+        }
     }
 
     /// Current offset (including the base).
@@ -173,6 +206,12 @@ impl<'a> Reader<'a> {
             Some(end) => {
                 let s = self.data.get(self.pos..end).unwrap_or(&[]);
                 self.pos = end;
+                if let Some(f) = self.release {
+                    if self.pos - self.released >= RELEASE_STEP {
+                        f(self.data.get(self.released..self.pos).unwrap_or(&[]));
+                        self.released = self.pos;
+                    }
+                }
                 Ok(s)
             }
             None => Err(Error::Truncated {

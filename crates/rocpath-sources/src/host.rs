@@ -123,22 +123,9 @@ pub(crate) fn scan_fatbin_region(
     let mut pos = 0usize;
     let mut index = 0usize;
     while pos < region.len() {
-        let rest = &region[pos..];
-        let b = bundle_finder.find(rest);
-        let c = ccob_finder.find(rest);
-        let (p, is_ccob) = match (b, c) {
-            (None, None) => break,
-            (Some(b), None) => (b, false),
-            (None, Some(c)) => (c, true),
-            (Some(b), Some(c)) => {
-                if c < b {
-                    (c, true)
-                } else {
-                    (b, false)
-                }
-            }
+        let Some((at, is_ccob)) = next_magic(region, pos, &bundle_finder, &ccob_finder) else {
+            break;
         };
-        let at = pos + p;
         let here = &region[at..];
         let abs = base + at as u64;
         if is_ccob {
@@ -222,8 +209,10 @@ pub(crate) fn scan_fatbin_region(
             bytes,
             id,
         } => {
+            let _release = Release(ctx, bytes);
             if rocpath_codeobj::is_amdgpu_elf(bytes) {
                 ctx.sink.found(Found::CodeObject {
+                    sha256: &ctx.digest(bytes),
                     origin: &origin,
                     offset,
                     bytes,
@@ -243,14 +232,54 @@ pub(crate) fn scan_fatbin_region(
                 });
             }
         }
-        Job::Ccob { origin, bytes, at } => match bundle::decompress_ccob(bytes, ctx.limits) {
-            Ok((_, payload)) => scan_fatbin_region(&payload, 0, &origin, depth + 1, true, ctx),
-            Err(e) => ctx.sink.found(Found::Error {
-                origin: &origin,
-                error: shift(e, at),
-            }),
-        },
+        Job::Ccob { origin, bytes, at } => {
+            match bundle::decompress_ccob(bytes, ctx.limits).inspect(|_| ctx.release(bytes)) {
+                Ok((_, payload)) => scan_fatbin_region(&payload, 0, &origin, depth + 1, true, ctx),
+                Err(e) => ctx.sink.found(Found::Error {
+                    origin: &origin,
+                    error: shift(e, at),
+                }),
+            }
+        }
     });
+}
+
+/// Finds the next bundle or CCOB magic at or after `pos`, searching forward in 1 MiB windows
+/// so that only the bytes up to the first match are read (a region holds hundreds of
+/// bundles back to back; searching each magic to the end every time would touch the whole
+/// region and be quadratic).
+fn next_magic(
+    region: &[u8],
+    pos: usize,
+    b: &memmem::Finder<'_>,
+    c: &memmem::Finder<'_>,
+) -> Option<(usize, bool)> {
+    const WINDOW: usize = 1 << 20;
+    let mut start = pos;
+    while start < region.len() {
+        let end = (start + WINDOW + BUNDLE_MAGIC.len()).min(region.len());
+        let w = &region[start..end];
+        // Look for a CCOB only before the first bundle magic: the next structure is
+        // whichever comes first, and scanning past it would read the bundle's contents.
+        let hb = b.find(w);
+        let hc = c.find(&w[..hb.unwrap_or(w.len())]);
+        match (hb, hc) {
+            (Some(x), Some(y)) if y < x => return Some((start + y, true)),
+            (Some(x), _) => return Some((start + x, false)),
+            (None, Some(y)) => return Some((start + y, true)),
+            (None, None) => start += WINDOW,
+        }
+    }
+    None
+}
+
+/// Releases a code object's pages when it has been handled (on drop).
+struct Release<'c, 's, 'b>(&'c Ctx<'s>, &'b [u8]);
+
+impl Drop for Release<'_, '_, '_> {
+    fn drop(&mut self) {
+        self.0.release(self.1);
+    }
 }
 
 fn shift(e: SourceError, by: u64) -> SourceError {
@@ -291,6 +320,7 @@ pub(crate) fn scan_embedded_elfs(
                     let abs = base + at as u64;
                     let o = origin.child(format!("{}@0x{abs:x}", section.trim_start_matches('.')));
                     ctx.sink.found(Found::CodeObject {
+                        sha256: &ctx.digest(bytes),
                         origin: &o,
                         offset: abs,
                         bytes,

@@ -172,7 +172,6 @@ impl fmt::Display for Origin {
 }
 
 /// Something found by a scan.
-#[derive(Debug)]
 pub enum Found<'a> {
     /// An AMDGPU code object.
     CodeObject {
@@ -185,6 +184,9 @@ pub enum Found<'a> {
         bytes: &'a [u8],
         /// The offload bundle entry id, when it came from a bundle.
         bundle_id: Option<&'a str>,
+        /// sha256 of `bytes`, lower-case hex (computed here, reading the bytes once in
+        /// chunks whose pages are released as they are hashed).
+        sha256: &'a str,
     },
     /// A Tensile library index or solution file (`TensileLibrary*.dat`/`.yaml`).
     Tensile {
@@ -194,6 +196,9 @@ pub enum Found<'a> {
         name: &'a str,
         /// Its bytes.
         bytes: &'a [u8],
+        /// Call with sub-slices of `bytes` already parsed, to drop their pages from memory
+        /// (a no-op unless the bytes are memory-mapped).
+        release: &'a (dyn Fn(&[u8]) + Sync),
     },
     /// A file recognised by its name only (MIOpen databases).
     Named {
@@ -228,6 +233,47 @@ pub trait Sink: Sync {
 pub(crate) struct Ctx<'s> {
     pub limits: &'s Limits,
     pub sink: &'s dyn Sink,
+    /// The memory map of the file being scanned, if any: pages of handled code objects are
+    /// handed back to the kernel so a multi-gigabyte library does not stay resident.
+    pub map: Option<&'s memmap2::Mmap>,
+}
+
+impl Ctx<'_> {
+    /// sha256 of `bytes` (lower-case hex), hashing in chunks and releasing each chunk's
+    /// pages afterwards when they belong to the file's memory map.
+    pub(crate) fn digest(&self, bytes: &[u8]) -> String {
+        use sha2::Digest;
+        let mut h = sha2::Sha256::new();
+        for chunk in bytes.chunks(4 << 20) {
+            h.update(chunk);
+            self.release(chunk);
+        }
+        h.finalize().iter().map(|b| format!("{b:02x}")).collect()
+    }
+
+    /// Drops the resident pages under `bytes` when they belong to the file's memory map.
+    /// The mapping is read-only and file-backed: a later read of the same bytes faults them
+    /// in again from the page cache, so nothing is lost.
+    pub(crate) fn release(&self, bytes: &[u8]) {
+        let Some(map) = self.map else { return };
+        let base = map.as_ptr() as usize;
+        let start = bytes.as_ptr() as usize;
+        if start < base || start + bytes.len() > base + map.len() {
+            return;
+        }
+        const PAGE: usize = 4096;
+        let off = (start - base).div_ceil(PAGE) * PAGE;
+        let end = ((start - base + bytes.len()) / PAGE) * PAGE;
+        if end > off {
+            #[allow(unsafe_code)]
+            // SAFETY: MADV_DONTNEED on a read-only, file-backed shared mapping only drops
+            // resident pages; their contents are re-read from the file on the next access,
+            // so borrowed slices stay valid and unchanged.
+            let _ = unsafe {
+                map.unchecked_advise_range(memmap2::UncheckedAdvice::DontNeed, off, end - off)
+            };
+        }
+    }
 }
 
 /// A file to scan, found by [`discover`].
@@ -283,7 +329,6 @@ pub fn discover(paths: &[PathBuf]) -> (Vec<InputFile>, Vec<(String, String)>) {
 /// Scans one file on disk.
 pub fn scan_file(path: &Path, limits: &Limits, sink: &dyn Sink) {
     let origin = Origin::file(path.display().to_string());
-    let ctx = Ctx { limits, sink };
     let name = path
         .file_name()
         .map(|n| n.to_string_lossy().into_owned())
@@ -318,14 +363,13 @@ pub fn scan_file(path: &Path, limits: &Limits, sink: &dyn Sink) {
         return;
     }
     // Small files are read; larger ones are memory-mapped.
-    let map;
-    let buf;
-    let data: &[u8] = if len <= 64 * 1024 {
+    enum Held {
+        Buf(Vec<u8>),
+        Map(memmap2::Mmap),
+    }
+    let held = if len <= 64 * 1024 {
         match std::fs::read(path) {
-            Ok(b) => {
-                buf = b;
-                &buf
-            }
+            Ok(b) => Held::Buf(b),
             Err(e) => {
                 sink.found(Found::Error {
                     origin: &origin,
@@ -342,10 +386,7 @@ pub fn scan_file(path: &Path, limits: &Limits, sink: &dyn Sink) {
         // object) accepts for speed on multi-gigabyte libraries.
         let m = unsafe { memmap2::Mmap::map(&file) };
         match m {
-            Ok(m) => {
-                map = m;
-                &map
-            }
+            Ok(m) => Held::Map(m),
             Err(e) => {
                 sink.found(Found::Error {
                     origin: &origin,
@@ -355,13 +396,22 @@ pub fn scan_file(path: &Path, limits: &Limits, sink: &dyn Sink) {
             }
         }
     };
+    let (data, map): (&[u8], Option<&memmap2::Mmap>) = match &held {
+        Held::Buf(b) => (b, None),
+        Held::Map(m) => (m, Some(m)),
+    };
+    let ctx = Ctx { limits, sink, map };
     scan_bytes(data, &origin, &name, 0, &ctx);
     sink.progress(len);
 }
 
 /// Scans bytes already in memory (a file, an archive member) whose name is `name`.
 pub fn scan_memory(data: &[u8], origin: &Origin, name: &str, limits: &Limits, sink: &dyn Sink) {
-    let ctx = Ctx { limits, sink };
+    let ctx = Ctx {
+        limits,
+        sink,
+        map: None,
+    };
     scan_bytes(data, origin, name, 0, &ctx);
 }
 
@@ -416,10 +466,12 @@ pub(crate) fn scan_bytes(data: &[u8], origin: &Origin, name: &str, depth: u32, c
     if let Some(kind) = names::classify(name) {
         match kind {
             NamedKind::TensileLibrary => {
+                let release = |b: &[u8]| ctx.release(b);
                 ctx.sink.found(Found::Tensile {
                     origin,
                     name,
                     bytes: data,
+                    release: &release,
                 });
                 return;
             }
@@ -437,6 +489,7 @@ pub(crate) fn scan_bytes(data: &[u8], origin: &Origin, name: &str, depth: u32, c
     if data.starts_with(b"\x7fELF") {
         if rocpath_codeobj::is_amdgpu_elf(data) {
             ctx.sink.found(Found::CodeObject {
+                sha256: &ctx.digest(data),
                 origin,
                 offset: 0,
                 bytes: data,

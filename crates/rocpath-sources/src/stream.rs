@@ -208,6 +208,7 @@ fn scan_stream_inner(
                     match w.buf.get(..size) {
                         Some(bytes) if rocpath_codeobj::is_amdgpu_elf(bytes) => {
                             ctx.sink.found(Found::CodeObject {
+                                sha256: &ctx.digest(bytes),
                                 origin: &eorigin,
                                 offset: eo,
                                 bytes,
@@ -305,6 +306,7 @@ fn scan_stream_inner(
                         w.fill(ext as usize)?;
                         if let Some(bytes) = w.buf.get(..ext as usize) {
                             ctx.sink.found(Found::CodeObject {
+                                sha256: &ctx.digest(bytes),
                                 origin: &eorigin,
                                 offset: at,
                                 bytes,

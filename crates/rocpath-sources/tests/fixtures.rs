@@ -26,9 +26,14 @@ impl Sink for Collect {
                 origin,
                 offset,
                 bytes,
+                sha256,
                 ..
             } => {
                 let h = format!("{:x}", Sha256::digest(bytes));
+                assert_eq!(
+                    h, sha256,
+                    "the sha256 reported with a code object is its bytes' hash"
+                );
                 self.objects
                     .lock()
                     .unwrap()

@@ -228,7 +228,20 @@ fn solution(rd: &mut Reader<'_>) -> MResult<Solution> {
 
 /// Summarizes a MessagePack Tensile library (`.dat`).
 pub fn summarize_msgpack(data: &[u8]) -> Result<LibrarySummary, Error> {
-    let mut rd = Reader::new(data);
+    summarize_msgpack_with(data, None)
+}
+
+/// Like [`summarize_msgpack`], handing the bytes it has read to `release` as it goes (for
+/// memory-mapped input; see `rocpath_mpack::Reader::with_release`).
+pub fn summarize_msgpack_with(
+    data: &[u8],
+    release: Option<rocpath_mpack::ReleaseFn<'_>>,
+) -> Result<LibrarySummary, Error> {
+    let reader = |d| match release {
+        Some(f) => Reader::new(d).with_release(f),
+        None => Reader::new(d),
+    };
+    let mut rd = reader(data);
     if rd.peek()? != Kind::Map {
         return Err(Error::Shape("the top level is not a map".into()));
     }
@@ -265,7 +278,7 @@ pub fn summarize_msgpack(data: &[u8]) -> Result<LibrarySummary, Error> {
                 saw_library = true;
                 // Read the top-level type without consuming the map twice.
                 let raw = rd.raw()?;
-                let mut sub = Reader::new(raw);
+                let mut sub = reader(raw);
                 sub.for_each_entry(|k, r| {
                     if k == "type" && r.peek()? == Kind::Str {
                         out.library_type = Some(r.str()?.to_string());
@@ -274,14 +287,14 @@ pub fn summarize_msgpack(data: &[u8]) -> Result<LibrarySummary, Error> {
                     }
                     Ok(())
                 })?;
-                let mut sub = Reader::new(raw);
+                let mut sub = reader(raw);
                 walk(&mut sub, &mut w, 0)?;
             }
             _ => rd.skip()?,
         }
     }
     if !saw_library && out.solutions == 0 {
-        return Err(Error::Shape("no `solutions` and no `library` key".into()));
+        return summarize_keyed(data);
     }
     out.processors = w.processors;
     out.cu_counts = w.cu_counts;
@@ -289,15 +302,111 @@ pub fn summarize_msgpack(data: &[u8]) -> Result<LibrarySummary, Error> {
     Ok(out)
 }
 
+/// Counts maps that have a `func_name` key (hipBLASLt extension-op kernels).
+fn count_funcs(rd: &mut Reader<'_>, depth: u32) -> MResult<u64> {
+    if depth > MAX_DEPTH {
+        return Err(rocpath_mpack::Error::TooDeep {
+            offset: rd.offset(),
+        });
+    }
+    let mut n = 0;
+    match rd.peek()? {
+        Kind::Map => {
+            let len = rd.map_len()?;
+            for _ in 0..len {
+                if rd.str_or_skip()? == Some("func_name") {
+                    n += 1;
+                    rd.skip()?;
+                } else {
+                    n += count_funcs(rd, depth + 1)?;
+                }
+            }
+        }
+        Kind::Array => {
+            let len = rd.array_len()?;
+            for _ in 0..len {
+                n += count_funcs(rd, depth + 1)?;
+            }
+        }
+        _ => rd.skip()?,
+    }
+    Ok(n)
+}
+
+/// The two keyed side files of hipBLASLt: `TensileLiteLibrary_lazy_Mapping.dat` (integer →
+/// library name, the lazy-loading map) and `hipblasltExtOpLibrary.dat` (gfx name → extension
+/// op kernels).
+fn summarize_keyed(data: &[u8]) -> Result<LibrarySummary, Error> {
+    let mut rd = Reader::new(data);
+    let n = rd.map_len()?;
+    let mut out = LibrarySummary::default();
+    let mut ints = 0usize;
+    let mut gfx = 0usize;
+    for _ in 0..n {
+        match rd.peek()? {
+            Kind::Int => {
+                rd.int()?;
+                ints += 1;
+                if let Some(name) = rd.str_or_skip()? {
+                    if let Some(i) = name.rfind("_gfx") {
+                        let p = &name[i + 1..];
+                        out.processors
+                            .insert(p.split(['-', ':']).next().unwrap_or(p).to_string());
+                    }
+                    out.placeholders.push(name.to_string());
+                }
+            }
+            Kind::Str => {
+                let k = rd.str()?;
+                if k.starts_with("gfx") {
+                    gfx += 1;
+                    out.processors.insert(k.to_string());
+                    let funcs = count_funcs(&mut rd, 1)?;
+                    out.solutions += funcs;
+                    *out.solutions_by_processor.entry(k.to_string()).or_default() += funcs;
+                } else {
+                    rd.skip()?;
+                }
+            }
+            _ => {
+                rd.skip()?;
+                rd.skip()?;
+            }
+        }
+    }
+    out.library_type = Some(
+        if ints > 0 && ints >= gfx {
+            "LazyMapping"
+        } else if gfx > 0 {
+            "ExtOpLibrary"
+        } else {
+            return Err(Error::Shape(
+                "no `solutions`, `library`, gfx or index keys".into(),
+            ));
+        }
+        .to_string(),
+    );
+    Ok(out)
+}
+
 /// Summarizes a library file by its name: `.yaml`/`.yml` as YAML, anything else as
 /// MessagePack.
 pub fn summarize(name: &str, data: &[u8]) -> Result<LibrarySummary, Error> {
+    summarize_with(name, data, None)
+}
+
+/// Like [`summarize`], with a release callback for memory-mapped input.
+pub fn summarize_with(
+    name: &str,
+    data: &[u8],
+    release: Option<rocpath_mpack::ReleaseFn<'_>>,
+) -> Result<LibrarySummary, Error> {
     let lower = name.to_ascii_lowercase();
     if lower.ends_with(".yaml") || lower.ends_with(".yml") {
         let text = std::str::from_utf8(data).map_err(|e| Error::Yaml(format!("not UTF-8: {e}")))?;
         summarize_yaml(text)
     } else {
-        summarize_msgpack(data)
+        summarize_msgpack_with(data, release)
     }
 }
 

@@ -26,7 +26,8 @@ pub fn run(a: InventoryArgs, p: &Printer) -> anyhow::Result<Status> {
     let opts = Options {
         limits: super::limits(&a.scan),
         target: a.target.clone(),
-        no_kernels: a.no_kernels,
+        // Kernel lists are only printed in JSON and per-kernel TSV; the table needs counts.
+        no_kernels: a.no_kernels || !(p.global.json || (a.tsv && a.kernels)),
     };
     let bar = p.bar("scanning");
     let started = std::time::Instant::now();

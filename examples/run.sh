@@ -6,7 +6,7 @@ cd "$(dirname "$0")/.."
 OUT=${1:-example-out}
 mkdir -p "$OUT"
 cargo build --release --quiet -p rocpath
-R=target/release/rocpath
+R=${CARGO_TARGET_DIR:-target}/release/rocpath
 D=examples/data
 run() { # name, expected exit codes, command...
   local name=$1 ok=$2; shift 2

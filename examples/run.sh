@@ -32,6 +32,12 @@ run diff.txt "0 1" diff "$D/install-old" "$D/install"
 cat "$OUT/diff.txt"
 run diff.json "0 1" --json diff "$D/install-old" "$D/install"
 echo
+echo "== Which kernels use dot4, MFMA or WMMA, on which targets? (rocpath isa --find)"
+run isa-find.txt "0" isa --find v_dot4_i32_i8,v_dot4_i32_iu8,v_mfma,v_wmma "$D/install"
+cat "$OUT/isa-find.txt"
+run isa.txt "0" isa "$D/install"
+run isa.json "0" --json isa "$D/install"
+echo
 echo "== The gfx targets involved"
 run arch.txt "0" arch gfx9
 cat "$OUT/arch.txt"

@@ -10,7 +10,9 @@ use rocpath_inventory::diff::Diff;
 use std::collections::{BTreeMap, BTreeSet};
 use std::fmt::Write;
 
-fn table(header: &[&str]) -> Table {
+pub mod isa;
+
+pub(crate) fn table(header: &[&str]) -> Table {
     let mut t = Table::new();
     t.load_preset(presets::NOTHING);
     t.set_style(TableComponent::HeaderLines, '─');
@@ -20,7 +22,7 @@ fn table(header: &[&str]) -> Table {
     t
 }
 
-fn right(s: impl ToString) -> Cell {
+pub(crate) fn right(s: impl ToString) -> Cell {
     Cell::new(s.to_string()).set_alignment(CellAlignment::Right)
 }
 
@@ -55,13 +57,13 @@ pub fn tsv_field(s: &str) -> String {
     o
 }
 
-fn tsv_line(out: &mut String, fields: &[String]) {
+pub(crate) fn tsv_line(out: &mut String, fields: &[String]) {
     let v: Vec<String> = fields.iter().map(|f| tsv_field(f)).collect();
     out.push_str(&v.join("\t"));
     out.push('\n');
 }
 
-fn short_library(lib: &str) -> String {
+pub(crate) fn short_library(lib: &str) -> String {
     // An archive member: keep the archive's file name and the member's last component.
     let archive_exts = [
         ".deb:",

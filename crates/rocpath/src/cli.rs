@@ -56,6 +56,8 @@ pub enum Command {
     Check(CheckArgs),
     /// What gfx targets and kernels appeared or disappeared between two installs.
     Diff(DiffArgs),
+    /// Instruction census: which kernels use MFMA, WMMA, dot4, packed math or plain FMA.
+    Isa(IsaArgs),
 }
 
 #[derive(Debug, Args)]
@@ -127,6 +129,40 @@ pub struct DiffArgs {
     /// The new install, likewise.
     pub new: PathBuf,
     /// Print TSV instead of the table.
+    #[arg(long, conflicts_with = "json")]
+    pub tsv: bool,
+    #[command(flatten)]
+    pub scan: ScanArgs,
+}
+
+#[derive(Debug, Args)]
+pub struct IsaArgs {
+    /// Files or directories: code objects, bundles, libraries, Tensile folders, packages.
+    #[arg(required = true, value_name = "PATH")]
+    pub paths: Vec<PathBuf>,
+    /// Keep only this gfx target (`gfx900`) or exact target id (`gfx90a:xnack+`).
+    #[arg(long, value_name = "TARGET")]
+    pub target: Option<String>,
+    /// Keep only kernels whose name contains NAME (exact match with --exact).
+    #[arg(long, value_name = "NAME")]
+    pub kernel: Option<String>,
+    /// Match --kernel exactly.
+    #[arg(long, requires = "kernel")]
+    pub exact: bool,
+    /// One row per kernel instead of per code object.
+    #[arg(long)]
+    pub kernels: bool,
+    /// Print the full mnemonic histogram per target.
+    #[arg(long)]
+    pub mnemonics: bool,
+    /// Print the instruction stream of the --kernel kernels.
+    #[arg(long, requires = "kernel")]
+    pub disasm: bool,
+    /// Which kernels of which targets contain these mnemonics (comma-separated; `v_mfma`
+    /// matches every `v_mfma_*`).
+    #[arg(long, value_name = "MNEMONICS", value_delimiter = ',')]
+    pub find: Vec<String>,
+    /// Print TSV (one row per code object and kernel) instead of the table.
     #[arg(long, conflicts_with = "json")]
     pub tsv: bool,
     #[command(flatten)]

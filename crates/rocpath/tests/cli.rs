@@ -492,3 +492,92 @@ fn offload_entries_agree_with_llvm_readobj() {
     assert_eq!(llvm.len(), 20);
     assert_eq!(ours, llvm);
 }
+
+#[test]
+fn isa_json_contract_and_find() {
+    let ex = example().join("install");
+    let (v, code, _) = json(&["isa", ex.to_str().unwrap()]);
+    assert_eq!(code, 0);
+    assert_eq!(v["schema"], "rocpath.isa/1");
+    let cos = v["code_objects"].as_array().unwrap();
+    assert_eq!(cos.len(), 10);
+    for co in cos {
+        assert_evidence(co, "isa code object");
+        for k in ["path", "target"] {
+            assert!(co[k].as_str().is_some());
+        }
+        assert!(co["instructions"].as_u64().unwrap() > 0);
+        assert!(co["code_bytes"].as_u64().unwrap() > 0);
+        let m = co["mnemonics"].as_object().unwrap();
+        assert_eq!(
+            m.values().map(|x| x.as_u64().unwrap()).sum::<u64>(),
+            co["instructions"].as_u64().unwrap()
+        );
+        assert!(co["classes"].as_object().is_some());
+        let ks = co["kernels"].as_array().unwrap();
+        assert!(ks.iter().any(|k| k["name"] == "dot_i8"
+            && k["is_kernel"] == true
+            && k["mnemonics"].is_object()));
+    }
+    // The example's capability gates: dot4 only where the chip has it, MFMA on CDNA, WMMA on RDNA3/4.
+    let (v, code, _) = json(&[
+        "isa",
+        "--find",
+        "v_dot4_i32_i8,v_mfma,v_wmma",
+        ex.to_str().unwrap(),
+    ]);
+    assert_eq!(code, 0);
+    let hits = v["find"].as_array().unwrap();
+    let targets = |term: &str| -> BTreeSet<String> {
+        hits.iter()
+            .filter(|h| h["term"] == term && h["kernel"] != "")
+            .map(|h| h["target_id"].as_str().unwrap().to_string())
+            .collect()
+    };
+    assert_eq!(
+        targets("v_dot4_i32_i8"),
+        BTreeSet::from(["gfx906".to_string()])
+    );
+    assert_eq!(
+        targets("v_mfma"),
+        BTreeSet::from(["gfx90a:xnack+".to_string(), "gfx942".to_string()])
+    );
+    assert_eq!(
+        targets("v_wmma"),
+        BTreeSet::from(["gfx1100".to_string(), "gfx1201".to_string()])
+    );
+    assert!(hits.iter().all(|h| h["evidence"]["class"] == "confirmed"));
+    // gfx900 takes the fallback: no dot, no matrix instructions, FMA/MAD only.
+    let (v, _, _) = json(&["isa", "--target", "gfx900", ex.to_str().unwrap()]);
+    let g = &v["targets"]["gfx900:xnack-"]["groups"];
+    assert!(
+        g.get("dot").is_none() && g.get("mfma").is_none() && g.get("wmma").is_none(),
+        "{g}"
+    );
+    assert!(g["fma"].as_u64().unwrap() > 0);
+    // Nothing found -> exit 1.
+    let out = rocpath()
+        .args(["isa", "--find", "v_no_such", ex.to_str().unwrap()])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    // --disasm prints the stream of one kernel.
+    let out = rocpath()
+        .args([
+            "isa",
+            "--kernel",
+            "saxpy",
+            "--exact",
+            "--disasm",
+            "--target",
+            "gfx906",
+            ex.to_str().unwrap(),
+        ])
+        .output()
+        .unwrap();
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert!(
+        text.contains("<saxpy>:") && text.contains("s_endpgm"),
+        "{text}"
+    );
+}

@@ -5,6 +5,7 @@ mod arch;
 mod check;
 mod diff;
 mod inventory;
+mod isa;
 
 use crate::cli::{Command, ScanArgs};
 use crate::output::{Printer, Status};
@@ -16,6 +17,7 @@ pub fn run(cmd: Command, p: &Printer) -> anyhow::Result<Status> {
         Command::Inventory(a) => inventory::run(a, p),
         Command::Check(a) => check::run(a, p),
         Command::Diff(a) => diff::run(a, p),
+        Command::Isa(a) => isa::run(a, p),
     }
 }
 

@@ -1,0 +1,90 @@
+//! `rocpath isa PATH...`
+
+use crate::cli::IsaArgs;
+use crate::output::{Printer, Status};
+use rocpath_census::{KernelFilter, Options};
+
+struct Bar(indicatif::ProgressBar);
+impl rocpath_census::Progress for Bar {
+    fn begin(&self, files: u64, bytes: u64) {
+        self.0.set_length(bytes);
+        self.0.set_message(format!("decoding {files} files"));
+    }
+    fn advance(&self, bytes: u64) {
+        self.0.inc(bytes);
+    }
+}
+
+pub fn run(a: IsaArgs, p: &Printer) -> anyhow::Result<Status> {
+    super::check_paths(&a.paths)?;
+    if let Some(t) = &a.target {
+        if rocpath_arch::target(t.split(':').next().unwrap_or(t)).is_none() {
+            anyhow::bail!("unknown gfx target {t:?} (see `rocpath arch`)");
+        }
+    }
+    let opts = Options {
+        limits: super::limits(&a.scan),
+        target: a.target.clone(),
+        kernel: a.kernel.clone().map(|k| {
+            if a.exact {
+                KernelFilter::Exact(k)
+            } else {
+                KernelFilter::Substring(k)
+            }
+        }),
+        find: a
+            .find
+            .iter()
+            .map(|s| s.trim().to_string())
+            .filter(|s| !s.is_empty())
+            .collect(),
+        disasm: a.disasm,
+    };
+    let bar = p.bar("decoding");
+    let started = std::time::Instant::now();
+    let r = rocpath_census::run(&a.paths, &opts, &Bar(bar.clone()));
+    bar.finish_and_clear();
+    for e in &r.errors {
+        let at = e
+            .offset
+            .map(|o| format!(" at offset {o}"))
+            .unwrap_or_default();
+        let member = if e.container.is_empty() {
+            String::new()
+        } else {
+            format!(" [{}]", e.container)
+        };
+        p.error_text(&format!("error: {}{member}{at}: {}\n", e.path, e.message));
+    }
+    if p.global.json {
+        p.json("rocpath.isa/1", &r)?;
+    } else if a.tsv {
+        p.data(&rocpath_render::isa::isa_tsv(&r))?;
+    } else if a.disasm {
+        p.data(&rocpath_render::isa::disasm_text(&r))?;
+    } else if !opts.find.is_empty() {
+        p.data(&rocpath_render::isa::find_table(&r))?;
+    } else {
+        p.data(&rocpath_render::isa::isa_table(
+            &r,
+            a.kernels || a.kernel.is_some(),
+            a.mnemonics,
+        ))?;
+    }
+    let code: u64 = r.code_objects.iter().map(|c| c.counts.code_bytes).sum();
+    let secs = started.elapsed().as_secs_f64();
+    if p.global.verbose > 0 {
+        p.note(&format!(
+            "decoded {} code objects, {:.1} MB of code in {secs:.2} s",
+            r.code_objects.len(),
+            code as f64 / 1e6
+        ));
+    }
+    Ok(if !r.errors.is_empty() {
+        Status::Error
+    } else if r.code_objects.is_empty() || (!opts.find.is_empty() && r.find.is_empty()) {
+        Status::Negative
+    } else {
+        Status::Ok
+    })
+}

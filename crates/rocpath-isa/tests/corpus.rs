@@ -108,7 +108,7 @@ fn walk(dir: &Path, out: &mut Vec<PathBuf>) {
         } else if p.extension().is_some_and(|e| e == "co" || e == "hsaco")
             || p.file_name()
                 .and_then(|n| n.to_str())
-                .is_some_and(|n| n.starts_with("lib") && n.contains(".so."))
+                .is_some_and(|n| n.starts_with("lib") && (n.ends_with(".so") || n.contains(".so.")))
         {
             out.push(p);
         }

@@ -319,3 +319,67 @@ fn truncated_containers_are_errors_not_panics() {
         }
     }
 }
+
+/// A minimal PE32+ image with one section, as Windows HIP DLLs carry their offload bundles in
+/// a `.hip_fat` section (section names are limited to 8 bytes).
+fn pe_with_section(name: &[u8; 8], payload: &[u8]) -> Vec<u8> {
+    let mut f = vec![0u8; 0x400];
+    f[0..2].copy_from_slice(b"MZ");
+    f[0x3c..0x40].copy_from_slice(&0x80u32.to_le_bytes());
+    let nt = 0x80;
+    f[nt..nt + 4].copy_from_slice(b"PE\0\0");
+    let fh = nt + 4;
+    f[fh..fh + 2].copy_from_slice(&0x8664u16.to_le_bytes()); // AMD64
+    f[fh + 2..fh + 4].copy_from_slice(&1u16.to_le_bytes()); // sections
+    f[fh + 16..fh + 18].copy_from_slice(&240u16.to_le_bytes()); // optional header size
+    f[fh + 18..fh + 20].copy_from_slice(&0x2022u16.to_le_bytes()); // DLL | EXECUTABLE | LARGE_ADDRESS
+    let oh = fh + 20;
+    f[oh..oh + 2].copy_from_slice(&0x20bu16.to_le_bytes()); // PE32+
+    f[oh + 32..oh + 36].copy_from_slice(&0x1000u32.to_le_bytes()); // SectionAlignment
+    f[oh + 36..oh + 40].copy_from_slice(&0x200u32.to_le_bytes()); // FileAlignment
+    let size_of_image = 0x1000 + (payload.len() as u32).div_ceil(0x1000) * 0x1000;
+    f[oh + 56..oh + 60].copy_from_slice(&size_of_image.to_le_bytes());
+    f[oh + 60..oh + 64].copy_from_slice(&0x400u32.to_le_bytes()); // SizeOfHeaders
+    f[oh + 108..oh + 112].copy_from_slice(&16u32.to_le_bytes()); // NumberOfRvaAndSizes
+    let sh = oh + 240;
+    f[sh..sh + 8].copy_from_slice(name);
+    f[sh + 8..sh + 12].copy_from_slice(&(payload.len() as u32).to_le_bytes()); // VirtualSize
+    f[sh + 12..sh + 16].copy_from_slice(&0x1000u32.to_le_bytes()); // VirtualAddress
+    let raw = (payload.len() as u32).div_ceil(0x200) * 0x200;
+    f[sh + 16..sh + 20].copy_from_slice(&raw.to_le_bytes()); // SizeOfRawData
+    f[sh + 20..sh + 24].copy_from_slice(&0x400u32.to_le_bytes()); // PointerToRawData
+    f[sh + 36..sh + 40].copy_from_slice(&0x4000_0040u32.to_le_bytes()); // initialized data, read
+    f.extend_from_slice(payload);
+    f.resize(0x400 + raw as usize, 0);
+    f
+}
+
+#[test]
+fn windows_dll_hip_fat_section() {
+    let Some(dir) = codeobjects_dir() else { return };
+    let want = expected(&dir);
+    let name = "hip-quant-2.2.4.post215_C-pyd_bundle000.hipfb";
+    let bundle = std::fs::read(dir.join(name)).unwrap();
+    let pe = pe_with_section(b".hip_fat", &bundle);
+    let c = Collect::default();
+    scan_memory(
+        &pe,
+        &Origin::file("hip_quantize.dll"),
+        "hip_quantize.dll",
+        &Limits::default(),
+        &c,
+    );
+    assert!(
+        c.errors.lock().unwrap().is_empty(),
+        "{:?}",
+        c.errors.lock().unwrap()
+    );
+    assert_eq!(sorted_hashes(&c), want[name]);
+    let objs = c.objects.lock().unwrap();
+    assert!(
+        objs.iter()
+            .all(|(o, _, _)| o.starts_with("hip_quantize.dll > hip_fat > bundle#0@0x400 > hipv4-")),
+        "{}",
+        objs[0].0
+    );
+}

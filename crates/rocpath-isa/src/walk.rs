@@ -140,7 +140,7 @@ impl<'a, 's> Walk<'a, 's> {
         self.pos = start;
         self.end = self.sym_offset(self.next_sym).unwrap_or(len);
         self.header_left = if kind == SymbolKind::LegacyKernel {
-            256.min(self.end - start)
+            256.min(self.end.saturating_sub(start))
         } else {
             0
         };

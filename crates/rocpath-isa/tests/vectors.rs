@@ -356,3 +356,18 @@ fn families() {
     );
     assert_eq!(fam("gfx1201", &[0xf400_0100, 0xf800_002c]), F::Smem);
 }
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(500))]
+    #[test]
+    fn unsorted_symbols_never_panic(bytes in proptest::collection::vec(any::<u8>(), 0..300), addrs in proptest::collection::vec(0u64..400, 0..6)) {
+        let dec = Decoder::for_target("gfx90a").unwrap();
+        let syms: Vec<SymbolStart> = addrs
+            .iter()
+            .enumerate()
+            .map(|(i, &a)| SymbolStart { address: a, kind: if i % 3 == 2 { SymbolKind::LegacyKernel } else { SymbolKind::Code } })
+            .collect();
+        let n = dec.walk(&bytes, 16, &syms).take(10_000).count();
+        prop_assert!(n <= 10_000);
+    }
+}

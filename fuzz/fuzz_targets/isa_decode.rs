@@ -5,9 +5,14 @@ use libfuzzer_sys::fuzz_target;
 use rocpath_isa::{Census, Decoded, Decoder, SymbolKind, SymbolStart};
 
 fuzz_target!(|data: &[u8]| {
-    let Some((&sel, rest)) = data.split_first() else { return };
+    let Some((&sel, rest)) = data.split_first() else {
+        return;
+    };
     let procs: Vec<&str> = Decoder::processors().collect();
-    let Some(dec) = procs.get(usize::from(sel) % procs.len()).and_then(|p| Decoder::for_target(p)) else {
+    let Some(dec) = procs
+        .get(usize::from(sel) % procs.len())
+        .and_then(|p| Decoder::for_target(p))
+    else {
         return;
     };
     let mut at = 0;
@@ -25,8 +30,14 @@ fuzz_target!(|data: &[u8]| {
         }
     }
     let syms = [
-        SymbolStart { address: 0x1000 + u64::from(sel & 0x3c), kind: SymbolKind::Code },
-        SymbolStart { address: 0x1040, kind: SymbolKind::LegacyKernel },
+        SymbolStart {
+            address: 0x1000 + u64::from(sel & 0x3c),
+            kind: SymbolKind::Code,
+        },
+        SymbolStart {
+            address: 0x1040,
+            kind: SymbolKind::LegacyKernel,
+        },
     ];
     let mut c = Census::new();
     for it in dec.walk(rest, 0x1000, &syms) {

@@ -156,6 +156,57 @@ impl Census {
     }
 }
 
+/// Counts by class only: a small fixed-size histogram (no allocation), for per-kernel totals.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ClassCounts {
+    /// Count per class, indexed by `Class as usize`.
+    pub counts: [u64; Class::COUNT],
+}
+
+impl Default for ClassCounts {
+    fn default() -> Self {
+        ClassCounts {
+            counts: [0; Class::COUNT],
+        }
+    }
+}
+
+impl ClassCounts {
+    /// Count one instruction.
+    #[inline]
+    pub fn add(&mut self, m: Mnemonic) {
+        if let Some(c) = self.counts.get_mut(m.class() as usize) {
+            *c += 1;
+        }
+    }
+
+    /// Add another set of counts.
+    pub fn merge(&mut self, other: &ClassCounts) {
+        for (a, b) in self.counts.iter_mut().zip(other.counts.iter()) {
+            *a += b;
+        }
+    }
+
+    /// Count of one class.
+    pub fn get(&self, class: Class) -> u64 {
+        self.counts.get(class as usize).copied().unwrap_or(0)
+    }
+
+    /// Count of one coarse group.
+    pub fn group(&self, group: Group) -> u64 {
+        Class::ALL
+            .iter()
+            .filter(|c| c.group() == group)
+            .map(|&c| self.get(c))
+            .sum()
+    }
+
+    /// Total count.
+    pub fn total(&self) -> u64 {
+        self.counts.iter().sum()
+    }
+}
+
 impl Decoder {
     /// Census of one executable section walked like `llvm-objdump -d` (see [`Decoder::walk`]).
     pub fn census(&self, section: &[u8], address: u64, symbols: &[SymbolStart]) -> Census {

@@ -52,7 +52,7 @@ mod generated;
 pub mod layout;
 mod walk;
 
-pub use census::{Census, SignalCounts};
+pub use census::{Census, ClassCounts, SignalCounts};
 pub use classify::{Class, Group};
 pub use decoder::{Decoded, Decoder, Inst, Mnemonic, Signals};
 pub use layout::{Family, Gen};

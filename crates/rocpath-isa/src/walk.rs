@@ -46,6 +46,10 @@ pub struct Item {
     pub mnemonic: Mnemonic,
     /// Kind.
     pub kind: ItemKind,
+    /// Index into the `symbols` slice of the symbol whose range this item is in (the first of
+    /// several symbols at one address), or `None` for bytes before the first symbol. Use it to
+    /// total per kernel.
+    pub symbol: Option<u32>,
 }
 
 /// Number of leading zero bytes llvm-objdump skips at `bytes` (`countSkippableZeroBytes`):
@@ -72,6 +76,8 @@ pub struct Walk<'a, 's> {
     /// Remaining `.byte` lines of a legacy kernel header.
     header_left: usize,
     started: bool,
+    /// Symbol of the current range.
+    cur_sym: Option<u32>,
 }
 
 impl<'a, 's> Walk<'a, 's> {
@@ -91,6 +97,7 @@ impl<'a, 's> Walk<'a, 's> {
             end: 0,
             header_left: 0,
             started: false,
+            cur_sym: None,
         }
     }
 
@@ -120,6 +127,7 @@ impl<'a, 's> Walk<'a, 's> {
                 self.pos = 0;
                 self.end = first;
                 self.header_left = 0;
+                self.cur_sym = None;
                 return true;
             }
         }
@@ -127,6 +135,7 @@ impl<'a, 's> Walk<'a, 's> {
             return false;
         };
         let mut kind = SymbolKind::Code;
+        self.cur_sym = u32::try_from(self.next_sym).ok();
         while self.sym_offset(self.next_sym) == Some(start) {
             if self
                 .symbols
@@ -168,6 +177,7 @@ impl Iterator for Walk<'_, '_> {
                     len: 1,
                     mnemonic: Mnemonic::BYTE,
                     kind: ItemKind::Byte,
+                    symbol: self.cur_sym,
                 });
             }
             let rest = self.section.get(at..).unwrap_or(&[]);
@@ -185,6 +195,7 @@ impl Iterator for Walk<'_, '_> {
                         len: i.len,
                         mnemonic: i.mnemonic,
                         kind: ItemKind::Inst(i.family),
+                        symbol: self.cur_sym,
                     });
                 }
                 Decoded::Unknown | Decoded::Truncated { .. } => {
@@ -195,6 +206,7 @@ impl Iterator for Walk<'_, '_> {
                         len: n as u8,
                         mnemonic: Mnemonic::LONG,
                         kind: ItemKind::Long,
+                        symbol: self.cur_sym,
                     });
                 }
             }

@@ -199,6 +199,36 @@ fn ranges_and_legacy_headers() {
             .all(|i| i.kind == ItemKind::Byte && i.mnemonic == Mnemonic::BYTE)
     );
     assert_eq!(items[256].mnemonic.as_str(), "s_endpgm");
+    assert!(items.iter().all(|i| i.symbol == Some(0)));
+}
+
+#[test]
+fn per_symbol_totals() {
+    // Padding before the first symbol has no symbol; two kernels get their own totals.
+    let b = words_to_bytes(&[NOP, 0xbe80_0002, ENDPGM, 0xd3b0_4080, 0x1e02_71a0, ENDPGM]);
+    let s = [
+        SymbolStart {
+            address: 0x104,
+            kind: SymbolKind::Code,
+        },
+        SymbolStart {
+            address: 0x10c,
+            kind: SymbolKind::Code,
+        },
+    ];
+    let dec = Decoder::for_target("gfx90a").unwrap();
+    let mut per = [rocpath_isa::ClassCounts::default(); 2];
+    let mut lead = 0;
+    for it in dec.walk(&b, 0x100, &s) {
+        match it.symbol {
+            Some(k) => per[k as usize].add(it.mnemonic),
+            None => lead += 1,
+        }
+    }
+    assert_eq!(lead, 1);
+    assert_eq!(per[0].total(), 2);
+    assert_eq!(per[1].get(Class::Packed), 1);
+    assert_eq!(per[1].group(rocpath_isa::Group::Branch), 1);
 }
 
 #[test]

@@ -33,6 +33,20 @@
 //! assert_eq!(total.signals().mfma, 0);
 //! ```
 //!
+//! # Main types
+//!
+//! * [`Decoder`]: one per processor ([`Decoder::for_target`] takes `gfx90a`,
+//!   `gfx90a:xnack+`, `amdgcn-amd-amdhsa--gfx942` or `gfx11-generic`; [`Decoder::for_mach`]
+//!   takes ELF `e_flags`). [`Decoder::decode`] returns a [`Decoded`]: an [`Inst`] (length,
+//!   [`Mnemonic`], [`Family`]), `Unknown`, or `Truncated`.
+//! * [`Decoder::walk`]: iterator of [`Item`]s over one executable section, with llvm-objdump's
+//!   rules; each item knows its offset, length, mnemonic, kind and symbol index.
+//! * [`Mnemonic`]: a `u16` id; [`Mnemonic::as_str`], [`Mnemonic::class`] ([`Class`], grouped
+//!   by [`Group`]) and [`Mnemonic::signals`] ([`Signals`]) are table lookups.
+//! * [`Census`]: counts by mnemonic id, mergeable, with [`Census::histogram`] (reference
+//!   order), [`Census::by_class`] and [`Census::signals`]. [`ClassCounts`] is a fixed-size,
+//!   allocation-free count by class for per-kernel totals.
+//!
 //! # Counting rules
 //!
 //! [`Decoder::walk`] follows `llvm-objdump -d`: ranges start at each distinct symbol address

@@ -270,10 +270,7 @@ fn term_matches(term: &str, mnemonic: &str) -> bool {
 
 impl Collector<'_> {
     fn error(&self, origin: &Origin, offset: Option<u64>, message: String) {
-        let mut loc = Locator::file(&origin.path).with_member(origin.member());
-        if let Some(o) = offset {
-            loc = loc.with_offset(o);
-        }
+        let loc = Locator::in_container(&origin.path, origin.member(), offset);
         let evidence = Evidence::new(
             EvClass::Limited,
             Proof::ShippedArtifactVerified,
@@ -511,21 +508,14 @@ impl Sink for Collector<'_> {
 
 /// Runs a census over files and directories (on the current rayon pool).
 pub fn run(paths: &[PathBuf], opts: &Options, progress: &dyn Progress) -> Report {
-    let (mut files, walk_errors) = rocpath_sources::discover(paths);
-    progress.begin(files.len() as u64, files.iter().map(|f| f.size).sum());
-    files.sort_by(|a, b| b.size.cmp(&a.size).then_with(|| a.path.cmp(&b.path)));
     let c = Collector {
         opts,
         progress,
         out: Mutex::new(Report::default()),
     };
-    for (p, m) in walk_errors {
-        c.error(&Origin::file(p), None, m);
-    }
-    use rayon::prelude::*;
-    files
-        .par_iter()
-        .for_each(|f| rocpath_sources::scan_file(&f.path, &opts.limits, &c));
+    rocpath_sources::scan_paths(paths, &opts.limits, &c, |t| {
+        progress.begin(t.files, t.bytes)
+    });
     let mut r = c.out.into_inner().unwrap_or_else(|p| p.into_inner());
     r.code_objects
         .sort_by(|a, b| (&a.path, &a.container, a.offset).cmp(&(&b.path, &b.container, b.offset)));

@@ -161,6 +161,19 @@ impl Locator {
             ..Locator::default()
         }
     }
+    /// A locator for an item inside a file: the container chain and, when known, the offset.
+    pub fn in_container(
+        path: impl Into<String>,
+        member: impl Into<String>,
+        offset: Option<u64>,
+    ) -> Self {
+        Locator {
+            path: path.into(),
+            member: member.into(),
+            offset,
+            ..Locator::default()
+        }
+    }
     /// Sets the container chain.
     pub fn with_member(mut self, member: impl Into<String>) -> Self {
         self.member = member.into();

@@ -290,10 +290,7 @@ fn target_matches(filter: &str, processor: &str, target_id: &str) -> bool {
 
 impl Collector<'_> {
     fn error(&self, origin: &Origin, offset: Option<u64>, message: String) {
-        let mut loc = Locator::file(&origin.path).with_member(origin.member());
-        if let Some(o) = offset {
-            loc = loc.with_offset(o);
-        }
+        let loc = Locator::in_container(&origin.path, origin.member(), offset);
         let evidence = Evidence::new(
             Class::Limited,
             Proof::ShippedArtifactVerified,
@@ -522,11 +519,6 @@ impl Sink for Collector<'_> {
 
 /// Scans files and directories. Runs on the current rayon thread pool.
 pub fn scan(paths: &[PathBuf], opts: &Options, progress: &dyn Progress) -> Inventory {
-    let (mut files, walk_errors) = rocpath_sources::discover(paths);
-    let total: u64 = files.iter().map(|f| f.size).sum();
-    progress.begin(files.len() as u64, total);
-    // Largest first, so one huge library does not start last and run alone.
-    files.sort_by(|a, b| b.size.cmp(&a.size).then_with(|| a.path.cmp(&b.path)));
     let c = Collector {
         opts,
         progress,
@@ -535,21 +527,17 @@ pub fn scan(paths: &[PathBuf], opts: &Options, progress: &dyn Progress) -> Inven
         dbs: Mutex::new(Vec::new()),
         errors: Mutex::new(Vec::new()),
     };
-    for (path, msg) in walk_errors {
-        c.error(&Origin::file(path), None, msg);
-    }
-    use rayon::prelude::*;
-    files
-        .par_iter()
-        .for_each(|f| rocpath_sources::scan_file(&f.path, &opts.limits, &c));
+    let totals = rocpath_sources::scan_paths(paths, &opts.limits, &c, |t| {
+        progress.begin(t.files, t.bytes)
+    });
     let mut inv = Inventory {
         code_objects: take(c.objects),
         tensile: take(c.tensile),
         miopen_dbs: take(c.dbs),
         errors: take(c.errors),
         stats: Stats {
-            files: files.len() as u64,
-            bytes: total,
+            files: totals.files,
+            bytes: totals.bytes,
         },
         roots: paths.iter().map(|p| p.display().to_string()).collect(),
         ..Inventory::default()

@@ -326,6 +326,44 @@ pub fn discover(paths: &[PathBuf]) -> (Vec<InputFile>, Vec<(String, String)>) {
     (files, errors)
 }
 
+/// Totals of a multi-file scan.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct ScanTotals {
+    /// Files read.
+    pub files: u64,
+    /// Their bytes.
+    pub bytes: u64,
+}
+
+/// Finds the files under `paths` and scans them on the current rayon pool, largest first
+/// (so one huge library does not start last and run alone). Unreadable directory entries
+/// are reported to the sink as errors. `begin` is called with the totals before scanning.
+pub fn scan_paths(
+    paths: &[PathBuf],
+    limits: &Limits,
+    sink: &dyn Sink,
+    begin: impl FnOnce(&ScanTotals),
+) -> ScanTotals {
+    let (mut files, walk_errors) = discover(paths);
+    let totals = ScanTotals {
+        files: files.len() as u64,
+        bytes: files.iter().map(|f| f.size).sum(),
+    };
+    begin(&totals);
+    for (path, msg) in walk_errors {
+        sink.found(Found::Error {
+            origin: &Origin::file(path),
+            error: SourceError::Io(msg),
+        });
+    }
+    files.sort_by(|a, b| b.size.cmp(&a.size).then_with(|| a.path.cmp(&b.path)));
+    use rayon::prelude::*;
+    files
+        .par_iter()
+        .for_each(|f| scan_file(&f.path, limits, sink));
+    totals
+}
+
 /// Scans one file on disk.
 pub fn scan_file(path: &Path, limits: &Limits, sink: &dyn Sink) {
     let origin = Origin::file(path.display().to_string());

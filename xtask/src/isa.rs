@@ -651,13 +651,16 @@ struct CpuTables {
     px2: Option<(usize, Table)>,
     /// How LLVM decodes the all-zero word, if not as the VOP2 table says.
     zero: Option<(u16, u8, u8)>,
+    /// Reserved source-operand codes, by `format * 3 + literal field`: codes LLVM rejects for
+    /// every sampled opcode of the format.
+    reserved: Vec<[u64; 8]>,
 }
 
 /// Entries `(mnemonic index into Names, dwords, litmask)`; dwords 0 = invalid.
 type Table = Vec<(u16, u8, u8)>;
 
 /// A decoder variant: generation, table index per format, gfx950 `(prefix key, table index)`.
-type VariantDef = (Gen, Vec<usize>, Option<(usize, usize)>, u32);
+type VariantDef = (Gen, Vec<usize>, Option<(usize, usize)>, u32, usize);
 
 struct Names {
     list: Vec<String>,
@@ -797,6 +800,67 @@ fn gen_cpu(mc: &mut Mc, cpu: &str, g: Gen, names: &mut Names) -> Result<CpuTable
             }
         }
     }
+    // Reserved source codes: for each source field that can hold a literal, try every code on a
+    // sample of opcodes; a code is reserved if LLVM rejects it for all of them.
+    let mut reserved = vec![[0u64; 8]; 64];
+    {
+        let mut probes = Vec::new();
+        let mut owners: Vec<(usize, usize, usize)> = Vec::new(); // (row, code, sample)
+        let mut tried: HashMap<(usize, usize), (usize, usize)> = HashMap::new(); // (row, code) -> (probed, invalid)
+        for (fi, f) in lay.formats.iter().enumerate() {
+            for j in 0..f.lits.len() {
+                let row = fi * 3 + j;
+                let mut ids: Vec<&(usize, usize, usize)> = base
+                    .keys()
+                    .filter(|id| {
+                        id.0 == fi
+                            && id.2 == 0
+                            && tables[fi][id.1 * f.sub.count()].2 & (1 << j) != 0
+                    })
+                    .collect();
+                ids.sort_unstable();
+                let step = (ids.len() / 16).max(1);
+                for (si, id) in ids.into_iter().step_by(step).take(16).enumerate() {
+                    let Some(bw) = base.get(id) else { continue };
+                    let lo = f.lits[j];
+                    let mask = ((1u64 << f.lit_width) - 1) << lo;
+                    for code in 0..(1usize << f.lit_width) {
+                        if code == 0xff {
+                            continue;
+                        }
+                        let mut w = bw.clone();
+                        let single = w.len() == 1;
+                        let q = (q_of(&w) & !mask) | ((code as u64) << lo);
+                        set_q(&mut w, q);
+                        if single {
+                            w.truncate(1);
+                        }
+                        if lay.format_of(w[0]) != Some(fi)
+                            || f.sub.of(q) != 0
+                            || f.key_of(q) != id.1
+                        {
+                            continue;
+                        }
+                        probes.push(to_bytes(&w));
+                        owners.push((row, code, si));
+                    }
+                }
+            }
+        }
+        let out = mc.run(cpu, &probes)?;
+        for (o, (row, code, _)) in out.into_iter().zip(owners) {
+            let e = tried.entry((row, code)).or_insert((0, 0));
+            e.0 += 1;
+            if matches!(o, Outcome::Invalid) {
+                e.1 += 1;
+            }
+        }
+        for ((row, code), (probed, invalid)) in tried {
+            if probed > 0 && probed == invalid {
+                reserved[row][code / 64] |= 1 << (code % 64);
+            }
+        }
+    }
     // gfx950: v_mfma_ld_scale_b32 followed by an MFMA decodes as one 16-byte scaled MFMA.
     let mut px2 = None;
     if let Some(fi) = lay.formats.iter().position(|f| f.name == "vop3p") {
@@ -848,7 +912,12 @@ fn gen_cpu(mc: &mut Mc, cpu: &str, g: Gen, names: &mut Names) -> Result<CpuTable
             }
         }
     }
-    Ok(CpuTables { tables, px2, zero })
+    Ok(CpuTables {
+        tables,
+        px2,
+        zero,
+        reserved,
+    })
 }
 
 fn gen_name(g: Gen) -> &'static str {
@@ -933,6 +1002,7 @@ pub fn codegen(out: &Path, only: Option<&str>) -> Result<()> {
         }
     };
     let mut variants: Vec<VariantDef> = Vec::new();
+    let mut reserved_list: Vec<Vec<[u64; 8]>> = Vec::new();
     let mut cpu_variant: Vec<(&str, usize)> = Vec::new();
     for (cpu, g, t) in &per_cpu {
         let ids: Vec<usize> = t
@@ -944,7 +1014,14 @@ pub fn codegen(out: &Path, only: Option<&str>) -> Result<()> {
             .px2
             .as_ref()
             .map(|(k, tb)| (*k, intern(tb.iter().map(pack).collect())));
-        let v = (*g, ids, px2, t.zero.as_ref().map_or(0, pack));
+        let ri = match reserved_list.iter().position(|r| *r == t.reserved) {
+            Some(i) => i,
+            None => {
+                reserved_list.push(t.reserved.clone());
+                reserved_list.len() - 1
+            }
+        };
+        let v = (*g, ids, px2, t.zero.as_ref().map_or(0, pack), ri);
         let vi = match variants.iter().position(|x| *x == v) {
             Some(i) => i,
             None => {
@@ -985,7 +1062,7 @@ pub fn codegen(out: &Path, only: Option<&str>) -> Result<()> {
 
     // tables.rs
     let mut t = header.clone();
-    t.push_str("\nuse crate::decoder::{Variant, sparse};\nuse crate::layout::Gen;\n\n");
+    t.push_str("\nuse crate::decoder::{Variant, rows, sparse};\nuse crate::layout::Gen;\n\n");
     let _ = writeln!(
         t,
         "/// Fingerprint of the encoding layouts the tables were generated for.\npub(crate) const LAYOUT_FINGERPRINT: u64 = 0x{:016x};\n",
@@ -1023,12 +1100,22 @@ pub fn codegen(out: &Path, only: Option<&str>) -> Result<()> {
         }
         t.push_str("]);\n");
     }
+    for (ri, rows) in reserved_list.iter().enumerate() {
+        let _ = writeln!(t, "static R{ri}: [[u64; 8]; 64] = rows(&[");
+        for (row, bits) in rows.iter().enumerate() {
+            if bits.iter().any(|&b| b != 0) {
+                let v: Vec<String> = bits.iter().map(|b| format!("0x{b:x}")).collect();
+                let _ = writeln!(t, "    ({row}, [{}]),", v.join(", "));
+            }
+        }
+        t.push_str("]);\n");
+    }
     let _ = writeln!(
         t,
         "\n/// Decoder variants (processors with identical tables share one).\npub(crate) static VARIANTS: [Variant; {}] = [",
         variants.len()
     );
-    for (g, ids, px2, zero) in &variants {
+    for (g, ids, px2, zero, ri) in &variants {
         let list: Vec<String> = ids.iter().map(|i| format!("&T{i}")).collect();
         let px = match px2 {
             Some((k, i)) => format!("Some(({k}, &T{i}))"),
@@ -1036,7 +1123,7 @@ pub fn codegen(out: &Path, only: Option<&str>) -> Result<()> {
         };
         let _ = writeln!(
             t,
-            "    Variant {{ gen_: Gen::{}, tables: &[{}], px2: {px}, zero: 0x{zero:x} }},",
+            "    Variant {{ gen_: Gen::{}, tables: &[{}], px2: {px}, zero: 0x{zero:x}, reserved: &R{ri} }},",
             gen_name(*g),
             list.join(", ")
         );

@@ -16,6 +16,24 @@ pub(crate) struct Variant {
     pub(crate) px2: Option<(usize, &'static [u32])>,
     /// Entry for the all-zero word when LLVM decodes it specially (`v_illegal` on GFX10+), or 0.
     pub(crate) zero: u32,
+    /// Reserved source-operand codes (bitmap of 512), by `format index * 3 + literal field`:
+    /// LLVM rejects an instruction whose source field holds one of them.
+    pub(crate) reserved: &'static [[u64; 8]; 64],
+}
+
+/// Expand `(row, bitmap)` pairs into the dense reserved-code table (used by the generated
+/// tables).
+pub(crate) const fn rows(list: &[(usize, [u64; 8])]) -> [[u64; 8]; 64] {
+    let mut t = [[0u64; 8]; 64];
+    let mut i = 0;
+    while i < list.len() {
+        let (row, bits) = list[i];
+        if row < 64 {
+            t[row] = bits;
+        }
+        i += 1;
+    }
+    t
 }
 
 /// Expand `(start, count, value)` runs into a dense table (used by the generated tables).
@@ -372,17 +390,27 @@ impl Decoder {
         let lm = entry::litmask(e);
         if lm != 0 {
             let fmask = (1u64 << fmt.lit_width) - 1;
+            let mut literal = false;
             let mut j = 0;
             while j < fmt.lits.len() {
                 if lm & (1 << j) != 0 {
                     if let Some(&lo) = fmt.lits.get(j) {
-                        if (q >> lo) & fmask == 0xff {
-                            dwords += 1;
-                            break;
+                        let code = ((q >> lo) & fmask) as usize;
+                        if code == 0xff {
+                            literal = true;
+                        } else {
+                            let row = self.variant.reserved.get((fi - 1) * 3 + j);
+                            let bits = row.and_then(|r| r.get(code >> 6)).copied().unwrap_or(0);
+                            if (bits >> (code & 63)) & 1 != 0 {
+                                return Decoded::Unknown;
+                            }
                         }
                     }
                 }
                 j += 1;
+            }
+            if literal {
+                dwords += 1;
             }
         }
         let len = (dwords * 4) as usize;

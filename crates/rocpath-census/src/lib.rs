@@ -286,7 +286,14 @@ impl Collector<'_> {
         });
     }
 
-    fn code_object(&self, origin: &Origin, offset: u64, bytes: &[u8], sha: &str) {
+    fn code_object(
+        &self,
+        origin: &Origin,
+        offset: u64,
+        bytes: &[u8],
+        sha: &str,
+        release: &(dyn Fn(&[u8]) + Sync),
+    ) {
         let co = match rocpath_codeobj::parse(bytes) {
             Ok(c) => c,
             Err(e) => return self.error(origin, Some(offset), format!("code object: {e}")),
@@ -316,7 +323,7 @@ impl Collector<'_> {
             Ok(s) => s,
             Err(e) => return self.error(origin, Some(offset), format!("sections: {e}")),
         };
-        let symbols = match rocpath_codeobj::symbols(bytes) {
+        let symbols = match rocpath_codeobj::symbols_with(bytes, false) {
             Ok(s) => s,
             Err(e) => return self.error(origin, Some(offset), format!("symbols: {e}")),
         };
@@ -379,7 +386,15 @@ impl Collector<'_> {
                 }
                 *c = Census::new();
             };
+            // Pages already decoded are handed back in 8 MiB steps (large Tensile objects
+            // reach 400 MB of code).
+            let mut released = 0usize;
             for item in decoder.walk(data, sec.addr, &starts) {
+                let o = item.offset as usize;
+                if o - released >= 8 << 20 {
+                    release(data.get(released..o).unwrap_or(&[]));
+                    released = o;
+                }
                 total.add_item(&item);
                 let a = sec.addr + item.offset;
                 let owner = owners.partition_point(|o| o.0 <= a).checked_sub(1);
@@ -495,8 +510,9 @@ impl Sink for Collector<'_> {
                 offset,
                 bytes,
                 sha256,
+                release,
                 ..
-            } => self.code_object(origin, offset, bytes, sha256),
+            } => self.code_object(origin, offset, bytes, sha256, release),
             Found::Error { origin, error } => self.error(origin, error.offset(), error.to_string()),
             Found::Tensile { .. } | Found::Named { .. } => {}
         }

@@ -593,6 +593,13 @@ pub fn code_sections(data: &[u8]) -> Result<Vec<CodeSection>, Error> {
 
 /// Lists the symbols that point into executable sections, sorted by section and address.
 pub fn symbols(data: &[u8]) -> Result<Vec<CodeSymbol>, Error> {
+    symbols_with(data, true)
+}
+
+/// Like [`symbols`]; with `label_names` false, symbols of kind [`SymbolKind::Other`] (the
+/// local labels of assembly kernels — Tensile objects have millions) get an empty name, which
+/// saves the memory of their names when only their addresses are needed.
+pub fn symbols_with(data: &[u8], label_names: bool) -> Result<Vec<CodeSymbol>, Error> {
     let h = header(data)?;
     let sections = h
         .sections(LE, data)
@@ -615,10 +622,13 @@ pub fn symbols(data: &[u8]) -> Result<Vec<CodeSymbol>, Error> {
             elf::STT_SECTION | elf::STT_FILE => continue,
             _ => SymbolKind::Other,
         };
-        let name = s
-            .name(LE, syms.strings())
-            .map(|n| String::from_utf8_lossy(n).into_owned())
-            .unwrap_or_default();
+        let name = if kind == SymbolKind::Other && !label_names {
+            String::new()
+        } else {
+            s.name(LE, syms.strings())
+                .map(|n| String::from_utf8_lossy(n).into_owned())
+                .unwrap_or_default()
+        };
         out.push(CodeSymbol {
             name,
             value: s.st_value(LE),

@@ -493,6 +493,7 @@ impl Sink for Collector<'_> {
                 bytes,
                 bundle_id,
                 sha256,
+                ..
             } => self.code_object(origin, offset, bytes, bundle_id, sha256),
             Found::Tensile {
                 origin,

@@ -211,8 +211,10 @@ pub(crate) fn scan_fatbin_region(
         } => {
             let _release = Release(ctx, bytes);
             if rocpath_codeobj::is_amdgpu_elf(bytes) {
+                let release = |b: &[u8]| ctx.release(b);
                 ctx.sink.found(Found::CodeObject {
                     sha256: &ctx.digest(bytes),
+                    release: &release,
                     origin: &origin,
                     offset,
                     bytes,
@@ -319,8 +321,10 @@ pub(crate) fn scan_embedded_elfs(
                 if let Some(bytes) = usize::try_from(ext).ok().and_then(|e| here.get(..e)) {
                     let abs = base + at as u64;
                     let o = origin.child(format!("{}@0x{abs:x}", section.trim_start_matches('.')));
+                    let release = |b: &[u8]| ctx.release(b);
                     ctx.sink.found(Found::CodeObject {
                         sha256: &ctx.digest(bytes),
+                        release: &release,
                         origin: &o,
                         offset: abs,
                         bytes,

@@ -187,6 +187,9 @@ pub enum Found<'a> {
         /// sha256 of `bytes`, lower-case hex (computed here, reading the bytes once in
         /// chunks whose pages are released as they are hashed).
         sha256: &'a str,
+        /// Call with sub-slices of `bytes` already processed, to drop their pages from memory
+        /// (a no-op unless the bytes are memory-mapped).
+        release: &'a (dyn Fn(&[u8]) + Sync),
     },
     /// A Tensile library index or solution file (`TensileLibrary*.dat`/`.yaml`).
     Tensile {
@@ -526,8 +529,10 @@ pub(crate) fn scan_bytes(data: &[u8], origin: &Origin, name: &str, depth: u32, c
     }
     if data.starts_with(b"\x7fELF") {
         if rocpath_codeobj::is_amdgpu_elf(data) {
+            let release = |b: &[u8]| ctx.release(b);
             ctx.sink.found(Found::CodeObject {
                 sha256: &ctx.digest(data),
+                release: &release,
                 origin,
                 offset: 0,
                 bytes: data,

@@ -207,8 +207,10 @@ fn scan_stream_inner(
                     w.fill(size)?;
                     match w.buf.get(..size) {
                         Some(bytes) if rocpath_codeobj::is_amdgpu_elf(bytes) => {
+                            let release = |b: &[u8]| ctx.release(b);
                             ctx.sink.found(Found::CodeObject {
                                 sha256: &ctx.digest(bytes),
+                                release: &release,
                                 origin: &eorigin,
                                 offset: eo,
                                 bytes,
@@ -305,8 +307,10 @@ fn scan_stream_inner(
                     Ok(ext) if (ext as usize) <= max_obj => {
                         w.fill(ext as usize)?;
                         if let Some(bytes) = w.buf.get(..ext as usize) {
+                            let release = |b: &[u8]| ctx.release(b);
                             ctx.sink.found(Found::CodeObject {
                                 sha256: &ctx.digest(bytes),
+                                release: &release,
                                 origin: &eorigin,
                                 offset: at,
                                 bytes,

@@ -178,7 +178,10 @@ fn main() {
                 agree += 1;
                 e.0 += 1;
             } else if examples.len() < 8
-                && std::env::var("ROCPATH_DIFF_FAMILY").map_or(true, |f| f == fam)
+                && std::env::var("ROCPATH_DIFF_FAMILY").is_ok_and(|f| f == fam)
+                    == std::env::var("ROCPATH_DIFF_FAMILY").is_ok()
+                && (std::env::var("ROCPATH_DIFF_LENGTH").is_err()
+                    || ours.inst().is_some() && r.is_some())
             {
                 let w: Vec<String> = p
                     .chunks(4)
@@ -193,8 +196,13 @@ fn main() {
             }
         }
         println!(
-            "{cpu}: {agree}/{total} agree ({:.2}%)",
-            100.0 * agree as f64 / total as f64
+            "{cpu}: {agree}/{total} agree ({:.2}%); disagreements: {} valid here/invalid in LLVM, \
+             {} invalid here/valid in LLVM, {} other mnemonic, {} other length",
+            100.0 * agree as f64 / total as f64,
+            kinds[0],
+            kinds[1],
+            kinds[2],
+            kinds[3]
         );
         for (f, (a, t)) in &per_family {
             println!("  {f:<8} {a}/{t} ({:.1}%)", 100.0 * *a as f64 / *t as f64);

@@ -10,6 +10,7 @@ use rocpath_inventory::diff::Diff;
 use std::collections::{BTreeMap, BTreeSet};
 use std::fmt::Write;
 
+pub mod case;
 pub mod isa;
 
 pub(crate) fn table(header: &[&str]) -> Table {

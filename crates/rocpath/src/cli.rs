@@ -58,6 +58,8 @@ pub enum Command {
     Diff(DiffArgs),
     /// Instruction census: which kernels use MFMA, WMMA, dot4, packed math or plain FMA.
     Isa(IsaArgs),
+    /// Runtime cases: run with logging and keep everything, read logs into a path report, table.
+    Case(CaseArgs),
 }
 
 #[derive(Debug, Args)]
@@ -167,4 +169,61 @@ pub struct IsaArgs {
     pub tsv: bool,
     #[command(flatten)]
     pub scan: ScanArgs,
+}
+
+#[derive(Debug, Args)]
+pub struct CaseArgs {
+    #[command(subcommand)]
+    pub command: CaseCommand,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum CaseCommand {
+    /// Run a command with the ROCm libraries' logging on and keep everything in a case folder.
+    Run(CaseRunArgs),
+    /// Read a case folder or log files into a path report (device, problem, candidates,
+    /// forced and selected solver, kernels, GEMM calls, fallbacks, errors, outcome).
+    Read(CaseReadArgs),
+    /// One row per case of a folder of cases: dtype, problem, forced solver, outcome,
+    /// selected solver, kernel.
+    Table(CaseTableArgs),
+}
+
+#[derive(Debug, Args)]
+pub struct CaseRunArgs {
+    /// Case name: the case folder is OUT/NAME.
+    pub name: String,
+    /// Folder to make the case folder in.
+    #[arg(long, value_name = "DIR", default_value = "cases")]
+    pub out: PathBuf,
+    /// Logging to switch on, comma-separated: miopen, rocblas, hipblaslt, tensile, hip
+    /// (default: all but hip). A variable already set in the environment is never changed.
+    #[arg(long, value_name = "LIST", value_delimiter = ',')]
+    pub knobs: Vec<String>,
+    /// Do not echo the command's output to the terminal (it is still captured).
+    #[arg(long)]
+    pub no_echo: bool,
+    /// The command and its arguments (after `--`).
+    #[arg(required = true, last = true, value_name = "CMD")]
+    pub command: Vec<std::ffi::OsString>,
+}
+
+#[derive(Debug, Args)]
+pub struct CaseReadArgs {
+    /// Case folders or log files (a log's `<case>.meta.txt` beside it is read too). Each is
+    /// one case.
+    #[arg(required = true, value_name = "PATH")]
+    pub paths: Vec<PathBuf>,
+    /// Print the filled trace map (Markdown) instead of the report.
+    #[arg(long, conflicts_with = "json")]
+    pub markdown: bool,
+}
+
+#[derive(Debug, Args)]
+pub struct CaseTableArgs {
+    /// A folder of cases (case folders and/or log files).
+    pub dir: PathBuf,
+    /// Print TSV instead of the table.
+    #[arg(long, conflicts_with = "json")]
+    pub tsv: bool,
 }

@@ -111,6 +111,16 @@ impl Printer {
         }
     }
 
+    /// Where a child's output is echoed while rocpath records it (`case run`): stderr, so
+    /// that stdout carries only rocpath's own data; nothing when quiet.
+    pub fn passthrough(&self) -> Option<Box<dyn Write + Send>> {
+        if self.global.quiet {
+            None
+        } else {
+            Some(Box::new(std::io::stderr()))
+        }
+    }
+
     /// A byte progress bar on stderr, hidden when quiet, when asked, or when stderr is not a
     /// terminal.
     pub fn bar(&self, message: &str) -> ProgressBar {

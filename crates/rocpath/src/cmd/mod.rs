@@ -2,6 +2,7 @@
 //! exit status.
 
 mod arch;
+mod case;
 mod check;
 mod diff;
 mod inventory;
@@ -18,6 +19,7 @@ pub fn run(cmd: Command, p: &Printer) -> anyhow::Result<Status> {
         Command::Check(a) => check::run(a, p),
         Command::Diff(a) => diff::run(a, p),
         Command::Isa(a) => isa::run(a, p),
+        Command::Case(a) => case::run(a, p),
     }
 }
 

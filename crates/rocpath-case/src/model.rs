@@ -1,0 +1,473 @@
+//! The case report: what one run did, as typed observations, each with its evidence.
+//! Serialised as the `rocpath.case/1` JSON contract (field names are part of it).
+
+use rocpath_evidence::Evidence;
+use rocpath_logs::miopen_db::{ConvProblem, FindDbItem};
+use rocpath_logs::rocblas::GemmTypes;
+use rocpath_logs::tensile::KernelName;
+use serde::Serialize;
+use std::collections::BTreeMap;
+
+/// JSON schema name of `rocpath case read` / `case run` documents.
+pub const SCHEMA: &str = "rocpath.case/1";
+/// JSON schema name of `rocpath case table --json`.
+pub const TABLE_SCHEMA: &str = "rocpath.case-table/1";
+
+/// One case, read.
+#[derive(Debug, Clone, Serialize)]
+pub struct CaseReport {
+    /// Case name (folder name, or the log's file stem).
+    pub name: String,
+    /// The folder or file read.
+    pub path: String,
+    /// `false` when the run was interrupted or its record never finished.
+    pub complete: bool,
+    /// Every file read, with its hash.
+    pub files: Vec<FileRecord>,
+    /// What the case's metadata says (command, environment, host, GPU), when there is some.
+    pub meta: Option<crate::meta::CaseMeta>,
+    /// The device the libraries reported.
+    pub device: Option<Device>,
+    /// Library versions and modes.
+    pub libraries: Vec<Fact>,
+    /// Problems (convolutions) the run set up.
+    pub problems: Vec<Problem>,
+    /// Solvers the library considered, with their fate.
+    pub candidates: Vec<Candidate>,
+    /// The solver the command forced, if any.
+    pub forced: Option<Forced>,
+    /// The solver that ran for the first problem that has one.
+    pub selected: Option<Selected>,
+    /// Find-db, perf-db and user-db lookups.
+    pub db_lookups: Vec<DbLookup>,
+    /// Code objects loaded from the kernel cache or built.
+    pub code_objects: Vec<CodeObjectLoad>,
+    /// Timings the run printed.
+    pub timings: Vec<Timing>,
+    /// The run's own verification of its result.
+    pub verification: Option<Verification>,
+    /// What happened, decided from the lines that say so.
+    pub outcome: Outcome,
+    /// How the process ended.
+    pub exit: Exit,
+    /// GEMM calls (rocBLAS / hipBLASLt), aggregated by shape and types.
+    pub gemm_calls: Vec<GemmCallRecord>,
+    /// Other library API calls, counted.
+    pub api_calls: Vec<ApiCount>,
+    /// Tensile kernels that ran, decoded.
+    pub tensile_kernels: Vec<TensileKernel>,
+    /// Fallbacks the libraries reported.
+    pub fallbacks: Vec<Fallback>,
+    /// Errors, failures and crash reports.
+    pub errors: Vec<ErrorRecord>,
+    /// Reasons the libraries gave for something not applying (`GEMM not supported with
+    /// casted tensors on this GPU architecture`).
+    pub notes: Vec<Note>,
+    /// Records left out to keep memory bounded (distinct records beyond the limits).
+    #[serde(skip_serializing_if = "BTreeMap::is_empty")]
+    pub dropped: BTreeMap<String, u64>,
+}
+
+/// A file of the case.
+#[derive(Debug, Clone, Serialize)]
+pub struct FileRecord {
+    /// Path.
+    pub path: String,
+    /// Bytes read.
+    pub bytes: u64,
+    /// Lines.
+    pub lines: u64,
+    /// Lines longer than the limit (cut).
+    pub truncated_lines: u64,
+    /// sha256 of the raw bytes.
+    pub sha256: String,
+}
+
+/// The device as the libraries named it.
+#[derive(Debug, Clone, Serialize)]
+pub struct Device {
+    /// Target id (`gfx900:xnack-`).
+    pub arch: String,
+    /// Marketing name, when printed.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub name: Option<String>,
+    /// Evidence.
+    pub evidence: Evidence,
+}
+
+/// A named value the run printed (library version, find mode, …).
+#[derive(Debug, Clone, Serialize)]
+pub struct Fact {
+    /// What (`miopen_version`, `hip_version`, `miopen_find_mode`, `miopen_immediate_fallback`).
+    pub what: String,
+    /// Value.
+    pub value: String,
+    /// Evidence.
+    pub evidence: Evidence,
+}
+
+/// A convolution problem.
+#[derive(Debug, Clone, Serialize)]
+pub struct Problem {
+    /// The find-db key MIOpen uses for it.
+    pub key: String,
+    /// Decoded.
+    pub problem: ConvProblem,
+    /// Where it was seen: the forms (`driver_command`, `logged_command`, `db_key`,
+    /// `network_config`, `perf_db_key`).
+    pub seen_as: Vec<String>,
+    /// The solver that ran for it, when the log says.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub selected: Option<Selected>,
+    /// Evidence.
+    pub evidence: Evidence,
+}
+
+/// What the log says about one solver.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Fate {
+    /// The solver ran.
+    Selected,
+    /// It was applicable, was tried and failed (search failed, not succeeded).
+    Failed,
+    /// Named by `-S` or an environment variable.
+    Forced,
+    /// Best of its algorithm in Find.
+    BestForAlgorithm,
+    /// Timed in Find.
+    Evaluated,
+    /// Produced a solution in Find (`Success.`).
+    Succeeded,
+    /// Listed in a find-db record.
+    FindDbRecord,
+    /// Listed by the immediate mode (find-db solutions or WTI/TunaNet fallback).
+    ImmediateCandidate,
+    /// Rejected by its applicability check (`Not applicable`).
+    NotApplicable,
+    /// Skipped: not dynamic in a dynamic-only find mode (`Skipped (non-dynamic)`).
+    SkippedNonDynamic,
+    /// Only seen in a workspace query that skipped it (`Skipped (no workspace required)`).
+    WorkspaceQueryOnly,
+}
+
+/// One observation of a solver.
+#[derive(Debug, Clone, Serialize)]
+pub struct FateSeen {
+    /// Fate.
+    pub fate: Fate,
+    /// Which enumeration (`search`, `workspace_sizes`, `find_db`, `immediate`, `evaluate`, …).
+    pub phase: String,
+    /// First line that says so (file index into `files`, 1-based line).
+    pub line: u64,
+    /// File (path).
+    pub file: String,
+}
+
+/// A solver the library considered.
+#[derive(Debug, Clone, Serialize)]
+pub struct Candidate {
+    /// Solver name as logged.
+    pub solver: String,
+    /// Registry id.
+    pub id: Option<u64>,
+    /// Where the id comes from: `log` (printed by MIOpen/MIOpenDriver) or `registry`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub id_source: Option<String>,
+    /// Problem key it was considered for, when known.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub problem: Option<String>,
+    /// The decisive fate (the first of the `Fate` order that was seen).
+    pub fate: Fate,
+    /// Every fate seen.
+    pub seen: Vec<FateSeen>,
+    /// `false` for "(not searchable)", `true` for a searchable attempt.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub searchable: Option<bool>,
+    /// Best time measured or recorded, ms.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub time_ms: Option<f64>,
+    /// WTI estimate of the immediate-mode fallback.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub wti: Option<f64>,
+    /// Evidence.
+    pub evidence: Evidence,
+}
+
+/// A forced solver.
+#[derive(Debug, Clone, Serialize)]
+pub struct Forced {
+    /// Solver name.
+    pub solver: String,
+    /// Registry id.
+    pub id: Option<u64>,
+    /// How: `driver_flag` (`-S`), `env:MIOPEN_DEBUG_FIND_ONLY_SOLVER`, `single_candidate`.
+    pub via: String,
+    /// Evidence.
+    pub evidence: Evidence,
+}
+
+/// The solver that ran.
+#[derive(Debug, Clone, Serialize)]
+pub struct Selected {
+    /// Registry id.
+    pub solver_id: Option<u64>,
+    /// Solver name.
+    pub solver: String,
+    /// Algorithm, when printed.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub algorithm: Option<String>,
+    /// Kernels it launched (or, if no launch was logged, prepared).
+    pub kernels: Vec<String>,
+    /// Problem key.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub problem: Option<String>,
+    /// Evidence.
+    pub evidence: Evidence,
+}
+
+/// A database lookup.
+#[derive(Debug, Clone, Serialize)]
+pub struct DbLookup {
+    /// `find_db`, `user_find_db`, `perf_db`, `user_perf_db`, `memory`.
+    pub db: String,
+    /// File.
+    pub file: String,
+    /// Key (or solver, for perf-db records named by solver).
+    pub key: String,
+    /// Whether a record was found; `None` when the log does not say.
+    pub found: Option<bool>,
+    /// Decoded record.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub record: Vec<FindDbItem>,
+    /// Times looked up.
+    pub count: u64,
+    /// Evidence.
+    pub evidence: Evidence,
+}
+
+/// A code object MIOpen loaded from its kernel cache or built.
+#[derive(Debug, Clone, Serialize)]
+pub struct CodeObjectLoad {
+    /// File name (`conv_3x3_wheel_alpha_v7_0_3b.s.o`).
+    pub file: String,
+    /// Build options.
+    pub args: String,
+    /// Found in the kernel cache (`false`: looked up only, then built or failed).
+    pub loaded: bool,
+    /// Evidence.
+    pub evidence: Evidence,
+}
+
+/// A timing.
+#[derive(Debug, Clone, Serialize)]
+pub struct Timing {
+    /// What.
+    pub what: String,
+    /// Milliseconds.
+    pub ms: f64,
+    /// Evidence.
+    pub evidence: Evidence,
+}
+
+/// The run's verification of its own result.
+#[derive(Debug, Clone, Serialize)]
+pub struct Verification {
+    /// Passed.
+    pub ok: bool,
+    /// The line.
+    pub detail: String,
+    /// Evidence.
+    pub evidence: Evidence,
+}
+
+/// Case outcome vocabulary.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, PartialOrd, Ord, Hash)]
+#[serde(rename_all = "snake_case")]
+pub enum OutcomeKind {
+    /// The library chose, nothing forced, no fallback reported.
+    Natural,
+    /// A candidate the library tried (or a backend) failed and a later one ran.
+    FallbackObserved,
+    /// The forced solver was rejected by its applicability check.
+    ApplicabilityReject,
+    /// The forced solver's kernel did not build (`miir`, `code_object`).
+    BuildFailure,
+    /// The process aborted (assertion, SIGABRT / exit 134, another fatal signal).
+    RuntimeAbort,
+    /// The GPU reported a memory access fault.
+    GpuFault,
+    /// The forced solver ran.
+    Success,
+    /// The command line was refused.
+    CliError,
+    /// The library reported an error without running a path (no suitable algorithm, no
+    /// Tensile library for the arch, no code object for the GPU, …).
+    LibraryError,
+    /// The case was interrupted before the run finished.
+    Incomplete,
+    /// The logs do not say.
+    Undetermined,
+}
+
+impl OutcomeKind {
+    /// The snake_case name.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            OutcomeKind::Natural => "natural",
+            OutcomeKind::FallbackObserved => "fallback_observed",
+            OutcomeKind::ApplicabilityReject => "applicability_reject",
+            OutcomeKind::BuildFailure => "build_failure",
+            OutcomeKind::RuntimeAbort => "runtime_abort",
+            OutcomeKind::GpuFault => "gpu_fault",
+            OutcomeKind::Success => "success",
+            OutcomeKind::CliError => "cli_error",
+            OutcomeKind::LibraryError => "library_error",
+            OutcomeKind::Incomplete => "incomplete",
+            OutcomeKind::Undetermined => "undetermined",
+        }
+    }
+
+    /// Whether the outcome is a failure of the run (for exit statuses).
+    pub fn is_failure(self) -> bool {
+        !matches!(
+            self,
+            OutcomeKind::Natural | OutcomeKind::FallbackObserved | OutcomeKind::Success
+        )
+    }
+}
+
+/// The case outcome.
+#[derive(Debug, Clone, Serialize)]
+pub struct Outcome {
+    /// Kind.
+    pub kind: OutcomeKind,
+    /// Refinement (`miir`, `code_object`, `assertion`, `no_suitable_algorithm`, …).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub sub_kind: Option<String>,
+    /// One sentence saying why.
+    pub reason: String,
+    /// Evidence: the rule and the lines that decided it.
+    pub evidence: Evidence,
+}
+
+/// How the process ended.
+#[derive(Debug, Clone, Serialize, Default)]
+pub struct Exit {
+    /// Exit code.
+    pub code: Option<i64>,
+    /// Terminating signal (`SIGABRT`).
+    pub signal: Option<String>,
+    /// Evidence.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub evidence: Option<Evidence>,
+}
+
+/// GEMM calls of one shape and type signature.
+#[derive(Debug, Clone, Serialize)]
+pub struct GemmCallRecord {
+    /// API (`rocblas_gemm_ex`, `hipblaslt`, …).
+    pub api: String,
+    /// Backend that ran it (`tensile`, `hipblaslt`), from layer-8 lines; `None` if not logged.
+    pub backend: Option<String>,
+    /// transA.
+    pub trans_a: String,
+    /// transB.
+    pub trans_b: String,
+    /// m.
+    pub m: u64,
+    /// n.
+    pub n: u64,
+    /// k.
+    pub k: u64,
+    /// Batch count.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub batch_count: Option<u64>,
+    /// Types.
+    pub types: GemmTypes,
+    /// Calls.
+    pub count: u64,
+    /// Which log layer said so: `trace`, `bench`, `profile`, `internal`.
+    pub source: String,
+    /// Evidence.
+    pub evidence: Evidence,
+}
+
+/// Calls of one API.
+#[derive(Debug, Clone, Serialize)]
+pub struct ApiCount {
+    /// `rocblas` or `miopen`.
+    pub library: String,
+    /// API name.
+    pub api: String,
+    /// Calls.
+    pub count: u64,
+    /// Evidence.
+    pub evidence: Evidence,
+}
+
+/// A Tensile kernel that ran.
+#[derive(Debug, Clone, Serialize)]
+pub struct TensileKernel {
+    /// Kernel name.
+    pub name: String,
+    /// Decoded name (`None` if it does not follow the grammar).
+    pub decoded: Option<KernelName>,
+    /// `mfma`, `wmma` (matrix-instruction kernel on a device that has them), `valu`, or
+    /// `matrix_instruction` when the device is unknown.
+    pub instruction_kind: String,
+    /// Launches logged.
+    pub count: u64,
+    /// Evidence.
+    pub evidence: Evidence,
+}
+
+/// A fallback a library reported.
+#[derive(Debug, Clone, Serialize)]
+pub struct Fallback {
+    /// `miopen`, `rocblas`, `hipblaslt`.
+    pub library: String,
+    /// Kind (`hipblaslt_to_tensile`, `xf32_to_fp32`, `solver_failed`, `immediate_mode_wti`, …).
+    pub kind: String,
+    /// The message.
+    pub message: String,
+    /// Times reported.
+    pub count: u64,
+    /// Evidence.
+    pub evidence: Evidence,
+}
+
+/// An error or failure line.
+#[derive(Debug, Clone, Serialize)]
+pub struct ErrorRecord {
+    /// `miopen`, `miopen_driver`, `rocblas`, `hipblaslt`, `hip`, `process`, `compiler`.
+    pub library: String,
+    /// Kind (`not_applicable`, `miir`, `code_object_build_failed`, `assertion`,
+    /// `driver_rc`, `tensile_library_missing`, `gpu_memory_fault`, …).
+    pub kind: String,
+    /// The message.
+    pub message: String,
+    /// Source location the library printed.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub at: Option<String>,
+    /// A return code, when the line has one.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub rc: Option<i64>,
+    /// Times seen.
+    pub count: u64,
+    /// Evidence.
+    pub evidence: Evidence,
+}
+
+/// A reason a library printed for something not applying.
+#[derive(Debug, Clone, Serialize)]
+pub struct Note {
+    /// Library.
+    pub library: String,
+    /// The message.
+    pub message: String,
+    /// Times printed.
+    pub count: u64,
+    /// Evidence.
+    pub evidence: Evidence,
+}

@@ -1,0 +1,169 @@
+//! The case reader on small synthetic logs written for these tests (shapes as documented in
+//! MIOpen / rocBLAS / hipBLASLt sources): outcomes that the recorded fixtures do not cover,
+//! and hostile input (CRLF, invalid UTF-8, huge lines).
+
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+
+use rocpath_case::model::{CaseReport, Fate};
+
+fn read(text: &[u8]) -> CaseReport {
+    rocpath_case::read_bytes("t.log", &[("t.log", text)])
+}
+
+const NATURAL: &str = "MIOpenDriver conv -n 32 -c 64 -H 56 -W 56 -k 64 -y 3 -x 3 -p 1 -q 1 -u 1 -v 1 -F 1 -t 1
+MIOpen(HIP): Info [get_device_name] Raw device name: gfx900:xnack-
+MIOpen(HIP): Info2 [FindRecord] Looking for key 64-56-56-3x3-64-56-56-32-1x1-1x1-1x1-0-NCHW-FP32-F in file \"/db/gfx900_64.HIP.fdb.txt\"
+MIOpen(HIP): Info2 [FindRecord] Key match: 64-56-56-3x3-64-56-56-32-1x1-1x1-1x1-0-NCHW-FP32-F
+MIOpen(HIP): Info2 [FindRecord] Contents found: miopenConvolutionFwdAlgoWinograd:ConvBinWinograd3x3U,0.676743,0,miopenConvolutionFwdAlgoWinograd,<unused>
+MIOpen(HIP): Info2 [GetInvoker] Returning an invoker for problem 64x56x56x3x3x64x56x56x32xNCHWxFP32x1x1x1x1x1x1x1xFxDefault and solver ConvBinWinograd3x3U
+MIOpen(HIP): Info2 [PrepareInvoker] Preparing kernel: miopenSp3AsmConv3x3F
+MIOpen Forward Conv. Algorithm: 3, Solution: 14/ConvBinWinograd3x3U
+";
+
+#[test]
+fn forced_mlir_is_a_miir_build_failure() {
+    let r = read(b"MIOpenDriver convint8 -n 32 -c 64 -H 56 -W 56 -k 64 -y 3 -x 3 -p 1 -q 1 -S ConvMlirIgemmFwd -F 1
+MIOpen(HIP): Info [FindSolutionImpl] ConvMlirIgemmFwd
+MIOpen(HIP): Info [FindSolutionImpl] Perf Db: record not found for: ConvMlirIgemmFwd
+MIOpen Error: host:/src/rocm-libraries/projects/miopen/src/mlir_build.cpp:59: miirLowerTuningParams MIIR_INVALID_PARAM
+RunForwardGPU() FAILED, rc = 0x7
+__EXIT_CODE=7
+");
+    assert_eq!(r.outcome.kind.as_str(), "build_failure");
+    assert_eq!(r.outcome.sub_kind.as_deref(), Some("miir"));
+    let lines: Vec<u64> = r
+        .outcome
+        .evidence
+        .sources
+        .iter()
+        .filter_map(|l| l.line)
+        .collect();
+    assert!(lines.contains(&4) && lines.contains(&5), "{lines:?}");
+    let f = r.forced.unwrap();
+    assert_eq!(
+        (f.id, f.solver.as_str(), f.via.as_str()),
+        (Some(98), "ConvMlirIgemmFwd", "driver_flag")
+    );
+    assert!(r.selected.is_none());
+    assert_eq!(r.exit.code, Some(7));
+}
+
+#[test]
+fn gpu_memory_fault() {
+    let r = read(b"MIOpenDriver convint8 -n 32 -c 64 -H 56 -W 56 -k 64 -y 1 -x 1 -S ConvAsmImplicitGemmV4R1DynamicFwd_1x1 -F 1
+MIOpen(HIP): Info2 [PrepareInvoker] Preparing kernel: igemm_v4r1_1x1_dynamic
+Memory access fault by GPU node-1 (Agent handle: 0x55d0) on address 0x7f00. Reason: Page not present or supervisor privilege.
+");
+    assert_eq!(r.outcome.kind.as_str(), "gpu_fault");
+    assert_eq!(r.outcome.evidence.sources[0].line, Some(3));
+    assert_eq!(r.exit.code, None);
+}
+
+#[test]
+fn natural_and_forced_success() {
+    let r = read(NATURAL.as_bytes());
+    assert_eq!(r.outcome.kind.as_str(), "natural");
+    let s = r.selected.unwrap();
+    assert_eq!(
+        (s.solver_id, s.kernels),
+        (Some(14), vec!["miopenSp3AsmConv3x3F".to_string()])
+    );
+    let forced = NATURAL.replace("-F 1 -t 1", "-F 1 -t 1 -S ConvBinWinograd3x3U");
+    let r = read(forced.as_bytes());
+    assert_eq!(r.outcome.kind.as_str(), "success");
+    assert!(
+        r.candidates
+            .iter()
+            .any(|c| c.solver == "ConvBinWinograd3x3U" && c.fate == Fate::Selected)
+    );
+    let by_id = NATURAL.replace("-F 1 -t 1", "-F 1 -t 1 -S 14");
+    let r = read(by_id.as_bytes());
+    assert_eq!(r.forced.unwrap().solver, "ConvBinWinograd3x3U");
+    assert_eq!(r.outcome.kind.as_str(), "success");
+}
+
+#[test]
+fn failed_solver_then_another_is_a_fallback() {
+    let text = NATURAL.replace(
+        "MIOpen Forward Conv.",
+        "MIOpen(HIP): Info [FindSolutionImpl] ConvOclDirectFwd1x1\nMIOpen(HIP): Error [FindSolutionImpl] Search failed for: ConvOclDirectFwd1x1: /x/invoke_params.hpp:98: Attempt to cast\nMIOpen Forward Conv.",
+    );
+    let r = read(text.as_bytes());
+    assert_eq!(r.outcome.kind.as_str(), "fallback_observed");
+    assert!(
+        r.candidates
+            .iter()
+            .any(|c| c.solver == "ConvOclDirectFwd1x1" && c.fate == Fate::Failed)
+    );
+}
+
+#[test]
+fn rocblas_backends_and_fallbacks() {
+    let r = read(b"rocblas_create_handle,atomics_not_allowed
+rocblas_gemm_ex,N,N,128,64,32,1,0x1,f16_r,128,0x2,f16_r,32,0,0x3,f16_r,128,0x3,f16_r,128,f32_r,0,0,none,atomics_not_allowed
+rocBLAS warning: hipBlasLT failed, falling back to tensile.
+rocblas_internal,rocblas_gemm_tensile_backend,N,N,128,64,32,1,0x1,128,0x2,32,0,0x3,128,0x3,128,atomics_not_allowed
+rocblas_gemm_ex,N,N,128,64,32,1,0x1,f16_r,128,0x2,f16_r,32,0,0x3,f16_r,128,0x3,f16_r,128,f32_r,0,0,none,atomics_not_allowed
+rocblas_internal,rocblas_gemm_tensile_backend,N,N,128,64,32,1,0x1,128,0x2,32,0,0x3,128,0x3,128,atomics_not_allowed
+Running kernel: Cijk_Ailk_Bljk_HHS_BH_MT64x64x16_MI32x32x8x1_SN_GSU1_ISA942
+");
+    assert_eq!(r.gemm_calls.len(), 1);
+    let g = &r.gemm_calls[0];
+    assert_eq!((g.count, g.backend.as_deref()), (2, Some("tensile")));
+    assert_eq!(g.types.compute.as_deref(), Some("f32_r"));
+    assert_eq!(r.outcome.kind.as_str(), "fallback_observed");
+    assert_eq!(r.fallbacks[0].kind, "hipblaslt_to_tensile");
+    let k = &r.tensile_kernels[0];
+    let d = k.decoded.as_ref().unwrap();
+    assert_eq!((d.data_type.as_str(), d.hpa), ("f16", true));
+    // No device named: matrix instruction, kind unresolved.
+    assert_eq!(k.instruction_kind, "matrix_instruction");
+}
+
+#[test]
+fn crlf_invalid_utf8_and_huge_lines() {
+    let mut text: Vec<u8> = NATURAL.replace('\n', "\r\n").into_bytes();
+    let mut junk = vec![b'x'; 3 << 20];
+    junk.extend_from_slice(b"\xff\xfe\xfd \xe4\xb8\xad\xe6\xad\xa2\r\n");
+    text.splice(0..0, junk);
+    let r = read(&text);
+    assert_eq!(r.files[0].truncated_lines, 1);
+    assert_eq!(r.outcome.kind.as_str(), "natural");
+    let s = r.selected.unwrap();
+    assert_eq!(s.solver, "ConvBinWinograd3x3U");
+    // Line numbers count the huge line.
+    assert_eq!(s.evidence.sources[0].line, Some(9));
+}
+
+#[test]
+fn incomplete_case_from_metadata() {
+    let dir = tempfile::tempdir().unwrap();
+    let meta = rocpath_case::meta::CaseMeta {
+        schema: rocpath_case::meta::META_SCHEMA.into(),
+        status: "running".into(),
+        command_line: "MIOpenDriver conv -n 32 -c 64 -H 56 -W 56 -k 64 -y 3 -x 3 -p 1 -q 1 -F 1"
+            .into(),
+        ..Default::default()
+    };
+    rocpath_case::run::write_meta(dir.path(), &meta).unwrap();
+    std::fs::write(dir.path().join("stderr.log"), NATURAL).unwrap();
+    let src = rocpath_case::case_source(dir.path()).unwrap();
+    let (r, e) = rocpath_case::read_case(&src);
+    assert!(e.is_empty());
+    assert!(!r.complete);
+    assert_eq!(r.outcome.kind.as_str(), "incomplete");
+    // What was captured is still reported.
+    assert_eq!(r.selected.unwrap().solver, "ConvBinWinograd3x3U");
+}
+
+#[test]
+fn tensile_library_missing() {
+    let r = read(b"rocBLAS error: Cannot read /opt/rocm/lib/rocblas/library/TensileLibrary.dat: No such file or directory for GPU arch : gfx1201\n List of available TensileLibrary Files : \n\"/opt/rocm/lib/rocblas/library/TensileLibrary_lazy_gfx942.dat\"\n");
+    assert_eq!(r.outcome.kind.as_str(), "library_error");
+    assert_eq!(r.device.unwrap().arch, "gfx1201");
+    assert!(
+        r.errors[0]
+            .message
+            .contains("TensileLibrary_lazy_gfx942.dat")
+    );
+}

@@ -1,12 +1,19 @@
 #!/usr/bin/env bash
 # Runs rocpath on the bundled example data (examples/data) and writes every result, as
-# tables and as JSON evidence, to example-out/. Usage: bash examples/run.sh [OUT_DIR]
+# tables and as JSON evidence, to example-out/, imports the JSON into an example evidence
+# ledger (example-out/ledger) with a few claims about the example, and builds the bilingual
+# evidence site (example-out/site). Usage: bash examples/run.sh [OUT_DIR]
+# (ROCPATH=/path/to/rocpath uses that binary instead of building one.)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 OUT=${1:-example-out}
 mkdir -p "$OUT"
-cargo build --release --quiet -p rocpath
-R=${CARGO_TARGET_DIR:-target}/release/rocpath
+if [ -n "${ROCPATH:-}" ]; then
+  R=$ROCPATH
+else
+  cargo build --release --quiet -p rocpath
+  R=${CARGO_TARGET_DIR:-target}/release/rocpath
+fi
 D=examples/data
 run() { # name, expected exit codes, command...
   local name=$1 ok=$2; shift 2
@@ -43,4 +50,8 @@ run arch.txt "0" arch gfx9
 cat "$OUT/arch.txt"
 run arch.json "0" --json arch
 echo
-echo "Results (tables and JSON evidence) are in $OUT/"
+echo "== Keep the findings: an evidence ledger with claims about the example"
+bash examples/ledger.sh "$R" "$OUT"
+echo
+echo "Results (tables and JSON evidence) are in $OUT/, the ledger in $OUT/ledger/."
+echo "Open the evidence site: $OUT/site/index.html (or: $R site serve $OUT/site)"

@@ -58,6 +58,10 @@ pub enum Command {
     Diff(DiffArgs),
     /// Instruction census: which kernels use MFMA, WMMA, dot4, packed math or plain FMA.
     Isa(IsaArgs),
+    /// Keep findings in an evidence ledger: import JSON results, add claims, check them.
+    Ledger(LedgerArgs),
+    /// Build (or preview on 127.0.0.1) the bilingual evidence site of a ledger.
+    Site(SiteArgs),
     /// Runtime cases: run with logging and keep everything, read logs into a path report, table.
     Case(CaseArgs),
 }
@@ -169,6 +173,136 @@ pub struct IsaArgs {
     pub tsv: bool,
     #[command(flatten)]
     pub scan: ScanArgs,
+}
+
+#[derive(Debug, Args)]
+pub struct LedgerArgs {
+    #[command(subcommand)]
+    pub command: LedgerCommand,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum LedgerCommand {
+    /// Create a ledger folder (ledger.toml, claims/, questions/, cases/, observations/).
+    Init(LedgerInitArgs),
+    /// Import the --json output of rocpath commands as observations (hashing their raw inputs).
+    Import(LedgerImportArgs),
+    /// Record a claim: statement (ja/en), class, kind of proof, world, floor, layer, support.
+    AddClaim(AddClaimArgs),
+    /// Check the ledger: classes, supports, links, stale evidence, forced runs.
+    Check(LedgerCheckArgs),
+}
+
+#[derive(Debug, Args)]
+pub struct LedgerInitArgs {
+    /// The ledger folder (created if needed).
+    pub ledger: PathBuf,
+    /// Title in English.
+    #[arg(long, value_name = "TEXT")]
+    pub title_en: Option<String>,
+    /// Title in Japanese.
+    #[arg(long, value_name = "TEXT")]
+    pub title_ja: Option<String>,
+}
+
+#[derive(Debug, Args)]
+pub struct LedgerImportArgs {
+    /// The ledger folder.
+    pub ledger: PathBuf,
+    /// JSON documents printed by `rocpath --json <command>`.
+    #[arg(required = true, value_name = "FILE.json")]
+    pub files: Vec<PathBuf>,
+    /// Give the observation this id (one file only); importing again under the same id
+    /// replaces it, so claims that cite it follow the newest run.
+    #[arg(long = "as", value_name = "ID")]
+    pub name: Option<String>,
+}
+
+#[derive(Debug, Args)]
+pub struct AddClaimArgs {
+    /// The ledger folder.
+    pub ledger: PathBuf,
+    /// Claim id (letters, digits, '.', '_', '-'); the file is claims/<ID>.toml.
+    #[arg(long, value_name = "ID")]
+    pub id: String,
+    /// Evidence class.
+    #[arg(long, value_parser = ["confirmed", "inferred", "unresolved", "limited"])]
+    pub class: String,
+    /// Kind of proof.
+    #[arg(long, value_parser = ["shipped_artifact_verified", "code_verified", "runtime_verified", "history_verified", "hypothesis", "speculative"])]
+    pub kind: String,
+    /// The statement in English.
+    #[arg(long, value_name = "TEXT")]
+    pub en: Option<String>,
+    /// The statement in Japanese.
+    #[arg(long, value_name = "TEXT")]
+    pub ja: Option<String>,
+    /// Observation world: gfx target (gfx900) or generation (RDNA4).
+    #[arg(long, value_name = "WORLD")]
+    pub world: Option<String>,
+    /// Floor of the stack.
+    #[arg(long, value_parser = ["application", "math_library", "runtime", "driver", "hardware"])]
+    pub floor: Option<String>,
+    /// Layer.
+    #[arg(long, value_parser = ["build", "selection", "fallback"])]
+    pub layer: Option<String>,
+    /// The kind of selection the claim asserts, if it is about one.
+    #[arg(long, value_parser = ["natural", "forced", "fallback"])]
+    pub selection: Option<String>,
+    /// What supports it (repeatable): OBS_ID, OBS_ID#/json/pointer, OBS_ID?field=value&...,
+    /// claim:ID, or source:PATH[:LINE][@SHA256] (relative to the ledger folder).
+    #[arg(long, value_name = "REF")]
+    pub support: Vec<String>,
+    /// What would falsify it, in English.
+    #[arg(long, value_name = "TEXT")]
+    pub falsified_by_en: Option<String>,
+    /// What would falsify it, in Japanese.
+    #[arg(long, value_name = "TEXT")]
+    pub falsified_by_ja: Option<String>,
+    /// Date of the first history entry (YYYY-MM-DD; default: today, UTC).
+    #[arg(long, value_name = "DATE")]
+    pub date: Option<String>,
+}
+
+#[derive(Debug, Args)]
+pub struct LedgerCheckArgs {
+    /// The ledger folder.
+    pub ledger: PathBuf,
+}
+
+#[derive(Debug, Args)]
+pub struct SiteArgs {
+    #[command(subcommand)]
+    pub command: SiteCommand,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum SiteCommand {
+    /// Generate the static site (no external resources; open DIR/index.html).
+    Build(SiteBuildArgs),
+    /// Serve a built site (or build a ledger's site first) on 127.0.0.1.
+    Serve(SiteServeArgs),
+}
+
+#[derive(Debug, Args)]
+pub struct SiteBuildArgs {
+    /// The ledger folder.
+    pub ledger: PathBuf,
+    /// Output folder (created; a previous rocpath site in it is replaced).
+    #[arg(short, long, value_name = "DIR")]
+    pub out: PathBuf,
+}
+
+#[derive(Debug, Args)]
+pub struct SiteServeArgs {
+    /// A built site folder, or a ledger folder (its site is built first).
+    pub path: PathBuf,
+    /// Port on 127.0.0.1 (0: any free port).
+    #[arg(long, default_value_t = 8000)]
+    pub port: u16,
+    /// With a ledger: build the site into this folder (default: a temporary folder).
+    #[arg(short, long, value_name = "DIR")]
+    pub out: Option<PathBuf>,
 }
 
 #[derive(Debug, Args)]

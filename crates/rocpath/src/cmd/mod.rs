@@ -7,6 +7,8 @@ mod check;
 mod diff;
 mod inventory;
 mod isa;
+mod ledger;
+mod site;
 
 use crate::cli::{Command, ScanArgs};
 use crate::output::{Printer, Status};
@@ -19,6 +21,8 @@ pub fn run(cmd: Command, p: &Printer) -> anyhow::Result<Status> {
         Command::Check(a) => check::run(a, p),
         Command::Diff(a) => diff::run(a, p),
         Command::Isa(a) => isa::run(a, p),
+        Command::Ledger(a) => ledger::run(a, p),
+        Command::Site(a) => site::run(a, p),
         Command::Case(a) => case::run(a, p),
     }
 }

@@ -1,0 +1,453 @@
+//! `ledger import`: one rocpath JSON document becomes one observation file, with the sha256 of
+//! every raw input its evidence names and the raw lines its evidence points at.
+//!
+//! Only the common envelope (`schema`, `observed`) and the common `evidence` fields are read
+//! here, so the output of any rocpath command, present or future, imports unchanged.
+//! Schema-specific readings live in [`crate::schemas`].
+
+use crate::model::*;
+use crate::records;
+use crate::schemas;
+use crate::store::{Ledger, StoreError, WriteGuard};
+use sha2::{Digest, Sha256};
+use std::collections::{BTreeMap, BTreeSet};
+use std::fs::{self, File};
+use std::io::{BufRead, BufReader, Read};
+use std::path::{Component, Path, PathBuf};
+use thiserror::Error;
+
+/// Longest quoted line, in bytes; longer lines are cut and marked.
+pub const QUOTE_MAX: usize = 4096;
+
+/// Errors of `import`.
+#[derive(Debug, Error)]
+pub enum ImportError {
+    /// The file could not be read.
+    #[error("{path}: {source}")]
+    Io {
+        /// The file.
+        path: PathBuf,
+        /// Why.
+        #[source]
+        source: std::io::Error,
+    },
+    /// The file is not a rocpath JSON document.
+    #[error("{path}: not a rocpath --json document: {why}")]
+    NotRocpath {
+        /// The file.
+        path: PathBuf,
+        /// What is missing.
+        why: String,
+    },
+    /// A name given with `--as` cannot be an id.
+    #[error("{0:?} cannot be an observation id: use letters, digits, '.', '_' and '-'")]
+    BadId(String),
+    /// Writing failed.
+    #[error(transparent)]
+    Store(#[from] StoreError),
+}
+
+/// What happened to one imported file.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ImportOutcome {
+    /// A new observation.
+    New,
+    /// An observation of the same id (`--as`) was replaced by a different document.
+    Replaced,
+    /// The same document was already in the ledger under this id.
+    Unchanged,
+}
+
+/// Summary of one imported file.
+#[derive(Debug, Clone, serde::Serialize)]
+pub struct ImportReport {
+    /// Observation id.
+    pub id: String,
+    /// The file as named.
+    pub file: String,
+    /// The document's schema.
+    pub schema: String,
+    /// What happened.
+    pub outcome: ImportOutcome,
+    /// Records (objects with evidence) in the document.
+    pub records: usize,
+    /// Distinct raw inputs named by the evidence.
+    pub inputs: usize,
+    /// Of those, how many could be read and hashed now.
+    pub hashed: usize,
+    /// Raw lines quoted.
+    pub quotes: usize,
+    /// Case records created for case documents.
+    pub cases_created: Vec<String>,
+}
+
+/// The command part of a rocpath schema (`rocpath.case/1` → `case`, `rocpath.ledger.check/1`
+/// → `ledger-check`), if the schema has the rocpath form.
+pub fn schema_command(schema: &str) -> Option<String> {
+    let rest = schema.strip_prefix("rocpath.")?;
+    let (name, version) = rest.rsplit_once('/')?;
+    if name.is_empty()
+        || version.is_empty()
+        || !version.bytes().all(|b| b.is_ascii_digit())
+        || !name
+            .bytes()
+            .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'.' || b == b'_')
+    {
+        return None;
+    }
+    Some(name.replace(['.', '_'], "-"))
+}
+
+/// Checks the common envelope; returns the schema.
+pub fn envelope(doc: &serde_json::Value) -> Result<String, String> {
+    let obj = doc
+        .as_object()
+        .ok_or("the top level is not a JSON object")?;
+    let schema = obj
+        .get("schema")
+        .and_then(|s| s.as_str())
+        .ok_or("no \"schema\" string at the top")?;
+    if schema_command(schema).is_none() {
+        return Err(format!(
+            "schema {schema:?} is not of the form rocpath.<command>/<version>"
+        ));
+    }
+    let observed = obj
+        .get("observed")
+        .and_then(|o| o.as_object())
+        .ok_or("no \"observed\" object (tool, version, command, time, host)")?;
+    for k in ["tool", "version", "command"] {
+        if !observed.get(k).is_some_and(|v| v.is_string()) {
+            return Err(format!("\"observed\" has no {k:?}"));
+        }
+    }
+    Ok(schema.to_string())
+}
+
+/// Lower-case hex sha256 of a byte slice.
+pub fn sha256_hex(bytes: &[u8]) -> String {
+    hex(&Sha256::digest(bytes))
+}
+
+fn hex(d: &[u8]) -> String {
+    const H: &[u8; 16] = b"0123456789abcdef";
+    let mut s = String::with_capacity(d.len() * 2);
+    for b in d {
+        s.push(H[(b >> 4) as usize] as char);
+        s.push(H[(b & 15) as usize] as char);
+    }
+    s
+}
+
+/// sha256 and size of a file, read in 1 MiB pieces.
+pub fn sha256_file(path: &Path) -> std::io::Result<(String, u64)> {
+    let mut f = File::open(path)?;
+    let mut h = Sha256::new();
+    let mut buf = vec![0u8; 1 << 20];
+    let mut n = 0u64;
+    loop {
+        let k = f.read(&mut buf)?;
+        if k == 0 {
+            break;
+        }
+        n += k as u64;
+        h.update(&buf[..k]);
+    }
+    Ok((hex(&h.finalize()), n))
+}
+
+/// `to` relative to `from` (both absolute), with `..` where needed; `.` when equal.
+pub fn relative(from: &Path, to: &Path) -> PathBuf {
+    let a: Vec<Component<'_>> = from.components().collect();
+    let b: Vec<Component<'_>> = to.components().collect();
+    let common = a.iter().zip(&b).take_while(|(x, y)| x == y).count();
+    let mut p = PathBuf::new();
+    for _ in common..a.len() {
+        p.push("..");
+    }
+    for c in &b[common..] {
+        p.push(c.as_os_str());
+    }
+    if p.as_os_str().is_empty() {
+        p.push(".");
+    }
+    p
+}
+
+/// Where an input path of an observation is, seen from here: absolute paths as they are,
+/// relative ones under `ledger root / base`.
+pub fn resolve_input(root: &Path, base: &str, path: &str) -> PathBuf {
+    let p = Path::new(path);
+    if p.is_absolute() {
+        p.to_path_buf()
+    } else {
+        root.join(base).join(p)
+    }
+}
+
+/// Imports one document. `name` (from `--as`) gives the observation a stable id that a later
+/// import of a newer document replaces; without it the id is `<command>-<12 hex of sha256>`.
+/// `cwd` is the folder relative input paths of the document are relative to.
+pub fn import_file(
+    guard: &WriteGuard,
+    ledger: &Ledger,
+    file: &Path,
+    name: Option<&str>,
+    cwd: &Path,
+) -> Result<ImportReport, ImportError> {
+    let ioerr = |source| ImportError::Io {
+        path: file.to_path_buf(),
+        source,
+    };
+    let bytes = fs::read(file).map_err(ioerr)?;
+    let sha = sha256_hex(&bytes);
+    let doc: serde_json::Value =
+        serde_json::from_slice(&bytes).map_err(|e| ImportError::NotRocpath {
+            path: file.to_path_buf(),
+            why: format!("not JSON ({e})"),
+        })?;
+    let schema = envelope(&doc).map_err(|why| ImportError::NotRocpath {
+        path: file.to_path_buf(),
+        why,
+    })?;
+    let id = match name {
+        Some(n) if crate::files::valid_id(n) => n.to_string(),
+        Some(n) => return Err(ImportError::BadId(n.to_string())),
+        None => format!(
+            "{}-{}",
+            schema_command(&schema).unwrap_or_default(),
+            &sha[..12]
+        ),
+    };
+    let recs = records::records(&doc);
+    let n_records = recs.len();
+
+    let dest = ledger.record_path(crate::files::FileKind::Observation, &id);
+    let mut outcome = ImportOutcome::New;
+    if let Ok(old) = fs::read(&dest) {
+        outcome = ImportOutcome::Replaced;
+        if let Ok(o) = crate::files::parse_observation(&old) {
+            if o.imported.sha256 == sha {
+                return Ok(ImportReport {
+                    id,
+                    file: file.display().to_string(),
+                    schema,
+                    outcome: ImportOutcome::Unchanged,
+                    records: n_records,
+                    inputs: o.inputs.len(),
+                    hashed: o.inputs.iter().filter(|i| i.sha256.is_some()).count(),
+                    quotes: o.quotes.len(),
+                    cases_created: Vec::new(),
+                });
+            }
+        }
+    }
+
+    // Raw inputs and the lines the evidence points at.
+    let mut lines: BTreeMap<String, BTreeSet<u64>> = BTreeMap::new();
+    for r in &recs {
+        for l in &r.evidence.sources {
+            if l.path.is_empty() {
+                continue;
+            }
+            let e = lines.entry(l.path.clone()).or_default();
+            if let Some(n) = l.line {
+                e.insert(n);
+            }
+        }
+    }
+    drop(recs);
+    let mut inputs = Vec::new();
+    let mut quotes = Vec::new();
+    for (path, wanted) in &lines {
+        let p = Path::new(path);
+        let at = if p.is_absolute() {
+            p.to_path_buf()
+        } else {
+            cwd.join(p)
+        };
+        let mut input = Input {
+            path: path.clone(),
+            ..Input::default()
+        };
+        match fs::metadata(&at) {
+            Ok(m) if m.is_file() => match sha256_file(&at) {
+                Ok((h, n)) => {
+                    input.sha256 = Some(h);
+                    input.bytes = Some(n);
+                    if !wanted.is_empty() {
+                        quotes.extend(quote_lines(&at, path, wanted));
+                    }
+                }
+                Err(e) => input.note = format!("could not be read when imported: {e}"),
+            },
+            Ok(_) => input.note = "not a regular file".to_string(),
+            Err(_) => input.note = "not found when imported".to_string(),
+        }
+        inputs.push(input);
+    }
+
+    let root_abs = fs::canonicalize(ledger.root()).map_err(|source| StoreError::Io {
+        path: ledger.root().to_path_buf(),
+        source,
+    })?;
+    let cwd_abs = fs::canonicalize(cwd).unwrap_or_else(|_| cwd.to_path_buf());
+    let base = relative(&root_abs, &cwd_abs);
+    let obs = Observation {
+        schema: OBSERVATION_SCHEMA.to_string(),
+        id: id.clone(),
+        imported: Imported {
+            file: file.display().to_string(),
+            sha256: sha,
+            base: base.to_string_lossy().replace('\\', "/"),
+        },
+        inputs,
+        quotes,
+        document: doc,
+    };
+    guard.write_observation(&obs)?;
+
+    let mut cases_created = Vec::new();
+    if outcome == ImportOutcome::New {
+        for case in schemas::case_stubs(&obs) {
+            let p = ledger.record_path(crate::files::FileKind::Case, &case.id);
+            if !p.exists() {
+                guard.write_case(&case)?;
+                cases_created.push(case.id);
+            }
+        }
+    }
+    Ok(ImportReport {
+        id,
+        file: file.display().to_string(),
+        schema,
+        outcome,
+        records: n_records,
+        inputs: obs.inputs.len(),
+        hashed: obs.inputs.iter().filter(|i| i.sha256.is_some()).count(),
+        quotes: obs.quotes.len(),
+        cases_created,
+    })
+}
+
+/// Reads the wanted 1-based lines (`path` is how the quotes name the file) of a text file (streamed; CR LF and invalid UTF-8
+/// tolerated; each line cut at [`QUOTE_MAX`] bytes).
+pub fn quote_lines(at: &Path, path: &str, wanted: &BTreeSet<u64>) -> Vec<Quote> {
+    let Ok(f) = File::open(at) else {
+        return Vec::new();
+    };
+    let Some(&last) = wanted.iter().next_back() else {
+        return Vec::new();
+    };
+    let mut out = Vec::new();
+    let mut r = BufReader::new(f);
+    let mut buf = Vec::new();
+    let mut n = 0u64;
+    loop {
+        buf.clear();
+        match r.read_until(b'\n', &mut buf) {
+            Ok(0) | Err(_) => break,
+            Ok(_) => {}
+        }
+        n += 1;
+        if wanted.contains(&n) {
+            while matches!(buf.last(), Some(b'\n' | b'\r')) {
+                buf.pop();
+            }
+            let cut = buf.len() > QUOTE_MAX;
+            buf.truncate(QUOTE_MAX);
+            let mut text = String::from_utf8_lossy(&buf).into_owned();
+            if cut {
+                text.push_str(" [...]");
+            }
+            out.push(Quote {
+                path: path.to_string(),
+                line: n,
+                text,
+            });
+        }
+        if n >= last {
+            break;
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn schema_commands() {
+        assert_eq!(
+            schema_command("rocpath.inventory/1").as_deref(),
+            Some("inventory")
+        );
+        assert_eq!(
+            schema_command("rocpath.ledger.check/1").as_deref(),
+            Some("ledger-check")
+        );
+        assert_eq!(
+            schema_command("rocpath.case_table/12").as_deref(),
+            Some("case-table")
+        );
+        for bad in [
+            "rocpath./1",
+            "rocpath.x/",
+            "rocpath.x/1a",
+            "other.x/1",
+            "rocpath.X/1",
+            "rocpath.a/b/1",
+        ] {
+            assert_eq!(schema_command(bad), None, "{bad}");
+        }
+    }
+
+    #[test]
+    fn relative_paths() {
+        assert_eq!(
+            relative(Path::new("/a/b/c"), Path::new("/a")),
+            PathBuf::from("../..")
+        );
+        assert_eq!(
+            relative(Path::new("/a"), Path::new("/a/x/y")),
+            PathBuf::from("x/y")
+        );
+        assert_eq!(
+            relative(Path::new("/a/b"), Path::new("/a/b")),
+            PathBuf::from(".")
+        );
+        assert_eq!(
+            relative(Path::new("/a/b"), Path::new("/c")),
+            PathBuf::from("../../c")
+        );
+    }
+
+    #[test]
+    fn envelope_errors_name_what_is_missing() {
+        let e = envelope(&serde_json::json!({"schema": "rocpath.isa/1"})).unwrap_err();
+        assert!(e.contains("observed"), "{e}");
+        let e = envelope(&serde_json::json!([1])).unwrap_err();
+        assert!(e.contains("object"), "{e}");
+        let ok = serde_json::json!({"schema": "rocpath.isa/1",
+            "observed": {"tool": "rocpath", "version": "0.1.0", "command": "rocpath isa x"}});
+        assert_eq!(envelope(&ok).unwrap(), "rocpath.isa/1");
+    }
+
+    #[test]
+    fn quotes_tolerate_crlf_invalid_utf8_and_long_lines() {
+        let dir = tempfile::tempdir().unwrap();
+        let p = dir.path().join("log.txt");
+        let mut data = b"one\r\n\xff\xfe bad\r\n".to_vec();
+        data.extend(vec![b'x'; QUOTE_MAX + 10]);
+        data.extend(b"\nlast");
+        fs::write(&p, &data).unwrap();
+        let q = quote_lines(&p, "log.txt", &[1, 2, 3, 4, 9].into_iter().collect());
+        assert_eq!(q.len(), 4);
+        assert_eq!(q[0].text, "one");
+        assert!(q[1].text.ends_with(" bad") && q[1].text.contains('\u{fffd}'));
+        assert!(q[2].text.ends_with("[...]") && q[2].text.len() < QUOTE_MAX + 10);
+        assert_eq!(q[3].text, "last");
+    }
+}

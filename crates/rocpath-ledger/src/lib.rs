@@ -1,0 +1,234 @@
+//! The evidence ledger: a folder of text files a researcher keeps in git.
+//!
+//! - *observations* (`observations/<id>.json`): rocpath JSON documents as imported, with the
+//!   sha256 of every raw input their evidence names and the raw lines it points at;
+//! - *claims* (`claims/<id>.toml`): a statement in Japanese and English, evidence class, kind
+//!   of proof, world, stack floor, layer, supports, what would falsify it, dated history;
+//! - *questions* (`questions/<id>.toml`): open questions and the observation that would
+//!   answer them;
+//! - *cases* (`cases/<id>.toml`): the observations of one experiment, read as Fact /
+//!   Interpretation / Open Question.
+//!
+//! Writes are atomic and serialized by a lock ([`store`]); [`check`] holds the consistency
+//! rules; [`schemas`] is the one place that knows producer-specific fields.
+//!
+//! ```no_run
+//! use rocpath_ledger::{store::Ledger, model::LedgerMeta};
+//! # fn main() -> Result<(), Box<dyn std::error::Error>> {
+//! let (ledger, _meta) = Ledger::open(std::path::Path::new("my-ledger"))?;
+//! let loaded = ledger.load()?;
+//! for p in rocpath_ledger::check::check(ledger.root(), &loaded) {
+//!     eprintln!("{p}");
+//! }
+//! # Ok(()) }
+//! ```
+
+pub mod check;
+pub mod files;
+pub mod import;
+pub mod index;
+pub mod model;
+pub mod records;
+pub mod schemas;
+pub mod store;
+
+pub use import::QUOTE_MAX;
+
+use model::*;
+use store::{Ledger, StoreError, WriteGuard};
+
+/// Errors of [`add_claim`].
+#[derive(Debug, thiserror::Error)]
+pub enum AddClaimError {
+    /// The claim is not valid as given.
+    #[error("{0}")]
+    Invalid(String),
+    /// A claim with this id exists.
+    #[error("claim {0:?} already exists (edit claims/{0}.toml to change it)")]
+    Exists(String),
+    /// Writing failed.
+    #[error(transparent)]
+    Store(#[from] StoreError),
+}
+
+/// Adds a new claim. `date` (`YYYY-MM-DD`) opens its history with its class and kind. The
+/// claim is written whatever `check` will say about it (a claim may be recorded before its
+/// support is imported); only its form is validated here.
+pub fn add_claim(
+    guard: &WriteGuard,
+    ledger: &Ledger,
+    mut claim: Claim,
+    date: &str,
+) -> Result<(), AddClaimError> {
+    claim.schema = CLAIM_SCHEMA.to_string();
+    if !files::valid_id(&claim.id) {
+        return Err(AddClaimError::Invalid(
+            files::ParseError::Id(claim.id.clone()).to_string(),
+        ));
+    }
+    if claim.statement.is_empty() {
+        return Err(AddClaimError::Invalid(format!(
+            "claim {:?} has no statement (give --en and/or --ja)",
+            claim.id
+        )));
+    }
+    if !files::valid_date(date) {
+        return Err(AddClaimError::Invalid(
+            files::ParseError::Date(date.to_string()).to_string(),
+        ));
+    }
+    if claim.history.is_empty() {
+        claim.history.push(HistoryEntry {
+            date: date.to_string(),
+            class: claim.class,
+            kind: claim.kind,
+            note: Text::new("記録", "recorded"),
+        });
+    }
+    // The same validation a reader applies.
+    let text = files::to_toml(&claim).map_err(AddClaimError::Invalid)?;
+    files::parse_claim(&text).map_err(|e| AddClaimError::Invalid(e.to_string()))?;
+    if ledger
+        .record_path(files::FileKind::Claim, &claim.id)
+        .exists()
+    {
+        return Err(AddClaimError::Exists(claim.id));
+    }
+    guard.write_claim(&claim)?;
+    Ok(())
+}
+
+/// The `ledger.toml` of a new ledger: the three observation worlds of the research pages
+/// (gfx900, gfx1201, gfx942) with their character, which a researcher edits.
+pub fn starter_meta(title: Text) -> LedgerMeta {
+    let w = |id: &str, name: &str, ja: &str, en: &str| WorldDecl {
+        id: id.to_string(),
+        name: name.to_string(),
+        character: Text::new(ja, en),
+        status: Text::default(),
+    };
+    LedgerMeta {
+        schema: LEDGER_SCHEMA.to_string(),
+        title,
+        description: Text::new(
+            "GPU の中で何がどの経路で実行されたか——動いたかどうかではなく、なぜその経路を通ったかを、証拠クラスを明示して記録する。",
+            "What ran inside the GPU and which path it took — not whether it worked, but why it took that path — recorded with explicit evidence classes.",
+        ),
+        worlds: vec![
+            w(
+                "gfx900",
+                "GCN5 / Vega, MI25",
+                "fallback が主戦場。本命経路は通らない前提で観測する。",
+                "Fallback is the main stage. Observe assuming the primary path won't run.",
+            ),
+            w(
+                "gfx1201",
+                "RDNA4 / RX 9070 XT",
+                "通るものと通らないものが混在。観測しないと分からない。",
+                "Mixed: some paths run, some don't. Must observe to know.",
+            ),
+            w(
+                "gfx942",
+                "CDNA3 / MI300X",
+                "ほぼ本命が通る(要確認)。正規ルートの確認が主。",
+                "Primary path expected to run (needs confirmation). Verifying the canonical path is the main work.",
+            ),
+        ],
+    }
+}
+
+/// Parses a support reference as given on the command line: `OBS_ID`, `OBS_ID#/json/pointer`,
+/// `OBS_ID?field=value&field=value`, `claim:ID`, or `source:PATH[:LINE][@SHA256]`.
+pub fn parse_support_ref(s: &str) -> Result<Support, String> {
+    if let Some(c) = s.strip_prefix("claim:") {
+        if !files::valid_id(c) {
+            return Err(format!("{s:?}: {c:?} is not a claim id"));
+        }
+        return Ok(Support {
+            claim: Some(c.to_string()),
+            ..Support::default()
+        });
+    }
+    if let Some(rest) = s.strip_prefix("source:") {
+        let (loc, sha) = match rest.rsplit_once('@') {
+            Some((l, h)) if h.len() == 64 && h.bytes().all(|b| b.is_ascii_hexdigit()) => {
+                (l, Some(h.to_ascii_lowercase()))
+            }
+            _ => (rest, None),
+        };
+        let (path, line) = match loc.rsplit_once(':') {
+            Some((p, n)) if !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()) => {
+                (p, n.parse().ok())
+            }
+            _ => (loc, None),
+        };
+        if path.is_empty() {
+            return Err(format!("{s:?}: no path after source:"));
+        }
+        let mut l = rocpath_evidence::Locator::file(path);
+        l.line = line;
+        l.sha256 = sha;
+        return Ok(Support {
+            source: Some(l),
+            ..Support::default()
+        });
+    }
+    let (id, rest) = match s.find(['#', '?']) {
+        Some(i) => (&s[..i], &s[i..]),
+        None => (s, ""),
+    };
+    if !files::valid_id(id) {
+        return Err(format!(
+            "{s:?}: {id:?} is not an observation id (or use claim:ID / source:PATH:LINE)"
+        ));
+    }
+    let mut sup = Support {
+        observation: Some(id.to_string()),
+        ..Support::default()
+    };
+    if let Some(ptr) = rest.strip_prefix('#') {
+        if !ptr.starts_with('/') {
+            return Err(format!(
+                "{s:?}: the record after '#' is a JSON pointer starting with '/'"
+            ));
+        }
+        sup.record = Some(ptr.to_string());
+    } else if let Some(q) = rest.strip_prefix('?') {
+        for kv in q.split('&') {
+            let Some((k, v)) = kv.split_once('=') else {
+                return Err(format!("{s:?}: {kv:?} is not field=value"));
+            };
+            sup.filter.insert(k.to_string(), v.to_string());
+        }
+    }
+    Ok(sup)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn support_refs() {
+        let s = parse_support_ref("example-isa?target=gfx900:xnack-&name=x").unwrap();
+        assert_eq!(s.observation.as_deref(), Some("example-isa"));
+        assert_eq!(s.filter["target"], "gfx900:xnack-");
+        assert_eq!(s.filter["name"], "x");
+        let s = parse_support_ref("inv-1#/code_objects/0").unwrap();
+        assert_eq!(s.record.as_deref(), Some("/code_objects/0"));
+        let s = parse_support_ref("claim:abc").unwrap();
+        assert_eq!(s.claim.as_deref(), Some("abc"));
+        let h = "a".repeat(64);
+        let s = parse_support_ref(&format!("source:src/x.cpp:120@{h}")).unwrap();
+        let l = s.source.unwrap();
+        assert_eq!(
+            (l.path.as_str(), l.line, l.sha256.as_deref()),
+            ("src/x.cpp", Some(120), Some(h.as_str()))
+        );
+        let s = parse_support_ref("source:C:/x").unwrap();
+        assert_eq!(s.source.unwrap().path, "C:/x");
+        for bad in ["", "a b", "x#code", "x?novalue", "claim:", "source:"] {
+            assert!(parse_support_ref(bad).is_err(), "{bad}");
+        }
+    }
+}

@@ -1,0 +1,352 @@
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+//! `ledger check`: one test per rule, each on a ledger that breaks exactly that rule, and a
+//! clean ledger that passes. Documents are imported through `import_file` from JSON files
+//! shaped as rocpath prints them, with real raw input files beside them.
+
+use rocpath_evidence::{Class, Locator, Proof};
+use rocpath_ledger::check::{Problem, Severity, check, rule};
+use rocpath_ledger::model::*;
+use rocpath_ledger::store::Ledger;
+use rocpath_ledger::{add_claim, import::import_file, parse_support_ref, starter_meta};
+use serde_json::json;
+use std::path::Path;
+
+struct Fixture {
+    dir: tempfile::TempDir,
+    ledger: Ledger,
+}
+
+impl Fixture {
+    fn new() -> Fixture {
+        let dir = tempfile::tempdir().unwrap();
+        let ledger = Ledger::init(&dir.path().join("ledger"), &starter_meta(Text::new("t", "t"))).unwrap();
+        // Raw inputs: a "library" and a MIOpen-style log.
+        std::fs::create_dir_all(dir.path().join("in")).unwrap();
+        std::fs::write(dir.path().join("in/lib.so"), b"\x7fELF pretend library bytes").unwrap();
+        std::fs::write(
+            dir.path().join("in/case.log"),
+            "MIOpen(HIP): Info [FindSolution] ConvMlirIgemmFwd\nMIOpen Error: MIIR_INVALID_PARAM\nrc = 0x7\n",
+        )
+        .unwrap();
+        Fixture { dir, ledger }
+    }
+
+    fn import(&self, name: &str, doc: serde_json::Value) {
+        let f = self.dir.path().join(format!("{name}.json"));
+        std::fs::write(&f, serde_json::to_vec_pretty(&doc).unwrap()).unwrap();
+        let g = self.ledger.lock("test").unwrap();
+        import_file(&g, &self.ledger, &f, Some(name), self.dir.path()).unwrap();
+    }
+
+    fn claim(&self, id: &str, class: Option<Class>, supports: &[&str]) -> Claim {
+        Claim {
+            id: id.into(),
+            statement: Text::new("主張", "claim"),
+            class,
+            kind: Some(Proof::ShippedArtifactVerified),
+            support: supports.iter().map(|s| parse_support_ref(s).unwrap()).collect(),
+            ..Claim::default()
+        }
+    }
+
+    fn add(&self, c: Claim) {
+        let g = self.ledger.lock("test").unwrap();
+        add_claim(&g, &self.ledger, c, "2026-11-20").unwrap();
+    }
+
+    fn problems(&self) -> Vec<Problem> {
+        let loaded = self.ledger.load().unwrap();
+        check(self.ledger.root(), &loaded)
+    }
+
+    /// Imports an isa-like document (confirmed records), a check-like one (an inferred
+    /// record) and a case document with a natural and a forced case.
+    fn standard(&self) {
+        let observed = json!({"tool": "rocpath", "version": "0.1.0", "command": "rocpath --json isa in/lib.so",
+                              "time": "2026-11-20T00:00:00Z", "host": "h", "schema": "rocpath.isa/1"});
+        self.import("isa", json!({
+            "schema": "rocpath.isa/1", "observed": observed,
+            "code_objects": [
+                {"processor": "gfx900", "target": "gfx900:xnack-", "evidence": {"class": "confirmed", "kind": "shipped_artifact_verified",
+                  "rule": "isa.decoded_from_shipped_code", "sources": [{"path": "in/lib.so", "member": "hip_fatbin > bundle#0", "offset": 4096}]}},
+                {"processor": "gfx906", "target": "gfx906", "evidence": {"class": "confirmed", "kind": "shipped_artifact_verified",
+                  "rule": "isa.decoded_from_shipped_code", "sources": [{"path": "in/lib.so"}]}}
+            ]
+        }));
+        self.import("check", json!({
+            "schema": "rocpath.check/1", "observed": observed,
+            "devices": [{"libraries": [{"library": "in/lib.so", "verdict": "runs", "evidence": {"class": "inferred", "kind": "code_verified",
+                "rule": "check.compatible_code_object", "sources": [{"path": "in/lib.so"}]}}]}]
+        }));
+        self.import("case", json!({
+            "schema": "rocpath.case/1", "observed": observed,
+            "cases": [
+                {"case": "fp32_natural", "device": {"arch": "gfx900:xnack-"}, "forced": null, "outcome": "natural",
+                 "selected": {"solver": "ConvBinWinograd3x3U", "evidence": {"class": "confirmed", "kind": "runtime_verified",
+                   "rule": "case.selected", "sources": [{"path": "in/case.log", "line": 1}]}}},
+                {"case": "mlir_forced", "device": {"arch": "gfx900:xnack-"}, "forced": {"solver": "ConvMlirIgemmFwd", "via": "-S"},
+                 "outcome": {"kind": "build_failure", "sub": "miir"},
+                 "selected": {"solver": "ConvMlirIgemmFwd", "evidence": {"class": "confirmed", "kind": "runtime_verified",
+                   "rule": "case.selected", "sources": [{"path": "in/case.log", "line": 2}]}},
+                 "errors": [{"message": "MIIR_INVALID_PARAM", "evidence": {"class": "confirmed", "kind": "runtime_verified",
+                   "rule": "case.error", "sources": [{"path": "in/case.log", "line": 2}]}}]}
+            ]
+        }));
+    }
+}
+
+fn only(problems: &[Problem], rule_id: &str) -> Problem {
+    let errors: Vec<&Problem> = problems.iter().filter(|p| p.severity == Severity::Error).collect();
+    assert_eq!(errors.len(), 1, "expected exactly one error ({rule_id}), got {errors:#?}");
+    assert_eq!(errors[0].rule, rule_id, "{errors:#?}");
+    errors[0].clone()
+}
+
+#[test]
+fn a_clean_ledger_passes() {
+    let f = Fixture::new();
+    f.standard();
+    f.add(f.claim("c1", Some(Class::Confirmed), &["isa?processor=gfx900"]));
+    f.add(f.claim("c2", Some(Class::Inferred), &["check", "claim:c1"]));
+    let mut natural = f.claim("c3", Some(Class::Confirmed), &["case#/cases/0/selected"]);
+    natural.selection = Some(SelectionKind::Natural);
+    f.add(natural);
+    let p = f.problems();
+    assert!(p.is_empty(), "{p:#?}");
+    // Import quoted the raw lines the case evidence points at.
+    let loaded = f.ledger.load().unwrap();
+    let case = loaded.observations.iter().find(|o| o.id == "case").unwrap();
+    assert_eq!(case.quotes.len(), 2);
+    assert_eq!(case.quotes[1].text, "MIOpen Error: MIIR_INVALID_PARAM");
+    assert!(case.inputs.iter().all(|i| i.sha256.is_some()));
+    // And created a case record for the case document.
+    assert!(loaded.cases.iter().any(|c| c.id == "case" && c.observations == ["case"] && c.world == "gfx900"));
+}
+
+#[test]
+fn rule_claim_without_class() {
+    let f = Fixture::new();
+    f.standard();
+    f.add(f.claim("noclass", None, &["isa"]));
+    let p = only(&f.problems(), rule::CLAIM_WITHOUT_CLASS);
+    assert_eq!(p.file, "claims/noclass.toml");
+    assert!(p.message.contains("has no class"), "{}", p.message);
+}
+
+#[test]
+fn rule_claim_without_support() {
+    let f = Fixture::new();
+    f.standard();
+    f.add(f.claim("nosupport", Some(Class::Unresolved), &[]));
+    let p = only(&f.problems(), rule::CLAIM_WITHOUT_SUPPORT);
+    assert_eq!(p.record, "nosupport");
+    assert!(p.message.contains("has no support"), "{}", p.message);
+}
+
+#[test]
+fn rule_confirmed_by_inference() {
+    let f = Fixture::new();
+    f.standard();
+    f.add(f.claim("guess", Some(Class::Inferred), &["check"]));
+    // Supported by an inferred record and an inferred claim only.
+    f.add(f.claim("overclaim", Some(Class::Confirmed), &["check?library=in/lib.so", "claim:guess"]));
+    let p = only(&f.problems(), rule::CONFIRMED_BY_INFERENCE);
+    assert_eq!(p.record, "overclaim");
+    assert!(p.message.contains("(inferred)") && p.message.contains("claim guess"), "{}", p.message);
+    // One confirmed support is enough.
+    let f2 = Fixture::new();
+    f2.standard();
+    f2.add(f2.claim("ok", Some(Class::Confirmed), &["check", "isa?processor=gfx906"]));
+    assert!(f2.problems().is_empty());
+}
+
+#[test]
+fn rule_missing_record() {
+    let f = Fixture::new();
+    f.standard();
+    f.add(f.claim("dangling", Some(Class::Confirmed), &["isa#/code_objects/7"]));
+    let p = only(&f.problems(), rule::MISSING_RECORD);
+    assert!(p.message.contains("no record at \"/code_objects/7\""), "{}", p.message);
+
+    for (sup, want) in [
+        ("nosuch", "observation \"nosuch\" is not in the ledger"),
+        ("isa?processor=gfx1201", "no record where processor = \"gfx1201\""),
+        ("claim:ghost", "claim \"ghost\" is not in the ledger"),
+        ("isa#/code_objects", "not a record"),
+    ] {
+        let f = Fixture::new();
+        f.standard();
+        f.add(f.claim("x", Some(Class::Inferred), &[sup]));
+        let p = only(&f.problems(), rule::MISSING_RECORD);
+        assert!(p.message.contains(want), "{sup}: {}", p.message);
+    }
+
+    // Cases and questions link too.
+    let f = Fixture::new();
+    f.standard();
+    let g = f.ledger.lock("t").unwrap();
+    g.write_question(&Question {
+        schema: QUESTION_SCHEMA.into(),
+        id: "q".into(),
+        text: Text::new("問", "q"),
+        answer: vec!["ghost".into()],
+        ..Question::default()
+    })
+    .unwrap();
+    drop(g);
+    let p = only(&f.problems(), rule::MISSING_RECORD);
+    assert_eq!(p.file, "questions/q.toml");
+}
+
+#[test]
+fn rule_stale_evidence() {
+    let f = Fixture::new();
+    f.standard();
+    f.add(f.claim("c", Some(Class::Confirmed), &["isa?processor=gfx900"]));
+    assert!(f.problems().is_empty());
+    // The library changes after import.
+    std::fs::write(f.dir.path().join("in/lib.so"), b"\x7fELF rebuilt library").unwrap();
+    let problems = f.problems();
+    let stale: Vec<&Problem> = problems.iter().filter(|p| p.rule == rule::STALE_EVIDENCE).collect();
+    // Both observations that read it are stale; nothing else is wrong.
+    assert_eq!(stale.len(), 2, "{problems:#?}");
+    assert!(problems.iter().all(|p| p.rule == rule::STALE_EVIDENCE));
+    assert!(stale[0].message.contains("in/lib.so") && stale[0].message.contains("changed since it was recorded"));
+    assert_eq!(stale[0].input.as_deref(), Some("in/lib.so"));
+}
+
+#[test]
+fn stale_cited_source_and_missing_input() {
+    let f = Fixture::new();
+    f.standard();
+    let src = f.ledger.root().join("src.cpp");
+    std::fs::write(&src, "if (arch == \"gfx900\") return false;\n").unwrap();
+    let sha = rocpath_ledger::import::sha256_file(&src).unwrap().0;
+    f.add(f.claim("code", Some(Class::Confirmed), &[&format!("source:src.cpp:1@{sha}")]));
+    assert!(f.problems().is_empty());
+    std::fs::write(&src, "if (arch == \"gfx906\") return false;\n").unwrap();
+    let p = only(&f.problems(), rule::STALE_EVIDENCE);
+    assert_eq!(p.file, "claims/code.toml");
+    // A raw input that is gone cannot be re-checked: a warning, not an error.
+    std::fs::write(&src, "if (arch == \"gfx900\") return false;\n").unwrap();
+    std::fs::remove_file(f.dir.path().join("in/case.log")).unwrap();
+    let problems = f.problems();
+    assert!(problems.iter().all(|p| p.severity == Severity::Warning), "{problems:#?}");
+    assert!(problems.iter().any(|p| p.rule == rule::INPUT_UNAVAILABLE));
+}
+
+#[test]
+fn rule_forced_as_natural() {
+    let f = Fixture::new();
+    f.standard();
+    let mut c = f.claim("natural", Some(Class::Confirmed), &["case#/cases/1/selected"]);
+    c.selection = Some(SelectionKind::Natural);
+    f.add(c);
+    let p = only(&f.problems(), rule::FORCED_AS_NATURAL);
+    assert!(p.message.contains("forced ConvMlirIgemmFwd") && p.message.contains("/cases/1"), "{}", p.message);
+
+    // The whole document contains a forced case: not natural evidence either.
+    let f = Fixture::new();
+    f.standard();
+    let mut c = f.claim("natural", Some(Class::Confirmed), &["case"]);
+    c.selection = Some(SelectionKind::Natural);
+    f.add(c);
+    only(&f.problems(), rule::FORCED_AS_NATURAL);
+
+    // A claim marked forced, cited by a natural one.
+    let f = Fixture::new();
+    f.standard();
+    let mut forced = f.claim("forced", Some(Class::Confirmed), &["case#/cases/1/errors/0"]);
+    forced.selection = Some(SelectionKind::Forced);
+    f.add(forced);
+    let mut nat = f.claim("nat", Some(Class::Inferred), &["claim:forced"]);
+    nat.selection = Some(SelectionKind::Natural);
+    f.add(nat);
+    let p = only(&f.problems(), rule::FORCED_AS_NATURAL);
+    assert_eq!(p.record, "nat");
+}
+
+#[test]
+fn rule_unreadable() {
+    let f = Fixture::new();
+    f.standard();
+    let root = f.ledger.root();
+    std::fs::write(root.join("claims/broken.toml"), "schema = \"rocpath.ledger.claim/1\"\nid = \"broken\"\nclass = \"certain\"\n").unwrap();
+    std::fs::write(root.join("claims/other.toml"), "schema = \"rocpath.ledger.claim/1\"\nid = \"different\"\n").unwrap();
+    std::fs::write(root.join("cases/new.toml"), "schema = \"rocpath.ledger.case/2\"\nid = \"new\"\n").unwrap();
+    // Temporaries of a killed writer are not records.
+    std::fs::write(root.join("claims/.tmp-x.toml.123"), "garbage").unwrap();
+    let problems = f.problems();
+    let files: Vec<(&str, &str)> = problems.iter().map(|p| (p.rule, p.file.as_str())).collect();
+    assert_eq!(
+        files,
+        [
+            (rule::UNREADABLE, "cases/new.toml"),
+            (rule::UNREADABLE, "claims/broken.toml"),
+            (rule::UNREADABLE, "claims/other.toml")
+        ],
+        "{problems:#?}"
+    );
+    assert!(problems[0].message.contains("another version"));
+    assert!(problems[1].message.contains("certain"));
+    assert!(problems[2].message.contains("does not match the file name"));
+}
+
+#[test]
+fn a_second_writer_is_refused_until_the_first_finishes() {
+    let f = Fixture::new();
+    let first = f.ledger.lock("rocpath ledger import big.json").unwrap();
+    let e = f.ledger.lock("second").unwrap_err().to_string();
+    assert!(e.contains("another rocpath process is writing this ledger"), "{e}");
+    assert!(e.contains(&format!("pid {}", std::process::id())) && e.contains("import big.json"), "{e}");
+    drop(first);
+    f.ledger.lock("second").unwrap();
+}
+
+#[test]
+fn writes_are_atomic_renames() {
+    let f = Fixture::new();
+    let g = f.ledger.lock("t").unwrap();
+    let c = f.claim("a", Some(Class::Confirmed), &["x"]);
+    add_claim(&g, &f.ledger, c.clone(), "2026-01-02").unwrap();
+    let path = f.ledger.root().join("claims/a.toml");
+    let ino_before = std::os::unix::fs::MetadataExt::ino(&std::fs::metadata(&path).unwrap());
+    g.write_claim(&Claim { statement: Text::new("改", "changed"), ..c.clone() }).unwrap();
+    let ino_after = std::os::unix::fs::MetadataExt::ino(&std::fs::metadata(&path).unwrap());
+    // A rename puts a new file in place; the old one is never written in place.
+    assert_ne!(ino_before, ino_after);
+    let names: Vec<String> = std::fs::read_dir(f.ledger.root().join("claims"))
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    assert_eq!(names, ["a.toml"]);
+    // add-claim refuses to overwrite.
+    let e = add_claim(&g, &f.ledger, c, "2026-01-02").unwrap_err();
+    assert!(e.to_string().contains("already exists"));
+}
+
+#[test]
+fn reimport_is_idempotent_and_named_imports_replace() {
+    let f = Fixture::new();
+    f.standard();
+    let before = std::fs::read(f.ledger.root().join("observations/isa.json")).unwrap();
+    let g = f.ledger.lock("t").unwrap();
+    let r = import_file(&g, &f.ledger, &f.dir.path().join("isa.json"), Some("isa"), f.dir.path()).unwrap();
+    assert_eq!(r.outcome, rocpath_ledger::import::ImportOutcome::Unchanged);
+    assert_eq!(std::fs::read(f.ledger.root().join("observations/isa.json")).unwrap(), before);
+    let r = import_file(&g, &f.ledger, &f.dir.path().join("check.json"), Some("isa"), f.dir.path()).unwrap();
+    assert_eq!(r.outcome, rocpath_ledger::import::ImportOutcome::Replaced);
+    // Without a name, the id is the command and the hash of the document.
+    let r = import_file(&g, &f.ledger, &f.dir.path().join("check.json"), None, f.dir.path()).unwrap();
+    assert!(r.id.starts_with("check-") && r.id.len() == "check-".len() + 12, "{}", r.id);
+    // Not a rocpath document.
+    let bad = f.dir.path().join("bad.json");
+    std::fs::write(&bad, "{\"schema\": \"other/1\"}").unwrap();
+    let e = import_file(&g, &f.ledger, &bad, None, f.dir.path()).unwrap_err().to_string();
+    assert!(e.contains("not a rocpath --json document") && e.contains("rocpath.<command>/<version>"), "{e}");
+    // Base folder of relative inputs is recorded relative to the ledger.
+    let loaded = f.ledger.load().unwrap();
+    assert!(loaded.observations.iter().all(|o| o.imported.base == ".."));
+    let _ = Path::new("");
+    let _ = Locator::default();
+}

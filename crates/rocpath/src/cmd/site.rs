@@ -1,0 +1,111 @@
+//! `rocpath site build LEDGER -o DIR` and `rocpath site serve PATH`
+
+use crate::cli::{SiteArgs, SiteBuildArgs, SiteCommand, SiteServeArgs};
+use crate::output::{Printer, Status};
+use rocpath_evidence::{Class, Evidence, Locator, Proof};
+use rocpath_ledger::store::Ledger;
+use serde::Serialize;
+use std::path::{Path, PathBuf};
+
+pub fn run(a: SiteArgs, p: &Printer) -> anyhow::Result<Status> {
+    match a.command {
+        SiteCommand::Build(a) => build(a, p),
+        SiteCommand::Serve(a) => serve(a, p),
+    }
+}
+
+#[derive(Serialize)]
+struct BuildOut {
+    ledger: String,
+    out: String,
+    #[serde(flatten)]
+    report: rocpath_site::Report,
+    evidence: Evidence,
+}
+
+/// Builds the site of a ledger; says how the ledger checks (a site is built even when the
+/// check finds problems: the pages show missing links as missing).
+fn build_site(ledger: &Path, out: &Path, p: &Printer) -> anyhow::Result<rocpath_site::Report> {
+    let (l, _) = Ledger::open(ledger)?;
+    let loaded = l.load()?;
+    let problems = rocpath_ledger::check::check(l.root(), &loaded);
+    let errors = problems
+        .iter()
+        .filter(|x| x.severity == rocpath_ledger::check::Severity::Error)
+        .count();
+    if errors > 0 {
+        p.note(&format!(
+            "note: `rocpath ledger check {}` finds {errors} errors; the site shows the ledger as it is",
+            ledger.display()
+        ));
+    }
+    let opts = rocpath_site::Options {
+        version: env!("CARGO_PKG_VERSION").to_string(),
+    };
+    Ok(rocpath_site::build(&loaded, out, &opts)?)
+}
+
+fn build(a: SiteBuildArgs, p: &Printer) -> anyhow::Result<Status> {
+    let started = std::time::Instant::now();
+    let report = build_site(&a.ledger, &a.out, p)?;
+    if p.global.json {
+        p.json(
+            "rocpath.site.build/1",
+            &BuildOut {
+                ledger: a.ledger.display().to_string(),
+                out: a.out.display().to_string(),
+                report,
+                evidence: Evidence::new(
+                    Class::Confirmed,
+                    Proof::ShippedArtifactVerified,
+                    "site.built",
+                )
+                .at(Locator::file(
+                    a.out.join("index.html").display().to_string(),
+                )),
+            },
+        )?;
+    } else {
+        p.data(&format!(
+            "site: {} pages, {} files, {} bytes in {}; open {}\n",
+            report.pages,
+            report.files,
+            report.bytes,
+            a.out.display(),
+            a.out.join("index.html").display()
+        ))?;
+    }
+    if p.global.verbose > 0 {
+        p.note(&format!(
+            "built in {:.2} s",
+            started.elapsed().as_secs_f64()
+        ));
+    }
+    Ok(Status::Ok)
+}
+
+fn serve(a: SiteServeArgs, p: &Printer) -> anyhow::Result<Status> {
+    let dir: PathBuf = if a.path.join("ledger.toml").is_file() {
+        let out = a.out.clone().unwrap_or_else(|| {
+            std::env::temp_dir().join(format!("rocpath-site-{}", std::process::id()))
+        });
+        build_site(&a.path, &out, p)?;
+        out
+    } else if a.path.join("index.html").is_file() {
+        a.path.clone()
+    } else {
+        anyhow::bail!(
+            "{}: neither a built site (index.html) nor a ledger (ledger.toml)",
+            a.path.display()
+        );
+    };
+    let listener = std::net::TcpListener::bind(("127.0.0.1", a.port))
+        .map_err(|e| anyhow::anyhow!("cannot listen on 127.0.0.1:{}: {e}", a.port))?;
+    let addr = listener.local_addr()?;
+    p.data(&format!(
+        "serving {} on http://{addr}/ (Ctrl-C to stop)\n",
+        dir.display()
+    ))?;
+    rocpath_site::serve::serve(&dir, listener)?;
+    Ok(Status::Ok)
+}

@@ -19,10 +19,18 @@ struct Fixture {
 impl Fixture {
     fn new() -> Fixture {
         let dir = tempfile::tempdir().unwrap();
-        let ledger = Ledger::init(&dir.path().join("ledger"), &starter_meta(Text::new("t", "t"))).unwrap();
+        let ledger = Ledger::init(
+            &dir.path().join("ledger"),
+            &starter_meta(Text::new("t", "t")),
+        )
+        .unwrap();
         // Raw inputs: a "library" and a MIOpen-style log.
         std::fs::create_dir_all(dir.path().join("in")).unwrap();
-        std::fs::write(dir.path().join("in/lib.so"), b"\x7fELF pretend library bytes").unwrap();
+        std::fs::write(
+            dir.path().join("in/lib.so"),
+            b"\x7fELF pretend library bytes",
+        )
+        .unwrap();
         std::fs::write(
             dir.path().join("in/case.log"),
             "MIOpen(HIP): Info [FindSolution] ConvMlirIgemmFwd\nMIOpen Error: MIIR_INVALID_PARAM\nrc = 0x7\n",
@@ -44,7 +52,10 @@ impl Fixture {
             statement: Text::new("主張", "claim"),
             class,
             kind: Some(Proof::ShippedArtifactVerified),
-            support: supports.iter().map(|s| parse_support_ref(s).unwrap()).collect(),
+            support: supports
+                .iter()
+                .map(|s| parse_support_ref(s).unwrap())
+                .collect(),
             ..Claim::default()
         }
     }
@@ -96,8 +107,15 @@ impl Fixture {
 }
 
 fn only(problems: &[Problem], rule_id: &str) -> Problem {
-    let errors: Vec<&Problem> = problems.iter().filter(|p| p.severity == Severity::Error).collect();
-    assert_eq!(errors.len(), 1, "expected exactly one error ({rule_id}), got {errors:#?}");
+    let errors: Vec<&Problem> = problems
+        .iter()
+        .filter(|p| p.severity == Severity::Error)
+        .collect();
+    assert_eq!(
+        errors.len(),
+        1,
+        "expected exactly one error ({rule_id}), got {errors:#?}"
+    );
     assert_eq!(errors[0].rule, rule_id, "{errors:#?}");
     errors[0].clone()
 }
@@ -120,7 +138,12 @@ fn a_clean_ledger_passes() {
     assert_eq!(case.quotes[1].text, "MIOpen Error: MIIR_INVALID_PARAM");
     assert!(case.inputs.iter().all(|i| i.sha256.is_some()));
     // And created a case record for the case document.
-    assert!(loaded.cases.iter().any(|c| c.id == "case" && c.observations == ["case"] && c.world == "gfx900"));
+    assert!(
+        loaded
+            .cases
+            .iter()
+            .any(|c| c.id == "case" && c.observations == ["case"] && c.world == "gfx900")
+    );
 }
 
 #[test]
@@ -149,14 +172,26 @@ fn rule_confirmed_by_inference() {
     f.standard();
     f.add(f.claim("guess", Some(Class::Inferred), &["check"]));
     // Supported by an inferred record and an inferred claim only.
-    f.add(f.claim("overclaim", Some(Class::Confirmed), &["check?library=in/lib.so", "claim:guess"]));
+    f.add(f.claim(
+        "overclaim",
+        Some(Class::Confirmed),
+        &["check?library=in/lib.so", "claim:guess"],
+    ));
     let p = only(&f.problems(), rule::CONFIRMED_BY_INFERENCE);
     assert_eq!(p.record, "overclaim");
-    assert!(p.message.contains("(inferred)") && p.message.contains("claim guess"), "{}", p.message);
+    assert!(
+        p.message.contains("(inferred)") && p.message.contains("claim guess"),
+        "{}",
+        p.message
+    );
     // One confirmed support is enough.
     let f2 = Fixture::new();
     f2.standard();
-    f2.add(f2.claim("ok", Some(Class::Confirmed), &["check", "isa?processor=gfx906"]));
+    f2.add(f2.claim(
+        "ok",
+        Some(Class::Confirmed),
+        &["check", "isa?processor=gfx906"],
+    ));
     assert!(f2.problems().is_empty());
 }
 
@@ -166,11 +201,18 @@ fn rule_missing_record() {
     f.standard();
     f.add(f.claim("dangling", Some(Class::Confirmed), &["isa#/code_objects/7"]));
     let p = only(&f.problems(), rule::MISSING_RECORD);
-    assert!(p.message.contains("no record at \"/code_objects/7\""), "{}", p.message);
+    assert!(
+        p.message.contains("no record at \"/code_objects/7\""),
+        "{}",
+        p.message
+    );
 
     for (sup, want) in [
         ("nosuch", "observation \"nosuch\" is not in the ledger"),
-        ("isa?processor=gfx1201", "no record where processor = \"gfx1201\""),
+        (
+            "isa?processor=gfx1201",
+            "no record where processor = \"gfx1201\"",
+        ),
         ("claim:ghost", "claim \"ghost\" is not in the ledger"),
         ("isa#/code_objects", "not a record"),
     ] {
@@ -207,11 +249,17 @@ fn rule_stale_evidence() {
     // The library changes after import.
     std::fs::write(f.dir.path().join("in/lib.so"), b"\x7fELF rebuilt library").unwrap();
     let problems = f.problems();
-    let stale: Vec<&Problem> = problems.iter().filter(|p| p.rule == rule::STALE_EVIDENCE).collect();
+    let stale: Vec<&Problem> = problems
+        .iter()
+        .filter(|p| p.rule == rule::STALE_EVIDENCE)
+        .collect();
     // Both observations that read it are stale; nothing else is wrong.
     assert_eq!(stale.len(), 2, "{problems:#?}");
     assert!(problems.iter().all(|p| p.rule == rule::STALE_EVIDENCE));
-    assert!(stale[0].message.contains("in/lib.so") && stale[0].message.contains("changed since it was recorded"));
+    assert!(
+        stale[0].message.contains("in/lib.so")
+            && stale[0].message.contains("changed since it was recorded")
+    );
     assert_eq!(stale[0].input.as_deref(), Some("in/lib.so"));
 }
 
@@ -222,7 +270,11 @@ fn stale_cited_source_and_missing_input() {
     let src = f.ledger.root().join("src.cpp");
     std::fs::write(&src, "if (arch == \"gfx900\") return false;\n").unwrap();
     let sha = rocpath_ledger::import::sha256_file(&src).unwrap().0;
-    f.add(f.claim("code", Some(Class::Confirmed), &[&format!("source:src.cpp:1@{sha}")]));
+    f.add(f.claim(
+        "code",
+        Some(Class::Confirmed),
+        &[&format!("source:src.cpp:1@{sha}")],
+    ));
     assert!(f.problems().is_empty());
     std::fs::write(&src, "if (arch == \"gfx906\") return false;\n").unwrap();
     let p = only(&f.problems(), rule::STALE_EVIDENCE);
@@ -231,7 +283,10 @@ fn stale_cited_source_and_missing_input() {
     std::fs::write(&src, "if (arch == \"gfx900\") return false;\n").unwrap();
     std::fs::remove_file(f.dir.path().join("in/case.log")).unwrap();
     let problems = f.problems();
-    assert!(problems.iter().all(|p| p.severity == Severity::Warning), "{problems:#?}");
+    assert!(
+        problems.iter().all(|p| p.severity == Severity::Warning),
+        "{problems:#?}"
+    );
     assert!(problems.iter().any(|p| p.rule == rule::INPUT_UNAVAILABLE));
 }
 
@@ -239,11 +294,19 @@ fn stale_cited_source_and_missing_input() {
 fn rule_forced_as_natural() {
     let f = Fixture::new();
     f.standard();
-    let mut c = f.claim("natural", Some(Class::Confirmed), &["case#/cases/1/selected"]);
+    let mut c = f.claim(
+        "natural",
+        Some(Class::Confirmed),
+        &["case#/cases/1/selected"],
+    );
     c.selection = Some(SelectionKind::Natural);
     f.add(c);
     let p = only(&f.problems(), rule::FORCED_AS_NATURAL);
-    assert!(p.message.contains("forced ConvMlirIgemmFwd") && p.message.contains("/cases/1"), "{}", p.message);
+    assert!(
+        p.message.contains("forced ConvMlirIgemmFwd") && p.message.contains("/cases/1"),
+        "{}",
+        p.message
+    );
 
     // The whole document contains a forced case: not natural evidence either.
     let f = Fixture::new();
@@ -256,7 +319,11 @@ fn rule_forced_as_natural() {
     // A claim marked forced, cited by a natural one.
     let f = Fixture::new();
     f.standard();
-    let mut forced = f.claim("forced", Some(Class::Confirmed), &["case#/cases/1/errors/0"]);
+    let mut forced = f.claim(
+        "forced",
+        Some(Class::Confirmed),
+        &["case#/cases/1/errors/0"],
+    );
     forced.selection = Some(SelectionKind::Forced);
     f.add(forced);
     let mut nat = f.claim("nat", Some(Class::Inferred), &["claim:forced"]);
@@ -271,9 +338,21 @@ fn rule_unreadable() {
     let f = Fixture::new();
     f.standard();
     let root = f.ledger.root();
-    std::fs::write(root.join("claims/broken.toml"), "schema = \"rocpath.ledger.claim/1\"\nid = \"broken\"\nclass = \"certain\"\n").unwrap();
-    std::fs::write(root.join("claims/other.toml"), "schema = \"rocpath.ledger.claim/1\"\nid = \"different\"\n").unwrap();
-    std::fs::write(root.join("cases/new.toml"), "schema = \"rocpath.ledger.case/2\"\nid = \"new\"\n").unwrap();
+    std::fs::write(
+        root.join("claims/broken.toml"),
+        "schema = \"rocpath.ledger.claim/1\"\nid = \"broken\"\nclass = \"certain\"\n",
+    )
+    .unwrap();
+    std::fs::write(
+        root.join("claims/other.toml"),
+        "schema = \"rocpath.ledger.claim/1\"\nid = \"different\"\n",
+    )
+    .unwrap();
+    std::fs::write(
+        root.join("cases/new.toml"),
+        "schema = \"rocpath.ledger.case/2\"\nid = \"new\"\n",
+    )
+    .unwrap();
     // Temporaries of a killed writer are not records.
     std::fs::write(root.join("claims/.tmp-x.toml.123"), "garbage").unwrap();
     let problems = f.problems();
@@ -297,8 +376,14 @@ fn a_second_writer_is_refused_until_the_first_finishes() {
     let f = Fixture::new();
     let first = f.ledger.lock("rocpath ledger import big.json").unwrap();
     let e = f.ledger.lock("second").unwrap_err().to_string();
-    assert!(e.contains("another rocpath process is writing this ledger"), "{e}");
-    assert!(e.contains(&format!("pid {}", std::process::id())) && e.contains("import big.json"), "{e}");
+    assert!(
+        e.contains("another rocpath process is writing this ledger"),
+        "{e}"
+    );
+    assert!(
+        e.contains(&format!("pid {}", std::process::id())) && e.contains("import big.json"),
+        "{e}"
+    );
     drop(first);
     f.ledger.lock("second").unwrap();
 }
@@ -311,7 +396,11 @@ fn writes_are_atomic_renames() {
     add_claim(&g, &f.ledger, c.clone(), "2026-01-02").unwrap();
     let path = f.ledger.root().join("claims/a.toml");
     let ino_before = std::os::unix::fs::MetadataExt::ino(&std::fs::metadata(&path).unwrap());
-    g.write_claim(&Claim { statement: Text::new("改", "changed"), ..c.clone() }).unwrap();
+    g.write_claim(&Claim {
+        statement: Text::new("改", "changed"),
+        ..c.clone()
+    })
+    .unwrap();
     let ino_after = std::os::unix::fs::MetadataExt::ino(&std::fs::metadata(&path).unwrap());
     // A rename puts a new file in place; the old one is never written in place.
     assert_ne!(ino_before, ino_after);
@@ -331,19 +420,52 @@ fn reimport_is_idempotent_and_named_imports_replace() {
     f.standard();
     let before = std::fs::read(f.ledger.root().join("observations/isa.json")).unwrap();
     let g = f.ledger.lock("t").unwrap();
-    let r = import_file(&g, &f.ledger, &f.dir.path().join("isa.json"), Some("isa"), f.dir.path()).unwrap();
+    let r = import_file(
+        &g,
+        &f.ledger,
+        &f.dir.path().join("isa.json"),
+        Some("isa"),
+        f.dir.path(),
+    )
+    .unwrap();
     assert_eq!(r.outcome, rocpath_ledger::import::ImportOutcome::Unchanged);
-    assert_eq!(std::fs::read(f.ledger.root().join("observations/isa.json")).unwrap(), before);
-    let r = import_file(&g, &f.ledger, &f.dir.path().join("check.json"), Some("isa"), f.dir.path()).unwrap();
+    assert_eq!(
+        std::fs::read(f.ledger.root().join("observations/isa.json")).unwrap(),
+        before
+    );
+    let r = import_file(
+        &g,
+        &f.ledger,
+        &f.dir.path().join("check.json"),
+        Some("isa"),
+        f.dir.path(),
+    )
+    .unwrap();
     assert_eq!(r.outcome, rocpath_ledger::import::ImportOutcome::Replaced);
     // Without a name, the id is the command and the hash of the document.
-    let r = import_file(&g, &f.ledger, &f.dir.path().join("check.json"), None, f.dir.path()).unwrap();
-    assert!(r.id.starts_with("check-") && r.id.len() == "check-".len() + 12, "{}", r.id);
+    let r = import_file(
+        &g,
+        &f.ledger,
+        &f.dir.path().join("check.json"),
+        None,
+        f.dir.path(),
+    )
+    .unwrap();
+    assert!(
+        r.id.starts_with("check-") && r.id.len() == "check-".len() + 12,
+        "{}",
+        r.id
+    );
     // Not a rocpath document.
     let bad = f.dir.path().join("bad.json");
     std::fs::write(&bad, "{\"schema\": \"other/1\"}").unwrap();
-    let e = import_file(&g, &f.ledger, &bad, None, f.dir.path()).unwrap_err().to_string();
-    assert!(e.contains("not a rocpath --json document") && e.contains("rocpath.<command>/<version>"), "{e}");
+    let e = import_file(&g, &f.ledger, &bad, None, f.dir.path())
+        .unwrap_err()
+        .to_string();
+    assert!(
+        e.contains("not a rocpath --json document") && e.contains("rocpath.<command>/<version>"),
+        "{e}"
+    );
     // Base folder of relative inputs is recorded relative to the ledger.
     let loaded = f.ledger.load().unwrap();
     assert!(loaded.observations.iter().all(|o| o.imported.base == ".."));

@@ -290,7 +290,7 @@ fn group_title(class: &str) -> TextV {
     }
 }
 
-const FAILURE_MODES: [(&str, &str, &str); 9] = [
+const FAILURE_MODES: [(&str, &str, &str); 11] = [
     (
         "applicability_reject",
         "Applicability 棄却",
@@ -311,7 +311,9 @@ const FAILURE_MODES: [(&str, &str, &str); 9] = [
         "Fallback observed",
     ),
     ("cli_error", "CLI エラー", "CLI error"),
+    ("library_error", "ライブラリのエラー", "Library error"),
     ("incomplete", "未完了(中断)", "Incomplete (interrupted)"),
+    ("undetermined", "判定不能", "Undetermined"),
 ];
 
 #[derive(Serialize)]

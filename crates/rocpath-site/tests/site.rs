@@ -18,10 +18,16 @@ rc = 0x7\n";
 /// A ledger with a case document whose evidence points at a hostile log line, and claims
 /// whose text is hostile too.
 fn hostile_ledger(dir: &Path) -> Ledger {
-    let ledger = Ledger::init(&dir.join("ledger"), &starter_meta(Text::new("台帳 <i>", "Ledger <i>"))).unwrap();
+    let ledger = Ledger::init(
+        &dir.join("ledger"),
+        &starter_meta(Text::new("台帳 <i>", "Ledger <i>")),
+    )
+    .unwrap();
     std::fs::write(dir.join("case.log"), XSS_LOG).unwrap();
-    let ev = |line: u64| json!({"class": "confirmed", "kind": "runtime_verified", "rule": "case.error",
-                                "sources": [{"path": "case.log", "line": line}]});
+    let ev = |line: u64| {
+        json!({"class": "confirmed", "kind": "runtime_verified", "rule": "case.error",
+                                "sources": [{"path": "case.log", "line": line}]})
+    };
     let doc = json!({
         "schema": "rocpath.case/1",
         "observed": {"tool": "rocpath", "version": "0.1.0", "command": "rocpath --json case read <b>x</b>",
@@ -40,7 +46,10 @@ fn hostile_ledger(dir: &Path) -> Ledger {
     import_file(&g, &ledger, &f, Some("case1"), dir).unwrap();
     let c = Claim {
         id: "c1".into(),
-        statement: Text::new("", "Build fails with <script>alert(5)</script> & \"quotes\""),
+        statement: Text::new(
+            "",
+            "Build fails with <script>alert(5)</script> & \"quotes\"",
+        ),
         class: Some(Class::Confirmed),
         kind: Some(Proof::RuntimeVerified),
         world: "gfx900\"><script>alert(6)</script>".into(),
@@ -50,7 +59,13 @@ fn hostile_ledger(dir: &Path) -> Ledger {
         ..Claim::default()
     };
     add_claim(&g, &ledger, c, "2026-11-20").unwrap();
-    let mut case = ledger.load().unwrap().cases.into_iter().find(|c| c.id == "case1").unwrap();
+    let mut case = ledger
+        .load()
+        .unwrap()
+        .cases
+        .into_iter()
+        .find(|c| c.id == "case1")
+        .unwrap();
     case.claims.push("c1".into());
     g.write_case(&case).unwrap();
     g.write_question(&Question {
@@ -66,7 +81,14 @@ fn hostile_ledger(dir: &Path) -> Ledger {
 
 fn build(ledger: &Ledger, out: &Path) -> rocpath_site::Report {
     let loaded = ledger.load().unwrap();
-    rocpath_site::build(&loaded, out, &rocpath_site::Options { version: "test".into() }).unwrap()
+    rocpath_site::build(
+        &loaded,
+        out,
+        &rocpath_site::Options {
+            version: "test".into(),
+        },
+    )
+    .unwrap()
 }
 
 fn files(dir: &Path) -> BTreeMap<PathBuf, Vec<u8>> {
@@ -78,7 +100,10 @@ fn files(dir: &Path) -> BTreeMap<PathBuf, Vec<u8>> {
             if p.is_dir() {
                 stack.push(p);
             } else {
-                out.insert(p.strip_prefix(dir).unwrap().to_path_buf(), std::fs::read(&p).unwrap());
+                out.insert(
+                    p.strip_prefix(dir).unwrap().to_path_buf(),
+                    std::fs::read(&p).unwrap(),
+                );
             }
         }
     }
@@ -93,34 +118,61 @@ fn log_lines_and_statements_are_escaped() {
     build(&ledger, &out);
     let case = std::fs::read_to_string(out.join("cases/case1.html")).unwrap();
     // The raw lines are on the case page, escaped.
-    assert!(case.contains("MIOpen(HIP): Info [GetSolutions] &lt;script&gt;alert(1)&lt;&#x2f;script&gt;"), "{case}");
-    assert!(case.contains("&quot;&gt;&lt;img src=x onerror=alert(2)&gt; &amp; &#x27;quoted&#x27;"), "{case}");
+    assert!(
+        case.contains(
+            "MIOpen(HIP): Info [GetSolutions] &lt;script&gt;alert(1)&lt;&#x2f;script&gt;"
+        ),
+        "{case}"
+    );
+    assert!(
+        case.contains("&quot;&gt;&lt;img src=x onerror=alert(2)&gt; &amp; &#x27;quoted&#x27;"),
+        "{case}"
+    );
     for (path, bytes) in files(&out) {
         let text = String::from_utf8_lossy(&bytes);
         if path.extension().is_some_and(|e| e == "html") {
-            for bad in ["<script>alert", "<img src=x", "<b>x</b>", "<i>", "<u>", "h<script>"] {
+            for bad in [
+                "<script>alert",
+                "<img src=x",
+                "<b>x</b>",
+                "<i>",
+                "<u>",
+                "h<script>",
+            ] {
                 assert!(!text.contains(bad), "{} contains {bad:?}", path.display());
             }
             // The only scripts are rocpath's own.
             for (i, _) in text.match_indices("<script") {
                 let tag = &text[i..text[i..].find('>').map_or(text.len(), |j| i + j)];
-                assert!(tag.contains("assets/site.js") || tag.contains("assets/search-index.js"), "{}: {tag}", path.display());
+                assert!(
+                    tag.contains("assets/site.js") || tag.contains("assets/search-index.js"),
+                    "{}: {tag}",
+                    path.display()
+                );
             }
         }
     }
     // The world id with markup is a file name made safe and escaped where shown.
     let claim = std::fs::read_to_string(out.join("claims/c1.html")).unwrap();
-    assert!(claim.contains("gfx900&quot;&gt;&lt;script&gt;alert(6)"), "{claim}");
+    assert!(
+        claim.contains("gfx900&quot;&gt;&lt;script&gt;alert(6)"),
+        "{claim}"
+    );
     assert!(claim.contains("Build fails with &lt;script&gt;alert(5)"));
     // Search results are built with textContent, never parsed as HTML.
     let js = std::fs::read_to_string(out.join("assets/site.js")).unwrap();
-    assert!(!js.contains("innerHTML") && !js.contains("insertAdjacentHTML") && !js.contains("document.write"));
+    assert!(
+        !js.contains("innerHTML")
+            && !js.contains("insertAdjacentHTML")
+            && !js.contains("document.write")
+    );
     assert!(js.contains("textContent"));
 }
 
 #[test]
 fn templates_never_mark_text_safe() {
-    for entry in std::fs::read_dir(Path::new(env!("CARGO_MANIFEST_DIR")).join("templates")).unwrap() {
+    for entry in std::fs::read_dir(Path::new(env!("CARGO_MANIFEST_DIR")).join("templates")).unwrap()
+    {
         let p = entry.unwrap().path();
         let t = std::fs::read_to_string(&p).unwrap();
         for bad in ["|safe", "| safe", "autoescape false", "markup_safe"] {
@@ -137,7 +189,10 @@ fn missing_translations_are_marked() {
     build(&ledger, &out);
     let claim = std::fs::read_to_string(out.join("claims/c1.html")).unwrap();
     // The claim has English only: the Japanese side shows the English with a marker.
-    assert!(claim.contains("<span class=\"ja\" lang=\"ja\">Build fails with"), "{claim}");
+    assert!(
+        claim.contains("<span class=\"ja\" lang=\"ja\">Build fails with"),
+        "{claim}"
+    );
     assert!(claim.contains("class=\"tr-missing\""));
     let matrix = std::fs::read_to_string(out.join("matrix.html")).unwrap();
     assert!(matrix.contains("translation missing"));
@@ -163,32 +218,59 @@ fn every_internal_link_resolves_and_nothing_is_external() {
     };
     for (p, b) in &all {
         if p.extension().is_some_and(|e| e == "html") {
-            ids.insert(p.clone(), attr(&String::from_utf8_lossy(b), " id").into_iter().collect());
+            ids.insert(
+                p.clone(),
+                attr(&String::from_utf8_lossy(b), " id")
+                    .into_iter()
+                    .collect(),
+            );
         }
     }
     let mut checked = 0;
     for (p, b) in &all {
-        if !p.extension().is_some_and(|e| e == "html") {
+        if p.extension().is_none_or(|e| e != "html") {
             continue;
         }
         let text = String::from_utf8_lossy(b);
         for name in [" href", " src"] {
             for link in attr(&text, name) {
-                assert!(!link.contains("://") && !link.starts_with("//") && !link.starts_with('/'), "{}: {link}", p.display());
+                if link == "data:," {
+                    // The inline empty favicon: no request at all.
+                    continue;
+                }
+                assert!(
+                    !link.contains("://") && !link.starts_with("//") && !link.starts_with('/'),
+                    "{}: {link}",
+                    p.display()
+                );
                 let (file, frag) = link.split_once('#').unwrap_or((&link, ""));
                 let target = if file.is_empty() {
                     p.clone()
                 } else {
                     normalize(&p.parent().unwrap().join(file))
                 };
-                assert!(all.contains_key(&target), "{}: {link} → {} missing", p.display(), target.display());
+                assert!(
+                    all.contains_key(&target),
+                    "{}: {link} → {} missing",
+                    p.display(),
+                    target.display()
+                );
                 if !frag.is_empty() {
-                    assert!(ids.get(&target).is_some_and(|s| s.contains(frag)), "{}: #{frag} not in {}", p.display(), target.display());
+                    assert!(
+                        ids.get(&target).is_some_and(|s| s.contains(frag)),
+                        "{}: #{frag} not in {}",
+                        p.display(),
+                        target.display()
+                    );
                 }
                 checked += 1;
             }
         }
-        assert!(!text.contains("@import") && !text.contains("url(http"), "{}", p.display());
+        assert!(
+            !text.contains("@import") && !text.contains("url(http"),
+            "{}",
+            p.display()
+        );
     }
     assert!(checked > 100, "{checked}");
     let css = std::fs::read_to_string(out.join("assets/site.css")).unwrap();
@@ -235,7 +317,14 @@ fn output_depends_only_on_the_ledger() {
     std::fs::create_dir_all(dir.path().join("busy")).unwrap();
     std::fs::write(dir.path().join("busy/notes.txt"), "mine").unwrap();
     let loaded = ledger.load().unwrap();
-    let e = rocpath_site::build(&loaded, &dir.path().join("busy"), &rocpath_site::Options { version: "t".into() }).unwrap_err();
+    let e = rocpath_site::build(
+        &loaded,
+        &dir.path().join("busy"),
+        &rocpath_site::Options {
+            version: "t".into(),
+        },
+    )
+    .unwrap_err();
     assert!(e.to_string().contains("not a rocpath site"));
     assert!(dir.path().join("busy/notes.txt").exists());
 }
@@ -249,16 +338,30 @@ fn taxonomy_and_pages_reflect_the_ledger() {
     let raw_tax = std::fs::read_to_string(out.join("taxonomy.html")).unwrap();
     assert!(raw_tax.contains("MIIR_INVALID_PARAM &lt;script&gt;"));
     let tax = unescape(&raw_tax);
-    assert!(tax.contains("Build / tuning failure") && tax.contains("<code>miir</code>"), "{tax}");
+    assert!(
+        tax.contains("Build / tuning failure") && tax.contains("<code>miir</code>"),
+        "{tax}"
+    );
     assert!(tax.contains("href=\"cases/case1.html\""));
     let index = unescape(&std::fs::read_to_string(out.join("index.html")).unwrap());
     assert!(index.contains("honestly recording what is unresolved is the quality standard"));
     assert!(index.contains("未確定を正直に記録することがこのサイトの品質基準"));
-    for class in ["badge-confirmed", "badge-inferred", "badge-unresolved", "badge-limited", "callout-unresolved"] {
+    for class in [
+        "badge-confirmed",
+        "badge-inferred",
+        "badge-unresolved",
+        "badge-limited",
+        "callout-unresolved",
+    ] {
         assert!(index.contains(class), "{class}");
     }
     let case = unescape(&std::fs::read_to_string(out.join("cases/case1.html")).unwrap());
-    for h in ["観測済み事実", "Interpretation", "Open Question / Limitation", "callout-confirmed"] {
+    for h in [
+        "観測済み事実",
+        "Interpretation",
+        "Open Question / Limitation",
+        "callout-confirmed",
+    ] {
         assert!(case.contains(h), "{h}");
     }
     let stack = unescape(&std::fs::read_to_string(out.join("stack.html")).unwrap());

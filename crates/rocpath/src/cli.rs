@@ -188,7 +188,7 @@ pub enum LedgerCommand {
     /// Import the --json output of rocpath commands as observations (hashing their raw inputs).
     Import(LedgerImportArgs),
     /// Record a claim: statement (ja/en), class, kind of proof, world, floor, layer, support.
-    AddClaim(AddClaimArgs),
+    AddClaim(Box<AddClaimArgs>),
     /// Check the ledger: classes, supports, links, stale evidence, forced runs.
     Check(LedgerCheckArgs),
 }

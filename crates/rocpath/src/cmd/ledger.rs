@@ -15,7 +15,7 @@ pub fn run(a: LedgerArgs, p: &Printer) -> anyhow::Result<Status> {
     match a.command {
         LedgerCommand::Init(a) => init(a, p),
         LedgerCommand::Import(a) => import(a, p),
-        LedgerCommand::AddClaim(a) => add_claim(a, p),
+        LedgerCommand::AddClaim(a) => add_claim(*a, p),
         LedgerCommand::Check(a) => check(a, p),
     }
 }

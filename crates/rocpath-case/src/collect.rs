@@ -138,7 +138,9 @@ pub struct Collector {
     pub(crate) driver_cmd: Option<(DriverCommand, Src)>,
 
     pub(crate) candidates: Vec<CandAcc>,
-    cand_index: HashMap<(Option<usize>, String), usize>,
+    cand_index: HashMap<Option<usize>, HashMap<String, usize>>,
+    /// Raw problem forms (command args, db keys, network configs) already decoded.
+    problem_cache: HashMap<String, Option<usize>>,
 
     pub(crate) driver_selections: Vec<DriverSelection>,
     pub(crate) chosen: Vec<(Option<usize>, String, Src)>,
@@ -152,7 +154,7 @@ pub struct Collector {
     pub(crate) forced_unreported: Option<(u64, Src)>,
 
     pub(crate) lookups: Vec<LookupAcc>,
-    lookup_index: HashMap<(&'static str, String, String), usize>,
+    lookup_index: HashMap<String, HashMap<String, usize>>,
     pending_lookup: Option<usize>,
     pub(crate) code_objects: Vec<(String, String, bool, Srcs)>,
     code_object_index: HashMap<(String, String), usize>,
@@ -172,6 +174,7 @@ pub struct Collector {
     gemm_index: HashMap<GemmKey, usize>,
     pending_gemm: Option<(GemmKey, Src, u64)>,
     pub(crate) apis: BTreeMap<(&'static str, String), Srcs>,
+    api_index: HashMap<&'static str, HashMap<String, (&'static str, String)>>,
     pub(crate) tensile: Vec<(String, Srcs)>,
     tensile_index: HashMap<String, usize>,
     pub(crate) available_libraries: Vec<String>,
@@ -292,6 +295,31 @@ impl Collector {
         }
     }
 
+    /// A problem seen in raw form `raw` (decoded by `decode` the first time only).
+    fn problem_from(
+        &mut self,
+        raw: &str,
+        seen_as: &'static str,
+        src: Src,
+        decode: impl FnOnce(&str) -> Option<ConvProblem>,
+    ) {
+        if let Some(&hit) = self.problem_cache.get(raw) {
+            if let Some(i) = hit {
+                let acc = &mut self.problems[i];
+                if !acc.seen_as.contains(&seen_as) {
+                    acc.seen_as.push(seen_as);
+                }
+                acc.srcs.add(src);
+                self.ctx_problem = Some(i);
+            }
+            return;
+        }
+        let i = decode(raw).and_then(|p| self.add_problem(p, seen_as, src));
+        if self.problem_cache.len() < MAX_DISTINCT {
+            self.problem_cache.insert(raw.to_string(), i);
+        }
+    }
+
     pub(crate) fn add_problem(
         &mut self,
         p: ConvProblem,
@@ -339,8 +367,8 @@ impl Collector {
         if solver.is_empty() {
             return None;
         }
-        let key = (self.ctx_problem, solver.to_string());
-        let i = match self.cand_index.get(&key) {
+        let ctx = self.ctx_problem;
+        let i = match self.cand_index.get(&ctx).and_then(|m| m.get(solver)) {
             Some(&i) => i,
             None => {
                 if self.candidates.len() >= MAX_DISTINCT {
@@ -357,7 +385,10 @@ impl Collector {
                     wti: None,
                     srcs: Srcs::default(),
                 });
-                self.cand_index.insert(key, self.candidates.len() - 1);
+                self.cand_index
+                    .entry(ctx)
+                    .or_default()
+                    .insert(solver.to_string(), self.candidates.len() - 1);
                 self.candidates.len() - 1
             }
         };
@@ -464,14 +495,11 @@ impl Collector {
                 self.fact("miopen_version", &miopen, src);
                 self.fact("hip_version", &hip, src);
             }
-            M::ApiCall(name) => {
-                let e = self.apis.entry(("miopen", name.into_owned())).or_default();
-                e.add(src);
-            }
+            M::ApiCall(name) => self.api("miopen", &name, src),
             M::Command { args, .. } => {
-                if let Some(p) = DriverCommand::parse(&args).and_then(|c| c.problem) {
-                    self.add_problem(p, "logged_command", src);
-                }
+                self.problem_from(&args, "logged_command", src, |a| {
+                    DriverCommand::parse(a).and_then(|c| c.problem)
+                });
             }
             M::DriverInvocation(args) => {
                 if let Some(cmd) = DriverCommand::parse(&args) {
@@ -497,15 +525,22 @@ impl Collector {
             }
             M::DbLookup { key, file, .. } => {
                 self.resolve_lookup();
-                if let Some(p) = ConvProblem::from_db_key(&key) {
-                    self.add_problem(p, "db_key", src);
-                } else if let Some(p) = ConvProblem::from_perfdb_key(&key) {
-                    self.add_problem(p, "perf_db_key", src);
-                }
+                let seen = if key.contains('-') {
+                    "db_key"
+                } else {
+                    "perf_db_key"
+                };
+                self.problem_from(&key, seen, src, |k| {
+                    ConvProblem::from_db_key(k).or_else(|| ConvProblem::from_perfdb_key(k))
+                });
                 let db = db_kind(&file);
-                let k = (db, file.to_string(), key.to_string());
-                let i = match self.lookup_index.get(&k) {
-                    Some(&i) => i,
+                let hit = self
+                    .lookup_index
+                    .get(file.as_ref())
+                    .and_then(|m| m.get(key.as_ref()))
+                    .copied();
+                let i = match hit {
+                    Some(i) => i,
                     None => {
                         if self.lookups.len() >= MAX_DISTINCT {
                             self.drop_one("db_lookups");
@@ -513,14 +548,17 @@ impl Collector {
                         }
                         self.lookups.push(LookupAcc {
                             db,
-                            file: k.1.clone(),
-                            key: k.2.clone(),
+                            file: file.to_string(),
+                            key: key.to_string(),
                             found: None,
                             found_explicit: false,
                             record: Vec::new(),
                             srcs: Srcs::default(),
                         });
-                        self.lookup_index.insert(k, self.lookups.len() - 1);
+                        self.lookup_index
+                            .entry(file.to_string())
+                            .or_default()
+                            .insert(key.to_string(), self.lookups.len() - 1);
                         self.lookups.len() - 1
                     }
                 };
@@ -604,7 +642,9 @@ impl Collector {
                     }
                     c.srcs.add(src);
                 }
-                self.ctx_solver = Some(solver.into_owned());
+                if self.ctx_solver.as_deref() != Some(solver.as_ref()) {
+                    self.ctx_solver = Some(solver.into_owned());
+                }
             }
             M::GetSolution {
                 solver,
@@ -635,9 +675,7 @@ impl Collector {
                 self.cand_id(&solver, id);
             }
             M::FindStart(key) => {
-                if let Some(p) = ConvProblem::from_db_key(&key) {
-                    self.add_problem(p, "db_key", src);
-                }
+                self.problem_from(&key, "db_key", src, ConvProblem::from_db_key);
             }
             M::FindEnd(_) => {}
             M::Evaluate {
@@ -666,9 +704,7 @@ impl Collector {
                 algo,
                 netcfg,
             } => {
-                if let Some(p) = ConvProblem::from_netcfg(&netcfg) {
-                    self.add_problem(p, "network_config", src);
-                }
+                self.problem_from(&netcfg, "network_config", src, ConvProblem::from_netcfg);
                 self.fate(&solver, Fate::BestForAlgorithm, "find", src);
                 self.best_for
                     .insert((netcfg.into_owned(), algo.to_string()), solver.to_string());
@@ -680,11 +716,11 @@ impl Collector {
                 solver,
                 algo,
             } => {
-                if let Some(p) = ConvProblem::from_netcfg(&netcfg) {
-                    self.add_problem(p, "network_config", src);
-                }
+                self.problem_from(&netcfg, "network_config", src, ConvProblem::from_netcfg);
                 if let Some(s) = solver {
-                    self.ctx_solver = Some(s.into_owned());
+                    if self.ctx_solver.as_deref() != Some(s.as_ref()) {
+                        self.ctx_solver = Some(s.into_owned());
+                    }
                 } else if let Some(a) = algo {
                     self.ctx_solver = self
                         .best_for
@@ -693,13 +729,23 @@ impl Collector {
                 }
             }
             M::PrepareKernel(k) => {
-                if let Some(s) = self.ctx_solver.clone() {
-                    push_unique(self.prepared.entry(s).or_default(), &k);
+                if let Some(s) = &self.ctx_solver {
+                    match self.prepared.get_mut(s) {
+                        Some(v) => push_unique(v, &k),
+                        None => {
+                            self.prepared.insert(s.clone(), vec![k.into_owned()]);
+                        }
+                    }
                 }
             }
             M::RunKernel(k) => {
-                if let Some(s) = self.ctx_solver.clone() {
-                    push_unique(self.ran.entry(s).or_default(), &k);
+                if let Some(s) = &self.ctx_solver {
+                    match self.ran.get_mut(s) {
+                        Some(v) => push_unique(v, &k),
+                        None => {
+                            self.ran.insert(s.clone(), vec![k.into_owned()]);
+                        }
+                    }
                 }
             }
             M::LoadBinary { file, args, loaded } => {
@@ -741,7 +787,9 @@ impl Collector {
                     .push((self.ctx_problem, solver.trim().to_string(), src));
             }
             M::SolverIdUse { solver, .. } => {
-                self.ctx_solver = Some(solver.into_owned());
+                if self.ctx_solver.as_deref() != Some(solver.as_ref()) {
+                    self.ctx_solver = Some(solver.into_owned());
+                }
             }
             M::Error { at, message } => {
                 let kind = if message.contains("MIIR_") {
@@ -860,6 +908,25 @@ impl Collector {
         self.pending_lookup = None;
     }
 
+    fn api(&mut self, library: &'static str, name: &str, src: Src) {
+        if let Some(k) = self.api_index.get(library).and_then(|m| m.get(name)) {
+            if let Some(s) = self.apis.get_mut(k) {
+                s.add(src);
+            }
+            return;
+        }
+        if self.apis.len() >= MAX_DISTINCT {
+            self.drop_one("api_calls");
+            return;
+        }
+        let k = (library, name.to_string());
+        self.apis.entry(k.clone()).or_default().add(src);
+        self.api_index
+            .entry(library)
+            .or_default()
+            .insert(name.to_string(), k);
+    }
+
     fn add_gemm(&mut self, key: GemmKey, src: Src, n: u64) {
         if let Some(&i) = self.gemm_index.get(&key) {
             self.gemms[i].1.add_n(src, n);
@@ -939,12 +1006,7 @@ impl Collector {
                     self.add_gemm(key, src, 1);
                 }
             }
-            R::Api(name) => {
-                self.apis
-                    .entry(("rocblas", name.into_owned()))
-                    .or_default()
-                    .add(src);
-            }
+            R::Api(name) => self.api("rocblas", &name, src),
             R::Fallback { kind, message } => self.fallback("rocblas", kind, &message, src),
             R::NoSolution(m) => self.error("rocblas", "no_tensile_solution", &m, None, None, src),
             R::LibraryMissing { path, reason, arch } => {

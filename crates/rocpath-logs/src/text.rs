@@ -4,13 +4,30 @@ use std::borrow::Cow;
 
 /// The line as text: borrowed when it is valid UTF-8, replaced characters otherwise.
 pub fn lossy(b: &[u8]) -> Cow<'_, str> {
-    String::from_utf8_lossy(b)
+    match std::str::from_utf8(b) {
+        Ok(s) => Cow::Borrowed(s),
+        Err(_) => String::from_utf8_lossy(b),
+    }
 }
 
-/// Position of `needle` in `hay`.
+/// Position of `needle` in `hay`. Log lines are short and needles are literals: a `memchr`
+/// for the first byte and a compare beats building a searcher per call.
 #[inline]
 pub fn find(hay: &[u8], needle: &[u8]) -> Option<usize> {
-    memchr::memmem::find(hay, needle)
+    let (&first, _) = needle.split_first()?;
+    if hay.len() < needle.len() {
+        return None;
+    }
+    let last = hay.len() - needle.len();
+    let mut i = 0;
+    while i <= last {
+        let j = i + memchr::memchr(first, &hay[i..=last])?;
+        if &hay[j..j + needle.len()] == needle {
+            return Some(j);
+        }
+        i = j + 1;
+    }
+    None
 }
 
 /// Position of the last `needle` in `hay`.
@@ -115,6 +132,15 @@ mod tests {
         assert_eq!(f64_of(b"1.065296"), Some(1.065296));
         assert_eq!(f64_of(b"3.40282e+38"), Some(3.40282e38));
         assert_eq!(f64_of(b"x"), None);
+    }
+
+    #[test]
+    fn finding() {
+        assert_eq!(find(b"abcabd", b"abd"), Some(3));
+        assert_eq!(find(b"ab", b"abc"), None);
+        assert_eq!(find(b"xxab", b"ab"), Some(2));
+        assert_eq!(find(b"abc", b""), None);
+        assert_eq!(find(b"aaa", b"aa"), Some(0));
     }
 
     #[test]

@@ -1,0 +1,35 @@
+#![no_main]
+//! Every rocpath-logs entry point on arbitrary bytes: the line splitter (with a tiny line
+//! limit and uneven chunks), `parse_line` on every line, the key/record/command decoders and
+//! the Tensile kernel-name decoder on the text of every line.
+use libfuzzer_sys::fuzz_target;
+use rocpath_logs::miopen_db::{ConvProblem, DriverCommand, parse_find_db_record};
+use rocpath_logs::tensile::KernelName;
+use rocpath_logs::{LineSplitter, parse_line};
+
+fuzz_target!(|data: &[u8]| {
+    let mut s = LineSplitter::new(97);
+    let mut n = 0u64;
+    let cut = data.first().map_or(7, |b| usize::from(*b % 13) + 1);
+    for chunk in data.chunks(cut) {
+        s.push(chunk, &mut |l| {
+            n += 1;
+            assert_eq!(l.no, n);
+            assert!(l.bytes.len() <= 97);
+            let _ = parse_line(l.bytes);
+        });
+    }
+    s.finish(&mut |l| {
+        let _ = parse_line(l.bytes);
+    });
+    for line in data.split(|b| *b == b'\n') {
+        let _ = parse_line(line);
+        let t = String::from_utf8_lossy(line);
+        let _ = ConvProblem::from_db_key(&t).map(|p| p.key());
+        let _ = ConvProblem::from_netcfg(&t).map(|p| p.short());
+        let _ = ConvProblem::from_perfdb_key(&t);
+        let _ = DriverCommand::parse(&t);
+        let _ = parse_find_db_record(&t);
+        let _ = KernelName::decode(&t);
+    }
+});

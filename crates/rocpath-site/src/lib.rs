@@ -17,6 +17,7 @@ pub mod svg;
 pub mod views;
 
 use minijinja::{Environment, Value, context};
+use rayon::prelude::*;
 use rocpath_ledger::files::observation_to_json;
 use rocpath_ledger::model::*;
 use rocpath_ledger::schemas;
@@ -24,6 +25,7 @@ use rocpath_ledger::store::Loaded;
 use serde::Serialize;
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use thiserror::Error;
 use views::*;
 
@@ -186,11 +188,13 @@ struct Writer<'e> {
     out: PathBuf,
     env: &'e Environment<'static>,
     common: Value,
-    report: Report,
+    files: AtomicUsize,
+    pages: AtomicUsize,
+    bytes: AtomicU64,
 }
 
 impl Writer<'_> {
-    fn write(&mut self, rel: &str, bytes: &[u8]) -> Result<(), SiteError> {
+    fn write(&self, rel: &str, bytes: &[u8]) -> Result<(), SiteError> {
         let p = self.out.join(rel);
         if let Some(d) = p.parent() {
             std::fs::create_dir_all(d).map_err(|source| SiteError::Io {
@@ -199,14 +203,14 @@ impl Writer<'_> {
             })?;
         }
         std::fs::write(&p, bytes).map_err(|source| SiteError::Io { path: p, source })?;
-        self.report.files += 1;
-        self.report.bytes += bytes.len() as u64;
+        self.files.fetch_add(1, Ordering::Relaxed);
+        self.bytes.fetch_add(bytes.len() as u64, Ordering::Relaxed);
         Ok(())
     }
 
     /// Renders `template` into `rel` (depth decides the root prefix).
     fn page(
-        &mut self,
+        &self,
         rel: &str,
         template: &str,
         nav: &str,
@@ -228,8 +232,16 @@ impl Writer<'_> {
                 message: format!("{e:#}"),
             })?;
         self.write(rel, html.as_bytes())?;
-        self.report.pages += 1;
+        self.pages.fetch_add(1, Ordering::Relaxed);
         Ok(())
+    }
+
+    fn report(&self) -> Report {
+        Report {
+            files: self.files.load(Ordering::Relaxed),
+            pages: self.pages.load(Ordering::Relaxed),
+            bytes: self.bytes.load(Ordering::Relaxed),
+        }
     }
 }
 
@@ -375,15 +387,16 @@ pub fn build(l: &Loaded, out: &Path, opts: &Options) -> Result<Report, SiteError
         version => opts.version.clone(),
         navs => NAVS,
     };
-    let mut w = Writer {
+    let w = Writer {
         out: out.to_path_buf(),
         env: &env,
         common,
-        report: Report::default(),
+        files: AtomicUsize::new(1), // the marker
+        pages: AtomicUsize::new(0),
+        bytes: AtomicU64::new(0),
     };
     w.write("assets/site.css", CSS.as_bytes())?;
     w.write("assets/site.js", JS.as_bytes())?;
-    w.report.files += 1; // the marker
 
     let claims_sorted = m.sorted_claims();
     let timeline = timeline(&m);
@@ -743,7 +756,7 @@ pub fn build(l: &Loaded, out: &Path, opts: &Options) -> Result<Report, SiteError
                 .iter()
                 .take(12)
                 .map(|o| {
-                    let url = m.ix.cases_of_observation(&o.observation).first().map_or_else(|| format!("observations/{}.html", o.observation), |c| format!("cases/{}.html", c.id));
+                    let url = m.cases_by_observation.get(o.observation.as_str()).and_then(|v| v.first()).map_or_else(|| format!("observations/{}.html", o.observation), |c| format!("cases/{}.html", c.id));
                     let mut label = o.name.clone();
                     if let Some(f) = &o.forced {
                         label.push_str(&format!(" — forced {f}"));
@@ -804,19 +817,23 @@ pub fn build(l: &Loaded, out: &Path, opts: &Options) -> Result<Report, SiteError
             }
         }
     }
-    for c in &claims_sorted {
-        let Some(cv) = m.claim(&c.id) else { continue };
-        let answers: Vec<QuestionV> = l
-            .questions
-            .iter()
-            .filter(|q| q.answer.contains(&c.id))
+    claims_sorted.par_iter().try_for_each(|c| {
+        let Some(cv) = m.claim(&c.id) else {
+            return Ok(());
+        };
+        let answers: Vec<QuestionV> = m
+            .questions_by_answer
+            .get(c.id.as_str())
+            .into_iter()
+            .flatten()
             .map(|q| m.question(q))
             .collect();
-        let in_cases: Vec<CaseRef> = l
-            .cases
-            .iter()
-            .filter(|k| k.claims.contains(&c.id))
-            .map(Model::case_ref)
+        let in_cases: Vec<CaseRef> = m
+            .cases_by_claim
+            .get(c.id.as_str())
+            .into_iter()
+            .flatten()
+            .map(|k| Model::case_ref(k))
             .collect();
         let history: Vec<Value> = c
             .history
@@ -834,12 +851,11 @@ pub fn build(l: &Loaded, out: &Path, opts: &Options) -> Result<Report, SiteError
                 cited_by => cited_by.get(c.id.as_str()).cloned().unwrap_or_default(),
                 answers => answers, in_cases => in_cases, history => history,
             },
-        )?;
-    }
+        )
+    })?;
 
     // Observation pages and their JSON.
-    let mut obs_list = Vec::new();
-    for o in &l.observations {
+    let obs_list = l.observations.par_iter().map(|o| -> Result<ObsRef, SiteError> {
         let r = m.obs_ref(o);
         let cited = m.cited_records(&o.id);
         let recs = rocpath_ledger::records::records(&o.document);
@@ -850,20 +866,20 @@ pub fn build(l: &Loaded, out: &Path, opts: &Options) -> Result<Report, SiteError
             .filter(|(i, r)| *i < MAX_RECORDS || cited.contains(&r.pointer))
             .map(|(_, r)| m.record(o, r))
             .collect();
-        let citing: Vec<ClaimV> = claims_sorted
-            .iter()
-            .filter(|c| {
-                c.support
-                    .iter()
-                    .any(|s| s.observation.as_deref() == Some(o.id.as_str()))
-            })
+        let citing: Vec<ClaimV> = m
+            .claims_by_observation
+            .get(o.id.as_str())
+            .into_iter()
+            .flatten()
             .filter_map(|c| m.claim(&c.id))
             .collect();
-        let in_cases: Vec<CaseRef> =
-            m.ix.cases_of_observation(&o.id)
-                .into_iter()
-                .map(Model::case_ref)
-                .collect();
+        let in_cases: Vec<CaseRef> = m
+            .cases_by_observation
+            .get(o.id.as_str())
+            .into_iter()
+            .flatten()
+            .map(|k| Model::case_ref(k))
+            .collect();
         let json_url = format!("data/{}.json", o.id);
         let json = observation_to_json(o).map_err(|message| SiteError::Template {
             name: "observation json".into(),
@@ -897,8 +913,8 @@ pub fn build(l: &Loaded, out: &Path, opts: &Options) -> Result<Report, SiteError
                 cited_by => citing, in_cases => in_cases,
             },
         )?;
-        obs_list.push(r);
-    }
+        Ok(r)
+    }).collect::<Result<Vec<_>, _>>()?;
     w.page(
         "observations.html",
         "observations.html",
@@ -960,7 +976,7 @@ pub fn build(l: &Loaded, out: &Path, opts: &Options) -> Result<Report, SiteError
         lit("検索", "Search"),
         context! {},
     )?;
-    Ok(w.report)
+    Ok(w.report())
 }
 
 fn views_observed(o: &Observation, k: &str) -> String {

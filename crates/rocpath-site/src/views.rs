@@ -272,6 +272,14 @@ pub struct Model<'a> {
     pub record_index: HashMap<&'a str, HashMap<String, usize>>,
     /// Processors each observation is about.
     pub processors: HashMap<&'a str, BTreeSet<String>>,
+    /// Cases that list a claim.
+    pub cases_by_claim: HashMap<&'a str, Vec<&'a Case>>,
+    /// Cases that list an observation.
+    pub cases_by_observation: HashMap<&'a str, Vec<&'a Case>>,
+    /// Questions a claim answers.
+    pub questions_by_answer: HashMap<&'a str, Vec<&'a Question>>,
+    /// Claims that cite an observation, sorted by id.
+    pub claims_by_observation: HashMap<&'a str, Vec<&'a Claim>>,
 }
 
 impl<'a> Model<'a> {
@@ -300,7 +308,40 @@ impl<'a> Model<'a> {
             );
             processors.insert(o.id.as_str(), schemas::processors_of(o));
         }
+        let mut cases_by_claim: HashMap<&str, Vec<&Case>> = HashMap::new();
+        let mut cases_by_observation: HashMap<&str, Vec<&Case>> = HashMap::new();
+        for c in &l.cases {
+            for id in &c.claims {
+                cases_by_claim.entry(id.as_str()).or_default().push(c);
+            }
+            for id in &c.observations {
+                cases_by_observation.entry(id.as_str()).or_default().push(c);
+            }
+        }
+        let mut questions_by_answer: HashMap<&str, Vec<&Question>> = HashMap::new();
+        for q in &l.questions {
+            for a in &q.answer {
+                questions_by_answer.entry(a.as_str()).or_default().push(q);
+            }
+        }
+        let mut sorted: Vec<&Claim> = l.claims.iter().collect();
+        sorted.sort_by(|a, b| a.id.cmp(&b.id));
+        let mut claims_by_observation: HashMap<&str, Vec<&Claim>> = HashMap::new();
+        for c in sorted {
+            let mut seen = BTreeSet::new();
+            for s in &c.support {
+                if let Some(o) = &s.observation {
+                    if seen.insert(o.as_str()) {
+                        claims_by_observation.entry(o.as_str()).or_default().push(c);
+                    }
+                }
+            }
+        }
         Model {
+            cases_by_claim,
+            cases_by_observation,
+            questions_by_answer,
+            claims_by_observation,
             claims: l
                 .claims
                 .iter()
@@ -553,7 +594,7 @@ impl Model<'_> {
     /// past [`MAX_RECORDS`]).
     pub fn cited_records(&self, oid: &str) -> BTreeSet<String> {
         let mut out = BTreeSet::new();
-        for c in &self.ix.ledger.claims {
+        for c in self.claims_by_observation.get(oid).into_iter().flatten() {
             for s in &c.support {
                 if s.observation.as_deref() != Some(oid) {
                     continue;

@@ -1,0 +1,485 @@
+//! MIOpen's databases: which file a device reads (exact `gfxNNN_CU` name, else the nearest CU
+//! count), the text find-db (`key=item;item…`, legacy 1.0 and 2.0 items) and the SQLite perf-db.
+//! Files may be bzip2-compressed as MIOpen's sources ship them (`….bz2`).
+//!
+//! Sources: ROCm/MIOpen@2d1fd997 `src/include/miopen/handle.hpp:225-241` (basename),
+//! `src/find_db.cpp:124-197` (find-db file choice), `src/include/miopen/execution_context.hpp:183-264`
+//! (perf-db file choice), `src/db_record.cpp:90-164` (record parsing, legacy items),
+//! `src/include/miopen/perf_field.hpp:48-74` (2.0 item fields).
+
+use serde::Serialize;
+use std::collections::HashMap;
+use std::io::Read;
+use std::path::{Path, PathBuf};
+
+/// Why a database could not be read.
+#[derive(Debug, thiserror::Error)]
+pub enum DbError {
+    /// The file could not be opened or read.
+    #[error("{path}: {source}")]
+    Io {
+        /// The file.
+        path: String,
+        /// The error.
+        source: std::io::Error,
+    },
+    /// SQLite refused the file.
+    #[error("{path}: SQLite: {message}")]
+    Sqlite {
+        /// The file.
+        path: String,
+        /// What SQLite said.
+        message: String,
+    },
+}
+
+/// `Handle::GetDbBasename`: `_<decimal>` up to 64 CUs, bare lower-case hex above.
+pub fn db_basename(db_id: &str, cus: u32) -> String {
+    if cus <= 64 {
+        format!("{db_id}_{cus}")
+    } else {
+        format!("{db_id}{cus:x}")
+    }
+}
+
+/// How the file was chosen.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Choice {
+    /// `<basename>.<backend>.fdb.txt` / `<basename>.db` exists.
+    Exact,
+    /// Find-db only: another backend's file of the same basename (find_db.cpp:164-168).
+    AlternateBackend,
+    /// The file of the same `DbId` with the nearest CU count (find_db.cpp:169-185,
+    /// execution_context.hpp:218-253).
+    NearestCu,
+}
+
+/// The database file a device would read.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct DbFile {
+    /// Path on disk (possibly `.bz2`).
+    pub path: PathBuf,
+    /// File name without `.bz2`, as MIOpen would see it installed.
+    pub name: String,
+    /// How it was chosen.
+    pub choice: Choice,
+    /// CU count the file name encodes.
+    pub cus: Option<u32>,
+    /// The basename the device asked for (`gfx900_64`).
+    pub wanted: String,
+}
+
+fn installed_name(p: &Path) -> Option<String> {
+    let n = p.file_name()?.to_str()?;
+    Some(n.strip_suffix(".bz2").unwrap_or(n).to_string())
+}
+
+/// CU count parsed back from a db stem the way MIOpen does: decimal after the first `_`, else
+/// hex after the `DbId` (leading digits only, like `std::stoi`).
+pub fn cu_of_stem(stem: &str, db_id: &str) -> Option<u32> {
+    let (digits, radix) = match stem.find('_') {
+        Some(i) => (&stem[i + 1..], 10),
+        None => (stem.get(db_id.len()..)?, 16),
+    };
+    let end = digits
+        .char_indices()
+        .find(|(_, c)| !c.is_digit(radix))
+        .map_or(digits.len(), |(i, _)| i);
+    u32::from_str_radix(&digits[..end], radix).ok()
+}
+
+fn list_dir(dir: &Path) -> Vec<PathBuf> {
+    let mut v: Vec<PathBuf> = std::fs::read_dir(dir)
+        .map(|rd| rd.filter_map(|e| e.ok()).map(|e| e.path()).collect())
+        .unwrap_or_default();
+    // MIOpen iterates in directory order; sort for a deterministic answer.
+    v.sort();
+    v
+}
+
+/// The system find-db a device with `db_id` (e.g. `gfx900`) and `cus` CUs reads from `dir`.
+pub fn choose_find_db(dir: &Path, db_id: &str, cus: u32, backend: &str) -> Option<DbFile> {
+    let base = db_basename(db_id, cus);
+    let exact = format!("{base}.{backend}.fdb.txt");
+    let files = list_dir(dir);
+    for f in &files {
+        if installed_name(f).as_deref() == Some(exact.as_str()) {
+            return Some(DbFile {
+                path: f.clone(),
+                name: exact,
+                choice: Choice::Exact,
+                cus: Some(cus),
+                wanted: base,
+            });
+        }
+    }
+    let mut best: Option<(u32, DbFile)> = None;
+    for f in &files {
+        let Some(name) = installed_name(f) else {
+            continue;
+        };
+        let Some(stem) = name.strip_suffix(".fdb.txt") else {
+            continue;
+        };
+        if stem.starts_with(&base) {
+            return Some(DbFile {
+                path: f.clone(),
+                name: name.clone(),
+                choice: Choice::AlternateBackend,
+                cus: Some(cus),
+                wanted: base,
+            });
+        }
+        if !db_id.starts_with("gfx") || cus == 0 || !stem.starts_with(db_id) {
+            continue;
+        }
+        if let Some(c) = cu_of_stem(stem, db_id) {
+            let dist = c.abs_diff(cus);
+            if best.as_ref().is_none_or(|(d, _)| dist < *d) {
+                best = Some((
+                    dist,
+                    DbFile {
+                        path: f.clone(),
+                        name: name.clone(),
+                        choice: Choice::NearestCu,
+                        cus: Some(c),
+                        wanted: base.clone(),
+                    },
+                ));
+            }
+        }
+    }
+    best.map(|(_, f)| f)
+}
+
+/// The system SQLite perf-db (`<basename>.db`, else nearest CU count).
+pub fn choose_perf_db(dir: &Path, db_id: &str, cus: u32) -> Option<DbFile> {
+    let base = db_basename(db_id, cus);
+    let exact = format!("{base}.db");
+    let files = list_dir(dir);
+    let mut best: Option<(u32, DbFile)> = None;
+    for f in &files {
+        let Some(name) = installed_name(f) else {
+            continue;
+        };
+        if name == exact {
+            return Some(DbFile {
+                path: f.clone(),
+                name,
+                choice: Choice::Exact,
+                cus: Some(cus),
+                wanted: base,
+            });
+        }
+        let Some(stem) = name.strip_suffix(".db") else {
+            continue;
+        };
+        if !stem.starts_with(db_id) {
+            continue;
+        }
+        if let Some(c) = cu_of_stem(stem, db_id) {
+            let dist = c.abs_diff(cus);
+            if best.as_ref().is_none_or(|(d, _)| dist < *d) {
+                best = Some((
+                    dist,
+                    DbFile {
+                        path: f.clone(),
+                        name: name.clone(),
+                        choice: Choice::NearestCu,
+                        cus: Some(c),
+                        wanted: base.clone(),
+                    },
+                ));
+            }
+        }
+    }
+    best.map(|(_, f)| f)
+}
+
+/// Reads a file whole, decompressing `.bz2`.
+pub fn read_maybe_bz2(path: &Path) -> Result<Vec<u8>, DbError> {
+    let io = |source| DbError::Io {
+        path: path.display().to_string(),
+        source,
+    };
+    let raw = std::fs::read(path).map_err(io)?;
+    if raw.starts_with(b"BZh") {
+        let mut out = Vec::with_capacity(raw.len() * 24);
+        bzip2::read::MultiBzDecoder::new(raw.as_slice())
+            .read_to_end(&mut out)
+            .map_err(io)?;
+        Ok(out)
+    } else {
+        Ok(raw)
+    }
+}
+
+/// One solver entry of a find-db record.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct FindItem {
+    /// Solver (`SolverDbId`).
+    pub solver: String,
+    /// Algorithm (`miopenConvolutionFwdAlgoWinograd`).
+    pub algorithm: String,
+    /// Measured time in milliseconds.
+    pub time_ms: f64,
+    /// Workspace in bytes.
+    pub workspace: u64,
+    /// The item was in the legacy 1.0 format (`algo:Solver,time,ws,algo,<unused>`).
+    pub legacy: bool,
+}
+
+/// A parsed find-db record, items in file order (duplicates dropped as MIOpen does).
+pub fn parse_record(contents: &str) -> Vec<FindItem> {
+    let mut out: Vec<FindItem> = Vec::new();
+    for item in contents.split(';') {
+        let Some((id, values)) = item.split_once(':') else {
+            continue; // "Ill-formed file: ID not found; skipped" (db_record.cpp:133-137)
+        };
+        let v: Vec<&str> = values.split(',').collect();
+        let parsed = if id.starts_with("miopenConvolution") {
+            // Legacy: values = Solver,time,ws,<algo/kcache>,<unused>; id = algorithm.
+            match v.as_slice() {
+                [solver, t, ws, ..] => Some((solver.to_string(), id.to_string(), *t, *ws, true)),
+                _ => None,
+            }
+        } else {
+            match v.as_slice() {
+                [t, ws, algo, ..] => Some((id.to_string(), algo.to_string(), *t, *ws, false)),
+                _ => None,
+            }
+        };
+        let Some((solver, algorithm, t, ws, legacy)) = parsed else {
+            continue;
+        };
+        let (Ok(time_ms), Ok(workspace)) = (t.parse::<f64>(), ws.parse::<u64>()) else {
+            continue;
+        };
+        if solver.is_empty() || out.iter().any(|i| i.solver == solver) {
+            continue; // "Duplicate ID (ignored)" (db_record.cpp:156-160)
+        }
+        out.push(FindItem {
+            solver,
+            algorithm,
+            time_ms,
+            workspace,
+            legacy,
+        });
+    }
+    out
+}
+
+/// A text find-db held in memory: one buffer and a key index into it.
+pub struct FindDb {
+    text: String,
+    index: HashMap<Box<str>, (usize, usize, u64)>,
+    /// Lines that were not `key=record`.
+    pub bad_lines: u64,
+    /// Number of records.
+    pub records: usize,
+}
+
+impl FindDb {
+    /// Reads a `.fdb.txt` or `.fdb.txt.bz2` file.
+    pub fn open(path: &Path) -> Result<FindDb, DbError> {
+        let bytes = read_maybe_bz2(path)?;
+        Ok(FindDb::from_bytes(bytes))
+    }
+
+    /// Indexes the text of a find-db (invalid UTF-8 is replaced, not fatal).
+    pub fn from_bytes(bytes: Vec<u8>) -> FindDb {
+        let text = match String::from_utf8(bytes) {
+            Ok(s) => s,
+            Err(e) => String::from_utf8_lossy(e.as_bytes()).into_owned(),
+        };
+        let mut index = HashMap::with_capacity(text.len() / 300 + 16);
+        let mut bad_lines = 0;
+        let mut pos = 0usize;
+        for (n, line) in text.split_inclusive('\n').enumerate() {
+            let start = pos;
+            pos += line.len();
+            let l = line.trim_end_matches(['\n', '\r']);
+            if l.is_empty() || l.starts_with('#') {
+                continue;
+            }
+            match l.find('=') {
+                Some(eq) if eq > 0 => {
+                    // The first record of a key wins (a later duplicate is ignored).
+                    index.entry(l[..eq].into()).or_insert((
+                        start + eq + 1,
+                        start + l.len(),
+                        n as u64 + 1,
+                    ));
+                }
+                _ => bad_lines += 1,
+            }
+        }
+        let records = index.len();
+        FindDb {
+            text,
+            index,
+            bad_lines,
+            records,
+        }
+    }
+
+    /// The raw record of a key and its 1-based line.
+    pub fn raw(&self, key: &str) -> Option<(&str, u64)> {
+        self.index
+            .get(key)
+            .and_then(|&(a, b, line)| self.text.get(a..b).map(|s| (s, line)))
+    }
+
+    /// The parsed record of a key.
+    pub fn record(&self, key: &str) -> Option<(Vec<FindItem>, u64)> {
+        self.raw(key).map(|(r, l)| (parse_record(r), l))
+    }
+
+    /// Every key (unordered).
+    pub fn keys(&self) -> impl Iterator<Item = &str> {
+        self.index.keys().map(|k| &**k)
+    }
+}
+
+/// One perf-db row: a tuned `PerformanceConfig` of a solver for the problem.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct PerfRow {
+    /// Solver.
+    pub solver: String,
+    /// The serialized performance config.
+    pub params: String,
+}
+
+/// A SQLite perf-db. A compressed file is decompressed into memory first.
+pub struct PerfDb {
+    conn: rusqlite::Connection,
+}
+
+impl PerfDb {
+    /// Opens `.db` or `.db.bz2` read-only.
+    pub fn open(path: &Path) -> Result<PerfDb, DbError> {
+        let sq = |e: rusqlite::Error| DbError::Sqlite {
+            path: path.display().to_string(),
+            message: e.to_string(),
+        };
+        let bytes = read_maybe_bz2(path)?;
+        let mut conn = rusqlite::Connection::open_in_memory().map_err(sq)?;
+        conn.deserialize_read_exact(
+            rusqlite::MAIN_DB,
+            std::io::Cursor::new(&bytes),
+            bytes.len(),
+            true,
+        )
+        .map_err(sq)?;
+        Ok(PerfDb { conn })
+    }
+
+    /// The tuned configs stored for a problem (`config` row matched on every column of
+    /// `ProblemDescription::Visit`, then `perf_db` rows of that config).
+    pub fn lookup(&self, p: &super::problem::Problem) -> Result<Vec<PerfRow>, String> {
+        let cols = p.perf_db_columns();
+        let mut sql = String::from(
+            "SELECT perf_db.solver, perf_db.params FROM config JOIN perf_db ON perf_db.config = config.id WHERE config.layout = ?1 AND config.data_type = ?2 AND config.direction = ?3",
+        );
+        for (i, (name, _)) in cols.iter().enumerate() {
+            sql.push_str(&format!(" AND config.{name} = ?{}", i + 4));
+        }
+        sql.push_str(" ORDER BY perf_db.solver");
+        let mut stmt = self.conn.prepare(&sql).map_err(|e| e.to_string())?;
+        let mut params: Vec<Box<dyn rusqlite::ToSql>> = vec![
+            Box::new(p.layouts[0].clone()),
+            Box::new(p.types_key()),
+            Box::new(p.direction.to_string()),
+        ];
+        for (_, v) in cols {
+            params.push(Box::new(v));
+        }
+        let rows = stmt
+            .query_map(rusqlite::params_from_iter(params.iter()), |r| {
+                Ok(PerfRow {
+                    solver: r.get(0)?,
+                    params: r.get(1)?,
+                })
+            })
+            .map_err(|e| e.to_string())?;
+        rows.collect::<Result<Vec<_>, _>>()
+            .map_err(|e| e.to_string())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn basenames_and_cu_parsing() {
+        assert_eq!(db_basename("gfx900", 64), "gfx900_64");
+        assert_eq!(db_basename("gfx908", 120), "gfx90878");
+        assert_eq!(db_basename("gfx942", 304), "gfx942130");
+        assert_eq!(cu_of_stem("gfx900_56.HIP.fdb", "gfx900"), Some(56));
+        assert_eq!(cu_of_stem("gfx90878.HIP.fdb", "gfx908"), Some(120));
+        assert_eq!(cu_of_stem("gfx942130", "gfx942"), Some(304));
+        assert_eq!(cu_of_stem("gfx900_x", "gfx900"), None);
+    }
+
+    #[test]
+    fn records_both_formats() {
+        let r = parse_record(
+            "miopenConvolutionFwdAlgoDirect:ConvAsm1x1U,0.178431,0,miopenConvolutionFwdAlgoDirect,<unused>;miopenConvolutionFwdAlgoGEMM:GemmFwd1x1_0_1,4.11227,0,rocBlas,<unused>;ConvHipImplicitGemmV4R1Fwd:0.2,16,miopenConvolutionFwdAlgoImplicitGEMM;bad;ConvAsm1x1U:9,0,x",
+        );
+        assert_eq!(r.len(), 3);
+        assert_eq!(r[0].solver, "ConvAsm1x1U");
+        assert_eq!(r[0].algorithm, "miopenConvolutionFwdAlgoDirect");
+        assert!(r[0].legacy);
+        assert_eq!(r[1].algorithm, "miopenConvolutionFwdAlgoGEMM");
+        assert_eq!(r[2].workspace, 16);
+        assert!(!r[2].legacy);
+    }
+
+    #[test]
+    fn find_db_index() {
+        let db = FindDb::from_bytes(b"a=S:1,0,x\nnoequals\r\nb=T:2,0,y\r\na=dup:3,0,z\n".to_vec());
+        assert_eq!(db.records, 2);
+        assert_eq!(db.bad_lines, 1);
+        assert_eq!(db.raw("a"), Some(("S:1,0,x", 1)));
+        assert_eq!(db.raw("b"), Some(("T:2,0,y", 3)));
+        assert_eq!(db.raw("c"), None);
+    }
+
+    #[test]
+    fn file_choice() {
+        let d = std::env::temp_dir().join(format!("rocpath-explain-db-{}", std::process::id()));
+        std::fs::create_dir_all(&d).unwrap();
+        for n in [
+            "gfx900_56.HIP.fdb.txt.bz2",
+            "gfx900_64.HIP.fdb.txt.bz2",
+            "gfx90878.HIP.fdb.txt",
+            "gfx900_56.db.bz2",
+            "gfx906_60.OpenCL.fdb.txt",
+        ] {
+            std::fs::write(d.join(n), b"").unwrap();
+        }
+        let f = choose_find_db(&d, "gfx900", 64, "HIP").unwrap();
+        assert_eq!(
+            (f.name.as_str(), f.choice),
+            ("gfx900_64.HIP.fdb.txt", Choice::Exact)
+        );
+        let f = choose_find_db(&d, "gfx900", 60, "HIP").unwrap();
+        assert_eq!(
+            (f.name.as_str(), f.choice),
+            ("gfx900_56.HIP.fdb.txt", Choice::NearestCu)
+        );
+        let f = choose_find_db(&d, "gfx908", 110, "HIP").unwrap();
+        assert_eq!((f.cus, f.choice), (Some(120), Choice::NearestCu));
+        let f = choose_find_db(&d, "gfx906", 60, "HIP").unwrap();
+        assert_eq!(f.choice, Choice::AlternateBackend);
+        assert!(choose_find_db(&d, "gfx1201", 32, "HIP").is_none());
+        let p = choose_perf_db(&d, "gfx900", 64).unwrap();
+        assert_eq!(
+            (p.name.as_str(), p.choice),
+            ("gfx900_56.db", Choice::NearestCu)
+        );
+        std::fs::remove_dir_all(&d).unwrap();
+    }
+}

@@ -11,4 +11,5 @@
 //! Every statement carries [`rocpath_evidence::Evidence`]; rule ids are listed in
 //! ARCHITECTURE.md (`explain.*`).
 
+pub mod ggml;
 pub mod miopen;

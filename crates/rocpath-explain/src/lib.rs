@@ -13,3 +13,4 @@
 
 pub mod ggml;
 pub mod miopen;
+pub mod rocblas;

@@ -11,6 +11,7 @@
 //! Every statement carries [`rocpath_evidence::Evidence`]; rule ids are listed in
 //! ARCHITECTURE.md (`explain.*`).
 
+pub mod compare;
 pub mod ggml;
 pub mod miopen;
 pub mod rocblas;

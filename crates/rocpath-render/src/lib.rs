@@ -11,6 +11,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::fmt::Write;
 
 pub mod case;
+pub mod explain;
 pub mod isa;
 
 pub(crate) fn table(header: &[&str]) -> Table {

@@ -64,6 +64,8 @@ pub enum Command {
     Site(SiteArgs),
     /// Runtime cases: run with logging and keep everything, read logs into a path report, table.
     Case(CaseArgs),
+    /// Explain and predict: which solver or kernel path should this GPU take, and why.
+    Explain(ExplainArgs),
 }
 
 #[derive(Debug, Args)]
@@ -360,4 +362,111 @@ pub struct CaseTableArgs {
     /// Print TSV instead of the table.
     #[arg(long, conflicts_with = "json")]
     pub tsv: bool,
+}
+
+#[derive(Debug, Args)]
+#[command(args_conflicts_with_subcommands = true)]
+pub struct ExplainArgs {
+    #[command(subcommand)]
+    pub command: Option<ExplainCommand>,
+    /// Put a prediction next to an observation: a `rocpath case read --json` document.
+    #[arg(long, value_name = "CASE.json")]
+    pub compare: Option<PathBuf>,
+    /// With --compare: MIOpen's database folder.
+    #[arg(long, value_name = "DIR", default_value = "/opt/rocm/share/miopen/db")]
+    pub db: PathBuf,
+    /// With --compare: the device's compute units (default: from the logged find-db name).
+    #[arg(long, value_name = "N")]
+    pub cu: Option<u32>,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum ExplainCommand {
+    /// Which MIOpen solver a convolution gets: find-db record, perf-db, solver gates.
+    Miopen(ExplainMiopenArgs),
+    /// ggml-hip dispatch: MMVF / MMF / MMVQ / MMQ / hipBLAS, flash-attention kernel.
+    Ggml(ExplainGgmlArgs),
+    /// rocBLAS GEMM backend (hipBLASLt or Tensile), solution presence, fallbacks.
+    Rocblas(ExplainRocblasArgs),
+}
+
+#[derive(Debug, Args)]
+pub struct ExplainMiopenArgs {
+    /// Device target id (`gfx900:xnack-`).
+    #[arg(long, value_name = "TARGET-ID")]
+    pub target: String,
+    /// Compute units of the device (picks `gfx900_64` and the like).
+    #[arg(long, value_name = "N")]
+    pub cu: Option<u32>,
+    /// MIOpen's system database folder (installed `.fdb.txt`/`.db`, or `.bz2` as shipped in source).
+    #[arg(long, value_name = "DIR", default_value = "/opt/rocm/share/miopen/db")]
+    pub db: PathBuf,
+    /// A user find-db (`~/.config/miopen/*.ufdb.txt`) to consult first, as MIOpen does.
+    #[arg(long, value_name = "FILE")]
+    pub user_db: Option<PathBuf>,
+    /// `rocpath gates --json` output: gates found in source, cited per solver.
+    #[arg(long, value_name = "FILE")]
+    pub gates: Option<PathBuf>,
+    /// A find-db key instead of a driver command.
+    #[arg(long, value_name = "KEY", conflicts_with = "driver")]
+    pub problem: Option<String>,
+    /// `MIOpenDriver conv… ARGS` (after `--`).
+    #[arg(last = true, value_name = "MIOPENDRIVER")]
+    pub driver: Vec<String>,
+}
+
+#[derive(Debug, Args)]
+pub struct ExplainGgmlArgs {
+    /// gfx processor (`gfx1201`).
+    #[arg(long, value_name = "TARGET")]
+    pub target: String,
+    /// ggml type of the weights (`q4_K`, `f16`…); for flash attention, the K/V type.
+    #[arg(long = "type", value_name = "TYPE", default_value = "f16")]
+    pub ty: String,
+    /// Tokens in the batch (src1 columns); for flash attention, Q rows.
+    #[arg(long, value_name = "N", default_value_t = 1)]
+    pub ne11: i64,
+    /// MUL_MAT_ID expert count (MoE); 0 for dense.
+    #[arg(long, value_name = "N", default_value_t = 0)]
+    pub experts: i64,
+    /// Weight rows (src0 ne[1]).
+    #[arg(long, value_name = "N", default_value_t = 4096)]
+    pub rows: i64,
+    /// `mul_mat` or `flash_attn`.
+    #[arg(long, value_name = "OP", default_value = "mul_mat", value_parser = ["mul_mat", "flash_attn"])]
+    pub op: String,
+    /// Flash attention: head size.
+    #[arg(long, value_name = "N", default_value_t = 128)]
+    pub head: i64,
+    /// Flash attention: GQA ratio.
+    #[arg(long, value_name = "N", default_value_t = 1)]
+    pub gqa: i64,
+    /// Flash attention: KV length.
+    #[arg(long, value_name = "N", default_value_t = 4096)]
+    pub kv_len: i64,
+    /// Where the path switches: `ne11=1..4096`.
+    #[arg(long, value_name = "ne11=A..B")]
+    pub sweep: Option<String>,
+    /// ggml rule set (commit prefix); default the newest pinned one.
+    #[arg(long, value_name = "VERSION")]
+    pub ggml_version: Option<String>,
+}
+
+#[derive(Debug, Args)]
+pub struct ExplainRocblasArgs {
+    /// gfx processor.
+    #[arg(long, value_name = "TARGET")]
+    pub target: String,
+    /// `f32`, `f64`, `f16`, `bf16`, `i8`, `c32`, `c64`, `xf32`.
+    #[arg(long = "type", value_name = "TYPE")]
+    pub ty: String,
+    /// rocBLAS's Tensile library folder.
+    #[arg(long, value_name = "DIR")]
+    pub library_dir: Option<PathBuf>,
+    /// hipBLASLt's library folder.
+    #[arg(long, value_name = "DIR")]
+    pub hipblaslt_dir: Option<PathBuf>,
+    /// A batched GEMM.
+    #[arg(long)]
+    pub batched: bool,
 }

@@ -5,6 +5,7 @@ mod arch;
 mod case;
 mod check;
 mod diff;
+mod explain;
 mod inventory;
 mod isa;
 mod ledger;
@@ -24,6 +25,7 @@ pub fn run(cmd: Command, p: &Printer) -> anyhow::Result<Status> {
         Command::Ledger(a) => ledger::run(a, p),
         Command::Site(a) => site::run(a, p),
         Command::Case(a) => case::run(a, p),
+        Command::Explain(a) => explain::run(a, p),
     }
 }
 

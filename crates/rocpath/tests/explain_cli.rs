@@ -1,0 +1,111 @@
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+//! `rocpath explain` end to end: the shipped gfx900 find-db, the ggml rules, bad input.
+
+use assert_cmd::Command;
+
+fn rocpath() -> Command {
+    Command::cargo_bin("rocpath").unwrap()
+}
+
+#[test]
+fn miopen_json_predicts_from_the_shipped_find_db() {
+    let Some(shared) = rocpath_testdata::shared_dir() else {
+        rocpath_testdata::skip("shared data not found");
+        return;
+    };
+    let db = shared.join("data/miopen-db");
+    let out = rocpath()
+        .args([
+            "--json",
+            "explain",
+            "miopen",
+            "--target",
+            "gfx900:xnack-",
+            "--cu",
+            "64",
+            "--db",
+        ])
+        .arg(&db)
+        .args([
+            "--",
+            "MIOpenDriver",
+            "conv",
+            "-n",
+            "32",
+            "-c",
+            "64",
+            "-H",
+            "56",
+            "-W",
+            "56",
+            "-k",
+            "64",
+        ])
+        .args([
+            "-y", "3", "-x", "3", "-p", "1", "-q", "1", "-F", "1", "-t", "1",
+        ])
+        .output()
+        .unwrap();
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v["schema"], "rocpath.explain.miopen/1");
+    assert_eq!(
+        v["problem_key"],
+        "64-56-56-3x3-64-56-56-32-1x1-1x1-1x1-0-NCHW-FP32-F"
+    );
+    assert_eq!(v["record_found"], true);
+    assert_eq!(v["predicted"]["solver"], "ConvBinWinograd3x3U");
+    assert_eq!(v["ranked"][0]["time_ms"], 0.676743);
+    // No record: exit 1 and an unresolved statement.
+    let out = rocpath()
+        .args([
+            "--json", "explain", "miopen", "--target", "gfx900", "--cu", "64", "--db",
+        ])
+        .arg(&db)
+        .args([
+            "--problem",
+            "64-56-56-3x3-64-56-56-32-1x1-1x1-1x1-0-NCHW-INT8-F",
+        ])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert!(v["predicted"].is_null());
+    assert_eq!(v["no_prediction"]["evidence"]["class"], "unresolved");
+}
+
+#[test]
+fn ggml_json_and_bad_input() {
+    let out = rocpath()
+        .args([
+            "--json", "explain", "ggml", "--target", "gfx1201", "--type", "q4_K", "--ne11", "512",
+        ])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0));
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v["path"], "mmq");
+    assert!(v["at"].as_str().unwrap().contains("mmq.cu:373"));
+    let out = rocpath()
+        .args(["explain", "ggml", "--target", "gfx9999", "--type", "q4_K"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let out = rocpath()
+        .args([
+            "explain",
+            "miopen",
+            "--target",
+            "gfx900",
+            "--problem",
+            "not-a-key",
+        ])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+}

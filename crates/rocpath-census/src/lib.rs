@@ -10,7 +10,7 @@
 //! `shipped_artifact_verified`.
 
 use rocpath_evidence::{Class as EvClass, Evidence, Locator, Proof};
-use rocpath_isa::{Census, Decoder, ItemKind, SymbolKind, SymbolStart};
+use rocpath_isa::{Census, Decoder, Item, ItemKind, Mnemonic, SymbolKind, SymbolStart};
 use rocpath_sources::{Found, Limits, Origin, Sink};
 use serde::Serialize;
 use std::collections::{BTreeMap, BTreeSet};
@@ -25,6 +25,8 @@ pub mod rules {
     pub const FOUND: &str = "isa.mnemonic_present";
     /// The code object could not be decoded.
     pub const UNDECODABLE: &str = "isa.undecodable";
+    /// The code object's processor is outside the decoder's tables.
+    pub const NOT_COVERED: &str = "isa.target_not_covered";
 }
 
 /// Which kernels to report.
@@ -59,6 +61,10 @@ pub struct Options {
     pub find: Vec<String>,
     /// Keep the instruction stream of the selected kernels (for `--disasm`).
     pub disasm: bool,
+    /// Keep per-kernel counts in the report (JSON, `--kernels`). Without it, code objects
+    /// carry only their totals and `kernel_count`, which keeps memory small on whole installs
+    /// (a full install has hundreds of thousands of kernels).
+    pub per_kernel: bool,
 }
 
 /// Counts of one census, named for output.
@@ -87,30 +93,38 @@ fn group_name(g: rocpath_isa::Group) -> String {
 impl Counts {
     /// Named counts of a census.
     pub fn of(c: &Census) -> Counts {
+        Counts::from_pairs(c.iter(), c.bytes())
+    }
+
+    /// Named counts from `(mnemonic, count)` pairs covering `code_bytes` bytes.
+    pub fn from_pairs(pairs: impl IntoIterator<Item = (Mnemonic, u64)>, code_bytes: u64) -> Counts {
         let mut out = Counts {
-            instructions: c.instructions(),
-            code_bytes: c.bytes(),
+            code_bytes,
             ..Counts::default()
         };
-        for (m, n) in c.iter() {
+        for (m, n) in pairs {
             let name = m.as_str();
-            if name == ".long" {
+            out.instructions += n;
+            if m == Mnemonic::LONG {
                 out.unknown += n;
             }
             out.mnemonics.insert(name.to_string(), n);
             let class = m.class();
             *out.classes.entry(class.name().to_string()).or_default() += n;
             *out.groups.entry(group_name(class.group())).or_default() += n;
-        }
-        let s = c.signals();
-        for (k, v) in [
-            ("dot4", s.dot4),
-            ("packed", s.packed),
-            ("mfma", s.mfma),
-            ("fma", s.fma),
-            ("memory", s.memory),
-        ] {
-            out.signals.insert(k.to_string(), v);
+            let f = m.signals();
+            for (k, on) in [
+                ("dot4", f.dot4()),
+                ("packed", f.packed()),
+                ("mfma", f.mfma()),
+                ("fma", f.fma()),
+                ("memory", f.memory()),
+            ] {
+                let e = out.signals.entry(k.to_string()).or_default();
+                if on {
+                    *e += n;
+                }
+            }
         }
         out
     }
@@ -130,6 +144,56 @@ impl Counts {
                 *dst.entry(k.clone()).or_default() += v;
             }
         }
+    }
+}
+
+/// Per-kernel counts kept sparse: a code object can have tens of thousands of kernels, and
+/// a full histogram per kernel would be zeroed and scanned for each.
+struct Acc {
+    counts: Vec<u64>,
+    touched: Vec<u16>,
+    bytes: u64,
+}
+
+impl Acc {
+    fn new() -> Acc {
+        Acc {
+            counts: vec![0; Mnemonic::COUNT],
+            touched: Vec::new(),
+            bytes: 0,
+        }
+    }
+
+    #[inline]
+    fn add(&mut self, item: &Item) {
+        let id = item.mnemonic.id();
+        if let Some(c) = self.counts.get_mut(usize::from(id)) {
+            if *c == 0 {
+                self.touched.push(id);
+            }
+            *c += 1;
+        }
+        self.bytes += u64::from(item.len);
+    }
+
+    /// The counts gathered since the last call, or `None` if there were none; resets.
+    fn take(&mut self) -> Option<Counts> {
+        if self.touched.is_empty() {
+            return None;
+        }
+        let mut pairs = Vec::with_capacity(self.touched.len());
+        for &id in &self.touched {
+            if let (Some(m), Some(n)) =
+                (Mnemonic::from_id(id), self.counts.get_mut(usize::from(id)))
+            {
+                pairs.push((m, *n));
+                *n = 0;
+            }
+        }
+        self.touched.clear();
+        let out = Counts::from_pairs(pairs, self.bytes);
+        self.bytes = 0;
+        Some(out)
     }
 }
 
@@ -169,9 +233,27 @@ pub struct CodeObjectCensus {
     /// Totals over all executable sections.
     #[serde(flatten)]
     pub counts: Counts,
-    /// Per kernel / function symbol, in address order.
+    /// Number of kernels and functions with code.
+    pub kernel_count: usize,
+    /// Per kernel / function symbol, in address order (empty unless per-kernel counts were
+    /// asked for).
     pub kernels: Vec<KernelCensus>,
     /// Evidence.
+    pub evidence: Evidence,
+}
+
+/// A code object that was found but not decoded, and why.
+#[derive(Debug, Clone, Serialize)]
+pub struct Skipped {
+    /// File.
+    pub path: String,
+    /// Container chain.
+    pub container: String,
+    /// Target id.
+    pub target_id: String,
+    /// Why it was not decoded.
+    pub reason: String,
+    /// Evidence (`limited`: the tool does not cover it).
     pub evidence: Evidence,
 }
 
@@ -241,6 +323,8 @@ pub struct Report {
     pub not_found: Vec<String>,
     /// Instruction stream of the selected kernels (`disasm`).
     pub disasm: Vec<DisasmLine>,
+    /// Code objects the decoder does not cover (GFX6/GFX7, gfx125x).
+    pub skipped: Vec<Skipped>,
     /// Problems.
     pub errors: Vec<CensusError>,
 }
@@ -310,14 +394,28 @@ impl Collector<'_> {
             }
         }
         let Some(decoder) = Decoder::for_target(&co.target_id.processor) else {
-            return self.error(
-                origin,
-                Some(offset),
-                format!(
+            let container = origin.member();
+            let evidence = Evidence::new(
+                EvClass::Limited,
+                Proof::ShippedArtifactVerified,
+                rules::NOT_COVERED,
+            )
+            .at(
+                Locator::in_container(&origin.path, container.clone(), Some(offset))
+                    .with_sha256(sha),
+            )
+            .because("the decoder covers GFX8 to GFX12 (without gfx125x)");
+            lock(&self.out).skipped.push(Skipped {
+                path: origin.path.clone(),
+                container,
+                target_id,
+                reason: format!(
                     "no decoding tables for {} (the decoder covers GFX8 to GFX12)",
                     co.target_id.processor
                 ),
-            );
+                evidence,
+            });
+            return;
         };
         let sections = match rocpath_codeobj::code_sections(bytes) {
             Ok(s) => s,
@@ -330,6 +428,13 @@ impl Collector<'_> {
         let kernel_names: BTreeSet<&str> = co.kernels.iter().map(|k| k.name.as_str()).collect();
         let is_rel = co.e_type == 1;
         let mut total = Census::new();
+        // Per-kernel counts only when something needs them.
+        let need_kernels = self.opts.per_kernel
+            || !self.opts.find.is_empty()
+            || self.opts.kernel.is_some()
+            || self.opts.disasm;
+        let mut acc = Acc::new();
+        let mut owner_ranges = 0usize;
         let mut kernels: Vec<KernelCensus> = Vec::new();
         let mut disasm = Vec::new();
         for sec in &sections {
@@ -372,19 +477,18 @@ impl Collector<'_> {
             owners.sort();
             owners.dedup_by_key(|o| o.0);
             let mut cur: Option<usize> = None;
-            let mut cur_census = Census::new();
-            let flush = |idx: Option<usize>, c: &mut Census, kernels: &mut Vec<KernelCensus>| {
-                if let Some(i) = idx {
-                    if c.instructions() > 0 {
-                        let (_, name, is_kernel) = owners[i];
-                        kernels.push(KernelCensus {
-                            name: name.to_string(),
-                            is_kernel,
-                            counts: Counts::of(c),
-                        });
-                    }
+            let mut seen_owners = 0usize;
+            let mut next_owner = 0usize;
+            let mut last_a = 0u64;
+            let flush = |idx: Option<usize>, acc: &mut Acc, kernels: &mut Vec<KernelCensus>| {
+                if let (Some(i), Some(counts)) = (idx, acc.take()) {
+                    let (_, name, is_kernel) = owners[i];
+                    kernels.push(KernelCensus {
+                        name: name.to_string(),
+                        is_kernel,
+                        counts,
+                    });
                 }
-                *c = Census::new();
             };
             // Pages already decoded are handed back in 8 MiB steps (large Tensile objects
             // reach 400 MB of code).
@@ -397,13 +501,27 @@ impl Collector<'_> {
                 }
                 total.add_item(&item);
                 let a = sec.addr + item.offset;
-                let owner = owners.partition_point(|o| o.0 <= a).checked_sub(1);
+                // Items come in address order: advance through the owners instead of
+                // searching for each instruction.
+                if a < last_a {
+                    next_owner = owners.partition_point(|o| o.0 <= a);
+                }
+                while owners.get(next_owner).is_some_and(|o| o.0 <= a) {
+                    next_owner += 1;
+                }
+                last_a = a;
+                let owner = next_owner.checked_sub(1);
                 if owner != cur {
-                    flush(cur, &mut cur_census, &mut kernels);
+                    if need_kernels {
+                        flush(cur, &mut acc, &mut kernels);
+                    }
+                    if owner.is_some() {
+                        seen_owners += 1;
+                    }
                     cur = owner;
                 }
-                if owner.is_some() {
-                    cur_census.add_item(&item);
+                if need_kernels && owner.is_some() {
+                    acc.add(&item);
                 }
                 if self.opts.disasm {
                     if let Some(i) = owner {
@@ -426,7 +544,10 @@ impl Collector<'_> {
                     }
                 }
             }
-            flush(cur, &mut cur_census, &mut kernels);
+            if need_kernels {
+                flush(cur, &mut acc, &mut kernels);
+            }
+            owner_ranges += seen_owners;
         }
         // Merge ranges of the same symbol (a symbol can own several ranges if labels in
         // other sections interleave) and apply the kernel filter.
@@ -492,7 +613,16 @@ impl Collector<'_> {
             processor: co.target_id.processor.clone(),
             decoder: decoder.processor().to_string(),
             counts,
-            kernels: merged,
+            kernel_count: if need_kernels {
+                merged.len()
+            } else {
+                owner_ranges
+            },
+            kernels: if self.opts.per_kernel {
+                merged
+            } else {
+                Vec::new()
+            },
             evidence,
         };
         let mut out = lock(&self.out);

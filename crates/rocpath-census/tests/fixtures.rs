@@ -15,7 +15,14 @@ fn every_code_object_matches_the_llvm_histogram() {
     let Some(dir) = rocpath_testdata::codeobjects_dir() else {
         return;
     };
-    let report = run(std::slice::from_ref(&dir), &Options::default(), &Quiet);
+    let report = run(
+        std::slice::from_ref(&dir),
+        &Options {
+            per_kernel: true,
+            ..Options::default()
+        },
+        &Quiet,
+    );
     assert!(report.errors.is_empty(), "{:?}", report.errors);
     let manifest = rocpath_testdata::read_tsv(&dir.join("manifest.tsv")).unwrap();
     let mut checked = 0;
@@ -73,6 +80,7 @@ fn find_and_kernel_filter() {
             "v_dot4_i32_i8".into(),
             "v_no_such_thing".into(),
         ],
+        per_kernel: true,
         ..Options::default()
     };
     let r = run(
@@ -99,6 +107,7 @@ fn find_and_kernel_filter() {
         &Options {
             kernel: Some(KernelFilter::Exact(name.clone())),
             disasm: true,
+            per_kernel: true,
             ..Options::default()
         },
         &Quiet,

@@ -39,6 +39,8 @@ pub fn run(a: IsaArgs, p: &Printer) -> anyhow::Result<Status> {
             .filter(|s| !s.is_empty())
             .collect(),
         disasm: a.disasm,
+        // Per-kernel counts are printed in JSON, TSV and the per-kernel table only.
+        per_kernel: p.global.json || a.tsv || a.kernels || a.kernel.is_some(),
     };
     let bar = p.bar("decoding");
     let started = std::time::Instant::now();
@@ -70,6 +72,12 @@ pub fn run(a: IsaArgs, p: &Printer) -> anyhow::Result<Status> {
             a.kernels || a.kernel.is_some(),
             a.mnemonics,
         ))?;
+    }
+    for sk in &r.skipped {
+        p.note(&format!(
+            "skipped: {} [{}]: {}",
+            sk.path, sk.container, sk.reason
+        ));
     }
     let code: u64 = r.code_objects.iter().map(|c| c.counts.code_bytes).sum();
     let secs = started.elapsed().as_secs_f64();

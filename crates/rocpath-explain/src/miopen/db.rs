@@ -198,21 +198,73 @@ pub fn choose_perf_db(dir: &Path, db_id: &str, cus: u32) -> Option<DbFile> {
 }
 
 /// Reads a file whole, decompressing `.bz2`.
+///
+/// MIOpen's sources ship its databases bzip2-compressed, and decompressing a find-db costs
+/// far more than looking problems up in it. The decompressed bytes are therefore kept in a
+/// cache folder (`$ROCPATH_CACHE`, else `$XDG_CACHE_HOME/rocpath`, else `~/.cache/rocpath`),
+/// under the sha256 of the compressed file, and reused while that file is unchanged. The
+/// cache is written atomically (temporary file, then rename); a missing or unwritable cache
+/// only costs the decompression.
 pub fn read_maybe_bz2(path: &Path) -> Result<Vec<u8>, DbError> {
     let io = |source| DbError::Io {
         path: path.display().to_string(),
         source,
     };
     let raw = std::fs::read(path).map_err(io)?;
-    if raw.starts_with(b"BZh") {
-        let mut out = Vec::with_capacity(raw.len() * 24);
-        bzip2::read::MultiBzDecoder::new(raw.as_slice())
-            .read_to_end(&mut out)
-            .map_err(io)?;
-        Ok(out)
-    } else {
-        Ok(raw)
+    if !raw.starts_with(b"BZh") {
+        return Ok(raw);
     }
+    let cached = cache_dir().map(|d| d.join("bz2").join(format!("{}.raw", sha256_hex(&raw))));
+    if let Some(c) = &cached {
+        if let Ok(bytes) = std::fs::read(c) {
+            return Ok(bytes);
+        }
+    }
+    let mut out = Vec::with_capacity(raw.len() * 24);
+    bzip2::read::MultiBzDecoder::new(raw.as_slice())
+        .read_to_end(&mut out)
+        .map_err(io)?;
+    if let Some(c) = cached {
+        let _ = write_atomic(&c, &out);
+    }
+    Ok(out)
+}
+
+fn cache_dir() -> Option<std::path::PathBuf> {
+    if let Some(d) = std::env::var_os("ROCPATH_CACHE") {
+        return (!d.is_empty()).then(|| std::path::PathBuf::from(d));
+    }
+    if let Some(d) = std::env::var_os("XDG_CACHE_HOME").filter(|d| !d.is_empty()) {
+        return Some(std::path::PathBuf::from(d).join("rocpath"));
+    }
+    std::env::var_os("HOME").map(|h| std::path::PathBuf::from(h).join(".cache").join("rocpath"))
+}
+
+fn sha256_hex(bytes: &[u8]) -> String {
+    use sha2::Digest;
+    sha2::Sha256::digest(bytes)
+        .iter()
+        .map(|b| format!("{b:02x}"))
+        .collect()
+}
+
+fn write_atomic(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
+    use std::io::Write;
+    let dir = path
+        .parent()
+        .ok_or_else(|| std::io::Error::other("no parent"))?;
+    std::fs::create_dir_all(dir)?;
+    let tmp = dir.join(format!(
+        ".{}.{}.tmp",
+        path.file_name()
+            .map(|n| n.to_string_lossy())
+            .unwrap_or_default(),
+        std::process::id()
+    ));
+    let mut f = std::fs::File::create(&tmp)?;
+    f.write_all(bytes)?;
+    f.sync_all()?;
+    std::fs::rename(&tmp, path)
 }
 
 /// One solver entry of a find-db record.
@@ -295,25 +347,32 @@ impl FindDb {
         };
         let mut index = HashMap::with_capacity(text.len() / 300 + 16);
         let mut bad_lines = 0;
-        let mut pos = 0usize;
-        for (n, line) in text.split_inclusive('\n').enumerate() {
-            let start = pos;
-            pos += line.len();
-            let l = line.trim_end_matches(['\n', '\r']);
-            if l.is_empty() || l.starts_with('#') {
-                continue;
+        let bytes = text.as_bytes();
+        let mut start = 0usize;
+        let mut n = 0u64;
+        while start < bytes.len() {
+            let end = memchr::memchr(b'\n', &bytes[start..]).map_or(bytes.len(), |i| start + i);
+            n += 1;
+            let mut line_end = end;
+            if line_end > start && bytes[line_end - 1] == b'\r' {
+                line_end -= 1;
             }
-            match l.find('=') {
-                Some(eq) if eq > 0 => {
-                    // The first record of a key wins (a later duplicate is ignored).
-                    index.entry(l[..eq].into()).or_insert((
-                        start + eq + 1,
-                        start + l.len(),
-                        n as u64 + 1,
-                    ));
+            let line = &bytes[start..line_end];
+            if !line.is_empty() && line[0] != b'#' {
+                match memchr::memchr(b'=', line) {
+                    // Slicing at ASCII bytes keeps `text` on char boundaries.
+                    Some(eq) if eq > 0 => {
+                        // The first record of a key wins (a later duplicate is ignored).
+                        index.entry(text[start..start + eq].into()).or_insert((
+                            start + eq + 1,
+                            line_end,
+                            n,
+                        ));
+                    }
+                    _ => bad_lines += 1,
                 }
-                _ => bad_lines += 1,
             }
+            start = end + 1;
         }
         let records = index.len();
         FindDb {

@@ -5,6 +5,8 @@
 //! named by `ROCPATH_SHARED`). A user's clone does not have them, so every test that needs them
 //! calls [`shared_dir`] and returns early, saying so, when it is `None`.
 
+pub mod rocpd;
+
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
@@ -83,4 +85,18 @@ pub fn have_tool(name: &str) -> bool {
     std::env::var_os("PATH")
         .map(|p| std::env::split_paths(&p).any(|d| d.join(name).is_file()))
         .unwrap_or(false)
+}
+
+/// `shared/fixtures/<name>` (e.g. `mi25-runs`, `ollama-runs/mi25-vega64`), if present. Prints a
+/// skip note when absent.
+pub fn fixture_dir(name: &str) -> Option<PathBuf> {
+    let d = shared_dir()
+        .map(|s| s.join("fixtures").join(name))
+        .filter(|d| d.is_dir());
+    if d.is_none() {
+        skip(&format!(
+            "shared/fixtures/{name} not found (set ROCPATH_SHARED)"
+        ));
+    }
+    d
 }

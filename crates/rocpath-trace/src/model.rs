@@ -1,0 +1,640 @@
+//! Observations: per-kernel aggregates, families, the phase split and one trace's report.
+
+use crate::family::{self, Family, ResearchCounters};
+use rocpath_evidence::{Class, Evidence, Locator, Proof};
+use rocpath_logs::tensile::KernelName;
+use serde::Serialize;
+use std::collections::{BTreeMap, HashMap};
+
+/// Register and memory use of a kernel, as the trace reports it (the largest seen).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
+pub struct Resources {
+    /// Architected VGPRs.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub vgpr_count: Option<u64>,
+    /// Accumulation VGPRs (AGPRs).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub accum_vgpr_count: Option<u64>,
+    /// SGPRs.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub sgpr_count: Option<u64>,
+    /// LDS (group segment) bytes.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub lds_bytes: Option<u64>,
+    /// Scratch (private segment) bytes.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub scratch_bytes: Option<u64>,
+}
+
+impl Resources {
+    fn max(a: Option<u64>, b: Option<u64>) -> Option<u64> {
+        match (a, b) {
+            (Some(x), Some(y)) => Some(x.max(y)),
+            (x, None) => x,
+            (None, y) => y,
+        }
+    }
+    /// Keeps the larger of each.
+    pub fn merge(&mut self, o: &Resources) {
+        self.vgpr_count = Self::max(self.vgpr_count, o.vgpr_count);
+        self.accum_vgpr_count = Self::max(self.accum_vgpr_count, o.accum_vgpr_count);
+        self.sgpr_count = Self::max(self.sgpr_count, o.sgpr_count);
+        self.lds_bytes = Self::max(self.lds_bytes, o.lds_bytes);
+        self.scratch_bytes = Self::max(self.scratch_bytes, o.scratch_bytes);
+    }
+}
+
+/// Where the first dispatch of a kernel is in the input.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct At {
+    /// 1-based line (CSV).
+    pub line: Option<u64>,
+    /// Container member (`rocpd_kernel_dispatch id=7`, `buffer_records.kernel_dispatch[3]`).
+    pub member: String,
+}
+
+/// Running totals for one kernel name.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct KernelAgg {
+    /// Kernel name as the trace gives it.
+    pub name: String,
+    /// Dispatches.
+    pub dispatches: u64,
+    /// Sum of durations, ns.
+    pub total_ns: u64,
+    /// Shortest dispatch, ns.
+    pub min_ns: u64,
+    /// Longest dispatch, ns.
+    pub max_ns: u64,
+    /// Dispatches that started at or before the phase boundary.
+    pub prefill: u64,
+    /// Dispatches that started after it.
+    pub decode: u64,
+    /// Resources.
+    pub resources: Resources,
+    /// The agent of the first dispatch.
+    pub agent: Option<String>,
+    /// Where the first dispatch is.
+    pub first: At,
+}
+
+impl KernelAgg {
+    /// An empty aggregate for `name`.
+    pub fn new(name: String) -> Self {
+        KernelAgg {
+            name,
+            dispatches: 0,
+            total_ns: 0,
+            min_ns: u64::MAX,
+            max_ns: 0,
+            prefill: 0,
+            decode: 0,
+            resources: Resources::default(),
+            agent: None,
+            first: At::default(),
+        }
+    }
+
+    /// Adds one dispatch.
+    #[inline]
+    pub fn add(&mut self, start: u64, end: u64, boundary: Option<u64>) {
+        let d = end.saturating_sub(start);
+        self.dispatches += 1;
+        self.total_ns = self.total_ns.saturating_add(d);
+        self.min_ns = self.min_ns.min(d);
+        self.max_ns = self.max_ns.max(d);
+        if let Some(b) = boundary {
+            if start <= b {
+                self.prefill += 1;
+            } else {
+                self.decode += 1;
+            }
+        }
+    }
+
+    /// Adds another aggregate of the same kernel.
+    pub fn merge(&mut self, o: &KernelAgg) {
+        self.dispatches += o.dispatches;
+        self.total_ns = self.total_ns.saturating_add(o.total_ns);
+        self.min_ns = self.min_ns.min(o.min_ns);
+        self.max_ns = self.max_ns.max(o.max_ns);
+        self.prefill += o.prefill;
+        self.decode += o.decode;
+        self.resources.merge(&o.resources);
+        if self.agent.is_none() {
+            self.agent.clone_from(&o.agent);
+        }
+    }
+}
+
+/// What a reader collected from one input.
+#[derive(Debug, Clone, Default)]
+pub struct Collected {
+    /// Per kernel name, in order of first appearance.
+    pub kernels: Vec<KernelAgg>,
+    /// Rows read that were dispatches.
+    pub dispatches: u64,
+    /// Rows that were not kernel dispatches (other kinds) or could not be read.
+    pub skipped_rows: u64,
+    /// Earliest dispatch start, ns.
+    pub first_start_ns: Option<u64>,
+    /// Latest dispatch end, ns.
+    pub last_end_ns: Option<u64>,
+    /// Agents of the trace.
+    pub agents: Vec<Agent>,
+    /// Rows or records that could not be read (first 100).
+    pub errors: Vec<RowError>,
+}
+
+/// An agent (CPU or GPU) of the profiled process.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Agent {
+    /// The id the kernel records use (`Agent 1`, `1`).
+    pub id: String,
+    /// `CPU` or `GPU`.
+    #[serde(rename = "type")]
+    pub kind: String,
+    /// `gfx900` for a GPU.
+    pub name: String,
+    /// Marketing name (`Radeon Instinct MI25`).
+    #[serde(skip_serializing_if = "String::is_empty")]
+    pub product: String,
+}
+
+/// A row that could not be read.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct RowError {
+    /// 1-based line or record index.
+    pub at: u64,
+    /// What was wrong.
+    pub message: String,
+}
+
+/// Aggregates dispatches by kernel name.
+#[derive(Debug, Default)]
+pub struct Aggregator {
+    by_name: HashMap<Box<str>, usize>,
+    /// Collected so far.
+    pub out: Collected,
+    /// Phase boundary (absolute ns), if a split is made.
+    pub boundary: Option<u64>,
+}
+
+impl Aggregator {
+    /// A new aggregator with an optional absolute phase boundary.
+    pub fn new(boundary: Option<u64>) -> Self {
+        Aggregator {
+            boundary,
+            ..Aggregator::default()
+        }
+    }
+
+    /// The index of a kernel, created on first sight (`first` says where).
+    pub fn index(&mut self, name: &str, first: impl FnOnce() -> At) -> usize {
+        if let Some(&i) = self.by_name.get(name) {
+            return i;
+        }
+        let i = self.out.kernels.len();
+        let mut k = KernelAgg::new(name.to_string());
+        k.first = first();
+        self.out.kernels.push(k);
+        self.by_name.insert(name.into(), i);
+        i
+    }
+
+    /// Adds a dispatch of kernel `i`.
+    #[inline]
+    pub fn add(&mut self, i: usize, start: u64, end: u64) {
+        self.out.dispatches += 1;
+        self.out.first_start_ns = Some(self.out.first_start_ns.map_or(start, |s| s.min(start)));
+        self.out.last_end_ns = Some(self.out.last_end_ns.map_or(end, |s| s.max(end)));
+        if let Some(k) = self.out.kernels.get_mut(i) {
+            k.add(start, end, self.boundary);
+        }
+    }
+
+    /// Records an unreadable row (the first 100 are kept).
+    pub fn error(&mut self, at: u64, message: String) {
+        self.out.skipped_rows += 1;
+        if self.out.errors.len() < 100 {
+            self.out.errors.push(RowError { at, message });
+        }
+    }
+}
+
+/// How a Tensile kernel computes, read from its name and the GPU.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct TensileInfo {
+    /// The decoded name.
+    #[serde(flatten)]
+    pub name: KernelName,
+    /// `mfma` / `wmma` (matrix instructions; which one follows from the GPU), or
+    /// `matrix_instruction` when the GPU is not known, or `valu`.
+    pub instructions: &'static str,
+    /// The `ISA` token of the name (`900`, `000` for a generic fallback kernel).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub isa: Option<String>,
+}
+
+/// Matrix-instruction kind for a GPU processor: `mfma` on CDNA (gfx908, gfx90a, gfx94x,
+/// gfx95x), `wmma` on RDNA3/4 (gfx11xx, gfx12xx).
+pub fn matrix_kind(gfx: &str) -> Option<&'static str> {
+    let p = gfx.split(':').next().unwrap_or(gfx);
+    if p.starts_with("gfx11") || p.starts_with("gfx12") {
+        Some("wmma")
+    } else if matches!(p, "gfx908" | "gfx90a") || p.starts_with("gfx94") || p.starts_with("gfx95") {
+        Some("mfma")
+    } else {
+        None
+    }
+}
+
+fn tensile_info(name: &str, gpu: Option<&str>) -> Option<TensileInfo> {
+    let k = KernelName::decode(name)?;
+    let instructions = if k.matrix_instruction.is_some() {
+        gpu.and_then(matrix_kind).unwrap_or("matrix_instruction")
+    } else {
+        "valu"
+    };
+    let isa = k.params.get("ISA").cloned();
+    Some(TensileInfo {
+        name: k,
+        instructions,
+        isa,
+    })
+}
+
+/// One kernel in the report.
+#[derive(Debug, Clone, Serialize)]
+pub struct KernelRecord {
+    /// Kernel name.
+    pub name: String,
+    /// Family.
+    pub family: Family,
+    /// Library of the family.
+    pub library: &'static str,
+    /// Dispatches.
+    pub dispatches: u64,
+    /// Sum of durations, ns.
+    pub total_ns: u64,
+    /// Mean duration, ns.
+    pub mean_ns: u64,
+    /// Shortest, ns.
+    pub min_ns: u64,
+    /// Longest, ns.
+    pub max_ns: u64,
+    /// Register and memory use.
+    #[serde(flatten)]
+    pub resources: Resources,
+    /// Dispatches at or before the phase boundary (with a phase split).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub prefill_dispatches: Option<u64>,
+    /// Dispatches after it.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub decode_dispatches: Option<u64>,
+    /// Tensile name decoding, for `Cijk_` kernels.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub tensile: Option<TensileInfo>,
+    /// Evidence: the kernel was dispatched (runtime trace), with the first dispatch's place.
+    pub evidence: Evidence,
+}
+
+/// One family in the report.
+#[derive(Debug, Clone, Serialize)]
+pub struct FamilyRecord {
+    /// Family.
+    pub family: Family,
+    /// Library.
+    pub library: &'static str,
+    /// Distinct kernels.
+    pub kernels: u64,
+    /// Dispatches.
+    pub dispatches: u64,
+    /// Sum of durations, ns.
+    pub total_ns: u64,
+    /// Dispatches at or before the phase boundary.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub prefill_dispatches: Option<u64>,
+    /// Dispatches after it.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub decode_dispatches: Option<u64>,
+    /// Evidence.
+    pub evidence: Evidence,
+}
+
+/// How the phase boundary was chosen.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+#[serde(rename_all = "snake_case", tag = "method")]
+pub enum Boundary {
+    /// The research's proxy: first dispatch start + the response's `prompt_eval_duration`.
+    KernelStartMinPlusPromptEvalDuration {
+        /// `prompt_eval_duration`, ns.
+        prompt_eval_duration_ns: u64,
+    },
+    /// An absolute timestamp given by the user (the trace's clock).
+    Absolute {
+        /// Boundary, ns.
+        boundary_ns: u64,
+    },
+}
+
+/// Prefill/decode split of the dispatches.
+#[derive(Debug, Clone, Serialize)]
+pub struct PhaseSplit {
+    /// How the boundary was chosen.
+    pub boundary: Boundary,
+    /// The boundary on the trace's clock, ns (None when the trace is empty).
+    pub boundary_ns: Option<u64>,
+    /// Dispatches at or before it.
+    pub prefill_dispatches: u64,
+    /// Dispatches after it.
+    pub decode_dispatches: u64,
+    /// rocBLAS/Tensile dispatches before / after.
+    pub prefill_blas_dispatches: u64,
+    /// rocBLAS/Tensile dispatches after the boundary.
+    pub decode_blas_dispatches: u64,
+    /// `decode_signature_detected` (rocBLAS/Tensile kernels dispatched after the boundary),
+    /// `prefill_dominant_signature` (none after it), `kernel_trace_empty`.
+    pub status: &'static str,
+    /// Evidence (a proxy: `inferred`; an empty trace: `unresolved`).
+    pub evidence: Evidence,
+}
+
+/// The report for one trace input.
+#[derive(Debug, Clone, Serialize)]
+pub struct TraceRecord {
+    /// Input path.
+    pub path: String,
+    /// `csv`, `csv_2024` (the older column set), `json`, `rocpd`.
+    pub format: &'static str,
+    /// Agents.
+    pub agents: Vec<Agent>,
+    /// Kernel dispatches.
+    pub dispatches: u64,
+    /// Rows that were not kernel dispatches or could not be read.
+    pub skipped_rows: u64,
+    /// Earliest start, ns.
+    pub first_start_ns: Option<u64>,
+    /// Latest end, ns.
+    pub last_end_ns: Option<u64>,
+    /// The research workflow's counters, computed its way.
+    pub research: ResearchCounters,
+    /// Families with at least one dispatch.
+    pub families: Vec<FamilyRecord>,
+    /// Kernels, most dispatched first.
+    pub kernels: Vec<KernelRecord>,
+    /// The phase split, when asked for.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub phase: Option<PhaseSplit>,
+    /// Evidence: dispatch observed (confirmed) or the trace is empty (unresolved).
+    pub evidence: Evidence,
+    /// Rows that could not be read.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub errors: Vec<RowError>,
+}
+
+impl TraceRecord {
+    /// Dispatches of a family.
+    pub fn family_dispatches(&self, f: Family) -> u64 {
+        self.families
+            .iter()
+            .find(|r| r.family == f)
+            .map_or(0, |r| r.dispatches)
+    }
+
+    /// Dispatches of rocBLAS/Tensile kernels.
+    pub fn blas_dispatches(&self) -> u64 {
+        self.families
+            .iter()
+            .filter(|r| r.family.is_blas())
+            .map(|r| r.dispatches)
+            .sum()
+    }
+
+    /// The GPU processors of the trace's agents.
+    pub fn gpus(&self) -> Vec<&str> {
+        self.agents
+            .iter()
+            .filter(|a| a.kind.eq_ignore_ascii_case("gpu"))
+            .map(|a| a.name.as_str())
+            .collect()
+    }
+}
+
+fn locator(path: &str, at: &At) -> Locator {
+    let mut l = Locator::file(path).with_member(at.member.clone());
+    if let Some(line) = at.line {
+        l = l.with_line(line);
+    }
+    l
+}
+
+/// Builds kernel records from aggregates (most dispatched first, then by name).
+pub fn kernel_records(
+    path: &str,
+    kernels: &[KernelAgg],
+    split: bool,
+    gpu: Option<&str>,
+) -> Vec<KernelRecord> {
+    let mut out: Vec<KernelRecord> = kernels
+        .iter()
+        .filter(|k| k.dispatches > 0)
+        .map(|k| {
+            let rule = family::rule_for(&k.name);
+            let fam = rule.map_or(Family::Other, |r| r.family);
+            let ev = Evidence::new(
+                Class::Confirmed,
+                Proof::RuntimeVerified,
+                "trace.kernel_dispatched",
+            )
+            .at(locator(path, &k.first))
+            .because(match rule {
+                Some(r) => format!("family {fam} by name ({})", r.source),
+                None => format!("family {fam}: no naming rule matched"),
+            });
+            KernelRecord {
+                name: k.name.clone(),
+                family: fam,
+                library: fam.library(),
+                dispatches: k.dispatches,
+                total_ns: k.total_ns,
+                mean_ns: k.total_ns / k.dispatches.max(1),
+                min_ns: if k.min_ns == u64::MAX { 0 } else { k.min_ns },
+                max_ns: k.max_ns,
+                resources: k.resources,
+                prefill_dispatches: split.then_some(k.prefill),
+                decode_dispatches: split.then_some(k.decode),
+                tensile: if fam == Family::TensileCijk {
+                    tensile_info(&k.name, gpu)
+                } else {
+                    None
+                },
+                evidence: ev,
+            }
+        })
+        .collect();
+    out.sort_by(|a, b| {
+        b.dispatches
+            .cmp(&a.dispatches)
+            .then_with(|| a.name.cmp(&b.name))
+    });
+    out
+}
+
+/// Sums kernel records into families (in [`Family::ALL`] order, only those seen).
+pub fn family_records(path: &str, kernels: &[KernelRecord], split: bool) -> Vec<FamilyRecord> {
+    /// kernels, dispatches, total ns, prefill, decode, first place.
+    type Sums = (u64, u64, u64, u64, u64, Option<Locator>);
+    let mut by: BTreeMap<Family, Sums> = BTreeMap::new();
+    for k in kernels {
+        let e = by.entry(k.family).or_default();
+        e.0 += 1;
+        e.1 += k.dispatches;
+        e.2 = e.2.saturating_add(k.total_ns);
+        e.3 += k.prefill_dispatches.unwrap_or(0);
+        e.4 += k.decode_dispatches.unwrap_or(0);
+        if e.5.is_none() {
+            e.5 = k.evidence.sources.first().cloned();
+        }
+    }
+    by.into_iter()
+        .map(|(f, (n, d, t, p, dd, loc))| {
+            let mut ev = Evidence::new(
+                Class::Confirmed,
+                Proof::RuntimeVerified,
+                "trace.family_by_name",
+            )
+            .because(format!(
+                "{n} kernel(s) named as {} kernels dispatched {d} times",
+                f.library()
+            ));
+            ev = ev.at(loc.unwrap_or_else(|| Locator::file(path)));
+            FamilyRecord {
+                family: f,
+                library: f.library(),
+                kernels: n,
+                dispatches: d,
+                total_ns: t,
+                prefill_dispatches: split.then_some(p),
+                decode_dispatches: split.then_some(dd),
+                evidence: ev,
+            }
+        })
+        .collect()
+}
+
+/// The phase split of a trace, from its aggregates.
+pub fn phase_split(
+    path: &str,
+    boundary: Boundary,
+    c: &Collected,
+    kernels: &[KernelRecord],
+) -> PhaseSplit {
+    let boundary_ns = match boundary {
+        Boundary::Absolute { boundary_ns } => Some(boundary_ns),
+        Boundary::KernelStartMinPlusPromptEvalDuration {
+            prompt_eval_duration_ns,
+        } => c
+            .first_start_ns
+            .map(|s| s.saturating_add(prompt_eval_duration_ns)),
+    };
+    let sum = |f: &dyn Fn(&KernelRecord) -> Option<u64>, blas: bool| -> u64 {
+        kernels
+            .iter()
+            .filter(|k| !blas || k.family.is_blas())
+            .filter_map(f)
+            .sum()
+    };
+    let prefill = sum(&|k| k.prefill_dispatches, false);
+    let decode = sum(&|k| k.decode_dispatches, false);
+    let pb = sum(&|k| k.prefill_dispatches, true);
+    let db = sum(&|k| k.decode_dispatches, true);
+    let (status, ev) = if c.dispatches == 0 {
+        (
+            "kernel_trace_empty",
+            Evidence::new(
+                Class::Unresolved,
+                Proof::RuntimeVerified,
+                "trace.phase.kernel_trace_empty",
+            )
+            .because("no dispatch in the trace: the phase cannot be observed"),
+        )
+    } else if db > 0 {
+        (
+            "decode_signature_detected",
+            Evidence::new(Class::Inferred, Proof::Hypothesis, "trace.phase.proxy").because(format!(
+                "{db} rocBLAS/Tensile dispatch(es) start after the boundary; the boundary is a proxy, not a marker the runtime printed"
+            )),
+        )
+    } else {
+        (
+            "prefill_dominant_signature",
+            Evidence::new(Class::Inferred, Proof::Hypothesis, "trace.phase.proxy").because(
+                "no rocBLAS/Tensile dispatch after the boundary; the boundary is a proxy, not a marker the runtime printed",
+            ),
+        )
+    };
+    PhaseSplit {
+        boundary,
+        boundary_ns,
+        prefill_dispatches: prefill,
+        decode_dispatches: decode,
+        prefill_blas_dispatches: pb,
+        decode_blas_dispatches: db,
+        status,
+        evidence: ev.at(Locator::file(path)),
+    }
+}
+
+/// Turns what a reader collected into the trace's report.
+pub fn record(
+    path: &str,
+    format: &'static str,
+    c: Collected,
+    boundary: Option<Boundary>,
+) -> TraceRecord {
+    let gpu = c
+        .agents
+        .iter()
+        .find(|a| a.kind.eq_ignore_ascii_case("gpu"))
+        .map(|a| a.name.clone());
+    let split = boundary.is_some();
+    let kernels = kernel_records(path, &c.kernels, split, gpu.as_deref());
+    let families = family_records(path, &kernels, split);
+    let mut research = ResearchCounters::default();
+    for k in &kernels {
+        research.add(&k.name, k.dispatches);
+    }
+    let phase = boundary.map(|b| phase_split(path, b, &c, &kernels));
+    let evidence = if c.dispatches > 0 {
+        Evidence::new(
+            Class::Confirmed,
+            Proof::RuntimeVerified,
+            "trace.dispatch_observed",
+        )
+        .at(Locator::file(path))
+        .because(format!(
+            "{} kernel dispatch(es) recorded by rocprofv3",
+            c.dispatches
+        ))
+    } else {
+        Evidence::new(Class::Unresolved, Proof::RuntimeVerified, "trace.kernel_trace_empty")
+            .at(Locator::file(path))
+            .because("the trace holds no kernel dispatch: nothing ran on the GPU while it was recorded, or the profiler did not see it")
+    };
+    TraceRecord {
+        path: path.to_string(),
+        format,
+        agents: c.agents,
+        dispatches: c.dispatches,
+        skipped_rows: c.skipped_rows,
+        first_start_ns: c.first_start_ns,
+        last_end_ns: c.last_end_ns,
+        research,
+        families,
+        kernels,
+        phase,
+        evidence,
+        errors: c.errors,
+    }
+}

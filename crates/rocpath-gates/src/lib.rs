@@ -1,0 +1,655 @@
+//! Source gates: where the libraries of the ROCm stack decide by GPU generation.
+//!
+//! [`scan`] walks source checkouts (MIOpen, rocBLAS, Tensile, hipBLASLt, Composable Kernel,
+//! ggml, Ollama, …) and finds every place where behaviour depends on the GPU target:
+//!
+//! - string and list gates (`StartsWith(name, "gfx94")`, `{"gfx900", "gfx906"}`, regexes);
+//! - preprocessor gates (`#if defined(__gfx90a__)`, `__GFX12__`, ggml's `RDNA4`);
+//! - capability predicates (`IsXdlopsSupport`, `ck::is_xdl_supported`,
+//!   `GGML_CUDA_CC_IS_RDNA4`, `cc >= GGML_CUDA_CC_VEGA20`), resolved through their
+//!   definition in the scanned sources when there is one, else through the architecture table;
+//! - build lists (CMake `GPU_TARGETS`/`AMDGPU_TARGETS`, presets, Dockerfile removals, Tensile
+//!   logic folders such as `vega10`, `aldebaran`, `navi31`).
+//!
+//! C/C++/HIP, Python and Go are read with tree-sitter grammars: comments and log messages
+//! are not gates, the branch a gate guards tells whether it includes or excludes the targets
+//! it covers, and the enclosing function is named (`ConvMlirIgemmFwd::IsApplicable`). Each
+//! gate is `confirmed`/`code_verified`; [`for_target`] reads every gate for one processor
+//! as the research's three layers (Build / Selection / Fallback).
+
+pub mod buildfiles;
+mod model;
+mod repo;
+pub mod syntax;
+pub mod targets;
+
+pub use model::*;
+pub use repo::{Head, head};
+
+use aho_corasick::AhoCorasick;
+use rayon::prelude::*;
+use rocpath_evidence::{Class, Evidence, Locator, Proof};
+use sha2::{Digest, Sha256};
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::sync::LazyLock;
+use syntax::{Found, Lang};
+use targets::Match;
+
+/// Limits and choices of a scan.
+#[derive(Debug, Clone)]
+pub struct Options {
+    /// Files larger than this are not read (generated tables, data); each is reported.
+    pub max_file_bytes: u64,
+    /// Also scan test folders (`test`, `tests`, `gtest`, …).
+    pub include_tests: bool,
+}
+
+impl Default for Options {
+    fn default() -> Self {
+        Options {
+            max_file_bytes: 8 << 20,
+            include_tests: false,
+        }
+    }
+}
+
+/// What a scan of one or more checkouts found.
+#[derive(Debug, Clone, Default, serde::Serialize)]
+pub struct Report {
+    /// The checkouts.
+    pub repos: Vec<RepoSummary>,
+    /// Every gate, ordered by repository, path and line.
+    pub gates: Vec<Gate>,
+    /// Files or folders that could not be read fully.
+    pub issues: Vec<ScanIssue>,
+}
+
+/// Which reader a file gets.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum FileKind {
+    /// A grammar.
+    Code(Lang),
+    /// CMake.
+    Cmake,
+    /// JSON.
+    Json,
+    /// Shell script or Dockerfile.
+    Shell,
+}
+
+impl FileKind {
+    fn language(self) -> &'static str {
+        match self {
+            FileKind::Code(l) => l.as_str(),
+            FileKind::Cmake => "cmake",
+            FileKind::Json => "json",
+            FileKind::Shell => "shell",
+        }
+    }
+}
+
+/// The reader for a path, by name; `None` for files that hold no gates rocpath reads
+/// (documentation, assembly, data).
+pub fn file_kind(path: &str) -> Option<FileKind> {
+    let name = path.rsplit('/').next().unwrap_or(path);
+    if name == "CMakeLists.txt" || name.ends_with(".cmake") {
+        return Some(FileKind::Cmake);
+    }
+    if name.starts_with("Dockerfile") || name.ends_with(".dockerfile") {
+        return Some(FileKind::Shell);
+    }
+    let ext = name.rsplit_once('.').map(|(_, e)| e)?;
+    Some(match ext {
+        "c" | "cc" | "cpp" | "cxx" | "h" | "hh" | "hpp" | "hxx" | "cu" | "cuh" | "hip" | "inl"
+        | "ipp" | "cl" => FileKind::Code(Lang::Cpp),
+        "py" => FileKind::Code(Lang::Python),
+        "go" => FileKind::Code(Lang::Go),
+        "json" => FileKind::Json,
+        "sh" => FileKind::Shell,
+        _ => return None,
+    })
+}
+
+/// Folders that hold tests, documentation or vendored third-party code.
+fn skipped_dir(name: &str, include_tests: bool) -> bool {
+    matches!(name, ".git" | "docs" | "doc" | ".github" | "node_modules" | "third_party" | "thirdparty")
+        || (!include_tests
+            && matches!(name, "test" | "tests" | "gtest" | "testing" | "unittests" | "unit_tests" | "testdata"))
+}
+
+static NEEDLES: LazyLock<Option<AhoCorasick>> = LazyLock::new(|| {
+    let mut pats: Vec<String> = vec!["gfx".into(), "GFX".into(), "GGML_CUDA_CC_".into()];
+    pats.extend(targets::PREDICATES.iter().map(|(n, _)| n.to_string()));
+    pats.extend(targets::FAMILY_MACROS.iter().map(|(n, _)| n.to_string()));
+    AhoCorasick::builder()
+        .match_kind(aho_corasick::MatchKind::LeftmostLongest)
+        .build(pats)
+        .ok()
+});
+
+/// Candidate occurrences (offset, length) of target names and predicates in a buffer.
+pub fn candidates(src: &[u8]) -> Vec<(usize, usize)> {
+    match NEEDLES.as_ref() {
+        Some(ac) => ac
+            .find_iter(src)
+            .map(|m| (m.start(), m.end() - m.start()))
+            .collect(),
+        None => Vec::new(),
+    }
+}
+
+/// Error reading one file's contents as gates.
+#[derive(Debug, thiserror::Error)]
+pub enum FileError {
+    /// Too large to read.
+    #[error("not read: {size} bytes is more than the {limit}-byte limit (a generated file?); gates in it are not reported")]
+    TooLarge {
+        /// Size.
+        size: u64,
+        /// Limit.
+        limit: u64,
+    },
+    /// The grammar gave up.
+    #[error("could not be parsed as {0}; gates in it are not reported")]
+    Unparsed(&'static str),
+}
+
+/// Gates of one file's bytes (`path` picks the reader). Binary files have none.
+pub fn scan_bytes(path: &str, src: &[u8]) -> Result<Vec<Found>, FileError> {
+    let Some(kind) = file_kind(path) else {
+        return Ok(Vec::new());
+    };
+    if memchr::memchr(0, &src[..src.len().min(8192)]).is_some() {
+        return Ok(Vec::new());
+    }
+    let cands = candidates(src);
+    if cands.is_empty() {
+        return Ok(Vec::new());
+    }
+    Ok(match kind {
+        FileKind::Code(l) => {
+            syntax::analyze(l, src, &cands).ok_or(FileError::Unparsed(l.as_str()))?
+        }
+        FileKind::Cmake => buildfiles::cmake(src),
+        FileKind::Json => buildfiles::json(src),
+        FileKind::Shell => buildfiles::shell(src),
+    })
+}
+
+struct FileGates {
+    path: String,
+    kind: FileKind,
+    sha256: String,
+    found: Vec<Found>,
+}
+
+/// Scans checkouts. A file that cannot be read is reported in `issues` and the scan goes on;
+/// an error is returned only when a root itself is missing.
+pub fn scan(roots: &[PathBuf], opts: &Options) -> std::io::Result<Report> {
+    let mut report = Report::default();
+    let mut all: Vec<(usize, FileGates)> = Vec::new();
+    let mut dirs: Vec<(usize, String)> = Vec::new();
+    for (ri, root) in roots.iter().enumerate() {
+        let meta = std::fs::metadata(root)?;
+        if !meta.is_dir() {
+            return Err(std::io::Error::new(
+                std::io::ErrorKind::InvalidInput,
+                format!("{}: not a folder", root.display()),
+            ));
+        }
+        let name = repo_name(root);
+        let head = repo::head(root);
+        if let Some(msg) = &head.problem {
+            report.issues.push(ScanIssue {
+                repo: name.clone(),
+                path: String::new(),
+                message: msg.clone(),
+                evidence: Evidence::new(Class::Unresolved, Proof::CodeVerified, "gates.no_commit")
+                    .at(Locator::file(root.display().to_string())),
+            });
+        }
+        // Walk (gitignore-aware, like rg), then read files in parallel.
+        let include_tests = opts.include_tests;
+        let mut files: Vec<(PathBuf, String, u64)> = Vec::new();
+        let walker = ignore::WalkBuilder::new(root)
+            .hidden(false)
+            .git_ignore(true)
+            .git_exclude(true)
+            .parents(false)
+            .require_git(false)
+            .filter_entry(move |e| {
+                let n = e.file_name().to_string_lossy();
+                !(e.file_type().is_some_and(|t| t.is_dir()) && skipped_dir(&n, include_tests))
+            })
+            .build();
+        for entry in walker {
+            let e = match entry {
+                Ok(e) => e,
+                Err(err) => {
+                    report.issues.push(issue(&name, "", format!("{err}"), Class::Limited));
+                    continue;
+                }
+            };
+            let rel = rel_path(root, e.path());
+            let Some(ft) = e.file_type() else { continue };
+            if ft.is_dir() {
+                if buildfiles::tensile_logic(&rel).is_some() {
+                    dirs.push((ri, rel));
+                }
+                continue;
+            }
+            if !ft.is_file() || file_kind(&rel).is_none() {
+                continue;
+            }
+            let size = e.metadata().map(|m| m.len()).unwrap_or(0);
+            files.push((e.into_path(), rel, size));
+        }
+        let limit = opts.max_file_bytes;
+        let results: Vec<Result<(Option<FileGates>, u64, bool), (String, String, Class)>> = files
+            .par_iter()
+            .map(|(p, rel, size)| {
+                if *size > limit {
+                    return Err((
+                        rel.clone(),
+                        FileError::TooLarge { size: *size, limit }.to_string(),
+                        Class::Limited,
+                    ));
+                }
+                let src = std::fs::read(p).map_err(|e| (rel.clone(), e.to_string(), Class::Unresolved))?;
+                let kind = file_kind(rel).ok_or((rel.clone(), "unknown kind".into(), Class::Unresolved))?;
+                let found = scan_bytes(rel, &src).map_err(|e| (rel.clone(), e.to_string(), Class::Limited))?;
+                let parsed = matches!(kind, FileKind::Code(_)) && !candidates_empty(&found, &src);
+                if found.is_empty() {
+                    return Ok((None, src.len() as u64, parsed));
+                }
+                let utf8 = std::str::from_utf8(&src).is_ok();
+                let sha = hex(&Sha256::digest(&src));
+                let mut fg = FileGates {
+                    path: rel.clone(),
+                    kind,
+                    sha256: sha,
+                    found,
+                };
+                if !utf8 {
+                    // Read as bytes; the line text is shown with replacement characters.
+                    for f in &mut fg.found {
+                        f.references.retain(|r| !r.contains('\u{FFFD}'));
+                    }
+                }
+                Ok((Some(fg), src.len() as u64, parsed))
+            })
+            .collect();
+        let mut summary = RepoSummary {
+            name: name.clone(),
+            root: root.display().to_string(),
+            commit: head.commit.clone(),
+            branch: head.branch.clone(),
+            files: 0,
+            bytes: 0,
+            parsed: 0,
+            gates: 0,
+        };
+        for r in results {
+            match r {
+                Ok((fg, bytes, parsed)) => {
+                    summary.files += 1;
+                    summary.bytes += bytes;
+                    summary.parsed += u64::from(parsed);
+                    if let Some(fg) = fg {
+                        all.push((ri, fg));
+                    }
+                }
+                Err((rel, msg, class)) => {
+                    report.issues.push(issue(&name, &rel, msg, class));
+                }
+            }
+        }
+        report.repos.push(summary);
+    }
+    // Non-UTF-8 files are scanned as bytes; say so once per file.
+    for (ri, fg) in &all {
+        if fg.found.iter().any(|f| f.text.contains('\u{FFFD}')) {
+            let name = &report.repos[*ri].name;
+            report.issues.push(issue(
+                name,
+                &fg.path,
+                "not UTF-8: read as bytes, line text shown with replacement characters".into(),
+                Class::Limited,
+            ));
+        }
+    }
+    let definitions = predicate_definitions(&all);
+    let mut gates = Vec::new();
+    for (ri, fg) in &all {
+        let repo = &report.repos[*ri];
+        for f in &fg.found {
+            if let Some(g) = to_gate(repo, fg, f, &definitions) {
+                gates.push(g);
+            }
+        }
+    }
+    for (ri, rel) in dirs {
+        gates.extend(tensile_gate(&report.repos[ri], &rel));
+    }
+    gates.sort_by(|a, b| (&a.repo, &a.path, a.line).cmp(&(&b.repo, &b.path, b.line)));
+    for r in &mut report.repos {
+        r.gates = gates.iter().filter(|g| g.repo == r.name).count() as u64;
+    }
+    report.gates = gates;
+    Ok(report)
+}
+
+fn candidates_empty(found: &[Found], src: &[u8]) -> bool {
+    found.is_empty() && candidates(src).is_empty()
+}
+
+fn issue(repo: &str, path: &str, message: String, class: Class) -> ScanIssue {
+    ScanIssue {
+        repo: repo.to_string(),
+        path: path.to_string(),
+        message,
+        evidence: Evidence::new(class, Proof::CodeVerified, "gates.unreadable")
+            .at(Locator::file(path.to_string())),
+    }
+}
+
+/// Name of a checkout: its folder name.
+pub fn repo_name(root: &Path) -> String {
+    let canon = root.canonicalize().unwrap_or_else(|_| root.to_path_buf());
+    canon
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_else(|| root.display().to_string())
+}
+
+fn rel_path(root: &Path, p: &Path) -> String {
+    let r = p.strip_prefix(root).unwrap_or(p);
+    r.components()
+        .map(|c| c.as_os_str().to_string_lossy())
+        .collect::<Vec<_>>()
+        .join("/")
+}
+
+/// `repo:path:line@commit` (short commit).
+pub fn at(repo: &str, path: &str, line: Option<u64>, commit: Option<&str>) -> String {
+    let mut s = format!("{repo}:{path}");
+    if let Some(l) = line {
+        s.push_str(&format!(":{l}"));
+    }
+    if let Some(c) = commit {
+        s.push('@');
+        s.push_str(c.get(..12).unwrap_or(c));
+    }
+    s
+}
+
+fn hex(b: &[u8]) -> String {
+    b.iter().map(|x| format!("{x:02x}")).collect()
+}
+
+/// Predicates defined in the scanned sources: function name → (covers, where). A function
+/// counts when its name is a known predicate or reads like one (`Is…Support…`,
+/// `is_…_supported`, `…_available`) and its own gates include targets.
+fn predicate_definitions(all: &[(usize, FileGates)]) -> BTreeMap<String, (Vec<String>, String)> {
+    let mut defs: BTreeMap<String, (Vec<String>, String)> = BTreeMap::new();
+    for (_, fg) in all {
+        for f in &fg.found {
+            let Some(func) = &f.function else { continue };
+            let base = func.rsplit("::").next().unwrap_or(func).to_string();
+            let looks = targets::predicate(&base).is_some()
+                || (base.starts_with("Is") && (base.contains("Support") || base.contains("Hardware")))
+                || (base.starts_with("is_") && base.ends_with("supported"))
+                || base.ends_with("_available");
+            if !looks || f.effect != Effect::Includes || f.predicate.is_some() {
+                continue;
+            }
+            let e = defs
+                .entry(base)
+                .or_insert_with(|| (Vec::new(), format!("{}:{}", fg.path, f.line)));
+            for p in &f.patterns {
+                e.0.extend(p.covers.iter().cloned());
+            }
+        }
+    }
+    for v in defs.values_mut() {
+        targets::dedup(&mut v.0);
+    }
+    defs
+}
+
+fn to_gate(
+    repo: &RepoSummary,
+    fg: &FileGates,
+    f: &Found,
+    defs: &BTreeMap<String, (Vec<String>, String)>,
+) -> Option<Gate> {
+    let mut patterns = f.patterns.clone();
+    let mut rule = match f.kind {
+        Kind::String => "gates.string",
+        Kind::List => "gates.list",
+        Kind::Preprocessor => "gates.preprocessor",
+        Kind::Predicate => "gates.predicate",
+        Kind::Compare => "gates.compare",
+        Kind::BuildList => "gates.build_list",
+        Kind::BuildFilter => "gates.build_filter",
+        Kind::TensileLogic => "gates.tensile_logic",
+        Kind::ArtifactRemoval => "gates.artifact_removal",
+    };
+    let mut class = Class::Confirmed;
+    let mut note = String::new();
+    if let Some(pred) = &f.predicate {
+        // A predicate is resolved by its definition when the scan saw it, else by feature.
+        // The definition site itself is not a call.
+        if let Some((covers, site)) = defs.get(pred) {
+            patterns.push(Pattern {
+                text: pred.clone(),
+                how: Match::Definition,
+                covers: covers.clone(),
+            });
+            note = format!("{pred} resolved through its definition at {site}");
+        } else if let Some(feat) = targets::predicate(pred) {
+            let covers = feat.covers();
+            if covers.is_empty() {
+                class = Class::Unresolved;
+                rule = "gates.predicate_unresolved";
+                note = format!("{pred}: its definition is not in the scanned sources; the targets it accepts are unresolved");
+            } else {
+                class = Class::Inferred;
+                rule = "gates.predicate_by_feature";
+                note = format!("{pred} resolved through the architecture table ({})", feat.describe());
+            }
+            patterns.push(Pattern {
+                text: pred.clone(),
+                how: Match::Feature,
+                covers,
+            });
+        }
+    }
+    let mut covers: Vec<String> = patterns.iter().flat_map(|p| p.covers.iter().cloned()).collect();
+    targets::dedup(&mut covers);
+    if covers.is_empty() && class == Class::Confirmed {
+        return None;
+    }
+    let layer = match f.kind {
+        Kind::BuildList | Kind::BuildFilter | Kind::TensileLogic | Kind::ArtifactRemoval => Layer::Build,
+        _ => Layer::Selection,
+    };
+    let guards = f
+        .function
+        .as_ref()
+        .map(|func| match func.rsplit_once("::").or_else(|| func.rsplit_once('.')) {
+            Some((cls, _)) => cls.rsplit("::").next().unwrap_or(cls).to_string(),
+            None => func.clone(),
+        })
+        .or_else(|| f.symbol.clone());
+    let full = format!("{}/{}", repo.root.trim_end_matches('/'), fg.path);
+    let mut ev = Evidence::new(class, Proof::CodeVerified, rule).at(
+        Locator::file(full)
+            .with_line(f.line)
+            .with_sha256(fg.sha256.clone()),
+    );
+    if !note.is_empty() {
+        ev = ev.because(note);
+    }
+    Some(Gate {
+        repo: repo.name.clone(),
+        path: fg.path.clone(),
+        line: Some(f.line),
+        commit: repo.commit.clone(),
+        language: fg.kind.language(),
+        kind: f.kind,
+        layer,
+        effect: f.effect,
+        alternative: f.alternative,
+        patterns,
+        covers,
+        function: f.function.clone(),
+        symbol: f.symbol.clone(),
+        guards,
+        text: f.text.clone(),
+        references: f.references.clone(),
+        at: at(&repo.name, &fg.path, Some(f.line), repo.commit.as_deref()),
+        evidence: ev,
+    })
+}
+
+/// How one gate reads for one processor, if it concerns it: covered → its effect
+/// (Selection or Build); not covered by a gate that includes others → falls back when there
+/// is an alternative branch, else excluded (not listed); not covered by an excluding gate →
+/// no row (the target passes).
+pub fn verdict(g: &Gate, arch: &str) -> Option<(Layer, Verdict, bool)> {
+    let covered = g.covers.iter().any(|c| c == arch);
+    match (covered, g.effect) {
+        (true, Effect::Includes) => Some((g.layer, Verdict::Includes, true)),
+        (true, Effect::Excludes) => Some((g.layer, Verdict::Excludes, true)),
+        (false, Effect::Includes) if g.alternative && g.layer != Layer::Build => {
+            Some((Layer::Fallback, Verdict::FallsBack, false))
+        }
+        (false, Effect::Includes) => Some((g.layer, Verdict::Excludes, false)),
+        (false, Effect::Excludes) => None,
+    }
+}
+
+/// The three-layer table of one processor: every gate that concerns it, Build first.
+pub fn for_target(report: &Report, arch: &str) -> Vec<TargetRow> {
+    let mut rows: Vec<TargetRow> = report
+        .gates
+        .iter()
+        .enumerate()
+        .filter_map(|(i, g)| {
+            let (layer, verdict, named) = verdict(g, arch)?;
+            let (class, rule, note) = match (named, g.evidence.class) {
+                (true, Class::Confirmed) => (Class::Confirmed, "gates.target_named", String::new()),
+                (true, c) => (c, "gates.target_by_predicate", g.evidence.note.clone()),
+                (false, Class::Unresolved) => (Class::Unresolved, "gates.target_by_predicate", g.evidence.note.clone()),
+                (false, _) if verdict == Verdict::FallsBack => (
+                    Class::Inferred,
+                    "gates.target_falls_back",
+                    format!("{arch} is not among the targets this gate covers; it takes the alternative branch"),
+                ),
+                (false, _) => (
+                    Class::Inferred,
+                    "gates.target_not_listed",
+                    format!("{arch} is not among the targets this gate covers"),
+                ),
+            };
+            let mut ev = Evidence::new(class, Proof::CodeVerified, rule);
+            ev.sources = g.evidence.sources.clone();
+            if !note.is_empty() {
+                ev = ev.because(note);
+            }
+            Some(TargetRow {
+                arch: arch.to_string(),
+                layer,
+                verdict,
+                named,
+                gate: i,
+                repo: g.repo.clone(),
+                path: g.path.clone(),
+                line: g.line,
+                function: g.function.clone().or_else(|| g.symbol.clone()),
+                guards: g.guards.clone(),
+                kind: g.kind,
+                at: g.at.clone(),
+                evidence: ev,
+            })
+        })
+        .collect();
+    rows.sort_by(|a, b| {
+        (a.layer, !a.named, &a.repo, &a.path, a.line).cmp(&(b.layer, !b.named, &b.repo, &b.path, b.line))
+    });
+    rows
+}
+
+/// Gates found in a list of (path, bytes) — the timeline's per-tag scan. Predicates are
+/// resolved through definitions among the same files, else through the architecture table.
+pub fn gates_of_files(repo: &RepoSummary, files: Vec<(String, Vec<u8>)>) -> (Vec<Gate>, Vec<ScanIssue>) {
+    let mut issues = Vec::new();
+    let mut all = Vec::new();
+    for (path, src) in files {
+        let Some(kind) = file_kind(&path) else { continue };
+        match scan_bytes(&path, &src) {
+            Ok(found) if !found.is_empty() => all.push((
+                0usize,
+                FileGates {
+                    path,
+                    kind,
+                    sha256: hex(&Sha256::digest(&src)),
+                    found,
+                },
+            )),
+            Ok(_) => {}
+            Err(e) => issues.push(issue(&repo.name, &path, e.to_string(), Class::Limited)),
+        }
+    }
+    let defs = predicate_definitions(&all);
+    let gates = all
+        .iter()
+        .flat_map(|(_, fg)| fg.found.iter().filter_map(|f| to_gate(repo, fg, f, &defs)).collect::<Vec<_>>())
+        .collect();
+    (gates, issues)
+}
+
+/// Gates of files already read and analysed (path, sha256, findings) — the timeline's
+/// cache keeps findings per blob. Predicates resolve through definitions among these files.
+pub fn gates_of_found(repo: &RepoSummary, files: Vec<(String, String, Vec<Found>)>) -> Vec<Gate> {
+    let all: Vec<(usize, FileGates)> = files
+        .into_iter()
+        .filter_map(|(path, sha256, found)| {
+            let kind = file_kind(&path)?;
+            Some((0usize, FileGates { path, kind, sha256, found }))
+        })
+        .collect();
+    let defs = predicate_definitions(&all);
+    all.iter()
+        .flat_map(|(_, fg)| fg.found.iter().filter_map(|f| to_gate(repo, fg, f, &defs)).collect::<Vec<_>>())
+        .collect()
+}
+
+/// The Build gate of a Tensile logic folder (`…/Logic/asm_full/vega10`), if `rel` is one.
+pub fn tensile_gate(repo: &RepoSummary, rel: &str) -> Option<Gate> {
+    let p = buildfiles::tensile_logic(rel)?;
+    let covers = p.covers.clone();
+    Some(Gate {
+        repo: repo.name.clone(),
+        path: rel.to_string(),
+        line: None,
+        commit: repo.commit.clone(),
+        language: "path",
+        kind: Kind::TensileLogic,
+        layer: Layer::Build,
+        effect: Effect::Includes,
+        alternative: false,
+        patterns: vec![p],
+        covers,
+        function: None,
+        symbol: None,
+        guards: None,
+        text: rel.to_string(),
+        references: Vec::new(),
+        at: at(&repo.name, rel, None, repo.commit.as_deref()),
+        evidence: Evidence::new(Class::Confirmed, Proof::CodeVerified, "gates.tensile_logic")
+            .at(Locator::file(format!("{}/{}", repo.root.trim_end_matches('/'), rel))),
+    })
+}

@@ -1,0 +1,16 @@
+//! Git provenance of source gates.
+//!
+//! - [`blame::trace`]: for each gate line, the commit that last touched it and the commit
+//!   that introduced the gate (following renames and rewrites that kept the gate), with
+//!   author, date, subject, PR number, referenced issues (links into private repositories
+//!   are "not publicly verifiable"), how long the line has stayed untouched, and the
+//!   research's ownership roles filled where the history shows them. One libgit2 blame per
+//!   file, files in parallel.
+//! - [`timeline::timeline`]: per release tag, which of a target's gates and build-list
+//!   entries exist: added / kept / retreated / removed.
+//!
+//! Shallow clones give `unresolved: history truncated at <commit>`.
+
+pub mod blame;
+pub mod refs;
+pub mod timeline;

@@ -1,0 +1,397 @@
+//! Ollama `/api/generate` responses: one JSON object (`stream:false`), an error object
+//! (`{"error":"…"}`), a stream (one object per line, `done:false` chunks then a `done:true`
+//! object; captured raw or as `<ns>\t<json>` lines with the arrival time), or a file of several
+//! responses (one per line — the benchmark harness's JSONL).
+//!
+//! Files written by hand-made harnesses are often malformed; [`records`] tolerates records
+//! separated by a literal `\n` (backslash, n) instead of a newline, blank lines, non-JSON lines
+//! (reported), and a trailing literal `\n`. Durations are read from Ollama's fields
+//! (`total_duration`, …) or the harness's renamed ones (`total_duration_ns`, …).
+
+use serde::Serialize;
+use serde_json::Value;
+
+/// One JSON record of a file, with the 1-based line it starts on.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Record {
+    /// 1-based line.
+    pub line: u64,
+    /// Receive time, when the line was captured as `<ns>\t<json>`.
+    pub at_ns: Option<u64>,
+    /// The value, or why it is not JSON.
+    pub value: Result<Value, String>,
+}
+
+/// Splits a text into JSON records (see the module doc for what is tolerated).
+pub fn records(text: &str) -> Vec<Record> {
+    let mut out = Vec::new();
+    for (i, raw) in text.lines().enumerate() {
+        let line = (i + 1) as u64;
+        let mut l = raw.trim();
+        if l.is_empty() {
+            continue;
+        }
+        let mut at_ns = None;
+        if let Some((ns, rest)) = l.split_once('\t') {
+            if let Ok(v) = ns.trim().parse::<u64>() {
+                at_ns = Some(v);
+                l = rest.trim();
+            }
+        }
+        // Records glued with a literal backslash-n: split where one object ends and the next
+        // begins, outside strings.
+        for part in split_literal_newlines(l) {
+            let p = part.trim();
+            if p.is_empty() {
+                continue;
+            }
+            let value = serde_json::from_str::<Value>(p).map_err(|e| e.to_string());
+            out.push(Record { line, at_ns, value });
+        }
+    }
+    out
+}
+
+fn split_literal_newlines(l: &str) -> Vec<&str> {
+    let b = l.as_bytes();
+    let mut parts = Vec::new();
+    let (mut depth, mut in_str, mut esc, mut start) = (0i32, false, false, 0usize);
+    let mut i = 0;
+    while i < b.len() {
+        let c = b[i];
+        if in_str {
+            if esc {
+                esc = false;
+            } else if c == b'\\' {
+                esc = true;
+            } else if c == b'"' {
+                in_str = false;
+            }
+        } else {
+            match c {
+                b'"' => in_str = true,
+                b'{' | b'[' => depth += 1,
+                b'}' | b']' => depth -= 1,
+                b'\\' if depth == 0 && b.get(i + 1) == Some(&b'n') => {
+                    parts.push(&l[start..i]);
+                    start = i + 2;
+                    i += 2;
+                    continue;
+                }
+                _ => {}
+            }
+        }
+        i += 1;
+    }
+    parts.push(&l[start..]);
+    parts
+}
+
+fn u(v: &Value, keys: &[&str]) -> Option<u64> {
+    keys.iter().find_map(|k| match v.get(*k) {
+        Some(Value::Number(n)) => n
+            .as_u64()
+            .or_else(|| n.as_f64().filter(|f| *f >= 0.0).map(|f| f as u64)),
+        _ => None,
+    })
+}
+
+fn s(v: &Value, k: &str) -> Option<String> {
+    v.get(k).and_then(Value::as_str).map(str::to_string)
+}
+
+/// The fields of one response that rocpath uses.
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+pub struct Response {
+    /// Model.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub model: Option<String>,
+    /// `done`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub done: Option<bool>,
+    /// `done_reason` (`stop`, `length`, …).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub done_reason: Option<String>,
+    /// `total_duration`, ns.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub total_duration_ns: Option<u64>,
+    /// `load_duration`, ns.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub load_duration_ns: Option<u64>,
+    /// `prompt_eval_count`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub prompt_eval_count: Option<u64>,
+    /// `prompt_eval_duration`, ns.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub prompt_eval_duration_ns: Option<u64>,
+    /// `eval_count`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub eval_count: Option<u64>,
+    /// `eval_duration`, ns.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub eval_duration_ns: Option<u64>,
+    /// Characters of `response`.
+    pub response_chars: u64,
+    /// Characters of `thinking`.
+    pub thinking_chars: u64,
+    /// `error`, for an error response.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub error: Option<String>,
+}
+
+impl Response {
+    /// Reads a response object (Ollama's field names, or the harness's `*_ns` names).
+    pub fn from_value(v: &Value) -> Response {
+        Response {
+            model: s(v, "model"),
+            done: v.get("done").and_then(Value::as_bool),
+            done_reason: s(v, "done_reason"),
+            total_duration_ns: u(v, &["total_duration", "total_duration_ns"]),
+            load_duration_ns: u(v, &["load_duration", "load_duration_ns"]),
+            prompt_eval_count: u(v, &["prompt_eval_count"]),
+            prompt_eval_duration_ns: u(v, &["prompt_eval_duration", "prompt_eval_duration_ns"]),
+            eval_count: u(v, &["eval_count"]),
+            eval_duration_ns: u(v, &["eval_duration", "eval_duration_ns"]),
+            response_chars: v
+                .get("response")
+                .and_then(Value::as_str)
+                .map_or(0, |t| t.chars().count() as u64),
+            thinking_chars: v
+                .get("thinking")
+                .and_then(Value::as_str)
+                .map_or(0, |t| t.chars().count() as u64),
+            error: s(v, "error"),
+        }
+    }
+
+    /// The rates this response allows.
+    pub fn rates(&self) -> Rates {
+        let per_s = |n: Option<u64>, d: Option<u64>| match (n, d) {
+            (Some(n), Some(d)) if d > 0 => Some(n as f64 * 1e9 / d as f64),
+            _ => None,
+        };
+        Rates {
+            eval_rate: per_s(self.eval_count, self.eval_duration_ns),
+            e2e_rate: per_s(self.eval_count, self.total_duration_ns),
+            prefill_rate: per_s(self.prompt_eval_count, self.prompt_eval_duration_ns),
+            load_s: self.load_duration_ns.map(|n| n as f64 / 1e9),
+            total_s: self.total_duration_ns.map(|n| n as f64 / 1e9),
+        }
+    }
+}
+
+/// Token rates and times of a response, each labelled by how it is computed.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize)]
+pub struct Rates {
+    /// Decode rate: `eval_count / eval_duration`, tokens/s (what `ollama run --verbose` calls
+    /// "eval rate").
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub eval_rate: Option<f64>,
+    /// End-to-end rate: `eval_count / total_duration`, tokens/s (includes load and prefill).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub e2e_rate: Option<f64>,
+    /// Prefill rate: `prompt_eval_count / prompt_eval_duration`, tokens/s.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub prefill_rate: Option<f64>,
+    /// `load_duration`, s.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub load_s: Option<f64>,
+    /// `total_duration`, s.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub total_s: Option<f64>,
+}
+
+/// What a stream shows.
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+pub struct Stream {
+    /// JSON rows.
+    pub json_rows: u64,
+    /// `done:false` chunks.
+    pub chunks: u64,
+    /// Chunks with non-empty `response`.
+    pub response_chunks: u64,
+    /// Chunks with non-empty `thinking`.
+    pub thinking_chunks: u64,
+    /// Capture time of the first chunk with a token (`response` or `thinking`), ns.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub first_token_ns: Option<u64>,
+    /// `response`, `thinking` or `none`.
+    pub first_token_channel: &'static str,
+    /// Line of the first token.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub first_token_line: Option<u64>,
+    /// Capture time of the `done:true` object, ns.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub done_ns: Option<u64>,
+    /// Time to first token, ms: first token − request start. The start is the one recorded with
+    /// the capture, else estimated as `done − total_duration` (see `ttft_basis`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub ttft_ms: Option<f64>,
+    /// `request_start` (recorded) or `done_minus_total_duration` (estimated).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub ttft_basis: Option<&'static str>,
+}
+
+/// What a generate file holds.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Document {
+    /// Zero bytes (or only blanks).
+    Empty,
+    /// One response (or error) object, with its line.
+    Single(Response, u64),
+    /// A stream: its summary and the final object (if it came).
+    Stream(Stream, Option<(Response, u64)>),
+    /// Several complete responses (benchmark JSONL).
+    Many(Vec<(Response, u64)>),
+    /// Not JSON at all (first error).
+    NotJson(String),
+}
+
+/// Reads a generate file. `request_start_ns` is the request's start on the capture clock, if
+/// known.
+pub fn parse(text: &str, request_start_ns: Option<u64>) -> Document {
+    let recs = records(text);
+    if recs.is_empty() {
+        return Document::Empty;
+    }
+    let ok: Vec<(&Value, u64, Option<u64>)> = recs
+        .iter()
+        .filter_map(|r| r.value.as_ref().ok().map(|v| (v, r.line, r.at_ns)))
+        .filter(|(v, _, _)| v.is_object())
+        .collect();
+    if ok.is_empty() {
+        let e = recs
+            .iter()
+            .find_map(|r| r.value.as_ref().err().cloned())
+            .unwrap_or_else(|| "no JSON object".into());
+        return Document::NotJson(e);
+    }
+    let is_chunk = |v: &Value| v.get("done").and_then(Value::as_bool) == Some(false);
+    if ok.iter().any(|(v, _, _)| is_chunk(v)) {
+        let mut st = Stream {
+            first_token_channel: "none",
+            ..Stream::default()
+        };
+        let mut fin = None;
+        for (v, line, at) in &ok {
+            st.json_rows += 1;
+            if is_chunk(v) {
+                st.chunks += 1;
+                let has = |k: &str| {
+                    v.get(k)
+                        .and_then(Value::as_str)
+                        .is_some_and(|t| !t.is_empty())
+                };
+                let (r, t) = (has("response"), has("thinking"));
+                st.response_chunks += u64::from(r);
+                st.thinking_chunks += u64::from(t);
+                if (r || t) && st.first_token_line.is_none() {
+                    st.first_token_line = Some(*line);
+                    st.first_token_ns = *at;
+                    st.first_token_channel = if r { "response" } else { "thinking" };
+                }
+            } else if v.get("done").and_then(Value::as_bool) == Some(true)
+                || v.get("error").is_some()
+            {
+                st.done_ns = *at;
+                fin = Some((Response::from_value(v), *line));
+            }
+        }
+        let total = fin.as_ref().and_then(|(r, _)| r.total_duration_ns);
+        let (start, basis) = match (request_start_ns, st.done_ns, total) {
+            (Some(s), _, _) => (Some(s), Some("request_start")),
+            (None, Some(d), Some(t)) => (d.checked_sub(t), Some("done_minus_total_duration")),
+            _ => (None, None),
+        };
+        if let (Some(s), Some(f)) = (start, st.first_token_ns) {
+            st.ttft_ms = Some(f.saturating_sub(s) as f64 / 1e6);
+            st.ttft_basis = basis;
+        }
+        return Document::Stream(st, fin);
+    }
+    if ok.len() == 1 {
+        let (v, line, _) = ok[0];
+        return Document::Single(Response::from_value(v), line);
+    }
+    Document::Many(
+        ok.iter()
+            .map(|(v, l, _)| (Response::from_value(v), *l))
+            .collect(),
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn single_and_error_and_empty() {
+        let d = parse(
+            r#"{"model":"m","done":true,"done_reason":"length","total_duration":14197760256,"load_duration":8319156173,"prompt_eval_count":23,"prompt_eval_duration":396918244,"eval_count":140,"eval_duration":5239115189,"response":"","thinking":"ok"}"#,
+            None,
+        );
+        let Document::Single(r, 1) = d else {
+            panic!("{d:?}")
+        };
+        let rates = r.rates();
+        assert!((rates.eval_rate.unwrap() - 26.722).abs() < 1e-3);
+        assert!((rates.e2e_rate.unwrap() - 9.8607).abs() < 1e-3);
+        assert_eq!(r.thinking_chars, 2);
+        let Document::Single(e, _) = parse(
+            "{\"error\":\"invalid character '\\\\n' in string literal\"}\n",
+            None,
+        ) else {
+            panic!()
+        };
+        assert!(e.error.unwrap().contains("invalid character"));
+        assert_eq!(parse("", None), Document::Empty);
+        assert_eq!(parse("  \n", None), Document::Empty);
+        assert!(matches!(parse("not json", None), Document::NotJson(_)));
+    }
+
+    #[test]
+    fn literal_backslash_n_separators() {
+        let t = r#"{"a":"x\ny","eval_count":1,"eval_duration":2}\n{"eval_count":3,"eval_duration":4}\n"#;
+        let r = records(t);
+        assert_eq!(r.len(), 2);
+        assert_eq!(r[0].value.as_ref().unwrap()["a"], "x\ny");
+        let Document::Many(v) = parse(t, None) else {
+            panic!()
+        };
+        assert_eq!(v[1].0.eval_count, Some(3));
+    }
+
+    #[test]
+    fn stream_with_capture_times() {
+        let t = "1000\t{\"done\":false,\"response\":\"\",\"thinking\":\"\"}\n\
+                 1500\t{\"done\":false,\"thinking\":\"Hmm\"}\n\
+                 1600\t{\"done\":false,\"response\":\"Hi\"}\n\
+                 2000\t{\"done\":true,\"done_reason\":\"stop\",\"total_duration\":1200,\"eval_count\":2,\"eval_duration\":100}\n";
+        let Document::Stream(st, Some((fin, 4))) = parse(t, None) else {
+            panic!()
+        };
+        assert_eq!(
+            (st.chunks, st.response_chunks, st.thinking_chunks),
+            (3, 1, 1)
+        );
+        assert_eq!(st.first_token_channel, "thinking");
+        assert_eq!(st.first_token_ns, Some(1500));
+        // start estimated as 2000 - 1200 = 800 → 700 ns
+        assert_eq!(st.ttft_ms, Some(0.0007));
+        assert_eq!(st.ttft_basis, Some("done_minus_total_duration"));
+        assert_eq!(fin.done_reason.as_deref(), Some("stop"));
+        let Document::Stream(st, _) = parse(t, Some(1000)) else {
+            panic!()
+        };
+        assert_eq!(st.ttft_ms, Some(0.0005));
+    }
+
+    #[test]
+    fn harness_field_names() {
+        let r = Response::from_value(
+            &serde_json::json!({"eval_count":128,"eval_duration_ns":606812373,"total_duration_ns":1760663169,"model":null}),
+        );
+        assert!((r.rates().eval_rate.unwrap() - 210.938).abs() < 1e-3);
+        assert_eq!(r.model, None);
+    }
+}

@@ -1,0 +1,492 @@
+//! `ollama serve` output and its journal: logfmt lines (`time=… level=INFO source=… msg="…"
+//! key=value …`), llama.cpp/ggml lines (`load_tensors: offloaded 23/23 layers to GPU`,
+//! `  Device 0: Radeon Instinct MI25, gfx900:xnack- (0x900), VMM: no, Wave Size: 64`), rocBLAS
+//! messages, crashes, and gin request lines. Journal lines carry a prefix
+//! (`Mar 23 20:20:18 host ollama[985202]: `, or in a Japanese locale ` 3月 21 01:27:16 host
+//! ollama[358115]: `) that is removed first.
+
+use serde::Serialize;
+
+/// Removes a journald/syslog prefix (`<date> <time> <host> <ident>[<pid>]: `), if any.
+pub fn strip_prefix(line: &str) -> &str {
+    let Some(i) = line.find("]: ") else {
+        return line;
+    };
+    let head = &line[..i];
+    // `<ident>[<pid>` right before, and a clock time earlier on the line.
+    let Some(open) = head.rfind('[') else {
+        return line;
+    };
+    let pid = &head[open + 1..];
+    let has_time = head.split_whitespace().any(|t| {
+        let b = t.as_bytes();
+        b.len() >= 8 && b[2] == b':' && b[5] == b':' && b[..2].iter().all(u8::is_ascii_digit)
+    });
+    if !pid.is_empty() && pid.bytes().all(|c| c.is_ascii_digit()) && has_time && i < 160 {
+        &line[i + 3..]
+    } else {
+        line
+    }
+}
+
+/// A logfmt value: `key=value` or `key="quoted value"` anywhere on the line.
+pub fn logfmt<'a>(line: &'a str, key: &str) -> Option<&'a str> {
+    let mut from = 0;
+    while let Some(p) = line[from..].find(key) {
+        let at = from + p;
+        from = at + key.len();
+        let before_ok = at == 0 || line.as_bytes()[at - 1] == b' ';
+        let rest = &line[at + key.len()..];
+        if !before_ok || !rest.starts_with('=') {
+            continue;
+        }
+        let v = &rest[1..];
+        if let Some(q) = v.strip_prefix('"') {
+            // A quoted value; `\"` escapes inside.
+            let mut end = None;
+            let b = q.as_bytes();
+            let mut i = 0;
+            while i < b.len() {
+                match b[i] {
+                    b'\\' => i += 2,
+                    b'"' => {
+                        end = Some(i);
+                        break;
+                    }
+                    _ => i += 1,
+                }
+            }
+            return Some(&q[..end.unwrap_or(q.len())]);
+        }
+        return Some(v.split(' ').next().unwrap_or(""));
+    }
+    None
+}
+
+/// A ggml device line.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct GgmlDevice {
+    /// Device index.
+    pub index: u32,
+    /// Marketing name.
+    pub name: String,
+    /// Target id (`gfx900:xnack-`).
+    pub target: String,
+    /// ggml's compute capability (`0x900`).
+    #[serde(skip_serializing_if = "String::is_empty")]
+    pub cc: String,
+    /// Wavefront size.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub wave_size: Option<u32>,
+}
+
+/// A recognised line.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Event {
+    /// `msg="inference compute"`: a device Ollama will run on.
+    InferenceCompute {
+        /// `library` (`ROCm`, `rocm`, `CUDA`, `Vulkan`, `cpu`).
+        library: String,
+        /// `compute` (`gfx900`).
+        compute: String,
+        /// `description` (`Radeon Instinct MI25`).
+        description: String,
+        /// `total` (`16.0 GiB`).
+        total: String,
+    },
+    /// `msg=load request="{… NumThreads:N GPULayers:…}"`.
+    LoadRequest {
+        /// GPU layers (0 for `GPULayers:[]`).
+        gpu_layers: u64,
+        /// `NumThreads`.
+        num_threads: Option<u64>,
+        /// `BatchSize`.
+        batch_size: Option<u64>,
+        /// `KvSize`.
+        kv_size: Option<u64>,
+        /// `FlashAttention`.
+        flash_attention: Option<String>,
+    },
+    /// `offloaded N/M layers to GPU`.
+    Offloaded {
+        /// N.
+        layers: u64,
+        /// M.
+        of: u64,
+    },
+    /// `msg="model weights" device=ROCm0 size=…` (also kv cache, compute graph).
+    Placement {
+        /// What (`model weights`, `kv cache`, `compute graph`).
+        what: String,
+        /// Device (`CPU`, `ROCm0`).
+        device: String,
+    },
+    /// `load_tensors: CPU model buffer size = …` / `ROCm0 model buffer size`.
+    ModelBuffer {
+        /// `CPU`, `CPU_Mapped`, `ROCm0`, …
+        device: String,
+    },
+    /// Another line naming a GPU library (`msg="gpu memory" … library=ROCm`).
+    LibraryMention(String),
+    /// `load_backend: loaded ROCm backend from <path>`.
+    Backend {
+        /// `ROCm`, `CPU`, `Vulkan`.
+        kind: String,
+        /// Library path.
+        path: String,
+    },
+    /// ggml `Device N: …`.
+    Device(GgmlDevice),
+    /// `llama_model_load_from_file_impl: using device ROCm0 (…)`.
+    UsingDevice(String),
+    /// A failure: OOM, crash, GPU discovery failure, missing Tensile library, …
+    Failure {
+        /// Kind: `oom`, `abort`, `rocm_error`, `runner_crashed`, `gpu_discovery_failed`,
+        /// `device_filtered`, `tensile_library_missing`, `no_rocblas_support`, `killed`.
+        kind: &'static str,
+        /// Detail (the missing file and arch for `tensile_library_missing`).
+        detail: String,
+    },
+    /// gin: `[GIN] … | 200 | 626.59ms | 127.0.0.1 | POST "/api/generate"`.
+    Request {
+        /// HTTP status.
+        status: u32,
+        /// Path.
+        path: String,
+        /// Latency as printed.
+        latency: String,
+    },
+}
+
+fn num_after(s: &str, key: &str) -> Option<u64> {
+    let i = s.find(key)? + key.len();
+    let d: String = s[i..].chars().take_while(char::is_ascii_digit).collect();
+    d.parse().ok()
+}
+
+fn word_after(s: &str, key: &str) -> Option<String> {
+    let i = s.find(key)? + key.len();
+    let w: String = s[i..]
+        .chars()
+        .take_while(|c| !c.is_whitespace() && *c != '}')
+        .collect();
+    (!w.is_empty()).then_some(w)
+}
+
+/// Recognises a line (prefix already stripped or not).
+pub fn parse(raw: &str) -> Option<Event> {
+    let line = strip_prefix(raw).trim_end();
+    let t = line.trim_start();
+    if t.is_empty() {
+        return None;
+    }
+    if let Some(msg) = logfmt(line, "msg") {
+        match msg {
+            "inference compute" => {
+                let g = |k: &str| logfmt(line, k).unwrap_or("").to_string();
+                return Some(Event::InferenceCompute {
+                    library: g("library"),
+                    compute: g("compute"),
+                    description: g("description"),
+                    total: g("total"),
+                });
+            }
+            "load" if line.contains("request=") => {
+                let gpu_layers = if line.contains("GPULayers:[]") {
+                    0
+                } else {
+                    num_after(line, "GPULayers:").unwrap_or(0)
+                };
+                return Some(Event::LoadRequest {
+                    gpu_layers,
+                    num_threads: num_after(line, "NumThreads:"),
+                    batch_size: num_after(line, "BatchSize:"),
+                    kv_size: num_after(line, "KvSize:"),
+                    flash_attention: word_after(line, "FlashAttention:"),
+                });
+            }
+            "model weights" | "kv cache" | "compute graph" => {
+                if let Some(d) = logfmt(line, "device") {
+                    return Some(Event::Placement {
+                        what: msg.to_string(),
+                        device: d.to_string(),
+                    });
+                }
+            }
+            "failure during GPU discovery" => {
+                return Some(Event::Failure {
+                    kind: "gpu_discovery_failed",
+                    detail: logfmt(line, "error").unwrap_or("").to_string(),
+                });
+            }
+            "filtering device which didn't fully initialize" => {
+                return Some(Event::Failure {
+                    kind: "device_filtered",
+                    detail: logfmt(line, "library").unwrap_or("").to_string(),
+                });
+            }
+            "llama runner terminated" => {
+                return Some(Event::Failure {
+                    kind: "runner_crashed",
+                    detail: logfmt(line, "error").unwrap_or("").to_string(),
+                });
+            }
+            m if m.starts_with("dropping ROCm device") => {
+                return Some(Event::Failure {
+                    kind: "no_rocblas_support",
+                    detail: logfmt(line, "gfx_target").unwrap_or("").to_string(),
+                });
+            }
+            _ => {}
+        }
+        if let Some(lib) = logfmt(line, "library") {
+            // Device libraries only (a `library=` may also hold a folder).
+            if ["rocm", "cuda", "vulkan", "metal", "hip"]
+                .iter()
+                .any(|g| lib.eq_ignore_ascii_case(g))
+            {
+                return Some(Event::LibraryMention(lib.to_string()));
+            }
+        }
+        if line.contains("out of memory") {
+            return Some(Event::Failure {
+                kind: "oom",
+                detail: msg.to_string(),
+            });
+        }
+        return None;
+    }
+    if let Some(i) = t.find("offloaded ") {
+        if t[i..].contains(" layers to GPU") {
+            let r = &t[i + "offloaded ".len()..];
+            if let Some((n, m)) = r.split_once('/') {
+                let m: String = m.chars().take_while(char::is_ascii_digit).collect();
+                if let (Ok(layers), Ok(of)) = (n.trim().parse(), m.parse()) {
+                    return Some(Event::Offloaded { layers, of });
+                }
+            }
+        }
+    }
+    if let Some(r) = t.strip_prefix("load_tensors:") {
+        if let Some(i) = r.find(" model buffer size") {
+            return Some(Event::ModelBuffer {
+                device: r[..i].trim().to_string(),
+            });
+        }
+    }
+    if let Some(r) = t.strip_prefix("load_backend: loaded ") {
+        if let Some((kind, path)) = r.split_once(" backend from ") {
+            return Some(Event::Backend {
+                kind: kind.to_string(),
+                path: path.trim().to_string(),
+            });
+        }
+    }
+    if let Some(r) = t.strip_prefix("Device ") {
+        // `Device 0: Radeon Instinct MI25, gfx900:xnack- (0x900), VMM: no, Wave Size: 64, …`
+        let (idx, rest) = r.split_once(": ")?;
+        let index = idx.parse().ok()?;
+        let mut parts = rest.split(", ");
+        let name = parts.next()?.to_string();
+        let arch = parts.next()?;
+        let (target, cc) = match arch.split_once(" (") {
+            Some((a, c)) => (a.to_string(), c.trim_end_matches(')').to_string()),
+            None => (arch.to_string(), String::new()),
+        };
+        if !target.starts_with("gfx") && !target.starts_with("sm_") {
+            return None;
+        }
+        let wave_size = rest
+            .split(", ")
+            .find_map(|p| p.strip_prefix("Wave Size: "))
+            .and_then(|w| w.trim().parse().ok());
+        return Some(Event::Device(GgmlDevice {
+            index,
+            name,
+            target,
+            cc,
+            wave_size,
+        }));
+    }
+    if let Some(i) = t.find("using device ") {
+        let d: String = t[i + "using device ".len()..]
+            .chars()
+            .take_while(|c| !c.is_whitespace())
+            .collect();
+        return Some(Event::UsingDevice(d));
+    }
+    if t.starts_with("rocBLAS ") {
+        if let Some(rocpath_logs::rocblas::Event::LibraryMissing { path, arch, .. }) =
+            rocpath_logs::rocblas::parse(t.as_bytes())
+        {
+            return Some(Event::Failure {
+                kind: "tensile_library_missing",
+                detail: format!("{path} for {arch}"),
+            });
+        }
+    }
+    if let Some(r) = t.strip_prefix("[GIN] ") {
+        let f: Vec<&str> = r.split('|').map(str::trim).collect();
+        if f.len() >= 5 {
+            let status = f[1].parse().ok()?;
+            let path = f[4]
+                .rsplit(' ')
+                .next()
+                .unwrap_or("")
+                .trim_matches('"')
+                .to_string();
+            return Some(Event::Request {
+                status,
+                path,
+                latency: f[2].to_string(),
+            });
+        }
+    }
+    let failures: [(&str, &'static str); 6] = [
+        ("ROCm error:", "rocm_error"),
+        ("SIGABRT", "abort"),
+        ("out of memory", "oom"),
+        ("hipErrorOutOfMemory", "oom"),
+        ("runner crashed", "runner_crashed"),
+        ("Killed", "killed"),
+    ];
+    for (needle, kind) in failures {
+        if t.contains(needle) {
+            return Some(Event::Failure {
+                kind,
+                detail: t.chars().take(200).collect(),
+            });
+        }
+    }
+    None
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn journal_prefixes() {
+        assert_eq!(
+            strip_prefix(
+                " 3月 21 01:27:16 hbmx-mi25 ollama[358115]: load_tensors: offloaded 49/49 layers to GPU"
+            ),
+            "load_tensors: offloaded 49/49 layers to GPU"
+        );
+        assert_eq!(
+            strip_prefix("Mar 23 20:20:18 hbmx-mi25 ollama[985202]: x"),
+            "x"
+        );
+        assert_eq!(
+            strip_prefix("arr[3]: not a journal"),
+            "arr[3]: not a journal"
+        );
+    }
+
+    #[test]
+    fn real_line_shapes() {
+        let ic = r#"time=2026-03-20T19:57:42.657+09:00 level=INFO source=types.go:42 msg="inference compute" id=GPU-021501917da22884 filter_id="" library=ROCm compute=gfx900 name=ROCm0 description="Radeon Instinct MI25" libdirs=ollama driver=70226.1 pci_id=0000:03:00.0 type=discrete total="16.0 GiB" available="16.0 GiB""#;
+        assert_eq!(
+            parse(ic),
+            Some(Event::InferenceCompute {
+                library: "ROCm".into(),
+                compute: "gfx900".into(),
+                description: "Radeon Instinct MI25".into(),
+                total: "16.0 GiB".into()
+            })
+        );
+        let cpu = r#"time=… level=INFO source=types.go:60 msg="inference compute" id=cpu library=cpu compute="" name=cpu description=cpu"#;
+        assert!(
+            matches!(parse(cpu), Some(Event::InferenceCompute { library, .. }) if library == "cpu")
+        );
+        let lr = r#"time=… level=INFO source=runner.go:895 msg=load request="{Operation:commit LoraPath:[] Parallel:1 BatchSize:512 FlashAttention:Auto KvSize:4096 KvCacheType: NumThreads:4 GPULayers:49[ID:GPU-021501917da22884 Layers:49(0..48)] MultiUserCache:false}""#;
+        assert_eq!(
+            parse(lr),
+            Some(Event::LoadRequest {
+                gpu_layers: 49,
+                num_threads: Some(4),
+                batch_size: Some(512),
+                kv_size: Some(4096),
+                flash_attention: Some("Auto".into())
+            })
+        );
+        assert!(matches!(
+            parse(&lr.replace(
+                "GPULayers:49[ID:GPU-021501917da22884 Layers:49(0..48)]",
+                "GPULayers:[]"
+            )),
+            Some(Event::LoadRequest { gpu_layers: 0, .. })
+        ));
+        assert_eq!(
+            parse("load_tensors: offloaded 23/23 layers to GPU"),
+            Some(Event::Offloaded { layers: 23, of: 23 })
+        );
+        assert_eq!(
+            parse("load_tensors:          CPU model buffer size =   606.53 MiB"),
+            Some(Event::ModelBuffer {
+                device: "CPU".into()
+            })
+        );
+        assert_eq!(
+            parse("load_tensors:   CPU_Mapped model buffer size =    35.16 MiB"),
+            Some(Event::ModelBuffer {
+                device: "CPU_Mapped".into()
+            })
+        );
+        let dev = parse(
+            "  Device 0: Radeon Instinct MI25, gfx900:xnack- (0x900), VMM: no, Wave Size: 64, ID: GPU-021501917da22884",
+        );
+        assert_eq!(
+            dev,
+            Some(Event::Device(GgmlDevice {
+                index: 0,
+                name: "Radeon Instinct MI25".into(),
+                target: "gfx900:xnack-".into(),
+                cc: "0x900".into(),
+                wave_size: Some(64)
+            }))
+        );
+        assert!(matches!(
+            parse("rocBLAS error: Cannot read /opt/rocm-7.2.0/lib/rocblas/library/TensileLibrary.dat: No such file or directory for GPU arch : gfx900"),
+            Some(Event::Failure { kind: "tensile_library_missing", detail }) if detail.ends_with("for gfx900")
+        ));
+        assert_eq!(
+            parse(
+                r#"[GIN] 2026/03/20 - 19:57:59 | 200 |   626.59536ms |       127.0.0.1 | POST     "/api/generate""#
+            ),
+            Some(Event::Request {
+                status: 200,
+                path: "/api/generate".into(),
+                latency: "626.59536ms".into()
+            })
+        );
+        assert!(matches!(
+            parse(r#"time=… level=INFO msg="model weights" device=CPU size="571.4 MiB""#),
+            Some(Event::Placement { device, .. }) if device == "CPU"
+        ));
+        assert!(matches!(
+            parse(r#"time=… msg="gpu memory" id=GPU-0215 library=ROCm available="15.5 GiB""#),
+            Some(Event::LibraryMention(l)) if l == "ROCm"
+        ));
+        assert!(matches!(
+            parse("ROCm error: unspecified launch failure"),
+            Some(Event::Failure {
+                kind: "rocm_error",
+                ..
+            })
+        ));
+        assert_eq!(
+            parse("load_backend: loaded ROCm backend from /x/libggml-hip.so"),
+            Some(Event::Backend {
+                kind: "ROCm".into(),
+                path: "/x/libggml-hip.so".into()
+            })
+        );
+        assert_eq!(
+            parse(
+                "llama_model_load_from_file_impl: using device ROCm0 (Radeon Instinct MI25) (0000:03:00.0) - 16360 MiB free"
+            ),
+            Some(Event::UsingDevice("ROCm0".into()))
+        );
+    }
+}

@@ -1,0 +1,239 @@
+//! `rocm-smi` sample logs (`rocm-smi --showuse --showmemuse --showpower --showtemp [--showclocks]`
+//! run once a second, appended to one file). Samples are separated by a timestamp line in one
+//! of the layouts the recordings use (`===== 2026-03-21T01:27:15+09:00 =====`,
+//! `=== 2026-03-23_20:34:03`, a bare `2026-03-20 19:28:58`), or — with no separators — by the
+//! tool's own `ROCm System Management Interface` banner. Values are `GPU[i]\t\t: <key>: <value>`
+//! for any number of GPUs. Warnings (`WARNING: …`, `energy_count_secondary_die_check,
+//! Unexpected data received`, `rocm-smi: command not found`) are kept with their lines.
+
+use serde::Serialize;
+use std::collections::BTreeMap;
+
+/// Peaks of one GPU over the samples.
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+pub struct GpuPeaks {
+    /// GPU index as rocm-smi prints it.
+    pub gpu: u32,
+    /// Samples that mention this GPU's use.
+    pub samples: u64,
+    /// Highest `GPU use (%)`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub max_use_pct: Option<f64>,
+    /// Line of the highest use.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub max_use_line: Option<u64>,
+    /// Samples with use > 0.
+    pub busy_samples: u64,
+    /// Highest `GPU Memory Allocated (VRAM%)`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub max_vram_pct: Option<f64>,
+    /// Highest `Current Socket Graphics Package Power (W)` (or `Average Graphics Package Power`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub max_power_w: Option<f64>,
+    /// Highest edge temperature, °C.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub max_temp_c: Option<f64>,
+    /// Highest sclk, MHz.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub max_sclk_mhz: Option<f64>,
+}
+
+/// A line that is not a value.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Warning {
+    /// 1-based line.
+    pub line: u64,
+    /// The text.
+    pub text: String,
+}
+
+/// A parsed sample log.
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+pub struct SmiLog {
+    /// Samples (separators or banners seen; 1 if values came without either).
+    pub samples: u64,
+    /// Per GPU.
+    pub gpus: Vec<GpuPeaks>,
+    /// `rocm-smi: command not found` lines (the sampler could not run).
+    pub command_not_found: u64,
+    /// Other warning lines (distinct texts, first line of each).
+    pub warnings: Vec<Warning>,
+}
+
+impl SmiLog {
+    /// Whether any value line was read.
+    pub fn has_values(&self) -> bool {
+        self.gpus
+            .iter()
+            .any(|g| g.samples > 0 || g.max_power_w.is_some() || g.max_temp_c.is_some())
+    }
+}
+
+fn is_separator(l: &str) -> bool {
+    let t = l.trim().trim_matches('=').trim();
+    let b = t.as_bytes();
+    // 2026-03-21T01:27:15+09:00 / 2026-03-23_20:34:03 / 2026-03-20 19:28:58
+    b.len() >= 16
+        && b[..4].iter().all(u8::is_ascii_digit)
+        && b[4] == b'-'
+        && b[7] == b'-'
+        && matches!(b[10], b'T' | b'_' | b' ')
+        && b[13] == b':'
+        && !l.contains("GPU[")
+}
+
+fn number(v: &str) -> Option<f64> {
+    let t = v.trim();
+    // `0: (852Mhz)` for clocks: the value in parentheses.
+    let t = match (t.find('('), t.find("Mhz")) {
+        (Some(a), Some(b)) if b > a => &t[a + 1..b],
+        _ => t,
+    };
+    t.trim().trim_end_matches('%').parse().ok()
+}
+
+fn max(a: &mut Option<f64>, v: f64) -> bool {
+    if a.is_none_or(|x| v > x) {
+        *a = Some(v);
+        true
+    } else {
+        false
+    }
+}
+
+/// Parses a sample log.
+pub fn parse(text: &str) -> SmiLog {
+    let mut out = SmiLog::default();
+    let mut gpus: BTreeMap<u32, GpuPeaks> = BTreeMap::new();
+    let mut separators = 0u64;
+    let mut banners = 0u64;
+    let mut seen_warn: BTreeMap<String, u64> = BTreeMap::new();
+    for (i, raw) in text.lines().enumerate() {
+        let line = (i + 1) as u64;
+        let l = raw.trim_end();
+        if is_separator(l) {
+            separators += 1;
+            continue;
+        }
+        if l.contains("ROCm System Management Interface") {
+            banners += 1;
+            continue;
+        }
+        if let Some(r) = l.strip_prefix("GPU[") {
+            let Some((idx, rest)) = r.split_once(']') else {
+                continue;
+            };
+            let Ok(gpu) = idx.parse::<u32>() else {
+                continue;
+            };
+            let body = rest.trim_start().trim_start_matches(':').trim();
+            let Some((key, val)) = body.rsplit_once(": ").or_else(|| body.split_once(':')) else {
+                continue;
+            };
+            let g = gpus.entry(gpu).or_insert_with(|| GpuPeaks {
+                gpu,
+                ..GpuPeaks::default()
+            });
+            let Some(v) = number(val) else { continue };
+            let key = key.trim();
+            if key.starts_with("GPU use (%)") {
+                g.samples += 1;
+                if v > 0.0 {
+                    g.busy_samples += 1;
+                }
+                if max(&mut g.max_use_pct, v) {
+                    g.max_use_line = Some(line);
+                }
+            } else if key.starts_with("GPU Memory Allocated (VRAM%)")
+                || key.starts_with("GPU memory use (%)")
+            {
+                max(&mut g.max_vram_pct, v);
+            } else if key.contains("Graphics Package Power (W)") {
+                max(&mut g.max_power_w, v);
+            } else if key.starts_with("Temperature (Sensor edge)") {
+                max(&mut g.max_temp_c, v);
+            } else if key.starts_with("sclk clock level") {
+                max(&mut g.max_sclk_mhz, v);
+            }
+            continue;
+        }
+        let t = l.trim();
+        if t.is_empty() || t.starts_with('=') {
+            continue;
+        }
+        if t.contains("rocm-smi: command not found")
+            || t.contains("rocm-smi: コマンドが見つかりません")
+        {
+            out.command_not_found += 1;
+            continue;
+        }
+        if t.starts_with("WARNING")
+            || t.contains("Unexpected data")
+            || t.contains("Not supported")
+            || t.starts_with("ERROR")
+        {
+            seen_warn.entry(t.to_string()).or_insert(line);
+        }
+    }
+    out.samples = if separators > 0 {
+        separators
+    } else if banners > 0 {
+        banners
+    } else {
+        u64::from(!gpus.is_empty())
+    };
+    out.gpus = gpus.into_values().collect();
+    let mut w: Vec<Warning> = seen_warn
+        .into_iter()
+        .map(|(text, line)| Warning { line, text })
+        .collect();
+    w.sort_by_key(|w| w.line);
+    out.warnings = w;
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn two_gpus_and_layouts() {
+        let t = "===== 2026-03-21T01:27:15+09:00 =====\n\
+GPU[0]\t\t: Temperature (Sensor edge) (C): 23.0\n\
+GPU[1]\t\t: Temperature (Sensor edge) (C): 30.0\n\
+GPU[0]\t\t: sclk clock level: 0: (852Mhz)\n\
+GPU[0]\t\t: Current Socket Graphics Package Power (W): 8.0\n\
+energy_count_secondary_die_check, Unexpected data received\n\
+GPU[0]\t\t: GPU use (%): 0\n\
+GPU[1]\t\t: GPU use (%): 0\n\
+GPU[0]\t\t: GPU Memory Allocated (VRAM%): 0\n\
+=== 2026-03-23_20:34:03\n\
+GPU[0]\t\t: GPU use (%): 87\n\
+GPU[0]\t\t: Current Socket Graphics Package Power (W): 209.0\n\
+GPU[0]\t\t: GPU Memory Allocated (VRAM%): 58\n\
+GPU[0]\t\t: sclk clock level: 7: (1500Mhz)\n\
+GPU[0]\t\t: Memory Activity: N/A\n\
+bash: line 1: rocm-smi: command not found\n";
+        let s = parse(t);
+        assert_eq!(s.samples, 2);
+        assert_eq!(s.gpus.len(), 2);
+        let g = &s.gpus[0];
+        assert_eq!((g.samples, g.busy_samples), (2, 1));
+        assert_eq!(g.max_use_pct, Some(87.0));
+        assert_eq!(g.max_use_line, Some(11));
+        assert_eq!(g.max_power_w, Some(209.0));
+        assert_eq!(g.max_vram_pct, Some(58.0));
+        assert_eq!(g.max_sclk_mhz, Some(1500.0));
+        assert_eq!(s.gpus[1].max_use_pct, Some(0.0));
+        assert_eq!(s.command_not_found, 1);
+        assert_eq!(s.warnings.len(), 1);
+        assert_eq!(s.warnings[0].line, 6);
+    }
+
+    #[test]
+    fn empty_and_garbage() {
+        assert_eq!(parse("").samples, 0);
+        let s = parse("GPU[x] : nonsense\nGPU[0]\t: GPU use (%): N/A\n");
+        assert!(!s.has_values() || s.gpus[0].max_use_pct.is_none());
+    }
+}

@@ -1,0 +1,225 @@
+//! The link view: catalog reads (strace) next to dispatches (rocprofv3) and the rocBLAS layer
+//! trace of the same scenario. It never claims that a catalog read caused a dispatch; it says
+//! what was observed together:
+//!
+//! * `direct_rocblas_or_tensile_dispatch_observed` — a rocBLAS/Tensile GEMM was seen running
+//!   (a `Cijk_`/`rocblas_` kernel in the kernel trace, or a GEMM call in the rocBLAS trace);
+//! * `indirect_link_only_same_scenario` — fallback catalog files were read and kernels were
+//!   dispatched, but none of them through rocBLAS/Tensile;
+//! * `insufficient_evidence` — one of the two layers is missing.
+//!
+//! The gates are the research workflow's (`g4-fallback-dispatch-link-check.sh`), computed from
+//! parsed records; the rocBLAS trace's API lines and `rocblas_internal` backend lines are
+//! counted separately (the research counted both as GEMM lines).
+
+use crate::report::StraceReport;
+use rocpath_evidence::{Class, Evidence, Locator, Proof};
+use rocpath_logs::rocblas::Event;
+use serde::Serialize;
+
+/// What a `ROCBLAS_LAYER` trace log holds.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+pub struct RocblasTrace {
+    /// The file.
+    pub path: String,
+    /// Lines.
+    pub lines: u64,
+    /// `rocblas_create_handle` lines.
+    pub handle_lines: u64,
+    /// GEMM API calls (`rocblas_gemm_ex`, `rocblas_sgemm`, …).
+    pub gemm_calls: u64,
+    /// `rocblas_internal,rocblas_gemm_<backend>_backend` lines.
+    pub backend_lines: u64,
+    /// The research's `rocblas_trace_gemm_lines`: lines matching `(?i)gemm|matmul|tensile`.
+    pub research_gemm_lines: u64,
+    /// First GEMM call line.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub first_gemm_line: Option<u64>,
+    /// Distinct shapes `api transA transB m n k` with counts (API lines only).
+    pub shapes: Vec<(String, u64)>,
+}
+
+/// Reads a rocBLAS layer trace (rocpath-logs parses each line).
+pub fn rocblas_trace(path: &str, text: &str) -> RocblasTrace {
+    let mut t = RocblasTrace {
+        path: path.to_string(),
+        ..RocblasTrace::default()
+    };
+    let mut shapes: std::collections::BTreeMap<String, u64> = std::collections::BTreeMap::new();
+    for (i, l) in text.lines().enumerate() {
+        t.lines += 1;
+        let lower = l.to_ascii_lowercase();
+        if ["gemm", "matmul", "tensile"]
+            .iter()
+            .any(|w| lower.contains(w))
+        {
+            t.research_gemm_lines += 1;
+        }
+        match rocpath_logs::rocblas::parse(l.as_bytes()) {
+            Some(Event::Trace(g)) => {
+                t.gemm_calls += g.count;
+                t.first_gemm_line.get_or_insert((i + 1) as u64);
+                *shapes
+                    .entry(format!(
+                        "{} {} {} {}x{}x{}",
+                        g.api, g.trans_a, g.trans_b, g.m, g.n, g.k
+                    ))
+                    .or_default() += g.count;
+            }
+            Some(Event::Backend { .. }) => t.backend_lines += 1,
+            Some(Event::Api(a)) if a == "rocblas_create_handle" => t.handle_lines += 1,
+            _ => {}
+        }
+    }
+    let mut v: Vec<(String, u64)> = shapes.into_iter().collect();
+    v.sort_by(|a, b| b.1.cmp(&a.1).then_with(|| a.0.cmp(&b.0)));
+    t.shapes = v;
+    t
+}
+
+/// The link between the layers.
+#[derive(Debug, Clone, Serialize)]
+pub struct Link {
+    /// Fallback catalog read (the research gate: libggml-hip, fallback `.dat` and `.hsaco`
+    /// opened).
+    pub fallback_confirmed: bool,
+    /// Kernels dispatched (a kernel trace with dispatches).
+    pub dispatch_confirmed: bool,
+    /// rocBLAS/Tensile GEMM observed running.
+    pub direct_rocblas_or_tensile_dispatch: bool,
+    /// Status (see the module doc).
+    pub link_status: &'static str,
+    /// rocBLAS/Tensile kernel dispatches in the kernel trace.
+    pub blas_kernel_dispatches: u64,
+    /// GEMM calls in the rocBLAS trace.
+    pub rocblas_gemm_calls: u64,
+    /// Which layers were given.
+    pub layers: Vec<&'static str>,
+    /// Evidence.
+    pub evidence: Evidence,
+}
+
+/// Builds the link. `trace` is a kernel-trace report of the same scenario, `rocblas` its
+/// rocBLAS layer traces.
+pub fn link(
+    catalog: &StraceReport,
+    trace: Option<&rocpath_trace::Report>,
+    rocblas: &[RocblasTrace],
+) -> Link {
+    let dispatch = trace.is_some_and(|t| t.dispatches > 0);
+    let blas_kernels = trace.map_or(0, |t| t.blas_dispatches);
+    let gemm_calls: u64 = rocblas.iter().map(|r| r.gemm_calls).sum();
+    let direct = blas_kernels > 0 || gemm_calls > 0;
+    let fallback = catalog.fallback_confirmed;
+    let mut layers = vec!["catalog_read"];
+    if trace.is_some() {
+        layers.push("dispatch");
+    }
+    if !rocblas.is_empty() {
+        layers.push("rocblas_trace");
+    }
+    let mut sources: Vec<Locator> = catalog.catalog_read.sources.clone();
+    if let Some(t) = trace {
+        sources.extend(t.traces.iter().map(|r| Locator::file(&r.path)));
+    }
+    for r in rocblas {
+        let mut l = Locator::file(&r.path);
+        if let Some(line) = r.first_gemm_line {
+            l = l.with_line(line);
+        }
+        sources.push(l);
+    }
+    let (status, mut ev) = if direct {
+        (
+            "direct_rocblas_or_tensile_dispatch_observed",
+            Evidence::new(Class::Confirmed, Proof::RuntimeVerified, "strace.link.direct").because(format!(
+                "rocBLAS/Tensile GEMM seen running ({blas_kernels} Tensile/rocBLAS kernel dispatch(es), {gemm_calls} rocBLAS GEMM call(s)); \
+                 which catalog entries served them is not established"
+            )),
+        )
+    } else if fallback && dispatch {
+        (
+            "indirect_link_only_same_scenario",
+            Evidence::new(Class::Inferred, Proof::Hypothesis, "strace.link.indirect").because(
+                "fallback catalog read and kernels dispatched in the same scenario, but no rocBLAS/Tensile dispatch: \
+                 the catalog was loaded, the GEMMs ran elsewhere (ggml's own kernels) — same scenario, not a causal link",
+            ),
+        )
+    } else {
+        let missing = if !fallback && !dispatch {
+            "neither a fallback catalog read nor a dispatch"
+        } else if !fallback {
+            "no fallback catalog read"
+        } else {
+            "no kernel dispatch (no kernel trace given, or it is empty)"
+        };
+        (
+            "insufficient_evidence",
+            Evidence::new(
+                Class::Unresolved,
+                Proof::RuntimeVerified,
+                "strace.link.insufficient",
+            )
+            .because(missing),
+        )
+    };
+    ev.sources = sources;
+    Link {
+        fallback_confirmed: fallback,
+        dispatch_confirmed: dispatch,
+        direct_rocblas_or_tensile_dispatch: direct,
+        link_status: status,
+        blas_kernel_dispatches: blas_kernels,
+        rocblas_gemm_calls: gemm_calls,
+        layers,
+        evidence: ev,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::report::{process, total};
+
+    const GPT: &str = "rocblas_create_handle,atomics_not_allowed\n\
+rocblas_set_stream,0x7e0694009520,atomics_not_allowed\n\
+rocblas_gemm_ex,T,N,4096,512,2880,1,0x195a280,bf16_r,2880,0x80,bf16_r,2880,0,0x80,bf16_r,4096,0x80,bf16_r,4096,f32_r,0,0,none,atomics_not_allowed\n\
+rocblas_internal,rocblas_gemm_tensile_backend,T,N,4096,512,2880,1,0x195a280,2880,0x80,2880,0,0x80,4096,0x80,4096,atomics_not_allowed\n\
+rocblas_sgemm,T,N,32,512,2880,1,0x14050d00,2880,0x80,2880,0,0x2441900,32,atomics_not_allowed\n";
+
+    #[test]
+    fn rocblas_trace_counts_api_and_backend_apart() {
+        let t = rocblas_trace("t.log", GPT);
+        assert_eq!(
+            (t.lines, t.handle_lines, t.gemm_calls, t.backend_lines),
+            (5, 1, 2, 1)
+        );
+        assert_eq!(t.research_gemm_lines, 3);
+        assert_eq!(t.first_gemm_line, Some(3));
+        let h = rocblas_trace("h.log", "rocblas_create_handle,atomics_not_allowed\n");
+        assert_eq!(
+            (h.gemm_calls, h.research_gemm_lines, h.handle_lines),
+            (0, 0, 1)
+        );
+    }
+
+    #[test]
+    fn statuses() {
+        let split = "01:00:00.000001 openat(AT_FDCWD, \"/l/libggml-hip.so\", O_RDONLY) = 3\n\
+01:00:00.000002 openat(AT_FDCWD, \"/l/TensileLibrary_Type_HH_Contraction_l_Alik_Bljk_Cijk_Dijk_fallback.dat\", O_RDONLY) = 4\n\
+01:00:00.000003 openat(AT_FDCWD, \"/l/TensileLibrary_Type_HH_Contraction_l_Alik_Bljk_Cijk_Dijk_fallback_gfx900.hsaco\", O_RDONLY) = 5\n";
+        let cat = total(vec![process("s.1", split)]);
+        let l = link(&cat, None, &[]);
+        assert_eq!(l.link_status, "insufficient_evidence");
+        assert_eq!(l.evidence.class, Class::Unresolved);
+        let l = link(&cat, None, &[rocblas_trace("t.log", GPT)]);
+        assert_eq!(l.link_status, "direct_rocblas_or_tensile_dispatch_observed");
+        assert_eq!(l.evidence.class, Class::Confirmed);
+        assert!(
+            l.evidence
+                .sources
+                .iter()
+                .any(|s| s.path == "t.log" && s.line == Some(3))
+        );
+    }
+}

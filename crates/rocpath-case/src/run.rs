@@ -117,6 +117,9 @@ pub struct RunOptions {
     /// Seconds to wait for the output pipes to close after the child ends (a descendant may
     /// keep them open).
     pub drain_timeout: Duration,
+    /// Variables set for the command whatever the environment says (a lane's `VAR=value`
+    /// assignments); recorded in `env_set`.
+    pub env: Vec<(String, String)>,
 }
 
 /// A finished (or stopped) run.
@@ -241,6 +244,9 @@ pub fn run(opts: RunOptions) -> Result<RunResult, String> {
                 env_set.insert(var, val);
             }
         }
+    }
+    for (var, val) in &opts.env {
+        env_set.insert(var.clone(), val.clone());
     }
     let mut env: BTreeMap<String, String> = std::env::vars_os()
         .filter_map(|(k, v)| Some((k.into_string().ok()?, v.to_string_lossy().into_owned())))

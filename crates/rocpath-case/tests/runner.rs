@@ -46,6 +46,7 @@ fn opts(out: &Path, name: &str, cmd: Vec<OsString>) -> RunOptions {
         echo: None,
         tool_version: "test".into(),
         drain_timeout: Duration::from_secs(5),
+        env: vec![],
     }
 }
 

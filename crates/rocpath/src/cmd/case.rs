@@ -167,6 +167,7 @@ fn run_case(a: CaseRunArgs, p: &Printer) -> anyhow::Result<Status> {
         echo: if a.no_echo { None } else { p.passthrough() },
         tool_version: env!("CARGO_PKG_VERSION").into(),
         drain_timeout: std::time::Duration::from_secs(5),
+        env: Vec::new(),
     };
     let res = rocpath_case::run::run(opts).map_err(anyhow::Error::msg)?;
     p.note(&format!(

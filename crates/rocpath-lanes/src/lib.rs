@@ -1,0 +1,44 @@
+//! Lane comparisons (A/B/C…): the same workload under different settings, GPUs or library
+//! paths, measured run by run and compared with statistics that say how sure the difference is.
+//!
+//! | module | does |
+//! |---|---|
+//! | [`stats`] | quantiles, population/sample stdev, seeded bootstrap CI of the ratio of medians, Mann-Whitney U |
+//! | [`summary`] | lane files (tolerant JSONL) → per-lane statistics and comparisons with evidence |
+//! | [`run`] | interleaved real runs: commands through the case runner, or an Ollama endpoint |
+//! | [`client`] | the streaming `/api/generate` client |
+
+pub mod client;
+pub mod run;
+pub mod stats;
+pub mod summary;
+
+pub use summary::{Metric, Summary};
+
+/// JSON schema name of `rocpath lanes summarize|run --json`.
+pub const SCHEMA: &str = "rocpath.lanes/1";
+
+/// Bootstrap resamples used by default.
+pub const BOOTSTRAP_ITERATIONS: usize = 10_000;
+
+/// The fixed bootstrap seed (output is deterministic).
+pub const SEED: u64 = 0x726f_6370_6174_6821;
+
+/// Reads lane files (`NAME=PATH[,PATH…]` or `PATH`) and summarizes them. Unreadable files are
+/// errors (`path: message`).
+pub fn summarize_files(args: &[String], metric: &Metric, iters: usize) -> (Summary, Vec<String>) {
+    let mut lanes = Vec::new();
+    let mut errors = Vec::new();
+    for a in args {
+        let (name, paths) = summary::lane_arg(a);
+        let mut texts = Vec::new();
+        for p in paths {
+            match std::fs::read(&p) {
+                Ok(b) => texts.push((p, String::from_utf8_lossy(&b).into_owned())),
+                Err(e) => errors.push(format!("{p}: {e}")),
+            }
+        }
+        lanes.push(summary::read_lane(&name, &texts, metric));
+    }
+    (summary::summarize(lanes, metric, iters, SEED), errors)
+}

@@ -1,0 +1,432 @@
+//! Lane files → per-lane statistics and pairwise comparisons.
+//!
+//! A lane file is JSONL: Ollama `/api/generate` responses (Ollama's field names or a harness's
+//! `*_ns` names, with or without a `_meta` object), or the records `rocpath lanes run` writes.
+//! What the research's files hold is tolerated and counted, never silently dropped: records
+//! separated by a literal `\n`, `_meta` records, failed runs (`null` fields, `eval_count: 0`,
+//! `{"error": …}`), non-JSON lines, and warm-up records (`"warmup": true`, excluded).
+
+use crate::stats::{self, Describe, MannWhitney};
+use rocpath_evidence::{Class, Evidence, Locator, Proof};
+use rocpath_ollama::generate::{Record, Response, records};
+use serde::Serialize;
+use serde_json::Value;
+
+/// What is compared.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Metric {
+    /// `eval_count / eval_duration`, tokens/s (the default).
+    EvalRate,
+    /// `eval_count / total_duration`, tokens/s.
+    E2eRate,
+    /// `prompt_eval_count / prompt_eval_duration`, tokens/s.
+    PrefillRate,
+    /// Time to first token, ms (`ttft_ms`, `_meta.ttft_ms`).
+    TtftMs,
+    /// `total_duration`, s.
+    TotalS,
+    /// `load_duration`, s.
+    LoadS,
+    /// Wall time of the request or command, s (`wall_s`, `_meta.wall_s`, `duration_s`).
+    WallS,
+    /// Any numeric field: a key, or a JSON pointer (`/_meta/wall_s`).
+    Field(String),
+}
+
+impl Metric {
+    /// Parses `eval_rate`, `e2e_rate`, `prefill_rate`, `ttft`/`ttft_ms`, `total_s`, `load_s`,
+    /// `wall_s`, or `field:NAME`.
+    pub fn parse(s: &str) -> Option<Metric> {
+        Some(match s {
+            "eval_rate" | "eval_tps" => Metric::EvalRate,
+            "e2e_rate" => Metric::E2eRate,
+            "prefill_rate" => Metric::PrefillRate,
+            "ttft" | "ttft_ms" => Metric::TtftMs,
+            "total_s" | "total" => Metric::TotalS,
+            "load_s" | "load" => Metric::LoadS,
+            "wall_s" | "wall" => Metric::WallS,
+            _ => Metric::Field(s.strip_prefix("field:")?.to_string()),
+        })
+    }
+
+    /// Its name.
+    pub fn name(&self) -> String {
+        match self {
+            Metric::EvalRate => "eval_rate".into(),
+            Metric::E2eRate => "e2e_rate".into(),
+            Metric::PrefillRate => "prefill_rate".into(),
+            Metric::TtftMs => "ttft_ms".into(),
+            Metric::TotalS => "total_s".into(),
+            Metric::LoadS => "load_s".into(),
+            Metric::WallS => "wall_s".into(),
+            Metric::Field(f) => format!("field:{f}"),
+        }
+    }
+
+    /// Unit and how it is computed.
+    pub fn unit(&self) -> (&'static str, &'static str) {
+        match self {
+            Metric::EvalRate => ("tokens/s", "eval_count / eval_duration"),
+            Metric::E2eRate => ("tokens/s", "eval_count / total_duration"),
+            Metric::PrefillRate => ("tokens/s", "prompt_eval_count / prompt_eval_duration"),
+            Metric::TtftMs => ("ms", "first token − request start"),
+            Metric::TotalS => ("s", "total_duration"),
+            Metric::LoadS => ("s", "load_duration"),
+            Metric::WallS => ("s", "wall time of the request or command"),
+            Metric::Field(_) => ("", "the field's value"),
+        }
+    }
+
+    /// Whether larger is better (rates) — for the wording only.
+    pub fn higher_is_better(&self) -> bool {
+        matches!(
+            self,
+            Metric::EvalRate | Metric::E2eRate | Metric::PrefillRate
+        )
+    }
+
+    fn num(v: &Value, keys: &[&str]) -> Option<f64> {
+        keys.iter().find_map(|k| {
+            let x = if k.starts_with('/') {
+                v.pointer(k)
+            } else {
+                v.get(*k)
+            };
+            x.and_then(Value::as_f64)
+        })
+    }
+
+    /// The value of a record, if it has one.
+    pub fn value(&self, v: &Value) -> Option<f64> {
+        let r = Response::from_value(v).rates();
+        let x = match self {
+            Metric::EvalRate => r.eval_rate,
+            Metric::E2eRate => r.e2e_rate,
+            Metric::PrefillRate => r.prefill_rate,
+            Metric::TotalS => r.total_s,
+            Metric::LoadS => r.load_s,
+            Metric::TtftMs => Self::num(v, &["ttft_ms", "/_meta/ttft_ms", "ttft_ms_wall"]),
+            Metric::WallS => Self::num(v, &["wall_s", "/_meta/wall_s", "duration_s"]),
+            Metric::Field(f) => Self::num(v, &[f.as_str()]),
+        };
+        x.filter(|x| x.is_finite())
+    }
+}
+
+/// One lane read from its file(s).
+#[derive(Debug, Clone, Serialize)]
+pub struct Lane {
+    /// Name (the file stem, or `NAME=` given).
+    pub name: String,
+    /// Files.
+    pub files: Vec<String>,
+    /// Values.
+    pub values: Vec<f64>,
+    /// Statistics (None without values).
+    #[serde(flatten)]
+    pub stats: Option<Describe>,
+    /// JSON records read.
+    pub records: u64,
+    /// Records without a value (failed runs: error objects, null or zero durations).
+    pub failed: u64,
+    /// Warm-up records excluded.
+    pub warmup: u64,
+    /// Records that carried a `_meta` object.
+    pub meta_records: u64,
+    /// Records glued with a literal `\n` instead of a newline.
+    pub literal_newline_records: u64,
+    /// Lines that are not JSON.
+    pub not_json: u64,
+    /// Evidence for the values.
+    pub evidence: Evidence,
+}
+
+/// A pairwise comparison.
+#[derive(Debug, Clone, Serialize)]
+pub struct Comparison {
+    /// Lane a.
+    pub a: String,
+    /// Lane b.
+    pub b: String,
+    /// median(b) / median(a).
+    pub ratio_of_medians: f64,
+    /// Bootstrap 95 % interval, low.
+    pub ci_low: f64,
+    /// Bootstrap 95 % interval, high.
+    pub ci_high: f64,
+    /// Mann-Whitney U (of a).
+    pub u: f64,
+    /// Two-sided p-value.
+    pub p_value: f64,
+    /// `exact` or `normal`.
+    pub test: &'static str,
+    /// `differ` (the interval excludes 1) or `no_difference_shown`.
+    pub verdict: &'static str,
+    /// Evidence.
+    pub evidence: Evidence,
+}
+
+/// The whole summary.
+#[derive(Debug, Clone, Serialize)]
+pub struct Summary {
+    /// Metric name.
+    pub metric: String,
+    /// Unit.
+    pub unit: &'static str,
+    /// How it is computed.
+    pub definition: &'static str,
+    /// Bootstrap resamples.
+    pub bootstrap_iterations: usize,
+    /// Bootstrap seed.
+    pub seed: u64,
+    /// Lanes in the order given.
+    pub lanes: Vec<Lane>,
+    /// Each later lane against the first, then every other pair in order.
+    pub comparisons: Vec<Comparison>,
+}
+
+/// Reads a lane from texts `(path, text)`.
+pub fn read_lane(name: &str, files: &[(String, String)], metric: &Metric) -> Lane {
+    let mut lane = Lane {
+        name: name.to_string(),
+        files: files.iter().map(|f| f.0.clone()).collect(),
+        values: Vec::new(),
+        stats: None,
+        records: 0,
+        failed: 0,
+        warmup: 0,
+        meta_records: 0,
+        literal_newline_records: 0,
+        not_json: 0,
+        evidence: Evidence::new(Class::Confirmed, Proof::RuntimeVerified, "lanes.values"),
+    };
+    for (path, text) in files {
+        let recs: Vec<Record> = records(text);
+        let mut per_line: std::collections::HashMap<u64, u64> = std::collections::HashMap::new();
+        for r in &recs {
+            *per_line.entry(r.line).or_default() += 1;
+        }
+        lane.literal_newline_records += per_line
+            .values()
+            .filter(|&&c| c > 1)
+            .map(|c| c - 1)
+            .sum::<u64>();
+        let mut first_line = None;
+        for r in recs {
+            let Ok(v) = r.value else {
+                lane.not_json += 1;
+                continue;
+            };
+            if !v.is_object() {
+                lane.not_json += 1;
+                continue;
+            }
+            lane.records += 1;
+            if v.get("_meta").is_some() {
+                lane.meta_records += 1;
+            }
+            if v.get("warmup").and_then(Value::as_bool) == Some(true) {
+                lane.warmup += 1;
+                continue;
+            }
+            match metric.value(&v) {
+                Some(x) if !(metric.higher_is_better() && x <= 0.0) => {
+                    lane.values.push(x);
+                    first_line.get_or_insert(r.line);
+                }
+                _ => lane.failed += 1,
+            }
+        }
+        lane.evidence = lane.evidence.clone().at(match first_line {
+            Some(l) => Locator::file(path).with_line(l),
+            None => Locator::file(path),
+        });
+    }
+    lane.stats = stats::describe(&lane.values);
+    if lane.values.is_empty() {
+        lane.evidence.class = Class::Unresolved;
+        lane.evidence.note = "no record of this lane has a value".into();
+    } else {
+        lane.evidence.note = format!(
+            "{} value(s); {} failed record(s) counted, not used",
+            lane.values.len(),
+            lane.failed
+        );
+    }
+    lane
+}
+
+/// Compares lanes: every later lane against the first, then the other pairs in order.
+pub fn summarize(lanes: Vec<Lane>, metric: &Metric, iters: usize, seed: u64) -> Summary {
+    let (unit, definition) = metric.unit();
+    let mut pairs = Vec::new();
+    for j in 1..lanes.len() {
+        pairs.push((0, j));
+    }
+    for i in 1..lanes.len() {
+        for j in i + 1..lanes.len() {
+            pairs.push((i, j));
+        }
+    }
+    let mut comparisons = Vec::new();
+    for (i, j) in pairs {
+        let (a, b) = (&lanes[i], &lanes[j]);
+        let (Some(sa), Some(sb)) = (a.stats, b.stats) else {
+            continue;
+        };
+        let ratio = sb.median / sa.median;
+        let (lo, hi) = stats::bootstrap_ratio_ci(&a.values, &b.values, iters, 0.95, seed)
+            .unwrap_or((f64::NAN, f64::NAN));
+        let mw: MannWhitney = match stats::mann_whitney(&a.values, &b.values) {
+            Some(m) => m,
+            None => continue,
+        };
+        let differ = lo > 1.0 || hi < 1.0;
+        let mut ev = if differ {
+            Evidence::new(Class::Inferred, Proof::RuntimeVerified, "lanes.differ").because(format!(
+                "median {} / {} = {ratio:.3}, 95% bootstrap interval [{lo:.3}, {hi:.3}] excludes 1; Mann-Whitney p = {:.4}",
+                b.name, a.name, mw.p_value
+            ))
+        } else {
+            Evidence::new(Class::Unresolved, Proof::RuntimeVerified, "lanes.no_difference_shown").because(format!(
+                "median {} / {} = {ratio:.3}, 95% bootstrap interval [{lo:.3}, {hi:.3}] includes 1; Mann-Whitney p = {:.4}",
+                b.name, a.name, mw.p_value
+            ))
+        };
+        ev.sources = a
+            .evidence
+            .sources
+            .iter()
+            .chain(&b.evidence.sources)
+            .cloned()
+            .collect();
+        comparisons.push(Comparison {
+            a: a.name.clone(),
+            b: b.name.clone(),
+            ratio_of_medians: ratio,
+            ci_low: lo,
+            ci_high: hi,
+            u: mw.u,
+            p_value: mw.p_value,
+            test: mw.method,
+            verdict: if differ {
+                "differ"
+            } else {
+                "no_difference_shown"
+            },
+            evidence: ev,
+        });
+    }
+    Summary {
+        metric: metric.name(),
+        unit,
+        definition,
+        bootstrap_iterations: iters,
+        seed,
+        lanes,
+        comparisons,
+    }
+}
+
+/// A lane argument: `NAME=PATH[,PATH…]` or `PATH` (the name is the file stem).
+pub fn lane_arg(arg: &str) -> (String, Vec<String>) {
+    if let Some((n, p)) = arg.split_once('=') {
+        if !n.contains('/') && !n.is_empty() {
+            return (n.to_string(), p.split(',').map(str::to_string).collect());
+        }
+    }
+    let stem = std::path::Path::new(arg)
+        .file_name()
+        .map(|s| s.to_string_lossy().to_string())
+        .unwrap_or_else(|| arg.to_string());
+    let stem = stem
+        .strip_suffix(".jsonl")
+        .or_else(|| stem.strip_suffix(".json"))
+        .unwrap_or(&stem)
+        .to_string();
+    (stem, vec![arg.to_string()])
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn tolerant_reading() {
+        let t = "{\"eval_count\":128,\"eval_duration_ns\":640000000}\n\
+{\"eval_count\":0,\"eval_duration_ns\":0,\"total_duration_ns\":null}\n\
+{\"error\":\"boom\"}\n\
+not json\n\
+{\"eval_count\":128,\"eval_duration\":500000000,\"_meta\":{\"run_idx\":1}}\\n{\"eval_count\":128,\"eval_duration\":512000000,\"_meta\":{\"run_idx\":2}}\\n\n\
+{\"warmup\":true,\"eval_count\":1,\"eval_duration\":1}\n";
+        let l = read_lane("x", &[("x.jsonl".into(), t.into())], &Metric::EvalRate);
+        assert_eq!(l.values, vec![200.0, 256.0, 250.0]);
+        assert_eq!(
+            (
+                l.records,
+                l.failed,
+                l.warmup,
+                l.meta_records,
+                l.literal_newline_records,
+                l.not_json
+            ),
+            (6, 2, 1, 2, 1, 1)
+        );
+        assert_eq!(l.stats.unwrap().median, 250.0);
+        assert_eq!(l.evidence.sources[0].line, Some(1));
+    }
+
+    #[test]
+    fn lane_names() {
+        assert_eq!(
+            lane_arg("a=x.jsonl,y.jsonl"),
+            ("a".into(), vec!["x.jsonl".into(), "y.jsonl".into()])
+        );
+        assert_eq!(
+            lane_arg("/d/mi25_rocm.jsonl"),
+            ("mi25_rocm".into(), vec!["/d/mi25_rocm.jsonl".into()])
+        );
+        assert_eq!(
+            Metric::parse("field:/_meta/wall_s"),
+            Some(Metric::Field("/_meta/wall_s".into()))
+        );
+        assert_eq!(Metric::parse("nonsense"), None);
+    }
+
+    #[test]
+    fn verdicts() {
+        let mk = |name: &str, v: &[f64]| {
+            let text: String = v.iter().map(|x| format!("{{\"value\":{x}}}\n")).collect();
+            read_lane(
+                name,
+                &[(format!("{name}.jsonl"), text)],
+                &Metric::Field("value".into()),
+            )
+        };
+        let s = summarize(
+            vec![
+                mk("a", &[1.0, 1.1, 0.9, 1.05, 0.95]),
+                mk("b", &[2.0, 2.1, 1.9, 2.05, 1.95]),
+                mk("c", &[1.0, 1.1, 0.9, 1.05, 0.96]),
+            ],
+            &Metric::Field("value".into()),
+            2000,
+            1,
+        );
+        assert_eq!(s.comparisons.len(), 3);
+        assert_eq!(
+            (
+                s.comparisons[0].a.as_str(),
+                s.comparisons[0].b.as_str(),
+                s.comparisons[0].verdict
+            ),
+            ("a", "b", "differ")
+        );
+        assert_eq!(s.comparisons[1].verdict, "no_difference_shown");
+        assert_eq!(s.comparisons[1].evidence.class, Class::Unresolved);
+        assert_eq!(
+            (s.comparisons[2].a.as_str(), s.comparisons[2].b.as_str()),
+            ("b", "c")
+        );
+    }
+}

@@ -175,11 +175,10 @@ pub(crate) fn scan_fatbin_region(
                     let bundle_origin = origin.child(format!("bundle#{index}@0x{abs:x}"));
                     for e in h.entries.iter().filter(|e| !e.is_host() && e.size > 0) {
                         let s = e.offset as usize;
+                        // The entry's bytes are not touched here: reading even its first
+                        // page maps the pages around it, and across hundreds of bundles that
+                        // would keep most of the section resident before any is processed.
                         let bytes = &here[s..s + e.size as usize];
-                        if bytes.starts_with(b"BC") || bytes.starts_with(&[0xde, 0xc0, 0x17, 0x0b])
-                        {
-                            continue; // LLVM bitcode (relocatable device code): no machine code
-                        }
                         jobs.push(Job::Entry {
                             origin: bundle_origin.child(e.id.clone()),
                             offset: abs + e.offset,
@@ -210,7 +209,9 @@ pub(crate) fn scan_fatbin_region(
             id,
         } => {
             let _release = Release(ctx, bytes);
-            if rocpath_codeobj::is_amdgpu_elf(bytes) {
+            if bytes.starts_with(b"BC") || bytes.starts_with(&[0xde, 0xc0, 0x17, 0x0b]) {
+                // LLVM bitcode (relocatable device code): no machine code.
+            } else if rocpath_codeobj::is_amdgpu_elf(bytes) {
                 let release = |b: &[u8]| ctx.release(b);
                 ctx.sink.found(Found::CodeObject {
                     sha256: &ctx.digest(bytes),

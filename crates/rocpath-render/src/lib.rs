@@ -13,6 +13,10 @@ use std::fmt::Write;
 pub mod case;
 pub mod explain;
 pub mod isa;
+pub mod lanes;
+pub mod ollama;
+pub mod strace;
+pub mod trace;
 
 pub(crate) fn table(header: &[&str]) -> Table {
     let mut t = Table::new();

@@ -149,7 +149,7 @@ pub fn link(
         let missing = if !fallback && !dispatch {
             "neither a fallback catalog read nor a dispatch"
         } else if !fallback {
-            "no fallback catalog read"
+            "fallback gate not met (libggml-hip, a fallback .dat and a fallback .hsaco open are all needed)"
         } else {
             "no kernel dispatch (no kernel trace given, or it is empty)"
         };

@@ -56,6 +56,14 @@ pub enum Command {
     Check(CheckArgs),
     /// What gfx targets and kernels appeared or disappeared between two installs.
     Diff(DiffArgs),
+    /// Kernel traces from rocprofv3 (CSV, JSON, rocpd): dispatches per kernel and family.
+    Trace(TraceArgs),
+    /// Ollama / llama.cpp runs: GPU or CPU, token rates, devices, failures.
+    Ollama(OllamaArgs),
+    /// strace openat splits: which libraries and Tensile catalog files were read, and the link.
+    Strace(StraceArgs),
+    /// A/B lanes: compare runs with statistics, or run interleaved lanes for real.
+    Lanes(LanesArgs),
     /// Instruction census: which kernels use MFMA, WMMA, dot4, packed math or plain FMA.
     Isa(IsaArgs),
     /// Keep findings in an evidence ledger: import JSON results, add claims, check them.
@@ -305,6 +313,138 @@ pub struct SiteServeArgs {
     /// With a ledger: build the site into this folder (default: a temporary folder).
     #[arg(short, long, value_name = "DIR")]
     pub out: Option<PathBuf>,
+}
+
+#[derive(Debug, Args)]
+pub struct TraceArgs {
+    /// rocprofv3 outputs: `*_kernel_trace.csv`, `*_results.json`, `*_results.db`, or folders.
+    #[arg(required = true, value_name = "PATH")]
+    pub paths: Vec<PathBuf>,
+    /// Split dispatches into prefill/decode at first dispatch + this response's
+    /// `prompt_eval_duration` (an Ollama `/api/generate` JSON or stream).
+    #[arg(long, value_name = "GENERATE.json", conflicts_with_all = ["prompt_eval_ns", "boundary_ns"])]
+    pub generate: Option<PathBuf>,
+    /// The same with a given `prompt_eval_duration`, ns.
+    #[arg(long, value_name = "NS", conflicts_with = "boundary_ns")]
+    pub prompt_eval_ns: Option<u64>,
+    /// Split at an absolute timestamp on the trace's clock, ns.
+    #[arg(long, value_name = "NS")]
+    pub boundary_ns: Option<u64>,
+    /// Kernels shown per trace.
+    #[arg(long, value_name = "N", default_value_t = 20)]
+    pub top: usize,
+    /// Print TSV (one row per kernel) instead of the table.
+    #[arg(long, conflicts_with = "json")]
+    pub tsv: bool,
+}
+
+#[derive(Debug, Args)]
+pub struct OllamaArgs {
+    #[command(subcommand)]
+    pub command: OllamaCommand,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum OllamaCommand {
+    /// Read generate responses, streams, server logs, journals and rocm-smi samples into runs.
+    Read(OllamaReadArgs),
+}
+
+#[derive(Debug, Args)]
+pub struct OllamaReadArgs {
+    /// Files or folders. Files whose names differ only in the kind word (`generate`, `journal`,
+    /// `rocm_smi`, `serve_stdout`, …) are one run.
+    #[arg(required = true, value_name = "PATH")]
+    pub paths: Vec<PathBuf>,
+    /// Treat all inputs as one run.
+    #[arg(long)]
+    pub single: bool,
+}
+
+#[derive(Debug, Args)]
+pub struct StraceArgs {
+    /// `strace -ff -o PREFIX` split files (`PREFIX.<pid>`), folders of them, or the PREFIX.
+    #[arg(required = true, value_name = "PATH")]
+    pub paths: Vec<PathBuf>,
+    /// A rocprofv3 kernel trace of the same scenario (for the link view).
+    #[arg(long, value_name = "TRACE")]
+    pub trace: Vec<PathBuf>,
+    /// A `ROCBLAS_LAYER` trace log of the same scenario.
+    #[arg(long, value_name = "FILE")]
+    pub rocblas_trace: Vec<PathBuf>,
+}
+
+#[derive(Debug, Args)]
+pub struct LanesArgs {
+    #[command(subcommand)]
+    pub command: LanesCommand,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum LanesCommand {
+    /// Per-lane statistics and comparisons of lane files (JSONL, one run per record).
+    Summarize(LanesSummarizeArgs),
+    /// Run lanes interleaved (commands, or an Ollama endpoint), write one JSONL per lane, summarize.
+    Run(LanesRunArgs),
+}
+
+#[derive(Debug, Args)]
+pub struct LanesSummarizeArgs {
+    /// Lane files: `NAME=FILE[,FILE…]` or `FILE` (named by its stem). The first is lane a.
+    #[arg(required = true, value_name = "LANE")]
+    pub lanes: Vec<String>,
+    /// eval_rate, e2e_rate, prefill_rate, ttft_ms, total_s, load_s, wall_s, or field:NAME.
+    #[arg(long, value_name = "METRIC", default_value = "eval_rate")]
+    pub metric: String,
+    /// Bootstrap resamples.
+    #[arg(long, value_name = "N", default_value_t = 10_000)]
+    pub iterations: usize,
+}
+
+#[derive(Debug, Args)]
+pub struct LanesRunArgs {
+    /// `NAME='VAR=value … CMD ARGS'`, or with --ollama `NAME='model=… num_thread=16 …'`.
+    #[arg(long = "lane", required = true, value_name = "NAME=SPEC")]
+    pub lanes: Vec<String>,
+    /// Measured runs per lane.
+    #[arg(long, value_name = "N", default_value_t = 5)]
+    pub repeat: usize,
+    /// Warm-up runs per lane (recorded, not summarized).
+    #[arg(long, value_name = "K", default_value_t = 1)]
+    pub warmup: usize,
+    /// Output folder (lane JSONL files and run folders).
+    #[arg(long, value_name = "DIR", default_value = "lanes")]
+    pub out: PathBuf,
+    /// Commands: the metric is this numeric field of the last JSON object on stdout.
+    #[arg(long, value_name = "FIELD", conflicts_with = "metric_regex")]
+    pub metric_json: Option<String>,
+    /// Commands: the metric is the first group of the last match in stdout (then stderr).
+    #[arg(long, value_name = "REGEX")]
+    pub metric_regex: Option<String>,
+    /// Drive an Ollama-compatible endpoint instead of commands.
+    #[arg(long, value_name = "URL")]
+    pub ollama: Option<String>,
+    /// Ollama: model.
+    #[arg(long, value_name = "MODEL", default_value = "tinyllama:latest")]
+    pub model: String,
+    /// Ollama: prompt.
+    #[arg(long, value_name = "TEXT", default_value = "Write a concise 120-word note about validating legacy GPUs for local LLM inference.")]
+    pub prompt: String,
+    /// Ollama: options object (JSON).
+    #[arg(long, value_name = "JSON", default_value = "{\"num_predict\":128,\"temperature\":0.1}")]
+    pub options: String,
+    /// Ollama: keep_alive.
+    #[arg(long, value_name = "DURATION")]
+    pub keep_alive: Option<String>,
+    /// Ollama: seconds per request.
+    #[arg(long, value_name = "S", default_value_t = 300)]
+    pub timeout: u64,
+    /// Metric for the summary (default: eval_rate with --ollama, the run's value otherwise).
+    #[arg(long, value_name = "METRIC")]
+    pub metric: Option<String>,
+    /// Do not echo the commands' output.
+    #[arg(long)]
+    pub no_echo: bool,
 }
 
 #[derive(Debug, Args)]

@@ -8,6 +8,10 @@ mod diff;
 mod explain;
 mod inventory;
 mod isa;
+mod lanes;
+mod ollama;
+mod strace;
+mod trace;
 mod ledger;
 mod site;
 
@@ -22,6 +26,10 @@ pub fn run(cmd: Command, p: &Printer) -> anyhow::Result<Status> {
         Command::Check(a) => check::run(a, p),
         Command::Diff(a) => diff::run(a, p),
         Command::Isa(a) => isa::run(a, p),
+        Command::Trace(a) => trace::run(a, p),
+        Command::Ollama(a) => ollama::run(a, p),
+        Command::Strace(a) => strace::run(a, p),
+        Command::Lanes(a) => lanes::run(a, p),
         Command::Ledger(a) => ledger::run(a, p),
         Command::Site(a) => site::run(a, p),
         Command::Case(a) => case::run(a, p),

@@ -1,0 +1,67 @@
+//! `rocpath strace PATH... [--trace T] [--rocblas-trace F]`
+
+use crate::cli::StraceArgs;
+use crate::output::{Printer, Status};
+use serde::Serialize;
+
+#[derive(Serialize)]
+struct Doc<'a> {
+    #[serde(flatten)]
+    catalog: &'a rocpath_strace::StraceReport,
+    rocblas_traces: &'a [rocpath_strace::RocblasTrace],
+    link: &'a rocpath_strace::Link,
+    errors: &'a [String],
+}
+
+pub fn run(a: StraceArgs, p: &Printer) -> anyhow::Result<Status> {
+    let (catalog, mut errors) = rocpath_strace::read_files(&a.paths);
+    let trace = if a.trace.is_empty() {
+        None
+    } else {
+        super::check_paths(&a.trace)?;
+        let (inputs, e) = rocpath_trace::discover(&a.trace);
+        errors.extend(e);
+        let mut t = Vec::new();
+        for i in &inputs {
+            match rocpath_trace::read_input(i, None) {
+                Ok(r) => t.push(r),
+                Err(e) => errors.push(e),
+            }
+        }
+        Some(rocpath_trace::merge(t))
+    };
+    let mut rocblas = Vec::new();
+    for f in &a.rocblas_trace {
+        match std::fs::read(f) {
+            Ok(b) => rocblas.push(rocpath_strace::link::rocblas_trace(
+                &f.display().to_string(),
+                &String::from_utf8_lossy(&b),
+            )),
+            Err(e) => errors.push(format!("{}: {e}", f.display())),
+        }
+    }
+    let link = rocpath_strace::link::link(&catalog, trace.as_ref(), &rocblas);
+    for e in &errors {
+        p.error_text(&format!("error: {e}\n"));
+    }
+    if p.global.json {
+        p.json(
+            rocpath_strace::SCHEMA,
+            &Doc {
+                catalog: &catalog,
+                rocblas_traces: &rocblas,
+                link: &link,
+                errors: &errors,
+            },
+        )?;
+    } else {
+        p.data(&rocpath_render::strace::report(&catalog, &rocblas, &link))?;
+    }
+    Ok(if !errors.is_empty() || catalog.files == 0 {
+        Status::Error
+    } else if catalog.tensile.iter().any(|t| t.ok > 0) || link.direct_rocblas_or_tensile_dispatch {
+        Status::Ok
+    } else {
+        Status::Negative
+    })
+}

@@ -1,0 +1,91 @@
+//! `rocpath trace PATH...`
+
+use crate::cli::TraceArgs;
+use crate::output::{Printer, Status};
+use rocpath_trace::PhaseRequest;
+use serde::Serialize;
+
+#[derive(Serialize)]
+struct ErrorItem {
+    path: String,
+    message: String,
+}
+
+#[derive(Serialize)]
+struct Doc<'a> {
+    #[serde(flatten)]
+    report: &'a rocpath_trace::Report,
+    errors: Vec<ErrorItem>,
+}
+
+fn prompt_eval_of(path: &std::path::Path) -> anyhow::Result<u64> {
+    let text =
+        std::fs::read_to_string(path).map_err(|e| anyhow::anyhow!("{}: {e}", path.display()))?;
+    let resp = match rocpath_ollama::generate::parse(&text, None) {
+        rocpath_ollama::generate::Document::Single(r, _) => r,
+        rocpath_ollama::generate::Document::Stream(_, Some((r, _))) => r,
+        _ => anyhow::bail!("{}: not an /api/generate response", path.display()),
+    };
+    resp.prompt_eval_duration_ns
+        .filter(|n| *n > 0)
+        .ok_or_else(|| {
+            anyhow::anyhow!(
+                "{}: no prompt_eval_duration (the phase cannot be split)",
+                path.display()
+            )
+        })
+}
+
+pub fn run(a: TraceArgs, p: &Printer) -> anyhow::Result<Status> {
+    super::check_paths(&a.paths)?;
+    let phase = match (&a.generate, a.prompt_eval_ns, a.boundary_ns) {
+        (Some(g), _, _) => Some(PhaseRequest::PromptEval(prompt_eval_of(g)?)),
+        (None, Some(n), _) => Some(PhaseRequest::PromptEval(n)),
+        (None, None, Some(b)) => Some(PhaseRequest::Absolute(b)),
+        _ => None,
+    };
+    let (inputs, mut errors) = rocpath_trace::discover(&a.paths);
+    let mut traces = Vec::new();
+    let bar = p.bar("reading traces");
+    for i in &inputs {
+        match rocpath_trace::read_input(i, phase) {
+            Ok(t) => traces.push(t),
+            Err(e) => errors.push(e),
+        }
+    }
+    bar.finish_and_clear();
+    let report = rocpath_trace::merge(traces);
+    for e in &errors {
+        p.error_text(&format!("error: {e}\n"));
+    }
+    if p.global.json {
+        let errs = errors
+            .iter()
+            .map(|e| {
+                let (path, message) = e.split_once(": ").unwrap_or(("", e));
+                ErrorItem {
+                    path: path.into(),
+                    message: message.into(),
+                }
+            })
+            .collect();
+        p.json(
+            rocpath_trace::SCHEMA,
+            &Doc {
+                report: &report,
+                errors: errs,
+            },
+        )?;
+    } else if a.tsv {
+        p.data(&rocpath_render::trace::tsv(&report))?;
+    } else {
+        p.data(&rocpath_render::trace::report(&report, a.top))?;
+    }
+    Ok(if !errors.is_empty() {
+        Status::Error
+    } else if report.dispatches == 0 {
+        Status::Negative
+    } else {
+        Status::Ok
+    })
+}

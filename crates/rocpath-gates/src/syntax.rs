@@ -63,7 +63,7 @@ thread_local! {
     static PARSERS: RefCell<Vec<(Lang, Parser)>> = const { RefCell::new(Vec::new()) };
 }
 
-fn parse(lang: Lang, src: &[u8]) -> Option<Tree> {
+fn parse(lang: Lang, src: &[u8], range: Option<tree_sitter::Range>) -> Option<Tree> {
     PARSERS.with(|cell| {
         let mut v = cell.borrow_mut();
         if !v.iter().any(|(l, _)| *l == lang) {
@@ -78,8 +78,92 @@ fn parse(lang: Lang, src: &[u8]) -> Option<Tree> {
         }
         let (_, p) = v.iter_mut().find(|(l, _)| *l == lang)?;
         p.reset();
+        match range {
+            Some(r) => p.set_included_ranges(&[r]).ok()?,
+            None => p.set_included_ranges(&[]).ok()?,
+        }
         p.parse(src, None)
     })
+}
+
+/// Whether a line starts a new top-level item: a closing brace in column 0 ends one in
+/// C++ and Go; in Python every statement in column 0 starts one.
+fn boundary(lang: Lang, line: &[u8]) -> bool {
+    match lang {
+        Lang::Cpp | Lang::Go => line.first() == Some(&b'}'),
+        Lang::Python => line
+            .first()
+            .is_some_and(|&b| !b" \t\r\n#)]}".contains(&b)),
+    }
+}
+
+fn line_at<'a>(src: &'a [u8], starts: &[usize], row: usize) -> &'a [u8] {
+    let a = starts.get(row).copied().unwrap_or(src.len());
+    let b = starts.get(row + 1).copied().unwrap_or(src.len());
+    src.get(a..b).unwrap_or(&[])
+}
+
+fn is_pp(line: &[u8], words: &[&[u8]]) -> bool {
+    let t = line.trim_ascii_start();
+    t.first() == Some(&b'#') && {
+        let rest = t[1..].trim_ascii_start();
+        words.iter().any(|w| rest.starts_with(w))
+    }
+}
+
+/// The rows of the top-level item around `row`: from just after the previous boundary to
+/// the next one (C++/Go: the line with the closing brace; Python: the line before the next
+/// statement), extended to the `#endif` of a preprocessor block opened inside.
+fn chunk(lang: Lang, src: &[u8], starts: &[usize], row: usize) -> (usize, usize) {
+    let rows = starts.len();
+    let mut a = row;
+    match lang {
+        Lang::Python => {
+            while a > 0 && !boundary(lang, line_at(src, starts, a)) {
+                a -= 1;
+            }
+        }
+        _ => {
+            while a > 0 && !boundary(lang, line_at(src, starts, a - 1)) {
+                a -= 1;
+            }
+        }
+    }
+    let mut b = row;
+    match lang {
+        Lang::Python => {
+            while b + 1 < rows && !boundary(lang, line_at(src, starts, b + 1)) {
+                b += 1;
+            }
+        }
+        _ => {
+            while b + 1 < rows && !boundary(lang, line_at(src, starts, b)) {
+                b += 1;
+            }
+        }
+    }
+    if lang == Lang::Cpp {
+        // Balance preprocessor blocks opened in the chunk.
+        let mut depth: i64 = 0;
+        for r in a..=b {
+            let l = line_at(src, starts, r);
+            if is_pp(l, &[b"if"]) {
+                depth += 1;
+            } else if is_pp(l, &[b"endif"]) {
+                depth -= 1;
+            }
+        }
+        while depth > 0 && b + 1 < rows {
+            b += 1;
+            let l = line_at(src, starts, b);
+            if is_pp(l, &[b"if"]) {
+                depth += 1;
+            } else if is_pp(l, &[b"endif"]) {
+                depth -= 1;
+            }
+        }
+    }
+    (a, b)
 }
 
 static MACRO_RE: LazyLock<Option<regex::bytes::Regex>> =
@@ -490,17 +574,43 @@ fn defined_macro(block: Node, src: &[u8]) -> Option<String> {
 /// Finds the gates among the candidate byte offsets of one file. `cands` are (offset, len)
 /// of needle matches, sorted.
 pub fn analyze(lang: Lang, src: &[u8], cands: &[(usize, usize)]) -> Option<Vec<Found>> {
-    let tree = parse(lang, src)?;
-    let root = tree.root_node();
     let starts = line_starts(src);
-    let mut seen: HashSet<usize> = HashSet::new();
-    let mut out = Vec::new();
+    let row_of = |off: usize| starts.partition_point(|&s| s <= off).saturating_sub(1);
+    // Group candidates by the top-level item they are in; parse each item alone.
+    let mut groups: Vec<((usize, usize), Vec<(usize, usize)>)> = Vec::new();
     for &(off, len) in cands {
-        let Some(leaf) = root.descendant_for_byte_range(off, off + len) else {
-            continue;
-        };
-        if let Some(f) = classify(lang, leaf, src, &starts, &mut seen) {
-            out.push(f);
+        let row = row_of(off);
+        if let Some((rg, v)) = groups.last_mut() {
+            if rg.0 <= row && row <= rg.1 {
+                v.push((off, len));
+                continue;
+            }
+        }
+        groups.push((chunk(lang, src, &starts, row), vec![(off, len)]));
+    }
+    let mut out = Vec::new();
+    for ((ra, rb), cs) in groups {
+        let sb = starts.get(ra).copied().unwrap_or(0);
+        let eb = starts.get(rb + 1).copied().unwrap_or(src.len());
+        let range = (sb > 0 || eb < src.len()).then(|| tree_sitter::Range {
+            start_byte: sb,
+            end_byte: eb,
+            start_point: tree_sitter::Point { row: ra, column: 0 },
+            end_point: tree_sitter::Point {
+                row: rb + 1,
+                column: 0,
+            },
+        });
+        let tree = parse(lang, src, range)?;
+        let root = tree.root_node();
+        let mut seen: HashSet<usize> = HashSet::new();
+        for (off, len) in cs {
+            let Some(leaf) = root.descendant_for_byte_range(off, off + len) else {
+                continue;
+            };
+            if let Some(f) = classify(lang, leaf, src, &starts, &mut seen) {
+                out.push(f);
+            }
         }
     }
     out.sort_by_key(|f| f.line);

@@ -101,8 +101,10 @@ pub fn resolve_literal(text: &str, prefix_context: bool) -> Option<(Vec<String>,
     if t.is_empty() || t.len() > 2048 || !t.to_ascii_lowercase().contains("gfx") {
         return None;
     }
-    if let Some(p) = processor_of(t) {
-        return Some((vec![p.to_string()], Match::Exact));
+    if t.contains(':') {
+        if let Some(p) = processor_of(t) {
+            return Some((vec![p.to_string()], Match::Exact));
+        }
     }
     if looks_like_regex(t) {
         return resolve_regex(t).map(|v| (v, Match::Regex));
@@ -124,7 +126,8 @@ pub fn resolve_literal(text: &str, prefix_context: bool) -> Option<(Vec<String>,
     let tok = toks.first()?;
     if prefix_context {
         let lower = tok.to_ascii_lowercase();
-        if lower.starts_with("gfx") && lower[3..].bytes().all(|b| b.is_ascii_alphanumeric()) {
+        // `StartsWith(name, "gfx")` asks whether the name is a gfx name at all.
+        if lower.len() > 3 && lower.starts_with("gfx") && lower[3..].bytes().all(|b| b.is_ascii_alphanumeric()) {
             let v = by_prefix(&lower);
             if !v.is_empty() {
                 return Some((v, Match::Prefix));

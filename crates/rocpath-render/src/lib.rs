@@ -12,6 +12,7 @@ use std::fmt::Write;
 
 pub mod case;
 pub mod explain;
+pub mod gates;
 pub mod isa;
 pub mod lanes;
 pub mod ollama;

@@ -6,6 +6,7 @@ mod case;
 mod check;
 mod diff;
 mod explain;
+mod gates;
 mod inventory;
 mod isa;
 mod lanes;
@@ -34,6 +35,8 @@ pub fn run(cmd: Command, p: &Printer) -> anyhow::Result<Status> {
         Command::Site(a) => site::run(a, p),
         Command::Case(a) => case::run(a, p),
         Command::Explain(a) => explain::run(a, p),
+        Command::Gates(a) => gates::run(a, p),
+        Command::Provenance(a) => gates::run_provenance(a, p),
     }
 }
 

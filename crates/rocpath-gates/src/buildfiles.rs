@@ -75,7 +75,11 @@ fn find(src: &[u8], from: usize, pat: &[u8]) -> Option<usize> {
 
 /// Arguments from just after `(` to the matching `)`. Returns args, the end offset and the
 /// row there.
-fn arguments(src: &[u8], mut i: usize, mut row: usize) -> (Vec<(String, usize, bool)>, usize, usize) {
+fn arguments(
+    src: &[u8],
+    mut i: usize,
+    mut row: usize,
+) -> (Vec<(String, usize, bool)>, usize, usize) {
     let n = src.len();
     let mut args = Vec::new();
     let mut depth = 1;
@@ -158,11 +162,21 @@ fn is_target_var(v: &str) -> bool {
     u.contains("TARGET") || u.contains("ARCH") || u.contains("GPUS") || u.contains("GFX")
 }
 
-fn found(kind: Kind, effect: Effect, patterns: Vec<Pattern>, symbol: Option<String>, row: usize, src: &[u8], starts: &[usize]) -> Found {
+fn found(
+    kind: Kind,
+    effect: Effect,
+    patterns: Vec<Pattern>,
+    symbol: Option<String>,
+    row: usize,
+    src: &[u8],
+    starts: &[usize],
+) -> Found {
     let text = {
         let a = starts.get(row).copied().unwrap_or(src.len());
         let b = starts.get(row + 1).copied().unwrap_or(src.len());
-        let s = String::from_utf8_lossy(src.get(a..b).unwrap_or(&[])).trim().to_string();
+        let s = String::from_utf8_lossy(src.get(a..b).unwrap_or(&[]))
+            .trim()
+            .to_string();
         s.chars().take(240).collect()
     };
     Found {
@@ -188,14 +202,30 @@ pub fn cmake(src: &[u8]) -> Vec<Found> {
             "set" | "list" | "option" => {
                 // set(VAR a b c [CACHE TYPE doc]) / list(APPEND VAR a b) / list(FILTER VAR INCLUDE|EXCLUDE REGEX re)
                 let (var, vals, filter) = if c.name == "list" {
-                    let op = c.args.first().map(|a| a.0.to_ascii_uppercase()).unwrap_or_default();
+                    let op = c
+                        .args
+                        .first()
+                        .map(|a| a.0.to_ascii_uppercase())
+                        .unwrap_or_default();
                     let var = c.args.get(1).map(|a| a.0.clone()).unwrap_or_default();
                     match op.as_str() {
-                        "APPEND" | "PREPEND" | "INSERT" => (var, c.args.iter().skip(2).collect::<Vec<_>>(), None),
-                        "REMOVE_ITEM" => (var, c.args.iter().skip(2).collect(), Some(Effect::Excludes)),
+                        "APPEND" | "PREPEND" | "INSERT" => {
+                            (var, c.args.iter().skip(2).collect::<Vec<_>>(), None)
+                        }
+                        "REMOVE_ITEM" => {
+                            (var, c.args.iter().skip(2).collect(), Some(Effect::Excludes))
+                        }
                         "FILTER" => {
-                            let mode = c.args.get(2).map(|a| a.0.to_ascii_uppercase()).unwrap_or_default();
-                            let e = if mode == "EXCLUDE" { Effect::Excludes } else { Effect::Includes };
+                            let mode = c
+                                .args
+                                .get(2)
+                                .map(|a| a.0.to_ascii_uppercase())
+                                .unwrap_or_default();
+                            let e = if mode == "EXCLUDE" {
+                                Effect::Excludes
+                            } else {
+                                Effect::Includes
+                            };
                             (var, c.args.iter().skip(4).collect(), Some(e))
                         }
                         _ => continue,
@@ -214,7 +244,11 @@ pub fn cmake(src: &[u8]) -> Vec<Found> {
                 if !is_target_var(&var) {
                     continue;
                 }
-                let regex_filter = c.name == "list" && matches!(filter, Some(_)) && c.args.get(3).is_some_and(|a| a.0.eq_ignore_ascii_case("REGEX"));
+                let regex_filter = c.name == "list"
+                    && filter.is_some()
+                    && c.args
+                        .get(3)
+                        .is_some_and(|a| a.0.eq_ignore_ascii_case("REGEX"));
                 let mut pats: Vec<Pattern> = Vec::new();
                 let mut first_row = None;
                 for (v, r, _) in vals {
@@ -225,22 +259,29 @@ pub fn cmake(src: &[u8]) -> Vec<Found> {
                     };
                     if let Some((covers, how)) = res {
                         first_row.get_or_insert(*r);
-                        pats.push(Pattern { text: v.clone(), how, covers });
+                        pats.push(Pattern {
+                            text: v.clone(),
+                            how,
+                            covers,
+                        });
                     }
                 }
                 let Some(row) = first_row else { continue };
                 let (kind, effect) = match filter {
-                    Some(e) => (if regex_filter { Kind::BuildFilter } else { Kind::BuildList }, e),
+                    Some(e) => (
+                        if regex_filter {
+                            Kind::BuildFilter
+                        } else {
+                            Kind::BuildList
+                        },
+                        e,
+                    ),
                     None => (Kind::BuildList, Effect::Includes),
                 };
                 // One gate per line, so that each entry can be blamed on its own.
                 let mut by_row: Vec<(usize, Vec<Pattern>)> = Vec::new();
                 for p in pats {
-                    let r = c
-                        .args
-                        .iter()
-                        .find(|a| a.0 == p.text)
-                        .map_or(row, |a| a.1);
+                    let r = c.args.iter().find(|a| a.0 == p.text).map_or(row, |a| a.1);
                     match by_row.iter_mut().find(|(x, _)| *x == r) {
                         Some((_, v)) => v.push(p),
                         None => by_row.push((r, vec![p])),
@@ -258,21 +299,32 @@ pub fn cmake(src: &[u8]) -> Vec<Found> {
                     if a == "NOT" {
                         neg = !neg;
                     }
-                    let op = k.checked_sub(1).and_then(|p| c.args.get(p)).map(|x| x.0.to_ascii_uppercase());
+                    let op = k
+                        .checked_sub(1)
+                        .and_then(|p| c.args.get(p))
+                        .map(|x| x.0.to_ascii_uppercase());
                     let res = match op.as_deref() {
                         Some("MATCHES") => targets::resolve_regex(a).map(|v| (v, Match::Regex)),
                         Some("STREQUAL" | "IN_LIST" | "EQUAL") => targets::resolve_token(a),
                         _ => targets::resolve_token(a),
                     };
                     if let Some((covers, how)) = res {
-                        pats.push(Pattern { text: a.clone(), how, covers });
+                        pats.push(Pattern {
+                            text: a.clone(),
+                            how,
+                            covers,
+                        });
                     }
                 }
                 if pats.is_empty() {
                     continue;
                 }
                 let sym = c.args.first().map(|a| a.0.clone());
-                let e = if neg { Effect::Excludes } else { Effect::Includes };
+                let e = if neg {
+                    Effect::Excludes
+                } else {
+                    Effect::Includes
+                };
                 let mut f = found(Kind::BuildFilter, e, pats, sym, c.row, src, &starts);
                 f.alternative = true;
                 out.push(f);
@@ -290,15 +342,31 @@ pub fn json(src: &[u8]) -> Vec<Found> {
     for (row, w) in starts.iter().enumerate() {
         let end = starts.get(row + 1).copied().unwrap_or(src.len());
         let line = String::from_utf8_lossy(src.get(*w..end).unwrap_or(&[]));
-        let Some((k, v)) = line.split_once(':') else { continue };
+        let Some((k, v)) = line.split_once(':') else {
+            continue;
+        };
         let key = k.trim().trim_matches('"');
         if !is_target_var(key) {
             continue;
         }
         let val = v.trim().trim_end_matches(',').trim().trim_matches('"');
-        let Some((covers, how)) = targets::resolve_literal(val, false) else { continue };
-        let p = Pattern { text: val.to_string(), how, covers };
-        out.push(found(Kind::BuildList, Effect::Includes, vec![p], Some(key.to_string()), row, src, &starts));
+        let Some((covers, how)) = targets::resolve_literal(val, false) else {
+            continue;
+        };
+        let p = Pattern {
+            text: val.to_string(),
+            how,
+            covers,
+        };
+        out.push(found(
+            Kind::BuildList,
+            Effect::Includes,
+            vec![p],
+            Some(key.to_string()),
+            row,
+            src,
+            &starts,
+        ));
     }
     out
 }
@@ -316,9 +384,11 @@ pub fn shell(src: &[u8]) -> Vec<Found> {
         if t.starts_with('#') || !t.contains("gfx") {
             continue;
         }
-        let removal = t.split_whitespace().any(|w| w == "rm") ;
+        let removal = t.split_whitespace().any(|w| w == "rm");
         let mut pats = Vec::new();
-        for w in t.split(|c: char| c.is_whitespace() || c == '"' || c == '\'' || c == '=' || c == ',') {
+        for w in
+            t.split(|c: char| c.is_whitespace() || c == '"' || c == '\'' || c == '=' || c == ',')
+        {
             if !w.contains("gfx") {
                 continue;
             }
@@ -332,7 +402,11 @@ pub fn shell(src: &[u8]) -> Vec<Found> {
                 targets::resolve_literal(w, false)
             };
             if let Some((covers, how)) = res {
-                pats.push(Pattern { text: w.to_string(), how, covers });
+                pats.push(Pattern {
+                    text: w.to_string(),
+                    how,
+                    covers,
+                });
             }
         }
         if pats.is_empty() {
@@ -410,7 +484,12 @@ endif()
         let j = json(b"{\n  \"AMDGPU_TARGETS\": \"gfx900;gfx1201\",\n  \"name\": \"gfx\"\n}\n");
         assert_eq!(j.len(), 1);
         assert_eq!(j[0].line, 2);
-        assert_eq!(tensile_logic("library/src/blas3/Tensile/Logic/asm_full/vega10").unwrap().covers, ["gfx900"]);
+        assert_eq!(
+            tensile_logic("library/src/blas3/Tensile/Logic/asm_full/vega10")
+                .unwrap()
+                .covers,
+            ["gfx900"]
+        );
         assert!(tensile_logic("library/src/blas3/Tensile/Logic").is_none());
     }
 }

@@ -113,9 +113,14 @@ pub fn file_kind(path: &str) -> Option<FileKind> {
 
 /// Folders that hold tests, documentation or vendored third-party code.
 fn skipped_dir(name: &str, include_tests: bool) -> bool {
-    matches!(name, ".git" | "docs" | "doc" | ".github" | "node_modules" | "third_party" | "thirdparty")
-        || (!include_tests
-            && matches!(name, "test" | "tests" | "gtest" | "testing" | "unittests" | "unit_tests" | "testdata"))
+    matches!(
+        name,
+        ".git" | "docs" | "doc" | ".github" | "node_modules" | "third_party" | "thirdparty"
+    ) || (!include_tests
+        && matches!(
+            name,
+            "test" | "tests" | "gtest" | "testing" | "unittests" | "unit_tests" | "testdata"
+        ))
 }
 
 static NEEDLES: LazyLock<Option<AhoCorasick>> = LazyLock::new(|| {
@@ -143,7 +148,9 @@ pub fn candidates(src: &[u8]) -> Vec<(usize, usize)> {
 #[derive(Debug, thiserror::Error)]
 pub enum FileError {
     /// Too large to read.
-    #[error("not read: {size} bytes is more than the {limit}-byte limit (a generated file?); gates in it are not reported")]
+    #[error(
+        "not read: {size} bytes is more than the {limit}-byte limit (a generated file?); gates in it are not reported"
+    )]
     TooLarge {
         /// Size.
         size: u64,
@@ -227,7 +234,9 @@ pub fn scan(roots: &[PathBuf], opts: &Options) -> std::io::Result<Report> {
             let e = match entry {
                 Ok(e) => e,
                 Err(err) => {
-                    report.issues.push(issue(&name, "", format!("{err}"), Class::Limited));
+                    report
+                        .issues
+                        .push(issue(&name, "", format!("{err}"), Class::Limited));
                     continue;
                 }
             };
@@ -246,7 +255,8 @@ pub fn scan(roots: &[PathBuf], opts: &Options) -> std::io::Result<Report> {
             files.push((e.into_path(), rel, size));
         }
         let limit = opts.max_file_bytes;
-        let results: Vec<Result<(Option<FileGates>, u64, bool), (String, String, Class)>> = files
+        type FileResult = Result<(Option<FileGates>, u64, bool), (String, String, Class)>;
+        let results: Vec<FileResult> = files
             .par_iter()
             .map(|(p, rel, size)| {
                 if *size > limit {
@@ -256,9 +266,15 @@ pub fn scan(roots: &[PathBuf], opts: &Options) -> std::io::Result<Report> {
                         Class::Limited,
                     ));
                 }
-                let src = std::fs::read(p).map_err(|e| (rel.clone(), e.to_string(), Class::Unresolved))?;
-                let kind = file_kind(rel).ok_or((rel.clone(), "unknown kind".into(), Class::Unresolved))?;
-                let found = scan_bytes(rel, &src).map_err(|e| (rel.clone(), e.to_string(), Class::Limited))?;
+                let src = std::fs::read(p)
+                    .map_err(|e| (rel.clone(), e.to_string(), Class::Unresolved))?;
+                let kind = file_kind(rel).ok_or((
+                    rel.clone(),
+                    "unknown kind".into(),
+                    Class::Unresolved,
+                ))?;
+                let found = scan_bytes(rel, &src)
+                    .map_err(|e| (rel.clone(), e.to_string(), Class::Limited))?;
                 let parsed = matches!(kind, FileKind::Code(_)) && !candidates_empty(&found, &src);
                 if found.is_empty() {
                     return Ok((None, src.len() as u64, parsed));
@@ -398,7 +414,8 @@ fn predicate_definitions(all: &[(usize, FileGates)]) -> BTreeMap<String, (Vec<St
             let Some(func) = &f.function else { continue };
             let base = func.rsplit("::").next().unwrap_or(func).to_string();
             let looks = targets::predicate(&base).is_some()
-                || (base.starts_with("Is") && (base.contains("Support") || base.contains("Hardware")))
+                || (base.starts_with("Is")
+                    && (base.contains("Support") || base.contains("Hardware")))
                 || (base.starts_with("is_") && base.ends_with("supported"))
                 || base.ends_with("_available");
             if !looks || f.effect != Effect::Includes || f.predicate.is_some() {
@@ -453,11 +470,16 @@ fn to_gate(
             if covers.is_empty() {
                 class = Class::Unresolved;
                 rule = "gates.predicate_unresolved";
-                note = format!("{pred}: its definition is not in the scanned sources; the targets it accepts are unresolved");
+                note = format!(
+                    "{pred}: its definition is not in the scanned sources; the targets it accepts are unresolved"
+                );
             } else {
                 class = Class::Inferred;
                 rule = "gates.predicate_by_feature";
-                note = format!("{pred} resolved through the architecture table ({})", feat.describe());
+                note = format!(
+                    "{pred} resolved through the architecture table ({})",
+                    feat.describe()
+                );
             }
             patterns.push(Pattern {
                 text: pred.clone(),
@@ -466,29 +488,34 @@ fn to_gate(
             });
         }
     }
-    let mut covers: Vec<String> = patterns.iter().flat_map(|p| p.covers.iter().cloned()).collect();
+    let mut covers: Vec<String> = patterns
+        .iter()
+        .flat_map(|p| p.covers.iter().cloned())
+        .collect();
     targets::dedup(&mut covers);
     if covers.is_empty() && class == Class::Confirmed {
         return None;
     }
     let layer = match f.kind {
-        Kind::BuildList | Kind::BuildFilter | Kind::TensileLogic | Kind::ArtifactRemoval => Layer::Build,
+        Kind::BuildList | Kind::BuildFilter | Kind::TensileLogic | Kind::ArtifactRemoval => {
+            Layer::Build
+        }
         _ => Layer::Selection,
     };
     let guards = f
         .function
         .as_ref()
-        .map(|func| match func.rsplit_once("::").or_else(|| func.rsplit_once('.')) {
-            Some((cls, _)) => cls.rsplit("::").next().unwrap_or(cls).to_string(),
-            None => func.clone(),
-        })
+        .map(
+            |func| match func.rsplit_once("::").or_else(|| func.rsplit_once('.')) {
+                Some((cls, _)) => cls.rsplit("::").next().unwrap_or(cls).to_string(),
+                None => func.clone(),
+            },
+        )
         .or_else(|| f.symbol.clone());
     let full = format!("{}/{}", repo.root.trim_end_matches('/'), fg.path);
-    let mut ev = Evidence::new(class, Proof::CodeVerified, rule).at(
-        Locator::file(full)
-            .with_line(f.line)
-            .with_sha256(fg.sha256.clone()),
-    );
+    let mut ev = Evidence::new(class, Proof::CodeVerified, rule).at(Locator::file(full)
+        .with_line(f.line)
+        .with_sha256(fg.sha256.clone()));
     if !note.is_empty() {
         ev = ev.because(note);
     }
@@ -577,18 +604,24 @@ pub fn for_target(report: &Report, arch: &str) -> Vec<TargetRow> {
         })
         .collect();
     rows.sort_by(|a, b| {
-        (a.layer, !a.named, &a.repo, &a.path, a.line).cmp(&(b.layer, !b.named, &b.repo, &b.path, b.line))
+        (a.layer, !a.named, &a.repo, &a.path, a.line)
+            .cmp(&(b.layer, !b.named, &b.repo, &b.path, b.line))
     });
     rows
 }
 
 /// Gates found in a list of (path, bytes) — the timeline's per-tag scan. Predicates are
 /// resolved through definitions among the same files, else through the architecture table.
-pub fn gates_of_files(repo: &RepoSummary, files: Vec<(String, Vec<u8>)>) -> (Vec<Gate>, Vec<ScanIssue>) {
+pub fn gates_of_files(
+    repo: &RepoSummary,
+    files: Vec<(String, Vec<u8>)>,
+) -> (Vec<Gate>, Vec<ScanIssue>) {
     let mut issues = Vec::new();
     let mut all = Vec::new();
     for (path, src) in files {
-        let Some(kind) = file_kind(&path) else { continue };
+        let Some(kind) = file_kind(&path) else {
+            continue;
+        };
         match scan_bytes(&path, &src) {
             Ok(found) if !found.is_empty() => all.push((
                 0usize,
@@ -606,7 +639,12 @@ pub fn gates_of_files(repo: &RepoSummary, files: Vec<(String, Vec<u8>)>) -> (Vec
     let defs = predicate_definitions(&all);
     let gates = all
         .iter()
-        .flat_map(|(_, fg)| fg.found.iter().filter_map(|f| to_gate(repo, fg, f, &defs)).collect::<Vec<_>>())
+        .flat_map(|(_, fg)| {
+            fg.found
+                .iter()
+                .filter_map(|f| to_gate(repo, fg, f, &defs))
+                .collect::<Vec<_>>()
+        })
         .collect();
     (gates, issues)
 }
@@ -618,12 +656,25 @@ pub fn gates_of_found(repo: &RepoSummary, files: Vec<(String, String, Vec<Found>
         .into_iter()
         .filter_map(|(path, sha256, found)| {
             let kind = file_kind(&path)?;
-            Some((0usize, FileGates { path, kind, sha256, found }))
+            Some((
+                0usize,
+                FileGates {
+                    path,
+                    kind,
+                    sha256,
+                    found,
+                },
+            ))
         })
         .collect();
     let defs = predicate_definitions(&all);
     all.iter()
-        .flat_map(|(_, fg)| fg.found.iter().filter_map(|f| to_gate(repo, fg, f, &defs)).collect::<Vec<_>>())
+        .flat_map(|(_, fg)| {
+            fg.found
+                .iter()
+                .filter_map(|f| to_gate(repo, fg, f, &defs))
+                .collect::<Vec<_>>()
+        })
         .collect()
 }
 
@@ -649,7 +700,8 @@ pub fn tensile_gate(repo: &RepoSummary, rel: &str) -> Option<Gate> {
         text: rel.to_string(),
         references: Vec::new(),
         at: at(&repo.name, rel, None, repo.commit.as_deref()),
-        evidence: Evidence::new(Class::Confirmed, Proof::CodeVerified, "gates.tensile_logic")
-            .at(Locator::file(format!("{}/{}", repo.root.trim_end_matches('/'), rel))),
+        evidence: Evidence::new(Class::Confirmed, Proof::CodeVerified, "gates.tensile_logic").at(
+            Locator::file(format!("{}/{}", repo.root.trim_end_matches('/'), rel)),
+        ),
     })
 }

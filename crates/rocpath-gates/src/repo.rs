@@ -34,7 +34,10 @@ fn is_hash(s: &str) -> bool {
 pub fn head(root: &Path) -> Head {
     let Some(gd) = git_dir(root) else {
         return Head {
-            problem: Some(format!("{}: not a git checkout; gates carry no commit", root.display())),
+            problem: Some(format!(
+                "{}: not a git checkout; gates carry no commit",
+                root.display()
+            )),
             ..Head::default()
         };
     };
@@ -56,7 +59,10 @@ pub fn head(root: &Path) -> Head {
     }
     let Some(r) = h.strip_prefix("ref:").map(str::trim) else {
         return Head {
-            problem: Some(format!("{}: HEAD is neither a ref nor a hash: {h:?}", gd.display())),
+            problem: Some(format!(
+                "{}: HEAD is neither a ref nor a hash: {h:?}",
+                gd.display()
+            )),
             ..Head::default()
         };
     };
@@ -96,7 +102,10 @@ pub fn head(root: &Path) -> Head {
     }
     Head {
         branch: Some(branch.clone()),
-        problem: Some(format!("{}: branch {branch} has no commit (empty or corrupt repository)", gd.display())),
+        problem: Some(format!(
+            "{}: branch {branch} has no commit (empty or corrupt repository)",
+            gd.display()
+        )),
         ..Head::default()
     }
 }

@@ -91,9 +91,7 @@ fn parse(lang: Lang, src: &[u8], range: Option<tree_sitter::Range>) -> Option<Tr
 fn boundary(lang: Lang, line: &[u8]) -> bool {
     match lang {
         Lang::Cpp | Lang::Go => line.first() == Some(&b'}'),
-        Lang::Python => line
-            .first()
-            .is_some_and(|&b| !b" \t\r\n#)]}".contains(&b)),
+        Lang::Python => line.first().is_some_and(|&b| !b" \t\r\n#)]}".contains(&b)),
     }
 }
 
@@ -166,8 +164,9 @@ fn chunk(lang: Lang, src: &[u8], starts: &[usize], row: usize) -> (usize, usize)
     (a, b)
 }
 
-static MACRO_RE: LazyLock<Option<regex::bytes::Regex>> =
-    LazyLock::new(|| regex::bytes::Regex::new(r"\b__(?:gfx|GFX)[0-9a-zA-Z]+__\b|\b[A-Z][A-Z0-9_]*\b").ok());
+static MACRO_RE: LazyLock<Option<regex::bytes::Regex>> = LazyLock::new(|| {
+    regex::bytes::Regex::new(r"\b__(?:gfx|GFX)[0-9a-zA-Z]+__\b|\b[A-Z][A-Z0-9_]*\b").ok()
+});
 static REF_RE: LazyLock<Option<regex::Regex>> = LazyLock::new(|| {
     regex::Regex::new(
         r#"https?://[^\s)>"'\]]+|\b(?:SWDEV|swdev)-\d+\b|\bWORKAROUND_[A-Z0-9_]+\b|\b[Ii]ssue\s*#?\d+\b|\bPR\s*#\d+\b"#,
@@ -219,8 +218,16 @@ fn is_string_kind(lang: Lang, k: &str) -> bool {
 fn is_container(k: &str) -> bool {
     matches!(
         k,
-        "initializer_list" | "list" | "tuple" | "set" | "dictionary" | "pair" | "literal_value"
-            | "keyed_element" | "literal_element" | "composite_literal"
+        "initializer_list"
+            | "list"
+            | "tuple"
+            | "set"
+            | "dictionary"
+            | "pair"
+            | "literal_value"
+            | "keyed_element"
+            | "literal_element"
+            | "composite_literal"
     )
 }
 
@@ -229,7 +236,7 @@ fn callee_name(call: Node, src: &[u8]) -> Option<String> {
     let f = call.child_by_field_name("function")?;
     let t = text_str(f, src);
     let last = t
-        .rsplit(|c: char| c == '.' || c == ':' || c == '>' || c == '-')
+        .rsplit(['.', ':', '>', '-'])
         .next()
         .unwrap_or(&t)
         .trim()
@@ -356,9 +363,8 @@ fn effect_of(n: Node, src: &[u8]) -> (Effect, bool) {
                 let deny = cons.is_some_and(|c| denies(c, src));
                 let alt = p.child_by_field_name("alternative").is_some()
                     || (k == "elif_clause"
-                        && p.next_named_sibling().is_some_and(|s| {
-                            matches!(s.kind(), "elif_clause" | "else_clause")
-                        }));
+                        && p.next_named_sibling()
+                            .is_some_and(|s| matches!(s.kind(), "elif_clause" | "else_clause")));
                 let e = if deny {
                     Effect::Excludes
                 } else {
@@ -367,7 +373,11 @@ fn effect_of(n: Node, src: &[u8]) -> (Effect, bool) {
                 return (if neg { e.flip() } else { e }, alt);
             }
             "conditional_expression" => {
-                let e = if neg { Effect::Excludes } else { Effect::Includes };
+                let e = if neg {
+                    Effect::Excludes
+                } else {
+                    Effect::Includes
+                };
                 return (e, true);
             }
             "case_statement" | "expression_case" | "case_clause" => {
@@ -394,18 +404,33 @@ fn effect_of(n: Node, src: &[u8]) -> (Effect, bool) {
         }
         cur = p;
     }
-    (if neg { Effect::Excludes } else { Effect::Includes }, false)
+    (
+        if neg {
+            Effect::Excludes
+        } else {
+            Effect::Includes
+        },
+        false,
+    )
 }
 
 fn declarator_name(mut d: Node, src: &[u8]) -> Option<String> {
     for _ in 0..16 {
         match d.kind() {
-            "function_declarator" | "pointer_declarator" | "reference_declarator"
-            | "parenthesized_declarator" | "init_declarator" | "array_declarator" => {
+            "function_declarator"
+            | "pointer_declarator"
+            | "reference_declarator"
+            | "parenthesized_declarator"
+            | "init_declarator"
+            | "array_declarator" => {
                 d = d.child_by_field_name("declarator")?;
             }
-            "identifier" | "field_identifier" | "qualified_identifier" | "destructor_name"
-            | "operator_name" | "template_function" => {
+            "identifier"
+            | "field_identifier"
+            | "qualified_identifier"
+            | "destructor_name"
+            | "operator_name"
+            | "template_function" => {
                 let t = text_str(d, src);
                 return Some(t.split_whitespace().collect::<Vec<_>>().join(""));
             }
@@ -433,7 +458,9 @@ fn enclosing(lang: Lang, n: Node, src: &[u8]) -> (Option<String>, Option<String>
                     classes.push(text_str(nm, src));
                 }
             }
-            (Lang::Cpp, "init_declarator" | "declaration") if function.is_none() && symbol.is_none() => {
+            (Lang::Cpp, "init_declarator" | "declaration")
+                if function.is_none() && symbol.is_none() =>
+            {
                 symbol = c
                     .child_by_field_name("declarator")
                     .and_then(|d| declarator_name(d, src));
@@ -461,7 +488,9 @@ fn enclosing(lang: Lang, n: Node, src: &[u8]) -> (Option<String>, Option<String>
                 let recv = c.child_by_field_name("receiver").and_then(|r| {
                     let t = text_str(r, src);
                     let t = t.trim_matches(|ch| ch == '(' || ch == ')');
-                    t.split_whitespace().last().map(|s| s.trim_start_matches('*').to_string())
+                    t.split_whitespace()
+                        .last()
+                        .map(|s| s.trim_start_matches('*').to_string())
                 });
                 function = match (recv, name) {
                     (Some(r), Some(n)) => Some(format!("{r}.{n}")),
@@ -518,7 +547,8 @@ pub fn references_near(src: &[u8], line_starts: &[usize], row: usize) -> Vec<Str
     let first = row.saturating_sub(4);
     for r in first..=row {
         let t = line_text(src, line_starts, r);
-        let is_comment = t.starts_with("//") || t.starts_with('#') || t.starts_with("/*") || t.starts_with('*');
+        let is_comment =
+            t.starts_with("//") || t.starts_with('#') || t.starts_with("/*") || t.starts_with('*');
         if r != row && !is_comment {
             continue;
         }
@@ -577,7 +607,8 @@ pub fn analyze(lang: Lang, src: &[u8], cands: &[(usize, usize)]) -> Option<Vec<F
     let starts = line_starts(src);
     let row_of = |off: usize| starts.partition_point(|&s| s <= off).saturating_sub(1);
     // Group candidates by the top-level item they are in; parse each item alone.
-    let mut groups: Vec<((usize, usize), Vec<(usize, usize)>)> = Vec::new();
+    type Group = ((usize, usize), Vec<(usize, usize)>);
+    let mut groups: Vec<Group> = Vec::new();
     for &(off, len) in cands {
         let row = row_of(off);
         if let Some((rg, v)) = groups.last_mut() {
@@ -634,18 +665,29 @@ fn classify(
         if is_string_kind(lang, k) {
             return string_gate(lang, n, src, starts, seen);
         }
-        if matches!(k, "preproc_if" | "preproc_elif" | "preproc_ifdef" | "preproc_elifdef") {
+        if matches!(
+            k,
+            "preproc_if" | "preproc_elif" | "preproc_ifdef" | "preproc_elifdef"
+        ) {
             return preproc_gate(n, leaf, src, starts, seen);
         }
-        if matches!(k, "identifier" | "field_identifier" | "qualified_identifier" | "type_identifier") {
+        if matches!(
+            k,
+            "identifier" | "field_identifier" | "qualified_identifier" | "type_identifier"
+        ) {
             if let Some(f) = identifier_gate(lang, n, src, starts, seen) {
                 return Some(f);
             }
         }
         if matches!(
             k,
-            "translation_unit" | "module" | "source_file" | "compound_statement" | "block"
-                | "function_definition" | "expression_statement"
+            "translation_unit"
+                | "module"
+                | "source_file"
+                | "compound_statement"
+                | "block"
+                | "function_definition"
+                | "expression_statement"
         ) {
             return None;
         }
@@ -704,7 +746,15 @@ fn string_gate(
             break;
         }
     }
-    let mut f = finish(lang, anchor, kind, vec![pattern(content, how, covers)], None, src, starts);
+    let mut f = finish(
+        lang,
+        anchor,
+        kind,
+        vec![pattern(content, how, covers)],
+        None,
+        src,
+        starts,
+    );
     // The line is the string's own line, not the container's.
     let row = s.start_position().row;
     f.line = row as u64 + 1;
@@ -734,16 +784,17 @@ fn preproc_gate(
     if patterns.is_empty() {
         return None;
     }
-    let directive = block
-        .child(0)
-        .map(|c| text_str(c, src))
-        .unwrap_or_default();
+    let directive = block.child(0).map(|c| text_str(c, src)).unwrap_or_default();
     let ctext_s = String::from_utf8_lossy(ctext);
     let negated = directive.starts_with("#ifndef")
         || directive.starts_with("#elifndef")
         || (ctext_s.contains("!defined") && !ctext_s.replace("!defined", "").contains("defined"))
         || ctext_s.trim_start().starts_with('!');
-    let effect = if negated { Effect::Excludes } else { Effect::Includes };
+    let effect = if negated {
+        Effect::Excludes
+    } else {
+        Effect::Includes
+    };
     let alternative = block.child_by_field_name("alternative").is_some();
     let (function, mut symbol) = enclosing(Lang::Cpp, block, src);
     if function.is_none() {
@@ -778,15 +829,28 @@ fn identifier_gate(
     if targets::predicate(&base).is_some() {
         let call = if parent.kind() == "call_expression" || parent.kind() == "call" {
             parent
-        } else if matches!(parent.kind(), "qualified_identifier" | "field_expression" | "attribute" | "selector_expression") {
-            parent.parent().filter(|g| matches!(g.kind(), "call_expression" | "call"))?
+        } else if matches!(
+            parent.kind(),
+            "qualified_identifier" | "field_expression" | "attribute" | "selector_expression"
+        ) {
+            parent
+                .parent()
+                .filter(|g| matches!(g.kind(), "call_expression" | "call"))?
         } else {
             return None;
         };
         if !seen.insert(call.id()) {
             return None;
         }
-        return Some(finish(lang, call, Kind::Predicate, Vec::new(), Some(base), src, starts));
+        return Some(finish(
+            lang,
+            call,
+            Kind::Predicate,
+            Vec::new(),
+            Some(base),
+            src,
+            starts,
+        ));
     }
     // `cc >= GGML_CUDA_CC_VEGA20`: an ordered comparison with a constant.
     if let Some(v) = targets::ggml_cc(&base) {
@@ -815,7 +879,15 @@ fn identifier_gate(
         let covers = targets::compare(if op == "!=" { "==" } else { &op }, v);
         let pat = pattern(format!("cc {op} {base}"), Match::Compare, covers);
         // `!=` is read by effect_of as a negation of `==`.
-        return Some(finish(lang, parent, Kind::Compare, vec![pat], None, src, starts));
+        return Some(finish(
+            lang,
+            parent,
+            Kind::Compare,
+            vec![pat],
+            None,
+            src,
+            starts,
+        ));
     }
     None
 }
@@ -856,7 +928,10 @@ bool ConvMlirIgemmFwd::IsApplicable(const Ctx& ctx, const Problem& p) const
         let g = &v[0];
         assert_eq!(g.line, 7);
         assert_eq!(g.effect, Effect::Excludes);
-        assert_eq!(g.function.as_deref(), Some("ConvMlirIgemmFwd::IsApplicable"));
+        assert_eq!(
+            g.function.as_deref(),
+            Some("ConvMlirIgemmFwd::IsApplicable")
+        );
         assert_eq!(g.patterns[0].covers, ["gfx900"]);
         assert_eq!(g.patterns[0].how, Match::Prefix);
         assert_eq!(
@@ -887,7 +962,10 @@ static inline bool IsXdlopsSupport(const Ctx& ctx)
         assert_eq!(v[0].function.as_deref(), Some("Xdl::IsApplicable"));
         let d = run(Lang::Cpp, src, "gfx");
         assert_eq!(d.len(), 2);
-        assert!(d.iter().all(|f| f.effect == Effect::Includes && !f.alternative));
+        assert!(
+            d.iter()
+                .all(|f| f.effect == Effect::Includes && !f.alternative)
+        );
         assert_eq!(d[0].function.as_deref(), Some("IsXdlopsSupport"));
     }
 

@@ -127,7 +127,10 @@ pub fn resolve_literal(text: &str, prefix_context: bool) -> Option<(Vec<String>,
     if prefix_context {
         let lower = tok.to_ascii_lowercase();
         // `StartsWith(name, "gfx")` asks whether the name is a gfx name at all.
-        if lower.len() > 3 && lower.starts_with("gfx") && lower[3..].bytes().all(|b| b.is_ascii_alphanumeric()) {
+        if lower.len() > 3
+            && lower.starts_with("gfx")
+            && lower[3..].bytes().all(|b| b.is_ascii_alphanumeric())
+        {
             let v = by_prefix(&lower);
             if !v.is_empty() {
                 return Some((v, Match::Prefix));
@@ -140,7 +143,9 @@ pub fn resolve_literal(text: &str, prefix_context: bool) -> Option<(Vec<String>,
     // `"gfx94"`, `"gfx11"` compared exactly still name a family in practice; only a
     // digits-only stem is read as a prefix.
     let lower = tok.to_ascii_lowercase();
-    if lower.len() >= 4 && lower.starts_with("gfx") && lower[3..].bytes().all(|b| b.is_ascii_digit())
+    if lower.len() >= 4
+        && lower.starts_with("gfx")
+        && lower[3..].bytes().all(|b| b.is_ascii_digit())
     {
         let v = by_prefix(&lower);
         if !v.is_empty() {
@@ -257,7 +262,10 @@ impl Feature {
             Feature::Wmma => "wmma".into(),
             Feature::Families(f) => format!(
                 "family:{}",
-                f.iter().map(|x| format!("{x:?}")).collect::<Vec<_>>().join("+")
+                f.iter()
+                    .map(|x| format!("{x:?}"))
+                    .collect::<Vec<_>>()
+                    .join("+")
             ),
             Feature::Amd => "amd".into(),
             Feature::DefinitionOnly => "definition".into(),
@@ -306,7 +314,10 @@ pub const PREDICATES: &[(&str, Feature)] = &[
     ("is_wmma_supported", Feature::Wmma),
     ("amd_wmma_available", Feature::Wmma),
     ("AMD_WMMA_AVAILABLE", Feature::Wmma),
-    ("IsComposableKernelSupportedHardware", Feature::DefinitionOnly),
+    (
+        "IsComposableKernelSupportedHardware",
+        Feature::DefinitionOnly,
+    ),
     ("IsMlirSupportedHardware", Feature::DefinitionOnly),
     ("is_gfx11_supported", Feature::Families(&[Rdna3, Rdna3_5])),
     ("is_gfx12_supported", Feature::Families(&[Rdna4])),
@@ -316,7 +327,10 @@ pub const PREDICATES: &[(&str, Feature)] = &[
     ("GGML_CUDA_CC_IS_RDNA", Feature::Families(RDNA_ALL)),
     ("GGML_CUDA_CC_IS_RDNA1", Feature::Families(&[Rdna1])),
     ("GGML_CUDA_CC_IS_RDNA2", Feature::Families(&[Rdna2])),
-    ("GGML_CUDA_CC_IS_RDNA3", Feature::Families(&[Rdna3, Rdna3_5])),
+    (
+        "GGML_CUDA_CC_IS_RDNA3",
+        Feature::Families(&[Rdna3, Rdna3_5]),
+    ),
     ("GGML_CUDA_CC_IS_RDNA3_0", Feature::Families(&[Rdna3])),
     ("GGML_CUDA_CC_IS_RDNA3_5", Feature::Families(&[Rdna3_5])),
     ("GGML_CUDA_CC_IS_RDNA4", Feature::Families(&[Rdna4])),
@@ -324,7 +338,10 @@ pub const PREDICATES: &[(&str, Feature)] = &[
     ("GGML_CUDA_CC_IS_CDNA1", Feature::Families(&[Cdna1])),
     ("GGML_CUDA_CC_IS_CDNA2", Feature::Families(&[Cdna2])),
     ("GGML_CUDA_CC_IS_CDNA3", Feature::Families(&[Cdna3])),
-    ("GGML_CUDA_CC_IS_GCN", Feature::Families(&[Gcn3, Gcn4, Gcn5])),
+    (
+        "GGML_CUDA_CC_IS_GCN",
+        Feature::Families(&[Gcn3, Gcn4, Gcn5]),
+    ),
 ];
 
 /// ggml's preprocessor family macros (`#if defined(RDNA4)`), defined from `__gfx*__` in
@@ -346,10 +363,7 @@ pub const FAMILY_MACROS: &[(&str, Feature)] = &[
 /// The feature of a known predicate name (with or without a namespace qualifier).
 pub fn predicate(name: &str) -> Option<Feature> {
     let base = name.rsplit("::").next().unwrap_or(name);
-    PREDICATES
-        .iter()
-        .find(|(n, _)| *n == base)
-        .map(|(_, f)| *f)
+    PREDICATES.iter().find(|(n, _)| *n == base).map(|(_, f)| *f)
 }
 
 /// The feature of a ggml family macro.
@@ -434,16 +448,32 @@ mod tests {
         assert_eq!(resolve_literal("only supported on gfx90a", false), None);
         let (v, m) = resolve_literal("^gfx(94[012]|1030|120[01])$", false).unwrap();
         assert_eq!(m, Match::Regex);
-        assert_eq!(v, ["gfx942", "gfx1030", "gfx1200", "gfx1201", "gfx940", "gfx941"]);
-        assert_eq!(resolve_literal("gfx906:sramecc+:xnack-", false).unwrap().0, ["gfx906"]);
+        assert_eq!(
+            v,
+            [
+                "gfx942", "gfx1030", "gfx1200", "gfx1201", "gfx940", "gfx941"
+            ]
+        );
+        assert_eq!(
+            resolve_literal("gfx906:sramecc+:xnack-", false).unwrap().0,
+            ["gfx906"]
+        );
         assert_eq!(resolve_literal("gfx942kdb", false), None);
     }
 
     #[test]
     fn macros_globs_codenames_features() {
         assert_eq!(resolve_macro("__gfx90a__").unwrap(), ["gfx90a"]);
-        assert!(resolve_macro("__GFX12__").unwrap().contains(&"gfx1201".to_string()));
-        assert!(!resolve_macro("__gfx11__").unwrap().contains(&"gfx1201".to_string()));
+        assert!(
+            resolve_macro("__GFX12__")
+                .unwrap()
+                .contains(&"gfx1201".to_string())
+        );
+        assert!(
+            !resolve_macro("__gfx11__")
+                .unwrap()
+                .contains(&"gfx1201".to_string())
+        );
         assert_eq!(resolve_glob("*gfx90[06]*").unwrap(), ["gfx900", "gfx906"]);
         assert_eq!(codename("vega10"), Some(&["gfx900"][..]));
         let m = Feature::Mfma.covers();

@@ -161,12 +161,20 @@ pub enum Error {
 /// The commits a shallow clone was cut at (`.git/shallow`).
 pub fn shallow_boundaries(repo: &Repository) -> HashSet<Oid> {
     std::fs::read_to_string(repo.path().join("shallow"))
-        .map(|t| t.lines().filter_map(|l| Oid::from_str(l.trim()).ok()).collect())
+        .map(|t| {
+            t.lines()
+                .filter_map(|l| Oid::from_str(l.trim()).ok())
+                .collect()
+        })
         .unwrap_or_default()
 }
 
 /// Opens the repository at `path` (a checkout or a bare repository).
 pub fn open(path: &Path) -> Result<Repository, Error> {
+    // Objects are read, not checked against their hash on every load (as git itself does);
+    // a damaged pack still fails to inflate. Hashing every object read made blame several
+    // times slower.
+    git2::opts::strict_hash_verification(false);
     Repository::open(path).map_err(|e| Error::Open {
         path: path.display().to_string(),
         msg: e.message().to_string(),
@@ -235,8 +243,31 @@ fn blame_range(
     path: &str,
     lines: &[u64],
 ) -> Result<Vec<Option<Origin>>, git2::Error> {
-    let min = lines.iter().copied().min().unwrap_or(1).max(1);
-    let max = lines.iter().copied().max().unwrap_or(1).max(min);
+    // Lines past the end of the file at `newest` have no origin.
+    let count = repo
+        .find_commit(newest)
+        .and_then(|c| c.tree())
+        .and_then(|t| t.get_path(Path::new(path)))
+        .and_then(|e| repo.find_blob(e.id()))
+        .map(|b| {
+            let c = b.content();
+            let n = memchr::memchr_iter(b'\n', c).count() as u64;
+            if c.last().is_some_and(|&x| x != b'\n') {
+                n + 1
+            } else {
+                n
+            }
+        })?;
+    let valid: Vec<u64> = lines
+        .iter()
+        .copied()
+        .filter(|&l| l >= 1 && l <= count)
+        .collect();
+    if valid.is_empty() {
+        return Ok(lines.iter().map(|_| None).collect());
+    }
+    let min = valid.iter().copied().min().unwrap_or(1);
+    let max = valid.iter().copied().max().unwrap_or(1).max(min);
     let mut o = BlameOptions::new();
     o.newest_commit(newest)
         .min_line(min as usize)
@@ -245,6 +276,9 @@ fn blame_range(
     Ok(lines
         .iter()
         .map(|&l| {
+            if l < 1 || l > count {
+                return None;
+            }
             let h = blame.get_line(l as usize)?;
             let orig_line = h.orig_start_line() as u64 + (l - h.final_start_line() as u64);
             Some(Origin {
@@ -356,7 +390,9 @@ fn file_line(repo: &Repository, commit: Oid, path: &str, line: u64) -> String {
         let entry = c.tree().ok()?.get_path(Path::new(path)).ok()?;
         let blob = repo.find_blob(entry.id()).ok()?;
         let content = blob.content();
-        let l = content.split(|&b| b == b'\n').nth(line.checked_sub(1)? as usize)?;
+        let l = content
+            .split(|&b| b == b'\n')
+            .nth(line.checked_sub(1)? as usize)?;
         Some(String::from_utf8_lossy(l).trim().to_string())
     })();
     text.unwrap_or_default()
@@ -371,7 +407,8 @@ fn unresolved_role(basis: &str) -> Role {
     }
 }
 
-const OPERATIONAL: &str = "who runs this path and shares workarounds is not recorded in git history";
+const OPERATIONAL: &str =
+    "who runs this path and shares workarounds is not recorded in git history";
 const REPAIR: &str = "git history shows who changed the line, not who can fix the layer";
 
 fn roles(intro: Option<&Commit>, last: Option<&Commit>, days: Option<i64>) -> Roles {
@@ -382,7 +419,10 @@ fn roles(intro: Option<&Commit>, last: Option<&Commit>, days: Option<i64>) -> Ro
             who: Some(who(c)),
             affiliation: c.affiliation.clone(),
             status: "history_verified",
-            basis: format!("author of {} (the commit that introduced the gate)", short(c)),
+            basis: format!(
+                "author of {} (the commit that introduced the gate)",
+                short(c)
+            ),
         },
         None => unresolved_role("the introducing commit is not in the available history"),
     };
@@ -391,11 +431,15 @@ fn roles(intro: Option<&Commit>, last: Option<&Commit>, days: Option<i64>) -> Ro
             who: Some(who(l)),
             affiliation: l.affiliation.clone(),
             status: "history_verified",
-            basis: format!("last changed the line in {} while keeping the gate", short(l)),
+            basis: format!(
+                "last changed the line in {} while keeping the gate",
+                short(l)
+            ),
         },
         (Some(_), Some(_)) => unresolved_role(&format!(
             "no commit changed the line after it was introduced{}: the history names no maintainer",
-            days.map(|d| format!(" ({d} days untouched at the newest commit)")).unwrap_or_default()
+            days.map(|d| format!(" ({d} days untouched at the newest commit)"))
+                .unwrap_or_default()
         )),
         _ => unresolved_role("the line's history is not available"),
     };
@@ -432,7 +476,11 @@ fn message_refs(repo: &Repository, c: &Commit, out: &mut Vec<Reference>) {
 
 /// Traces lines. Files are blamed once each, in parallel; a file that cannot be blamed
 /// gives its lines an error and the rest go on.
-pub fn trace(repo_path: &Path, queries: &[Query], opts: &Options) -> Result<Vec<LineProvenance>, Error> {
+pub fn trace(
+    repo_path: &Path,
+    queries: &[Query],
+    opts: &Options,
+) -> Result<Vec<LineProvenance>, Error> {
     let repo = open(repo_path)?;
     let newest = repo
         .revparse_single(&opts.rev)
@@ -472,7 +520,12 @@ pub fn trace(repo_path: &Path, queries: &[Query], opts: &Options) -> Result<Vec<
         .enumerate()
         .map(|(i, q)| ((q.path.as_str(), q.line), i))
         .collect();
-    out.sort_by_key(|p| order.get(&(p.path.as_str(), p.line)).copied().unwrap_or(usize::MAX));
+    out.sort_by_key(|p| {
+        order
+            .get(&(p.path.as_str(), p.line))
+            .copied()
+            .unwrap_or(usize::MAX)
+    });
     Ok(out)
 }
 
@@ -488,9 +541,13 @@ fn failed(q: &Query, msg: String) -> LineProvenance {
         references: Vec::new(),
         roles: roles(None, None, None),
         truncated: None,
-        evidence: Evidence::new(Class::Unresolved, Proof::HistoryVerified, "provenance.unavailable")
-            .at(Locator::file(q.path.clone()).with_line(q.line))
-            .because(msg.clone()),
+        evidence: Evidence::new(
+            Class::Unresolved,
+            Proof::HistoryVerified,
+            "provenance.unavailable",
+        )
+        .at(Locator::file(q.path.clone()).with_line(q.line))
+        .because(msg.clone()),
         error: Some(msg),
     }
 }
@@ -524,7 +581,8 @@ fn trace_file(
 }
 
 fn is_cut(repo: &Repository, shallow: &HashSet<Oid>, o: Oid) -> bool {
-    shallow.contains(&o) || (!shallow.is_empty() && repo.find_commit(o).is_ok_and(|c| c.parent_count() == 0))
+    shallow.contains(&o)
+        || (!shallow.is_empty() && repo.find_commit(o).is_ok_and(|c| c.parent_count() == 0))
 }
 
 fn trace_line(
@@ -551,9 +609,15 @@ fn trace_line(
             roles: roles(None, None, None),
             truncated: Some(msg.clone()),
             error: None,
-            evidence: Evidence::new(Class::Unresolved, Proof::HistoryVerified, "provenance.history_truncated")
-                .at(loc)
-                .because(format!("{msg}: the shallow clone hides who last touched and who introduced the line")),
+            evidence: Evidence::new(
+                Class::Unresolved,
+                Proof::HistoryVerified,
+                "provenance.history_truncated",
+            )
+            .at(loc)
+            .because(format!(
+                "{msg}: the shallow clone hides who last touched and who introduced the line"
+            )),
         };
     }
     let last = commit_info(repo, o.commit, &o.path, o.line);
@@ -574,7 +638,9 @@ fn trace_line(
             hops_exhausted = false;
             break;
         }
-        let Some((parent, old_path, old_line)) = rewritten_from(repo, &c, &cur.1, cur.2, &q.keys, &cur.3) else {
+        let Some((parent, old_path, old_line)) =
+            rewritten_from(repo, &c, &cur.1, cur.2, &q.keys, &cur.3)
+        else {
             hops_exhausted = false;
             break;
         };
@@ -612,7 +678,9 @@ fn trace_line(
     } else {
         commit_info(repo, cur.0, &cur.1, cur.2)
     };
-    let days = last.as_ref().map(|l| (newest_time - l.time).max(0) / 86_400);
+    let days = last
+        .as_ref()
+        .map(|l| (newest_time - l.time).max(0) / 86_400);
     let mut references = Vec::new();
     for c in introduced.iter().chain(rewrites.iter()).chain(last.iter()) {
         message_refs(repo, c, &mut references);
@@ -626,13 +694,18 @@ fn trace_line(
         (
             Class::Unresolved,
             "provenance.history_truncated",
-            format!("{t}: the line was rewritten before the boundary; its introduction is not in this clone"),
+            format!(
+                "{t}: the line was rewritten before the boundary; its introduction is not in this clone"
+            ),
         )
     } else if hops_exhausted {
         (
             Class::Limited,
             "provenance.hop_limit",
-            format!("followed {} rewrites; older ones not followed", opts.max_hops),
+            format!(
+                "followed {} rewrites; older ones not followed",
+                opts.max_hops
+            ),
         )
     } else {
         (Class::Confirmed, "provenance.blame", String::new())

@@ -55,7 +55,14 @@ fn url_access(url: &str) -> (&'static str, &'static str) {
         || lower.contains("amd.com/")
             && !lower.contains("rocm.docs.amd.com")
             && !lower.contains("www.amd.com");
-    (kind, if private { "not publicly verifiable" } else { "public" })
+    (
+        kind,
+        if private {
+            "not publicly verifiable"
+        } else {
+            "public"
+        },
+    )
 }
 
 /// Every reference in a text.
@@ -108,8 +115,16 @@ pub fn extract(text: &str, found_in: &'static str) -> Vec<Reference> {
 pub fn affiliation(email: &str) -> Option<String> {
     let domain = email.rsplit_once('@')?.1.to_ascii_lowercase();
     if domain.ends_with("users.noreply.github.com")
-        || ["gmail.com", "outlook.com", "hotmail.com", "yahoo.com", "protonmail.com", "qq.com", "163.com"]
-            .contains(&domain.as_str())
+        || [
+            "gmail.com",
+            "outlook.com",
+            "hotmail.com",
+            "yahoo.com",
+            "protonmail.com",
+            "qq.com",
+            "163.com",
+        ]
+        .contains(&domain.as_str())
     {
         return None;
     }
@@ -125,7 +140,10 @@ mod tests {
 
     #[test]
     fn pr_and_refs() {
-        assert_eq!(pr_number("[MLIR] Disable gfx900 from non-xdlops solver (#1328)"), Some(1328));
+        assert_eq!(
+            pr_number("[MLIR] Disable gfx900 from non-xdlops solver (#1328)"),
+            Some(1328)
+        );
         assert_eq!(pr_number("Merge pull request #77 from a/b"), Some(77));
         assert_eq!(pr_number("no number here"), None);
         let r = extract(
@@ -136,7 +154,10 @@ mod tests {
         assert_eq!(
             texts,
             [
-                ("https://github.com/ROCm/llvm-project-private/issues/389", "not publicly verifiable"),
+                (
+                    "https://github.com/ROCm/llvm-project-private/issues/389",
+                    "not publicly verifiable"
+                ),
                 ("https://github.com/ROCm/MIOpen/pull/1328", "public"),
                 ("SWDEV-411729", "not publicly verifiable"),
                 ("#12", "unknown"),

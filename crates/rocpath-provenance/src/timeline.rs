@@ -117,8 +117,20 @@ pub fn glob_match(pat: &str, s: &str) -> bool {
 fn skipped(name: &str) -> bool {
     matches!(
         name,
-        ".git" | "docs" | "doc" | ".github" | "node_modules" | "third_party" | "thirdparty" | "test"
-            | "tests" | "gtest" | "testing" | "unittests" | "unit_tests" | "testdata"
+        ".git"
+            | "docs"
+            | "doc"
+            | ".github"
+            | "node_modules"
+            | "third_party"
+            | "thirdparty"
+            | "test"
+            | "tests"
+            | "gtest"
+            | "testing"
+            | "unittests"
+            | "unit_tests"
+            | "testdata"
     )
 }
 
@@ -164,8 +176,12 @@ pub fn timeline(
         if !glob_match(pattern, t) {
             continue;
         }
-        let Ok(obj) = repo.revparse_single(&format!("refs/tags/{t}")) else { continue };
-        let Ok(c) = obj.peel_to_commit() else { continue };
+        let Ok(obj) = repo.revparse_single(&format!("refs/tags/{t}")) else {
+            continue;
+        };
+        let Ok(c) = obj.peel_to_commit() else {
+            continue;
+        };
         tags.push((c.time().seconds(), t.to_string(), c.id()));
     }
     tags.sort();
@@ -175,7 +191,9 @@ pub fn timeline(
     // key → per tag (verdict, named, gate)
     let mut seen: BTreeMap<String, Vec<Option<(Verdict, Gate)>>> = BTreeMap::new();
     for (ti, (time, tag, cid)) in tags.iter().enumerate() {
-        let Ok(commit) = repo.find_commit(*cid) else { continue };
+        let Ok(commit) = repo.find_commit(*cid) else {
+            continue;
+        };
         let Ok(tree) = commit.tree() else { continue };
         let mut files: Vec<(String, Oid)> = Vec::new();
         let mut dirs: Vec<String> = Vec::new();
@@ -191,10 +209,8 @@ pub fn timeline(
                         dirs.push(path);
                     }
                 }
-                Some(ObjectType::Blob) => {
-                    if rocpath_gates::file_kind(&path).is_some() {
-                        files.push((path, entry.id()));
-                    }
+                Some(ObjectType::Blob) if rocpath_gates::file_kind(&path).is_some() => {
+                    files.push((path, entry.id()));
                 }
                 _ => {}
             }
@@ -213,14 +229,24 @@ pub fn timeline(
                 .map_or(0, |(s, _)| s as u64);
             if size > max_file_bytes {
                 cache.insert(*oid, Vec::new());
-                issues.push(issue(&name, tag, path, format!("not read: {size} bytes is more than the {max_file_bytes}-byte limit")));
+                issues.push(issue(
+                    &name,
+                    tag,
+                    path,
+                    format!("not read: {size} bytes is more than the {max_file_bytes}-byte limit"),
+                ));
                 continue;
             }
             match repo.find_blob(*oid) {
                 Ok(b) => fresh.push((*oid, path.clone(), b.content().to_vec())),
                 Err(e) => {
                     cache.insert(*oid, Vec::new());
-                    issues.push(issue(&name, tag, path, format!("cannot read blob {oid}: {}", e.message())));
+                    issues.push(issue(
+                        &name,
+                        tag,
+                        path,
+                        format!("cannot read blob {oid}: {}", e.message()),
+                    ));
                 }
             }
         }
@@ -263,10 +289,15 @@ pub fn timeline(
             })
             .collect();
         let mut gates = rocpath_gates::gates_of_found(&summary, inputs);
-        gates.extend(dirs.iter().filter_map(|d| rocpath_gates::tensile_gate(&summary, d)));
+        gates.extend(
+            dirs.iter()
+                .filter_map(|d| rocpath_gates::tensile_gate(&summary, d)),
+        );
         let mut now: BTreeMap<String, (Verdict, Gate)> = BTreeMap::new();
         for g in gates {
-            let Some((layer, verdict, named)) = rocpath_gates::verdict(&g, arch) else { continue };
+            let Some((layer, verdict, named)) = rocpath_gates::verdict(&g, arch) else {
+                continue;
+            };
             if !named && layer != Layer::Build {
                 continue;
             }
@@ -279,7 +310,9 @@ pub fn timeline(
             }
         }
         for (k, v) in &now {
-            let e = seen.entry(k.clone()).or_insert_with(|| vec![None; tags.len()]);
+            let e = seen
+                .entry(k.clone())
+                .or_insert_with(|| vec![None; tags.len()]);
             e[ti] = Some(v.clone());
         }
         rows.push(TagRow {
@@ -287,7 +320,10 @@ pub fn timeline(
             commit: cid.to_string(),
             date: crate::blame::iso_date(*time, 0),
             present: now.len(),
-            includes: now.values().filter(|(v, _)| *v == Verdict::Includes).count(),
+            includes: now
+                .values()
+                .filter(|(v, _)| *v == Verdict::Includes)
+                .count(),
             added: 0,
             kept: 0,
             retreated: 0,
@@ -297,9 +333,10 @@ pub fn timeline(
     // Items that never include nor name the target are other targets' lists: dropped.
     let mut items = Vec::new();
     for (key, states) in seen {
-        let relevant = states.iter().flatten().any(|(v, g)| {
-            *v == Verdict::Includes || g.covers.iter().any(|c| c == arch)
-        });
+        let relevant = states
+            .iter()
+            .flatten()
+            .any(|(v, g)| *v == Verdict::Includes || g.covers.iter().any(|c| c == arch));
         if !relevant {
             continue;
         }
@@ -315,7 +352,9 @@ pub fn timeline(
                     None
                 }
                 (Some(Verdict::Includes), Some((v, _))) => Some((Status::Retreated, Some(*v))),
-                (Some(_), Some((Verdict::Includes, _))) => Some((Status::Added, Some(Verdict::Includes))),
+                (Some(_), Some((Verdict::Includes, _))) => {
+                    Some((Status::Added, Some(Verdict::Includes)))
+                }
                 (Some(_), Some((v, _))) => {
                     rows[ti].kept += 1;
                     let _ = v;
@@ -353,9 +392,13 @@ pub fn timeline(
             function: g.function.clone().or_else(|| g.symbol.clone()),
             events,
             present,
-            evidence: Evidence::new(Class::Confirmed, Proof::HistoryVerified, "provenance.timeline")
-                .at(Locator::file(g.path.clone()))
-                .because(format!("read from the tree of each tag matching {pattern}")),
+            evidence: Evidence::new(
+                Class::Confirmed,
+                Proof::HistoryVerified,
+                "provenance.timeline",
+            )
+            .at(Locator::file(g.path.clone()))
+            .because(format!("read from the tree of each tag matching {pattern}")),
         });
     }
     Ok(Timeline {
@@ -372,8 +415,12 @@ fn issue(repo: &str, tag: &str, path: &str, message: String) -> ScanIssue {
         repo: repo.to_string(),
         path: format!("{tag}:{path}"),
         message,
-        evidence: Evidence::new(Class::Limited, Proof::HistoryVerified, "provenance.timeline_unreadable")
-            .at(Locator::file(path.to_string())),
+        evidence: Evidence::new(
+            Class::Limited,
+            Proof::HistoryVerified,
+            "provenance.timeline_unreadable",
+        )
+        .at(Locator::file(path.to_string())),
     }
 }
 

@@ -13,7 +13,13 @@ fn short(h: &str) -> &str {
 
 fn covers(g: &Gate) -> String {
     const N: usize = 6;
-    let mut s = g.covers.iter().take(N).cloned().collect::<Vec<_>>().join(",");
+    let mut s = g
+        .covers
+        .iter()
+        .take(N)
+        .cloned()
+        .collect::<Vec<_>>()
+        .join(",");
     if g.covers.len() > N {
         let _ = write!(s, ",+{}", g.covers.len() - N);
     }
@@ -45,7 +51,9 @@ fn commit_cell(c: Option<&Commit>) -> String {
 fn prov_cell(p: Option<&LineProvenance>) -> String {
     match p {
         None => String::new(),
-        Some(p) if p.truncated.is_some() => format!("unresolved: {}", p.truncated.as_deref().unwrap_or("")),
+        Some(p) if p.truncated.is_some() => {
+            format!("unresolved: {}", p.truncated.as_deref().unwrap_or(""))
+        }
         Some(p) if p.error.is_some() => format!("unresolved: {}", p.error.as_deref().unwrap_or("")),
         Some(p) => commit_cell(p.introduced.as_ref()),
     }
@@ -63,7 +71,11 @@ pub fn gates(report: &Report, prov: Option<&[Option<LineProvenance>]>) -> String
         let mut row = vec![
             g.layer.as_str().to_string(),
             what(g),
-            format!("{}{}", g.effect.as_str(), if g.alternative { " (else)" } else { "" }),
+            format!(
+                "{}{}",
+                g.effect.as_str(),
+                if g.alternative { " (else)" } else { "" }
+            ),
             covers(g),
             g.at.clone(),
         ];
@@ -91,7 +103,10 @@ fn summary(report: &Report) -> String {
         ));
     }
     if !report.issues.is_empty() {
-        parts.push(format!("{} files not fully read (see errors)", report.issues.len()));
+        parts.push(format!(
+            "{} files not fully read (see errors)",
+            report.issues.len()
+        ));
     }
     parts.join("; ")
 }
@@ -110,10 +125,16 @@ pub fn target(
     }
     let mut t = table(&h);
     for r in rows {
-        let Some(g) = report.gates.get(r.gate) else { continue };
+        let Some(g) = report.gates.get(r.gate) else {
+            continue;
+        };
         let mut row = vec![
             r.layer.as_str().to_string(),
-            format!("{}{}", r.verdict.as_str(), if r.named { "" } else { " (not listed)" }),
+            format!(
+                "{}{}",
+                r.verdict.as_str(),
+                if r.named { "" } else { " (not listed)" }
+            ),
             what(g),
             r.at.clone(),
         ];
@@ -131,17 +152,39 @@ pub fn target(
 pub fn gates_tsv(report: &Report, prov: Option<&[Option<LineProvenance>]>) -> String {
     let mut out = String::new();
     let mut h: Vec<String> = [
-        "repo", "path", "line", "commit", "language", "layer", "kind", "effect", "alternative",
-        "patterns", "covers", "function", "guards", "text", "class",
+        "repo",
+        "path",
+        "line",
+        "commit",
+        "language",
+        "layer",
+        "kind",
+        "effect",
+        "alternative",
+        "patterns",
+        "covers",
+        "function",
+        "guards",
+        "text",
+        "class",
     ]
     .iter()
     .map(|s| s.to_string())
     .collect();
     if prov.is_some() {
         h.extend(
-            ["introduced", "introduced_date", "introduced_author", "pr", "last", "last_date", "untouched_days", "references"]
-                .iter()
-                .map(|s| s.to_string()),
+            [
+                "introduced",
+                "introduced_date",
+                "introduced_author",
+                "pr",
+                "last",
+                "last_date",
+                "untouched_days",
+                "references",
+            ]
+            .iter()
+            .map(|s| s.to_string()),
         );
     }
     tsv_line(&mut out, &h);
@@ -156,7 +199,11 @@ pub fn gates_tsv(report: &Report, prov: Option<&[Option<LineProvenance>]>) -> St
             g.kind.as_str().to_string(),
             g.effect.as_str().to_string(),
             g.alternative.to_string(),
-            g.patterns.iter().map(|p| p.text.as_str()).collect::<Vec<_>>().join(" "),
+            g.patterns
+                .iter()
+                .map(|p| p.text.as_str())
+                .collect::<Vec<_>>()
+                .join(" "),
             g.covers.join(","),
             g.function.clone().unwrap_or_default(),
             g.guards.clone().unwrap_or_default(),
@@ -176,15 +223,22 @@ fn prov_fields(p: Option<&LineProvenance>) -> Vec<String> {
     let intro = p.and_then(|p| p.introduced.as_ref());
     let last = p.and_then(|p| p.last.as_ref());
     vec![
-        intro.map(|c| c.hash.clone()).unwrap_or_else(|| {
-            p.and_then(|p| p.truncated.clone()).unwrap_or_default()
-        }),
+        intro
+            .map(|c| c.hash.clone())
+            .unwrap_or_else(|| p.and_then(|p| p.truncated.clone()).unwrap_or_default()),
         intro.map(|c| c.date.clone()).unwrap_or_default(),
-        intro.map(|c| format!("{} <{}>", c.author, c.email)).unwrap_or_default(),
-        intro.and_then(|c| c.pr).map(|n| n.to_string()).unwrap_or_default(),
+        intro
+            .map(|c| format!("{} <{}>", c.author, c.email))
+            .unwrap_or_default(),
+        intro
+            .and_then(|c| c.pr)
+            .map(|n| n.to_string())
+            .unwrap_or_default(),
         last.map(|c| c.hash.clone()).unwrap_or_default(),
         last.map(|c| c.date.clone()).unwrap_or_default(),
-        p.and_then(|p| p.untouched_days).map(|d| d.to_string()).unwrap_or_default(),
+        p.and_then(|p| p.untouched_days)
+            .map(|d| d.to_string())
+            .unwrap_or_default(),
         p.map(|p| {
             p.references
                 .iter()
@@ -201,10 +255,13 @@ pub fn target_tsv(rows: &[TargetRow], report: &Report) -> String {
     let mut out = String::new();
     tsv_line(
         &mut out,
-        &["arch", "layer", "verdict", "named", "kind", "what", "function", "guards", "at", "class"]
-            .iter()
-            .map(|s| s.to_string())
-            .collect::<Vec<_>>(),
+        &[
+            "arch", "layer", "verdict", "named", "kind", "what", "function", "guards", "at",
+            "class",
+        ]
+        .iter()
+        .map(|s| s.to_string())
+        .collect::<Vec<_>>(),
     );
     for r in rows {
         let what_s = report.gates.get(r.gate).map(what).unwrap_or_default();
@@ -238,29 +295,50 @@ pub fn provenance(lines: &[LineProvenance]) -> String {
         if let Some(e) = &p.error {
             let _ = writeln!(out, "  unresolved: {e}");
         }
-        for (label, c) in [("introduced", p.introduced.as_ref()), ("last", p.last.as_ref())] {
+        for (label, c) in [
+            ("introduced", p.introduced.as_ref()),
+            ("last", p.last.as_ref()),
+        ] {
             if let Some(c) = c {
                 let _ = writeln!(
                     out,
-                    "  {label:<11}{} {} {} <{}>{}  {}{}",
+                    "  {label:<12}{} {} {} <{}>{}  {}{}",
                     short(&c.hash),
                     c.date,
                     c.author,
                     c.email,
-                    c.affiliation.as_deref().map(|a| format!(" ({a})")).unwrap_or_default(),
+                    c.affiliation
+                        .as_deref()
+                        .map(|a| format!(" ({a})"))
+                        .unwrap_or_default(),
                     c.subject,
-                    if c.path != p.path { format!("  [then {}:{}]", c.path, c.line) } else { String::new() }
+                    if c.path != p.path {
+                        format!("  [then {}:{}]", c.path, c.line)
+                    } else {
+                        String::new()
+                    }
                 );
             }
         }
         for c in &p.rewrites {
-            let _ = writeln!(out, "  rewritten  {} {} {}  {}", short(&c.hash), c.date.get(..10).unwrap_or(""), c.author, c.subject);
+            let _ = writeln!(
+                out,
+                "  rewritten   {} {} {}  {}",
+                short(&c.hash),
+                c.date.get(..10).unwrap_or(""),
+                c.author,
+                c.subject
+            );
         }
         if let Some(d) = p.untouched_days {
-            let _ = writeln!(out, "  untouched  {d} days at the newest commit");
+            let _ = writeln!(out, "  untouched   {d} days at the newest commit");
         }
         for r in &p.references {
-            let _ = writeln!(out, "  reference  {} ({}, {}, {})", r.text, r.kind, r.found_in, r.access);
+            let _ = writeln!(
+                out,
+                "  reference   {} ({}, {}, {})",
+                r.text, r.kind, r.found_in, r.access
+            );
         }
         for (name, r) in [
             ("insertion", &p.roles.insertion),
@@ -269,9 +347,23 @@ pub fn provenance(lines: &[LineProvenance]) -> String {
             ("repair", &p.roles.repair_capable),
         ] {
             let who = r.who.as_deref().unwrap_or("");
-            let _ = writeln!(out, "  {name:<11}{}{}{}", r.status, if who.is_empty() { String::new() } else { format!(": {who}") }, format_args!(" — {}", r.basis));
+            let _ = writeln!(
+                out,
+                "  {name:<12}{}{}{}",
+                r.status,
+                if who.is_empty() {
+                    String::new()
+                } else {
+                    format!(": {who}")
+                },
+                format_args!(" — {}", r.basis)
+            );
         }
-        let _ = writeln!(out, "  evidence   {} / {} ({})", p.evidence.class, p.evidence.kind, p.evidence.rule);
+        let _ = writeln!(
+            out,
+            "  evidence    {} / {} ({})",
+            p.evidence.class, p.evidence.kind, p.evidence.rule
+        );
     }
     out
 }
@@ -281,10 +373,23 @@ pub fn provenance_tsv(lines: &[LineProvenance]) -> String {
     let mut out = String::new();
     tsv_line(
         &mut out,
-        &["path", "line", "text", "introduced", "introduced_date", "introduced_author", "pr", "last", "last_date", "untouched_days", "references", "class"]
-            .iter()
-            .map(|s| s.to_string())
-            .collect::<Vec<_>>(),
+        &[
+            "path",
+            "line",
+            "text",
+            "introduced",
+            "introduced_date",
+            "introduced_author",
+            "pr",
+            "last",
+            "last_date",
+            "untouched_days",
+            "references",
+            "class",
+        ]
+        .iter()
+        .map(|s| s.to_string())
+        .collect::<Vec<_>>(),
     );
     for p in lines {
         let mut f = vec![p.path.clone(), p.line.to_string(), p.text.clone()];
@@ -298,7 +403,15 @@ pub fn provenance_tsv(lines: &[LineProvenance]) -> String {
 /// A timeline: per tag counts, then each item's changes.
 pub fn timeline(t: &Timeline) -> String {
     let mut out = format!("{} over tags {}\n", t.arch, t.tags_pattern);
-    let mut tt = table(&["tag", "date", "present", "includes", "added", "retreated", "removed"]);
+    let mut tt = table(&[
+        "tag",
+        "date",
+        "present",
+        "includes",
+        "added",
+        "retreated",
+        "removed",
+    ]);
     for r in &t.tags {
         tt.add_row(vec![
             r.tag.clone(),
@@ -327,7 +440,9 @@ pub fn timeline(t: &Timeline) -> String {
                         rocpath_provenance::timeline::Status::Retreated => "retreated",
                         rocpath_provenance::timeline::Status::Removed => "removed",
                     },
-                    e.verdict.map(|v| format!(" ({})", v.as_str())).unwrap_or_default()
+                    e.verdict
+                        .map(|v| format!(" ({})", v.as_str()))
+                        .unwrap_or_default()
                 )
             })
             .collect();
@@ -337,10 +452,17 @@ pub fn timeline(t: &Timeline) -> String {
                 "{} {}{}",
                 i.kind.as_str(),
                 i.path,
-                i.function.as_deref().map(|f| format!(" {f}")).unwrap_or_default()
+                i.function
+                    .as_deref()
+                    .map(|f| format!(" {f}"))
+                    .unwrap_or_default()
             ),
             changes.join("\n"),
-            if i.present { "present".into() } else { "gone".into() },
+            if i.present {
+                "present".into()
+            } else {
+                "gone".into()
+            },
         ]);
     }
     out.push_str(&it.to_string());

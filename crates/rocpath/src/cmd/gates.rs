@@ -49,7 +49,11 @@ fn processor(a: &str) -> anyhow::Result<String> {
 
 pub fn run(a: GatesArgs, p: &Printer) -> anyhow::Result<Status> {
     super::check_paths(&a.repos)?;
-    let arches: Vec<String> = a.arch.iter().map(|s| processor(s)).collect::<anyhow::Result<_>>()?;
+    let arches: Vec<String> = a
+        .arch
+        .iter()
+        .map(|s| processor(s))
+        .collect::<anyhow::Result<_>>()?;
     if a.timeline {
         return run_timeline(&a, &arches, p);
     }
@@ -90,7 +94,10 @@ pub fn run(a: GatesArgs, p: &Printer) -> anyhow::Result<Status> {
             .enumerate()
             .map(|(i, g)| GateOut {
                 gate: g,
-                provenance: prov.as_ref().and_then(|v| v.get(i)).and_then(|x| x.as_ref()),
+                provenance: prov
+                    .as_ref()
+                    .and_then(|v| v.get(i))
+                    .and_then(|x| x.as_ref()),
             })
             .collect();
         p.json(
@@ -114,7 +121,12 @@ pub fn run(a: GatesArgs, p: &Printer) -> anyhow::Result<Status> {
         p.data(&rocpath_render::gates::gates(&report, prov.as_deref()))?;
     } else {
         for t in &targets {
-            p.data(&rocpath_render::gates::target(&t.arch, &t.rows, &report, prov.as_deref()))?;
+            p.data(&rocpath_render::gates::target(
+                &t.arch,
+                &t.rows,
+                &report,
+                prov.as_deref(),
+            ))?;
         }
     }
     Ok(if !report.issues.is_empty() && report.gates.is_empty() {
@@ -127,10 +139,16 @@ pub fn run(a: GatesArgs, p: &Printer) -> anyhow::Result<Status> {
 }
 
 /// Blames every gate line, one batched trace per repository.
-fn blame_gates(roots: &[PathBuf], report: &Report, errors: &mut Vec<ErrorOut>) -> Vec<Option<LineProvenance>> {
+fn blame_gates(
+    roots: &[PathBuf],
+    report: &Report,
+    errors: &mut Vec<ErrorOut>,
+) -> Vec<Option<LineProvenance>> {
     let mut out: Vec<Option<LineProvenance>> = vec![None; report.gates.len()];
     for (ri, root) in roots.iter().enumerate() {
-        let Some(summary) = report.repos.get(ri) else { continue };
+        let Some(summary) = report.repos.get(ri) else {
+            continue;
+        };
         let idx: Vec<usize> = report
             .gates
             .iter()
@@ -195,14 +213,22 @@ fn run_timeline(a: &GatesArgs, arches: &[String], p: &Printer) -> anyhow::Result
         p.error_text(&format!("error: {}:{}: {}\n", i.repo, i.path, i.message));
     }
     if t.tags.is_empty() {
-        p.note(&format!("no tag of {} matches {:?}", repo.display(), a.tags));
+        p.note(&format!(
+            "no tag of {} matches {:?}",
+            repo.display(),
+            a.tags
+        ));
     }
     if p.global.json {
         p.json("rocpath.gates.timeline/1", &t)?;
     } else {
         p.data(&rocpath_render::gates::timeline(&t))?;
     }
-    Ok(if t.tags.is_empty() { Status::Negative } else { Status::Ok })
+    Ok(if t.tags.is_empty() {
+        Status::Negative
+    } else {
+        Status::Ok
+    })
 }
 
 #[derive(Serialize)]

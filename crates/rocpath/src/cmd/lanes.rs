@@ -54,7 +54,7 @@ fn print(
 pub fn run(a: LanesArgs, p: &Printer) -> anyhow::Result<Status> {
     match a.command {
         LanesCommand::Summarize(a) => summarize(a, p),
-        LanesCommand::Run(a) => run_lanes(a, p),
+        LanesCommand::Run(a) => run_lanes(*a, p),
     }
 }
 

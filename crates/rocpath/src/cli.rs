@@ -74,6 +74,11 @@ pub enum Command {
     Case(CaseArgs),
     /// Explain and predict: which solver or kernel path should this GPU take, and why.
     Explain(ExplainArgs),
+    /// Source gates: where the libraries decide by GPU generation (Build / Selection /
+    /// Fallback), with provenance (--blame) and release-tag timelines (--timeline).
+    Gates(GatesArgs),
+    /// Who put a line there: introducing and last-touching commits, PR, issues, roles.
+    Provenance(ProvenanceArgs),
 }
 
 #[derive(Debug, Args)]
@@ -609,4 +614,47 @@ pub struct ExplainRocblasArgs {
     /// A batched GEMM.
     #[arg(long)]
     pub batched: bool,
+}
+
+#[derive(Debug, Args)]
+pub struct GatesArgs {
+    /// Source checkouts (MIOpen, rocBLAS, Tensile, Composable Kernel, ggml, Ollama, …).
+    #[arg(required = true, value_name = "REPO")]
+    pub repos: Vec<PathBuf>,
+    /// Read every gate for these processors (comma-separated): the three-layer table.
+    #[arg(long, value_name = "gfxNNN", value_delimiter = ',')]
+    pub arch: Vec<String>,
+    /// Add each gate line's introducing and last-touching commits (git history).
+    #[arg(long, conflicts_with = "timeline")]
+    pub blame: bool,
+    /// Per release tag: which of the --arch target's gates and build-list entries exist.
+    #[arg(long)]
+    pub timeline: bool,
+    /// With --timeline: the tags to read (`*` and `?` globs).
+    #[arg(long, value_name = "PATTERN", default_value = "rocm-*")]
+    pub tags: String,
+    /// Also scan test folders.
+    #[arg(long)]
+    pub include_tests: bool,
+    /// Files larger than this are not read (each is reported).
+    #[arg(long, value_name = "BYTES", default_value_t = 8 << 20)]
+    pub max_file_bytes: u64,
+    /// Print TSV instead of the table.
+    #[arg(long, conflicts_with = "json")]
+    pub tsv: bool,
+}
+
+#[derive(Debug, Args)]
+pub struct ProvenanceArgs {
+    /// A git checkout.
+    pub repo: PathBuf,
+    /// Lines to trace, `FILE:LINE` relative to the repository root.
+    #[arg(required = true, value_name = "FILE:LINE")]
+    pub lines: Vec<String>,
+    /// The newest commit to read from.
+    #[arg(long, value_name = "REV", default_value = "HEAD")]
+    pub rev: String,
+    /// Print TSV instead of the report.
+    #[arg(long, conflicts_with = "json")]
+    pub tsv: bool,
 }

@@ -433,10 +433,18 @@ pub struct LanesRunArgs {
     #[arg(long, value_name = "MODEL", default_value = "tinyllama:latest")]
     pub model: String,
     /// Ollama: prompt.
-    #[arg(long, value_name = "TEXT", default_value = "Write a concise 120-word note about validating legacy GPUs for local LLM inference.")]
+    #[arg(
+        long,
+        value_name = "TEXT",
+        default_value = "Write a concise 120-word note about validating legacy GPUs for local LLM inference."
+    )]
     pub prompt: String,
     /// Ollama: options object (JSON).
-    #[arg(long, value_name = "JSON", default_value = "{\"num_predict\":128,\"temperature\":0.1}")]
+    #[arg(
+        long,
+        value_name = "JSON",
+        default_value = "{\"num_predict\":128,\"temperature\":0.1}"
+    )]
     pub options: String,
     /// Ollama: keep_alive.
     #[arg(long, value_name = "DURATION")]

@@ -10,11 +10,11 @@ mod gates;
 mod inventory;
 mod isa;
 mod lanes;
+mod ledger;
 mod ollama;
+mod site;
 mod strace;
 mod trace;
-mod ledger;
-mod site;
 
 use crate::cli::{Command, ScanArgs};
 use crate::output::{Printer, Status};

@@ -1,9 +1,11 @@
-//! Batched blame: one libgit2 blame per file covering all the asked lines (files in
-//! parallel), following renames; then, per line, back through the commits that rewrote it
-//! while keeping its gate (the key tokens) to the commit that introduced it.
+//! Provenance of lines: one history walk ([`crate::walk`]) for all the asked lines of all
+//! files, following renames and, per line, the commits that rewrote it while keeping its
+//! gate (the key tokens) back to the commit that introduced it; then commit details, PR and
+//! issue references, and the ownership roles.
 
 use crate::refs::{self, Reference};
-use git2::{BlameOptions, DiffOptions, Oid, Patch, Repository};
+use crate::walk;
+use git2::{Oid, Repository};
 use rayon::prelude::*;
 use rocpath_evidence::{Class, Evidence, Locator, Proof};
 use serde::Serialize;
@@ -228,162 +230,6 @@ pub fn iso_date(secs: i64, offset_min: i32) -> String {
     )
 }
 
-/// Where one line was last changed: commit, its path and line there, and whether the
-/// blame stopped at a boundary (shallow clone).
-struct Origin {
-    commit: Oid,
-    path: String,
-    line: u64,
-    boundary: bool,
-}
-
-fn blame_range(
-    repo: &Repository,
-    newest: Oid,
-    path: &str,
-    lines: &[u64],
-) -> Result<Vec<Option<Origin>>, git2::Error> {
-    // Lines past the end of the file at `newest` have no origin.
-    let count = repo
-        .find_commit(newest)
-        .and_then(|c| c.tree())
-        .and_then(|t| t.get_path(Path::new(path)))
-        .and_then(|e| repo.find_blob(e.id()))
-        .map(|b| {
-            let c = b.content();
-            let n = memchr::memchr_iter(b'\n', c).count() as u64;
-            if c.last().is_some_and(|&x| x != b'\n') {
-                n + 1
-            } else {
-                n
-            }
-        })?;
-    let valid: Vec<u64> = lines
-        .iter()
-        .copied()
-        .filter(|&l| l >= 1 && l <= count)
-        .collect();
-    if valid.is_empty() {
-        return Ok(lines.iter().map(|_| None).collect());
-    }
-    let min = valid.iter().copied().min().unwrap_or(1);
-    let max = valid.iter().copied().max().unwrap_or(1).max(min);
-    let mut o = BlameOptions::new();
-    o.newest_commit(newest)
-        .min_line(min as usize)
-        .max_line(max as usize);
-    let blame = repo.blame_file(Path::new(path), Some(&mut o))?;
-    Ok(lines
-        .iter()
-        .map(|&l| {
-            if l < 1 || l > count {
-                return None;
-            }
-            let h = blame.get_line(l as usize)?;
-            let orig_line = h.orig_start_line() as u64 + (l - h.final_start_line() as u64);
-            Some(Origin {
-                commit: h.final_commit_id(),
-                path: h
-                    .path()
-                    .map(|p| p.to_string_lossy().replace('\\', "/"))
-                    .unwrap_or_else(|| path.to_string()),
-                line: orig_line,
-                boundary: h.is_boundary(),
-            })
-        })
-        .collect())
-}
-
-fn norm(s: &str) -> String {
-    s.split_whitespace().collect::<Vec<_>>().join(" ")
-}
-
-/// In commit `c`, the line `line` of `path` was added. If the same diff removed a line that
-/// carried one of `keys`, returns the parent, the old path and the old line.
-fn rewritten_from(
-    repo: &Repository,
-    c: &git2::Commit,
-    path: &str,
-    line: u64,
-    keys: &[String],
-    text: &str,
-) -> Option<(Oid, String, u64)> {
-    let parent = c.parent(0).ok()?;
-    let new_tree = c.tree().ok()?;
-    let old_tree = parent.tree().ok()?;
-    let mut opts = DiffOptions::new();
-    opts.pathspec(path).context_lines(0);
-    let diff = repo
-        .diff_tree_to_tree(Some(&old_tree), Some(&new_tree), Some(&mut opts))
-        .ok()?;
-    let mut old_path = path.to_string();
-    let mut diff = diff;
-    let added_file = diff
-        .deltas()
-        .next()
-        .is_some_and(|d| d.status() == git2::Delta::Added);
-    if added_file {
-        // Moved in this commit? Look for the rename across the whole tree.
-        let mut full = repo
-            .diff_tree_to_tree(Some(&old_tree), Some(&new_tree), None)
-            .ok()?;
-        let mut fo = git2::DiffFindOptions::new();
-        fo.renames(true).copies(false);
-        full.find_similar(Some(&mut fo)).ok()?;
-        let idx = full
-            .deltas()
-            .position(|d| d.new_file().path().is_some_and(|p| p == Path::new(path)))?;
-        let d = full.get_delta(idx)?;
-        if d.status() != git2::Delta::Renamed {
-            return None;
-        }
-        old_path = d.old_file().path()?.to_string_lossy().into_owned();
-        diff = full;
-        let patch = Patch::from_diff(&diff, idx).ok()??;
-        return removed_match(&patch, line, keys, text).map(|l| (parent.id(), old_path, l));
-    }
-    let patch = Patch::from_diff(&diff, 0).ok()??;
-    removed_match(&patch, line, keys, text).map(|l| (parent.id(), old_path, l))
-}
-
-fn removed_match(patch: &Patch, line: u64, keys: &[String], text: &str) -> Option<u64> {
-    let want = norm(text);
-    for h in 0..patch.num_hunks() {
-        let (hunk, n) = patch.hunk(h).ok()?;
-        let ns = u64::from(hunk.new_start());
-        let nl = u64::from(hunk.new_lines());
-        if !(ns <= line && line < ns + nl.max(1)) {
-            continue;
-        }
-        // Candidates: removed lines with a key (or the same text), nearest in position.
-        let mut best: Option<(u64, u64)> = None;
-        let rel = line - ns;
-        let mut k_old = 0u64;
-        for i in 0..n {
-            let l = patch.line_in_hunk(h, i).ok()?;
-            if l.origin() != '-' {
-                continue;
-            }
-            let Some(old) = l.old_lineno() else { continue };
-            let content = String::from_utf8_lossy(l.content()).into_owned();
-            let hit = if keys.is_empty() {
-                norm(&content) == want
-            } else {
-                norm(&content) == want || keys.iter().any(|k| content.contains(k.as_str()))
-            };
-            if hit {
-                let dist = rel.abs_diff(k_old);
-                if best.is_none_or(|(d, _)| dist < d) {
-                    best = Some((dist, u64::from(old)));
-                }
-            }
-            k_old += 1;
-        }
-        return best.map(|(_, l)| l);
-    }
-    None
-}
-
 fn file_line(repo: &Repository, commit: Oid, path: &str, line: u64) -> String {
     let text = (|| {
         let c = repo.find_commit(commit).ok()?;
@@ -474,8 +320,10 @@ fn message_refs(repo: &Repository, c: &Commit, out: &mut Vec<Reference>) {
     }
 }
 
-/// Traces lines. Files are blamed once each, in parallel; a file that cannot be blamed
-/// gives its lines an error and the rest go on.
+/// Traces lines: one history walk (git's blame algorithm) covers every asked line of every
+/// file, with the rewrite hops folded in; the files are split into one group per thread,
+/// each walked on its own repository handle. A line that cannot be traced gets an error
+/// and the rest go on.
 pub fn trace(
     repo_path: &Path,
     queries: &[Query],
@@ -495,38 +343,55 @@ pub fn trace(
     let shallow = shallow_boundaries(&repo);
     drop(newest);
     drop(repo);
-    let mut by_file: BTreeMap<&str, Vec<&Query>> = BTreeMap::new();
-    for q in queries {
-        by_file.entry(q.path.as_str()).or_default().push(q);
+    // Files in groups, one per thread; a file's lines stay in one group.
+    let mut by_file: BTreeMap<&str, Vec<usize>> = BTreeMap::new();
+    for (i, q) in queries.iter().enumerate() {
+        by_file.entry(q.path.as_str()).or_default().push(i);
     }
-    let groups: Vec<(&str, Vec<&Query>)> = by_file.into_iter().collect();
+    let n = rayon::current_num_threads().clamp(1, by_file.len().max(1));
+    let mut groups: Vec<Vec<usize>> = vec![Vec::new(); n];
+    for (k, (_, idx)) in by_file.into_iter().enumerate() {
+        if let Some(g) = groups.get_mut(k % n) {
+            g.extend(idx);
+        }
+    }
     let root: PathBuf = repo_path.to_path_buf();
-    let mut out: Vec<LineProvenance> = groups
+    let mut out: Vec<(usize, LineProvenance)> = groups
         .par_iter()
-        .map_init(
-            || Repository::open(&root).ok(),
-            |repo, (path, qs)| match repo {
-                Some(r) => trace_file(r, newest_id, newest_time, &shallow, path, qs, opts),
-                None => qs
+        .flat_map_iter(|g| {
+            let done: Vec<(usize, LineProvenance)> = match Repository::open(&root) {
+                Err(e) => g
                     .iter()
-                    .map(|q| failed(q, "cannot reopen the repository".into()))
+                    .filter_map(|&i| queries.get(i).map(|q| (i, q)))
+                    .map(|(i, q)| {
+                        let m = format!("cannot reopen the repository: {}", e.message());
+                        (i, failed(q, m))
+                    })
                     .collect(),
-            },
-        )
-        .flatten()
+                Ok(r) => {
+                    let qs: Vec<&Query> = g.iter().filter_map(|&i| queries.get(i)).collect();
+                    let starts: Vec<walk::Start<'_>> = qs
+                        .iter()
+                        .map(|q| walk::Start {
+                            path: &q.path,
+                            line: q.line,
+                            keys: &q.keys,
+                        })
+                        .collect();
+                    let outcomes =
+                        walk::blame_many(&r, newest_id, &starts, &shallow, opts.max_hops);
+                    g.iter()
+                        .zip(qs)
+                        .zip(outcomes)
+                        .map(|((&i, q), o)| (i, finish(&r, newest_time, q, o, opts)))
+                        .collect()
+                }
+            };
+            done
+        })
         .collect();
-    let order: BTreeMap<(&str, u64), usize> = queries
-        .iter()
-        .enumerate()
-        .map(|(i, q)| ((q.path.as_str(), q.line), i))
-        .collect();
-    out.sort_by_key(|p| {
-        order
-            .get(&(p.path.as_str(), p.line))
-            .copied()
-            .unwrap_or(usize::MAX)
-    });
-    Ok(out)
+    out.sort_by_key(|(i, _)| *i);
+    Ok(out.into_iter().map(|(_, p)| p).collect())
 }
 
 fn failed(q: &Query, msg: String) -> LineProvenance {
@@ -552,55 +417,32 @@ fn failed(q: &Query, msg: String) -> LineProvenance {
     }
 }
 
-fn trace_file(
-    repo: &Repository,
-    newest: Oid,
-    newest_time: i64,
-    shallow: &HashSet<Oid>,
-    path: &str,
-    qs: &[&Query],
-    opts: &Options,
-) -> Vec<LineProvenance> {
-    let lines: Vec<u64> = qs.iter().map(|q| q.line).collect();
-    let origins = match blame_range(repo, newest, path, &lines) {
-        Ok(o) => o,
-        Err(e) => {
-            return qs
-                .iter()
-                .map(|q| failed(q, format!("{path}: cannot blame: {}", e.message())))
-                .collect();
-        }
-    };
-    qs.iter()
-        .zip(origins)
-        .map(|(q, o)| match o {
-            None => failed(q, format!("{path}: no line {}", q.line)),
-            Some(o) => trace_line(repo, newest_time, shallow, q, o, opts),
-        })
-        .collect()
+fn info(repo: &Repository, h: &walk::Hit) -> Option<Commit> {
+    commit_info(repo, h.commit, &h.path, h.line)
 }
 
-fn is_cut(repo: &Repository, shallow: &HashSet<Oid>, o: Oid) -> bool {
-    shallow.contains(&o)
-        || (!shallow.is_empty() && repo.find_commit(o).is_ok_and(|c| c.parent_count() == 0))
-}
-
-fn trace_line(
+fn finish(
     repo: &Repository,
     newest_time: i64,
-    shallow: &HashSet<Oid>,
     q: &Query,
-    o: Origin,
+    o: walk::Outcome,
     opts: &Options,
 ) -> LineProvenance {
-    let text = file_line(repo, o.commit, &o.path, o.line);
     let loc = Locator::file(q.path.clone()).with_line(q.line);
-    if o.boundary && is_cut(repo, shallow, o.commit) || shallow.contains(&o.commit) {
-        let msg = format!("history truncated at {}", o.commit);
+    let (chain, truncated, hop_limit) = match o {
+        walk::Outcome::Failed(m) => return failed(q, m),
+        walk::Outcome::Traced { chain, hop_limit } => (chain, None, hop_limit),
+        walk::Outcome::Truncated { chain, at } => {
+            (chain, Some(format!("history truncated at {at}")), false)
+        }
+    };
+    let Some(first) = chain.first() else {
+        // The shallow boundary already hides the last touch.
+        let msg = truncated.unwrap_or_else(|| "no history for the line".into());
         return LineProvenance {
             path: q.path.clone(),
             line: q.line,
-            text,
+            text: String::new(),
             last: None,
             introduced: None,
             rewrites: Vec::new(),
@@ -619,65 +461,22 @@ fn trace_line(
                 "{msg}: the shallow clone hides who last touched and who introduced the line"
             )),
         };
-    }
-    let last = commit_info(repo, o.commit, &o.path, o.line);
-    // Follow rewrites back while the removed line kept the gate.
-    let mut rewrites = Vec::new();
-    let mut cur = (o.commit, o.path.clone(), o.line, text.clone());
-    let mut truncated = None;
-    let mut hops_exhausted = true;
-    for _ in 0..opts.max_hops {
-        let Ok(c) = repo.find_commit(cur.0) else {
-            hops_exhausted = false;
-            break;
-        };
-        if c.parent_count() == 0 {
-            if is_cut(repo, shallow, cur.0) {
-                truncated = Some(format!("history truncated at {}", cur.0));
-            }
-            hops_exhausted = false;
-            break;
-        }
-        let Some((parent, old_path, old_line)) =
-            rewritten_from(repo, &c, &cur.1, cur.2, &q.keys, &cur.3)
-        else {
-            hops_exhausted = false;
-            break;
-        };
-        match blame_range(repo, parent, &old_path, &[old_line]) {
-            Ok(v) => match v.into_iter().next().flatten() {
-                Some(next) => {
-                    if next.boundary && is_cut(repo, shallow, next.commit) {
-                        truncated = Some(format!("history truncated at {}", next.commit));
-                        hops_exhausted = false;
-                        break;
-                    }
-                    if let Some(ci) = commit_info(repo, cur.0, &cur.1, cur.2) {
-                        rewrites.push(ci);
-                    }
-                    let t = file_line(repo, next.commit, &next.path, next.line);
-                    cur = (next.commit, next.path, next.line, t);
-                }
-                None => {
-                    hops_exhausted = false;
-                    break;
-                }
-            },
-            Err(_) => {
-                hops_exhausted = false;
-                break;
-            }
-        }
-    }
-    // The first entry of `rewrites` is `last` itself.
-    if !rewrites.is_empty() {
-        rewrites.remove(0);
-    }
+    };
+    let text = file_line(repo, first.commit, &first.path, first.line);
+    let last = info(repo, first);
     let introduced = if truncated.is_some() {
         None
     } else {
-        commit_info(repo, cur.0, &cur.1, cur.2)
+        chain.last().and_then(|h| info(repo, h))
     };
+    // Between the last touch and the introduction (a truncated walk keeps all it found
+    // after the last touch).
+    let inner = if truncated.is_some() {
+        chain.get(1..).unwrap_or(&[])
+    } else {
+        chain.get(1..chain.len().saturating_sub(1)).unwrap_or(&[])
+    };
+    let rewrites: Vec<Commit> = inner.iter().filter_map(|h| info(repo, h)).collect();
     let days = last
         .as_ref()
         .map(|l| (newest_time - l.time).max(0) / 86_400);
@@ -698,7 +497,7 @@ fn trace_line(
                 "{t}: the line was rewritten before the boundary; its introduction is not in this clone"
             ),
         )
-    } else if hops_exhausted {
+    } else if hop_limit {
         (
             Class::Limited,
             "provenance.hop_limit",

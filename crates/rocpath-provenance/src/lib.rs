@@ -4,8 +4,9 @@
 //!   that introduced the gate (following renames and rewrites that kept the gate), with
 //!   author, date, subject, PR number, referenced issues (links into private repositories
 //!   are "not publicly verifiable"), how long the line has stayed untouched, and the
-//!   research's ownership roles filled where the history shows them. One libgit2 blame per
-//!   file, files in parallel.
+//!   research's ownership roles filled where the history shows them.
+//! - [`walk::blame_many`]: the history walk behind it — git's blame algorithm for many
+//!   lines of many files in one pass, folder trees compared before blobs.
 //! - [`timeline::timeline`]: per release tag, which of a target's gates and build-list
 //!   entries exist: added / kept / retreated / removed.
 //!
@@ -14,3 +15,4 @@
 pub mod blame;
 pub mod refs;
 pub mod timeline;
+pub mod walk;

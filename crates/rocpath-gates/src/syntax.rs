@@ -334,7 +334,28 @@ fn effect_of(n: Node, src: &[u8]) -> (Effect, bool) {
             "not_operator" => neg = !neg,
             "binary_expression" => {
                 let op = operator(p, src);
-                if op == "!=" {
+                // `name.find("gfx9") == std::string::npos` (Python/Go: `== -1`) means "not
+                // found": `==` negates and `!=` does not; otherwise `!=` negates `==`.
+                let other = [
+                    p.child_by_field_name("left"),
+                    p.child_by_field_name("right"),
+                ]
+                .into_iter()
+                .flatten()
+                .find(|c| !(c.start_byte() <= cur.start_byte() && cur.end_byte() <= c.end_byte()));
+                let not_found = other.is_some_and(|o| {
+                    let t: String = text_str(o, src)
+                        .chars()
+                        .filter(|c| !c.is_whitespace())
+                        .collect();
+                    t.ends_with("npos") || t == "-1"
+                });
+                let found_call = not_found && text_str(cur, src).contains("find");
+                if found_call {
+                    if op == "==" {
+                        neg = !neg;
+                    }
+                } else if op == "!=" {
                     neg = !neg;
                 }
             }
@@ -344,7 +365,15 @@ fn effect_of(n: Node, src: &[u8]) -> (Effect, bool) {
                     .filter(|c| !c.is_named())
                     .map(|c| text_str(c, src))
                     .collect();
-                if ops.iter().any(|o| o == "!=" || o == "not in" || o == "not") {
+                // `arch.find("gfx9") == -1`: not found.
+                let last = p.named_child(p.named_child_count().saturating_sub(1));
+                let not_found = text_str(cur, src).contains("find")
+                    && last.is_some_and(|l| l.id() != cur.id() && text_str(l, src).trim() == "-1");
+                if not_found {
+                    if ops.iter().any(|o| o == "==") {
+                        neg = !neg;
+                    }
+                } else if ops.iter().any(|o| o == "!=" || o == "not in" || o == "not") {
                     neg = !neg;
                 }
             }
@@ -967,6 +996,39 @@ static inline bool IsXdlopsSupport(const Ctx& ctx)
                 .all(|f| f.effect == Effect::Includes && !f.alternative)
         );
         assert_eq!(d[0].function.as_deref(), Some("IsXdlopsSupport"));
+    }
+
+    #[test]
+    fn find_against_npos() {
+        // Only gfx9 devices pass: the gate excludes what it does not cover.
+        let src = r#"
+bool ConvAsm1x1U::IsApplicable(const Ctx& ctx) const
+{
+    const std::string name = ctx.GetStream().GetDeviceName();
+    if(name.find("gfx9") == std::string::npos)
+        return false;
+    if(name.find("gfx90a") != std::string::npos) // Any gfx90a device.
+    {
+        workaround();
+    }
+    if(name.find("gfx94") != std::string::npos)
+        return false;
+    return true;
+}
+"#;
+        let v = run(Lang::Cpp, src, "gfx");
+        assert_eq!(v.len(), 3, "{v:?}");
+        // `== npos` then `return false`: refuses the targets it does not cover, which reads as
+        // "includes" the covered ones.
+        assert_eq!(v[0].effect, Effect::Includes);
+        // `!= npos` with a workaround body: applies to the covered targets.
+        assert_eq!(v[1].effect, Effect::Includes);
+        // `!= npos` then `return false`: excludes the covered targets.
+        assert_eq!(v[2].effect, Effect::Excludes);
+        let py = "def ok(arch):\n    if arch.find(\"gfx9\") == -1:\n        return False\n    return True\n";
+        let v = run(Lang::Python, py, "gfx");
+        assert_eq!(v.len(), 1, "{v:?}");
+        assert_eq!(v[0].effect, Effect::Includes);
     }
 
     #[test]

@@ -13,7 +13,7 @@
 //! walk records the commit and goes on with the removed line, until the commit that
 //! introduced the gate.
 
-use git2::{DiffFindOptions, DiffOptions, ObjectType, Oid, Patch, Repository, Tree};
+use git2::{DiffFindOptions, ObjectType, Oid, Repository, Tree};
 use std::collections::{BTreeMap, BinaryHeap, HashMap, HashSet};
 use std::rc::Rc;
 
@@ -164,22 +164,28 @@ fn norm(s: &[u8]) -> String {
         .join(" ")
 }
 
-fn diff(old: &[u8], new: &[u8]) -> Result<Vec<Hunk>, git2::Error> {
-    let mut o = DiffOptions::new();
-    o.context_lines(0).force_text(true).indent_heuristic(true);
-    let p = Patch::from_buffers(old, None, new, None, Some(&mut o))?;
-    let mut out = Vec::with_capacity(p.num_hunks());
-    for h in 0..p.num_hunks() {
-        let (k, _) = p.hunk(h)?;
-        let (os, ol, ns, nl) = (k.old_start(), k.old_lines(), k.new_start(), k.new_lines());
-        out.push(Hunk {
-            ob: if ol == 0 { os } else { os.saturating_sub(1) },
-            ol,
-            nb: if nl == 0 { ns } else { ns.saturating_sub(1) },
-            nl,
-        });
+/// Files with more lines than this are not diffed (their lines are blamed where the
+/// walk stands); far beyond any source file.
+const MAX_DIFF_LINES: usize = 20_000_000;
+
+/// Line diff as git computes it for blame: Myers, then git's slider post-processing with
+/// the indent heuristic (so ambiguous insertions land where `git blame` puts them).
+fn diff(old: &[u8], new: &[u8]) -> Result<Vec<Hunk>, String> {
+    let lines = |b: &[u8]| memchr::memchr_iter(b'\n', b).count() + 1;
+    if lines(old) > MAX_DIFF_LINES || lines(new) > MAX_DIFF_LINES {
+        return Err(format!("more than {MAX_DIFF_LINES} lines: not diffed"));
     }
-    Ok(out)
+    let input = imara_diff::InternedInput::new(old, new);
+    let mut d = imara_diff::Diff::compute(imara_diff::Algorithm::Myers, &input);
+    d.postprocess_lines(&input);
+    Ok(d.hunks()
+        .map(|h| Hunk {
+            ob: h.before.start,
+            ol: h.before.end - h.before.start,
+            nb: h.after.start,
+            nl: h.after.end - h.after.start,
+        })
+        .collect())
 }
 
 /// Where new line `l` comes from: `Ok(old line)` when unchanged, `Err(hunk index)` when
@@ -495,7 +501,7 @@ impl<'r, 'a> Walk<'r, 'a> {
                 let hunks = match diff(&pcontent, &s.content) {
                     Ok(h) => h,
                     Err(e) => {
-                        let m = format!("{path}: cannot diff against {}: {}", p.id, e.message());
+                        let m = format!("{path}: cannot diff against {}: {e}", p.id);
                         self.fail(&remaining, &m);
                         remaining.clear();
                         break;

@@ -675,6 +675,47 @@ mod tests {
         assert_eq!((k.ob, k.ol, k.nb, k.nl), (2, 0, 2, 2));
     }
 
+    fn text(lines: &[u8]) -> Vec<u8> {
+        let mut v = Vec::new();
+        for l in lines {
+            v.extend_from_slice(format!("line {l}\n").as_bytes());
+        }
+        v
+    }
+
+    proptest::proptest! {
+        /// Every line the diff leaves unchanged maps to an old line with the same text, in
+        /// increasing order; the changed lines are exactly the rest.
+        #[test]
+        fn unchanged_lines_map_to_equal_old_lines(
+            old in proptest::collection::vec(0u8..6, 0..60),
+            new in proptest::collection::vec(0u8..6, 0..60),
+        ) {
+            let (o, n) = (text(&old), text(&new));
+            let hunks = diff(&o, &n).unwrap();
+            let mut last: Option<u32> = None;
+            let mut unchanged = 0usize;
+            for (i, l) in new.iter().enumerate() {
+                match map_line(&hunks, i as u32) {
+                    Ok(ol) => {
+                        proptest::prop_assert_eq!(old.get(ol as usize), Some(l));
+                        proptest::prop_assert!(last.is_none_or(|p| ol > p));
+                        last = Some(ol);
+                        unchanged += 1;
+                    }
+                    Err(h) => {
+                        let k = hunks[h];
+                        proptest::prop_assert!(k.nb <= i as u32 && (i as u32) < k.nb + k.nl);
+                    }
+                }
+            }
+            let added: u32 = hunks.iter().map(|h| h.nl).sum();
+            let removed: u32 = hunks.iter().map(|h| h.ol).sum();
+            proptest::prop_assert_eq!(unchanged + added as usize, new.len());
+            proptest::prop_assert_eq!(unchanged + removed as usize, old.len());
+        }
+    }
+
     #[test]
     fn rewritten_line_prefers_nearest_key() {
         let old = b"x\nif(gfx900) a;\nmid\nif(gfx900) b;\n";

@@ -163,12 +163,23 @@ fn history(seed: u64, dir: &Path) -> BTreeMap<String, Vec<String>> {
     write(dir, &f, &ours);
     git(dir, &["commit", "-q", "-am", "ours"], t);
     t += 1;
-    let _ = Command::new("git")
+    // Stops on the conflict (exit 1), leaving MERGE_HEAD for the commit below.
+    let date = format!("{} +0000", 1_600_000_000 + t * 3600);
+    let merge = Command::new("git")
         .args(["merge", "-q", "conflict"])
         .current_dir(dir)
+        .env("GIT_AUTHOR_NAME", "A U Thor")
+        .env("GIT_AUTHOR_EMAIL", "author@example.org")
+        .env("GIT_COMMITTER_NAME", "A U Thor")
+        .env("GIT_COMMITTER_EMAIL", "author@example.org")
+        .env("GIT_AUTHOR_DATE", &date)
+        .env("GIT_COMMITTER_DATE", &date)
         .env("HOME", dir)
         .env("GIT_CONFIG_NOSYSTEM", "1")
-        .output();
+        .output()
+        .unwrap();
+    assert!(!merge.status.success(), "the merge was meant to conflict");
+    assert!(dir.join(".git/MERGE_HEAD").exists());
     let mut res = files[&f].clone();
     res[5] = "    resolved(ours(), theirs());".into();
     res.insert(6, "    // merged by hand".into());

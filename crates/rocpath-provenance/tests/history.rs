@@ -6,30 +6,8 @@
 use rocpath_gates::{Effect, Options, Verdict};
 use rocpath_provenance::blame::{self, Query};
 use rocpath_provenance::timeline::{self, Status};
+use rocpath_testdata::git::git;
 use std::path::Path;
-use std::process::Command;
-
-fn git(dir: &Path, args: &[&str], who: (&str, &str), date: &str) -> String {
-    let out = Command::new("git")
-        .args(args)
-        .current_dir(dir)
-        .env("GIT_AUTHOR_NAME", who.0)
-        .env("GIT_AUTHOR_EMAIL", who.1)
-        .env("GIT_COMMITTER_NAME", who.0)
-        .env("GIT_COMMITTER_EMAIL", who.1)
-        .env("GIT_AUTHOR_DATE", date)
-        .env("GIT_COMMITTER_DATE", date)
-        .env("GIT_CONFIG_NOSYSTEM", "1")
-        .env("HOME", dir)
-        .output()
-        .expect("git runs");
-    assert!(
-        out.status.success(),
-        "git {args:?}: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    String::from_utf8_lossy(&out.stdout).trim().to_string()
-}
 
 const ALICE: (&str, &str) = ("Alice Example", "alice@example.org");
 const ZHUORAN: (&str, &str) = ("Zhuoran Yin", "zhuoryin@amd.com");

@@ -7,7 +7,6 @@
 use rocpath_provenance::walk::{self, Outcome, Start};
 use std::collections::{BTreeMap, HashSet};
 use std::path::Path;
-use std::process::Command;
 
 struct Rng(u64);
 impl Rng {
@@ -23,27 +22,14 @@ impl Rng {
     }
 }
 
+const WHO: (&str, &str) = ("A U Thor", "author@example.org");
+
+fn date(t: u64) -> String {
+    format!("{} +0000", 1_600_000_000 + t * 3600)
+}
+
 fn git(dir: &Path, args: &[&str], t: u64) -> String {
-    let date = format!("{} +0000", 1_600_000_000 + t * 3600);
-    let out = Command::new("git")
-        .args(args)
-        .current_dir(dir)
-        .env("GIT_AUTHOR_NAME", "A U Thor")
-        .env("GIT_AUTHOR_EMAIL", "author@example.org")
-        .env("GIT_COMMITTER_NAME", "A U Thor")
-        .env("GIT_COMMITTER_EMAIL", "author@example.org")
-        .env("GIT_AUTHOR_DATE", &date)
-        .env("GIT_COMMITTER_DATE", &date)
-        .env("GIT_CONFIG_NOSYSTEM", "1")
-        .env("HOME", dir)
-        .output()
-        .expect("git runs");
-    assert!(
-        out.status.success(),
-        "git {args:?}: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    String::from_utf8_lossy(&out.stdout).trim().to_string()
+    rocpath_testdata::git::git(dir, args, WHO, &date(t))
 }
 
 fn edit(rng: &mut Rng, lines: &mut Vec<String>, tag: &str) {
@@ -164,19 +150,7 @@ fn history(seed: u64, dir: &Path) -> BTreeMap<String, Vec<String>> {
     git(dir, &["commit", "-q", "-am", "ours"], t);
     t += 1;
     // Stops on the conflict (exit 1), leaving MERGE_HEAD for the commit below.
-    let date = format!("{} +0000", 1_600_000_000 + t * 3600);
-    let merge = Command::new("git")
-        .args(["merge", "-q", "conflict"])
-        .current_dir(dir)
-        .env("GIT_AUTHOR_NAME", "A U Thor")
-        .env("GIT_AUTHOR_EMAIL", "author@example.org")
-        .env("GIT_COMMITTER_NAME", "A U Thor")
-        .env("GIT_COMMITTER_EMAIL", "author@example.org")
-        .env("GIT_AUTHOR_DATE", &date)
-        .env("GIT_COMMITTER_DATE", &date)
-        .env("HOME", dir)
-        .env("GIT_CONFIG_NOSYSTEM", "1")
-        .output()
+    let merge = rocpath_testdata::git::git_output(dir, &["merge", "-q", "conflict"], WHO, &date(t))
         .unwrap();
     assert!(!merge.status.success(), "the merge was meant to conflict");
     assert!(dir.join(".git/MERGE_HEAD").exists());
@@ -204,7 +178,7 @@ fn history(seed: u64, dir: &Path) -> BTreeMap<String, Vec<String>> {
 
 #[test]
 fn walk_agrees_with_git_blame_on_random_histories() {
-    if Command::new("git").arg("--version").output().is_err() {
+    if !rocpath_testdata::git::have_git() {
         return;
     }
     for seed in [1u64, 7, 42, 1234, 99_991] {

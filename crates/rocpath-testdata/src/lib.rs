@@ -5,6 +5,7 @@
 //! named by `ROCPATH_SHARED`). A user's clone does not have them, so every test that needs them
 //! calls [`shared_dir`] and returns early, saying so, when it is `None`.
 
+pub mod git;
 pub mod rocpd;
 
 use std::collections::BTreeMap;

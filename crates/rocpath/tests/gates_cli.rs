@@ -6,30 +6,9 @@
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
 use assert_cmd::Command;
+use rocpath_testdata::git::{git, have_git};
 use serde_json::Value;
 use std::path::Path;
-
-fn git(dir: &Path, args: &[&str], who: (&str, &str), date: &str) -> String {
-    let out = std::process::Command::new("git")
-        .args(args)
-        .current_dir(dir)
-        .env("GIT_AUTHOR_NAME", who.0)
-        .env("GIT_AUTHOR_EMAIL", who.1)
-        .env("GIT_COMMITTER_NAME", who.0)
-        .env("GIT_COMMITTER_EMAIL", who.1)
-        .env("GIT_AUTHOR_DATE", date)
-        .env("GIT_COMMITTER_DATE", date)
-        .env("GIT_CONFIG_NOSYSTEM", "1")
-        .env("HOME", dir)
-        .output()
-        .expect("git runs");
-    assert!(
-        out.status.success(),
-        "git {args:?}: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    String::from_utf8_lossy(&out.stdout).trim().to_string()
-}
 
 const DEV: (&str, &str) = ("Dee Veloper", "dee@amd.com");
 const MOVER: (&str, &str) = ("Mo Ver", "mo@example.org");
@@ -144,13 +123,6 @@ fn run_json(args: &[&str]) -> (Value, i32) {
         )
     });
     (v, out.status.code().unwrap())
-}
-
-fn have_git() -> bool {
-    std::process::Command::new("git")
-        .arg("--version")
-        .output()
-        .is_ok()
 }
 
 #[test]

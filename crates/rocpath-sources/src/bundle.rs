@@ -274,11 +274,33 @@ pub fn decompress_ccob(data: &[u8], limits: &Limits) -> Result<(CcobHeader, Vec<
         };
     let payload = data.get(h.header_len as usize..end).unwrap_or(&[]);
     let cap = h.uncompressed_size;
-    let mut out = Vec::with_capacity(cap.min(64 << 20) as usize);
+    // Exactly the declared size (already checked against the limit): growing by doubling
+    // would briefly hold the old and the new buffer, nearly twice the payload resident.
+    // Pages are touched only as the decompressor writes them.
+    let mut out = Vec::new();
+    usize::try_from(cap)
+        .ok()
+        .and_then(|c| c.checked_add(1))
+        .and_then(|c| out.try_reserve_exact(c).ok())
+        .ok_or_else(|| SourceError::Limit {
+            offset: h.header_len,
+            msg: format!("cannot allocate {cap} bytes for the CCOB payload"),
+        })?;
     let res = match h.method {
-        1 => zstd::stream::read::Decoder::with_buffer(payload)
-            .map(|d| d.single_frame())
-            .and_then(|d| d.take(cap + 1).read_to_end(&mut out)),
+        // One-shot into the exact buffer: a streaming decoder keeps its own window, which
+        // for a large frame is as big as the payload itself.
+        1 => zstd::zstd_safe::find_frame_compressed_size(payload)
+            .map_err(|c| {
+                std::io::Error::other(format!(
+                    "not a complete zstd frame ({})",
+                    zstd::zstd_safe::get_error_name(c)
+                ))
+            })
+            .and_then(|n| {
+                let frame = payload.get(..n).unwrap_or(payload);
+                zstd::bulk::Decompressor::new()
+                    .and_then(|mut d| d.decompress_to_buffer(frame, &mut out))
+            }),
         _ => flate2::read::ZlibDecoder::new(payload)
             .take(cap + 1)
             .read_to_end(&mut out),

@@ -73,22 +73,36 @@ impl Printer {
         }
     }
 
-    /// Writes one JSON document: `{"schema": …, "observed": {run info}, …payload}`.
+    /// Writes one JSON document: `{"schema": …, "observed": {run info}, …payload}`. The
+    /// document is serialized straight to stdout (no intermediate tree or string), so a
+    /// large inventory costs its own size in memory, not several times it. `payload` must
+    /// serialize as a struct or map without `schema`/`observed` keys of its own.
     pub fn json<T: Serialize>(&self, schema: &str, payload: &T) -> anyhow::Result<()> {
+        #[derive(Serialize)]
+        struct Doc<'a, T: Serialize> {
+            schema: &'a str,
+            observed: &'a RunInfo,
+            #[serde(flatten)]
+            payload: &'a T,
+        }
         let mut run = self.run.clone();
         run.schema = schema.to_string();
-        let mut doc = serde_json::Map::new();
-        doc.insert("schema".into(), schema.into());
-        doc.insert("observed".into(), serde_json::to_value(&run)?);
-        match serde_json::to_value(payload)? {
-            serde_json::Value::Object(m) => doc.extend(m),
-            other => {
-                doc.insert("result".into(), other);
-            }
+        let doc = Doc {
+            schema,
+            observed: &run,
+            payload,
+        };
+        let stdout = std::io::stdout().lock();
+        let mut out = std::io::BufWriter::with_capacity(1 << 20, stdout);
+        let res = serde_json::to_writer_pretty(&mut out, &doc)
+            .map_err(std::io::Error::from)
+            .and_then(|_| out.write_all(b"\n"))
+            .and_then(|_| out.flush());
+        match res {
+            Ok(()) => Ok(()),
+            Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => Ok(()),
+            Err(e) => Err(e.into()),
         }
-        let mut s = serde_json::to_string_pretty(&serde_json::Value::Object(doc))?;
-        s.push('\n');
-        self.data(&s)
     }
 
     /// A line on stderr (suppressed by -q).

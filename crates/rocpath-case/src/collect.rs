@@ -178,6 +178,10 @@ pub struct Collector {
     pub(crate) tensile: Vec<(String, Srcs)>,
     tensile_index: HashMap<String, usize>,
     pub(crate) available_libraries: Vec<String>,
+    /// rocblas-bench's last result header (column names), waiting for its values line.
+    bench_header: Option<Vec<String>>,
+    /// rocblas-bench results: (column, value) pairs in order.
+    pub(crate) bench: Vec<(Vec<(String, String)>, Src)>,
 }
 
 fn db_kind(file: &str) -> &'static str {
@@ -281,9 +285,70 @@ impl Collector {
             file,
             line: line.no,
         };
+        if let Some(cols) = &self.bench_header {
+            if let Some(vals) = rocpath_logs::rocblas::bench_values(line.bytes, cols.len()) {
+                let row: Vec<(String, String)> = cols
+                    .iter()
+                    .cloned()
+                    .zip(vals.into_iter().map(|v| v.into_owned()))
+                    .collect();
+                self.bench_header = None;
+                self.bench_result(row, src);
+                return;
+            }
+        }
         if let Some(e) = rocpath_logs::parse_line(line.bytes) {
             self.event(e, src, 0);
         }
+    }
+
+    /// A rocblas-bench result row: kept as printed, and as a GEMM call when it has the
+    /// GEMM columns and no call of that shape is known yet (the bench command line, when
+    /// logged, already gave it with its types).
+    fn bench_result(&mut self, row: Vec<(String, String)>, src: Src) {
+        if self.bench.len() >= MAX_DISTINCT {
+            self.drop_one("bench_results");
+            return;
+        }
+        let get = |k: &str| {
+            row.iter()
+                .find(|(c, _)| c.eq_ignore_ascii_case(k))
+                .map(|(_, v)| v.as_str())
+        };
+        let num = |k: &str| get(k).and_then(|v| v.parse::<u64>().ok());
+        if let (Some(m), Some(n), Some(k)) = (num("M"), num("N"), num("K")) {
+            let known = self
+                .gemms
+                .iter()
+                .any(|(g, _)| g.m == m && g.n == n && g.k == k);
+            if !known {
+                let ty = |k: &str| {
+                    get(k)
+                        .filter(|v| rocpath_logs::rocblas::is_type(v))
+                        .map(str::to_string)
+                };
+                let key = GemmKey {
+                    api: "rocblas-bench".into(),
+                    backend: None,
+                    trans_a: get("transA").unwrap_or("?").to_string(),
+                    trans_b: get("transB").unwrap_or("?").to_string(),
+                    m,
+                    n,
+                    k,
+                    batch_count: num("batch_count").filter(|&b| b > 1),
+                    types: GemmTypes {
+                        a: ty("a_type"),
+                        b: ty("b_type"),
+                        c: ty("c_type"),
+                        d: ty("d_type"),
+                        compute: ty("compute_type"),
+                    },
+                    source: "bench_result",
+                };
+                self.add_gemm(key, src, 1);
+            }
+        }
+        self.bench.push((row, src));
     }
 
     fn event(&mut self, e: Event<'_>, src: Src, depth: u8) {
@@ -1040,6 +1105,9 @@ impl Collector {
                             .insert(name.to_string(), self.tensile.len() - 1);
                     }
                 }
+            }
+            R::BenchColumns(cols) => {
+                self.bench_header = Some(cols.split(',').map(|c| c.trim().to_string()).collect());
             }
             R::Device { name, arch } => {
                 self.set_device(&arch, Some(&name), src, "case.device.rocblas_bench")

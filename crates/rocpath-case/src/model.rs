@@ -52,6 +52,10 @@ pub struct CaseReport {
     pub exit: Exit,
     /// GEMM calls (rocBLAS / hipBLASLt), aggregated by shape and types.
     pub gemm_calls: Vec<GemmCallRecord>,
+    /// rocblas-bench result rows (its own timing and, with `-v 1`, its check against the
+    /// CPU reference).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub bench_results: Vec<BenchResult>,
     /// Other library API calls, counted.
     pub api_calls: Vec<ApiCount>,
     /// Tensile kernels that ran, decoded.
@@ -66,6 +70,28 @@ pub struct CaseReport {
     /// Records left out to keep memory bounded (distinct records beyond the limits).
     #[serde(skip_serializing_if = "BTreeMap::is_empty")]
     pub dropped: BTreeMap<String, u64>,
+}
+
+/// One rocblas-bench result row.
+#[derive(Debug, Clone, Serialize)]
+pub struct BenchResult {
+    /// The columns as printed, in order (`transA`, `M`, …, `rocblas-Gflops`, `us`, …).
+    pub columns: Vec<(String, String)>,
+    /// `rocblas-Gflops` (or `rocblas-GB/s` for bandwidth-bound functions).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub rate: Option<f64>,
+    /// The unit of `rate`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub rate_unit: Option<String>,
+    /// Microseconds per call (`us`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub us: Option<f64>,
+    /// `norm_error_1` (or another `norm_error*` column): the difference from the CPU
+    /// reference, when the run validated its result.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub norm_error: Option<f64>,
+    /// Evidence.
+    pub evidence: Evidence,
 }
 
 /// A file of the case.

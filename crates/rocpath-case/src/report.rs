@@ -483,8 +483,10 @@ impl Collector {
             .filter_map(|k| self.fallbacks.get(k))
             .flat_map(|a| a.srcs.first.iter().copied())
             .collect();
-        let ran_something =
-            selected.is_some() || !self.gemms.is_empty() || !self.tensile.is_empty();
+        let ran_something = selected.is_some()
+            || !self.gemms.is_empty()
+            || !self.tensile.is_empty()
+            || !self.bench.is_empty();
         if let Some(f) = forced {
             if let Some(sel) = selected {
                 let mut s: Vec<Src> = Vec::new();
@@ -554,6 +556,33 @@ impl Collector {
                         })
                         .collect(),
                 ),
+                None if !self.bench.is_empty() => {
+                    let (cols, _) = &self.bench[0];
+                    let get = |k: &str| cols.iter().find(|(c, _)| c == k).map(|(_, v)| v.as_str());
+                    let b = bench_figures(cols);
+                    let shape = match (get("M"), get("N"), get("K")) {
+                        (Some(m), Some(n), Some(k)) => format!(
+                            " {}{} {m}x{n}x{k}",
+                            get("transA").unwrap_or(""),
+                            get("transB").unwrap_or("")
+                        ),
+                        _ => String::new(),
+                    };
+                    let mut r = format!(
+                        "rocblas-bench completed {} call(s) and printed results:{shape}",
+                        self.bench.len()
+                    );
+                    if let (Some(x), Some(u)) = (b.rate, b.rate_unit) {
+                        r.push_str(&format!(" at {x} {u}"));
+                    }
+                    if let Some(us) = b.us {
+                        r.push_str(&format!(", {us} us"));
+                    }
+                    if let Some(e) = b.norm_error {
+                        r.push_str(&format!(", norm error {e} against the CPU reference"));
+                    }
+                    (r, self.bench.iter().map(|b| b.1).take(2).collect())
+                }
                 None => (
                     "GEMMs ran; no fallback was reported".to_string(),
                     self.gemms
@@ -765,6 +794,21 @@ impl Collector {
         });
         let exit = self.exit();
         let outcome = self.outcome(complete, forced.as_ref(), selected.as_ref(), &exit);
+        let bench_results: Vec<BenchResult> = self
+            .bench
+            .iter()
+            .map(|(cols, src)| {
+                let b = bench_figures(cols);
+                BenchResult {
+                    columns: cols.clone(),
+                    rate: b.rate,
+                    rate_unit: b.rate_unit.map(str::to_string),
+                    us: b.us,
+                    norm_error: b.norm_error,
+                    evidence: self.ev(Class::Confirmed, RV, "case.bench_result", &[*src]),
+                }
+            })
+            .collect();
         let gemm_calls = self
             .gemms
             .iter()
@@ -912,12 +956,44 @@ impl Collector {
             outcome,
             exit,
             gemm_calls,
+            bench_results,
             api_calls,
             tensile_kernels,
             fallbacks,
             errors,
             dropped: self.dropped.clone(),
         }
+    }
+}
+
+struct BenchFigures {
+    rate: Option<f64>,
+    rate_unit: Option<&'static str>,
+    us: Option<f64>,
+    norm_error: Option<f64>,
+}
+
+/// The figures of a rocblas-bench row: rate (`rocblas-Gflops` or `rocblas-GB/s`), `us`,
+/// and the first `norm_error*` column.
+fn bench_figures(cols: &[(String, String)]) -> BenchFigures {
+    let f = |k: &str| {
+        cols.iter()
+            .find(|(c, _)| c == k)
+            .and_then(|(_, v)| v.parse::<f64>().ok())
+    };
+    let (rate, rate_unit) = match (f("rocblas-Gflops"), f("rocblas-GB/s")) {
+        (Some(g), _) => (Some(g), Some("rocblas-Gflops")),
+        (None, Some(b)) => (Some(b), Some("rocblas-GB/s")),
+        _ => (None, None),
+    };
+    BenchFigures {
+        rate,
+        rate_unit,
+        us: f("us"),
+        norm_error: cols
+            .iter()
+            .find(|(c, _)| c.starts_with("norm_error"))
+            .and_then(|(_, v)| v.parse::<f64>().ok()),
     }
 }
 

@@ -371,6 +371,36 @@ fn int8_natural_candidates_and_japanese_abort() {
 }
 
 #[test]
+fn rocblas_bench_int8_result_row() {
+    let Some(dir) = fixtures("miopen-logs/vega64") else {
+        return;
+    };
+    // rocblas-bench on the Vega64: a 128x128x128 GEMM that ran and matched the CPU reference.
+    let r = read(&dir.join("vega64_rocblas_int8_gemm_128_128_128_20260318.log"));
+    assert_eq!(r.outcome.kind.as_str(), "natural", "{:?}", r.outcome);
+    assert!(
+        r.outcome.reason.contains("128x128x128"),
+        "{}",
+        r.outcome.reason
+    );
+    assert_eq!(r.bench_results.len(), 1);
+    let b = &r.bench_results[0];
+    assert_eq!(b.rate, Some(51.195));
+    assert_eq!(b.rate_unit.as_deref(), Some("rocblas-Gflops"));
+    assert_eq!(b.us, Some(81.928));
+    assert_eq!(b.norm_error, Some(0.0));
+    assert_eq!(b.columns.len(), 19);
+    assert_eq!(b.evidence.sources[0].line, Some(19));
+    let g = &r.gemm_calls[0];
+    assert_eq!((g.m, g.n, g.k), (128, 128, 128));
+    assert_eq!(g.source, "bench_result");
+    assert_eq!(
+        r.device.as_ref().map(|d| d.arch.as_str()),
+        Some("gfx900:xnack-")
+    );
+}
+
+#[test]
 fn rocblas_traces_from_mi25_runs() {
     let Some(dir) = fixtures("mi25-runs") else {
         return;

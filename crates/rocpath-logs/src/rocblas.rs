@@ -128,6 +128,9 @@ pub enum Event<'a> {
     },
     /// Tensile's `Running kernel: <name>` (`TENSILE_DB=0x8000`).
     RunningKernel(Cow<'a, str>),
+    /// rocblas-bench's result header: `transA,transB,M,N,K,alpha,…,rocblas-Gflops,us,…`.
+    /// The next line with as many fields holds the values ([`bench_values`]).
+    BenchColumns(Cow<'a, str>),
     /// rocblas-bench's `Device ID 0 : AMD Radeon RX Vega gfx900:xnack-`.
     Device {
         /// Marketing name.
@@ -443,15 +446,58 @@ pub fn parse_anywhere(line: &[u8]) -> Option<Event<'_>> {
             if let Some(i) = find(line, b"Running kernel: ") {
                 return Some(Event::RunningKernel(s(&line[i + 16..])));
             }
+            if is_bench_columns(line) {
+                return Some(Event::BenchColumns(s(trim(line))));
+            }
             find(line, b"rocBLAS ")?;
             message(line)
         }
     }
 }
 
+/// Whether a line is rocblas-bench's result header (comma-separated, with a
+/// `rocblas-Gflops` or `rocblas-GB/s` column).
+fn is_bench_columns(line: &[u8]) -> bool {
+    line.contains(&b',')
+        && (find(line, b"rocblas-Gflops").is_some() || find(line, b"rocblas-GB/s").is_some())
+        && !line.starts_with(b"rocBLAS")
+}
+
+/// The values line of a rocblas-bench result: `Some(fields)` when `line` has exactly
+/// `columns` comma-separated fields (trimmed) and is not itself a header.
+pub fn bench_values(line: &[u8], columns: usize) -> Option<Vec<Cow<'_, str>>> {
+    let t = trim(line);
+    if t.is_empty() || is_bench_columns(t) {
+        return None;
+    }
+    let f: Vec<Cow<'_, str>> = t.split(|&c| c == b',').map(|x| s(trim(x))).collect();
+    (f.len() == columns && columns >= 3).then_some(f)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn bench_result_lines() {
+        let h = b"transA,transB,M,N,K,alpha,lda,beta,ldb,ldc,ldd,batch_count,cold_iters,hot_iters,rocblas-Gflops,us,CPU-Gflops,CPU-us,norm_error_1";
+        let cols = match parse_anywhere(h) {
+            Some(Event::BenchColumns(c)) => c,
+            other => panic!("{other:?}"),
+        };
+        let n = cols.split(',').count();
+        assert_eq!(n, 19);
+        let v = bench_values(
+            b"N,N,128,128,128,1,128,0,128,128,128,1, 1, 1, 51.195, 81.928,4.02911,1041,0",
+            n,
+        )
+        .unwrap();
+        assert_eq!(v[2], "128");
+        assert_eq!(v[14], "51.195");
+        assert!(bench_values(b"N,N,128", n).is_none());
+        assert!(bench_values(h, n).is_none());
+        assert!(bench_values(b"", n).is_none());
+    }
 
     fn gemm(e: Option<Event<'_>>) -> GemmCall<'_> {
         match e {

@@ -227,6 +227,20 @@ pub fn case_report(r: &CaseReport) -> String {
         }
         let _ = writeln!(o, "\nGEMM calls:\n{t}");
     }
+    for b in &r.bench_results {
+        let cols: Vec<String> = b
+            .columns
+            .iter()
+            .filter(|(c, _)| {
+                !matches!(
+                    c.as_str(),
+                    "alpha" | "beta" | "lda" | "ldb" | "ldc" | "ldd" | "cold_iters" | "hot_iters"
+                )
+            })
+            .map(|(c, v)| format!("{c}={v}"))
+            .collect();
+        let _ = writeln!(o, "bench     {}", cols.join(" "));
+    }
     for k in &r.tensile_kernels {
         let d = k.decoded.as_ref().map(|d| {
             format!(

@@ -12,6 +12,7 @@
 //! ARCHITECTURE.md (`explain.*`).
 
 pub mod compare;
+pub mod compare_trace;
 pub mod ggml;
 pub mod miopen;
 pub mod rocblas;

@@ -162,6 +162,41 @@ pub fn rocblas(e: &RocblasExplanation) -> String {
     s
 }
 
+/// Trace kernels next to ggml's prediction: a table, then each statement.
+pub fn kernel_comparisons(c: &[rocpath_explain::compare_trace::KernelComparison]) -> String {
+    let mut t = crate::table(&[
+        "kernel",
+        "type",
+        "phase",
+        "dispatches",
+        "observed",
+        "ne11",
+        "predicted",
+        "verdict",
+    ]);
+    for r in c {
+        let k: String = r.kernel.chars().take(60).collect();
+        t.add_row(vec![
+            comfy_table::Cell::new(k),
+            comfy_table::Cell::new(&r.ggml_type),
+            comfy_table::Cell::new(&r.phase),
+            comfy_table::Cell::new(r.dispatches),
+            comfy_table::Cell::new(&r.observed),
+            comfy_table::Cell::new(r.ne11.map(|n| n.to_string()).unwrap_or_else(|| "-".into())),
+            comfy_table::Cell::new(r.predicted.as_deref().unwrap_or("-")),
+            comfy_table::Cell::new(&r.verdict),
+        ]);
+    }
+    let mut s = format!("{t}\n");
+    for r in c {
+        let _ = writeln!(s, "{}: {}  {}", r.trace, r.statement, ev(&r.evidence));
+        if let Some(q) = &r.question {
+            let _ = writeln!(s, "  open question: {q}");
+        }
+    }
+    s
+}
+
 /// Comparisons, one row per case.
 pub fn comparisons(c: &[Comparison]) -> String {
     let mut t = crate::table(&["case", "observed", "predicted", "verdict"]);

@@ -522,9 +522,13 @@ pub struct CaseTableArgs {
 pub struct ExplainArgs {
     #[command(subcommand)]
     pub command: Option<ExplainCommand>,
-    /// Put a prediction next to an observation: a `rocpath case read --json` document.
-    #[arg(long, value_name = "CASE.json")]
+    /// Put a prediction next to an observation: a `rocpath case read --json` document
+    /// (MIOpen) or a `rocpath trace --json` document (ggml kernels).
+    #[arg(long, value_name = "CASE.json|TRACE.json")]
     pub compare: Option<PathBuf>,
+    /// With --compare on a trace: the device, when the trace does not name it (`gfx900`).
+    #[arg(long, value_name = "gfxNNN")]
+    pub target: Option<String>,
     /// With --compare: MIOpen's database folder.
     #[arg(long, value_name = "DIR", default_value = "/opt/rocm/share/miopen/db")]
     pub db: PathBuf,

@@ -109,3 +109,69 @@ fn ggml_json_and_bad_input() {
         .unwrap();
     assert_eq!(out.status.code(), Some(2));
 }
+
+#[test]
+fn compare_a_real_mi25_trace_with_the_ggml_rules() {
+    let Some(shared) = rocpath_testdata::shared_dir() else {
+        rocpath_testdata::skip("shared data not found");
+        return;
+    };
+    let csv = shared.join(
+        "fixtures/mi25-runs/rocprofv3_probe_qwen2.5_7b_20260324_020303/hbmx-mi25/3284537_kernel_trace.csv",
+    );
+    if !csv.exists() {
+        rocpath_testdata::skip("MI25 trace not found");
+        return;
+    }
+    let t = tempfile::tempdir().unwrap();
+    let doc = t.path().join("trace.json");
+    let out = rocpath()
+        .args(["--json", "--no-progress", "trace"])
+        .arg(&csv)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0));
+    std::fs::write(&doc, &out.stdout).unwrap();
+
+    // The CSV names no device: without --target nothing is compared (exit 2, said why).
+    let out = rocpath()
+        .args(["--no-progress", "explain", "--compare"])
+        .arg(&doc)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("--target"));
+
+    let out = rocpath()
+        .args([
+            "--json",
+            "--no-progress",
+            "explain",
+            "--target",
+            "gfx900",
+            "--compare",
+        ])
+        .arg(&doc)
+        .output()
+        .unwrap();
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let c = v["comparisons"].as_array().unwrap();
+    // Decode-size MMVQ for Q4_K and Q6_K agrees with the rules; the dense MMQ kernels the
+    // application ran are not what the pinned ggml chooses on gfx900 (MoE only): a
+    // disagreement and an open question, exit 1.
+    let mmvq: Vec<_> = c.iter().filter(|x| x["observed"] == "mmvq").collect();
+    assert!(!mmvq.is_empty() && mmvq.iter().all(|x| x["verdict"] == "agree"));
+    let mmq: Vec<_> = c.iter().filter(|x| x["observed"] == "mmq").collect();
+    assert_eq!(mmq.len(), 2);
+    assert!(
+        mmq.iter()
+            .all(|x| x["verdict"] == "disagree" && x["question"].is_string())
+    );
+    assert_eq!(
+        mmq.iter()
+            .map(|x| x["dispatches"].as_u64().unwrap())
+            .sum::<u64>(),
+        193
+    );
+    assert_eq!(out.status.code(), Some(1));
+}

@@ -12,7 +12,7 @@ pub fn run(a: ExplainArgs, p: &Printer) -> anyhow::Result<Status> {
         (Some(ExplainCommand::Miopen(m)), _) => run_miopen(m, p),
         (Some(ExplainCommand::Ggml(g)), _) => run_ggml(g, p),
         (Some(ExplainCommand::Rocblas(r)), _) => run_rocblas(r, p),
-        (None, Some(file)) => run_compare(&file, &a.db, a.cu, p),
+        (None, Some(file)) => run_compare(&file, &a.db, a.cu, a.target.as_deref(), p),
         (None, None) => {
             anyhow::bail!("explain: give `miopen`, `ggml`, `rocblas` or `--compare CASE.json`")
         }
@@ -186,11 +186,43 @@ fn run_compare(
     file: &std::path::Path,
     db: &std::path::Path,
     cu: Option<u32>,
+    target: Option<&str>,
     p: &Printer,
 ) -> anyhow::Result<Status> {
     let bytes = std::fs::read(file).map_err(|e| anyhow::anyhow!("{}: {e}", file.display()))?;
     let doc: serde_json::Value =
         serde_json::from_slice(&bytes).map_err(|e| anyhow::anyhow!("{}: {e}", file.display()))?;
+    if doc.get("schema").and_then(|s| s.as_str()) == Some("rocpath.trace/1") {
+        let rules = rocpath_explain::ggml::rules(None)?;
+        let c = rocpath_explain::compare_trace::compare_trace(&doc, file, target, &rules);
+        if c.is_empty() {
+            let why = if target.is_none() {
+                " (the trace names no gfx device: give --target gfxNNN)"
+            } else {
+                ""
+            };
+            p.note(&format!(
+                "{}: no ggml matrix-multiplication kernel to compare{why}",
+                file.display()
+            ));
+        }
+        if p.global.json {
+            #[derive(Serialize)]
+            struct Doc<'a> {
+                comparisons: &'a [rocpath_explain::compare_trace::KernelComparison],
+            }
+            p.json("rocpath.explain.compare/1", &Doc { comparisons: &c })?;
+        } else {
+            p.data(&rocpath_render::explain::kernel_comparisons(&c))?;
+        }
+        return Ok(if c.iter().any(|c| c.verdict == "disagree") {
+            Status::Negative
+        } else if c.is_empty() {
+            Status::Error
+        } else {
+            Status::Ok
+        });
+    }
     let c = compare::compare(&doc, file, db, cu);
     if p.global.json {
         #[derive(Serialize)]

@@ -35,6 +35,7 @@ pub mod store;
 pub use import::QUOTE_MAX;
 
 use model::*;
+use rocpath_evidence::{Class, Proof};
 use store::{Ledger, StoreError, WriteGuard};
 
 /// Errors of [`add_claim`].
@@ -44,8 +45,11 @@ pub enum AddClaimError {
     #[error("{0}")]
     Invalid(String),
     /// A claim with this id exists.
-    #[error("claim {0:?} already exists (edit claims/{0}.toml to change it)")]
+    #[error("claim {0:?} already exists (change its class with `rocpath ledger set-class`)")]
     Exists(String),
+    /// No claim with this id (or its file does not read).
+    #[error("{0}")]
+    NotFound(String),
     /// Writing failed.
     #[error(transparent)]
     Store(#[from] StoreError),
@@ -96,6 +100,91 @@ pub fn add_claim(
     }
     guard.write_claim(&claim)?;
     Ok(())
+}
+
+/// A dated change of a claim's standing: its class and/or kind of proof from `date` on,
+/// why (`note`), and supports added with it.
+#[derive(Debug, Clone, Default)]
+pub struct ClaimChange {
+    /// New class.
+    pub class: Option<Class>,
+    /// New kind of proof.
+    pub kind: Option<Proof>,
+    /// Why, in Japanese and English (required).
+    pub note: Text,
+    /// Supports to add (kept once each).
+    pub support: Vec<Support>,
+    /// `YYYY-MM-DD`.
+    pub date: String,
+}
+
+/// Changes an existing claim: sets its class and/or kind, adds supports, and appends the
+/// change to its history (the record of how the finding moved — an `inferred` that a run
+/// confirmed, a `confirmed` a later release retracted). Returns the claim as written.
+pub fn change_claim(
+    guard: &WriteGuard,
+    ledger: &Ledger,
+    id: &str,
+    change: ClaimChange,
+) -> Result<Claim, AddClaimError> {
+    if !files::valid_id(id) {
+        return Err(AddClaimError::Invalid(
+            files::ParseError::Id(id.to_string()).to_string(),
+        ));
+    }
+    if !files::valid_date(&change.date) {
+        return Err(AddClaimError::Invalid(
+            files::ParseError::Date(change.date.clone()).to_string(),
+        ));
+    }
+    if change.note.is_empty() {
+        return Err(AddClaimError::Invalid(
+            "say why the claim changes (give --en and/or --ja)".into(),
+        ));
+    }
+    if change.class.is_none() && change.kind.is_none() && change.support.is_empty() {
+        return Err(AddClaimError::Invalid(
+            "nothing to change: give --class, --kind or --support".into(),
+        ));
+    }
+    let path = ledger.record_path(files::FileKind::Claim, id);
+    let text = std::fs::read_to_string(&path).map_err(|e| {
+        AddClaimError::NotFound(format!(
+            "{}: no claim {id:?} ({e}); record it with `rocpath ledger add-claim`",
+            path.display()
+        ))
+    })?;
+    let mut claim = files::parse_claim(&text)
+        .map_err(|e| AddClaimError::NotFound(format!("{}: {e}", path.display())))?;
+    if let Some(last) = claim.history.last() {
+        if last.date.as_str() > change.date.as_str() {
+            return Err(AddClaimError::Invalid(format!(
+                "the claim's history already has an entry of {}, after {}",
+                last.date, change.date
+            )));
+        }
+    }
+    if change.class.is_some() {
+        claim.class = change.class;
+    }
+    if change.kind.is_some() {
+        claim.kind = change.kind;
+    }
+    for s in change.support {
+        if !claim.support.contains(&s) {
+            claim.support.push(s);
+        }
+    }
+    claim.history.push(HistoryEntry {
+        date: change.date,
+        class: change.class,
+        kind: change.kind,
+        note: change.note,
+    });
+    let text = files::to_toml(&claim).map_err(AddClaimError::Invalid)?;
+    files::parse_claim(&text).map_err(|e| AddClaimError::Invalid(e.to_string()))?;
+    guard.write_claim(&claim)?;
+    Ok(claim)
 }
 
 /// The `ledger.toml` of a new ledger: the three observation worlds of the research pages

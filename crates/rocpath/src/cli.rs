@@ -204,6 +204,8 @@ pub enum LedgerCommand {
     Import(LedgerImportArgs),
     /// Record a claim: statement (ja/en), class, kind of proof, world, floor, layer, support.
     AddClaim(Box<AddClaimArgs>),
+    /// Change a claim's class or kind of proof (dated, with the reason, in its history).
+    SetClass(SetClassArgs),
     /// Check the ledger: classes, supports, links, stale evidence, forced runs.
     Check(LedgerCheckArgs),
 }
@@ -231,6 +233,32 @@ pub struct LedgerImportArgs {
     /// replaces it, so claims that cite it follow the newest run.
     #[arg(long = "as", value_name = "ID")]
     pub name: Option<String>,
+}
+
+#[derive(Debug, Args)]
+pub struct SetClassArgs {
+    /// The ledger folder.
+    pub ledger: PathBuf,
+    /// Claim id.
+    pub id: String,
+    /// New evidence class.
+    #[arg(long, value_parser = ["confirmed", "inferred", "unresolved", "limited"])]
+    pub class: Option<String>,
+    /// New kind of proof.
+    #[arg(long, value_parser = ["shipped_artifact_verified", "code_verified", "runtime_verified", "history_verified", "hypothesis", "speculative"])]
+    pub kind: Option<String>,
+    /// Why, in English.
+    #[arg(long, value_name = "TEXT")]
+    pub en: Option<String>,
+    /// Why, in Japanese.
+    #[arg(long, value_name = "TEXT")]
+    pub ja: Option<String>,
+    /// Support to add (repeatable; the forms of `add-claim --support`).
+    #[arg(long, value_name = "REF")]
+    pub support: Vec<String>,
+    /// Date of the change (YYYY-MM-DD; default: today, UTC).
+    #[arg(long, value_name = "DATE")]
+    pub date: Option<String>,
 }
 
 #[derive(Debug, Args)]

@@ -503,3 +503,124 @@ fn real_miopen_cases_import_into_the_taxonomy() {
         "raw log lines on the case page"
     );
 }
+
+#[test]
+fn set_class_records_the_change_in_the_claims_history() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path();
+    let l = dir.join("ledger");
+    let ls = l.to_str().unwrap();
+    assert!(rocpath(&["ledger", "init", ls], dir).status.success());
+    let data = rocpath_testdata::repo_root().join("examples/data");
+    let inv = rocpath(&["--json", "inventory", data.to_str().unwrap()], dir);
+    std::fs::write(dir.join("inv.json"), &inv.stdout).unwrap();
+    let o = rocpath(&["ledger", "import", ls, "inv.json", "--as", "inv"], dir);
+    assert!(o.status.success(), "{}", text(&o));
+    let o = rocpath(
+        &[
+            "ledger",
+            "add-claim",
+            ls,
+            "--id",
+            "ships-gfx900",
+            "--class",
+            "inferred",
+            "--kind",
+            "hypothesis",
+            "--en",
+            "The example install ships gfx900 code.",
+            "--support",
+            "inv",
+            "--date",
+            "2026-01-01",
+        ],
+        dir,
+    );
+    assert!(o.status.success(), "{}", text(&o));
+
+    let o = rocpath(
+        &[
+            "--json",
+            "ledger",
+            "set-class",
+            ls,
+            "ships-gfx900",
+            "--class",
+            "confirmed",
+            "--kind",
+            "shipped_artifact_verified",
+            "--en",
+            "The inventory lists gfx900 code objects.",
+            "--ja",
+            "インベントリに gfx900 のコードオブジェクトがある。",
+            "--date",
+            "2026-02-01",
+        ],
+        dir,
+    );
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o));
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(v["schema"], "rocpath.ledger.set-class/1");
+    assert_eq!(v["class"], "confirmed");
+    assert_eq!(v["history"], 2);
+    let toml = std::fs::read_to_string(l.join("claims/ships-gfx900.toml")).unwrap();
+    assert_eq!(toml.matches("[[history]]").count(), 2, "{toml}");
+    assert!(toml.contains("2026-02-01") && toml.contains("The inventory lists gfx900"));
+    let o = rocpath(&["ledger", "check", ls], dir);
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o));
+
+    // No reason, an unknown claim, a date before the last entry: refused, nothing written.
+    for args in [
+        vec![
+            "ledger",
+            "set-class",
+            ls,
+            "ships-gfx900",
+            "--class",
+            "limited",
+        ],
+        vec![
+            "ledger",
+            "set-class",
+            ls,
+            "nope",
+            "--class",
+            "limited",
+            "--en",
+            "x",
+        ],
+        vec![
+            "ledger",
+            "set-class",
+            ls,
+            "ships-gfx900",
+            "--class",
+            "limited",
+            "--en",
+            "x",
+            "--date",
+            "2025-12-31",
+        ],
+    ] {
+        let o = rocpath(&args, dir);
+        assert_eq!(o.status.code(), Some(2), "{args:?}: {}", text(&o));
+    }
+    let o = rocpath(
+        &[
+            "ledger",
+            "set-class",
+            ls,
+            "nope",
+            "--class",
+            "limited",
+            "--en",
+            "x",
+        ],
+        dir,
+    );
+    assert!(text(&o).contains("add-claim"), "{}", text(&o));
+    assert_eq!(
+        std::fs::read_to_string(l.join("claims/ships-gfx900.toml")).unwrap(),
+        toml
+    );
+}

@@ -1,7 +1,8 @@
-//! `rocpath ledger init|import|add-claim|check`
+//! `rocpath ledger init|import|add-claim|set-class|check`
 
 use crate::cli::{
     AddClaimArgs, LedgerArgs, LedgerCheckArgs, LedgerCommand, LedgerImportArgs, LedgerInitArgs,
+    SetClassArgs,
 };
 use crate::output::{Printer, Status};
 use rocpath_evidence::{Class, Evidence, Locator, Proof};
@@ -16,6 +17,7 @@ pub fn run(a: LedgerArgs, p: &Printer) -> anyhow::Result<Status> {
         LedgerCommand::Init(a) => init(a, p),
         LedgerCommand::Import(a) => import(a, p),
         LedgerCommand::AddClaim(a) => add_claim(*a, p),
+        LedgerCommand::SetClass(a) => set_class(a, p),
         LedgerCommand::Check(a) => check(a, p),
     }
 }
@@ -154,10 +156,14 @@ fn import(a: LedgerImportArgs, p: &Printer) -> anyhow::Result<Status> {
     })
 }
 
-fn add_claim(a: AddClaimArgs, p: &Printer) -> anyhow::Result<Status> {
-    let (ledger, _) = Ledger::open(&a.ledger)?;
+/// Parses `--support` references; a cited source line is quoted now, so the site shows
+/// what was read.
+fn supports(
+    ledger: &Ledger,
+    refs: &[String],
+) -> anyhow::Result<Vec<rocpath_ledger::model::Support>> {
     let mut support = Vec::new();
-    for s in &a.support {
+    for s in refs {
         let mut sup = rocpath_ledger::parse_support_ref(s).map_err(anyhow::Error::msg)?;
         // A cited source line is quoted now, so the site shows what was read.
         if let Some(l) = &sup.source {
@@ -175,6 +181,71 @@ fn add_claim(a: AddClaimArgs, p: &Printer) -> anyhow::Result<Status> {
         }
         support.push(sup);
     }
+    Ok(support)
+}
+
+fn set_class(a: SetClassArgs, p: &Printer) -> anyhow::Result<Status> {
+    let (ledger, _) = Ledger::open(&a.ledger)?;
+    let support = supports(&ledger, &a.support)?;
+    let change = rocpath_ledger::ClaimChange {
+        class: a.class.as_deref().and_then(Class::parse),
+        kind: a.kind.as_deref().and_then(Proof::parse),
+        note: Text::new(a.ja.unwrap_or_default(), a.en.unwrap_or_default()),
+        support,
+        date: a.date.unwrap_or_else(|| today(p)),
+    };
+    let guard = ledger.lock(&p.run.command)?;
+    let claim = rocpath_ledger::change_claim(&guard, &ledger, &a.id, change)?;
+    drop(guard);
+    let file = format!("claims/{}.toml", a.id);
+    if p.global.json {
+        #[derive(Serialize)]
+        struct Out<'a> {
+            claim: &'a str,
+            file: String,
+            class: Option<Class>,
+            kind: Option<Proof>,
+            history: usize,
+            evidence: Evidence,
+        }
+        p.json(
+            "rocpath.ledger.set-class/1",
+            &Out {
+                claim: &a.id,
+                class: claim.class,
+                kind: claim.kind,
+                history: claim.history.len(),
+                evidence: Evidence::new(
+                    Class::Confirmed,
+                    Proof::ShippedArtifactVerified,
+                    "ledger.claim_changed",
+                )
+                .at(Locator::file(a.ledger.join(&file).display().to_string())),
+                file,
+            },
+        )?;
+    } else {
+        let name = |c: Option<Class>| {
+            c.map(|c| c.as_str().to_string())
+                .unwrap_or_else(|| "-".into())
+        };
+        p.data(&format!(
+            "claim {} is now {} ({}) in {file}; {} history entries\n",
+            a.id,
+            name(claim.class),
+            claim
+                .kind
+                .map(|k| k.as_str().to_string())
+                .unwrap_or_else(|| "-".into()),
+            claim.history.len()
+        ))?;
+    }
+    Ok(Status::Ok)
+}
+
+fn add_claim(a: AddClaimArgs, p: &Printer) -> anyhow::Result<Status> {
+    let (ledger, _) = Ledger::open(&a.ledger)?;
+    let support = supports(&ledger, &a.support)?;
     let claim = Claim {
         id: a.id.clone(),
         statement: Text::new(a.ja.unwrap_or_default(), a.en.unwrap_or_default()),

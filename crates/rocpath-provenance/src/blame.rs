@@ -329,6 +329,16 @@ pub fn trace(
     queries: &[Query],
     opts: &Options,
 ) -> Result<Vec<LineProvenance>, Error> {
+    trace_with(repo_path, queries, opts, &|_| {})
+}
+
+/// [`trace`], calling `progress(n)` as `n` more lines are traced (from the worker threads).
+pub fn trace_with(
+    repo_path: &Path,
+    queries: &[Query],
+    opts: &Options,
+    progress: &(dyn Fn(u64) + Sync),
+) -> Result<Vec<LineProvenance>, Error> {
     let repo = open(repo_path)?;
     let newest = repo
         .revparse_single(&opts.rev)
@@ -378,8 +388,14 @@ pub fn trace(
                             keys: &q.keys,
                         })
                         .collect();
-                    let outcomes =
-                        walk::blame_many(&r, newest_id, &starts, &shallow, opts.max_hops);
+                    let outcomes = walk::blame_many_with(
+                        &r,
+                        newest_id,
+                        &starts,
+                        &shallow,
+                        opts.max_hops,
+                        progress,
+                    );
                     g.iter()
                         .zip(qs)
                         .zip(outcomes)

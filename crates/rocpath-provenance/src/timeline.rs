@@ -164,6 +164,17 @@ pub fn timeline(
     pattern: &str,
     max_file_bytes: u64,
 ) -> Result<Timeline, crate::blame::Error> {
+    timeline_with(repo_path, arch, pattern, max_file_bytes, &|_, _| {})
+}
+
+/// [`timeline`], calling `progress(tags done, tags in all)` after each tag.
+pub fn timeline_with(
+    repo_path: &Path,
+    arch: &str,
+    pattern: &str,
+    max_file_bytes: u64,
+    progress: &dyn Fn(u64, u64),
+) -> Result<Timeline, crate::blame::Error> {
     let repo = crate::blame::open(repo_path)?;
     let name = rocpath_gates::repo_name(repo_path);
     let names = repo.tag_names(None).map_err(|e| crate::blame::Error::Rev {
@@ -190,7 +201,9 @@ pub fn timeline(
     let mut rows = Vec::new();
     // key → per tag (verdict, named, gate)
     let mut seen: BTreeMap<String, Vec<Option<(Verdict, Gate)>>> = BTreeMap::new();
+    let n_tags = tags.len() as u64;
     for (ti, (time, tag, cid)) in tags.iter().enumerate() {
+        progress(ti as u64, n_tags);
         let Ok(commit) = repo.find_commit(*cid) else {
             continue;
         };

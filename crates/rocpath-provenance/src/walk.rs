@@ -253,6 +253,8 @@ struct Walk<'r, 'a> {
     pending: HashMap<Oid, BTreeMap<String, Suspect>>,
     heap: BinaryHeap<(i64, Oid)>,
     renames: HashMap<(Oid, Oid), HashMap<String, String>>,
+    /// Lines with a result so far.
+    resolved: u64,
 }
 
 struct ParentInfo {
@@ -265,6 +267,9 @@ impl<'r, 'a> Walk<'r, 'a> {
     fn fail(&mut self, lines: &[(usize, u32)], msg: &str) {
         for &(t, _) in lines {
             if let Some(tr) = self.trackers.get_mut(t) {
+                if tr.out.is_none() {
+                    self.resolved += 1;
+                }
                 tr.out = Some(Outcome::Failed(msg.to_string()));
             }
         }
@@ -375,12 +380,14 @@ impl<'r, 'a> Walk<'r, 'a> {
                     chain: std::mem::take(&mut tr.chain),
                     hop_limit: true,
                 });
+                self.resolved += 1;
             }
             None => {
                 tr.out = Some(Outcome::Traced {
                     chain: std::mem::take(&mut tr.chain),
                     hop_limit: false,
                 });
+                self.resolved += 1;
             }
         }
     }
@@ -388,6 +395,9 @@ impl<'r, 'a> Walk<'r, 'a> {
     fn truncate(&mut self, c: Oid, lines: &[(usize, u32)]) {
         for &(t, _) in lines {
             if let Some(tr) = self.trackers.get_mut(t) {
+                if tr.out.is_none() {
+                    self.resolved += 1;
+                }
                 tr.out = Some(Outcome::Truncated {
                     chain: std::mem::take(&mut tr.chain),
                     at: c,
@@ -549,6 +559,18 @@ pub fn blame_many(
     shallow: &HashSet<Oid>,
     max_hops: usize,
 ) -> Vec<Outcome> {
+    blame_many_with(repo, newest, starts, shallow, max_hops, &|_| {})
+}
+
+/// [`blame_many`], calling `progress(n)` as `n` more lines get their result.
+pub fn blame_many_with(
+    repo: &Repository,
+    newest: Oid,
+    starts: &[Start<'_>],
+    shallow: &HashSet<Oid>,
+    max_hops: usize,
+    progress: &(dyn Fn(u64) + Sync),
+) -> Vec<Outcome> {
     let mut w = Walk {
         repo,
         shallow,
@@ -568,6 +590,7 @@ pub fn blame_many(
         pending: HashMap::new(),
         heap: BinaryHeap::new(),
         renames: HashMap::new(),
+        resolved: 0,
     };
     let head = repo.find_commit(newest);
     let (root, time) = match &head {
@@ -618,10 +641,18 @@ pub fn blame_many(
         );
     }
     drop(head);
+    let mut reported = 0;
     while let Some((_, c)) = w.heap.pop() {
         if let Some(files) = w.pending.remove(&c) {
             w.step(c, files);
         }
+        if w.resolved > reported {
+            progress(w.resolved - reported);
+            reported = w.resolved;
+        }
+    }
+    if w.resolved > reported {
+        progress(w.resolved - reported);
     }
     w.trackers
         .into_iter()

@@ -206,7 +206,15 @@ fn walk_agrees_with_git_blame_on_random_histories() {
             }
         }
         // max_hops 0: plain blame.
-        let got = walk::blame_many(&repo, head, &starts, &HashSet::new(), 0);
+        let done = std::sync::atomic::AtomicU64::new(0);
+        let got = walk::blame_many_with(&repo, head, &starts, &HashSet::new(), 0, &|n| {
+            done.fetch_add(n, std::sync::atomic::Ordering::Relaxed);
+        });
+        assert_eq!(
+            done.into_inner(),
+            starts.len() as u64,
+            "progress counts every line once"
+        );
         assert_eq!(got.len(), want.len());
         let mut moved_followed = false;
         for ((s, w), g) in starts.iter().zip(&want).zip(&got) {

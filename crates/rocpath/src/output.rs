@@ -155,6 +155,26 @@ impl Printer {
     }
 }
 
+impl Printer {
+    /// A progress bar counting items (`len` of them), hidden like [`Printer::bar`].
+    pub fn counter(&self, message: &str, len: u64) -> ProgressBar {
+        let hidden =
+            self.global.quiet || self.global.no_progress || !std::io::stderr().is_terminal();
+        let pb = if hidden {
+            ProgressBar::hidden()
+        } else {
+            ProgressBar::with_draw_target(Some(len), ProgressDrawTarget::stderr())
+        };
+        if let Ok(style) =
+            ProgressStyle::with_template("{msg} [{bar:30}] {pos}/{len} {per_sec} eta {eta}")
+        {
+            pb.set_style(style.progress_chars("=> "));
+        }
+        pb.set_message(message.to_string());
+        pb
+    }
+}
+
 /// Adapts an indicatif bar to the inventory's progress trait.
 pub struct BarProgress(pub ProgressBar);
 

@@ -73,7 +73,7 @@ pub fn run(a: GatesArgs, p: &Printer) -> anyhow::Result<Status> {
         })
         .collect();
     let prov = if a.blame {
-        Some(blame_gates(&a.repos, &report, &mut errors))
+        Some(blame_gates(&a.repos, &report, &mut errors, p))
     } else {
         None
     };
@@ -143,8 +143,11 @@ fn blame_gates(
     roots: &[PathBuf],
     report: &Report,
     errors: &mut Vec<ErrorOut>,
+    p: &Printer,
 ) -> Vec<Option<LineProvenance>> {
     let mut out: Vec<Option<LineProvenance>> = vec![None; report.gates.len()];
+    let total = report.gates.iter().filter(|g| g.line.is_some()).count() as u64;
+    let bar = p.counter("tracing gate lines through history", total);
     for (ri, root) in roots.iter().enumerate() {
         let Some(summary) = report.repos.get(ri) else {
             continue;
@@ -164,7 +167,8 @@ fn blame_gates(
             .filter_map(|&i| report.gates.get(i))
             .map(query_of)
             .collect();
-        match blame::trace(root, &queries, &blame::Options::default()) {
+        let inc = |n: u64| bar.inc(n);
+        match blame::trace_with(root, &queries, &blame::Options::default(), &inc) {
             Ok(lines) => {
                 for (i, l) in idx.into_iter().zip(lines) {
                     out[i] = Some(l);
@@ -182,6 +186,7 @@ fn blame_gates(
             }),
         }
     }
+    bar.finish_and_clear();
     out
 }
 
@@ -208,7 +213,19 @@ fn run_timeline(a: &GatesArgs, arches: &[String], p: &Printer) -> anyhow::Result
     if a.repos.len() != 1 {
         anyhow::bail!("--timeline takes one repository and one --arch");
     }
-    let t = rocpath_provenance::timeline::timeline(repo, arch, &a.tags, a.max_file_bytes)?;
+    let bar = p.counter("reading release tags", 0);
+    let t = rocpath_provenance::timeline::timeline_with(
+        repo,
+        arch,
+        &a.tags,
+        a.max_file_bytes,
+        &|done, all| {
+            bar.set_length(all);
+            bar.set_position(done);
+        },
+    );
+    bar.finish_and_clear();
+    let t = t?;
     for i in &t.issues {
         p.error_text(&format!("error: {}:{}: {}\n", i.repo, i.path, i.message));
     }
@@ -267,7 +284,11 @@ pub fn run_provenance(a: ProvenanceArgs, p: &Printer) -> anyhow::Result<Status> 
         rev: a.rev.clone(),
         ..blame::Options::default()
     };
-    let lines = blame::trace(&a.repo, &queries, &opts)?;
+    let bar = p.counter("tracing lines through history", queries.len() as u64);
+    let inc = |n: u64| bar.inc(n);
+    let lines = blame::trace_with(&a.repo, &queries, &opts, &inc);
+    bar.finish_and_clear();
+    let lines = lines?;
     for l in &lines {
         if let Some(e) = &l.error {
             p.error_text(&format!("error: {}:{}: {e}\n", l.path, l.line));

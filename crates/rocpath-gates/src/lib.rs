@@ -194,6 +194,17 @@ struct FileGates {
 /// Scans checkouts. A file that cannot be read is reported in `issues` and the scan goes on;
 /// an error is returned only when a root itself is missing.
 pub fn scan(roots: &[PathBuf], opts: &Options) -> std::io::Result<Report> {
+    scan_with(roots, opts, &|_| {}, &|_| {})
+}
+
+/// [`scan`], reporting progress in bytes: `more_total(n)` when a checkout's files are listed
+/// (`n` bytes to read), `done(n)` as each file is handled (from the worker threads).
+pub fn scan_with(
+    roots: &[PathBuf],
+    opts: &Options,
+    more_total: &dyn Fn(u64),
+    done: &(dyn Fn(u64) + Sync),
+) -> std::io::Result<Report> {
     let mut report = Report::default();
     let mut all: Vec<(usize, FileGates)> = Vec::new();
     let mut dirs: Vec<(usize, String)> = Vec::new();
@@ -255,10 +266,12 @@ pub fn scan(roots: &[PathBuf], opts: &Options) -> std::io::Result<Report> {
             files.push((e.into_path(), rel, size));
         }
         let limit = opts.max_file_bytes;
+        more_total(files.iter().map(|f| f.2.min(limit)).sum());
         type FileResult = Result<(Option<FileGates>, u64, bool), (String, String, Class)>;
         let results: Vec<FileResult> = files
             .par_iter()
             .map(|(p, rel, size)| {
+                done((*size).min(limit));
                 if *size > limit {
                     return Err((
                         rel.clone(),

@@ -61,7 +61,10 @@ pub fn run(a: GatesArgs, p: &Printer) -> anyhow::Result<Status> {
         max_file_bytes: a.max_file_bytes,
         include_tests: a.include_tests,
     };
-    let report = rocpath_gates::scan(&a.repos, &opts)?;
+    let bar = p.bar("scanning sources");
+    let report = rocpath_gates::scan_with(&a.repos, &opts, &|n| bar.inc_length(n), &|n| bar.inc(n));
+    bar.finish_and_clear();
+    let report = report?;
     let mut errors: Vec<ErrorOut> = report
         .issues
         .iter()

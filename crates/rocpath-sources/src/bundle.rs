@@ -195,11 +195,13 @@ pub fn parse_ccob_header(data: &[u8], limits: &Limits) -> Result<CcobHeader, Sou
     let version = u16_at(data, 4).ok_or_else(|| trunc("version"))?;
     let method = u16_at(data, 6).ok_or_else(|| trunc("method"))?;
     let (total_size, uncompressed_size, hash, header_len) = match version {
+        // magic, version, method, uncompressed size (u32), hash (u64): 20 bytes, as LLVM's
+        // `CompressedOffloadBundle::V1HeaderSize`.
         1 => (
             None,
             u64::from(u32_at(data, 8).ok_or_else(|| trunc("size"))?),
             u64_at(data, 12).ok_or_else(|| trunc("hash"))?,
-            16,
+            20,
         ),
         2 => (
             Some(u64::from(
@@ -402,5 +404,37 @@ mod tests {
             lie[12..16].copy_from_slice(&((payload.len() - 1) as u32).to_le_bytes());
             assert!(decompress_ccob(&lie, &Limits::default()).is_err());
         }
+    }
+
+    #[test]
+    fn ccob_v1_zstd_frame_followed_by_other_bytes() {
+        // Version 1 has no total size: the payload runs to the end of what is given, which
+        // in a `.hip_fatbin` is the next bundle. Only the zstd frame is decompressed.
+        let payload = bundle(&[("hipv4-amdgcn-amd-amdhsa--gfx906", b"kernels")]);
+        let comp = zstd::encode_all(&payload[..], 19).unwrap();
+        let mut c = Vec::new();
+        c.extend_from_slice(b"CCOB");
+        c.extend_from_slice(&1u16.to_le_bytes());
+        c.extend_from_slice(&1u16.to_le_bytes());
+        c.extend_from_slice(&(payload.len() as u32).to_le_bytes());
+        c.extend_from_slice(&0u64.to_le_bytes());
+        c.extend_from_slice(&comp);
+        let mut tail = c.clone();
+        tail.extend_from_slice(BUNDLE_MAGIC);
+        tail.extend_from_slice(&[0xAB; 100]);
+        let (h, out) = decompress_ccob(&tail, &Limits::default()).unwrap();
+        assert_eq!(h.version, 1);
+        assert_eq!(out, payload);
+        // A frame cut short: an error naming the method, not a panic or a short payload.
+        let cut = &c[..c.len() - 3];
+        let e = decompress_ccob(cut, &Limits::default()).unwrap_err();
+        assert!(e.to_string().contains("zstd"), "{e}");
+        // A frame whose content is larger than the declared size does not fit the buffer.
+        let big = bundle(&[("hipv4-amdgcn-amd-amdhsa--gfx906", &[7u8; 4096])]);
+        let mut lie = c[..8].to_vec();
+        lie.extend_from_slice(&(payload.len() as u32).to_le_bytes());
+        lie.extend_from_slice(&0u64.to_le_bytes());
+        lie.extend_from_slice(&zstd::encode_all(&big[..], 3).unwrap());
+        assert!(decompress_ccob(&lie, &Limits::default()).is_err());
     }
 }

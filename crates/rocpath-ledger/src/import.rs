@@ -80,6 +80,8 @@ pub struct ImportReport {
     pub quotes: usize,
     /// Case records created for case documents.
     pub cases_created: Vec<String>,
+    /// Open questions created for the disagreements of `explain --compare` documents.
+    pub questions_created: Vec<String>,
 }
 
 /// The command part of a rocpath schema (`rocpath.case/1` → `case`, `rocpath.ledger.check/1`
@@ -239,6 +241,7 @@ pub fn import_file(
                     hashed: o.inputs.iter().filter(|i| i.sha256.is_some()).count(),
                     quotes: o.quotes.len(),
                     cases_created: Vec::new(),
+                    questions_created: Vec::new(),
                 });
             }
         }
@@ -309,12 +312,20 @@ pub fn import_file(
     guard.write_observation(&obs)?;
 
     let mut cases_created = Vec::new();
+    let mut questions_created = Vec::new();
     if outcome == ImportOutcome::New {
         for case in schemas::case_stubs(&obs) {
             let p = ledger.record_path(crate::files::FileKind::Case, &case.id);
             if !p.exists() {
                 guard.write_case(&case)?;
                 cases_created.push(case.id);
+            }
+        }
+        for q in schemas::question_stubs(&obs) {
+            let p = ledger.record_path(crate::files::FileKind::Question, &q.id);
+            if !p.exists() {
+                guard.write_question(&q)?;
+                questions_created.push(q.id);
             }
         }
     }
@@ -328,6 +339,7 @@ pub fn import_file(
         hashed: obs.inputs.iter().filter(|i| i.sha256.is_some()).count(),
         quotes: obs.quotes.len(),
         cases_created,
+        questions_created,
     })
 }
 

@@ -510,6 +510,45 @@ pub fn case_stubs(o: &Observation) -> Vec<Case> {
     }]
 }
 
+/// Open questions to create when an `explain --compare` document is imported: one per
+/// disagreement, with the question the comparison states, the device as its world and the
+/// observation that would answer it.
+pub fn question_stubs(o: &Observation) -> Vec<Question> {
+    if schema_of(o) != "rocpath.explain.compare/1" {
+        return Vec::new();
+    }
+    let d = &o.document;
+    let mut out = Vec::new();
+    for (i, c) in d
+        .get("comparisons")
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+        .enumerate()
+    {
+        let Some(q) = str_of(c, "question").filter(|q| !q.is_empty()) else {
+            continue;
+        };
+        let world = str_of(c, "arch").map(processor_of).unwrap_or_default();
+        let would = if c.get("kernel").is_some() {
+            "The ggml version the application was built with (its dispatch rules), or a trace of \
+             the same model run with the pinned ggml on the same device."
+        } else {
+            "A MIOpen log (MIOPEN_LOG_LEVEL=6) of the same problem on the same device, with the \
+             find-db and perf-db it read."
+        };
+        out.push(Question {
+            schema: QUESTION_SCHEMA.to_string(),
+            id: format!("{}-q{i}", o.id),
+            text: Text::new(String::new(), q.to_string()),
+            world,
+            would_answer: Text::new(String::new(), would.to_string()),
+            answer: Vec::new(),
+        });
+    }
+    out
+}
+
 /// Processors an observation is about (inventory and isa targets, case devices).
 pub fn processors_of(o: &Observation) -> BTreeSet<String> {
     let mut out = BTreeSet::new();
@@ -556,6 +595,29 @@ mod tests {
             quotes: vec![],
             document: doc,
         }
+    }
+
+    #[test]
+    fn compare_disagreements_become_questions() {
+        let mut o = obs(json!({
+            "schema": "rocpath.explain.compare/1",
+            "comparisons": [
+                {"case": "a", "arch": "gfx900:xnack-", "verdict": "agree", "question": null},
+                {"case": "b", "arch": "gfx900:xnack-", "verdict": "disagree",
+                 "question": "Why did ConvOclDirectFwd run where the find-db says ConvBinWinograd3x3U?"},
+                {"trace": "k.csv", "kernel": "void mul_mat_q<(ggml_type)12, 40, false>()",
+                 "arch": "gfx900", "verdict": "disagree", "question": "Why did q4_k run mmq?"}
+            ]
+        }));
+        o.id = "cmp".into();
+        let q = question_stubs(&o);
+        assert_eq!(q.len(), 2);
+        assert_eq!(q[0].id, "cmp-q1");
+        assert_eq!(q[0].world, "gfx900");
+        assert!(q[0].would_answer.en.contains("MIOpen log"));
+        assert!(q[1].would_answer.en.contains("ggml version"));
+        o.document["schema"] = json!("rocpath.case/1");
+        assert!(question_stubs(&o).is_empty());
     }
 
     #[test]

@@ -174,4 +174,48 @@ fn compare_a_real_mi25_trace_with_the_ggml_rules() {
         193
     );
     assert_eq!(out.status.code(), Some(1));
+
+    // Imported into a ledger, each disagreement becomes an open question.
+    let cmp = t.path().join("compare.json");
+    std::fs::write(&cmp, &out.stdout).unwrap();
+    let l = t.path().join("ledger");
+    assert!(
+        rocpath()
+            .args(["ledger", "init"])
+            .arg(&l)
+            .output()
+            .unwrap()
+            .status
+            .success()
+    );
+    let out = rocpath()
+        .args(["--json", "ledger", "import"])
+        .arg(&l)
+        .arg(&cmp)
+        .args(["--as", "mi25-compare"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0));
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let q = v
+        .pointer("/imported/0/questions_created")
+        .unwrap()
+        .as_array()
+        .unwrap();
+    assert_eq!(q.len(), 2, "{v}");
+    let text =
+        std::fs::read_to_string(l.join(format!("questions/{}.toml", q[0].as_str().unwrap())))
+            .unwrap();
+    assert!(text.contains("mmq") && text.contains("gfx900"), "{text}");
+    let out = rocpath()
+        .args(["ledger", "check"])
+        .arg(&l)
+        .output()
+        .unwrap();
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stdout)
+    );
 }

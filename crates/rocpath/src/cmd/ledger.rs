@@ -146,6 +146,9 @@ fn import(a: LedgerImportArgs, p: &Printer) -> anyhow::Result<Status> {
             for c in &r.cases_created {
                 s.push_str(&format!("  case cases/{c}.toml created\n"));
             }
+            for q in &r.questions_created {
+                s.push_str(&format!("  open question questions/{q}.toml created\n"));
+            }
         }
         p.data(&s)?;
     }

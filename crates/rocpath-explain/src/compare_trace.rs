@@ -59,112 +59,6 @@ pub struct KernelComparison {
     pub decision: Option<Decision>,
 }
 
-/// ggml's `enum ggml_type` (ggml.h) by value, lower case as the rules name them.
-pub fn ggml_type_name(v: u32) -> Option<&'static str> {
-    Some(match v {
-        0 => "f32",
-        1 => "f16",
-        2 => "q4_0",
-        3 => "q4_1",
-        6 => "q5_0",
-        7 => "q5_1",
-        8 => "q8_0",
-        9 => "q8_1",
-        10 => "q2_k",
-        11 => "q3_k",
-        12 => "q4_k",
-        13 => "q5_k",
-        14 => "q6_k",
-        15 => "q8_k",
-        16 => "iq2_xxs",
-        17 => "iq2_xs",
-        18 => "iq3_xxs",
-        19 => "iq1_s",
-        20 => "iq4_nl",
-        21 => "iq3_s",
-        22 => "iq2_s",
-        23 => "iq4_xs",
-        24 => "i8",
-        25 => "i16",
-        26 => "i32",
-        27 => "i64",
-        28 => "f64",
-        29 => "iq1_m",
-        30 => "bf16",
-        34 => "tq1_0",
-        35 => "tq2_0",
-        39 => "mxfp4",
-        _ => return None,
-    })
-}
-
-/// The template arguments of a demangled kernel name: `void mul_mat_q<(ggml_type)12, 40,
-/// false>(…)` → `["(ggml_type)12", "40", "false"]`.
-fn template_args(name: &str) -> Vec<&str> {
-    let Some(open) = name.find('<') else {
-        return Vec::new();
-    };
-    let mut depth = 0i32;
-    let mut start = open + 1;
-    let mut out = Vec::new();
-    for (i, c) in name.char_indices().skip_while(|(i, _)| *i <= open) {
-        match c {
-            '<' | '(' => depth += 1,
-            ')' => depth -= 1,
-            '>' if depth == 0 => {
-                if let Some(a) = name.get(start..i) {
-                    out.push(a.trim());
-                }
-                return out;
-            }
-            '>' => depth -= 1,
-            ',' if depth == 0 => {
-                if let Some(a) = name.get(start..i) {
-                    out.push(a.trim());
-                }
-                start = i + 1;
-            }
-            _ => {}
-        }
-    }
-    Vec::new()
-}
-
-/// The weight type a ggml matrix-multiplication kernel names, for the typed families; `f16`
-/// / `bf16` / `f32` from the element type of the float families.
-fn weight_type(family: &str, args: &[&str]) -> Option<String> {
-    if let Some(t) = args
-        .iter()
-        .find_map(|a| a.strip_prefix("(ggml_type)"))
-        .and_then(|v| v.trim().parse::<u32>().ok())
-    {
-        return ggml_type_name(t).map(str::to_string);
-    }
-    if family == "mul_mat_f" || family == "mul_mat_vec_f" {
-        let a = args.first()?;
-        return Some(
-            match *a {
-                "__half" | "half" => "f16",
-                "float" => "f32",
-                "nv_bfloat16" | "__hip_bfloat16" | "hip_bfloat16" => "bf16",
-                _ => return None,
-            }
-            .into(),
-        );
-    }
-    None
-}
-
-fn path_of(family: &str) -> Option<&'static str> {
-    Some(match family {
-        "mul_mat_q" => "mmq",
-        "mul_mat_vec_q" => "mmvq",
-        "mul_mat_f" => "mmf",
-        "mul_mat_vec_f" => "mmvf",
-        _ => return None,
-    })
-}
-
 fn u(v: &serde_json::Value, k: &str) -> u64 {
     v.get(k).and_then(serde_json::Value::as_u64).unwrap_or(0)
 }
@@ -211,20 +105,16 @@ pub fn compare_trace(
             .enumerate()
         {
             let family = k.get("family").and_then(|f| f.as_str()).unwrap_or("");
-            let Some(observed) = path_of(family) else {
-                continue;
-            };
             let name = k.get("name").and_then(|n| n.as_str()).unwrap_or("");
-            let args = template_args(name);
-            let Some(ty) = weight_type(family, &args) else {
+            let Some(g) = rocpath_trace::ggml::decode(name) else {
                 continue;
             };
-            // mul_mat_vec_*<type, ncols_dst, …>: the batch is in the template.
-            let vec_cols = if observed == "mmvq" || observed == "mmvf" {
-                args.get(1).and_then(|a| a.parse::<i64>().ok())
-            } else {
-                None
+            let Some(observed) = g.path else {
+                continue;
             };
+            let ty = g.weight_type;
+            // mul_mat_vec_*<type, ncols_dst, …>: the batch is in the template.
+            let vec_cols = g.ncols;
             let loc = Locator::file(format!("{}#/traces/{ti}/kernels/{ki}", doc_path.display()));
             let phases: Vec<(&str, u64)> = if split {
                 [
@@ -394,30 +284,6 @@ pub fn compare_trace(
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn template_arguments() {
-        assert_eq!(
-            template_args(
-                "void mul_mat_q<(ggml_type)12, 40, false>(char const*, int const*, int const*)"
-            ),
-            ["(ggml_type)12", "40", "false"]
-        );
-        assert_eq!(
-            template_args("void mul_mat_vec_q<(ggml_type)14, 1, true>(void const*)"),
-            ["(ggml_type)14", "1", "true"]
-        );
-        assert!(template_args("quantize_q8_1(float const*)").is_empty());
-        assert!(template_args("broken<a, (b").is_empty());
-        assert_eq!(
-            weight_type("mul_mat_q", &["(ggml_type)12"]).as_deref(),
-            Some("q4_k")
-        );
-        assert_eq!(
-            weight_type("mul_mat_vec_f", &["__half", "1"]).as_deref(),
-            Some("f16")
-        );
-    }
 
     fn doc(phase: bool) -> serde_json::Value {
         serde_json::json!({

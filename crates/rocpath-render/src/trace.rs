@@ -68,6 +68,7 @@ fn kernels(out: &mut String, ks: &[KernelRecord], top: usize) {
         "sgpr",
         "lds",
         "family",
+        "type",
         "kernel",
     ]);
     for k in ks.iter().take(top) {
@@ -80,6 +81,7 @@ fn kernels(out: &mut String, ks: &[KernelRecord], top: usize) {
             right(opt(k.resources.sgpr_count)),
             right(opt(k.resources.lds_bytes)),
             Cell::new(k.family.as_str()),
+            Cell::new(k.ggml.as_ref().map_or("-", |g| g.weight_type.as_str())),
             Cell::new(short(&k.name, 90)),
         ]);
     }
@@ -241,6 +243,7 @@ pub fn tsv(r: &Report) -> String {
             "scratch",
             "prefill",
             "decode",
+            "ggml_type",
             "kernel",
         ]
         .map(String::from),
@@ -266,6 +269,10 @@ pub fn tsv(r: &Report) -> String {
                     o(k.resources.scratch_bytes),
                     o(k.prefill_dispatches),
                     o(k.decode_dispatches),
+                    k.ggml
+                        .as_ref()
+                        .map(|g| g.weight_type.clone())
+                        .unwrap_or_default(),
                     k.name.clone(),
                 ],
             );

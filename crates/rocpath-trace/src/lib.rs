@@ -13,6 +13,7 @@
 
 pub mod csv;
 pub mod family;
+pub mod ggml;
 pub mod json;
 pub mod model;
 pub mod rocpd;

@@ -295,6 +295,9 @@ pub struct KernelRecord {
     /// Tensile name decoding, for `Cijk_` kernels.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub tensile: Option<TensileInfo>,
+    /// ggml template decoding: weight type, matrix-multiplication path, fixed batch.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub ggml: Option<crate::ggml::GgmlKernel>,
     /// Evidence: the kernel was dispatched (runtime trace), with the first dispatch's place.
     pub evidence: Evidence,
 }
@@ -466,6 +469,11 @@ pub fn kernel_records(
                 decode_dispatches: split.then_some(k.decode),
                 tensile: if fam == Family::TensileCijk {
                     tensile_info(&k.name, gpu)
+                } else {
+                    None
+                },
+                ggml: if fam.library() == "ggml" {
+                    crate::ggml::decode(&k.name)
                 } else {
                     None
                 },

@@ -11,9 +11,12 @@
 //! the comparison asks for which dense `ne11` (1…4096) ggml would take the observed path:
 //! none is a disagreement — the rules of the pinned ggml never choose it, so the application
 //! ran other rules (another ggml version) or another op (MUL_MAT_ID) — some is consistent
-//! (inferred). Counts are given per phase as the trace splits them.
+//! (inferred). Counts are given per phase as the trace splits them. Flash-attention kernels
+//! (`flash_attn_ext_vec`, `flash_attn_tile`, `flash_attn_ext_f16`) are asked of
+//! [`crate::ggml::flash_attn`] over a grid of Q batch, GQA ratio and KV length, with the head
+//! size and K type of their template.
 
-use crate::ggml::{self, Decision, Query, Rules};
+use crate::ggml::{self, Decision, FaQuery, Query, Rules};
 use rocpath_evidence::{Class, Evidence, Locator, Proof};
 use serde::Serialize;
 use std::path::Path;
@@ -57,6 +60,121 @@ pub struct KernelComparison {
     /// The prediction in full, when one was made at a fixed `ne11`.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub decision: Option<Decision>,
+}
+
+fn fa_path(family: &str) -> Option<&'static str> {
+    Some(match family {
+        "flash_attn_vec" => "fa_vec",
+        "flash_attn_tile" => "fa_tile",
+        "flash_attn_mma" => "fa_mma_f16",
+        _ => return None,
+    })
+}
+
+/// A flash-attention kernel against ggml's flash-attention rules. The head size and the K
+/// type are in the template; the Q batch, the GQA ratio and the KV length are not in the
+/// trace, so the rules are asked over a grid of them: the observed kernel is consistent when
+/// some point of the grid selects it, a disagreement when none does.
+fn flash_attn_one(
+    rules: &Rules,
+    arch: &str,
+    trace: &str,
+    k: &serde_json::Value,
+    family: &str,
+    name: &str,
+    loc: &Locator,
+) -> Option<KernelComparison> {
+    let observed = fa_path(family)?;
+    let args = rocpath_trace::ggml::template_args(name);
+    let head = args.first().and_then(|a| a.parse::<i64>().ok())?;
+    let kv_type = rocpath_trace::ggml::decode(name)
+        .map(|g| g.weight_type)
+        .unwrap_or_else(|| "f16".into());
+    const BATCH: [i64; 11] = [1, 2, 3, 4, 8, 16, 32, 64, 128, 256, 512];
+    const GQA: [i64; 5] = [1, 2, 4, 7, 8];
+    const KV: [i64; 3] = [512, 4096, 32768];
+    let mut batches: Vec<i64> = Vec::new();
+    let mut seen_paths: Vec<String> = Vec::new();
+    for &batch in &BATCH {
+        for &gqa in &GQA {
+            for &kv_len in &KV {
+                let q = FaQuery {
+                    target: arch.to_string(),
+                    head,
+                    head_v: head,
+                    batch,
+                    gqa,
+                    kv_type: kv_type.clone(),
+                    kv_len,
+                };
+                let Ok(d) = ggml::flash_attn(rules, &q) else {
+                    continue;
+                };
+                if d.path == observed && !batches.contains(&batch) {
+                    batches.push(batch);
+                }
+                if !seen_paths.contains(&d.path) {
+                    seen_paths.push(d.path.clone());
+                }
+            }
+        }
+    }
+    let n = u(k, "dispatches");
+    let list = batches
+        .iter()
+        .map(i64::to_string)
+        .collect::<Vec<_>>()
+        .join(", ");
+    let mut c = KernelComparison {
+        trace: trace.to_string(),
+        arch: arch.to_string(),
+        kernel: name.to_string(),
+        family: family.to_string(),
+        ggml_type: kv_type.clone(),
+        phase: "all".into(),
+        dispatches: n,
+        observed: observed.to_string(),
+        ne11: None,
+        predicted: None,
+        observed_path_ne11: batches.iter().map(|&b| (b, b)).collect(),
+        verdict: String::new(),
+        statement: String::new(),
+        question: None,
+        evidence: Evidence::new(Class::Unresolved, Proof::Hypothesis, "compare.ggml")
+            .at(loc.clone()),
+        decision: None,
+    };
+    if batches.is_empty() {
+        c.verdict = "disagree".into();
+        c.statement = format!(
+            "{n} dispatch(es) of {observed} (head {head}, K {kv_type}) on {arch}, but the rules of {} choose {} for every Q batch, GQA ratio and KV length tried",
+            rules.version(),
+            seen_paths.join("/")
+        );
+        c.question = Some(format!(
+            "Why did flash attention run {observed} on {arch} (head {head}, K {kv_type}) when the rules choose {}? (another ggml version in the application, or a rule to correct)",
+            seen_paths.join("/")
+        ));
+        c.evidence = Evidence::new(
+            Class::Unresolved,
+            Proof::Hypothesis,
+            "compare.ggml.disagree",
+        )
+        .at(loc.clone());
+    } else {
+        c.verdict = "consistent".into();
+        c.statement = format!(
+            "{n} dispatch(es) of {observed} (head {head}, K {kv_type}) on {arch}: ggml takes {observed} for Q batch {list} (GQA 1–8, KV 512–32768 tried); the trace does not give the batch"
+        );
+        c.evidence = Evidence::new(
+            Class::Inferred,
+            Proof::Hypothesis,
+            "compare.ggml.consistent",
+        )
+        .at(loc.clone())
+        .because("the batch, GQA ratio and KV length are not in the trace".to_string());
+    }
+    Some(c)
 }
 
 fn u(v: &serde_json::Value, k: &str) -> u64 {
@@ -106,6 +224,11 @@ pub fn compare_trace(
         {
             let family = k.get("family").and_then(|f| f.as_str()).unwrap_or("");
             let name = k.get("name").and_then(|n| n.as_str()).unwrap_or("");
+            let loc = Locator::file(format!("{}#/traces/{ti}/kernels/{ki}", doc_path.display()));
+            if let Some(c) = flash_attn_one(rules, &arch, &trace, k, family, name, &loc) {
+                out.push(c);
+                continue;
+            }
             let Some(g) = rocpath_trace::ggml::decode(name) else {
                 continue;
             };
@@ -115,7 +238,6 @@ pub fn compare_trace(
             let ty = g.weight_type;
             // mul_mat_vec_*<type, ncols_dst, …>: the batch is in the template.
             let vec_cols = g.ncols;
-            let loc = Locator::file(format!("{}#/traces/{ti}/kernels/{ki}", doc_path.display()));
             let phases: Vec<(&str, u64)> = if split {
                 [
                     ("decode", u(k, "decode_dispatches")),
@@ -297,7 +419,9 @@ mod tests {
                      "library": "ggml", "dispatches": 974, "decode_dispatches": 974, "prefill_dispatches": 0},
                     {"name": "void mul_mat_q<(ggml_type)12, 40, false>(char const*)", "family": "mul_mat_q",
                      "library": "ggml", "dispatches": 166, "decode_dispatches": 0, "prefill_dispatches": 166},
-                    {"name": "quantize_q8_1(float const*)", "family": "quantize", "library": "ggml", "dispatches": 5}
+                    {"name": "quantize_q8_1(float const*)", "family": "quantize", "library": "ggml", "dispatches": 5},
+                    {"name": "void flash_attn_ext_vec<128, 1, (ggml_type)1, (ggml_type)1, false>(char const*)",
+                     "family": "flash_attn_vec", "library": "ggml", "dispatches": 196}
                 ]
             }]
         })
@@ -307,7 +431,11 @@ mod tests {
     fn decode_agrees_and_dense_mmq_on_gfx900_disagrees() {
         let r = ggml::rules(None).unwrap();
         let v = compare_trace(&doc(true), Path::new("t.json"), Some("gfx900"), &r);
-        assert_eq!(v.len(), 2);
+        assert_eq!(v.len(), 3);
+        // Flash attention: the vector kernel is what ggml runs for a single-row Q batch.
+        assert_eq!(v[2].observed, "fa_vec");
+        assert_eq!(v[2].verdict, "consistent");
+        assert_eq!(v[2].observed_path_ne11, [(1, 1)]);
         assert_eq!(v[0].phase, "decode");
         assert_eq!(v[0].verdict, "agree");
         assert_eq!(v[0].ne11, Some(1));

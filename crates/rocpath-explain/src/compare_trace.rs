@@ -71,25 +71,221 @@ fn fa_path(family: &str) -> Option<&'static str> {
     })
 }
 
+fn u(v: &serde_json::Value, k: &str) -> u64 {
+    v.get(k).and_then(serde_json::Value::as_u64).unwrap_or(0)
+}
+
+/// `1..8, 64` from `[(1, 8), (64, 64)]`.
+fn ranges_text(r: &[(i64, i64)]) -> String {
+    r.iter()
+        .map(|(a, b)| {
+            if a == b {
+                a.to_string()
+            } else {
+                format!("{a}..{b}")
+            }
+        })
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+/// What one kernel's comparison found, before it is stated per phase.
+struct Finding {
+    verdict: &'static str,
+    /// The statement after "`N` `phase` dispatch(es) ".
+    tail: String,
+    question: Option<String>,
+    evidence: Evidence,
+    predicted: Option<String>,
+    decision: Option<Decision>,
+    ranges: Vec<(i64, i64)>,
+}
+
+impl Finding {
+    fn new(verdict: &'static str, class: Class, proof: Proof, rule: &str, loc: &Locator) -> Self {
+        Finding {
+            verdict,
+            tail: String::new(),
+            question: None,
+            evidence: Evidence::new(class, proof, rule).at(loc.clone()),
+            predicted: None,
+            decision: None,
+            ranges: Vec::new(),
+        }
+    }
+}
+
+/// Sweeps of `ggml::mul_mat` over ne11 = 1…4096, kept per (type, experts): several kernels
+/// of a trace share a weight type, and a sweep is 4096 rule evaluations.
+type Sweeps = std::collections::HashMap<(String, i64), Option<Vec<(i64, i64, Decision)>>>;
+
+fn sweep<'a>(
+    cache: &'a mut Sweeps,
+    rules: &Rules,
+    q: &Query,
+) -> Option<&'a Vec<(i64, i64, Decision)>> {
+    cache
+        .entry((q.src0_type.clone(), q.experts))
+        .or_insert_with(|| ggml::sweep(rules, q, 1, 4096).ok())
+        .as_ref()
+}
+
+fn ranges_of(runs: &[(i64, i64, Decision)], path: &str) -> Vec<(i64, i64)> {
+    runs.iter()
+        .filter(|(_, _, d)| d.path == path)
+        .map(|(a, b, _)| (*a, *b))
+        .collect()
+}
+
+/// A ggml matrix-multiplication kernel against `ggml::mul_mat`.
+fn mul_mat_one(
+    rules: &Rules,
+    cache: &mut Sweeps,
+    q: &Query,
+    observed: &str,
+    fixed: Option<i64>,
+    loc: &Locator,
+) -> Finding {
+    let (ty, arch) = (&q.src0_type, &q.target);
+    let Some(dense) = sweep(cache, rules, q) else {
+        let mut f = Finding::new(
+            "no_prediction",
+            Class::Unresolved,
+            Proof::Hypothesis,
+            "compare.ggml.no_prediction",
+            loc,
+        );
+        f.tail = format!(
+            "of {observed} for {ty} on {arch}: the rules of {} cannot answer for this device or type",
+            rules.version()
+        );
+        return f;
+    };
+    let ranges = ranges_of(dense, observed);
+    let mut f = match fixed {
+        Some(ne11) => {
+            let d = ggml::mul_mat(rules, &Query { ne11, ..q.clone() }).ok();
+            match d {
+                None => {
+                    let mut f = Finding::new(
+                        "no_prediction",
+                        Class::Unresolved,
+                        Proof::Hypothesis,
+                        "compare.ggml.no_prediction",
+                        loc,
+                    );
+                    f.tail =
+                        format!("of {observed} for {ty} on {arch}: no prediction at ne11={ne11}");
+                    f
+                }
+                Some(d) if d.path == observed => {
+                    let mut f = Finding::new(
+                        "agree",
+                        Class::Confirmed,
+                        Proof::RuntimeVerified,
+                        "compare.ggml.agree",
+                        loc,
+                    );
+                    f.tail = format!(
+                        "of {observed} for {ty} on {arch}: ggml predicts {} at ne11={ne11} ({})",
+                        d.path, d.at
+                    );
+                    f.predicted = Some(d.path.clone());
+                    f.decision = Some(d);
+                    f
+                }
+                Some(d) => {
+                    let mut f = Finding::new(
+                        "disagree",
+                        Class::Unresolved,
+                        Proof::Hypothesis,
+                        "compare.ggml.disagree",
+                        loc,
+                    );
+                    f.tail = format!(
+                        "ran {observed} for {ty} on {arch}, but ggml's rules predict {} at ne11={ne11} ({}: {})",
+                        d.path, d.at, d.rule
+                    );
+                    f.question = Some(format!(
+                        "Why did {ty} on {arch} run {observed} at ne11={ne11} when the rules say {}? (another ggml version in the application, a MoE or batched op, or a rule to correct)",
+                        d.path
+                    ));
+                    f.predicted = Some(d.path.clone());
+                    f.decision = Some(d);
+                    f
+                }
+            }
+        }
+        None if !ranges.is_empty() => {
+            let mut f = Finding::new(
+                "consistent",
+                Class::Inferred,
+                Proof::Hypothesis,
+                "compare.ggml.consistent",
+                loc,
+            );
+            f.evidence = f
+                .evidence
+                .because("the batch size is not in the trace".to_string());
+            f.tail = format!(
+                "of {observed} for {ty} on {arch}: ggml takes {observed} for dense ne11 in {}; the trace does not give the batch",
+                ranges_text(&ranges)
+            );
+            f
+        }
+        None => {
+            let moe = sweep(
+                cache,
+                rules,
+                &Query {
+                    experts: 8,
+                    ..q.clone()
+                },
+            )
+            .map(|runs| ranges_of(runs, observed))
+            .unwrap_or_default();
+            let also = if moe.is_empty() {
+                String::new()
+            } else {
+                format!(
+                    "; they choose it for MUL_MAT_ID (experts > 0) at ne11 {}",
+                    ranges_text(&moe)
+                )
+            };
+            let mut f = Finding::new(
+                "disagree",
+                Class::Unresolved,
+                Proof::Hypothesis,
+                "compare.ggml.disagree",
+                loc,
+            );
+            f.tail = format!(
+                "ran {observed} for {ty} on {arch}, but the rules of {} take {observed} for no dense batch from 1 to 4096{also}",
+                rules.version()
+            );
+            f.question = Some(format!(
+                "Why did {ty} on {arch} run {observed}, which the rules never choose for a dense MUL_MAT? (another ggml version in the application, MUL_MAT_ID of a MoE model, or a rule to correct)"
+            ));
+            f
+        }
+    };
+    f.ranges = ranges;
+    f
+}
+
 /// A flash-attention kernel against ggml's flash-attention rules. The head size and the K
 /// type are in the template; the Q batch, the GQA ratio and the KV length are not in the
 /// trace, so the rules are asked over a grid of them: the observed kernel is consistent when
-/// some point of the grid selects it, a disagreement when none does.
+/// some point of the grid selects it, a disagreement when none does, no prediction when the
+/// rules answer for no point.
 fn flash_attn_one(
     rules: &Rules,
     arch: &str,
-    trace: &str,
-    k: &serde_json::Value,
-    family: &str,
-    name: &str,
+    head: i64,
+    kv_type: &str,
+    observed: &str,
     loc: &Locator,
-) -> Option<KernelComparison> {
-    let observed = fa_path(family)?;
-    let args = rocpath_trace::ggml::template_args(name);
-    let head = args.first().and_then(|a| a.parse::<i64>().ok())?;
-    let kv_type = rocpath_trace::ggml::decode(name)
-        .map(|g| g.weight_type)
-        .unwrap_or_else(|| "f16".into());
+) -> Finding {
     const BATCH: [i64; 11] = [1, 2, 3, 4, 8, 16, 32, 64, 128, 256, 512];
     const GQA: [i64; 5] = [1, 2, 4, 7, 8];
     const KV: [i64; 3] = [512, 4096, 32768];
@@ -104,7 +300,7 @@ fn flash_attn_one(
                     head_v: head,
                     batch,
                     gqa,
-                    kv_type: kv_type.clone(),
+                    kv_type: kv_type.to_string(),
                     kv_len,
                 };
                 let Ok(d) = ggml::flash_attn(rules, &q) else {
@@ -114,76 +310,71 @@ fn flash_attn_one(
                     batches.push(batch);
                 }
                 if !seen_paths.contains(&d.path) {
-                    seen_paths.push(d.path.clone());
+                    seen_paths.push(d.path);
                 }
             }
         }
     }
-    let n = u(k, "dispatches");
-    let list = batches
-        .iter()
-        .map(i64::to_string)
-        .collect::<Vec<_>>()
-        .join(", ");
-    let mut c = KernelComparison {
-        trace: trace.to_string(),
-        arch: arch.to_string(),
-        kernel: name.to_string(),
-        family: family.to_string(),
-        ggml_type: kv_type.clone(),
-        phase: "all".into(),
-        dispatches: n,
-        observed: observed.to_string(),
-        ne11: None,
-        predicted: None,
-        observed_path_ne11: batches.iter().map(|&b| (b, b)).collect(),
-        verdict: String::new(),
-        statement: String::new(),
-        question: None,
-        evidence: Evidence::new(Class::Unresolved, Proof::Hypothesis, "compare.ggml")
-            .at(loc.clone()),
-        decision: None,
-    };
-    if batches.is_empty() {
-        c.verdict = "disagree".into();
-        c.statement = format!(
-            "{n} dispatch(es) of {observed} (head {head}, K {kv_type}) on {arch}, but the rules of {} choose {} for every Q batch, GQA ratio and KV length tried",
-            rules.version(),
-            seen_paths.join("/")
+    let what = format!("{observed} (head {head}, K {kv_type}) on {arch}");
+    let mut f = if seen_paths.is_empty() {
+        let mut f = Finding::new(
+            "no_prediction",
+            Class::Unresolved,
+            Proof::Hypothesis,
+            "compare.ggml.no_prediction",
+            loc,
         );
-        c.question = Some(format!(
-            "Why did flash attention run {observed} on {arch} (head {head}, K {kv_type}) when the rules choose {}? (another ggml version in the application, or a rule to correct)",
-            seen_paths.join("/")
-        ));
-        c.evidence = Evidence::new(
+        f.tail = format!(
+            "of {what}: the rules of {} cannot answer for this device or head size",
+            rules.version()
+        );
+        f
+    } else if batches.is_empty() {
+        let mut f = Finding::new(
+            "disagree",
             Class::Unresolved,
             Proof::Hypothesis,
             "compare.ggml.disagree",
-        )
-        .at(loc.clone());
-    } else {
-        c.verdict = "consistent".into();
-        c.statement = format!(
-            "{n} dispatch(es) of {observed} (head {head}, K {kv_type}) on {arch}: ggml takes {observed} for Q batch {list} (GQA 1–8, KV 512–32768 tried); the trace does not give the batch"
+            loc,
         );
-        c.evidence = Evidence::new(
+        f.tail = format!(
+            "of {what}, but the rules of {} choose {} for every Q batch, GQA ratio and KV length tried",
+            rules.version(),
+            seen_paths.join("/")
+        );
+        f.question = Some(format!(
+            "Why did flash attention run {what} when the rules choose {}? (another ggml version in the application, or a rule to correct)",
+            seen_paths.join("/")
+        ));
+        f
+    } else {
+        let mut f = Finding::new(
+            "consistent",
             Class::Inferred,
             Proof::Hypothesis,
             "compare.ggml.consistent",
-        )
-        .at(loc.clone())
-        .because("the batch, GQA ratio and KV length are not in the trace".to_string());
-    }
-    Some(c)
+            loc,
+        );
+        f.evidence = f
+            .evidence
+            .because("the batch, GQA ratio and KV length are not in the trace".to_string());
+        f.tail = format!(
+            "of {what}: ggml takes {observed} for Q batch {} (GQA 1–8, KV 512–32768 tried); the trace does not give the batch",
+            batches
+                .iter()
+                .map(i64::to_string)
+                .collect::<Vec<_>>()
+                .join(", ")
+        );
+        f
+    };
+    f.ranges = batches.iter().map(|&b| (b, b)).collect();
+    f
 }
 
-fn u(v: &serde_json::Value, k: &str) -> u64 {
-    v.get(k).and_then(serde_json::Value::as_u64).unwrap_or(0)
-}
-
-/// Compares every ggml matrix-multiplication kernel of a `rocpath.trace/1` document with
-/// ggml's rules for `target` (or the gfx agent the trace names). Traces without a device
-/// and without `target` give no comparison for their kernels.
+/// Compares every ggml matrix-multiplication and flash-attention kernel of a
+/// `rocpath.trace/1` document with ggml's rules for `target` (or the gfx agent the trace
+/// names). Traces without a device and without `target` give no comparison for their kernels.
 pub fn compare_trace(
     doc: &serde_json::Value,
     doc_path: &Path,
@@ -191,17 +382,14 @@ pub fn compare_trace(
     rules: &Rules,
 ) -> Vec<KernelComparison> {
     let mut out = Vec::new();
+    let mut cache = Sweeps::new();
     let traces = doc
         .get("traces")
         .and_then(|t| t.as_array())
-        .cloned()
-        .unwrap_or_default();
+        .map(Vec::as_slice)
+        .unwrap_or(&[]);
     for (ti, t) in traces.iter().enumerate() {
-        let trace = t
-            .get("path")
-            .and_then(|p| p.as_str())
-            .unwrap_or("trace")
-            .to_string();
+        let trace = t.get("path").and_then(|p| p.as_str()).unwrap_or("trace");
         let agent = t
             .get("agents")
             .and_then(|a| a.as_array())
@@ -225,20 +413,34 @@ pub fn compare_trace(
             let family = k.get("family").and_then(|f| f.as_str()).unwrap_or("");
             let name = k.get("name").and_then(|n| n.as_str()).unwrap_or("");
             let loc = Locator::file(format!("{}#/traces/{ti}/kernels/{ki}", doc_path.display()));
-            if let Some(c) = flash_attn_one(rules, &arch, &trace, k, family, name, &loc) {
-                out.push(c);
-                continue;
-            }
-            let Some(g) = rocpath_trace::ggml::decode(name) else {
-                continue;
+            let decoded = rocpath_trace::ggml::decode(name);
+            // (observed path, type, fixed batch, finding)
+            let (observed, ty, fixed, f) = if let Some(obs) = fa_path(family) {
+                let Some(head) = rocpath_trace::ggml::template_args(name)
+                    .first()
+                    .and_then(|a| a.parse::<i64>().ok())
+                else {
+                    continue;
+                };
+                let kv = decoded.map_or_else(|| "f16".to_string(), |g| g.weight_type);
+                let f = flash_attn_one(rules, &arch, head, &kv, obs, &loc);
+                (obs, kv, None, f)
+            } else {
+                let Some(g) = decoded else { continue };
+                let Some(obs) = g.path else { continue };
+                let q = Query {
+                    target: arch.clone(),
+                    src0_type: g.weight_type.clone(),
+                    ne11: 1,
+                    experts: 0,
+                    ne01: 4096,
+                };
+                // mul_mat_vec_*<type, ncols_dst, …>: the batch is in the template.
+                let f = mul_mat_one(rules, &mut cache, &q, obs, g.ncols, &loc);
+                (obs, g.weight_type, g.ncols, f)
             };
-            let Some(observed) = g.path else {
-                continue;
-            };
-            let ty = g.weight_type;
-            // mul_mat_vec_*<type, ncols_dst, …>: the batch is in the template.
-            let vec_cols = g.ncols;
-            let phases: Vec<(&str, u64)> = if split {
+            // Flash attention is reported for the whole trace; matmuls per phase when split.
+            let phases: Vec<(&str, u64)> = if split && fa_path(family).is_none() {
                 [
                     ("decode", u(k, "decode_dispatches")),
                     ("prefill", u(k, "prefill_dispatches")),
@@ -249,25 +451,14 @@ pub fn compare_trace(
             } else {
                 vec![("all", u(k, "dispatches"))]
             };
-            let q = Query {
-                target: arch.clone(),
-                src0_type: ty.clone(),
-                ne11: 1,
-                experts: 0,
-                ne01: 4096,
-            };
-            let ranges: Vec<(i64, i64)> = match ggml::sweep(rules, &q, 1, 4096) {
-                Ok(v) => v
-                    .into_iter()
-                    .filter(|(_, _, d)| d.path == observed)
-                    .map(|(a, b, _)| (a, b))
-                    .collect(),
-                Err(_) => Vec::new(),
-            };
             for (phase, n) in phases {
-                let fixed = vec_cols;
-                let mut c = KernelComparison {
-                    trace: trace.clone(),
+                let when = if phase == "all" {
+                    String::new()
+                } else {
+                    format!("{phase} ")
+                };
+                out.push(KernelComparison {
+                    trace: trace.to_string(),
                     arch: arch.clone(),
                     kernel: name.to_string(),
                     family: family.to_string(),
@@ -276,127 +467,14 @@ pub fn compare_trace(
                     dispatches: n,
                     observed: observed.to_string(),
                     ne11: fixed,
-                    predicted: None,
-                    observed_path_ne11: ranges.clone(),
-                    verdict: String::new(),
-                    statement: String::new(),
-                    question: None,
-                    evidence: Evidence::new(Class::Unresolved, Proof::Hypothesis, "compare.ggml")
-                        .at(loc.clone()),
-                    decision: None,
-                };
-                let rng = ranges
-                    .iter()
-                    .map(|(a, b)| {
-                        if a == b {
-                            a.to_string()
-                        } else {
-                            format!("{a}..{b}")
-                        }
-                    })
-                    .collect::<Vec<_>>()
-                    .join(", ");
-                match fixed {
-                    Some(ne11) => match ggml::mul_mat(rules, &Query { ne11, ..q.clone() }) {
-                        Ok(d) => {
-                            c.predicted = Some(d.path.clone());
-                            if d.path == observed {
-                                c.verdict = "agree".into();
-                                c.statement = format!(
-                                    "{n} {phase} dispatch(es) of {observed} for {ty} on {arch}: ggml predicts {} at ne11={ne11} ({})",
-                                    d.path, d.at
-                                );
-                                c.evidence = Evidence::new(
-                                    Class::Confirmed,
-                                    Proof::RuntimeVerified,
-                                    "compare.ggml.agree",
-                                )
-                                .at(loc.clone());
-                            } else {
-                                c.verdict = "disagree".into();
-                                c.statement = format!(
-                                    "{n} {phase} dispatch(es) ran {observed} for {ty} on {arch}, but ggml's rules predict {} at ne11={ne11} ({}: {})",
-                                    d.path, d.at, d.rule
-                                );
-                                c.question = Some(format!(
-                                    "Why did {ty} on {arch} run {observed} at ne11={ne11} when the rules say {}? (another ggml version in the application, a MoE or batched op, or a rule to correct)",
-                                    d.path
-                                ));
-                                c.evidence = Evidence::new(
-                                    Class::Unresolved,
-                                    Proof::Hypothesis,
-                                    "compare.ggml.disagree",
-                                )
-                                .at(loc.clone());
-                            }
-                            c.decision = Some(d);
-                        }
-                        Err(e) => {
-                            c.verdict = "no_prediction".into();
-                            c.statement = format!("no prediction for {ty} on {arch}: {e}");
-                        }
-                    },
-                    None if !ranges.is_empty() => {
-                        c.verdict = "consistent".into();
-                        c.statement = format!(
-                            "{n} {phase} dispatch(es) of {observed} for {ty} on {arch}: ggml takes {observed} for dense ne11 in {rng}; the trace does not give the batch"
-                        );
-                        c.evidence = Evidence::new(
-                            Class::Inferred,
-                            Proof::Hypothesis,
-                            "compare.ggml.consistent",
-                        )
-                        .at(loc.clone())
-                        .because("the batch size is not in the trace".to_string());
-                    }
-                    None => {
-                        c.verdict = "disagree".into();
-                        let moe: Vec<String> = ggml::sweep(
-                            rules,
-                            &Query {
-                                experts: 8,
-                                ..q.clone()
-                            },
-                            1,
-                            4096,
-                        )
-                        .map(|v| {
-                            v.into_iter()
-                                .filter(|(_, _, d)| d.path == observed)
-                                .map(|(a, b, _)| {
-                                    if a == b {
-                                        a.to_string()
-                                    } else {
-                                        format!("{a}..{b}")
-                                    }
-                                })
-                                .collect()
-                        })
-                        .unwrap_or_default();
-                        let also = if moe.is_empty() {
-                            String::new()
-                        } else {
-                            format!(
-                                "; they choose it for MUL_MAT_ID (experts > 0) at ne11 {}",
-                                moe.join(", ")
-                            )
-                        };
-                        c.statement = format!(
-                            "{n} {phase} dispatch(es) ran {observed} for {ty} on {arch}, but the rules of {} take {observed} for no dense batch from 1 to 4096{also}",
-                            rules.version()
-                        );
-                        c.question = Some(format!(
-                            "Why did {ty} on {arch} run {observed}, which the rules never choose for a dense MUL_MAT? (another ggml version in the application, MUL_MAT_ID of a MoE model, or a rule to correct)"
-                        ));
-                        c.evidence = Evidence::new(
-                            Class::Unresolved,
-                            Proof::Hypothesis,
-                            "compare.ggml.disagree",
-                        )
-                        .at(loc.clone());
-                    }
-                }
-                out.push(c);
+                    predicted: f.predicted.clone(),
+                    observed_path_ne11: f.ranges.clone(),
+                    verdict: f.verdict.to_string(),
+                    statement: format!("{n} {when}dispatch(es) {}", f.tail),
+                    question: f.question.clone(),
+                    evidence: f.evidence.clone(),
+                    decision: f.decision.clone(),
+                });
             }
         }
     }
@@ -454,5 +532,15 @@ mod tests {
         assert!(compare_trace(&doc(false), Path::new("t.json"), None, &r).is_empty());
         let v = compare_trace(&doc(false), Path::new("t.json"), Some("gfx900"), &r);
         assert!(v.iter().all(|c| c.phase == "all"));
+        // A device the rules cannot place (a generic target has no cc): no prediction, never
+        // a disagreement.
+        let v = compare_trace(&doc(true), Path::new("t.json"), Some("gfx9-generic"), &r);
+        assert_eq!(v.len(), 3);
+        assert!(
+            v.iter()
+                .all(|c| c.verdict == "no_prediction" && c.question.is_none()),
+            "{v:?}"
+        );
+        assert!(v.iter().all(|c| c.evidence.class == Class::Unresolved));
     }
 }

@@ -285,16 +285,19 @@ impl Collector {
             file,
             line: line.no,
         };
-        if let Some(cols) = &self.bench_header {
-            if let Some(vals) = rocpath_logs::rocblas::bench_values(line.bytes, cols.len()) {
-                let row: Vec<(String, String)> = cols
-                    .iter()
-                    .cloned()
-                    .zip(vals.into_iter().map(|v| v.into_owned()))
-                    .collect();
-                self.bench_header = None;
-                self.bench_result(row, src);
-                return;
+        // rocblas-bench prints the values on the line right after its header: only that line
+        // (blank lines aside) is paired with it, so a later line that happens to have as many
+        // commas (a layer-1 trace line) is never read as a result.
+        if !line.bytes.iter().all(u8::is_ascii_whitespace) {
+            if let Some(cols) = self.bench_header.take() {
+                if let Some(vals) = rocpath_logs::rocblas::bench_values(line.bytes, cols.len()) {
+                    let row: Vec<(String, String)> = cols
+                        .into_iter()
+                        .zip(vals.into_iter().map(|v| v.into_owned()))
+                        .collect();
+                    self.bench_result(row, src);
+                    return;
+                }
             }
         }
         if let Some(e) = rocpath_logs::parse_line(line.bytes) {

@@ -172,14 +172,16 @@ fn tensile_library_missing() {
 fn rocblas_bench_rows_with_types_and_bandwidth() {
     // Our own lines in rocblas-bench's shape: a gemm_ex row with type columns (newer
     // clients print them), then a bandwidth-bound function; a header whose values never
-    // came is not a result.
+    // came is not a result, and a later line with as many fields is not paired with it.
     let log = b"Device ID 0 : AMD Radeon RX 9070 XT gfx1201\n\
 transA,transB,M,N,K,alpha,lda,beta,ldb,ldc,ldd,batch_count,a_type,b_type,c_type,d_type,compute_type,rocblas-Gflops,us\n\
 T,N,4096,512,2880,1,2880,0,2880,4096,4096,1,bf16_r,bf16_r,bf16_r,bf16_r,f32_r,10234.5,1180.2\n\
 \n\
 N,incx,incy,rocblas-GB/s,us\n\
 1048576,1,1,402.1,31.3\n\
-transA,M,N,rocblas-Gflops,us\n";
+transA,M,N,rocblas-Gflops,us\n\
+rocBLAS info: a line in between\n\
+N,8,8,1.0,2.0\n";
     let r = read(log);
     assert_eq!(r.bench_results.len(), 2);
     assert_eq!(r.bench_results[0].rate, Some(10234.5));

@@ -197,14 +197,16 @@ fn string_content(n: Node, src: &[u8]) -> String {
     let start = s.find(['"', '\'', '`']).map_or(0, |i| i);
     let q = s[start..].chars().next().unwrap_or('"');
     let triple: String = std::iter::repeat_n(q, 3).collect();
+    // A literal cut short by a parse error need not end in an ASCII quote: take nothing
+    // rather than slice inside a character.
     let body = if s[start..].starts_with(&triple) && s.len() >= start + 6 {
-        &s[start + 3..s.len() - 3]
+        s.get(start + 3..s.len() - 3)
     } else if s.len() >= start + 2 {
-        &s[start + 1..s.len() - 1]
+        s.get(start + 1..s.len() - 1)
     } else {
-        ""
+        None
     };
-    body.to_string()
+    body.unwrap_or("").to_string()
 }
 
 fn is_string_kind(lang: Lang, k: &str) -> bool {

@@ -199,8 +199,9 @@ pub fn resolve_macro(m: &str) -> Option<Vec<String>> {
     if is_known(&lower) {
         return Some(vec![lower]);
     }
+    // `__gfx__` or `__gfxx__` trims into `gf`: not a family.
     let stem = lower.trim_end_matches('x');
-    if stem[3..].bytes().all(|b| b.is_ascii_digit()) && stem.len() > 3 {
+    if stem.len() > 3 && stem.starts_with("gfx") && stem[3..].bytes().all(|b| b.is_ascii_digit()) {
         let v = by_prefix(stem);
         return (!v.is_empty()).then_some(v);
     }
@@ -464,6 +465,10 @@ mod tests {
     #[test]
     fn macros_globs_codenames_features() {
         assert_eq!(resolve_macro("__gfx90a__").unwrap(), ["gfx90a"]);
+        // Degenerate macros name nothing (and do not slice past their end).
+        for m in ["__gfx__", "__gfxx__", "__GFXX__", "__gfxxxx__"] {
+            assert_eq!(resolve_macro(m), None, "{m}");
+        }
         assert!(
             resolve_macro("__GFX12__")
                 .unwrap()

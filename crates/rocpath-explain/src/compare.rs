@@ -4,8 +4,9 @@
 //! for the same problem and device. Agreement raises the inferred prediction to `confirmed`;
 //! disagreement becomes an open question.
 
-use crate::miopen::{self, Device, problem::Problem};
+use crate::miopen::{self, Device};
 use rocpath_evidence::{Class, Evidence, Locator, Proof};
+use rocpath_miopen::Problem;
 use serde::Serialize;
 use std::path::{Path, PathBuf};
 
@@ -110,7 +111,7 @@ fn one(
     let cus = cus.or_else(|| {
         c.pointer("/db_lookups")?.as_array()?.iter().find_map(|l| {
             let f = l.get("file")?.as_str()?;
-            let n = rocpath_sources::names::miopen_db_name(f.rsplit('/').next()?)?;
+            let n = rocpath_miopen::dbname::DbName::parse(f.rsplit('/').next()?)?;
             n.cus
         })
     });

@@ -3,7 +3,8 @@
 //! (`shared/fixtures/miopen-logs/vega64/`, MIOpen 3.5.1): every natural case agrees with the
 //! solver the log shows, or the prediction says why it cannot be made.
 
-use rocpath_explain::miopen::{self, Device, Query, problem};
+use rocpath_explain::miopen::{self, Device, Query};
+use rocpath_miopen::{DriverCommand, Strictness};
 use std::path::{Path, PathBuf};
 
 struct Case {
@@ -84,7 +85,7 @@ fn natural_vega64_cases_agree_or_say_why() {
         if c.forced {
             continue;
         }
-        let Ok(cmd) = problem::parse_driver(&c.command) else {
+        let Ok(cmd) = DriverCommand::parse(&c.command, Strictness::Strict) else {
             rows.push(format!("{}\t-\t-\tnot a convolution command", c.name));
             continue;
         };
@@ -166,40 +167,44 @@ fn forced_xdlops_on_gfx900_is_explained_by_the_gate() {
     if !db.is_dir() {
         return;
     }
-    let cmd = problem::parse_driver(&[
-        "MIOpenDriver",
-        "convfp16",
-        "-n",
-        "16",
-        "-c",
-        "64",
-        "-H",
-        "56",
-        "-W",
-        "56",
-        "-k",
-        "64",
-        "-y",
-        "3",
-        "-x",
-        "3",
-        "-p",
-        "1",
-        "-q",
-        "1",
-        "-F",
-        "1",
-        "-S",
-        "ConvHipImplicitGemmForwardV4R5Xdlops",
-    ])
+    let cmd = DriverCommand::parse(
+        &[
+            "MIOpenDriver",
+            "convfp16",
+            "-n",
+            "16",
+            "-c",
+            "64",
+            "-H",
+            "56",
+            "-W",
+            "56",
+            "-k",
+            "64",
+            "-y",
+            "3",
+            "-x",
+            "3",
+            "-p",
+            "1",
+            "-q",
+            "1",
+            "-F",
+            "1",
+            "-S",
+            "ConvHipImplicitGemmForwardV4R5Xdlops",
+        ],
+        Strictness::Strict,
+    )
     .unwrap();
+    let forced = cmd.forced_solver().map(str::to_string);
     let target = rocpath_arch::TargetId::parse("gfx900:xnack-").unwrap();
     let e = miopen::explain(&Query {
         device: Device::new(&target, Some(64)),
         db_dir: db.clone(),
         user_db: None,
         problem: cmd.problems[0].clone(),
-        forced: cmd.forced.clone(),
+        forced: forced.clone(),
         gates_doc: None,
     })
     .unwrap();
@@ -221,7 +226,7 @@ fn forced_xdlops_on_gfx900_is_explained_by_the_gate() {
         db_dir: db,
         user_db: None,
         problem: cmd.problems[0].clone(),
-        forced: cmd.forced,
+        forced,
         gates_doc: None,
     })
     .unwrap();

@@ -10,45 +10,27 @@
 //! on the device and is not predicted here.
 
 pub mod db;
-pub mod problem;
 
 use db::{Choice, DbFile, FindDb, FindItem, PerfDb};
-use problem::Problem;
 use rocpath_evidence::{Class, Evidence, Locator, Proof};
+use rocpath_miopen::Problem;
 use serde::{Deserialize, Serialize};
-use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
 
 /// Where the find-step rule and the db choice come from.
 pub const MIOPEN_SOURCE: &str = "ROCm/MIOpen@2d1fd997";
 
-const SOLVER_IDS: &str = include_str!("../../data/miopen-solver-ids.tsv");
 const GATES: &str = include_str!("../../data/miopen-gates-2d1fd997.toml");
-
-fn ids() -> &'static HashMap<&'static str, u32> {
-    static IDS: OnceLock<HashMap<&'static str, u32>> = OnceLock::new();
-    IDS.get_or_init(|| {
-        let mut m = HashMap::new();
-        for l in SOLVER_IDS.lines().filter(|l| !l.starts_with('#')) {
-            if let Some((id, name)) = l.split_once('\t') {
-                if let Ok(id) = id.parse() {
-                    m.entry(name).or_insert(id);
-                }
-            }
-        }
-        m
-    })
-}
 
 /// MIOpen's registry id of a solver name (`ConvBinWinograd3x3U` → 14).
 pub fn solver_id(name: &str) -> Option<u32> {
-    ids().get(name).copied()
+    rocpath_miopen::registry::by_name(name).and_then(|s| u32::try_from(s.id).ok())
 }
 
 /// A solver name for a registry id.
 pub fn solver_name(id: u32) -> Option<&'static str> {
-    ids().iter().find(|(_, v)| **v == id).map(|(k, _)| *k)
+    rocpath_miopen::registry::by_id(u64::from(id)).map(rocpath_miopen::registry::display_name)
 }
 
 #[derive(Debug, Clone, Deserialize)]
@@ -578,7 +560,7 @@ pub fn explain(q: &Query) -> Result<MiopenExplanation, ExplainError> {
     for g in gates {
         for (solver, site) in &g.solvers {
             let relevant = q.forced.as_deref() == Some(solver.as_str())
-                || (!in_record(solver) && direction_of(solver) == p.direction);
+                || (!in_record(solver) && direction_of(solver) == p.direction.letter());
             if !relevant {
                 continue;
             }

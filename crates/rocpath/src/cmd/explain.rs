@@ -23,10 +23,14 @@ fn run_miopen(a: ExplainMiopenArgs, p: &Printer) -> anyhow::Result<Status> {
     let target = rocpath_arch::TargetId::parse(&a.target)
         .map_err(|e| anyhow::anyhow!("{}: {e}", a.target))?;
     let (problems, forced) = match (&a.problem, a.driver.is_empty()) {
-        (Some(k), _) => (vec![miopen::problem::Problem::from_fdb_key(k)?], None),
+        (Some(k), _) => (vec![rocpath_miopen::Problem::from_fdb_key(k)?], None),
         (None, false) => {
-            let d = miopen::problem::parse_driver(&a.driver)?;
-            (d.problems, d.forced)
+            let d = rocpath_miopen::DriverCommand::parse(
+                &a.driver,
+                rocpath_miopen::Strictness::Strict,
+            )?;
+            let forced = d.forced_solver().map(str::to_string);
+            (d.problems, forced)
         }
         (None, true) => anyhow::bail!("give `--problem KEY` or `-- MIOpenDriver conv …`"),
     };

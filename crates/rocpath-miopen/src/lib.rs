@@ -22,6 +22,7 @@
 pub mod dbname;
 pub mod driver;
 pub mod findrec;
+pub mod model;
 pub mod problem;
 pub mod registry;
 

@@ -79,6 +79,48 @@ pub struct Report {
     pub rules_drifted: Vec<(String, String)>,
     /// Rules that cite another repository or commit and were not checked.
     pub rules_not_checked: Vec<String>,
+    /// Entry points of the selection path that were not found.
+    pub entries_missing: Vec<String>,
+}
+
+/// The selection path's entry points beside the solvers: (name in the model, qualified name
+/// suffix, parameter count).
+pub const ENTRIES: &[(&str, &str, usize)] = &[
+    ("IsAlgorithmDisabled", "conv::IsAlgorithmDisabled", 1),
+    (
+        "IsWinograd3x3SupportedAndFast",
+        "ConvolutionDescriptor::IsWinograd3x3SupportedAndFast",
+        2,
+    ),
+    ("TunaNetGetModel", "ai::immed_mode::GetModel", 1),
+];
+
+fn entries(ix: &index::Index, lw: &mut lower::Lowerer, report: &mut Report) -> Vec<(String, u32)> {
+    let mut out = Vec::new();
+    for (name, suffix, nargs) in ENTRIES {
+        let last = suffix.rsplit("::").next().unwrap_or(suffix);
+        let def = ix
+            .by_name
+            .get(last)
+            .into_iter()
+            .flatten()
+            .copied()
+            .find(|&i| {
+                let f = &ix.funcs[i];
+                f.qname.ends_with(suffix) && f.params.len() == *nargs
+            });
+        match def {
+            Some(d) => out.push((name.to_string(), lw.function(d))),
+            None => report.entries_missing.push(name.to_string()),
+        }
+    }
+    // TunaNet's models, reached through GetModel's object.
+    for &i in ix.by_name.get("IsProblemSupported").into_iter().flatten() {
+        if ix.funcs[i].qname.contains("immed_mode") {
+            lw.function(i);
+        }
+    }
+    out
 }
 
 /// Progress of a derivation (files parsed of all).
@@ -164,6 +206,7 @@ pub fn derive(root: &Path, progress: Progress) -> Result<(Model, Report), Derive
     for i in pd {
         lw.function(i);
     }
+    let entries = entries(&ix, &mut lw, &mut report);
     lw.drain();
     let mut model_files: Vec<String> = ix.files.iter().map(|(p, _)| p.clone()).collect();
     let rules_file = model_files.len() as u32;
@@ -202,6 +245,7 @@ pub fn derive(root: &Path, progress: Progress) -> Result<(Model, Report), Derive
         functions: lw.funcs,
         env,
         build,
+        entries,
         rules: rules.iter().map(rules::RuleDef::to_rule).collect(),
         overlays,
         notes,

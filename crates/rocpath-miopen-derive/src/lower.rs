@@ -959,9 +959,26 @@ impl<'a> Lowerer<'a> {
                     },
                 )
             }
-            "cast_expression" => match n.child_by_field_name("value") {
-                Some(v) => self.expr(fx, v),
-                None => unsupported(n, "cast"),
+            "cast_expression" => match (
+                n.child_by_field_name("type"),
+                n.child_by_field_name("value"),
+            ) {
+                (Some(ty), Some(v)) => {
+                    let e = self.expr(fx, v);
+                    let targs = vec![text(ty, fx.src).to_string()];
+                    Expr {
+                        l,
+                        t: None,
+                        k: ExprKind::Call {
+                            f: Callee::Builtin {
+                                name: "cast".into(),
+                                targs,
+                            },
+                            args: vec![e],
+                        },
+                    }
+                }
+                _ => unsupported(n, "cast"),
             },
             "compound_literal_expression" => {
                 let ty = n
@@ -982,7 +999,28 @@ impl<'a> Lowerer<'a> {
                 None => unsupported(n, "comma"),
             },
             "assignment_expression" => unsupported(n, "assignment in expression"),
-            "sizeof_expression" => unsupported(n, "sizeof"),
+            "sizeof_expression" => {
+                let ty = n
+                    .child_by_field_name("type")
+                    .map(|t| text(t, fx.src).trim().to_string());
+                let size = match ty.as_deref() {
+                    Some(
+                        "float" | "int" | "int32_t" | "uint32_t" | "unsigned" | "unsigned int",
+                    ) => Some(4),
+                    Some("double" | "int64_t" | "uint64_t" | "size_t" | "std::size_t" | "long") => {
+                        Some(8)
+                    }
+                    Some("int8_t" | "uint8_t" | "char" | "bool") => Some(1),
+                    Some("int16_t" | "uint16_t" | "short" | "half_float::half" | "float16") => {
+                        Some(2)
+                    }
+                    _ => None,
+                };
+                match size {
+                    Some(v) => ex(l, ExprKind::Int { v }),
+                    None => unsupported(n, "sizeof"),
+                }
+            }
             "template_function" => {
                 let name = n
                     .child_by_field_name("name")
@@ -1328,10 +1366,14 @@ impl<'a> Lowerer<'a> {
             last,
             "static_cast" | "reinterpret_cast" | "const_cast" | "dynamic_cast"
         ) {
-            return match args.into_iter().next() {
-                Some(a) => a,
-                None => unsupported(n, "cast"),
-            };
+            // The target type decides wrap-around (`static_cast<uint32_t>(-1)`).
+            return mk(
+                Callee::Builtin {
+                    name: "cast".into(),
+                    targs: targ_text,
+                },
+                args,
+            );
         }
         if fx.is_local(name) {
             return mk(

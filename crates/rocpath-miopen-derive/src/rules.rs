@@ -40,6 +40,18 @@ pub struct RuleDef {
     /// The replacement body (C++).
     #[serde(default)]
     pub body: Option<String>,
+    /// Forced-solver fate (`build_failure`, `runtime_abort`).
+    #[serde(default)]
+    pub fate: Option<String>,
+    /// Solvers a forced-solver rule covers.
+    #[serde(default)]
+    pub solvers: Vec<String>,
+    /// Architecture feature whose absence the rule needs.
+    #[serde(default)]
+    pub lacks: Option<String>,
+    /// Device prefixes the rule applies to.
+    #[serde(default)]
+    pub targets: Vec<String>,
 }
 
 #[derive(Deserialize)]
@@ -53,6 +65,10 @@ impl RuleDef {
         Rule {
             id: self.id.clone(),
             says: self.says.clone(),
+            fate: self.fate.clone(),
+            solvers: self.solvers.clone(),
+            lacks: self.lacks.clone(),
+            targets: self.targets.clone(),
             cite: self.cite.clone(),
             text: self.hash.clone(),
         }
@@ -265,6 +281,10 @@ mod tests {
             function: None,
             class: None,
             body: None,
+            fate: None,
+            solvers: Vec::new(),
+            lacks: None,
+            targets: Vec::new(),
         };
         let mut bad = good.clone();
         bad.id = "r2".into();

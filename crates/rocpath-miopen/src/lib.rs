@@ -25,6 +25,7 @@ pub mod findrec;
 pub mod model;
 pub mod problem;
 pub mod registry;
+pub mod select;
 
 pub use driver::{DriverCommand, DriverError, DriverPath, Strictness};
 pub use problem::{DataType, Direction, KeyError, Problem};

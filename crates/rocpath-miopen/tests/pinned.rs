@@ -254,3 +254,142 @@ fn environment_switches_turn_solvers_off() {
         o => panic!("an invalid value makes MIOpen throw: {o:?}"),
     }
 }
+
+mod paths {
+    use super::*;
+    use rocpath_miopen::findrec::FindItem;
+    use rocpath_miopen::select::{Mode, Prediction, Query, select};
+
+    fn predict(
+        release: Option<&str>,
+        target: &str,
+        key: &str,
+        mode: Mode,
+        env: &[&str],
+        record: Option<&[FindItem]>,
+    ) -> Prediction {
+        let p = Problem::from_fdb_key(key).unwrap();
+        let d = device(target);
+        let env = Env::from_pairs(env.iter().copied()).unwrap();
+        let build = HashMap::new();
+        let q = Query {
+            problem: &p,
+            device: &d,
+            env: &env,
+            build: &build,
+            release,
+            record,
+            mode,
+        };
+        select(model(), &q).prediction
+    }
+
+    fn solver(name: &str) -> Prediction {
+        let id = rocpath_miopen::registry::by_name(name).unwrap().id;
+        Prediction::Solver {
+            name: name.into(),
+            id,
+        }
+    }
+
+    fn failure(p: &Prediction) -> &str {
+        match p {
+            Prediction::Failure { failure, .. } => failure,
+            other => panic!("not a failure: {other:?}"),
+        }
+    }
+
+    #[test]
+    fn natural_int8_ends_at_naive_in_find_and_in_the_wti_fallback() {
+        let r = Some("3.5.1");
+        assert_eq!(
+            predict(r, "gfx900:xnack-", INT8_1X1, Mode::Find, &[], None),
+            solver("ConvDirectNaiveConvFwd")
+        );
+        assert_eq!(
+            predict(r, "gfx900:xnack-", INT8_1X1, Mode::Immediate, &[], None),
+            solver("ConvDirectNaiveConvFwd")
+        );
+    }
+
+    #[test]
+    fn forced_solvers_meet_their_fates() {
+        let r = Some("3.5.1");
+        let dlops = Mode::Forced("ConvCkIgemmFwdV6r1DlopsNchw".into());
+        assert_eq!(
+            failure(&predict(r, "gfx900:xnack-", INT8_1X1, dlops, &[], None)),
+            "rejected_not_applicable"
+        );
+        let gemm = Mode::Forced("GemmFwd1x1_0_1_int8".into());
+        assert_eq!(
+            failure(&predict(r, "gfx900:xnack-", INT8_1X1, gemm, &[], None)),
+            "rejected_not_applicable"
+        );
+        let k3 = "64-56-56-3x3-64-56-56-32-1x1-1x1-1x1-0-NCHW-INT8-F";
+        let v4r5 = Mode::Forced("ConvHipImplicitGemmForwardV4R5Xdlops".into());
+        assert_eq!(
+            failure(&predict(r, "gfx900:xnack-", k3, v4r5, &[], None)),
+            "build_failure"
+        );
+        let ck = Mode::Forced("ConvHipImplicitGemmFwdXdlops".into());
+        assert_eq!(
+            failure(&predict(r, "gfx900:xnack-", k3, ck, &[], None)),
+            "runtime_abort"
+        );
+        let mlir = Mode::Forced("ConvMlirIgemmFwd".into());
+        assert_eq!(
+            failure(&predict(r, "gfx900:xnack-", k3, mlir, &[], None)),
+            "build_failure"
+        );
+        // The naive solver forced on its own problem runs.
+        assert_eq!(
+            predict(r, "gfx900:xnack-", k3, Mode::Forced("85".into()), &[], None),
+            solver("ConvDirectNaiveConvFwd")
+        );
+    }
+
+    #[test]
+    fn find_only_solver_with_enforce_leaves_nothing() {
+        let env = [
+            "MIOPEN_DEBUG_FIND_ONLY_SOLVER=89",
+            "MIOPEN_FIND_ENFORCE=SEARCH_DB_UPDATE",
+        ];
+        let p = predict(
+            Some("3.5.1"),
+            "gfx900:xnack-",
+            INT8_1X1,
+            Mode::Find,
+            &env,
+            None,
+        );
+        assert_eq!(failure(&p), "no_solution");
+    }
+
+    #[test]
+    fn a_record_answers_first_and_must_still_apply() {
+        let fp32 = "64-56-56-3x3-64-56-56-32-1x1-1x1-1x1-0-NCHW-FP32-F";
+        let rec = rocpath_miopen::findrec::parse_record(
+            "ConvBinWinograd3x3U:0.67,0,miopenConvolutionFwdAlgoWinograd;ConvAsm3x3U:0.5,0,miopenConvolutionFwdAlgoDirect",
+        );
+        // ConvAsm3x3U is faster but deprecated-gated off gfx942; Winograd 3x3U too: on gfx900
+        // the fastest applicable entry wins.
+        assert_eq!(
+            predict(None, "gfx900:xnack-", fp32, Mode::Find, &[], Some(&rec)),
+            solver("ConvAsm3x3U")
+        );
+        let d = predict(
+            None,
+            "gfx900:xnack-",
+            fp32,
+            Mode::Find,
+            &["MIOPEN_DEBUG_CONV_DIRECT=0"],
+            Some(&rec),
+        );
+        assert_eq!(d, solver("ConvBinWinograd3x3U"));
+        // Without a record, timing decides among several.
+        assert!(matches!(
+            predict(None, "gfx900:xnack-", fp32, Mode::Find, &[], None),
+            Prediction::Unresolved { .. }
+        ));
+    }
+}

@@ -299,7 +299,7 @@ impl<'m> Evaluator<'m> {
         let mut run = Run {
             ev: self,
             inp: input,
-            solver,
+            solver: Some(solver),
             steps: 0,
             depth: 0,
             trace,
@@ -312,6 +312,100 @@ impl<'m> Evaluator<'m> {
             args.push(Val::Obj(Obj::Problem));
         }
         let (v, blame, undecided) = run.call(func, args, &[]);
+        self.verdict(func, f, v, blame, undecided)
+    }
+
+    /// `IsAlgorithmDisabled(algo)` (`MIOPEN_DEBUG_CONV_<ALGO>` switches) for an algorithm
+    /// (`miopenConvolutionAlgoGEMM`); `None` when the model lacks the entry.
+    pub fn algo_disabled(&self, algo: &str, input: &Input, trace: bool) -> Option<Verdict> {
+        self.entry("IsAlgorithmDisabled", input, trace, |_| {
+            vec![Val::Sym(Rc::from(algo))]
+        })
+    }
+
+    /// `IsWinograd3x3SupportedAndFast(ctx, problem)`: Find runs only the Winograd finder.
+    pub fn winograd_shortcut(&self, input: &Input, trace: bool) -> Option<Verdict> {
+        self.entry("IsWinograd3x3SupportedAndFast", input, trace, |_| {
+            vec![
+                Val::Obj(Obj::Class(Rc::from("ConvolutionDescriptor"))),
+                Val::Obj(Obj::Ctx),
+                Val::Obj(Obj::Problem),
+            ]
+        })
+    }
+
+    /// Whether TunaNet's model for the device takes the problem
+    /// (`GetModel(device)->IsProblemSupported(problem, ctx)`).
+    pub fn tunanet_supported(&self, input: &Input, trace: bool) -> Option<Verdict> {
+        let id = self.entry_id("TunaNetGetModel")?;
+        let mut run = Run {
+            ev: self,
+            inp: input,
+            solver: None,
+            steps: 0,
+            depth: 0,
+            trace,
+        };
+        let name = run.device_name();
+        let (model, _, _) = run.call(id, vec![Val::Str(Rc::from(name.as_str()))], &[]);
+        let Val::Obj(Obj::Class(c)) = &model else {
+            return Some(self.verdict(
+                id,
+                &self.model.functions[id as usize],
+                model,
+                Vec::new(),
+                Vec::new(),
+            ));
+        };
+        let f = self
+            .class_methods
+            .get(&(&**c, "IsProblemSupported"))
+            .copied()?;
+        let (v, b, u) = run.call(
+            f,
+            vec![model.clone(), Val::Obj(Obj::Problem), Val::Obj(Obj::Ctx)],
+            &[],
+        );
+        Some(self.verdict(f, &self.model.functions[f as usize], v, b, u))
+    }
+
+    fn entry_id(&self, name: &str) -> Option<u32> {
+        self.model
+            .entries
+            .iter()
+            .find(|(n, _)| n == name)
+            .map(|(_, id)| *id)
+    }
+
+    fn entry(
+        &self,
+        name: &str,
+        input: &Input,
+        trace: bool,
+        args: impl FnOnce(&Function) -> Vec<Val<'m>>,
+    ) -> Option<Verdict> {
+        let id = self.entry_id(name)?;
+        let f = &self.model.functions[self.resolve(id) as usize];
+        let mut run = Run {
+            ev: self,
+            inp: input,
+            solver: None,
+            steps: 0,
+            depth: 0,
+            trace,
+        };
+        let (v, blame, undecided) = run.call(id, args(f), &[]);
+        Some(self.verdict(id, f, v, blame, undecided))
+    }
+
+    fn verdict(
+        &self,
+        func: u32,
+        f: &Function,
+        v: Val<'m>,
+        blame: Blame,
+        undecided: Vec<Step>,
+    ) -> Verdict {
         let outcome = match &v {
             Val::Unknown(u) => Outcome::Unknown((**u).clone()),
             Val::Float(f) => Outcome::Number { v: *f },
@@ -360,7 +454,7 @@ struct Path<'m> {
 struct Run<'e, 'm, 'a> {
     ev: &'e Evaluator<'m>,
     inp: &'e Input<'a>,
-    solver: &'m Solver,
+    solver: Option<&'m Solver>,
     steps: u32,
     depth: u32,
     trace: bool,
@@ -453,14 +547,15 @@ impl<'e, 'm, 'a> Run<'e, 'm, 'a> {
             }
             return;
         }
-        let solver_class = class_last(&self.solver.class);
+        let Some(solver) = self.solver else { return };
+        let solver_class = class_last(&solver.class);
         let of_solver = f
             .class
             .as_deref()
             .is_some_and(|c| class_last(c) == solver_class);
         if of_solver {
             // By position: an out-of-line member may name the class's parameters differently.
-            for (n, (_, v)) in f.template_params.iter().zip(&self.solver.template_args) {
+            for (n, (_, v)) in f.template_params.iter().zip(&solver.template_args) {
                 vars.push((n.as_str(), Val::Int(i128::from(*v))));
             }
         }
@@ -853,10 +948,16 @@ impl<'e, 'm, 'a> Run<'e, 'm, 'a> {
             ExprKind::Sym { v } => (self.symbol(func, e.l, v), Vec::new()),
             ExprKind::Var { v } => match lookup(vars, v) {
                 Some(x) => (x.clone(), Vec::new()),
-                None if v == "this" => (
-                    Val::Obj(Obj::Class(Rc::from(class_last(&self.solver.class)))),
-                    Vec::new(),
-                ),
+                None if v == "this" => match self.solver {
+                    Some(s) => (
+                        Val::Obj(Obj::Class(Rc::from(class_last(&s.class)))),
+                        Vec::new(),
+                    ),
+                    None => (
+                        self.unknown(func, e.l, "`this` outside a solver"),
+                        Vec::new(),
+                    ),
+                },
                 None => (
                     self.unknown(func, e.l, format!("`{v}` has no value")),
                     Vec::new(),
@@ -1372,6 +1473,16 @@ impl<'e, 'm, 'a> Run<'e, 'm, 'a> {
                 None => self.unknown(func, l, "abs without argument"),
             },
             "id" => vals.into_iter().next().unwrap_or(Val::Void),
+            "cast" => match (targs.first(), vals.into_iter().next()) {
+                (Some(t), Some(v)) => cast(t, v),
+                (None, Some(v)) => v,
+                _ => self.unknown(func, l, "cast without a value"),
+            },
+            // `std::size_t(x)`: a functional cast, the type is the called name.
+            "cast_to" => match vals.into_iter().next() {
+                Some(v) => cast(called_type(e), v),
+                None => self.unknown(func, l, "cast without a value"),
+            },
             "pow" | "ceil" | "floor" | "sqrt" | "log_e" | "log2" => {
                 let x = vals.first().and_then(Val::float);
                 let y = vals.get(1).and_then(Val::float);
@@ -1432,6 +1543,19 @@ impl<'e, 'm, 'a> Run<'e, 'm, 'a> {
                 _ => self.unknown(func, l, "size of an unknown range"),
             },
             "log" => Val::Void,
+            "make_object" => match targs.first() {
+                Some(t) => Val::Obj(Obj::Class(Rc::from(class_last(t)))),
+                None => self.unknown(func, l, "make_unique without a type"),
+            },
+            "find_only_solver" => match self
+                .inp
+                .env
+                .get("MIOPEN_DEBUG_FIND_ONLY_SOLVER")
+                .filter(|v| !v.is_empty())
+            {
+                Some(v) => Val::Opt(Box::new(Val::Str(Rc::from(v)))),
+                None => Val::Null,
+            },
             "multiplies" => Val::Sym(Rc::from("op:mul")),
             "plus" => Val::Sym(Rc::from("op:add")),
             "accumulate" => match (vals.first(), vals.get(2)) {
@@ -1982,6 +2106,60 @@ fn same_val(a: &Val, b: &Val) -> bool {
         (Val::Unknown(_), _) | (_, Val::Unknown(_)) => false,
         (Val::Void, Val::Void) => true,
         _ => equal(a, b).unwrap_or(false) && a.truth() == b.truth(),
+    }
+}
+
+/// The called name of a call expression's text (`std::size_t(1)` → `std::size_t`).
+fn called_type(e: &Expr) -> &str {
+    e.t.as_deref()
+        .and_then(|t| t.split('(').next())
+        .map(str::trim)
+        .unwrap_or("")
+}
+
+/// C++ conversion of a value to a scalar type: unsigned types wrap, signed ones truncate to
+/// their width, floating types convert.
+fn cast<'m>(ty: &str, v: Val<'m>) -> Val<'m> {
+    let t = ty
+        .trim()
+        .trim_start_matches("const ")
+        .trim_start_matches("std::")
+        .trim();
+    let bits_unsigned = match t {
+        "uint8_t" | "unsigned char" => Some(8),
+        "uint16_t" | "unsigned short" => Some(16),
+        "uint32_t" | "unsigned" | "unsigned int" => Some(32),
+        "uint64_t" | "size_t" | "unsigned long" | "unsigned long long" | "index_t_unsigned" => {
+            Some(64)
+        }
+        _ => None,
+    };
+    let bits_signed = match t {
+        "int8_t" | "char" | "signed char" => Some(8),
+        "int16_t" | "short" => Some(16),
+        "int32_t" | "int" => Some(32),
+        "int64_t" | "long" | "long long" | "ptrdiff_t" | "ssize_t" => Some(64),
+        _ => None,
+    };
+    match (bits_unsigned, bits_signed, t) {
+        (Some(b), _, _) => match v.int().or_else(|| v.float().map(|f| f as i128)) {
+            Some(i) => Val::Int(i.rem_euclid(1i128 << b)),
+            None => v,
+        },
+        (_, Some(b), _) => match v.int().or_else(|| v.float().map(|f| f as i128)) {
+            Some(i) => {
+                let m = i.rem_euclid(1i128 << b);
+                Val::Int(if m >= 1i128 << (b - 1) {
+                    m - (1i128 << b)
+                } else {
+                    m
+                })
+            }
+            None => v,
+        },
+        (_, _, "float" | "double") => v.float().map_or(v, Val::Float),
+        (_, _, "bool") => v.truth().map_or(v, Val::Bool),
+        _ => v,
     }
 }
 

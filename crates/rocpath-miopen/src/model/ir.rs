@@ -29,6 +29,10 @@ pub struct Model {
     pub env: Vec<EnvVar>,
     /// Build-time switches (`#if MIOPEN_USE_MLIR`) with the values of a release build.
     pub build: Vec<BuildFlag>,
+    /// Named entry points of the selection path beside the solvers (`IsAlgorithmDisabled`,
+    /// `IsWinograd3x3SupportedAndFast`, TunaNet's `GetModel`), by name.
+    #[serde(default)]
+    pub entries: Vec<(String, u32)>,
     /// Hand-written rules, each with its citation and the text of the cited lines.
     pub rules: Vec<Rule>,
     /// Version overlays: functions replaced for a newer MIOpen release.
@@ -443,6 +447,19 @@ pub struct Rule {
     pub id: String,
     /// What it says.
     pub says: String,
+    /// For a forced-solver rule: the fate of compiling the listed solvers where their
+    /// applicability check fails (`build_failure`, `runtime_abort`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub fate: Option<String>,
+    /// The solvers a forced-solver rule covers.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub solvers: Vec<String>,
+    /// An architecture-table feature whose absence the rule needs (`mfma`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub lacks: Option<String>,
+    /// Devices the rule applies to (prefixes); empty for all.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub targets: Vec<String>,
     /// Citation `path:line[-line]@commit` (or `repo:path:line@commit` for another repository).
     pub cite: String,
     /// The cited lines' text, whitespace-collapsed, as read when the rule was written.

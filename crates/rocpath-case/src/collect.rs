@@ -561,6 +561,8 @@ impl Collector {
         match e {
             M::DeviceName(d) => self.set_device(&d, None, src, "case.device.miopen"),
             M::FindMode(m) => self.fact("miopen_find_mode", &m, src),
+            M::FindEnforced => self.fact("miopen_find_enforce", "NORMAL", src),
+            M::FindOnlySolver(v) => self.fact("miopen_find_only_solver", &v, src),
             M::Versions { hip, miopen } => {
                 self.fact("miopen_version", &miopen, src);
                 self.fact("hip_version", &hip, src);

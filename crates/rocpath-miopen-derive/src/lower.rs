@@ -560,38 +560,74 @@ impl<'a> Lowerer<'a> {
             .unwrap_or_else(|| unsupported(n, "switch condition"));
         let mut arms = Vec::new();
         if let Some(body) = n.child_by_field_name("body") {
-            let mut c = body.walk();
-            let cases: Vec<Node> = body.named_children(&mut c).collect();
             fx.scopes.push(Vec::new());
-            for case in cases {
-                if case.kind() != "case_statement" {
-                    continue;
-                }
-                let labels = case
-                    .child_by_field_name("value")
-                    .map(|v| vec![self.expr(fx, v)])
-                    .unwrap_or_default();
-                let mut stmts = Vec::new();
-                let mut c2 = case.walk();
-                let kids: Vec<Node> = case.named_children(&mut c2).collect();
-                let value_id = case.child_by_field_name("value").map(|v| v.id());
-                for k in kids {
-                    if Some(k.id()) == value_id {
-                        continue;
-                    }
-                    self.stmt(fx, k, &mut stmts);
-                }
-                arms.push(Arm {
-                    labels,
-                    body: stmts,
-                });
-            }
+            self.switch_arms(fx, body, None, &mut arms);
             fx.scopes.pop();
         }
         Stmt::Switch {
             line: l,
             value,
             arms,
+        }
+    }
+
+    /// The `case` groups of a switch body; groups inside `#if` blocks carry the block's
+    /// condition (`#if MIOPEN_USE_GEMM case miopenConvolutionAlgoGEMM: …`).
+    fn switch_arms(&mut self, fx: &mut Fx, body: Node, when: Option<Expr>, arms: &mut Vec<Arm>) {
+        let mut c = body.walk();
+        let kids: Vec<Node> = body.named_children(&mut c).collect();
+        for k in kids {
+            match k.kind() {
+                "case_statement" => {
+                    let labels = k
+                        .child_by_field_name("value")
+                        .map(|v| vec![self.expr(fx, v)])
+                        .unwrap_or_default();
+                    let mut stmts = Vec::new();
+                    let mut c2 = k.walk();
+                    let parts: Vec<Node> = k.named_children(&mut c2).collect();
+                    let value_id = k.child_by_field_name("value").map(|v| v.id());
+                    for part in parts {
+                        if Some(part.id()) != value_id {
+                            self.stmt(fx, part, &mut stmts);
+                        }
+                    }
+                    arms.push(Arm {
+                        labels,
+                        body: stmts,
+                        when: when.clone(),
+                    });
+                }
+                "preproc_if" | "preproc_ifdef" => {
+                    let cond = match k.child_by_field_name("condition") {
+                        Some(c) => self.pp_expr(fx, c),
+                        None => {
+                            let name = k
+                                .child_by_field_name("name")
+                                .map(|x| text(x, fx.src))
+                                .unwrap_or("");
+                            ex(
+                                line(k),
+                                ExprKind::Defined {
+                                    v: name.to_string(),
+                                },
+                            )
+                        }
+                    };
+                    let cond = match &when {
+                        Some(w) => ex(
+                            line(k),
+                            ExprKind::Logic {
+                                and: true,
+                                items: vec![w.clone(), cond],
+                            },
+                        ),
+                        None => cond,
+                    };
+                    self.switch_arms(fx, k, Some(cond), arms);
+                }
+                _ => {}
+            }
         }
     }
 

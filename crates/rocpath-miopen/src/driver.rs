@@ -222,6 +222,37 @@ impl DriverCommand {
         }
     }
 
+    /// What MIOpenDriver itself rejects before calling MIOpen: a cast type outside fp32,
+    /// fp16, bf16, fp8, bf8 (`Invalid value for out_cast_type argument:int32`,
+    /// conv_driver.hpp:649-677).
+    pub fn rejected_by_driver(&self) -> Option<String> {
+        const VALID: [DataType; 5] = [
+            DataType::Fp32,
+            DataType::Fp16,
+            DataType::Bf16,
+            DataType::Fp8,
+            DataType::Bf8,
+        ];
+        let p = self.problems.first()?;
+        // Forward order of the casts: in (x), weights, out (y).
+        let casts = match p.direction {
+            Direction::Forward => p.casts,
+            _ => [p.casts[2], p.casts[1], p.casts[0]],
+        };
+        ["in_cast_type", "wei_cast_type", "out_cast_type"]
+            .iter()
+            .zip(casts)
+            .find_map(|(flag, c)| {
+                let c = c?;
+                (!VALID.contains(&c)).then(|| {
+                    format!(
+                        "Invalid value for {flag} argument:{}",
+                        c.key_name().to_ascii_lowercase()
+                    )
+                })
+            })
+    }
+
     /// The API path (conv_driver.hpp:635-647, 1902-1905). A name is resolved by `known`
     /// (`solver::Id(name)`: 0 for names the registry lacks, which then means "fastest").
     pub fn path(&self, known: impl Fn(&str) -> bool) -> DriverPath {

@@ -4,10 +4,10 @@
 //! Source: ROCm/MIOpen@2d1fd997 `src/db_record.cpp:90-164` (record parsing, legacy items,
 //! duplicates ignored), `src/include/miopen/perf_field.hpp:48-74` (2.0 item fields).
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 /// One solver entry of a find-db record.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct FindItem {
     /// Solver (`SolverDbId`).
     pub solver: String,
@@ -18,6 +18,7 @@ pub struct FindItem {
     /// Workspace in bytes.
     pub workspace: u64,
     /// The item was in the legacy 1.0 format.
+    #[serde(default)]
     pub legacy: bool,
 }
 

@@ -857,6 +857,11 @@ impl<'e, 'm, 'a> Run<'e, 'm, 'a> {
         } else {
             let mut hit = None;
             for (i, a) in arms.iter().enumerate() {
+                if let Some(w) = &a.when {
+                    if self.eval(func, w, &vars).0.truth() != Some(true) {
+                        continue;
+                    }
+                }
                 for l in &a.labels {
                     let (lv, _) = self.eval(func, l, &vars);
                     if same_val(&lv, &v) {

@@ -200,6 +200,9 @@ pub struct Arm {
     pub labels: Vec<Expr>,
     /// Statements up to the next label.
     pub body: Vec<Stmt>,
+    /// A build condition the group sits under (`#if MIOPEN_USE_GEMM`), if any.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub when: Option<Expr>,
 }
 
 /// An expression with its line and, for conditions and calls, its text.

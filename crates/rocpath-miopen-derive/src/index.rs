@@ -167,7 +167,15 @@ pub fn clean(mut src: Vec<u8>) -> Vec<u8> {
             .map_or(src.len(), |p| start + p);
         let line = &src[start..end];
         let t = line.trim_ascii_start();
-        if in_head && t.first() == Some(&b'#') {
+        // `#pragma` lines carry nothing the model reads, and tree-sitter loses the `#endif`
+        // after a `#pragma` inside an `#if` (the next template then parses as an error).
+        // Explicit instantiations (`extern template struct X<2, 3>;`) declare nothing new and
+        // tree-sitter reads them as errors that swallow what follows.
+        let instantiation = (t.starts_with(b"extern template ")
+            || t.starts_with(b"template struct ")
+            || t.starts_with(b"template class "))
+            && t.trim_ascii_end().ends_with(b";");
+        if instantiation || t.starts_with(b"#pragma") || (in_head && t.first() == Some(&b'#')) {
             src[start..end].fill(b' ');
         } else {
             let is_head = (t.starts_with(b"struct ") || t.starts_with(b"class "))

@@ -272,7 +272,12 @@ fn solvers(
         let is_dynamic = find(lw, "IsDynamic", 0);
         let may_need_workspace = find(lw, "MayNeedWorkspace", 0);
         let wti = find(lw, "GetWti", 2);
-        let template_args = bind_template_args(ix.class(&r.class).first(), &r.targs);
+        // The primary template: the definition with the most template parameters.
+        let primary = ix
+            .class(&r.class)
+            .iter()
+            .max_by_key(|c| c.template_params.len());
+        let template_args = bind_template_args(primary, &r.targs);
         out.push(Solver {
             id: r.id,
             name: r.name.clone(),

@@ -655,6 +655,11 @@ impl<'e, 'm, 'a> Run<'e, 'm, 'a> {
                     _ => next.push(p),
                 }
             }
+            // Paths that reach the same state are one path: an undecided `if` whose branches
+            // end alike does not double the work that follows.
+            if next.len() > 1 {
+                next = dedup_paths(next);
+            }
             if next.len() > MAX_PATHS {
                 let u = self.unknown(func, stmt_line(s), "too many undecided branches");
                 return vec![Path {
@@ -2061,6 +2066,51 @@ impl<'e, 'm, 'a> Run<'e, 'm, 'a> {
             _ => None,
         }
     }
+}
+
+fn same_state(a: &Val, b: &Val) -> bool {
+    match (a, b) {
+        (Val::Unknown(x), Val::Unknown(y)) => Rc::ptr_eq(x, y) || x == y,
+        (Val::Closure(x), Val::Closure(y)) => Rc::ptr_eq(x, y),
+        (Val::List(x), Val::List(y)) => {
+            Rc::ptr_eq(x, y)
+                || (x.len() == y.len() && x.iter().zip(y.iter()).all(|(p, q)| same_state(p, q)))
+        }
+        (Val::Opt(x), Val::Opt(y)) => same_state(x, y),
+        (Val::Void, Val::Void) | (Val::Null, Val::Null) => true,
+        (Val::Obj(x), Val::Obj(y)) => x == y,
+        (Val::Str(x), Val::Str(y)) | (Val::Sym(x), Val::Sym(y)) => x == y,
+        (Val::Bool(x), Val::Bool(y)) => x == y,
+        (Val::Int(x), Val::Int(y)) => x == y,
+        (Val::Float(x), Val::Float(y)) => x.to_bits() == y.to_bits(),
+        _ => false,
+    }
+}
+
+fn same_vars(a: &Vars, b: &Vars) -> bool {
+    a.len() == b.len()
+        && a.iter()
+            .zip(b)
+            .all(|((n, x), (m, y))| n == m && same_state(x, y))
+}
+
+/// Merges falling-through paths with the same variables; the merged path keeps the
+/// assumptions both made.
+fn dedup_paths(paths: Vec<Path<'_>>) -> Vec<Path<'_>> {
+    let mut out: Vec<Path> = Vec::with_capacity(paths.len());
+    for p in paths {
+        let hit = match &p.flow {
+            Flow::Fall(v) => out
+                .iter()
+                .position(|q| matches!(&q.flow, Flow::Fall(w) if same_vars(v, w))),
+            _ => None,
+        };
+        match hit {
+            Some(i) => out[i].assume.retain(|s| p.assume.contains(s)),
+            None => out.push(p),
+        }
+    }
+    out
 }
 
 /// Block end: keep assignments to names declared before the block, drop the block's own.

@@ -1,0 +1,170 @@
+//! Benchmark: every convolution solver's applicability (and `IsDynamic`) for N problems.
+//! `cargo run --release -p rocpath-miopen --example applicability_bench -- [N] [TARGET] [THREADS]`
+//! Problems are generated deterministically (SplitMix64): data types, layouts, directions,
+//! groups, filters, strides, pads and sizes varied.
+#![allow(clippy::print_stdout, clippy::unwrap_used, clippy::expect_used)]
+
+use rocpath_miopen::model::context::{Device, Env};
+use rocpath_miopen::model::eval::{Evaluator, Input, Outcome};
+use rocpath_miopen::{DataType, Direction, Problem};
+use std::collections::HashMap;
+use std::time::Instant;
+
+struct Rng(u64);
+impl Rng {
+    fn next(&mut self) -> u64 {
+        self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+        z ^ (z >> 31)
+    }
+    fn pick<T: Copy>(&mut self, v: &[T]) -> T {
+        v[(self.next() % v.len() as u64) as usize]
+    }
+}
+
+fn problems(n: usize) -> Vec<Problem> {
+    let mut r = Rng(0x5eed);
+    let mut out = Vec::with_capacity(n);
+    while out.len() < n {
+        let t = r.pick(&[
+            DataType::Fp32,
+            DataType::Fp16,
+            DataType::Bf16,
+            DataType::Int8,
+        ]);
+        let l = r.pick(&["NCHW", "NHWC"]);
+        let f = r.pick(&[1u64, 3, 5, 7]);
+        let s = r.pick(&[1i64, 2]);
+        let p = if f == 1 {
+            0
+        } else {
+            r.pick(&[0i64, (f / 2) as i64])
+        };
+        let g = r.pick(&[1u64, 1, 1, 2, 4]);
+        let c = r.pick(&[16u64, 32, 64, 128, 256]);
+        let k = r.pick(&[16u64, 32, 64, 128, 256]);
+        let h = r.pick(&[7u64, 14, 28, 56, 112]);
+        let nb = r.pick(&[1u64, 8, 16, 32, 64]);
+        let Some(o) = rocpath_miopen::problem::output_size(h, p, f, s, 1) else {
+            continue;
+        };
+        let dir = r.pick(&[
+            Direction::Forward,
+            Direction::Forward,
+            Direction::BackwardData,
+            Direction::BackwardWeights,
+        ]);
+        out.push(Problem {
+            spatial_dims: 2,
+            in_c: c,
+            in_dhw: [1, h, h],
+            fil_dhw: [1, f, f],
+            out_c: k,
+            out_dhw: [1, o, o],
+            batch: nb,
+            pad: [0, p, p],
+            stride: [0, s, s],
+            dilation: [0, 1, 1],
+            bias: 0,
+            layouts: [l.into(), l.into(), l.into()],
+            types: [t, t, t],
+            casts: [None; 3],
+            groups: g,
+            direction: dir,
+        });
+    }
+    out
+}
+
+fn main() {
+    let args: Vec<String> = std::env::args().collect();
+    let n: usize = args.get(1).and_then(|s| s.parse().ok()).unwrap_or(10_000);
+    let target = args.get(2).map(String::as_str).unwrap_or("gfx900:xnack-");
+    let threads: usize = args.get(3).and_then(|s| s.parse().ok()).unwrap_or(2);
+    let t0 = Instant::now();
+    let model = rocpath_miopen::model::pinned().unwrap();
+    let load = t0.elapsed();
+    let ps = problems(n);
+    let mut dev = Device::new(target, Some(64)).unwrap();
+    dev.vram = Some(16 << 30);
+    let env = Env::default();
+    let build = HashMap::new();
+    let ev = Evaluator::new(model, Some("3.5.1"));
+    // Warm-up: one pass over a few problems.
+    let warm = |ps: &[Problem]| -> [usize; 3] {
+        let mut counts = [0usize; 3];
+        for p in ps {
+            let inp = Input {
+                problem: p,
+                device: &dev,
+                env: &env,
+                build: &build,
+                always_enable_naive: false,
+            };
+            for s in &model.solvers {
+                let Some(f) = s.is_applicable else { continue };
+                let v = ev.solver_fn(s, f, &inp, false);
+                let i = match v.outcome {
+                    Outcome::Bool { v: true } => 0,
+                    Outcome::Bool { v: false } => 1,
+                    _ => 2,
+                };
+                counts[i] += 1;
+                if let Some(d) = s.is_dynamic {
+                    let _ = ev.solver_fn(s, d, &inp, false);
+                }
+            }
+        }
+        counts
+    };
+    let _ = warm(&ps[..ps.len().min(100)]);
+    if std::env::var_os("PER_SOLVER").is_some() {
+        let mut times: Vec<(f64, &str)> = Vec::new();
+        for s in &model.solvers {
+            let Some(f) = s.is_applicable else { continue };
+            let t = Instant::now();
+            for p in &ps[..200] {
+                let inp = Input {
+                    problem: p,
+                    device: &dev,
+                    env: &env,
+                    build: &build,
+                    always_enable_naive: false,
+                };
+                let _ = ev.solver_fn(s, f, &inp, false);
+            }
+            times.push((t.elapsed().as_secs_f64() / 200.0 * 1e6, &s.name));
+        }
+        times.sort_by(|a, b| b.0.total_cmp(&a.0));
+        for (t, n) in times.iter().take(15) {
+            println!("{t:10.1} us  {n}");
+        }
+        return;
+    }
+    let t = Instant::now();
+    let chunk = ps.len().div_ceil(threads.max(1));
+    let counts: Vec<[usize; 3]> = std::thread::scope(|sc| {
+        let hs: Vec<_> = ps
+            .chunks(chunk)
+            .map(|c| sc.spawn(move || warm(c)))
+            .collect();
+        hs.into_iter().map(|h| h.join().unwrap()).collect()
+    });
+    let dt = t.elapsed();
+    let total: [usize; 3] = counts
+        .iter()
+        .fold([0; 3], |a, c| [a[0] + c[0], a[1] + c[1], a[2] + c[2]]);
+    let evals = total.iter().sum::<usize>();
+    println!(
+        "{n} problems x {} solvers on {target}, {threads} threads: {:.3} s ({:.0} ns per IsApplicable+IsDynamic); model load {:.3} s; applicable {}, not applicable {}, unresolved {}",
+        model.solvers.len(),
+        dt.as_secs_f64(),
+        dt.as_nanos() as f64 / evals as f64,
+        load.as_secs_f64(),
+        total[0],
+        total[1],
+        total[2]
+    );
+}

@@ -54,7 +54,7 @@ pub struct Unknown {
 
 /// An object the functions read.
 #[derive(Debug, Clone, PartialEq)]
-enum Obj {
+enum Obj<'m> {
     Problem,
     Ctx,
     Stream,
@@ -64,7 +64,24 @@ enum Obj {
     ConvAttr,
     Fp16Alt,
     Rmv,
-    Class(Rc<str>),
+    Class(&'m str),
+}
+
+/// A string value: borrowed from the model or the input, or computed.
+#[derive(Debug, Clone)]
+enum Sv<'m> {
+    B(&'m str),
+    O(Rc<str>),
+}
+
+impl std::ops::Deref for Sv<'_> {
+    type Target = str;
+    fn deref(&self) -> &str {
+        match self {
+            Sv::B(s) => s,
+            Sv::O(s) => s,
+        }
+    }
 }
 
 #[derive(Debug, Clone)]
@@ -82,12 +99,12 @@ enum Val<'m> {
     Bool(bool),
     Int(i128),
     Float(f64),
-    Str(Rc<str>),
-    Sym(Rc<str>),
+    Str(Sv<'m>),
+    Sym(&'m str),
     Null,
     Opt(Box<Val<'m>>),
     List(Rc<Vec<Val<'m>>>),
-    Obj(Obj),
+    Obj(Obj<'m>),
     Closure(Rc<Closure<'m>>),
     Unknown(Rc<Unknown>),
 }
@@ -224,6 +241,8 @@ pub struct Input<'a> {
 /// An evaluator over one model (shareable between threads).
 pub struct Evaluator<'m> {
     model: &'m Model,
+    /// The class (last name component) of every function, by index.
+    fn_class: Vec<Option<&'m str>>,
     problem_methods: HashMap<&'m str, u32>,
     /// (class, method) → function, for calls on objects of a class.
     class_methods: HashMap<(&'m str, &'m str), u32>,
@@ -272,6 +291,11 @@ impl<'m> Evaluator<'m> {
         }
         Evaluator {
             model,
+            fn_class: model
+                .functions
+                .iter()
+                .map(|f| f.class.as_deref().map(class_last))
+                .collect(),
             problem_methods,
             class_methods,
             replace,
@@ -295,39 +319,23 @@ impl<'m> Evaluator<'m> {
 
     /// Evaluates a solver's predicate (`IsApplicable(ctx, problem)`, `IsDynamic()`,
     /// `MayNeedWorkspace()` or `GetWti(ctx, problem)`) for an input.
-    pub fn solver_fn(&self, solver: &'m Solver, func: u32, input: &Input, trace: bool) -> Verdict {
-        let mut run = Run {
-            ev: self,
-            inp: input,
-            solver: Some(solver),
-            steps: 0,
-            depth: 0,
-            trace,
-        };
-        let this = Val::Obj(Obj::Class(Rc::from(class_last(&solver.class))));
-        let f = &self.model.functions[self.resolve(func) as usize];
-        let mut args = vec![this];
-        if f.params.len() >= 2 {
-            args.push(Val::Obj(Obj::Ctx));
-            args.push(Val::Obj(Obj::Problem));
-        }
-        let (v, blame, undecided) = run.call(func, args, &[]);
-        self.verdict(func, f, v, blame, undecided)
+    pub fn solver_fn(&self, solver: &Solver, func: u32, input: &Input, trace: bool) -> Verdict {
+        run_solver(self, solver, func, input, trace)
     }
 
     /// `IsAlgorithmDisabled(algo)` (`MIOPEN_DEBUG_CONV_<ALGO>` switches) for an algorithm
     /// (`miopenConvolutionAlgoGEMM`); `None` when the model lacks the entry.
     pub fn algo_disabled(&self, algo: &str, input: &Input, trace: bool) -> Option<Verdict> {
-        self.entry("IsAlgorithmDisabled", input, trace, |_| {
-            vec![Val::Sym(Rc::from(algo))]
+        run_entry(self, "IsAlgorithmDisabled", input, trace, |_| {
+            vec![Val::Sym(algo)]
         })
     }
 
     /// `IsWinograd3x3SupportedAndFast(ctx, problem)`: Find runs only the Winograd finder.
     pub fn winograd_shortcut(&self, input: &Input, trace: bool) -> Option<Verdict> {
-        self.entry("IsWinograd3x3SupportedAndFast", input, trace, |_| {
+        run_entry(self, "IsWinograd3x3SupportedAndFast", input, trace, |_| {
             vec![
-                Val::Obj(Obj::Class(Rc::from("ConvolutionDescriptor"))),
+                Val::Obj(Obj::Class("ConvolutionDescriptor")),
                 Val::Obj(Obj::Ctx),
                 Val::Obj(Obj::Problem),
             ]
@@ -337,36 +345,7 @@ impl<'m> Evaluator<'m> {
     /// Whether TunaNet's model for the device takes the problem
     /// (`GetModel(device)->IsProblemSupported(problem, ctx)`).
     pub fn tunanet_supported(&self, input: &Input, trace: bool) -> Option<Verdict> {
-        let id = self.entry_id("TunaNetGetModel")?;
-        let mut run = Run {
-            ev: self,
-            inp: input,
-            solver: None,
-            steps: 0,
-            depth: 0,
-            trace,
-        };
-        let name = run.device_name();
-        let (model, _, _) = run.call(id, vec![Val::Str(Rc::from(name.as_str()))], &[]);
-        let Val::Obj(Obj::Class(c)) = &model else {
-            return Some(self.verdict(
-                id,
-                &self.model.functions[id as usize],
-                model,
-                Vec::new(),
-                Vec::new(),
-            ));
-        };
-        let f = self
-            .class_methods
-            .get(&(&**c, "IsProblemSupported"))
-            .copied()?;
-        let (v, b, u) = run.call(
-            f,
-            vec![model.clone(), Val::Obj(Obj::Problem), Val::Obj(Obj::Ctx)],
-            &[],
-        );
-        Some(self.verdict(f, &self.model.functions[f as usize], v, b, u))
+        run_tunanet(self, input, trace)
     }
 
     fn entry_id(&self, name: &str) -> Option<u32> {
@@ -375,27 +354,6 @@ impl<'m> Evaluator<'m> {
             .iter()
             .find(|(n, _)| n == name)
             .map(|(_, id)| *id)
-    }
-
-    fn entry(
-        &self,
-        name: &str,
-        input: &Input,
-        trace: bool,
-        args: impl FnOnce(&Function) -> Vec<Val<'m>>,
-    ) -> Option<Verdict> {
-        let id = self.entry_id(name)?;
-        let f = &self.model.functions[self.resolve(id) as usize];
-        let mut run = Run {
-            ev: self,
-            inp: input,
-            solver: None,
-            steps: 0,
-            depth: 0,
-            trace,
-        };
-        let (v, blame, undecided) = run.call(id, args(f), &[]);
-        Some(self.verdict(id, f, v, blame, undecided))
     }
 
     fn verdict(
@@ -431,6 +389,105 @@ impl<'m> Evaluator<'m> {
     }
 }
 
+fn new_run<'e, 'v>(
+    ev: &'e Evaluator<'v>,
+    inp: &'e Input<'v>,
+    solver: Option<&'v Solver>,
+    trace: bool,
+) -> Run<'e, 'v> {
+    let solver_class = solver.map_or("", |s| class_last(&s.class));
+    Run {
+        ev,
+        inp,
+        solver,
+        steps: 0,
+        depth: 0,
+        trace,
+        dev_name: device_name(inp),
+        solver_class,
+    }
+}
+
+fn run_solver<'v>(
+    ev: &Evaluator<'v>,
+    solver: &'v Solver,
+    func: u32,
+    input: &'v Input<'v>,
+    trace: bool,
+) -> Verdict {
+    let mut run = new_run(ev, input, Some(solver), trace);
+    let this = Val::Obj(Obj::Class(class_last(&solver.class)));
+    let f = &ev.model.functions[ev.resolve(func) as usize];
+    let mut args = vec![this];
+    if f.params.len() >= 2 {
+        args.push(Val::Obj(Obj::Ctx));
+        args.push(Val::Obj(Obj::Problem));
+    }
+    let (v, blame, undecided) = run.call(func, args, &[]);
+    ev.verdict(func, f, v, blame, undecided)
+}
+
+fn run_entry<'v>(
+    ev: &Evaluator<'v>,
+    name: &str,
+    input: &'v Input<'v>,
+    trace: bool,
+    args: impl FnOnce(&Function) -> Vec<Val<'v>>,
+) -> Option<Verdict> {
+    let id = ev.entry_id(name)?;
+    let f = &ev.model.functions[ev.resolve(id) as usize];
+    let mut run = new_run(ev, input, None, trace);
+    let (v, blame, undecided) = run.call(id, args(f), &[]);
+    Some(ev.verdict(id, f, v, blame, undecided))
+}
+
+fn run_tunanet<'v>(ev: &Evaluator<'v>, input: &'v Input<'v>, trace: bool) -> Option<Verdict> {
+    let id = ev.entry_id("TunaNetGetModel")?;
+    let mut run = new_run(ev, input, None, trace);
+    let name = run.dev_name;
+    let (model, _, _) = run.call(id, vec![Val::Str(Sv::B(name))], &[]);
+    let Val::Obj(Obj::Class(c)) = &model else {
+        return Some(ev.verdict(
+            id,
+            &ev.model.functions[id as usize],
+            model,
+            Vec::new(),
+            Vec::new(),
+        ));
+    };
+    let f = ev.class_methods.get(&(*c, "IsProblemSupported")).copied()?;
+    let (v, b, u) = run.call(
+        f,
+        vec![model.clone(), Val::Obj(Obj::Problem), Val::Obj(Obj::Ctx)],
+        &[],
+    );
+    Some(ev.verdict(f, &ev.model.functions[f as usize], v, b, u))
+}
+
+/// `GetDeviceNameFromMap`: MIOPEN_DEBUG_ENFORCE_DEVICE wins, MIOPEN_DEVICE_ARCH replaces the
+/// raw name, which is cut at ':' and mapped (src/target_properties.cpp:40-84).
+fn device_name<'v>(inp: &Input<'v>) -> &'v str {
+    if let Some(v) = inp
+        .env
+        .get("MIOPEN_DEBUG_ENFORCE_DEVICE")
+        .filter(|v| !v.is_empty())
+    {
+        return v;
+    }
+    let raw = inp
+        .env
+        .get("MIOPEN_DEVICE_ARCH")
+        .filter(|v| !v.is_empty())
+        .unwrap_or(&inp.device.name);
+    let name = raw.split(':').next().unwrap_or(raw);
+    match name {
+        "Vega10" | "gfx901" => "gfx900",
+        "Ellesmere" | "Baffin" | "RacerX" | "Polaris10" | "Polaris11" | "Tonga" | "Fiji"
+        | "gfx800" | "gfx802" | "gfx804" => "gfx803",
+        n => n,
+    }
+}
+
 fn class_last(class: &str) -> &str {
     let c = class.split('<').next().unwrap_or(class).trim();
     c.rsplit("::").next().unwrap_or(c)
@@ -451,13 +508,17 @@ struct Path<'m> {
     assume: Vec<Step>,
 }
 
-struct Run<'e, 'm, 'a> {
+struct Run<'e, 'm> {
     ev: &'e Evaluator<'m>,
-    inp: &'e Input<'a>,
+    inp: &'e Input<'m>,
     solver: Option<&'m Solver>,
     steps: u32,
     depth: u32,
     trace: bool,
+    /// `GetDeviceName()` once per run.
+    dev_name: &'m str,
+    /// The solver's class name, no namespace or template arguments.
+    solver_class: &'m str,
 }
 
 fn step(func: u32, line: u32, text: Option<&str>, value: Option<String>) -> Step {
@@ -470,14 +531,14 @@ fn step(func: u32, line: u32, text: Option<&str>, value: Option<String>) -> Step
 }
 
 fn dtype_sym<'m>(t: DataType) -> Val<'m> {
-    Val::Sym(Rc::from(t.enum_name()))
+    Val::Sym(t.enum_name())
 }
 
 fn norm_sym(s: &str) -> &str {
     s.strip_suffix("_fnuz").unwrap_or(s)
 }
 
-impl<'e, 'm, 'a> Run<'e, 'm, 'a> {
+impl<'e, 'm> Run<'e, 'm> {
     fn unknown(&self, func: u32, line: u32, why: impl Into<String>) -> Val<'m> {
         Val::Unknown(Rc::new(Unknown {
             func,
@@ -518,15 +579,13 @@ impl<'e, 'm, 'a> Run<'e, 'm, 'a> {
         } else if f.class.is_some() {
             vars.push((
                 "this",
-                Val::Obj(Obj::Class(Rc::from(class_last(
-                    f.class.as_deref().unwrap_or(""),
-                )))),
+                Val::Obj(Obj::Class(class_last(f.class.as_deref().unwrap_or("")))),
             ));
         }
         for p in &f.params {
             vars.push((p.as_str(), args.next().unwrap_or(Val::Void)));
         }
-        self.bind_templates(f, targs, &mut vars);
+        self.bind_templates(id, f, targs, &mut vars);
         self.depth += 1;
         let paths = self.exec(
             id,
@@ -540,7 +599,7 @@ impl<'e, 'm, 'a> Run<'e, 'm, 'a> {
         self.merge(id, f, paths)
     }
 
-    fn bind_templates(&self, f: &'m Function, targs: &[Val<'m>], vars: &mut Vars<'m>) {
+    fn bind_templates(&self, id: u32, f: &'m Function, targs: &[Val<'m>], vars: &mut Vars<'m>) {
         if !targs.is_empty() {
             for (n, v) in f.template_params.iter().zip(targs) {
                 vars.push((n.as_str(), v.clone()));
@@ -548,11 +607,8 @@ impl<'e, 'm, 'a> Run<'e, 'm, 'a> {
             return;
         }
         let Some(solver) = self.solver else { return };
-        let solver_class = class_last(&solver.class);
-        let of_solver = f
-            .class
-            .as_deref()
-            .is_some_and(|c| class_last(c) == solver_class);
+        let of_solver =
+            self.ev.fn_class.get(id as usize).copied().flatten() == Some(self.solver_class);
         if of_solver {
             // By position: an out-of-line member may name the class's parameters differently.
             for (n, (_, v)) in f.template_params.iter().zip(&solver.template_args) {
@@ -635,7 +691,45 @@ impl<'e, 'm, 'a> Run<'e, 'm, 'a> {
     }
 
     fn exec(&mut self, func: u32, stmts: &'m [Stmt], start: Path<'m>) -> Vec<Path<'m>> {
-        let mut paths = vec![start];
+        // One path while nothing is undecided: no vector per statement.
+        let mut cur = start;
+        for (i, s) in stmts.iter().enumerate() {
+            let Flow::Fall(vars) = cur.flow else {
+                return vec![cur];
+            };
+            let mut out = self.stmt(func, s, vars);
+            if out.len() == 1 {
+                let mut q = out.pop().unwrap_or(Path {
+                    flow: Flow::Fall(Vec::new()),
+                    assume: Vec::new(),
+                });
+                if !q.assume.is_empty() {
+                    let mut a = cur.assume;
+                    a.append(&mut q.assume);
+                    q.assume = a;
+                } else {
+                    q.assume = cur.assume;
+                }
+                cur = q;
+                continue;
+            }
+            for q in &mut out {
+                let mut a = cur.assume.clone();
+                a.append(&mut q.assume);
+                q.assume = a;
+            }
+            return self.exec_many(func, &stmts[i + 1..], out);
+        }
+        vec![cur]
+    }
+
+    /// The rest of a statement list over several paths.
+    fn exec_many(&mut self, func: u32, stmts: &'m [Stmt], start: Vec<Path<'m>>) -> Vec<Path<'m>> {
+        let mut paths = if start.len() > 1 {
+            dedup_paths(start)
+        } else {
+            start
+        };
         for s in stmts {
             if paths.iter().all(|p| !matches!(p.flow, Flow::Fall(_))) {
                 break;
@@ -953,16 +1047,13 @@ impl<'e, 'm, 'a> Run<'e, 'm, 'a> {
             ExprKind::Bool { v } => (Val::Bool(*v), Vec::new()),
             ExprKind::Int { v } => (Val::Int(i128::from(*v)), Vec::new()),
             ExprKind::Float { v } => (Val::Float(*v), Vec::new()),
-            ExprKind::Str { v } => (Val::Str(Rc::from(v.as_str())), Vec::new()),
+            ExprKind::Str { v } => (Val::Str(Sv::B(v.as_str())), Vec::new()),
             ExprKind::Null => (Val::Null, Vec::new()),
             ExprKind::Sym { v } => (self.symbol(func, e.l, v), Vec::new()),
             ExprKind::Var { v } => match lookup(vars, v) {
                 Some(x) => (x.clone(), Vec::new()),
                 None if v == "this" => match self.solver {
-                    Some(s) => (
-                        Val::Obj(Obj::Class(Rc::from(class_last(&s.class)))),
-                        Vec::new(),
-                    ),
+                    Some(s) => (Val::Obj(Obj::Class(class_last(&s.class))), Vec::new()),
                     None => (
                         self.unknown(func, e.l, "`this` outside a solver"),
                         Vec::new(),
@@ -1227,7 +1318,7 @@ impl<'e, 'm, 'a> Run<'e, 'm, 'a> {
                     }
                 }
                 if let (Val::Str(x), Val::Str(y), Add) = (a, b, op) {
-                    return Val::Str(Rc::from(format!("{x}{y}")));
+                    return Val::Str(Sv::O(Rc::from(format!("{}{}", &**x, &**y))));
                 }
                 match (a.float(), b.float()) {
                     (Some(x), Some(y)) => Val::Float(match op {
@@ -1247,18 +1338,16 @@ impl<'e, 'm, 'a> Run<'e, 'm, 'a> {
         }
     }
 
-    fn symbol(&self, func: u32, line: u32, name: &str) -> Val<'m> {
+    fn symbol(&self, func: u32, line: u32, name: &'m str) -> Val<'m> {
         match name {
             "npos" => Val::Int(NPOS),
             "true" => Val::Bool(true),
             "false" => Val::Bool(false),
-            _ if name.starts_with("class:") => {
-                Val::Obj(Obj::Class(Rc::from(class_last(&name[6..]))))
-            }
+            _ if name.starts_with("class:") => Val::Obj(Obj::Class(class_last(&name[6..]))),
             _ if name.starts_with("miopen")
                 || matches!(name, "Forward" | "BackwardData" | "BackwardWeights") =>
             {
-                Val::Sym(Rc::from(norm_sym(name)))
+                Val::Sym(norm_sym(name))
             }
             // Enumerators and named constants written in capitals (`MIIR_SUCCESS`) compare by
             // name; against a number they stay undecided.
@@ -1267,7 +1356,7 @@ impl<'e, 'm, 'a> Run<'e, 'm, 'a> {
                     .bytes()
                     .all(|b| b.is_ascii_uppercase() || b.is_ascii_digit() || b == b'_') =>
             {
-                Val::Sym(Rc::from(name))
+                Val::Sym(name)
             }
             _ if name == "AlwaysEnableConvDirectNaive"
                 || name.ends_with("::AlwaysEnableConvDirectNaive") =>
@@ -1386,7 +1475,7 @@ impl<'e, 'm, 'a> Run<'e, 'm, 'a> {
         func: u32,
         e: &'m Expr,
         name: &str,
-        targs: &[String],
+        targs: &'m [String],
         args: &'m [Expr],
         vars: &Vars<'m>,
     ) -> Val<'m> {
@@ -1455,10 +1544,10 @@ impl<'e, 'm, 'a> Run<'e, 'm, 'a> {
                         .unwrap_or_else(|| Val::Int(0)),
                     ("bool", None) => Val::Bool(false),
                     ("uint64", None) => Val::Int(0),
-                    (_, v) => Val::Str(Rc::from(v.unwrap_or_default())),
+                    (_, v) => Val::Str(Sv::O(Rc::from(v.unwrap_or_default()))),
                 }
             }
-            "env::name" => Val::Str(Rc::from(env_name().unwrap_or(""))),
+            "env::name" => Val::Str(Sv::B(env_name().unwrap_or(""))),
             "min" | "max" => match (
                 vals.first().and_then(Val::int),
                 vals.get(1).and_then(Val::int),
@@ -1521,7 +1610,7 @@ impl<'e, 'm, 'a> Run<'e, 'm, 'a> {
                 _ => self.unknown(func, l, "slice of an unknown range"),
             },
             "to_string" => match vals.first() {
-                Some(v @ (Val::Int(_) | Val::Float(_))) => Val::Str(Rc::from(v.show())),
+                Some(v @ (Val::Int(_) | Val::Float(_))) => Val::Str(Sv::O(Rc::from(v.show()))),
                 _ => self.unknown(func, l, "to_string of a non-number"),
             },
             "string" => match vals.first() {
@@ -1554,7 +1643,7 @@ impl<'e, 'm, 'a> Run<'e, 'm, 'a> {
             },
             "log" => Val::Void,
             "make_object" => match targs.first() {
-                Some(t) => Val::Obj(Obj::Class(Rc::from(class_last(t)))),
+                Some(t) => Val::Obj(Obj::Class(class_last(t))),
                 None => self.unknown(func, l, "make_unique without a type"),
             },
             "find_only_solver" => match self
@@ -1563,11 +1652,11 @@ impl<'e, 'm, 'a> Run<'e, 'm, 'a> {
                 .get("MIOPEN_DEBUG_FIND_ONLY_SOLVER")
                 .filter(|v| !v.is_empty())
             {
-                Some(v) => Val::Opt(Box::new(Val::Str(Rc::from(v)))),
+                Some(v) => Val::Opt(Box::new(Val::Str(Sv::B(v)))),
                 None => Val::Null,
             },
-            "multiplies" => Val::Sym(Rc::from("op:mul")),
-            "plus" => Val::Sym(Rc::from("op:add")),
+            "multiplies" => Val::Sym("op:mul"),
+            "plus" => Val::Sym("op:add"),
             "accumulate" => match (vals.first(), vals.get(2)) {
                 (Some(Val::List(items)), Some(init)) => {
                     let mul = matches!(vals.get(3), Some(Val::Sym(s)) if &**s == "op:mul");
@@ -1638,14 +1727,14 @@ impl<'e, 'm, 'a> Run<'e, 'm, 'a> {
             (Val::Obj(Obj::Problem), "weights") => Val::Obj(Obj::Tensor(1)),
             (Val::Obj(Obj::Problem), "out") => Val::Obj(Obj::Tensor(2)),
             (Val::Obj(Obj::Problem), "conv") => Val::Obj(Obj::Conv),
-            (Val::Obj(Obj::Problem), "in_layout") => Val::Str(Rc::from(p.layouts[0].as_str())),
-            (Val::Obj(Obj::Problem), "weights_layout") => Val::Str(Rc::from(p.layouts[1].as_str())),
-            (Val::Obj(Obj::Problem), "out_layout") => Val::Str(Rc::from(p.layouts[2].as_str())),
-            (Val::Obj(Obj::Problem), "direction") => Val::Sym(Rc::from(p.direction.enum_name())),
+            (Val::Obj(Obj::Problem), "in_layout") => Val::Str(Sv::B(p.layouts[0].as_str())),
+            (Val::Obj(Obj::Problem), "weights_layout") => Val::Str(Sv::B(p.layouts[1].as_str())),
+            (Val::Obj(Obj::Problem), "out_layout") => Val::Str(Sv::B(p.layouts[2].as_str())),
+            (Val::Obj(Obj::Problem), "direction") => Val::Sym(p.direction.enum_name()),
             (Val::Obj(Obj::Problem), "bias") => Val::Int(i128::from(p.bias)),
             (Val::Obj(Obj::Conv), "group_count") => Val::Int(i128::from(p.groups)),
-            (Val::Obj(Obj::Conv), "paddingMode") => Val::Sym(Rc::from("miopenPaddingDefault")),
-            (Val::Obj(Obj::Conv), "mode") => Val::Sym(Rc::from("miopenConvolution")),
+            (Val::Obj(Obj::Conv), "paddingMode") => Val::Sym("miopenPaddingDefault"),
+            (Val::Obj(Obj::Conv), "mode") => Val::Sym("miopenConvolution"),
             (Val::Obj(Obj::Conv), "spatialDim") => Val::Int(i128::from(p.spatial_dims)),
             (Val::Obj(Obj::Conv), "attribute") => Val::Obj(Obj::ConvAttr),
             (Val::Obj(Obj::ConvAttr), "deterministic") => {
@@ -1658,39 +1747,13 @@ impl<'e, 'm, 'a> Run<'e, 'm, 'a> {
                 Val::Bool(v == Some(true))
             }
             (Val::Obj(Obj::ConvAttr), "gfx90aFp16alt") => Val::Obj(Obj::Fp16Alt),
-            (Val::Obj(Obj::Target), "name") => Val::Str(Rc::from(self.device_name().as_str())),
+            (Val::Obj(Obj::Target), "name") => Val::Str(Sv::B(self.dev_name)),
             (Val::Unknown(_), _) => o.clone(),
             _ => self.unknown(
                 func,
                 l,
                 format!("field `{name}` of {} is not modelled", o.show()),
             ),
-        }
-    }
-
-    /// `GetDeviceNameFromMap`: MIOPEN_DEBUG_ENFORCE_DEVICE wins, MIOPEN_DEVICE_ARCH replaces
-    /// the raw name, which is cut at ':' and mapped (src/target_properties.cpp:40-84).
-    fn device_name(&self) -> String {
-        if let Some(v) = self
-            .inp
-            .env
-            .get("MIOPEN_DEBUG_ENFORCE_DEVICE")
-            .filter(|v| !v.is_empty())
-        {
-            return v.to_string();
-        }
-        let raw = self
-            .inp
-            .env
-            .get("MIOPEN_DEVICE_ARCH")
-            .filter(|v| !v.is_empty())
-            .unwrap_or(&self.inp.device.name);
-        let name = raw.split(':').next().unwrap_or(raw);
-        match name {
-            "Vega10" | "gfx901" => "gfx900".into(),
-            "Ellesmere" | "Baffin" | "RacerX" | "Polaris10" | "Polaris11" | "Tonga" | "Fiji"
-            | "gfx800" | "gfx802" | "gfx804" => "gfx803".into(),
-            n => n.to_string(),
         }
     }
 
@@ -1759,7 +1822,7 @@ impl<'e, 'm, 'a> Run<'e, 'm, 'a> {
                     // Ranges are passed to algorithms as `begin(), end()`: the list stands for
                     // both, `end()` is a marker.
                     "begin" | "cbegin" => o.clone(),
-                    "end" | "cend" => Val::Sym(Rc::from("end")),
+                    "end" | "cend" => Val::Sym("end"),
                     "front" => v
                         .first()
                         .cloned()
@@ -1803,7 +1866,7 @@ impl<'e, 'm, 'a> Run<'e, 'm, 'a> {
         &self,
         func: u32,
         l: u32,
-        s: &Rc<str>,
+        s: &Sv<'m>,
         name: &str,
         args: &[Val<'m>],
     ) -> Val<'m> {
@@ -1827,7 +1890,7 @@ impl<'e, 'm, 'a> Run<'e, 'm, 'a> {
                 None => self.unknown(func, l, "string find of a non-string"),
             },
             "compare" => match arg_s() {
-                Some(x) => Val::Int(match s.as_ref().cmp(x.as_ref()) {
+                Some(x) => Val::Int(match (**s).cmp(&*x) {
                     std::cmp::Ordering::Less => -1,
                     std::cmp::Ordering::Equal => 0,
                     std::cmp::Ordering::Greater => 1,
@@ -1843,7 +1906,7 @@ impl<'e, 'm, 'a> Run<'e, 'm, 'a> {
                     .unwrap_or(usize::MAX);
                 let b = a.saturating_add(n).min(s.len());
                 match s.get(a.min(s.len())..b) {
-                    Some(sub) => Val::Str(Rc::from(sub)),
+                    Some(sub) => Val::Str(Sv::O(Rc::from(sub))),
                     None => self.unknown(func, l, "substr off a character boundary"),
                 }
             }
@@ -1866,7 +1929,7 @@ impl<'e, 'm, 'a> Run<'e, 'm, 'a> {
         match (obj, name) {
             (Obj::Ctx, "GetStream") => Val::Obj(Obj::Stream),
             (Obj::Ctx, "GetTargetProperties") => Val::Obj(Obj::Target),
-            (Obj::Stream, "GetDeviceName") => Val::Str(Rc::from(self.device_name().as_str())),
+            (Obj::Stream, "GetDeviceName") => Val::Str(Sv::B(self.dev_name)),
             (Obj::Stream, "GetTargetProperties") => Val::Obj(Obj::Target),
             (Obj::Stream, "GetMaxComputeUnits" | "GetMaxHardwareComputeUnits") => {
                 num(d.cus, "compute-unit count")
@@ -1889,10 +1952,10 @@ impl<'e, 'm, 'a> Run<'e, 'm, 'a> {
                     "the device's memory size is not known (give --vram)",
                 ),
             },
-            (Obj::Target, "Name") => Val::Str(Rc::from(self.device_name().as_str())),
+            (Obj::Target, "Name") => Val::Str(Sv::B(self.dev_name)),
             (Obj::Target, "Xnack") => opt_bool(d.xnack),
             (Obj::Target, "Sramecc") => {
-                let n = self.device_name();
+                let n = self.dev_name;
                 opt_bool((n == "gfx906" || n == "gfx908").then_some(true))
             }
             (Obj::Rmv, "IsV2" | "IsV2orV3" | "IsV3") => Val::Bool(name != "IsV2"),
@@ -1968,7 +2031,7 @@ impl<'e, 'm, 'a> Run<'e, 'm, 'a> {
                     .collect(),
             )),
             "GetNumDims" | "GetSize" => Val::Int(self.lengths(i).len() as i128),
-            "GetLayout_str" => Val::Str(Rc::from(p.layouts[idx].as_str())),
+            "GetLayout_str" => Val::Str(Sv::B(p.layouts[idx].as_str())),
             "IsPacked" => Val::Bool(true),
             "GetVectorLength" => Val::Int(1),
             "GetElementSize" => Val::Int(self.lengths(i).iter().map(|v| i128::from(*v)).product()),
@@ -2025,9 +2088,9 @@ impl<'e, 'm, 'a> Run<'e, 'm, 'a> {
             "GetWeightsDepth" => u(if three { p.fil_dhw[0] } else { 1 }),
             "GetWeightsHeight" => u(p.fil_dhw[1]),
             "GetWeightsWidth" => u(p.fil_dhw[2]),
-            "GetInLayout" => Some(Val::Str(Rc::from(p.layouts[0].as_str()))),
-            "GetWeightsLayout" => Some(Val::Str(Rc::from(p.layouts[1].as_str()))),
-            "GetOutLayout" => Some(Val::Str(Rc::from(p.layouts[2].as_str()))),
+            "GetInLayout" => Some(Val::Str(Sv::B(p.layouts[0].as_str()))),
+            "GetWeightsLayout" => Some(Val::Str(Sv::B(p.layouts[1].as_str()))),
+            "GetOutLayout" => Some(Val::Str(Sv::B(p.layouts[2].as_str()))),
             "GetInElementSize" => type_size(p.types[0].enum_name()).map(Val::Int),
             "GetWeightsElementSize" => type_size(p.types[1].enum_name()).map(Val::Int),
             "GetOutElementSize" => type_size(p.types[2].enum_name()).map(Val::Int),
@@ -2035,12 +2098,12 @@ impl<'e, 'm, 'a> Run<'e, 'm, 'a> {
             "GetWeights" => Some(Val::Obj(Obj::Tensor(1))),
             "GetOut" => Some(Val::Obj(Obj::Tensor(2))),
             "GetConv" => Some(Val::Obj(Obj::Conv)),
-            "GetDirection" => Some(Val::Sym(Rc::from(p.direction.enum_name()))),
+            "GetDirection" => Some(Val::Sym(p.direction.enum_name())),
             "IsDirectionForward" => Some(Val::Bool(p.direction == Direction::Forward)),
             "IsDirectionBackwardData" => Some(Val::Bool(p.direction == Direction::BackwardData)),
             "IsDirectionBackwardWrW" => Some(Val::Bool(p.direction == Direction::BackwardWeights)),
             "GetBias" => i(p.bias),
-            "GetAlphaBetaCase" => Some(Val::Sym(Rc::from("DEFAULT"))),
+            "GetAlphaBetaCase" => Some(Val::Sym("DEFAULT")),
             "HasNonPackedTensors" => Some(Val::Bool(false)),
             "AllTensorsDimsFitIntoInt" | "AllTensorsLengthsFitIntoInt" => {
                 let all = (0..3).all(|t| {
@@ -2079,7 +2142,8 @@ fn same_state(a: &Val, b: &Val) -> bool {
         (Val::Opt(x), Val::Opt(y)) => same_state(x, y),
         (Val::Void, Val::Void) | (Val::Null, Val::Null) => true,
         (Val::Obj(x), Val::Obj(y)) => x == y,
-        (Val::Str(x), Val::Str(y)) | (Val::Sym(x), Val::Sym(y)) => x == y,
+        (Val::Str(x), Val::Str(y)) => **x == **y,
+        (Val::Sym(x), Val::Sym(y)) => x == y,
         (Val::Bool(x), Val::Bool(y)) => x == y,
         (Val::Int(x), Val::Int(y)) => x == y,
         (Val::Float(x), Val::Float(y)) => x.to_bits() == y.to_bits(),
@@ -2147,7 +2211,7 @@ fn stmt_line(s: &Stmt) -> u32 {
 
 fn equal(a: &Val, b: &Val) -> Option<bool> {
     Some(match (a, b) {
-        (Val::Str(x), Val::Str(y)) => x == y,
+        (Val::Str(x), Val::Str(y)) => **x == **y,
         (Val::Sym(x), Val::Sym(y)) => norm_sym(x) == norm_sym(y),
         (Val::Bool(x), Val::Bool(y)) => x == y,
         (Val::Obj(x), Val::Obj(y)) => x == y,

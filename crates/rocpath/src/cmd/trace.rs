@@ -19,9 +19,7 @@ struct Doc<'a> {
 }
 
 fn prompt_eval_of(path: &std::path::Path) -> anyhow::Result<u64> {
-    let text =
-        std::fs::read_to_string(path).map_err(|e| anyhow::anyhow!("{}: {e}", path.display()))?;
-    let resp = match rocpath_ollama::generate::parse(&text, None) {
+    let resp = match rocpath_ollama::generate::read_file(path, None)? {
         rocpath_ollama::generate::Document::Single(r, _) => r,
         rocpath_ollama::generate::Document::Stream(_, Some((r, _))) => r,
         _ => anyhow::bail!("{}: not an /api/generate response", path.display()),

@@ -710,14 +710,15 @@ impl RunReader {
         match ev {
             Event::Backend { kind, path: p } => {
                 let b = format!("{kind}: {p}");
-                if !self.server.backends.contains(&b) && self.server.backends.len() < MAX_DEVICES {
-                    self.server.backends.push(b);
+                let backends = &mut self.server.backends;
+                if !backends.contains(&b) && backends.len() < MAX_DEVICES {
+                    backends.push(b);
                 }
             }
-            Event::Device(d) => {
-                if !self.server.devices.contains(&d) && self.server.devices.len() < MAX_DEVICES {
-                    self.server.devices.push(d);
-                }
+            Event::Device(d)
+                if !self.server.devices.contains(&d) && self.server.devices.len() < MAX_DEVICES =>
+            {
+                self.server.devices.push(d);
             }
             Event::Failure { kind, detail } => {
                 let dup = self.failures.iter().any(|f| {
@@ -812,22 +813,40 @@ impl RunReader {
         let cpu = signals.iter().any(|s| s.side == "cpu");
         let smi = signals.iter().any(|s| s.what == "smi_use");
         let failed = self.request_failed();
+        let ev = |class, rule: &str, why: &str| {
+            Evidence::new(class, Proof::RuntimeVerified, rule.to_string()).because(why)
+        };
         let (verdict, mut evidence) = if !load && (failed.is_some() || !smi) && (gpu || cpu) {
             (VerdictKind::Unsure, self.no_load(failed))
         } else if !load && smi {
+            let why = "no model load in these lines; only rocm-smi saw the GPU busy during the run (not necessarily with this run)";
             (
                 VerdictKind::Gpu,
-                Evidence::new(Class::Inferred, Proof::RuntimeVerified, "ollama.verdict.gpu_by_smi")
-                    .because("no model load in these lines; only rocm-smi saw the GPU busy during the run (not necessarily with this run)"),
+                ev(Class::Inferred, "ollama.verdict.gpu_by_smi", why),
             )
         } else {
             match (gpu, cpu) {
-                (true, false) => (VerdictKind::Gpu, Evidence::new(Class::Confirmed, Proof::RuntimeVerified, "ollama.verdict.gpu")
-                    .because("the model load places the model on a GPU device")),
-                (false, true) => (VerdictKind::Cpu, Evidence::new(Class::Confirmed, Proof::RuntimeVerified, "ollama.verdict.cpu")
-                    .because("the model load places the model on the CPU and nothing names a GPU")),
-                (true, true) => (VerdictKind::Mixed, Evidence::new(Class::Inferred, Proof::RuntimeVerified, "ollama.verdict.mixed")
-                    .because("lines speak for both GPU and CPU: a partial offload, or several loads in one log")),
+                (true, false) => {
+                    let why = "the model load places the model on a GPU device";
+                    (
+                        VerdictKind::Gpu,
+                        ev(Class::Confirmed, "ollama.verdict.gpu", why),
+                    )
+                }
+                (false, true) => {
+                    let why = "the model load places the model on the CPU and nothing names a GPU";
+                    (
+                        VerdictKind::Cpu,
+                        ev(Class::Confirmed, "ollama.verdict.cpu", why),
+                    )
+                }
+                (true, true) => {
+                    let why = "lines speak for both GPU and CPU: a partial offload, or several loads in one log";
+                    (
+                        VerdictKind::Mixed,
+                        ev(Class::Inferred, "ollama.verdict.mixed", why),
+                    )
+                }
                 (false, false) => (VerdictKind::Unsure, self.unsure()),
             }
         };

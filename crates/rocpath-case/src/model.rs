@@ -216,6 +216,10 @@ pub struct Candidate {
     /// WTI estimate of the immediate-mode fallback.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub wti: Option<f64>,
+    /// Kernels it built or launched while a Find evaluated it (the kernels Find ran before its
+    /// `[EvaluateInvokers]` line, and those the line names).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub kernels: Vec<String>,
     /// Evidence.
     pub evidence: Evidence,
 }

@@ -78,12 +78,15 @@ impl Collector {
             .find_map(|a| a.rc.zip(a.srcs.first.first().copied()))
     }
 
+    /// The selected solver's own kernels: those it launched (else prepared) outside a Find;
+    /// when the log has no such run, those it built or launched while Find evaluated it. Never
+    /// kernels Find ran for other solvers.
     fn kernels_of(&self, solver: &str) -> Vec<String> {
         self.ran
             .get(solver)
             .filter(|v| !v.is_empty())
-            .or_else(|| self.eval_kernels.get(solver).filter(|v| !v.is_empty()))
-            .or_else(|| self.prepared.get(solver))
+            .or_else(|| self.prepared.get(solver).filter(|v| !v.is_empty()))
+            .or_else(|| self.eval_kernels.get(solver))
             .cloned()
             .unwrap_or_default()
     }
@@ -708,6 +711,11 @@ impl Collector {
                     searchable: c.searchable,
                     time_ms: c.time_ms,
                     wti: c.wti,
+                    kernels: self
+                        .eval_kernels
+                        .get(&c.solver)
+                        .cloned()
+                        .unwrap_or_default(),
                     evidence: self.srcs_ev(
                         Class::Confirmed,
                         &format!("case.candidate.{}", serde_plain(fate)),
@@ -739,6 +747,7 @@ impl Collector {
                     searchable: None,
                     time_ms: None,
                     wti: None,
+                    kernels: Vec::new(),
                     evidence: f.evidence.clone(),
                 });
             }
@@ -926,7 +935,7 @@ impl Collector {
                 })
             })
             .collect();
-        let notes = self
+        let mut notes: Vec<Note> = self
             .notes
             .iter()
             .map(|(m, s)| Note {
@@ -936,6 +945,19 @@ impl Collector {
                 evidence: self.srcs_ev(Class::Confirmed, "case.note", s),
             })
             .collect();
+        for (k, src) in &self.find_unclaimed {
+            notes.push(Note {
+                library: "miopen".into(),
+                message: format!("kernel {k} ran during Find; no evaluation line names its solver"),
+                count: 1,
+                evidence: self.ev(
+                    Class::Unresolved,
+                    RV,
+                    "case.note.find_kernel_unclaimed",
+                    &[*src],
+                ),
+            });
+        }
         CaseReport {
             notes,
             name: name.to_string(),

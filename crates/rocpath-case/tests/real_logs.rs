@@ -312,6 +312,49 @@ fn every_vega64_case_gives_the_recorded_outcome() {
     assert_eq!(forced_dlops, 14);
 }
 
+/// The grouped 3x3 Find evaluates four solvers; each kernel it built and launched is listed
+/// under the solver whose `[EvaluateInvokers]` line followed it (the `FindSolutionImpl` context
+/// was GemmFwdRest for all of them), and the chosen solver's own kernel stays apart.
+#[test]
+fn group2_find_kernels_per_solver() {
+    let Some(dir) = fixtures("miopen-logs/vega64") else {
+        return;
+    };
+    let r = read(&dir.join("vega64_fp32_nchw_group2_3x3.log"));
+    let kernels = |s: &str| {
+        r.candidates
+            .iter()
+            .find(|c| c.solver == s)
+            .map(|c| c.kernels.join(","))
+            .unwrap_or_default()
+    };
+    assert_eq!(
+        kernels("ConvDirectNaiveConvFwd"),
+        "naive_conv_ab_nonpacked_fwd_nchw_float_double_float"
+    );
+    assert_eq!(kernels("GemmFwdRest"), "Im2d2Col_v2");
+    assert_eq!(
+        kernels("ConvBinWinogradRxSf3x2"),
+        "miopenSp3AsmConv_v21_1_3_gfx9_fp32_f3x2_stride1"
+    );
+    assert_eq!(
+        kernels("ConvBinWinogradRxSf2x3"),
+        "miopenSp3AsmConv_v21_1_3_gfx9_fp32_f2x3_stride1"
+    );
+    let sel = r.selected.as_ref().unwrap();
+    assert_eq!(
+        sel.kernels,
+        vec!["miopenSp3AsmConv_v21_1_3_gfx9_fp32_f2x3_stride1".to_string()]
+    );
+    assert!(
+        !r.notes
+            .iter()
+            .any(|n| n.evidence.rule == "case.note.find_kernel_unclaimed"),
+        "{:?}",
+        r.notes
+    );
+}
+
 #[test]
 fn fp32_3x3_details() {
     let Some(dir) = fixtures("miopen-logs/vega64") else {

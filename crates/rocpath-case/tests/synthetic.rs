@@ -204,3 +204,49 @@ N,8,8,1.0,2.0\n";
         r.outcome.reason
     );
 }
+
+/// A Find that evaluates ConvDirectNaiveConvFwd, then GemmFwdRest, and chooses GemmFwdRest:
+/// the naive kernel ran while GemmFwdRest was the solver in context (its `FindSolutionImpl`
+/// line came last), but it is ConvDirectNaiveConvFwd's. Shapes from the real Vega64 log
+/// `vega64_fp32_nchw_group2_3x3.log`. Before, the selected solver listed `naive_k` too.
+#[test]
+fn find_kernels_belong_to_the_solver_evaluated() {
+    let r = read(b"MIOpen(HIP): Info [FindConvolution] Find Start: 64-56-56-3x3-64-56-56-32-1x1-1x1-1x1-0-NCHW-FP32-F, findMode: NORMAL(1)
+MIOpen(HIP): Info [FindSolutionImpl] ConvDirectNaiveConvFwd (not searchable)
+MIOpen(HIP): Info [FindSolutionImpl] GemmFwdRest (not searchable)
+MIOpen(HIP): Info2 [PrepareInvoker] Preparing kernel: naive_k
+MIOpen(HIP): Info2 [run] kernel_name = naive_k, global_work_dim = { 1, 1, 1 }, local_work_dim = { 1, 1, 1 }
+MIOpen(HIP): Info [EvaluateInvokers] ConvDirectNaiveConvFwd: naive_k: 19.6707 < 3.40282e+38
+MIOpen(HIP): Info2 [run] kernel_name = Im2d2Col_v2, global_work_dim = { 1, 1, 1 }, local_work_dim = { 1, 1, 1 }
+MIOpen(HIP): Info [EvaluateInvokers] Selected: GemmFwdRest: : 6.72696, workspace_sz = 7225344
+MIOpen(HIP): Info2 [run] kernel_name = orphan_k, global_work_dim = { 1, 1, 1 }, local_work_dim = { 1, 1, 1 }
+MIOpen(HIP): Info [FindConvolution] Find Ended: 64-56-56-3x3-64-56-56-32-1x1-1x1-1x1-0-NCHW-FP32-F
+MIOpen(HIP): Info [FillFindReturnParameters] FW Chosen Algorithm: GemmFwdRest , 7225344, 6.72696
+MIOpen(HIP): Info2 [GetInvoker] Returning an invoker for problem 64x56x56x3x3x64x56x56x32xNCHWxFP32x1x1x1x1x1x1x1xFxDefault and solver GemmFwdRest
+MIOpen(HIP): Info2 [run] kernel_name = Im2d2Col_v2, global_work_dim = { 1, 1, 1 }, local_work_dim = { 1, 1, 1 }
+");
+    let sel = r.selected.as_ref().unwrap();
+    assert_eq!(sel.solver, "GemmFwdRest");
+    assert_eq!(sel.kernels, vec!["Im2d2Col_v2".to_string()]);
+    let kernels = |s: &str| {
+        r.candidates
+            .iter()
+            .find(|c| c.solver == s)
+            .map(|c| c.kernels.clone())
+            .unwrap_or_default()
+    };
+    assert_eq!(
+        kernels("ConvDirectNaiveConvFwd"),
+        vec!["naive_k".to_string()]
+    );
+    assert_eq!(kernels("GemmFwdRest"), vec!["Im2d2Col_v2".to_string()]);
+    // A kernel no evaluation line claims is kept apart, at its line.
+    let n = r
+        .notes
+        .iter()
+        .find(|n| n.message.contains("orphan_k"))
+        .unwrap();
+    assert_eq!(n.evidence.rule, "case.note.find_kernel_unclaimed");
+    assert_eq!(n.evidence.class.as_str(), "unresolved");
+    assert_eq!(n.evidence.sources[0].line, Some(9));
+}

@@ -17,4 +17,4 @@ pub mod run;
 pub mod table;
 
 pub use model::{CaseReport, OutcomeKind, SCHEMA, TABLE_SCHEMA};
-pub use read::{CaseSource, case_source, discover, read_bytes, read_case};
+pub use read::{CaseError, CaseSource, case_source, cases_at, discover, read_bytes, read_case};

@@ -250,3 +250,42 @@ MIOpen(HIP): Info2 [run] kernel_name = Im2d2Col_v2, global_work_dim = { 1, 1, 1 
     assert_eq!(n.evidence.class.as_str(), "unresolved");
     assert_eq!(n.evidence.sources[0].line, Some(9));
 }
+
+/// `case read FOLDER` on a folder of several cases (the research layout: `<case>.log` with
+/// `<case>.meta.txt`): each case is read on its own. Before, the folder was one case made of
+/// every log in it — the forced solver of one, the outcome of another.
+#[test]
+fn a_folder_of_cases_is_read_case_by_case() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    std::fs::write(
+        d.join("a_forced.meta.txt"),
+        "case_id=a_forced\ncommand=MIOpenDriver convint8 -n 32 -c 64 -H 56 -W 56 -k 64 -y 3 -x 3 -S ConvCkIgemmFwdV6r1DlopsNchw -F 1\n",
+    )
+    .unwrap();
+    std::fs::write(
+        d.join("a_forced.log"),
+        "MIOpen Error: host:/src/miopen/src/ocl/convolutionocl.cpp:1057: The supplied solution id: ConvCkIgemmFwdV6r1DlopsNchw is not applicable to the current problem\nRunForwardGPU() FAILED, rc = 0x3\n__EXIT_CODE=3\n",
+    )
+    .unwrap();
+    std::fs::write(
+        d.join("b_natural.meta.txt"),
+        "case_id=b_natural\ncommand=MIOpenDriver conv -n 32 -c 64 -H 56 -W 56 -k 64 -y 3 -x 3 -p 1 -q 1 -u 1 -v 1 -F 1 -t 1\n",
+    )
+    .unwrap();
+    std::fs::write(d.join("b_natural.log"), NATURAL).unwrap();
+    let cases = rocpath_case::cases_at(d).unwrap();
+    let names: Vec<&str> = cases.iter().map(|c| c.name.as_str()).collect();
+    assert_eq!(names, vec!["a_forced", "b_natural"]);
+    let reports: Vec<CaseReport> = cases.iter().map(|c| rocpath_case::read_case(c).0).collect();
+    assert_eq!(reports[0].outcome.kind.as_str(), "applicability_reject");
+    assert!(reports[0].selected.is_none());
+    assert_eq!(reports[1].outcome.kind.as_str(), "natural");
+    assert!(reports[1].forced.is_none());
+    // A folder of bare logs (no sidecars, no sub-cases) is still one case, and a case folder
+    // with case.json is one case.
+    let one = tempfile::tempdir().unwrap();
+    std::fs::write(one.path().join("stdout.log"), NATURAL).unwrap();
+    std::fs::write(one.path().join("stderr.log"), "").unwrap();
+    assert_eq!(rocpath_case::cases_at(one.path()).unwrap().len(), 1);
+}

@@ -91,6 +91,40 @@ fn read_json_contract_on_recorded_forced_dlops_case() {
     assert_eq!(src["sha256"].as_str().unwrap().len(), 64);
 }
 
+/// `case read` on the whole Vega64 folder reads every case on its own (as `case table`),
+/// instead of one case merged from all the logs.
+#[test]
+fn read_on_a_folder_of_recorded_cases_reads_each() {
+    let Some(d) = vega64() else { return };
+    let out = rocpath()
+        .args(["--json", "case", "read"])
+        .arg(&d)
+        .output()
+        .unwrap();
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let cases = v["cases"].as_array().unwrap();
+    assert!(cases.len() >= 40, "{} case(s)", cases.len());
+    let table = rocpath()
+        .args(["--json", "case", "table"])
+        .arg(&d)
+        .output()
+        .unwrap();
+    let t: Value = serde_json::from_slice(&table.stdout).unwrap();
+    let rows = t["rows"].as_array().unwrap();
+    assert_eq!(rows.len(), cases.len());
+    for (c, r) in cases.iter().zip(rows) {
+        assert_eq!(c["name"], r["case"]);
+        let logs: Vec<&str> = c["files"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter_map(|f| f["path"].as_str())
+            .filter(|p| p.ends_with(".log"))
+            .collect();
+        assert_eq!(logs.len(), 1, "{}: {logs:?}", c["name"]);
+    }
+}
+
 #[test]
 fn read_markdown_and_table_on_recorded_cases() {
     let Some(d) = vega64() else { return };

@@ -194,6 +194,8 @@ pub struct Collector {
     bench_header: Option<Vec<String>>,
     /// rocblas-bench results: (column, value) pairs in order.
     pub(crate) bench: Vec<(Vec<(String, String)>, Src)>,
+    /// Blocks of a MIOpen C-API probe (`capi.rs`).
+    pub(crate) capi: Vec<crate::capi::BlockAcc>,
 }
 
 fn db_kind(file: &str) -> &'static str {
@@ -373,6 +375,7 @@ impl Collector {
             Event::Rocblas(e) => self.rocblas(e, src),
             Event::Hipblaslt(e) => self.hipblaslt(e, src),
             Event::Runtime(e) => self.runtime(e, src, depth),
+            Event::Capi(e) => self.capi(e, src),
         }
     }
 
@@ -908,6 +911,7 @@ impl Collector {
                 } else {
                     "miopen_error"
                 };
+                self.capi_error(&message, src);
                 self.error("miopen", kind, &message, at.as_deref(), None, src);
             }
             M::DriverSelection {

@@ -8,6 +8,7 @@
 //! Data flow: files → `rocpath_logs` parsers (events) → [`collect::Collector`] (bounded
 //! accumulation) → [`model::CaseReport`] (typed observations with evidence) → renderers.
 
+mod capi;
 pub mod collect;
 pub mod meta;
 pub mod model;

@@ -191,6 +191,9 @@ impl Collector {
                 }
             }
         }
+        if let Some(f) = self.capi_forced() {
+            return Some(f);
+        }
         // A Find that enumerated exactly one solver was restricted to it (the usual cause is
         // MIOPEN_DEBUG_FIND_ONLY_SOLVER, which wrapper scripts do not always record).
         let searched: Vec<&crate::collect::CandAcc> = self
@@ -393,6 +396,9 @@ impl Collector {
                     o.evidence.sources = e.sources.clone();
                 }
             }
+            return o;
+        }
+        if let Some(o) = self.capi_outcome() {
             return o;
         }
         if let Some(f) = forced {
@@ -652,7 +658,8 @@ impl Collector {
         let selected = problems
             .iter()
             .find_map(|p| p.selected.clone())
-            .or_else(|| self.selection_for(None));
+            .or_else(|| self.selection_for(None))
+            .or_else(|| self.capi_selected());
         let mut candidates: Vec<Candidate> = self
             .candidates
             .iter()
@@ -983,6 +990,7 @@ impl Collector {
             tensile_kernels,
             fallbacks,
             errors,
+            capi_blocks: self.capi_blocks(),
             dropped: self.dropped.clone(),
         }
     }

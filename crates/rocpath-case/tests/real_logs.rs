@@ -355,6 +355,103 @@ fn group2_find_kernels_per_solver() {
     );
 }
 
+/// The MIOpen C-API probes (seed-system.md §5: GemmFwd1x1_0_1_int8, id 89). The immediate
+/// probe's `key=value` lines say solution 89 compiled and ran (before: `undetermined`); the
+/// solution probe's `[y=int8]` block fails where its `[y=int32]` block succeeds (before: one
+/// `library_error` for the whole case).
+#[test]
+fn miopen_capi_probes_per_block() {
+    let Some(dir) = fixtures("miopen-logs/vega64") else {
+        return;
+    };
+    let r = read(&dir.join("vega64_miopen_int8_immediate_probe_20260318.log"));
+    assert_eq!(r.outcome.kind.as_str(), "success", "{}", r.outcome.reason);
+    assert_eq!(r.outcome.evidence.class.as_str(), "confirmed");
+    let lines: Vec<Option<u64>> = r.outcome.evidence.sources.iter().map(|l| l.line).collect();
+    assert_eq!(lines, vec![Some(7), Some(12)]);
+    let f = r.forced.as_ref().unwrap();
+    assert_eq!((f.id, f.via.as_str()), (Some(89), "capi_immediate"));
+    assert_eq!(f.solver, "GemmFwd1x1_0_1_int8");
+    assert_eq!(r.selected.as_ref().unwrap().solver_id, Some(89));
+    let b = &r.capi_blocks[0];
+    assert_eq!((b.label.as_deref(), b.solution_count), (None, Some(2)));
+    let sol: Vec<(u64, Option<u64>)> = b
+        .solutions
+        .iter()
+        .map(|s| (s.id, s.workspace_bytes))
+        .collect();
+    assert_eq!(sol, vec![(89, Some(200704)), (85, Some(0))]);
+    let steps: Vec<(&str, bool, Option<u64>)> = b
+        .steps
+        .iter()
+        .map(|s| (s.call.as_str(), s.ok, s.evidence.sources[0].line))
+        .collect();
+    assert_eq!(
+        steps,
+        vec![
+            ("workspace", true, Some(5)),
+            ("compile", true, Some(6)),
+            ("forward_immediate", true, Some(7)),
+            ("check", true, Some(12)),
+        ]
+    );
+
+    let r = read(&dir.join("vega64_miopen_int8_solution_probe_20260318.log"));
+    assert_eq!(r.outcome.kind.as_str(), "undetermined");
+    assert_eq!(r.outcome.sub_kind.as_deref(), Some("capi_query"));
+    assert_eq!(r.outcome.evidence.class.as_str(), "unresolved");
+    assert!(r.forced.is_none() && r.selected.is_none());
+    assert_eq!(r.capi_blocks.len(), 2);
+    let (int8, int32) = (&r.capi_blocks[0], &r.capi_blocks[1]);
+    assert_eq!(int8.label.as_deref(), Some("y=int8"));
+    assert_eq!(int8.solution_count, Some(1));
+    let bad = int8
+        .steps
+        .iter()
+        .find(|s| !s.ok && s.call == "workspace")
+        .unwrap();
+    assert_eq!(
+        (
+            bad.solution_id,
+            bad.value.as_str(),
+            bad.evidence.sources[0].line
+        ),
+        (Some(89), "miopenStatusBadParm (3)", Some(8))
+    );
+    assert!(
+        int8.steps
+            .iter()
+            .any(|s| s.call == "miopen_error" && s.evidence.sources[0].line == Some(7))
+    );
+    assert_eq!(int32.label.as_deref(), Some("y=int32"));
+    assert_eq!(int32.solution_count, Some(2));
+    assert!(int32.steps.iter().all(|s| s.ok));
+    let ws89 = int32
+        .steps
+        .iter()
+        .find(|s| s.solution_id == Some(89))
+        .unwrap();
+    assert_eq!(
+        (ws89.value.as_str(), ws89.evidence.sources[0].line),
+        ("200704", Some(16))
+    );
+    assert!(
+        r.outcome.reason.contains("[y=int8] 1 solution(s) (85)"),
+        "{}",
+        r.outcome.reason
+    );
+    assert!(
+        r.outcome
+            .reason
+            .contains("workspace(id=89) failed: miopenStatusBadParm (3) (line 8)")
+    );
+    assert!(
+        r.outcome
+            .reason
+            .contains("[y=int32] 2 solution(s) (89, 85); every call succeeded")
+    );
+}
+
 #[test]
 fn fp32_3x3_details() {
     let Some(dir) = fixtures("miopen-logs/vega64") else {

@@ -289,3 +289,20 @@ fn a_folder_of_cases_is_read_case_by_case() {
     std::fs::write(one.path().join("stderr.log"), "").unwrap();
     assert_eq!(rocpath_case::cases_at(one.path()).unwrap().len(), 1);
 }
+
+/// A C-API probe whose immediate forward call failed is a library error at that line; a
+/// `KEY=VALUE` line that is no probe key (an environment dump) makes no probe block.
+#[test]
+fn capi_forward_failure_and_stray_key_values() {
+    let r = read(b"solution_count=1\nsolution[0] id=85 algo=1 ws=0 time=1000\ncompile_solution_85=success\nforward_immediate_85=miopenStatusUnknownError\n");
+    assert_eq!(r.outcome.kind.as_str(), "library_error");
+    assert_eq!(r.outcome.sub_kind.as_deref(), Some("capi_forward_failed"));
+    assert_eq!(r.outcome.evidence.sources[0].line, Some(4));
+    assert_eq!(
+        r.forced.as_ref().map(|f| f.via.as_str()),
+        Some("capi_immediate")
+    );
+    let r = read(format!("MIOPEN_LOG_LEVEL=6\nreturned_value=3\n{NATURAL}").as_bytes());
+    assert!(r.capi_blocks.is_empty());
+    assert_eq!(r.outcome.kind.as_str(), "natural");
+}

@@ -174,6 +174,12 @@ pub fn case_report(r: &CaseReport) -> String {
             }
         }
     }
+    if !r.capi_blocks.is_empty() {
+        let _ = writeln!(o, "\nMIOpen C-API probe:");
+        for b in &r.capi_blocks {
+            let _ = writeln!(o, "  {}  ({})", b.summary, lines_of(&b.evidence));
+        }
+    }
     if !r.db_lookups.is_empty() {
         let _ = writeln!(o, "\ndatabase lookups:");
         for l in &r.db_lookups {

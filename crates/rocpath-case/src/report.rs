@@ -829,16 +829,7 @@ impl Collector {
             .gemms
             .iter()
             .map(|(k, s)| {
-                let rule = match (k.source, k.backend.is_some()) {
-                    ("trace", true) => "case.gemm.trace_with_backend",
-                    (src, _) => match src {
-                        "trace" => "case.gemm.trace",
-                        "bench" => "case.gemm.bench",
-                        "profile" => "case.gemm.profile",
-                        "internal" => "case.gemm.internal",
-                        _ => "case.gemm.hipblaslt_bench",
-                    },
-                };
+                let rule = gemm_rule(k.source, k.backend.is_some());
                 GemmCallRecord {
                     api: k.api.clone(),
                     backend: k.backend.clone(),
@@ -993,6 +984,20 @@ impl Collector {
             capi_blocks: self.capi_blocks(),
             dropped: self.dropped.clone(),
         }
+    }
+}
+
+/// The rule of a GEMM call, by the kind of line it came from.
+fn gemm_rule(source: &str, with_backend: bool) -> &'static str {
+    match source {
+        "trace" if with_backend => "case.gemm.trace_with_backend",
+        "trace" => "case.gemm.trace",
+        "bench" => "case.gemm.bench",
+        "profile" => "case.gemm.profile",
+        "internal" => "case.gemm.internal",
+        "hipblaslt_bench" => "case.gemm.hipblaslt_bench",
+        "bench_result" => "case.gemm.rocblas_bench_result",
+        _ => "case.gemm.call",
     }
 }
 

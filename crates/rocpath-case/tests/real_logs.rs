@@ -534,6 +534,9 @@ fn rocblas_bench_int8_result_row() {
     let g = &r.gemm_calls[0];
     assert_eq!((g.m, g.n, g.k), (128, 128, 128));
     assert_eq!(g.source, "bench_result");
+    // A rocblas-bench row, not a hipblaslt-bench line (the rule it carried before).
+    assert_eq!(g.evidence.rule, "case.gemm.rocblas_bench_result");
+    assert_eq!(b.evidence.rule, "case.bench_result");
     assert_eq!(
         r.device.as_ref().map(|d| d.arch.as_str()),
         Some("gfx900:xnack-")

@@ -194,6 +194,7 @@ N,8,8,1.0,2.0\n";
     let g = &r.gemm_calls[0];
     assert_eq!((g.m, g.n, g.k), (4096, 512, 2880));
     assert_eq!(g.types.compute.as_deref(), Some("f32_r"));
+    assert_eq!(g.evidence.rule, "case.gemm.rocblas_bench_result");
     assert_eq!(g.types.a.as_deref(), Some("bf16_r"));
     assert_eq!(r.outcome.kind.as_str(), "natural");
     assert!(
@@ -305,4 +306,12 @@ fn capi_forward_failure_and_stray_key_values() {
     let r = read(format!("MIOPEN_LOG_LEVEL=6\nreturned_value=3\n{NATURAL}").as_bytes());
     assert!(r.capi_blocks.is_empty());
     assert_eq!(r.outcome.kind.as_str(), "natural");
+}
+
+/// hipblaslt-bench lines keep their own rule; rocblas-bench rows carry theirs.
+#[test]
+fn gemm_rules_name_their_source() {
+    let r = read(b"hipblaslt-bench --api_method c -m 512 -n 1024 -k 2880 --lda 2880 --transA T --transB N --batch_count 1 --a_type f16_r --b_type f16_r --c_type f16_r --d_type f16_r --compute_type f32_r\n");
+    assert_eq!(r.gemm_calls[0].source, "hipblaslt_bench");
+    assert_eq!(r.gemm_calls[0].evidence.rule, "case.gemm.hipblaslt_bench");
 }

@@ -269,6 +269,94 @@ fn ctrl_c_during_a_replayed_run_leaves_an_incomplete_case() {
     assert_eq!(meta["interrupted_by"], "SIGINT");
 }
 
+/// Waits until `file` holds at least `len` bytes (the child has started and printed).
+fn wait_for_output(file: &std::path::Path, len: u64) {
+    let start = Instant::now();
+    while std::fs::metadata(file).map(|m| m.len()).unwrap_or(0) < len {
+        assert!(
+            start.elapsed() < Duration::from_secs(60),
+            "{} never got its output",
+            file.display()
+        );
+        std::thread::sleep(Duration::from_millis(50));
+    }
+}
+
+/// Sends SIGINT to a whole process group, as a terminal's Ctrl-C does.
+fn ctrl_c(group: u32) {
+    let st = std::process::Command::new("kill")
+        .args(["-INT", "--", &format!("-{group}")])
+        .status()
+        .unwrap();
+    assert!(st.success());
+}
+
+/// Ctrl-C at a terminal: SIGINT reaches the runner and the child together (one process group).
+/// The child died of it before the runner looked at its own signal, and the case was recorded
+/// `signaled`, complete, outcome `undetermined`; it must stay incomplete (`interrupted`).
+#[test]
+fn ctrl_c_to_the_process_group_leaves_an_incomplete_case() {
+    use std::os::unix::process::CommandExt;
+    let t = tempfile::tempdir().unwrap();
+    let log = t.path().join("replay.log");
+    std::fs::write(&log, LOG).unwrap();
+    let child = std::process::Command::new(assert_cmd::cargo::cargo_bin("rocpath"))
+        .args(["-q", "--json", "case", "run", "grp", "--out"])
+        .arg(t.path())
+        .args(["--", "sh", "-c"])
+        .arg(format!("cat '{}'; exec sleep 60", log.display()))
+        .stdout(std::process::Stdio::piped())
+        .process_group(0)
+        .spawn()
+        .unwrap();
+    wait_for_output(&t.path().join("grp/stdout.log"), LOG.len() as u64);
+    ctrl_c(child.id());
+    let out = child.wait_with_output().unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    let meta: Value =
+        serde_json::from_str(&std::fs::read_to_string(t.path().join("grp/case.json")).unwrap())
+            .unwrap();
+    assert_eq!(meta["status"], "interrupted");
+    assert_eq!(meta["interrupted_by"], "SIGINT");
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let c = &v["cases"][0];
+    assert_eq!(c["complete"], false);
+    assert_eq!(c["outcome"]["kind"], "incomplete");
+}
+
+/// The lanes runner runs its commands through the case runner: the same Ctrl-C stops the lanes
+/// at the run it interrupted (before, the interrupted run was `signaled` and the next runs went
+/// on).
+#[test]
+fn ctrl_c_to_the_process_group_stops_the_lanes() {
+    use std::os::unix::process::CommandExt;
+    let t = tempfile::tempdir().unwrap();
+    let out_dir = t.path().join("lanes");
+    let child = std::process::Command::new(assert_cmd::cargo::cargo_bin("rocpath"))
+        .args([
+            "-q", "lanes", "run", "--repeat", "3", "--warmup", "0", "--out",
+        ])
+        .arg(&out_dir)
+        .args(["--lane", "a=sh -c 'echo 1.5; exec sleep 60'"])
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .process_group(0)
+        .spawn()
+        .unwrap();
+    wait_for_output(&out_dir.join("a/run-000/stdout.log"), 4);
+    ctrl_c(child.id());
+    let out = child.wait_with_output().unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    let lines = std::fs::read_to_string(out_dir.join("a.jsonl")).unwrap();
+    let recs: Vec<Value> = lines
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(recs.len(), 1, "{lines}");
+    assert_eq!(recs[0]["status"], "interrupted");
+    assert_eq!(recs[0]["signal"], "SIGINT");
+}
+
 #[test]
 fn run_errors_and_unknown_knobs() {
     let t = tempfile::tempdir().unwrap();

@@ -315,3 +315,20 @@ fn gemm_rules_name_their_source() {
     assert_eq!(r.gemm_calls[0].source, "hipblaslt_bench");
     assert_eq!(r.gemm_calls[0].evidence.rule, "case.gemm.hipblaslt_bench");
 }
+
+/// The fuzz seeds of `case_read` (`fuzz/seeds/case_read/`) are the hostile cases above: each
+/// still reads as the tests say.
+#[test]
+fn fuzz_seeds_read_as_expected() {
+    let dir = rocpath_testdata::repo_root().join("fuzz/seeds/case_read");
+    let seed = |n: &str| read(&std::fs::read(dir.join(n)).unwrap());
+    let r = seed("find_kernels_of_other_solvers.log");
+    assert_eq!(r.selected.unwrap().kernels, vec!["Im2d2Col_v2".to_string()]);
+    let r = seed("capi_key_value_probe.log");
+    assert_eq!(r.outcome.sub_kind.as_deref(), Some("capi_forward_failed"));
+    let r = seed("capi_blocks_probe.log");
+    assert_eq!(r.outcome.sub_kind.as_deref(), Some("capi_query"));
+    assert_eq!(r.capi_blocks.len(), 2);
+    assert!(!r.capi_blocks[0].steps[0].ok);
+    assert!(r.capi_blocks[1].steps.iter().all(|s| s.ok));
+}

@@ -9,13 +9,7 @@ use rocpath_case::model::{CaseReport, Fate};
 use std::path::PathBuf;
 
 fn fixtures(sub: &str) -> Option<PathBuf> {
-    let d = rocpath_testdata::shared_dir()?.join("fixtures").join(sub);
-    if d.is_dir() {
-        Some(d)
-    } else {
-        rocpath_testdata::skip(&format!("shared/fixtures/{sub} not found"));
-        None
-    }
+    rocpath_testdata::fixture_dir(sub)
 }
 
 fn read(path: &std::path::Path) -> CaseReport {

@@ -16,13 +16,7 @@ fn rocpath() -> Command {
 }
 
 fn vega64() -> Option<PathBuf> {
-    let d = rocpath_testdata::shared_dir()?.join("fixtures/miopen-logs/vega64");
-    if d.is_dir() {
-        Some(d)
-    } else {
-        rocpath_testdata::skip("shared/fixtures/miopen-logs/vega64 not found");
-        None
-    }
+    rocpath_testdata::fixture_dir("miopen-logs/vega64")
 }
 
 const LOG: &str = "MIOpenDriver conv -n 32 -c 64 -H 56 -W 56 -k 64 -y 3 -x 3 -p 1 -q 1 -u 1 -v 1 -F 1 -t 1

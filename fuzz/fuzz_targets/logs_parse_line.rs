@@ -3,7 +3,7 @@
 //! limit and uneven chunks), `parse_line` on every line, the key/record/command decoders and
 //! the Tensile kernel-name decoder on the text of every line.
 use libfuzzer_sys::fuzz_target;
-use rocpath_logs::miopen_db::{ConvProblem, DriverCommand, parse_find_db_record};
+use rocpath_miopen::{DriverCommand, Problem, findrec};
 use rocpath_logs::tensile::KernelName;
 use rocpath_logs::{LineSplitter, parse_line};
 
@@ -25,11 +25,11 @@ fuzz_target!(|data: &[u8]| {
     for line in data.split(|b| *b == b'\n') {
         let _ = parse_line(line);
         let t = String::from_utf8_lossy(line);
-        let _ = ConvProblem::from_db_key(&t).map(|p| p.key());
-        let _ = ConvProblem::from_netcfg(&t).map(|p| p.short());
-        let _ = ConvProblem::from_perfdb_key(&t);
-        let _ = DriverCommand::parse(&t);
-        let _ = parse_find_db_record(&t);
+        let _ = Problem::from_fdb_key(&t).map(|p| p.fdb_key());
+        let _ = Problem::from_network_config(&t).map(|p| p.short());
+        let _ = Problem::from_perf_db_key(&t).map(|p| p.network_config());
+        let _ = DriverCommand::parse_line(&t);
+        let _ = findrec::parse_record(&t);
         let _ = KernelName::decode(&t);
     }
 });

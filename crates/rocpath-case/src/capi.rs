@@ -10,7 +10,7 @@ use crate::collect::{Collector, Src};
 use crate::model::{CapiBlock, CapiSolution, CapiStep, Forced, Outcome, OutcomeKind, Selected};
 use rocpath_evidence::{Class, Proof};
 use rocpath_logs::capi::Event;
-use rocpath_logs::solvers;
+use rocpath_miopen::registry as solvers;
 
 /// Blocks kept per case, and solutions and steps per block.
 const MAX_BLOCKS: usize = 64;

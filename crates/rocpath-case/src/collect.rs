@@ -7,9 +7,11 @@ use crate::meta::{CaseMeta, driver_args};
 use crate::model::*;
 use rocpath_evidence::{Class, Evidence, Locator, Proof};
 use rocpath_logs::miopen::{self, Applicability, Phase};
-use rocpath_logs::miopen_db::{self, ConvProblem, DriverCommand, FindDbItem};
 use rocpath_logs::rocblas::{self, GemmCall, GemmTypes};
-use rocpath_logs::{Event, Line, hipblaslt, runtime, solvers};
+use rocpath_logs::{Event, Line, hipblaslt, runtime};
+use rocpath_miopen::findrec::{self, FindItem};
+use rocpath_miopen::registry as solvers;
+use rocpath_miopen::{DriverCommand, Problem};
 use std::collections::{BTreeMap, HashMap};
 
 /// Distinct records kept per kind; more are counted in `dropped`.
@@ -63,7 +65,7 @@ pub(crate) struct FileAcc {
 
 #[derive(Debug)]
 pub(crate) struct ProblemAcc {
-    pub problem: ConvProblem,
+    pub problem: Problem,
     pub seen_as: Vec<&'static str>,
     pub srcs: Srcs,
 }
@@ -87,7 +89,7 @@ pub(crate) struct LookupAcc {
     pub key: String,
     pub found: Option<bool>,
     pub found_explicit: bool,
-    pub record: Vec<FindDbItem>,
+    pub record: Vec<FindItem>,
     pub srcs: Srcs,
 }
 
@@ -260,9 +262,9 @@ impl Collector {
             line: lines.get("command").copied().unwrap_or(1),
         };
         if let Some(args) = driver_args(&meta.command_line) {
-            if let Some(cmd) = DriverCommand::parse(&args) {
-                if let Some(p) = cmd.problem.clone() {
-                    self.add_problem(p, "driver_command", src);
+            if let Ok(cmd) = DriverCommand::parse_line(&args) {
+                for p in &cmd.problems {
+                    self.add_problem(p.clone(), "driver_command", src);
                 }
                 if self.driver_cmd.is_none() {
                     self.driver_cmd = Some((cmd, src));
@@ -385,7 +387,7 @@ impl Collector {
         raw: &str,
         seen_as: &'static str,
         src: Src,
-        decode: impl FnOnce(&str) -> Option<ConvProblem>,
+        decode: impl FnOnce(&str) -> Option<Problem>,
     ) {
         if let Some(&hit) = self.problem_cache.get(raw) {
             if let Some(i) = hit {
@@ -406,19 +408,19 @@ impl Collector {
 
     pub(crate) fn add_problem(
         &mut self,
-        p: ConvProblem,
+        p: Problem,
         seen_as: &'static str,
         src: Src,
     ) -> Option<usize> {
-        let mut key = p.key();
+        let mut key = p.fdb_key();
         if seen_as == "network_config" {
             // Network configs carry no cast suffix: join a problem that differs only by it.
             if let Some(i) = self
                 .problems
                 .iter()
-                .position(|q| !q.problem.casts.is_empty() && q.problem.key().starts_with(&key))
+                .position(|q| q.problem.has_casts() && q.problem.fdb_key().starts_with(&key))
             {
-                key = self.problems[i].problem.key();
+                key = self.problems[i].problem.fdb_key();
             }
         }
         let i = match self.problem_index.get(&key) {
@@ -575,6 +577,8 @@ impl Collector {
         match e {
             M::DeviceName(d) => self.set_device(&d, None, src, "case.device.miopen"),
             M::FindMode(m) => self.fact("miopen_find_mode", &m, src),
+            M::FindEnforced => self.fact("miopen_find_enforce", "NORMAL", src),
+            M::FindOnlySolver(v) => self.fact("miopen_find_only_solver", &v, src),
             M::Versions { hip, miopen } => {
                 self.fact("miopen_version", &miopen, src);
                 self.fact("hip_version", &hip, src);
@@ -582,13 +586,16 @@ impl Collector {
             M::ApiCall(name) => self.api("miopen", &name, src),
             M::Command { args, .. } => {
                 self.problem_from(&args, "logged_command", src, |a| {
-                    DriverCommand::parse(a).and_then(|c| c.problem)
+                    DriverCommand::parse_line(a)
+                        .ok()
+                        .filter(|c| c.problems.len() == 1)
+                        .and_then(|c| c.problems.into_iter().next())
                 });
             }
             M::DriverInvocation(args) => {
-                if let Some(cmd) = DriverCommand::parse(&args) {
-                    if let Some(p) = cmd.problem.clone() {
-                        self.add_problem(p, "driver_command", src);
+                if let Ok(cmd) = DriverCommand::parse_line(&args) {
+                    for p in &cmd.problems {
+                        self.add_problem(p.clone(), "driver_command", src);
                     }
                     if self.driver_cmd.is_none() {
                         self.driver_cmd = Some((cmd, src));
@@ -615,7 +622,9 @@ impl Collector {
                     "perf_db_key"
                 };
                 self.problem_from(&key, seen, src, |k| {
-                    ConvProblem::from_db_key(k).or_else(|| ConvProblem::from_perfdb_key(k))
+                    Problem::from_fdb_key(k)
+                        .or_else(|_| Problem::from_perf_db_key(k))
+                        .ok()
                 });
                 let db = db_kind(&file);
                 let hit = self
@@ -660,11 +669,11 @@ impl Collector {
                 }
             }
             M::DbContents(rec) => {
-                let items = miopen_db::parse_find_db_record(&rec);
+                let items = findrec::parse_record(&rec);
                 for it in &items {
                     let solver = it.solver.clone();
                     self.fate(&solver, Fate::FindDbRecord, "find_db", src);
-                    self.cand_time(&solver, it.time_ms);
+                    self.cand_time(&solver, Some(it.time_ms));
                 }
                 if let Some(i) = self.pending_lookup {
                     let l = &mut self.lookups[i];
@@ -759,7 +768,7 @@ impl Collector {
                 self.cand_id(&solver, id);
             }
             M::FindStart(key) => {
-                self.problem_from(&key, "db_key", src, ConvProblem::from_db_key);
+                self.problem_from(&key, "db_key", src, |k| Problem::from_fdb_key(k).ok());
                 self.in_find = true;
             }
             M::FindEnd(_) => {
@@ -802,7 +811,9 @@ impl Collector {
                 algo,
                 netcfg,
             } => {
-                self.problem_from(&netcfg, "network_config", src, ConvProblem::from_netcfg);
+                self.problem_from(&netcfg, "network_config", src, |k| {
+                    Problem::from_network_config(k).ok()
+                });
                 self.fate(&solver, Fate::BestForAlgorithm, "find", src);
                 self.best_for
                     .insert((netcfg.into_owned(), algo.to_string()), solver.to_string());
@@ -814,7 +825,9 @@ impl Collector {
                 solver,
                 algo,
             } => {
-                self.problem_from(&netcfg, "network_config", src, ConvProblem::from_netcfg);
+                self.problem_from(&netcfg, "network_config", src, |k| {
+                    Problem::from_network_config(k).ok()
+                });
                 if let Some(s) = solver {
                     if self.ctx_solver.as_deref() != Some(s.as_ref()) {
                         self.ctx_solver = Some(s.into_owned());

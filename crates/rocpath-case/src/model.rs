@@ -2,9 +2,10 @@
 //! Serialised as the `rocpath.case/1` JSON contract (field names are part of it).
 
 use rocpath_evidence::Evidence;
-use rocpath_logs::miopen_db::{ConvProblem, FindDbItem};
 use rocpath_logs::rocblas::GemmTypes;
 use rocpath_logs::tensile::KernelName;
+use rocpath_miopen::Problem as ConvProblem;
+use rocpath_miopen::findrec::FindItem;
 use serde::Serialize;
 use std::collections::BTreeMap;
 
@@ -341,7 +342,7 @@ pub struct DbLookup {
     pub found: Option<bool>,
     /// Decoded record.
     #[serde(skip_serializing_if = "Vec::is_empty")]
-    pub record: Vec<FindDbItem>,
+    pub record: Vec<FindItem>,
     /// Times looked up.
     pub count: u64,
     /// Evidence.

@@ -4,8 +4,8 @@
 use crate::collect::{Collector, Src, Srcs};
 use crate::model::*;
 use rocpath_evidence::{Class, Evidence, Locator, Proof};
-use rocpath_logs::solvers;
 use rocpath_logs::tensile::KernelName;
+use rocpath_miopen::registry as solvers;
 
 const RV: Proof = Proof::RuntimeVerified;
 
@@ -94,7 +94,7 @@ impl Collector {
     fn selection_for(&self, problem: Option<usize>) -> Option<Selected> {
         let key = problem
             .and_then(|i| self.problems.get(i))
-            .map(|p| p.problem.key());
+            .map(|p| p.problem.fdb_key());
         let mk = |solver: &str, id: Option<u64>, algo: Option<String>, ev: Evidence| Selected {
             solver_id: id.or_else(|| self.solver_id(solver).map(|x| x.0)),
             solver: solver.to_string(),
@@ -646,7 +646,7 @@ impl Collector {
             .map(|i| {
                 let p = &self.problems[i];
                 Problem {
-                    key: p.problem.key(),
+                    key: p.problem.fdb_key(),
                     problem: p.problem.clone(),
                     seen_as: p.seen_as.iter().map(|s| s.to_string()).collect(),
                     selected: self.selection_for(Some(i)),
@@ -683,7 +683,9 @@ impl Collector {
                         && (s.problem.is_none()
                             || c.problem.is_none()
                             || s.problem.as_deref()
-                                == c.problem.map(|i| self.problems[i].problem.key()).as_deref())
+                                == c.problem
+                                    .map(|i| self.problems[i].problem.fdb_key())
+                                    .as_deref())
                 });
                 let is_forced = forced.as_ref().is_some_and(|f| f.solver == c.solver);
                 if is_forced {
@@ -712,7 +714,7 @@ impl Collector {
                     solver: c.solver.clone(),
                     id: id.map(|x| x.0),
                     id_source: id.map(|x| if x.1 { "log" } else { "registry" }.to_string()),
-                    problem: c.problem.map(|i| self.problems[i].problem.key()),
+                    problem: c.problem.map(|i| self.problems[i].problem.fdb_key()),
                     fate,
                     seen,
                     searchable: c.searchable,

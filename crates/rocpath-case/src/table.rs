@@ -41,7 +41,7 @@ fn id_name(id: Option<u64>, name: &str) -> String {
 pub fn row(r: &CaseReport) -> CaseRow {
     let first = r.problems.first();
     let dtype = first
-        .map(|p| format!("{}{}", p.problem.dtype, p.problem.casts))
+        .map(|p| format!("{}{}", p.problem.types_key(), p.problem.casts_key()))
         .or_else(|| r.gemm_calls.first().and_then(|g| g.types.a.clone()))
         .unwrap_or_default();
     let exit = match (&r.exit.code, &r.exit.signal) {

@@ -459,7 +459,7 @@ fn fp32_3x3_details() {
     let fdb = r.db_lookups.iter().find(|l| l.db == "find_db").unwrap();
     assert_eq!(fdb.found, Some(true));
     assert_eq!(fdb.record[0].solver, "ConvBinWinograd3x3U");
-    assert_eq!(fdb.record[0].time_ms, Some(0.676743));
+    assert_eq!(fdb.record[0].time_ms, 0.676743);
     let sel = r.selected.as_ref().unwrap();
     assert_eq!(sel.evidence.rule, "case.selected.driver_summary");
     assert_eq!(sel.evidence.sources[0].line, Some(393));

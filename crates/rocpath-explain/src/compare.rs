@@ -1,13 +1,56 @@
 //! Prediction next to observation. The observation is a `rocpath case read --json` document
-//! (schema `rocpath.case/1`; fields read: `device.arch`, `problems[].key`, `selected.solver`,
-//! `forced`, `outcome.kind`, `db_lookups[].file`); the prediction is [`crate::miopen::explain`]
-//! for the same problem and device. Agreement raises the inferred prediction to `confirmed`;
-//! disagreement becomes an open question.
+//! (schema `rocpath.case/1`; fields read: `device.arch`, `problems[].key`, `meta.command_line`,
+//! `meta.env`, `libraries[]` facts (MIOpen version, find mode, `FIND_ENFORCE`, find-only solver),
+//! `db_lookups[]` (the record the log shows), `selected`, `forced`, `outcome.kind`,
+//! `candidates[].seen[]`, `notes[]`); the prediction is the applicability model's path for the
+//! same problem, device, mode, environment and record ([`crate::miopen::explain`]).
+//!
+//! Two levels: the case (the selected solver or the failure against the predicted end of the
+//! path) and every statement the log makes about a solver (`Not applicable`, `Skipped
+//! (non-dynamic)`, `Skipped (no workspace required)`, `Success.`, the WTI listing, TunaNet's
+//! verdict) against the model. Agreement raises the inferred prediction to `confirmed`;
+//! disagreement becomes an open question; what the model cannot decide is `unresolved`.
 
-use crate::miopen::{self, Device, problem::Problem};
+use crate::miopen::{self, Device, GivenRecord, MiopenExplanation};
 use rocpath_evidence::{Class, Evidence, Locator, Proof};
+use rocpath_miopen::model::context::Env;
+use rocpath_miopen::model::ir::Model;
+use rocpath_miopen::select::{Mode, Tri};
+use rocpath_miopen::{DriverCommand, DriverPath, Problem};
 use serde::Serialize;
+use std::collections::HashMap;
 use std::path::{Path, PathBuf};
+
+/// How a comparison is set up.
+#[derive(Debug, Clone)]
+pub struct Options<'m> {
+    /// The model.
+    pub model: &'m Model,
+    /// MIOpen's database folder, for cases whose log shows no lookup.
+    pub db_dir: Option<PathBuf>,
+    /// Compute units (default: from the logged find-db name).
+    pub cu: Option<u32>,
+    /// Device memory in bytes.
+    pub vram: Option<u64>,
+}
+
+/// One statement of the log about a solver, against the model.
+#[derive(Debug, Clone, Serialize)]
+pub struct SolverCheck {
+    /// Solver.
+    pub solver: String,
+    /// What the log says (`not_applicable`, `skipped_non_dynamic`, …).
+    pub logged: String,
+    /// Where.
+    pub line: u64,
+    /// What the model says (`not_applicable`, `applicable`, `dynamic`, …, `unresolved`).
+    pub model: String,
+    /// `agree`, `disagree`, `unresolved`.
+    pub verdict: String,
+    /// The model's deciding line, when it has one.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub decided_at: Option<String>,
+}
 
 /// One case compared.
 #[derive(Debug, Clone, Serialize)]
@@ -18,11 +61,17 @@ pub struct Comparison {
     pub arch: Option<String>,
     /// Find-db key of the problem.
     pub problem_key: Option<String>,
+    /// The API path (`find`, `immediate`, `forced: <solver>`).
+    pub mode: Option<String>,
+    /// The release overlay applied (from the logged MIOpen version).
+    pub release: Option<String>,
     /// Solver the observation shows.
     pub observed: Option<String>,
-    /// Solver predicted.
+    /// The observed outcome kind.
+    pub observed_outcome: Option<String>,
+    /// The predicted end: a solver, `failure: <kind>`, or `unresolved`.
     pub predicted: Option<String>,
-    /// `agree`, `disagree`, `no_prediction`, `forced`, `no_observation`, `not_miopen`.
+    /// `agree`, `disagree`, `unresolved`, `no_observation`, `not_miopen`.
     pub verdict: String,
     /// The statement.
     pub statement: String,
@@ -30,8 +79,12 @@ pub struct Comparison {
     pub question: Option<String>,
     /// Evidence.
     pub evidence: Evidence,
-    /// The prediction in full, when one was made.
-    pub explanation: Option<miopen::MiopenExplanation>,
+    /// Every logged statement about a solver, checked.
+    pub solvers: Vec<SolverCheck>,
+    /// Counts of `solvers[].verdict`.
+    pub solver_counts: HashMap<String, u64>,
+    /// The prediction (path, prediction, record; the per-solver table is in `solvers`).
+    pub explanation: Option<MiopenExplanation>,
 }
 
 fn s<'a>(v: &'a serde_json::Value, ptr: &str) -> Option<&'a str> {
@@ -39,12 +92,7 @@ fn s<'a>(v: &'a serde_json::Value, ptr: &str) -> Option<&'a str> {
 }
 
 /// Compares every case of a `rocpath.case/1` document.
-pub fn compare(
-    doc: &serde_json::Value,
-    doc_path: &Path,
-    db_dir: &Path,
-    cus: Option<u32>,
-) -> Vec<Comparison> {
+pub fn compare(doc: &serde_json::Value, doc_path: &Path, opts: &Options) -> Vec<Comparison> {
     let cases = doc
         .get("cases")
         .and_then(|c| c.as_array())
@@ -53,17 +101,141 @@ pub fn compare(
     cases
         .iter()
         .enumerate()
-        .map(|(i, c)| one(c, i, doc_path, db_dir, cus))
+        .map(|(i, c)| one(c, i, doc_path, opts))
         .collect()
 }
 
-fn one(
-    c: &serde_json::Value,
-    i: usize,
-    doc_path: &Path,
-    db_dir: &Path,
-    cus: Option<u32>,
-) -> Comparison {
+fn fact<'a>(c: &'a serde_json::Value, what: &str) -> Option<&'a str> {
+    c.get("libraries")?
+        .as_array()?
+        .iter()
+        .find(|f| s(f, "/what") == Some(what))
+        .and_then(|f| s(f, "/value"))
+}
+
+/// The release overlay for a logged MIOpen version (`3.5.1.5b515cf1bca-dirty`): MIOpen 3.5
+/// and later take the 3.5.1 differences.
+pub fn release_of(version: &str) -> Option<String> {
+    let mut it = version.split('.');
+    let major: u32 = it.next()?.parse().ok()?;
+    let minor: u32 = it.next()?.parse().ok()?;
+    (major > 3 || (major == 3 && minor >= 5)).then(|| "3.5.1".to_string())
+}
+
+/// The environment of the run: the runner's record plus what the log shows in force.
+fn env_of(c: &serde_json::Value) -> Env {
+    let mut env = Env::default();
+    if let Some(m) = c.pointer("/meta/env").and_then(|e| e.as_object()) {
+        for (k, v) in m {
+            if let Some(v) = v.as_str() {
+                env.vars.insert(k.clone(), v.to_string());
+            }
+        }
+    }
+    if fact(c, "miopen_find_enforce").is_some() {
+        env.vars
+            .entry("MIOPEN_FIND_ENFORCE".into())
+            .or_insert_with(|| "SEARCH_DB_UPDATE".into());
+    }
+    if let Some(v) = fact(c, "miopen_find_only_solver") {
+        env.vars
+            .entry("MIOPEN_DEBUG_FIND_ONLY_SOLVER".into())
+            .or_insert_with(|| v.to_string());
+    }
+    if let Some(m) = fact(c, "miopen_find_mode") {
+        let n = m
+            .split('(')
+            .nth(1)
+            .and_then(|x| x.strip_suffix(')'))
+            .unwrap_or(m);
+        env.vars
+            .entry("MIOPEN_FIND_MODE".into())
+            .or_insert_with(|| n.to_string());
+    }
+    env
+}
+
+/// The case's MIOpenDriver command.
+fn driver_of(c: &serde_json::Value) -> Option<DriverCommand> {
+    let line = s(c, "/meta/command_line")?;
+    let start = line.find("MIOpenDriver")?;
+    let cmd = line[start..].split([';', '&', '|']).next()?;
+    DriverCommand::parse_line(cmd.trim_start_matches("MIOpenDriver").trim()).ok()
+}
+
+/// The API path of the case's MIOpenDriver command.
+fn mode_of(c: &serde_json::Value) -> Option<Mode> {
+    let d = driver_of(c)?;
+    Some(
+        match d.path(|n| rocpath_miopen::registry::by_name(n).is_some()) {
+            DriverPath::Find => Mode::Find,
+            DriverPath::ImmediateFastest => Mode::Immediate,
+            DriverPath::ImmediateSolver(s) => Mode::Forced(s),
+        },
+    )
+}
+
+/// The record the log shows (user find-db first), or `Some(None)` when it shows lookups that
+/// found nothing, `None` when it shows no lookup.
+fn logged_record(c: &serde_json::Value, doc_path: &Path, i: usize) -> Option<Option<GivenRecord>> {
+    let lookups = c.get("db_lookups")?.as_array()?;
+    let fdb: Vec<&serde_json::Value> = lookups
+        .iter()
+        .filter(|l| matches!(s(l, "/db"), Some("find_db" | "user_find_db")))
+        .collect();
+    if fdb.is_empty() {
+        return None;
+    }
+    let order = |l: &&serde_json::Value| {
+        if s(l, "/db") == Some("user_find_db") {
+            0
+        } else {
+            1
+        }
+    };
+    let mut sorted = fdb.clone();
+    sorted.sort_by_key(order);
+    for l in sorted {
+        let items: Vec<rocpath_miopen::findrec::FindItem> =
+            serde_json::from_value(l.get("record").cloned().unwrap_or_default())
+                .unwrap_or_default();
+        if l.get("found").and_then(|f| f.as_bool()) == Some(true) && !items.is_empty() {
+            return Some(Some(GivenRecord {
+                items,
+                source: s(l, "/db").unwrap_or("find_db").to_string(),
+                at: Locator::file(format!("{}#/cases/{i}/db_lookups", doc_path.display())),
+            }));
+        }
+    }
+    Some(None)
+}
+
+fn not_compared(name: String, loc: Locator, verdict: &str, statement: String) -> Comparison {
+    Comparison {
+        case: name,
+        arch: None,
+        problem_key: None,
+        mode: None,
+        release: None,
+        observed: None,
+        observed_outcome: None,
+        predicted: None,
+        verdict: verdict.into(),
+        statement,
+        question: None,
+        evidence: Evidence::new(
+            Class::Unresolved,
+            Proof::Hypothesis,
+            "explain.compare.no_prediction",
+        )
+        .at(loc),
+        solvers: Vec::new(),
+        solver_counts: HashMap::new(),
+        explanation: None,
+    }
+}
+
+fn one(c: &serde_json::Value, i: usize, doc_path: &Path, opts: &Options) -> Comparison {
     let name = s(c, "/name").unwrap_or("case").to_string();
     let loc = Locator::file(format!("{}#/cases/{i}", doc_path.display()));
     let arch = s(c, "/device/arch").map(str::to_string);
@@ -72,115 +244,396 @@ fn one(
         .and_then(|p| p.as_array())
         .and_then(|p| p.iter().find_map(|x| x.get("key")?.as_str()))
         .map(str::to_string);
-    let observed = s(c, "/selected/solver").map(str::to_string);
-    let forced = c.get("forced").is_some_and(|f| !f.is_null());
-    let mut out = Comparison {
-        case: name,
-        arch: arch.clone(),
-        problem_key: key.clone(),
-        observed: observed.clone(),
-        predicted: None,
-        verdict: String::new(),
-        statement: String::new(),
-        question: None,
-        evidence: Evidence::new(
-            Class::Unresolved,
-            Proof::Hypothesis,
-            "explain.compare.no_prediction",
-        )
-        .at(loc.clone()),
-        explanation: None,
-    };
     let (Some(arch), Some(key)) = (arch, key) else {
-        out.verdict = "not_miopen".into();
-        out.statement = "the observation has no MIOpen device and problem to predict from".into();
-        return out;
+        return not_compared(
+            name,
+            loc,
+            "not_miopen",
+            "the observation has no MIOpen device and problem to predict from".into(),
+        );
     };
-    if forced {
-        out.verdict = "forced".into();
-        out.statement = "a forced run is not a natural selection: nothing to compare".into();
-        return out;
+    if let Some(why) = driver_of(c).and_then(|d| d.rejected_by_driver()) {
+        return driver_rejects(c, name, loc, &arch, &key, why, opts.model);
     }
-    let Ok(target) = rocpath_arch::TargetId::parse(&arch) else {
-        out.verdict = "not_miopen".into();
-        out.statement = format!("device {arch:?} is not a target id");
-        return out;
+    let Some(mode) = mode_of(c) else {
+        return not_compared(
+            name,
+            loc,
+            "not_miopen",
+            "no MIOpenDriver command: the API calls of the run are not modelled as a path".into(),
+        );
     };
-    // The CU count: given, else the one in the find-db name the log shows.
-    let cus = cus.or_else(|| {
+    let Ok(problem) = Problem::from_fdb_key(&key) else {
+        return not_compared(
+            name,
+            loc,
+            "not_miopen",
+            format!("problem key {key:?} does not parse"),
+        );
+    };
+    let Ok(target) = rocpath_arch::TargetId::parse(&arch) else {
+        return not_compared(
+            name,
+            loc,
+            "not_miopen",
+            format!("device {arch:?} is not a target id"),
+        );
+    };
+    let cus = opts.cu.or_else(|| {
         c.pointer("/db_lookups")?.as_array()?.iter().find_map(|l| {
             let f = l.get("file")?.as_str()?;
-            let n = rocpath_sources::names::miopen_db_name(f.rsplit('/').next()?)?;
-            n.cus
+            rocpath_miopen::dbname::DbName::parse(f.rsplit('/').next()?)?.cus
         })
     });
-    let Ok(problem) = Problem::from_fdb_key(&key) else {
-        out.verdict = "not_miopen".into();
-        out.statement = format!("problem key {key:?} does not parse");
-        return out;
-    };
+    let release = fact(c, "miopen_version").and_then(release_of);
+    let mut device = Device::new(&target, cus);
+    device.vram = opts.vram;
+    let logged = logged_record(c, doc_path, i);
     let q = miopen::Query {
-        device: Device::new(&target, cus),
-        db_dir: PathBuf::from(db_dir),
+        model: opts.model,
+        release: release.clone(),
+        device,
+        db_dir: if logged.is_some() {
+            None
+        } else {
+            opts.db_dir.clone()
+        },
         user_db: None,
+        record: logged.flatten(),
         problem,
-        forced: None,
-        gates_doc: None,
+        mode: mode.clone(),
+        env: env_of(c),
+        build: HashMap::new(),
     };
     let e = match miopen::explain(&q) {
         Ok(e) => e,
         Err(err) => {
-            out.verdict = "no_prediction".into();
-            out.statement = format!("no prediction: {err}");
-            return out;
+            return not_compared(name, loc, "no_prediction", format!("no prediction: {err}"));
         }
     };
-    out.predicted = e.predicted.as_ref().map(|p| p.solver.clone());
-    match (&e.predicted, &observed) {
-        (_, None) => {
-            out.verdict = "no_observation".into();
-            out.statement = format!(
-                "the case selected no solver (outcome {})",
-                s(c, "/outcome/kind").unwrap_or("?")
-            );
-        }
-        (None, Some(o)) => {
-            out.verdict = "no_prediction".into();
-            out.statement = format!(
-                "the shipped find-db has no record for {key}: {o} was chosen by measurement or heuristics on the device, which rocpath does not predict"
-            );
-        }
-        (Some(p), Some(o)) if p.solver == *o => {
-            out.verdict = "agree".into();
-            out.statement = format!(
-                "prediction {} agrees with the observed selection {o}",
-                p.solver
-            );
-            let mut ev = p.evidence.clone();
-            ev.class = Class::Confirmed;
-            ev.kind = Proof::RuntimeVerified;
-            ev.rule = "explain.compare.agree".into();
-            ev.note = format!(
-                "inferred prediction raised to confirmed by the observation; {}",
-                ev.note
-            );
-            out.evidence = ev.at(loc);
-        }
-        (Some(p), Some(o)) => {
-            out.verdict = "disagree".into();
-            out.statement = format!("predicted {} but the run selected {o}", p.solver);
-            out.question = Some(format!(
-                "Why did MIOpen select {o} instead of {} (fastest in the shipped record) for {key} on {arch}? A user find-db record, a disabled algorithm, an inapplicable solver or another MIOpen release would explain it.",
-                p.solver
-            ));
-            out.evidence = Evidence::new(
-                Class::Unresolved,
-                Proof::Hypothesis,
-                "explain.compare.disagree",
-            )
-            .at(loc);
-        }
+    let mut out = judge(c, &name, &arch, &key, &mode, &e, loc);
+    out.release = release;
+    out.solvers = solver_checks(c, &e);
+    for sc in &out.solvers {
+        *out.solver_counts.entry(sc.verdict.clone()).or_default() += 1;
     }
+    let mut e = e;
+    e.solvers.clear();
     out.explanation = Some(e);
     out
+}
+
+/// MIOpenDriver refuses the command line before MIOpen runs.
+#[allow(clippy::too_many_arguments)]
+fn driver_rejects(
+    c: &serde_json::Value,
+    name: String,
+    loc: Locator,
+    arch: &str,
+    key: &str,
+    why: String,
+    model: &Model,
+) -> Comparison {
+    let kind = s(c, "/outcome/kind").map(str::to_string);
+    let mut out = not_compared(name, loc.clone(), "agree", String::new());
+    out.arch = Some(arch.to_string());
+    out.problem_key = Some(key.to_string());
+    out.mode = mode_of(c).map(|m| mode_text(&m));
+    out.observed_outcome = kind.clone();
+    out.predicted = Some("failure: cli_error".into());
+    let cite = model
+        .rules
+        .iter()
+        .find(|r| r.id == "path.driver.cast_types")
+        .map(|r| r.cite.clone())
+        .unwrap_or_default();
+    let mut ev = Evidence::new(
+        Class::Inferred,
+        Proof::CodeVerified,
+        "explain.miopen.driver_rejects",
+    )
+    .at(Locator::file(format!(
+        "{}:{}",
+        model.source.short(),
+        cite.split('@').next().unwrap_or("")
+    )))
+    .because(why.clone());
+    if kind.as_deref() == Some("cli_error") {
+        ev.class = Class::Confirmed;
+        ev.kind = Proof::RuntimeVerified;
+        ev.rule = "explain.compare.agree".into();
+        out.evidence = ev.at(loc);
+        out.statement = format!(
+            "MIOpenDriver refuses the command ({why}) and the run ended with a command-line error"
+        );
+    } else {
+        disagree(&mut out, "failure: cli_error", key, arch, loc);
+    }
+    out
+}
+
+fn mode_text(m: &Mode) -> String {
+    match m {
+        Mode::Find => "find".into(),
+        Mode::Immediate => "immediate".into(),
+        Mode::Forced(s) => format!("forced: {s}"),
+    }
+}
+
+/// The failure kinds of the case report that a predicted failure stands for.
+fn failure_matches(predicted: &str, kind: &str, sub: Option<&str>) -> bool {
+    match predicted {
+        "rejected_not_applicable" => kind == "applicability_reject" && sub != Some("find"),
+        "no_solution" => {
+            (kind == "applicability_reject" && sub == Some("find")) || kind == "library_error"
+        }
+        other => other == kind,
+    }
+}
+
+fn judge(
+    c: &serde_json::Value,
+    name: &str,
+    arch: &str,
+    key: &str,
+    mode: &Mode,
+    e: &MiopenExplanation,
+    loc: Locator,
+) -> Comparison {
+    let observed = s(c, "/selected/solver").map(str::to_string);
+    let kind = s(c, "/outcome/kind").map(str::to_string);
+    let sub = s(c, "/outcome/sub_kind");
+    let mut out = not_compared(name.to_string(), loc.clone(), "unresolved", String::new());
+    out.arch = Some(arch.to_string());
+    out.problem_key = Some(key.to_string());
+    out.mode = Some(mode_text(mode));
+    out.observed = observed.clone();
+    out.observed_outcome = kind.clone();
+    let forced_ok = matches!(mode, Mode::Forced(_)) && kind.as_deref() == Some("success");
+    let ran = matches!(kind.as_deref(), Some("natural" | "fallback_observed")) || forced_ok;
+    let undecided = matches!(kind.as_deref(), None | Some("undetermined" | "incomplete"));
+    let agree = |mut ev: Evidence, note: String| {
+        ev.class = Class::Confirmed;
+        ev.kind = Proof::RuntimeVerified;
+        ev.rule = "explain.compare.agree".into();
+        ev.note = format!("inferred prediction raised to confirmed by the observation; {note}");
+        ev.at(loc.clone())
+    };
+    match (&e.predicted, &e.failure, &e.no_prediction) {
+        (_, _, _) if undecided => {
+            out.verdict = "no_observation".into();
+            out.statement = format!(
+                "the case's outcome is {}: nothing to compare",
+                kind.as_deref().unwrap_or("not recorded")
+            );
+        }
+        (Some(p), _, _) => {
+            out.predicted = Some(p.solver.clone());
+            if ran && observed.as_deref() == Some(p.solver.as_str()) {
+                out.verdict = "agree".into();
+                out.statement = format!(
+                    "predicted {} ({}) and the run selected it",
+                    p.solver,
+                    mode_text(mode)
+                );
+                out.evidence = agree(p.evidence.clone(), p.evidence.note.clone());
+            } else {
+                disagree(&mut out, &p.solver, key, arch, loc.clone());
+            }
+        }
+        (None, Some(f), _) => {
+            out.predicted = Some(format!("failure: {}", f.failure));
+            if kind
+                .as_deref()
+                .is_some_and(|k| failure_matches(&f.failure, k, sub))
+            {
+                out.verdict = "agree".into();
+                out.statement = format!(
+                    "predicted {} and the run ended so ({})",
+                    f.failure,
+                    kind.as_deref().unwrap_or("")
+                );
+                out.evidence = agree(f.evidence.clone(), f.statement.clone());
+            } else {
+                disagree(
+                    &mut out,
+                    &format!("failure: {}", f.failure),
+                    key,
+                    arch,
+                    loc.clone(),
+                );
+            }
+        }
+        (None, None, Some(r)) => {
+            out.predicted = Some("unresolved".into());
+            let cands = e.candidates.clone();
+            match &observed {
+                // A selection outside the candidates the model leaves contradicts it.
+                Some(o) if ran && !cands.is_empty() && !cands.contains(o) => {
+                    disagree(
+                        &mut out,
+                        &format!("one of {}", cands.join(", ")),
+                        key,
+                        arch,
+                        loc.clone(),
+                    );
+                }
+                _ => {
+                    out.verdict = "unresolved".into();
+                    let within = match &observed {
+                        Some(o) if cands.contains(o) => format!("; the run's {o} is one of them"),
+                        _ => String::new(),
+                    };
+                    out.statement = format!("{}{within}", r.statement);
+                    out.evidence = r.evidence.clone().at(loc.clone());
+                }
+            }
+        }
+        (None, None, None) => {
+            out.verdict = "no_prediction".into();
+            out.statement = "no prediction".into();
+        }
+    }
+    out
+}
+
+fn disagree(out: &mut Comparison, predicted: &str, key: &str, arch: &str, loc: Locator) {
+    let seen = match (&out.observed, &out.observed_outcome) {
+        (Some(s), Some(k)) => format!("{s} ({k})"),
+        (None, Some(k)) => k.clone(),
+        _ => "nothing".into(),
+    };
+    out.verdict = "disagree".into();
+    out.statement = format!("predicted {predicted} but the run shows {seen}");
+    out.question = Some(format!(
+        "Why does MIOpen end in {seen} instead of {predicted} for {key} on {arch}? A user find-db record, an environment switch, a build option or another MIOpen release than the model's would explain it."
+    ));
+    out.evidence = Evidence::new(
+        Class::Unresolved,
+        Proof::Hypothesis,
+        "explain.compare.disagree",
+    )
+    .at(loc);
+}
+
+/// What a logged fate asserts, as (model field, expected value).
+fn expectation(fate: &str, phase: &str) -> Option<(&'static str, Tri)> {
+    Some(match fate {
+        "not_applicable" => ("applicable", Tri::No),
+        "skipped_non_dynamic" => ("dynamic", Tri::No),
+        "workspace_query_only" => ("may_need_workspace", Tri::No),
+        "succeeded" | "evaluated" | "best_for_algorithm" | "failed" => ("applicable", Tri::Yes),
+        "immediate_candidate" if phase == "immediate_fallback" => ("applicable", Tri::Yes),
+        _ => return None,
+    })
+}
+
+fn solver_checks(c: &serde_json::Value, e: &MiopenExplanation) -> Vec<SolverCheck> {
+    let mut out = Vec::new();
+    let cands = c
+        .get("candidates")
+        .and_then(|x| x.as_array())
+        .cloned()
+        .unwrap_or_default();
+    for cand in &cands {
+        let Some(name) = s(cand, "/solver") else {
+            continue;
+        };
+        let model = e.solvers.iter().find(|r| r.solver == name);
+        let mut done: Vec<&str> = Vec::new();
+        for seen in cand
+            .get("seen")
+            .and_then(|x| x.as_array())
+            .into_iter()
+            .flatten()
+        {
+            let fate = s(seen, "/fate").unwrap_or("");
+            let phase = s(seen, "/phase").unwrap_or("");
+            let Some((field, want)) = expectation(fate, phase) else {
+                continue;
+            };
+            if done.contains(&fate) {
+                continue;
+            }
+            done.push(fate);
+            let line = seen.get("line").and_then(|l| l.as_u64()).unwrap_or(0);
+            out.push(check(name, fate, line, model, field, want));
+        }
+    }
+    if let Some(t) = c.get("notes").and_then(|n| n.as_array()) {
+        let tuna = t
+            .iter()
+            .filter_map(|n| n.as_str().or_else(|| s(n, "/text")))
+            .find(|n| n.contains("TunaNet Inapplicable"));
+        if let (Some(text), Some(r)) = (tuna, &e.tunanet) {
+            let model = match r.applicability.as_str() {
+                "not_applicable" => Tri::No,
+                "applicable" => Tri::Yes,
+                _ => Tri::Unknown,
+            };
+            out.push(SolverCheck {
+                solver: "TunaNet".into(),
+                logged: text.to_string(),
+                line: 0,
+                model: format!("{model:?}").to_lowercase(),
+                verdict: tri_verdict(model, Tri::No).into(),
+                decided_at: r.decided_at.as_ref().map(|d| d.at.clone()),
+            });
+        }
+    }
+    out
+}
+
+fn tri_verdict(model: Tri, want: Tri) -> &'static str {
+    match model {
+        Tri::Unknown => "unresolved",
+        m if m == want => "agree",
+        _ => "disagree",
+    }
+}
+
+fn check(
+    name: &str,
+    fate: &str,
+    line: u64,
+    model: Option<&miopen::SolverReport>,
+    field: &str,
+    want: Tri,
+) -> SolverCheck {
+    let Some(r) = model else {
+        return SolverCheck {
+            solver: name.into(),
+            logged: fate.into(),
+            line,
+            model: "not in the model".into(),
+            verdict: "unresolved".into(),
+            decided_at: None,
+        };
+    };
+    let got = match field {
+        "applicable" => match r.applicability.as_str() {
+            "applicable" => Tri::Yes,
+            "not_applicable" => Tri::No,
+            _ => Tri::Unknown,
+        },
+        "dynamic" => r.dynamic,
+        _ => r.may_need_workspace,
+    };
+    let model_text = match (field, got) {
+        (_, Tri::Unknown) => format!("{field}: unresolved"),
+        ("applicable", Tri::Yes) => "applicable".into(),
+        ("applicable", Tri::No) => "not_applicable".into(),
+        (f, Tri::Yes) => f.to_string(),
+        (f, Tri::No) => format!("not {f}"),
+    };
+    SolverCheck {
+        solver: name.into(),
+        logged: fate.into(),
+        line,
+        model: model_text,
+        verdict: tri_verdict(got, want).into(),
+        decided_at: (field == "applicable")
+            .then(|| r.decided_at.as_ref().map(|d| d.at.clone()))
+            .flatten(),
+    }
 }

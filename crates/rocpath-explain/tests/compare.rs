@@ -1,55 +1,141 @@
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 //! Prediction vs observation on documents that follow the `rocpath.case/1` contract (the fields
-//! `rocpath case read --json` prints), against MIOpen's shipped gfx900 databases.
+//! `rocpath case read --json` prints): the applicability model's path against the selection,
+//! the failure and every logged statement about a solver. Records come from the logged
+//! lookups, so no database folder is needed.
 
-use rocpath_explain::compare::compare;
-use serde_json::json;
+use rocpath_explain::compare::{Comparison, Options, compare, release_of};
+use serde_json::{Value, json};
 use std::path::Path;
 
-fn case(name: &str, key: &str, selected: Option<&str>, forced: bool) -> serde_json::Value {
+const K3: &str = "64-56-56-3x3-64-56-56-32-1x1-1x1-1x1-0-NCHW-FP32-F";
+const I8: &str = "64-56-56-1x1-64-56-56-32-0x0-1x1-1x1-0-NCHW-INT8-F";
+
+fn case(name: &str, key: &str, cmd: &str, selected: Option<&str>, outcome: &str) -> Value {
     json!({
         "name": name,
         "device": {"arch": "gfx900:xnack-"},
         "problems": [{"key": key}],
+        "meta": {"command_line": cmd, "env": {"MIOPEN_LOG_LEVEL": "6"}},
+        "libraries": [{"what": "miopen_version", "value": "3.5.1.5b515cf1bca-dirty"}],
         "selected": selected.map(|s| json!({"solver": s})),
-        "forced": if forced { json!({"solver": "ConvHipImplicitGemmFwdXdlops"}) } else { json!(null) },
-        "outcome": {"kind": "natural"},
-        "db_lookups": [{"db": "find_db", "file": "/opt/rocm/share/miopen/db/gfx900_64.HIP.fdb.txt"}],
+        "outcome": {"kind": outcome},
+        "db_lookups": [],
+        "candidates": [],
     })
 }
 
-#[test]
-fn agree_disagree_forced_and_no_record() {
-    let Some(shared) = rocpath_testdata::shared_dir() else {
-        rocpath_testdata::skip("shared data not found");
-        return;
+fn with_record(mut c: Value, items: Value) -> Value {
+    c["db_lookups"] = json!([
+        {"db": "user_find_db", "file": "/home/u/.config/miopen/gfx900_64.HIP.3_5_1.ufdb.txt", "found": false},
+        {"db": "find_db", "file": "/opt/rocm/share/miopen/db/gfx900_64.HIP.fdb.txt", "found": true, "record": items},
+    ]);
+    c
+}
+
+fn run(cases: Vec<Value>) -> Vec<Comparison> {
+    let model = rocpath_miopen::model::pinned().unwrap();
+    let doc = json!({"schema": "rocpath.case/1", "cases": cases});
+    let opts = Options {
+        model,
+        db_dir: None,
+        cu: None,
+        vram: Some(8 << 30),
     };
-    let db = shared.join("data/miopen-db");
-    if !db.is_dir() {
-        return;
-    }
-    let k3 = "64-56-56-3x3-64-56-56-32-1x1-1x1-1x1-0-NCHW-FP32-F";
-    let doc = json!({"schema": "rocpath.case/1", "cases": [
-        case("agree", k3, Some("ConvBinWinograd3x3U"), false),
-        case("disagree", k3, Some("ConvOclDirectFwd"), false),
-        case("forced", k3, None, true),
-        case("bf16", "64-56-56-3x3-64-56-56-16-1x1-1x1-1x1-0-NCHW-BF16-F", Some("GemmFwdRest"), false),
+    compare(&doc, Path::new("case.json"), &opts)
+}
+
+#[test]
+fn cases_agree_disagree_or_stay_unresolved() {
+    let wino = json!([{"solver": "ConvBinWinograd3x3U", "algorithm": "miopenConvolutionFwdAlgoWinograd", "time_ms": 0.67, "workspace": 0}]);
+    let fp32 =
+        "bash -lc MIOpenDriver conv -n 32 -c 64 -H 56 -W 56 -k 64 -y 3 -x 3 -p 1 -q 1 -F 1 -t 1";
+    let int8 = "MIOpenDriver convint8 -n 32 -c 64 -H 56 -W 56 -k 64 -y 1 -x 1 -p 0 -q 0 -F 1 -t 1";
+    let mut naive = case(
+        "int8 natural",
+        I8,
+        int8,
+        Some("ConvDirectNaiveConvFwd"),
+        "natural",
+    );
+    naive["candidates"] = json!([
+        {"solver": "GemmFwd1x1_0_1_int8", "seen": [{"fate": "not_applicable", "phase": "search", "line": 342}]},
+        {"solver": "fft", "seen": [{"fate": "skipped_non_dynamic", "phase": "search", "line": 352}]},
+        {"solver": "ConvDirectNaiveConvFwd", "seen": [{"fate": "succeeded", "phase": "search", "line": 309}, {"fate": "immediate_candidate", "phase": "immediate_fallback", "line": 152}]},
+        {"solver": "ConvWinoRageRxS<2-3>", "seen": [{"fate": "not_applicable", "phase": "search", "line": 300}]},
+        {"solver": "ConvMPBidirectWinograd<2-3>", "seen": [{"fate": "succeeded", "phase": "search", "line": 301}]},
+    ]);
+    let r = run(vec![
+        with_record(
+            case(
+                "record agrees",
+                K3,
+                fp32,
+                Some("ConvBinWinograd3x3U"),
+                "natural",
+            ),
+            wino.clone(),
+        ),
+        with_record(
+            case(
+                "record disagrees",
+                K3,
+                fp32,
+                Some("ConvOclDirectFwd"),
+                "natural",
+            ),
+            wino,
+        ),
+        naive,
+        case(
+            "forced dlops",
+            I8,
+            &format!("{int8} -S ConvCkIgemmFwdV6r1DlopsNchw"),
+            None,
+            "applicability_reject",
+        ),
+        case(
+            "cast refused",
+            I8,
+            &format!("{int8} --out_cast_type int32"),
+            None,
+            "cli_error",
+        ),
+        case(
+            "timing decides",
+            "64-56-56-3x3-64-56-56-16-1x1-1x1-1x1-0-NCHW-BF16-F",
+            "MIOpenDriver convbfp16 -n 16 -c 64 -H 56 -W 56 -k 64 -y 3 -x 3 -p 1 -q 1 -F 1",
+            Some("GemmFwdRest"),
+            "natural",
+        ),
+        case(
+            "outside the candidates",
+            "64-56-56-3x3-64-56-56-16-1x1-1x1-1x1-0-NCHW-BF16-F",
+            "MIOpenDriver convbfp16 -n 16 -c 64 -H 56 -W 56 -k 64 -y 3 -x 3 -p 1 -q 1 -F 1",
+            Some("ConvAsm3x3U"),
+            "natural",
+        ),
         json!({"name": "rocblas only", "device": {"arch": null}, "problems": []}),
-    ]});
-    let r = compare(&doc, Path::new("case.json"), &db, None);
+        case("c api probe", I8, "./probe --int8", None, "natural"),
+    ]);
     let v: Vec<&str> = r.iter().map(|c| c.verdict.as_str()).collect();
     assert_eq!(
         v,
-        ["agree", "disagree", "forced", "no_prediction", "not_miopen"]
+        [
+            "agree",
+            "disagree",
+            "agree",
+            "agree",
+            "agree",
+            "unresolved",
+            "disagree",
+            "not_miopen",
+            "not_miopen"
+        ]
     );
     assert_eq!(r[0].evidence.class.as_str(), "confirmed");
     assert_eq!(r[0].evidence.rule, "explain.compare.agree");
-    // The CU count came from the find-db name in the lookups (gfx900_64).
-    let e = r[0].explanation.as_ref().unwrap();
-    assert_eq!(
-        e.db_file.as_ref().unwrap().file.name,
-        "gfx900_64.HIP.fdb.txt"
-    );
+    assert_eq!(r[0].release.as_deref(), Some("3.5.1"));
     assert!(
         r[1].question
             .as_deref()
@@ -57,5 +143,46 @@ fn agree_disagree_forced_and_no_record() {
             .contains("ConvOclDirectFwd")
     );
     assert_eq!(r[1].evidence.class.as_str(), "unresolved");
-    assert_eq!(r[3].evidence.class.as_str(), "unresolved");
+    assert_eq!(
+        r[3].predicted.as_deref(),
+        Some("failure: rejected_not_applicable")
+    );
+    assert_eq!(r[4].predicted.as_deref(), Some("failure: cli_error"));
+    assert!(
+        r[5].statement
+            .contains("the run's GemmFwdRest is one of them"),
+        "{}",
+        r[5].statement
+    );
+    // Per-solver statements: the model agrees with every logged one it can decide; a solver
+    // of a newer release is unresolved, and a solver the model rejects but the log ran is a
+    // disagreement.
+    let s: Vec<(&str, &str, &str)> = r[2]
+        .solvers
+        .iter()
+        .map(|c| (c.solver.as_str(), c.logged.as_str(), c.verdict.as_str()))
+        .collect();
+    assert_eq!(
+        s,
+        [
+            ("GemmFwd1x1_0_1_int8", "not_applicable", "agree"),
+            ("fft", "skipped_non_dynamic", "agree"),
+            ("ConvDirectNaiveConvFwd", "succeeded", "agree"),
+            ("ConvDirectNaiveConvFwd", "immediate_candidate", "agree"),
+            ("ConvWinoRageRxS<2-3>", "not_applicable", "unresolved"),
+            ("ConvMPBidirectWinograd<2-3>", "succeeded", "disagree"),
+        ]
+    );
+    assert_eq!(r[2].solver_counts.get("agree"), Some(&4));
+}
+
+#[test]
+fn releases_follow_the_logged_version() {
+    assert_eq!(
+        release_of("3.5.1.5b515cf1bca-dirty").as_deref(),
+        Some("3.5.1")
+    );
+    assert_eq!(release_of("3.6.0"), Some("3.5.1".into()));
+    assert_eq!(release_of("3.3.0.abc"), None);
+    assert_eq!(release_of("garbage"), None);
 }

@@ -9,22 +9,18 @@
 //! | module | what it reads |
 //! |---|---|
 //! | [`miopen`] | MIOpen's log (`MIOPEN_LOG_LEVEL` up to 7, `MIOPEN_ENABLE_LOGGING[_CMD]`) and MIOpenDriver's own lines |
-//! | [`miopen_db`] | find-db / perf-db keys, network configs, find-db records, MIOpenDriver command lines |
 //! | [`rocblas`] | `ROCBLAS_LAYER` trace / bench / profile / internal lines, fallback and Tensile-library messages, Tensile `Running kernel:` |
 //! | [`tensile`] | the Tensile kernel-name grammar (`Cijk_Ailk_Bljk_HB_MT64x64x16_MI32x32x8x1_…`) |
 //! | [`hipblaslt`] | hipBLASLt's `[date][HIPBLASLT][pid][Level][func]` lines and `hipblaslt-bench` lines |
 //! | [`runtime`] | HIP runtime errors, GPU memory faults, assertions, shell crash messages (any locale), `__EXIT_CODE=N` markers |
 //! | [`capi`] | output of programs that call MIOpen's C API directly (solution lists, workspace, compile and immediate-run results) |
-//! | [`solvers`] | MIOpen's solver id ↔ name registry (embedded; see `SOURCES.md`) |
 
 pub mod capi;
 pub mod hipblaslt;
 pub mod lines;
 pub mod miopen;
-pub mod miopen_db;
 pub mod rocblas;
 pub mod runtime;
-pub mod solvers;
 pub mod tensile;
 mod text;
 

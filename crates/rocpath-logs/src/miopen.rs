@@ -66,6 +66,10 @@ pub enum Event<'a> {
     DeviceName(Cow<'a, str>),
     /// `Info [] MIOPEN_FIND_MODE = DYNAMIC_HYBRID(5)`
     FindMode(Cow<'a, str>),
+    /// `[IsEnabled] MIOPEN_FIND_MODE is set to NORMAL due to MIOPEN_FIND_ENFORCE`.
+    FindEnforced,
+    /// `[GetEnvFindOnlySolverImpl] 89`: the `MIOPEN_DEBUG_FIND_ONLY_SOLVER` value in force.
+    FindOnlySolver(Cow<'a, str>),
     /// `ROCm MD version …, HIP version 7.2.26043, MIOpen version 3.5.1.…`
     Versions {
         /// HIP version.
@@ -718,6 +722,13 @@ fn parse_message<'a>(level: Level, func: &'a [u8], msg: &'a [u8]) -> Option<Even
                 hip: s(hip),
                 miopen: s(r),
             })
+        }
+        b"IsEnabled" if find(msg, b"due to MIOPEN_FIND_ENFORCE").is_some() => {
+            Some(Event::FindEnforced)
+        }
+        b"GetEnvFindOnlySolverImpl" => {
+            let m = trim(msg);
+            (!m.is_empty()).then(|| Event::FindOnlySolver(s(m)))
         }
         b"IsApplicable" | b"IsProblemSupported" => {
             let m = trim(msg);

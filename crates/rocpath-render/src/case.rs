@@ -195,10 +195,7 @@ pub fn case_report(r: &CaseReport) -> String {
                     " → {}",
                     l.record
                         .iter()
-                        .map(|i| match i.time_ms {
-                            Some(t) => format!("{} {t} ms", i.solver),
-                            None => i.solver.clone(),
-                        })
+                        .map(|i| format!("{} {} ms", i.solver, i.time_ms))
                         .collect::<Vec<_>>()
                         .join("; ")
                 )

@@ -6,6 +6,9 @@ use rocpath_explain::compare::Comparison;
 use rocpath_explain::ggml::Decision;
 use rocpath_explain::miopen::MiopenExplanation;
 use rocpath_explain::rocblas::RocblasExplanation;
+use rocpath_miopen::model::ir::Source;
+use rocpath_miopen::select::{Mode, Tri};
+use rocpath_miopen_derive::Report;
 use std::fmt::Write;
 
 fn ev(e: &Evidence) -> String {
@@ -17,17 +20,31 @@ fn ev(e: &Evidence) -> String {
     s
 }
 
-/// One MIOpen explanation.
-pub fn miopen(e: &MiopenExplanation) -> String {
+/// One MIOpen explanation: the path, the prediction, the solvers (the applicable, the
+/// unresolved and the forced one; every solver with `all`).
+pub fn miopen(e: &MiopenExplanation, all: bool) -> String {
     let mut s = String::new();
+    let cus = e
+        .device
+        .cus
+        .map(|c| format!(", {c} CUs"))
+        .unwrap_or_default();
     let _ = writeln!(
         s,
-        "device          {} (DbId {})",
+        "device          {} (DbId {}{cus})",
         e.device.target, e.device.db_id
     );
+    let _ = writeln!(s, "problem         {}", e.problem.short());
     let _ = writeln!(s, "find-db key     {}", e.problem_key);
     let _ = writeln!(s, "network config  {}", e.network_config);
     let _ = writeln!(s, "perf-db key     {}", e.perf_db_key);
+    let release = e
+        .model
+        .release
+        .as_deref()
+        .map(|r| format!(" with the {r} differences"))
+        .unwrap_or_default();
+    let _ = writeln!(s, "model           {}{release}", e.model.source);
     match &e.db_file {
         Some(f) => {
             let _ = writeln!(s, "find-db file    {}  {}", f.file.name, ev(&f.evidence));
@@ -45,34 +62,20 @@ pub fn miopen(e: &MiopenExplanation) -> String {
         e.record_source.as_deref().unwrap_or("not found")
     );
     if !e.ranked.is_empty() {
-        let mut t = crate::table(&[
-            "#",
-            "solver",
-            "id",
-            "algorithm",
-            "time ms",
-            "workspace",
-            "perf-db",
-        ]);
-        for (i, r) in e.ranked.iter().enumerate() {
-            t.add_row(vec![
-                crate::right(i + 1),
-                comfy_table::Cell::new(&r.solver),
-                crate::right(r.id.map(|i| i.to_string()).unwrap_or_default()),
-                comfy_table::Cell::new(&r.algorithm),
-                crate::right(r.time_ms),
-                crate::right(r.workspace),
-                comfy_table::Cell::new(match r.perf_db_record {
-                    Some(true) => "tuned",
-                    Some(false) => "none",
-                    None => "-",
-                }),
-            ]);
-        }
-        let _ = writeln!(s, "{t}");
+        s.push_str(&ranked(e));
     }
-    match (&e.predicted, &e.no_prediction) {
-        (Some(p), _) => {
+    let mode = match &e.mode {
+        Mode::Find => format!("find ({:?})", e.find_mode),
+        Mode::Immediate => "immediate (fastest)".into(),
+        Mode::Forced(f) => format!("forced -S {f}"),
+    };
+    let _ = writeln!(s, "mode            {mode}");
+    let _ = writeln!(s, "path");
+    for (i, st) in e.path.iter().enumerate() {
+        let _ = writeln!(s, "  {}. {}  ({})", i + 1, st.step, st.cite);
+    }
+    match (&e.predicted, &e.failure, &e.no_prediction) {
+        (Some(p), _, _) => {
             let _ = writeln!(
                 s,
                 "predicted       {} ({})  {}",
@@ -81,21 +84,205 @@ pub fn miopen(e: &MiopenExplanation) -> String {
                 ev(&p.evidence)
             );
         }
-        (None, Some(r)) => {
+        (None, Some(f), _) => {
             let _ = writeln!(
                 s,
-                "predicted       none: {}  {}",
+                "predicted       failure {}: {}  {}",
+                f.failure,
+                f.statement,
+                ev(&f.evidence)
+            );
+        }
+        (None, None, Some(r)) => {
+            let _ = writeln!(
+                s,
+                "predicted       unresolved: {}  {}",
                 r.statement,
                 ev(&r.evidence)
             );
         }
         _ => {}
     }
+    s.push_str(&solver_table(e, all));
     for r in &e.reasons {
         let _ = writeln!(s, "  - {}  {}", r.statement, ev(&r.evidence));
     }
     for n in &e.notes {
         let _ = writeln!(s, "note: {n}");
+    }
+    s
+}
+
+fn ranked(e: &MiopenExplanation) -> String {
+    let mut t = crate::table(&[
+        "#",
+        "solver",
+        "id",
+        "algorithm",
+        "time ms",
+        "workspace",
+        "perf-db",
+    ]);
+    for (i, r) in e.ranked.iter().enumerate() {
+        t.add_row(vec![
+            crate::right(i + 1),
+            comfy_table::Cell::new(&r.solver),
+            crate::right(r.id.map(|i| i.to_string()).unwrap_or_default()),
+            comfy_table::Cell::new(&r.algorithm),
+            crate::right(r.time_ms),
+            crate::right(r.workspace),
+            comfy_table::Cell::new(match r.perf_db_record {
+                Some(true) => "tuned",
+                Some(false) => "none",
+                None => "-",
+            }),
+        ]);
+    }
+    format!("{t}\n")
+}
+
+fn tri(t: Tri) -> &'static str {
+    match t {
+        Tri::Yes => "yes",
+        Tri::No => "no",
+        Tri::Unknown => "?",
+    }
+}
+
+fn solver_table(e: &MiopenExplanation, all: bool) -> String {
+    let forced = match &e.mode {
+        Mode::Forced(f) => Some(f.as_str()),
+        _ => None,
+    };
+    let count = |a: &str| e.solvers.iter().filter(|r| r.applicability == a).count();
+    let s = format!(
+        "solvers         {} applicable, {} unresolved, {} not applicable{}\n",
+        count("applicable"),
+        count("unresolved"),
+        count("not_applicable"),
+        if all {
+            ""
+        } else {
+            " (--all lists every solver)"
+        }
+    );
+    let mut t = crate::table(&[
+        "id",
+        "solver",
+        "applicable",
+        "dyn",
+        "ws",
+        "decided at",
+        "condition / values",
+    ]);
+    for r in &e.solvers {
+        let shown = all
+            || r.applicability != "not_applicable"
+            || forced.is_some_and(|f| f == r.solver || f.parse::<u64>().ok() == Some(r.id));
+        if !shown {
+            continue;
+        }
+        let mut cond = r
+            .decided_at
+            .as_ref()
+            .and_then(|d| d.text.clone())
+            .unwrap_or_default();
+        if let Some(u) = &r.unresolved {
+            cond = u.clone();
+        }
+        let reads: Vec<String> = r
+            .reads
+            .iter()
+            .take(3)
+            .map(|x| format!("{} = {}", x.what, x.value))
+            .collect();
+        if !reads.is_empty() && r.applicability == "not_applicable" {
+            cond = format!("{cond}  [{}]", reads.join("; "));
+        }
+        t.add_row(vec![
+            crate::right(r.id),
+            comfy_table::Cell::new(&r.solver),
+            comfy_table::Cell::new(match r.applicability.as_str() {
+                "applicable" => "yes",
+                "not_applicable" => "no",
+                _ => "?",
+            }),
+            comfy_table::Cell::new(tri(r.dynamic)),
+            comfy_table::Cell::new(tri(r.may_need_workspace)),
+            comfy_table::Cell::new(
+                r.decided_at
+                    .as_ref()
+                    .map(|d| d.at.clone())
+                    .unwrap_or_default(),
+            ),
+            comfy_table::Cell::new(cond.chars().take(160).collect::<String>()),
+        ]);
+    }
+    format!("{s}{t}\n")
+}
+
+/// What `explain miopen-derive` read and what it could not.
+pub fn derive_report(source: &Source, r: &Report) -> String {
+    let mut s = String::new();
+    let _ = writeln!(
+        s,
+        "source          {}{}",
+        source.short(),
+        if source.prefix.is_empty() {
+            String::new()
+        } else {
+            format!(" ({})", source.prefix)
+        }
+    );
+    let _ = writeln!(s, "files parsed    {}", r.files);
+    let _ = writeln!(
+        s,
+        "solvers         {} registered convolution solvers",
+        r.solvers
+    );
+    let _ = writeln!(s, "functions       {} in the model", r.functions);
+    let _ = writeln!(
+        s,
+        "rules           {} checked against the checkout, {} changed, {} cite another repository",
+        r.rules_checked,
+        r.rules_drifted.len(),
+        r.rules_not_checked.len()
+    );
+    for (id, why) in &r.rules_drifted {
+        let _ = writeln!(s, "  not re-derived: {id}: {why}");
+    }
+    for n in &r.solvers_without_is_applicable {
+        let _ = writeln!(s, "  no IsApplicable: {n}");
+    }
+    for n in &r.entries_missing {
+        let _ = writeln!(s, "  entry point not found: {n}");
+    }
+    if !r.unresolved_calls.is_empty() {
+        let list: Vec<String> = r
+            .unresolved_calls
+            .iter()
+            .map(|(k, v)| format!("{k} ×{v}"))
+            .collect();
+        let _ = writeln!(
+            s,
+            "unresolved calls (verdicts reaching them are unresolved): {}",
+            list.join(", ")
+        );
+    }
+    if !r.unsupported.is_empty() {
+        let list: Vec<String> = r
+            .unsupported
+            .iter()
+            .map(|(k, v)| format!("{k} ×{v}"))
+            .collect();
+        let _ = writeln!(s, "constructs not translated: {}", list.join(", "));
+    }
+    if !r.unknown_build_flags.is_empty() {
+        let _ = writeln!(
+            s,
+            "build switches without a release value: {}",
+            r.unknown_build_flags.join(", ")
+        );
     }
     s
 }
@@ -199,13 +386,32 @@ pub fn kernel_comparisons(c: &[rocpath_explain::compare_trace::KernelComparison]
 
 /// Comparisons, one row per case.
 pub fn comparisons(c: &[Comparison]) -> String {
-    let mut t = crate::table(&["case", "observed", "predicted", "verdict"]);
+    let mut t = crate::table(&[
+        "case",
+        "mode",
+        "observed",
+        "predicted",
+        "verdict",
+        "solver statements",
+    ]);
     for r in c {
+        let n = |k: &str| r.solver_counts.get(k).copied().unwrap_or(0);
         t.add_row(vec![
             comfy_table::Cell::new(&r.case),
-            comfy_table::Cell::new(r.observed.as_deref().unwrap_or("-")),
+            comfy_table::Cell::new(r.mode.as_deref().unwrap_or("-")),
+            comfy_table::Cell::new(match (&r.observed, &r.observed_outcome) {
+                (Some(o), _) => o.clone(),
+                (None, Some(k)) => k.clone(),
+                _ => "-".into(),
+            }),
             comfy_table::Cell::new(r.predicted.as_deref().unwrap_or("-")),
             comfy_table::Cell::new(&r.verdict),
+            comfy_table::Cell::new(format!(
+                "{} agree, {} disagree, {} unresolved",
+                n("agree"),
+                n("disagree"),
+                n("unresolved")
+            )),
         ]);
     }
     let mut s = format!("{t}\n");
@@ -213,6 +419,20 @@ pub fn comparisons(c: &[Comparison]) -> String {
         let _ = writeln!(s, "{}: {}  {}", r.case, r.statement, ev(&r.evidence));
         if let Some(q) = &r.question {
             let _ = writeln!(s, "  open question: {q}");
+        }
+        for d in r.solvers.iter().filter(|d| d.verdict == "disagree") {
+            let _ = writeln!(
+                s,
+                "  disagree: {} logged {} (line {}), model says {}{}",
+                d.solver,
+                d.logged,
+                d.line,
+                d.model,
+                d.decided_at
+                    .as_deref()
+                    .map(|a| format!(" at {a}"))
+                    .unwrap_or_default()
+            );
         }
     }
     s

@@ -25,7 +25,8 @@ pub mod stream;
 use std::fmt;
 use std::path::{Path, PathBuf};
 
-pub use names::{MiopenDbName, MiopenKind, NamedKind};
+pub use names::NamedKind;
+pub use rocpath_miopen::dbname::{DbKind, DbName};
 
 /// Limits that keep time and memory bounded on hostile input. All sizes in bytes.
 #[derive(Debug, Clone)]

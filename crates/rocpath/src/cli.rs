@@ -557,18 +557,27 @@ pub struct ExplainArgs {
     /// With --compare on a trace: the device, when the trace does not name it (`gfx900`).
     #[arg(long, value_name = "gfxNNN")]
     pub target: Option<String>,
-    /// With --compare: MIOpen's database folder.
+    /// With --compare: MIOpen's database folder, for cases whose log shows no find-db lookup.
     #[arg(long, value_name = "DIR", default_value = "/opt/rocm/share/miopen/db")]
     pub db: PathBuf,
     /// With --compare: the device's compute units (default: from the logged find-db name).
     #[arg(long, value_name = "N")]
     pub cu: Option<u32>,
+    /// With --compare: the device's memory (`8G`, `16G`); some GEMM solvers depend on it.
+    #[arg(long, value_name = "SIZE")]
+    pub vram: Option<String>,
+    /// With --compare: an applicability model derived with `explain miopen-derive`.
+    #[arg(long, value_name = "MODEL.json")]
+    pub model: Option<PathBuf>,
 }
 
 #[derive(Debug, Subcommand)]
 pub enum ExplainCommand {
-    /// Which MIOpen solver a convolution gets: find-db record, perf-db, solver gates.
-    Miopen(ExplainMiopenArgs),
+    /// Which MIOpen solver a convolution gets and why: every solver's applicability from
+    /// MIOpen's source, the selection path per mode, the find-db record and perf-db.
+    Miopen(Box<ExplainMiopenArgs>),
+    /// Read a MIOpen checkout into an applicability model (what `explain miopen --model` takes).
+    MiopenDerive(ExplainDeriveArgs),
     /// ggml-hip dispatch: MMVF / MMF / MMVQ / MMQ / hipBLAS, flash-attention kernel.
     Ggml(ExplainGgmlArgs),
     /// rocBLAS GEMM backend (hipBLASLt or Tensile), solution presence, fallbacks.
@@ -577,27 +586,65 @@ pub enum ExplainCommand {
 
 #[derive(Debug, Args)]
 pub struct ExplainMiopenArgs {
-    /// Device target id (`gfx900:xnack-`).
+    /// Device target id (`gfx900:xnack-`, `gfx942`, `gfx1201`).
     #[arg(long, value_name = "TARGET-ID")]
     pub target: String,
-    /// Compute units of the device (picks `gfx900_64` and the like).
+    /// Compute units of the device (picks `gfx900_64` and the like; read by some solvers).
     #[arg(long, value_name = "N")]
     pub cu: Option<u32>,
+    /// Device memory (`8G`): the GEMM solvers' workspace limit is 85 % of it.
+    #[arg(long, value_name = "SIZE")]
+    pub vram: Option<String>,
     /// MIOpen's system database folder (installed `.fdb.txt`/`.db`, or `.bz2` as shipped in source).
     #[arg(long, value_name = "DIR", default_value = "/opt/rocm/share/miopen/db")]
     pub db: PathBuf,
     /// A user find-db (`~/.config/miopen/*.ufdb.txt`) to consult first, as MIOpen does.
     #[arg(long, value_name = "FILE")]
     pub user_db: Option<PathBuf>,
-    /// `rocpath gates --json` output: gates found in source, cited per solver.
-    #[arg(long, value_name = "FILE")]
-    pub gates: Option<PathBuf>,
+    /// An environment variable of the run (`MIOPEN_FIND_MODE=NORMAL`,
+    /// `MIOPEN_DEBUG_CONV_CK_IGEMM_FWD_V6R1_DLOPS_NCHW=1`); repeatable. The shell's own
+    /// environment is not read.
+    #[arg(long = "env", value_name = "NAME=VALUE")]
+    pub env: Vec<String>,
+    /// A build switch differing from a release build (`MIOPEN_USE_MLIR=0`); repeatable.
+    #[arg(long = "build", value_name = "NAME=VALUE")]
+    pub build: Vec<String>,
+    /// Apply the differences of a newer MIOpen release (`3.5.1`: IsInt8 accepts an int8 output).
+    #[arg(long, value_name = "VERSION")]
+    pub release: Option<String>,
+    /// An applicability model derived with `explain miopen-derive` (default: ROCm/MIOpen@2d1fd997).
+    #[arg(long, value_name = "MODEL.json")]
+    pub model: Option<PathBuf>,
+    /// The API path for a `--problem` key (a driver command's `-S` decides otherwise).
+    #[arg(long, value_enum, value_name = "MODE")]
+    pub mode: Option<ExplainMode>,
+    /// List every solver, not only the applicable, the unresolved and the forced one.
+    #[arg(long)]
+    pub all: bool,
     /// A find-db key instead of a driver command.
     #[arg(long, value_name = "KEY", conflicts_with = "driver")]
     pub problem: Option<String>,
     /// `MIOpenDriver conv… ARGS` (after `--`).
     #[arg(last = true, value_name = "MIOPENDRIVER")]
     pub driver: Vec<String>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum ExplainMode {
+    /// The Find API (MIOpenDriver's default).
+    Find,
+    /// Immediate mode, the fastest solution (`-S 0`).
+    Immediate,
+}
+
+#[derive(Debug, Args)]
+pub struct ExplainDeriveArgs {
+    /// A ROCm/MIOpen clone, or a ROCm/rocm-libraries clone (its projects/miopen is read).
+    #[arg(value_name = "CHECKOUT")]
+    pub checkout: PathBuf,
+    /// Write the model here (JSON); without it only the report is printed.
+    #[arg(long, value_name = "FILE")]
+    pub out: Option<PathBuf>,
 }
 
 #[derive(Debug, Args)]

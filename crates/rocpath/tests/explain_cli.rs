@@ -73,10 +73,149 @@ fn miopen_json_predicts_from_the_shipped_find_db() {
         ])
         .output()
         .unwrap();
+    // At 2d1fd997 IsInt8() wants an int32/float output: nothing applies, Find fails.
     assert_eq!(out.status.code(), Some(1));
     let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     assert!(v["predicted"].is_null());
-    assert_eq!(v["no_prediction"]["evidence"]["class"], "unresolved");
+    assert_eq!(v["failure"]["failure"], "no_solution");
+    assert_eq!(v["failure"]["evidence"]["class"], "inferred");
+    // With MIOpen 3.5.1's IsInt8 the naive solver is the only one left.
+    let out = rocpath()
+        .args([
+            "--json",
+            "explain",
+            "miopen",
+            "--target",
+            "gfx900:xnack-",
+            "--cu",
+            "64",
+            "--release",
+            "3.5.1",
+            "--db",
+        ])
+        .arg(&db)
+        .args([
+            "--problem",
+            "64-56-56-3x3-64-56-56-32-1x1-1x1-1x1-0-NCHW-INT8-F",
+        ])
+        .output()
+        .unwrap();
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v["predicted"]["solver"], "ConvDirectNaiveConvFwd");
+    assert_eq!(
+        v["predicted"]["evidence"]["rule"],
+        "explain.miopen.only_applicable"
+    );
+    let naive = v["solvers"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|s| s["id"] == 85)
+        .unwrap();
+    assert_eq!(naive["applicability"], "applicable");
+    let xdl = v["solvers"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|s| s["solver"] == "ConvHipImplicitGemmFwdXdlops")
+        .unwrap();
+    assert_eq!(xdl["applicability"], "not_applicable");
+    assert!(
+        xdl["decided_at"]["at"]
+            .as_str()
+            .unwrap()
+            .starts_with("src/solver/conv/conv_hip_implicit_gemm_fwd_xdlops.cpp:289@2d1fd997")
+    );
+}
+
+#[test]
+fn miopen_forced_solver_and_any_target_without_databases() {
+    // A forced DLOPS solver: the workspace query rejects it (rc 0x3), no db needed.
+    let out = rocpath()
+        .args(["--json", "explain", "miopen", "--target", "gfx900:xnack-", "--release", "3.5.1", "--db", "/nonexistent", "--"])
+        .args("MIOpenDriver convint8 -n 1 -c 64 -H 56 -W 56 -k 64 -y 3 -x 3 -p 1 -q 1 -F 1 -S ConvCkIgemmFwdV6r1DlopsNchw".split(' '))
+        .output()
+        .unwrap();
+    assert_eq!(
+        out.status.code(),
+        Some(1),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v["failure"]["failure"], "rejected_not_applicable");
+    assert!(
+        v["notes"][0]
+            .as_str()
+            .unwrap()
+            .contains("/nonexistent: no such folder")
+    );
+    // gfx1201 in text: the table names the naive solver and GEMM, and --all lists every solver.
+    let out = rocpath()
+        .args([
+            "explain",
+            "miopen",
+            "--target",
+            "gfx1201",
+            "--all",
+            "--vram",
+            "16G",
+            "--db",
+            "/nonexistent",
+        ])
+        .args([
+            "--problem",
+            "64-56-56-3x3-64-56-56-32-1x1-1x1-1x1-0-NCHW-FP32-F",
+        ])
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        text.contains("ConvDirectNaiveConvFwd") && text.contains("GemmFwdRest"),
+        "{text}"
+    );
+    assert!(
+        text.contains("ConvBinWinograd3x3U"),
+        "--all lists rejected solvers too"
+    );
+    assert!(text.contains("conv_bin_wino3x3U.cpp:"), "{text}");
+    // An unknown solver name is a usage error.
+    let out = rocpath()
+        .args([
+            "explain",
+            "miopen",
+            "--target",
+            "gfx900",
+            "--db",
+            "/nonexistent",
+            "--",
+        ])
+        .args("MIOpenDriver conv -n 1 -F 1 -S NoSuchSolver".split(' '))
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("NoSuchSolver"));
+    // A bad size.
+    let out = rocpath()
+        .args([
+            "explain",
+            "miopen",
+            "--target",
+            "gfx900",
+            "--vram",
+            "lots",
+            "--problem",
+            "64-56-56-3x3-64-56-56-32-1x1-1x1-1x1-0-NCHW-FP32-F",
+        ])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
 }
 
 #[test]

@@ -33,27 +33,8 @@ pub enum DbError {
     },
 }
 
-/// `Handle::GetDbBasename`: `_<decimal>` up to 64 CUs, bare lower-case hex above.
-pub fn db_basename(db_id: &str, cus: u32) -> String {
-    if cus <= 64 {
-        format!("{db_id}_{cus}")
-    } else {
-        format!("{db_id}{cus:x}")
-    }
-}
-
-/// How the file was chosen.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "snake_case")]
-pub enum Choice {
-    /// `<basename>.<backend>.fdb.txt` / `<basename>.db` exists.
-    Exact,
-    /// Find-db only: another backend's file of the same basename (find_db.cpp:164-168).
-    AlternateBackend,
-    /// The file of the same `DbId` with the nearest CU count (find_db.cpp:169-185,
-    /// execution_context.hpp:218-253).
-    NearestCu,
-}
+pub use rocpath_miopen::dbname::{Choice, cu_of_stem, db_basename};
+pub use rocpath_miopen::findrec::{FindItem, parse_record};
 
 /// The database file a device would read.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
@@ -70,131 +51,53 @@ pub struct DbFile {
     pub wanted: String,
 }
 
-fn installed_name(p: &Path) -> Option<String> {
-    let n = p.file_name()?.to_str()?;
-    Some(n.strip_suffix(".bz2").unwrap_or(n).to_string())
-}
-
-/// CU count parsed back from a db stem the way MIOpen does: decimal after the first `_`, else
-/// hex after the `DbId` (leading digits only, like `std::stoi`).
-pub fn cu_of_stem(stem: &str, db_id: &str) -> Option<u32> {
-    let (digits, radix) = match stem.find('_') {
-        Some(i) => (&stem[i + 1..], 10),
-        None => (stem.get(db_id.len()..)?, 16),
-    };
-    let end = digits
-        .char_indices()
-        .find(|(_, c)| !c.is_digit(radix))
-        .map_or(digits.len(), |(i, _)| i);
-    u32::from_str_radix(&digits[..end], radix).ok()
-}
-
-fn list_dir(dir: &Path) -> Vec<PathBuf> {
-    let mut v: Vec<PathBuf> = std::fs::read_dir(dir)
-        .map(|rd| rd.filter_map(|e| e.ok()).map(|e| e.path()).collect())
+/// Installed names (without `.bz2`) of the files of a folder, sorted, with their paths.
+fn installed(dir: &Path) -> Vec<(String, PathBuf)> {
+    let mut v: Vec<(String, PathBuf)> = std::fs::read_dir(dir)
+        .map(|rd| {
+            rd.filter_map(|e| e.ok())
+                .filter_map(|e| {
+                    let p = e.path();
+                    let n = p.file_name()?.to_str()?;
+                    Some((n.strip_suffix(".bz2").unwrap_or(n).to_string(), p))
+                })
+                .collect()
+        })
         .unwrap_or_default();
     // MIOpen iterates in directory order; sort for a deterministic answer.
     v.sort();
     v
 }
 
+fn choose_in(dir: &Path, db_id: &str, cus: u32, exact: &str, suffix: &str) -> Option<DbFile> {
+    let files = installed(dir);
+    let (name, choice, c) = rocpath_miopen::dbname::choose(
+        files.iter().map(|(n, _)| n.as_str()),
+        db_id,
+        cus,
+        exact,
+        suffix,
+    )?;
+    let path = files.iter().find(|(n, _)| n == name)?.1.clone();
+    Some(DbFile {
+        path,
+        name: name.to_string(),
+        choice,
+        cus: c,
+        wanted: db_basename(db_id, cus),
+    })
+}
+
 /// The system find-db a device with `db_id` (e.g. `gfx900`) and `cus` CUs reads from `dir`.
 pub fn choose_find_db(dir: &Path, db_id: &str, cus: u32, backend: &str) -> Option<DbFile> {
-    let base = db_basename(db_id, cus);
-    let exact = format!("{base}.{backend}.fdb.txt");
-    let files = list_dir(dir);
-    for f in &files {
-        if installed_name(f).as_deref() == Some(exact.as_str()) {
-            return Some(DbFile {
-                path: f.clone(),
-                name: exact,
-                choice: Choice::Exact,
-                cus: Some(cus),
-                wanted: base,
-            });
-        }
-    }
-    let mut best: Option<(u32, DbFile)> = None;
-    for f in &files {
-        let Some(name) = installed_name(f) else {
-            continue;
-        };
-        let Some(stem) = name.strip_suffix(".fdb.txt") else {
-            continue;
-        };
-        if stem.starts_with(&base) {
-            return Some(DbFile {
-                path: f.clone(),
-                name: name.clone(),
-                choice: Choice::AlternateBackend,
-                cus: Some(cus),
-                wanted: base,
-            });
-        }
-        if !db_id.starts_with("gfx") || cus == 0 || !stem.starts_with(db_id) {
-            continue;
-        }
-        if let Some(c) = cu_of_stem(stem, db_id) {
-            let dist = c.abs_diff(cus);
-            if best.as_ref().is_none_or(|(d, _)| dist < *d) {
-                best = Some((
-                    dist,
-                    DbFile {
-                        path: f.clone(),
-                        name: name.clone(),
-                        choice: Choice::NearestCu,
-                        cus: Some(c),
-                        wanted: base.clone(),
-                    },
-                ));
-            }
-        }
-    }
-    best.map(|(_, f)| f)
+    let exact = format!("{}.{backend}.fdb.txt", db_basename(db_id, cus));
+    choose_in(dir, db_id, cus, &exact, ".fdb.txt")
 }
 
 /// The system SQLite perf-db (`<basename>.db`, else nearest CU count).
 pub fn choose_perf_db(dir: &Path, db_id: &str, cus: u32) -> Option<DbFile> {
-    let base = db_basename(db_id, cus);
-    let exact = format!("{base}.db");
-    let files = list_dir(dir);
-    let mut best: Option<(u32, DbFile)> = None;
-    for f in &files {
-        let Some(name) = installed_name(f) else {
-            continue;
-        };
-        if name == exact {
-            return Some(DbFile {
-                path: f.clone(),
-                name,
-                choice: Choice::Exact,
-                cus: Some(cus),
-                wanted: base,
-            });
-        }
-        let Some(stem) = name.strip_suffix(".db") else {
-            continue;
-        };
-        if !stem.starts_with(db_id) {
-            continue;
-        }
-        if let Some(c) = cu_of_stem(stem, db_id) {
-            let dist = c.abs_diff(cus);
-            if best.as_ref().is_none_or(|(d, _)| dist < *d) {
-                best = Some((
-                    dist,
-                    DbFile {
-                        path: f.clone(),
-                        name: name.clone(),
-                        choice: Choice::NearestCu,
-                        cus: Some(c),
-                        wanted: base.clone(),
-                    },
-                ));
-            }
-        }
-    }
-    best.map(|(_, f)| f)
+    let exact = format!("{}.db", db_basename(db_id, cus));
+    choose_in(dir, db_id, cus, &exact, ".db")
 }
 
 /// Reads a file whole, decompressing `.bz2`.
@@ -265,61 +168,6 @@ fn write_atomic(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
     f.write_all(bytes)?;
     f.sync_all()?;
     std::fs::rename(&tmp, path)
-}
-
-/// One solver entry of a find-db record.
-#[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct FindItem {
-    /// Solver (`SolverDbId`).
-    pub solver: String,
-    /// Algorithm (`miopenConvolutionFwdAlgoWinograd`).
-    pub algorithm: String,
-    /// Measured time in milliseconds.
-    pub time_ms: f64,
-    /// Workspace in bytes.
-    pub workspace: u64,
-    /// The item was in the legacy 1.0 format (`algo:Solver,time,ws,algo,<unused>`).
-    pub legacy: bool,
-}
-
-/// A parsed find-db record, items in file order (duplicates dropped as MIOpen does).
-pub fn parse_record(contents: &str) -> Vec<FindItem> {
-    let mut out: Vec<FindItem> = Vec::new();
-    for item in contents.split(';') {
-        let Some((id, values)) = item.split_once(':') else {
-            continue; // "Ill-formed file: ID not found; skipped" (db_record.cpp:133-137)
-        };
-        let v: Vec<&str> = values.split(',').collect();
-        let parsed = if id.starts_with("miopenConvolution") {
-            // Legacy: values = Solver,time,ws,<algo/kcache>,<unused>; id = algorithm.
-            match v.as_slice() {
-                [solver, t, ws, ..] => Some((solver.to_string(), id.to_string(), *t, *ws, true)),
-                _ => None,
-            }
-        } else {
-            match v.as_slice() {
-                [t, ws, algo, ..] => Some((id.to_string(), algo.to_string(), *t, *ws, false)),
-                _ => None,
-            }
-        };
-        let Some((solver, algorithm, t, ws, legacy)) = parsed else {
-            continue;
-        };
-        let (Ok(time_ms), Ok(workspace)) = (t.parse::<f64>(), ws.parse::<u64>()) else {
-            continue;
-        };
-        if solver.is_empty() || out.iter().any(|i| i.solver == solver) {
-            continue; // "Duplicate ID (ignored)" (db_record.cpp:156-160)
-        }
-        out.push(FindItem {
-            solver,
-            algorithm,
-            time_ms,
-            workspace,
-            legacy,
-        });
-    }
-    out
 }
 
 /// A text find-db held in memory: one buffer and a key index into it.
@@ -436,7 +284,7 @@ impl PerfDb {
 
     /// The tuned configs stored for a problem (`config` row matched on every column of
     /// `ProblemDescription::Visit`, then `perf_db` rows of that config).
-    pub fn lookup(&self, p: &super::problem::Problem) -> Result<Vec<PerfRow>, String> {
+    pub fn lookup(&self, p: &rocpath_miopen::Problem) -> Result<Vec<PerfRow>, String> {
         let cols = p.perf_db_columns();
         let mut sql = String::from(
             "SELECT perf_db.solver, perf_db.params FROM config JOIN perf_db ON perf_db.config = config.id WHERE config.layout = ?1 AND config.data_type = ?2 AND config.direction = ?3",
@@ -469,32 +317,8 @@ impl PerfDb {
 
 #[cfg(test)]
 mod tests {
+    #![allow(clippy::unwrap_used)]
     use super::*;
-
-    #[test]
-    fn basenames_and_cu_parsing() {
-        assert_eq!(db_basename("gfx900", 64), "gfx900_64");
-        assert_eq!(db_basename("gfx908", 120), "gfx90878");
-        assert_eq!(db_basename("gfx942", 304), "gfx942130");
-        assert_eq!(cu_of_stem("gfx900_56.HIP.fdb", "gfx900"), Some(56));
-        assert_eq!(cu_of_stem("gfx90878.HIP.fdb", "gfx908"), Some(120));
-        assert_eq!(cu_of_stem("gfx942130", "gfx942"), Some(304));
-        assert_eq!(cu_of_stem("gfx900_x", "gfx900"), None);
-    }
-
-    #[test]
-    fn records_both_formats() {
-        let r = parse_record(
-            "miopenConvolutionFwdAlgoDirect:ConvAsm1x1U,0.178431,0,miopenConvolutionFwdAlgoDirect,<unused>;miopenConvolutionFwdAlgoGEMM:GemmFwd1x1_0_1,4.11227,0,rocBlas,<unused>;ConvHipImplicitGemmV4R1Fwd:0.2,16,miopenConvolutionFwdAlgoImplicitGEMM;bad;ConvAsm1x1U:9,0,x",
-        );
-        assert_eq!(r.len(), 3);
-        assert_eq!(r[0].solver, "ConvAsm1x1U");
-        assert_eq!(r[0].algorithm, "miopenConvolutionFwdAlgoDirect");
-        assert!(r[0].legacy);
-        assert_eq!(r[1].algorithm, "miopenConvolutionFwdAlgoGEMM");
-        assert_eq!(r[2].workspace, 16);
-        assert!(!r[2].legacy);
-    }
 
     #[test]
     fn find_db_index() {

@@ -1,81 +1,37 @@
-//! MIOpen: which solver the find step takes for a convolution on a device, read from the shipped
-//! find-db and perf-db, and why the solvers it does not take cannot apply.
+//! MIOpen: which solver a convolution gets on a device, and why — the applicability model of
+//! `rocpath-miopen` (every solver's `IsApplicable` and the selection path per mode, read from
+//! MIOpen's source) over the databases the device reads (the find-db record that answers first,
+//! the perf-db of tuned configs).
 //!
-//! The find step (immediate mode `GetSolutions`, and the Find API in the default
-//! `DYNAMIC_HYBRID` mode on a find-db hit) sorts the record's solvers by time and takes the first
-//! that is applicable and fits the workspace (ROCm/MIOpen@2d1fd997 `src/ocl/convolutionocl.cpp:698-756`).
-//! A user find-db record, when there is one, wins over the system record (`src/include/miopen/db.hpp:217-222`).
-//! Without a record MIOpen measures (Find regenerates the find-db) or, in immediate mode, ranks
-//! by the WTI/TunaNet heuristics (`convolutionocl.cpp:600-672`): the result depends on timings
-//! on the device and is not predicted here.
+//! The databases: a user find-db record, when there is one, wins over the system record
+//! (ROCm/MIOpen@2d1fd997 `src/include/miopen/db.hpp:217-222`); the system files are chosen by
+//! `DbId` and CU count (`db.rs`). Every prediction is `inferred` until an observation agrees;
+//! what the model cannot decide is `unresolved`, with the line that could not be decided.
 
 pub mod db;
-pub mod problem;
 
 use db::{Choice, DbFile, FindDb, FindItem, PerfDb};
-use problem::Problem;
 use rocpath_evidence::{Class, Evidence, Locator, Proof};
-use serde::{Deserialize, Serialize};
+use rocpath_miopen::Problem;
+use rocpath_miopen::model::context::{Device as ModelDevice, Env};
+use rocpath_miopen::model::eval::Verdict;
+use rocpath_miopen::model::ir::Model;
+use rocpath_miopen::select::{self, Mode, Prediction, SolverFate, Tri};
+use serde::Serialize;
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
-use std::sync::OnceLock;
 
-/// Where the find-step rule and the db choice come from.
+/// Where the db rules come from.
 pub const MIOPEN_SOURCE: &str = "ROCm/MIOpen@2d1fd997";
-
-const SOLVER_IDS: &str = include_str!("../../data/miopen-solver-ids.tsv");
-const GATES: &str = include_str!("../../data/miopen-gates-2d1fd997.toml");
-
-fn ids() -> &'static HashMap<&'static str, u32> {
-    static IDS: OnceLock<HashMap<&'static str, u32>> = OnceLock::new();
-    IDS.get_or_init(|| {
-        let mut m = HashMap::new();
-        for l in SOLVER_IDS.lines().filter(|l| !l.starts_with('#')) {
-            if let Some((id, name)) = l.split_once('\t') {
-                if let Ok(id) = id.parse() {
-                    m.entry(name).or_insert(id);
-                }
-            }
-        }
-        m
-    })
-}
 
 /// MIOpen's registry id of a solver name (`ConvBinWinograd3x3U` → 14).
 pub fn solver_id(name: &str) -> Option<u32> {
-    ids().get(name).copied()
+    rocpath_miopen::registry::by_name(name).and_then(|s| u32::try_from(s.id).ok())
 }
 
 /// A solver name for a registry id.
 pub fn solver_name(id: u32) -> Option<&'static str> {
-    ids().iter().find(|(_, v)| **v == id).map(|(k, _)| *k)
-}
-
-#[derive(Debug, Clone, Deserialize)]
-struct GateFile {
-    miopen: String,
-    gate: Vec<Gate>,
-}
-
-/// One capability gate of the data file.
-#[derive(Debug, Clone, Deserialize)]
-pub struct Gate {
-    kind: String,
-    values: Vec<String>,
-    #[serde(default)]
-    feature: Option<String>,
-    what: String,
-    #[allow(dead_code)]
-    site: String,
-    solvers: Vec<(String, String)>,
-}
-
-fn gates() -> &'static (String, Vec<Gate>) {
-    static G: OnceLock<(String, Vec<Gate>)> = OnceLock::new();
-    G.get_or_init(|| match toml::from_str::<GateFile>(GATES) {
-        Ok(f) => (f.miopen, f.gate),
-        Err(_) => (String::new(), Vec::new()),
-    })
+    rocpath_miopen::registry::by_id(u64::from(id)).map(rocpath_miopen::registry::display_name)
 }
 
 /// The device as MIOpen sees it.
@@ -89,6 +45,9 @@ pub struct Device {
     pub db_id: String,
     /// Compute units, when known.
     pub cus: Option<u32>,
+    /// Device memory in bytes, when known.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub vram: Option<u64>,
 }
 
 impl Device {
@@ -113,26 +72,45 @@ impl Device {
             processor: p,
             db_id,
             cus,
+            vram: None,
         }
     }
 }
 
+/// A find-db record given from outside (the one a log shows), with where it was seen.
+#[derive(Debug, Clone)]
+pub struct GivenRecord {
+    /// Items.
+    pub items: Vec<FindItem>,
+    /// `user_find_db`, `system_find_db`, `log`.
+    pub source: String,
+    /// Where it was read.
+    pub at: Locator,
+}
+
 /// What to explain.
 #[derive(Debug, Clone)]
-pub struct Query {
+pub struct Query<'m> {
+    /// The applicability model.
+    pub model: &'m Model,
+    /// The MIOpen release whose differences apply (`3.5.1`), if any.
+    pub release: Option<String>,
     /// The device.
     pub device: Device,
-    /// Folder of MIOpen's system databases (`/opt/rocm/share/miopen/db`, or MIOpen's
-    /// `src/kernels` with `.bz2` files).
-    pub db_dir: PathBuf,
-    /// A user find-db (`~/.config/miopen/<basename>.<version>.ufdb.txt`) to consult first.
+    /// Folder of MIOpen's system databases, if any.
+    pub db_dir: Option<PathBuf>,
+    /// A user find-db to consult first.
     pub user_db: Option<PathBuf>,
+    /// A record given directly (it replaces the database lookups).
+    pub record: Option<GivenRecord>,
     /// The problem.
     pub problem: Problem,
-    /// A solver forced with `-S` or `MIOPEN_DEBUG_FIND_ONLY_SOLVER`, if any.
-    pub forced: Option<String>,
-    /// Gates found by `rocpath gates` (its `--json` output), if given.
-    pub gates_doc: Option<(String, serde_json::Value)>,
+    /// API path.
+    pub mode: Mode,
+    /// Environment of the run.
+    pub env: Env,
+    /// Build switches differing from a release build.
+    pub build: HashMap<String, i64>,
 }
 
 /// One solver of the record, in the order MIOpen tries them.
@@ -152,30 +130,6 @@ pub struct Ranked {
     pub perf_db_record: Option<bool>,
 }
 
-/// The predicted selection.
-#[derive(Debug, Clone, Serialize)]
-pub struct Predicted {
-    /// Solver name.
-    pub solver: String,
-    /// Registry id, when known.
-    pub id: Option<u32>,
-    /// Algorithm.
-    pub algorithm: String,
-    /// Evidence.
-    pub evidence: Evidence,
-}
-
-/// A reason about one solver.
-#[derive(Debug, Clone, Serialize)]
-pub struct Reason {
-    /// Solver name.
-    pub solver: String,
-    /// The statement.
-    pub statement: String,
-    /// Evidence.
-    pub evidence: Evidence,
-}
-
 /// The database file used, and how it was chosen.
 #[derive(Debug, Clone, Serialize)]
 pub struct DbUsed {
@@ -184,6 +138,109 @@ pub struct DbUsed {
     pub file: DbFile,
     /// Evidence for the choice.
     pub evidence: Evidence,
+}
+
+/// A value the deciding condition read.
+#[derive(Debug, Clone, Serialize)]
+pub struct Read {
+    /// What was read (`problem.GetInDataType()`).
+    pub what: String,
+    /// Its value.
+    pub value: String,
+}
+
+/// A line of MIOpen's source that decided something.
+#[derive(Debug, Clone, Serialize)]
+pub struct SourceStep {
+    /// `path:line@commit`.
+    pub at: String,
+    /// The function.
+    pub function: String,
+    /// The condition or return.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub text: Option<String>,
+    /// Its value.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub value: Option<String>,
+}
+
+/// One solver's fate for the problem.
+#[derive(Debug, Clone, Serialize)]
+pub struct SolverReport {
+    /// Registry id.
+    pub id: u64,
+    /// Name.
+    pub solver: String,
+    /// Algorithm.
+    pub algorithm: String,
+    /// `applicable`, `not_applicable`, `unresolved`.
+    pub applicability: String,
+    /// `IsDynamic()`.
+    pub dynamic: Tri,
+    /// `MayNeedWorkspace()`.
+    pub may_need_workspace: Tri,
+    /// `GetWti()`, when the model can compute it.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub wti: Option<f64>,
+    /// The deciding line (for a rejection: the condition that rejects).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub decided_at: Option<SourceStep>,
+    /// The values the deciding condition was evaluated with.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub reads: Vec<Read>,
+    /// The chain below the deciding line (helpers called, their lines).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub chain: Vec<SourceStep>,
+    /// Why the model could not decide, when it could not.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub unresolved: Option<String>,
+    /// Evidence.
+    pub evidence: Evidence,
+}
+
+/// The predicted solver.
+#[derive(Debug, Clone, Serialize)]
+pub struct Predicted {
+    /// Solver name.
+    pub solver: String,
+    /// Registry id.
+    pub id: Option<u32>,
+    /// Algorithm.
+    pub algorithm: String,
+    /// Evidence.
+    pub evidence: Evidence,
+}
+
+/// A predicted failure.
+#[derive(Debug, Clone, Serialize)]
+pub struct PredictedFailure {
+    /// `rejected_not_applicable`, `no_solution`, `build_failure`, `runtime_abort`.
+    pub failure: String,
+    /// What happens.
+    pub statement: String,
+    /// Evidence.
+    pub evidence: Evidence,
+}
+
+/// A statement about the path.
+#[derive(Debug, Clone, Serialize)]
+pub struct Reason {
+    /// Solver name (empty for the path as a whole).
+    pub solver: String,
+    /// The statement.
+    pub statement: String,
+    /// Evidence.
+    pub evidence: Evidence,
+}
+
+/// The model a prediction used.
+#[derive(Debug, Clone, Serialize)]
+pub struct ModelUsed {
+    /// `ROCm/MIOpen@2d1fd997`.
+    pub source: String,
+    /// The release overlay applied, if any.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub release: Option<String>,
 }
 
 /// The explanation of one problem.
@@ -195,25 +252,43 @@ pub struct MiopenExplanation {
     pub problem: Problem,
     /// Find-db key.
     pub problem_key: String,
-    /// Network config (invoker-cache key) printed by `Register`, `SetAsFound1_0`, `GetInvoker`.
+    /// Network config (invoker-cache key).
     pub network_config: String,
     /// Perf-db key.
     pub perf_db_key: String,
+    /// The model.
+    pub model: ModelUsed,
     /// The find-db file the device reads (None: none).
     pub db_file: Option<DbUsed>,
     /// The perf-db file (None: none).
     pub perf_db_file: Option<DbUsed>,
-    /// Where the record came from: `user_find_db`, `system_find_db`, or null.
+    /// Where the record came from: `user_find_db`, `system_find_db`, `log`, or null.
     pub record_source: Option<String>,
     /// Whether a find-db record exists for the key.
     pub record_found: bool,
     /// Record entries by time.
     pub ranked: Vec<Ranked>,
-    /// The solver the find step takes, or null.
+    /// API path and find mode.
+    pub mode: Mode,
+    /// Find mode.
+    pub find_mode: select::FindMode,
+    /// The path, step by step, each cited.
+    pub path: Vec<select::PathStep>,
+    /// The solver that runs, when predicted.
     pub predicted: Option<Predicted>,
-    /// Without a prediction: what MIOpen does instead.
+    /// The failure, when one is predicted.
+    pub failure: Option<PredictedFailure>,
+    /// Without a prediction: why.
     pub no_prediction: Option<Reason>,
-    /// Reasons per absent or inapplicable solver, and per forced solver.
+    /// The candidates left when the model cannot pick one (timing, TunaNet, unknown WTI).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub candidates: Vec<String>,
+    /// TunaNet's applicability, when the path asks it.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub tunanet: Option<SolverReport>,
+    /// Every convolution solver, registry order.
+    pub solvers: Vec<SolverReport>,
+    /// Other statements (perf-db presence of the record's solvers).
     pub reasons: Vec<Reason>,
     /// Things the reader should know.
     pub notes: Vec<String>,
@@ -225,60 +300,515 @@ pub enum ExplainError {
     /// A database could not be read.
     #[error(transparent)]
     Db(#[from] db::DbError),
-    /// The database folder does not exist.
-    #[error("{0}: no such folder")]
-    NoDir(String),
 }
 
-fn direction_of(solver: &str) -> char {
-    if solver.contains("Bwd") {
-        'B'
-    } else if solver.contains("Wrw") || solver.contains("WrW") {
-        'W'
-    } else {
-        'F'
+/// `path:line@commit` of a step of a verdict.
+fn step_of(m: &Model, s: &rocpath_miopen::model::eval::Step) -> SourceStep {
+    let f = m.functions.get(s.func as usize);
+    let file = f
+        .and_then(|f| m.files.get(f.site.file as usize))
+        .map_or("?", |f| f.as_str());
+    SourceStep {
+        at: format!("{file}:{}@{}", s.line, short_commit(m)),
+        function: f
+            .map(|f| {
+                f.name
+                    .rsplit("::")
+                    .take(2)
+                    .collect::<Vec<_>>()
+                    .into_iter()
+                    .rev()
+                    .collect::<Vec<_>>()
+                    .join("::")
+            })
+            .unwrap_or_default(),
+        text: s.text.clone(),
+        value: s.value.clone(),
     }
 }
 
-/// Does a gate keep the solver off this device/problem? Returns the statement if so.
-fn gate_excludes(g: &Gate, dev: &Device, p: &Problem) -> Option<String> {
-    let name = dev.processor.as_str();
-    let ty = p.types_key();
-    let hit = match g.kind.as_str() {
-        "device_prefix" => !g.values.iter().any(|v| name.starts_with(v.as_str())),
-        "device_exact" => !g.values.iter().any(|v| v == name),
-        "device_deny_prefix" => g.values.iter().any(|v| name.starts_with(v.as_str())),
-        "dtype" => !g.values.contains(&ty),
-        "group_one" => p.groups != 1,
-        "default_disabled" => true,
-        _ => false,
+fn short_commit(m: &Model) -> String {
+    m.source.commit.chars().take(8).collect()
+}
+
+fn model_loc(m: &Model, step: &SourceStep) -> Locator {
+    let (path, line) = step
+        .at
+        .rsplit_once('@')
+        .map_or((step.at.as_str(), ""), |(a, _)| (a, a));
+    let _ = line;
+    let (file, l) = path
+        .rsplit_once(':')
+        .map_or((path, None), |(f, l)| (f, l.parse().ok()));
+    let mut loc = Locator::file(format!("{}:{file}", m.source.short()));
+    if let Some(l) = l {
+        loc = loc.with_line(l);
+    }
+    loc
+}
+
+/// A solver's fate as a report.
+fn solver_report(m: &Model, f: &SolverFate) -> SolverReport {
+    let (applicability, class, rule) = match f.applicable {
+        Tri::Yes => ("applicable", Class::Inferred, "explain.miopen.applicable"),
+        Tri::No => (
+            "not_applicable",
+            Class::Inferred,
+            "explain.miopen.not_applicable",
+        ),
+        Tri::Unknown => (
+            "unresolved",
+            Class::Unresolved,
+            "explain.miopen.applicability_unresolved",
+        ),
     };
-    if !hit {
-        return None;
+    let v: &Verdict = &f.verdict;
+    let decisive = v.decisive().cloned();
+    let start = decisive
+        .as_ref()
+        .and_then(|d| v.blame.iter().position(|s| s == d))
+        .unwrap_or(0);
+    let tail = v.blame.get(start + 1..).unwrap_or(&[]);
+    let (reads, chain): (Vec<_>, Vec<_>) = tail.iter().partition(|s| {
+        s.text
+            .as_deref()
+            .is_some_and(|t| !t.contains(' ') || t.ends_with("()"))
+    });
+    let decided_at = match (&f.applicable, &v.outcome) {
+        (Tri::Unknown, rocpath_miopen::model::eval::Outcome::Unknown(u)) => Some(SourceStep {
+            at: format!(
+                "{}:{}@{}",
+                m.functions
+                    .get(u.func as usize)
+                    .and_then(|f| m.files.get(f.site.file as usize))
+                    .map_or("?", |s| s.as_str()),
+                u.line,
+                short_commit(m)
+            ),
+            function: m
+                .functions
+                .get(u.func as usize)
+                .map(|f| f.name.clone())
+                .unwrap_or_default(),
+            text: None,
+            value: None,
+        }),
+        _ => decisive.as_ref().map(|d| step_of(m, d)),
+    };
+    let unresolved = match &v.outcome {
+        rocpath_miopen::model::eval::Outcome::Unknown(u) => Some(u.why.clone()),
+        _ => None,
+    };
+    let mut evidence = Evidence::new(class, Proof::CodeVerified, rule);
+    if let Some(d) = &decided_at {
+        evidence = evidence.at(model_loc(m, d));
     }
-    let why = match g.kind.as_str() {
-        "dtype" => format!("{} (problem is {ty})", g.what),
-        "group_one" => format!("{} (problem has {} groups)", g.what, p.groups),
-        "default_disabled" => g.what.clone(),
-        _ => {
-            let mut s = format!("{} ({name} is not one of them)", g.what);
-            if g.kind == "device_deny_prefix" {
-                s = format!("{} ({name} is excluded)", g.what);
-            }
-            if let (Some(f), Some(t)) = (&g.feature, rocpath_arch::target(name)) {
-                let has = match f.as_str() {
-                    "mfma" => t.mfma.is_some(),
-                    "dot" => !t.dot.is_empty(),
-                    _ => true,
-                };
-                if !has {
-                    s.push_str(&format!("; the architecture table gives {name} no {f}"));
-                }
-            }
-            s
+    if let Some(u) = &unresolved {
+        evidence = evidence.because(u.clone());
+    }
+    SolverReport {
+        id: f.id,
+        solver: f.name.clone(),
+        algorithm: f.algo.clone(),
+        applicability: applicability.into(),
+        dynamic: f.dynamic,
+        may_need_workspace: f.may_need_workspace,
+        wti: f.wti.filter(|w| *w >= 0.0),
+        decided_at,
+        reads: reads
+            .into_iter()
+            .take(12)
+            .map(|s| Read {
+                what: s.text.clone().unwrap_or_default(),
+                value: s.value.clone().unwrap_or_default(),
+            })
+            .collect(),
+        chain: chain.into_iter().take(12).map(|s| step_of(m, s)).collect(),
+        unresolved,
+        evidence,
+    }
+}
+
+/// The record the device reads: given, else the user find-db, else the system one.
+fn record(q: &Query, key: &str, fdb: Option<&DbFile>) -> Result<Option<GivenRecord>, ExplainError> {
+    if let Some(r) = &q.record {
+        return Ok(Some(r.clone()));
+    }
+    if let Some(u) = &q.user_db {
+        let db = FindDb::open(u)?;
+        if let Some((items, line)) = db.record(key) {
+            return Ok(Some(GivenRecord {
+                items,
+                source: "user_find_db".into(),
+                at: Locator::file(u.display().to_string()).with_line(line),
+            }));
+        }
+    }
+    if let Some(f) = fdb {
+        let db = FindDb::open(&f.path)?;
+        if let Some((items, line)) = db.record(key) {
+            return Ok(Some(GivenRecord {
+                items,
+                source: "system_find_db".into(),
+                at: Locator::file(f.path.display().to_string()).with_line(line),
+            }));
+        }
+    }
+    Ok(None)
+}
+
+struct Dbs {
+    fdb: Option<DbFile>,
+    pdb: Option<DbFile>,
+}
+
+fn choose_dbs(q: &Query, notes: &mut Vec<String>) -> Dbs {
+    let dev = &q.device;
+    let Some(dir) = q.db_dir.as_ref().filter(|d| d.is_dir()) else {
+        if let Some(d) = &q.db_dir {
+            notes.push(format!(
+                "{}: no such folder, so no find-db record is read (give --db)",
+                d.display()
+            ));
+        }
+        return Dbs {
+            fdb: None,
+            pdb: None,
+        };
+    };
+    let cus = match dev.cus {
+        Some(c) => c,
+        None => {
+            notes.push(format!(
+                "no CU count given: the file choice assumes the CU count of the first {} find-db in {}",
+                dev.db_id,
+                dir.display()
+            ));
+            first_cu(dir, &dev.db_id).unwrap_or(0)
         }
     };
-    Some(why)
+    let fdb = db::choose_find_db(dir, &dev.db_id, cus, "HIP");
+    if fdb.is_none() {
+        notes.push(format!(
+            "no system find-db for {} in {}",
+            dev.db_id,
+            dir.display()
+        ));
+    }
+    Dbs {
+        fdb,
+        pdb: db::choose_perf_db(dir, &dev.db_id, cus),
+    }
+}
+
+fn perf_rows(
+    pdb: Option<&DbFile>,
+    p: &Problem,
+    notes: &mut Vec<String>,
+) -> Result<Option<Vec<db::PerfRow>>, ExplainError> {
+    let Some(f) = pdb else { return Ok(None) };
+    let db = PerfDb::open(&f.path)?;
+    Ok(match db.lookup(p) {
+        Ok(rows) => Some(rows),
+        Err(e) => {
+            notes.push(format!("perf-db {}: {e}", f.path.display()));
+            None
+        }
+    })
+}
+
+/// Explains one problem.
+pub fn explain(q: &Query) -> Result<MiopenExplanation, ExplainError> {
+    let p = &q.problem;
+    let key = p.fdb_key();
+    let mut notes = Vec::new();
+    let dbs = choose_dbs(q, &mut notes);
+    let rec = record(q, &key, dbs.fdb.as_ref())?;
+    let perf = perf_rows(dbs.pdb.as_ref(), p, &mut notes)?;
+    let perf_has = |s: &str| perf.as_ref().map(|rows| rows.iter().any(|r| r.solver == s));
+    let mut ranked: Vec<Ranked> = rec
+        .iter()
+        .flat_map(|r| r.items.iter())
+        .map(|i| Ranked {
+            solver: i.solver.clone(),
+            id: solver_id(&i.solver),
+            algorithm: i.algorithm.clone(),
+            time_ms: i.time_ms,
+            workspace: i.workspace,
+            perf_db_record: perf_has(&i.solver),
+        })
+        .collect();
+    ranked.sort_by(|a, b| a.time_ms.total_cmp(&b.time_ms));
+    let mut mdev = match ModelDevice::new(&q.device.target, q.device.cus) {
+        Ok(d) => d,
+        Err(e) => {
+            notes.push(e.to_string());
+            return Ok(empty(q, key, dbs, rec, ranked, notes));
+        }
+    };
+    mdev.vram = q.device.vram;
+    let sq = select::Query {
+        problem: p,
+        device: &mdev,
+        env: &q.env,
+        build: &q.build,
+        release: q.release.as_deref(),
+        record: rec.as_ref().map(|r| r.items.as_slice()),
+        mode: q.mode.clone(),
+    };
+    let sel = select::select(q.model, &sq);
+    let mut reasons = Vec::new();
+    for r in ranked.iter().filter(|r| r.perf_db_record == Some(false)) {
+        reasons.push(perf_absent(&r.solver, dbs.pdb.as_ref()));
+    }
+    if let Mode::Forced(f) = &q.mode {
+        if perf_has(f) == Some(false) && !ranked.iter().any(|r| &r.solver == f) {
+            reasons.push(perf_absent(f, dbs.pdb.as_ref()));
+        }
+    }
+    let solvers: Vec<SolverReport> = sel
+        .fates
+        .iter()
+        .map(|f| solver_report(q.model, f))
+        .collect();
+    let (predicted, failure, no_prediction) = outcome(q, &sel, rec.as_ref(), &solvers);
+    let tunanet = sel.tunanet.as_ref().map(|v| tunanet_report(q.model, v));
+    Ok(MiopenExplanation {
+        device: q.device.clone(),
+        problem: p.clone(),
+        problem_key: key,
+        network_config: p.network_config(),
+        perf_db_key: p.perf_db_key(),
+        model: ModelUsed {
+            source: q.model.source.short(),
+            release: q.release.clone(),
+        },
+        db_file: dbs.fdb.map(|f| DbUsed {
+            evidence: db_evidence(&f, &q.device),
+            file: f,
+        }),
+        perf_db_file: dbs.pdb.map(|f| DbUsed {
+            evidence: db_evidence(&f, &q.device),
+            file: f,
+        }),
+        record_source: rec.as_ref().map(|r| r.source.clone()),
+        record_found: rec.is_some(),
+        ranked,
+        mode: sel.mode.clone(),
+        find_mode: sel.find_mode,
+        path: sel.steps.clone(),
+        candidates: match &sel.prediction {
+            Prediction::Unresolved { candidates, .. } => candidates.clone(),
+            _ => Vec::new(),
+        },
+        predicted,
+        failure,
+        no_prediction,
+        tunanet,
+        solvers,
+        reasons,
+        notes,
+    })
+}
+
+fn tunanet_report(m: &Model, v: &Verdict) -> SolverReport {
+    let f = SolverFate {
+        id: 0,
+        name: "TunaNet IsProblemSupported".into(),
+        algo: String::new(),
+        applicable: match &v.outcome {
+            rocpath_miopen::model::eval::Outcome::Bool { v: true } => Tri::Yes,
+            rocpath_miopen::model::eval::Outcome::Bool { v: false } => Tri::No,
+            _ => Tri::Unknown,
+        },
+        verdict: v.clone(),
+        dynamic: Tri::Unknown,
+        may_need_workspace: Tri::Unknown,
+        wti: None,
+        algo_disabled: Tri::No,
+    };
+    solver_report(m, &f)
+}
+
+fn perf_absent(solver: &str, pdb: Option<&DbFile>) -> Reason {
+    Reason {
+        solver: solver.to_string(),
+        statement: format!(
+            "no perf-db row for {solver} on this problem: MIOpen logs `Perf Db: record not found` and uses the solver's default (heuristic) config"
+        ),
+        evidence: Evidence::new(
+            Class::Confirmed,
+            Proof::ShippedArtifactVerified,
+            "explain.miopen.perf_db_absent",
+        )
+        .at(Locator::file(
+            pdb.map(|f| f.path.display().to_string())
+                .unwrap_or_default(),
+        )),
+    }
+}
+
+fn path_locs(q: &Query, steps: &[select::PathStep]) -> Vec<Locator> {
+    steps
+        .iter()
+        .filter(|s| !s.cite.is_empty())
+        .map(|s| {
+            let (loc, _) = s.cite.rsplit_once('@').unwrap_or((s.cite.as_str(), ""));
+            let (file, line) = loc.rsplit_once(':').map_or((loc, None), |(f, l)| {
+                (f, l.split('-').next().and_then(|l| l.parse().ok()))
+            });
+            let mut l = Locator::file(format!("{}:{file}", q.model.source.short()));
+            if let Some(n) = line {
+                l = l.with_line(n);
+            }
+            l
+        })
+        .collect()
+}
+
+type Outcome3 = (Option<Predicted>, Option<PredictedFailure>, Option<Reason>);
+
+fn outcome(
+    q: &Query,
+    sel: &select::Selection,
+    rec: Option<&GivenRecord>,
+    solvers: &[SolverReport],
+) -> Outcome3 {
+    let mut locs = path_locs(q, &sel.steps);
+    match &sel.prediction {
+        Prediction::Solver { name, id } => {
+            let from_record = rec.is_some_and(|r| r.items.iter().any(|i| &i.solver == name))
+                && sel.steps.iter().any(|s| s.rule == "path.immediate.record");
+            let rule = match (&sel.mode, from_record) {
+                (Mode::Forced(_), _) => "explain.miopen.forced_runs",
+                (_, true) => "explain.miopen.fastest_record",
+                (Mode::Find, false) => "explain.miopen.only_applicable",
+                _ => "explain.miopen.wti_first",
+            };
+            let mut ev = Evidence::new(Class::Inferred, Proof::CodeVerified, rule);
+            if let (true, Some(r)) = (from_record, rec) {
+                ev = ev.at(r.at.clone());
+            }
+            if let Some(s) = solvers.iter().find(|s| &s.solver == name) {
+                if let Some(d) = &s.decided_at {
+                    ev = ev.at(model_loc(q.model, d));
+                }
+            }
+            for l in locs.drain(..) {
+                ev = ev.at(l);
+            }
+            let algo = solvers
+                .iter()
+                .find(|s| &s.solver == name)
+                .map(|s| s.algorithm.clone())
+                .unwrap_or_default();
+            (
+                Some(Predicted {
+                    solver: name.clone(),
+                    id: u32::try_from(*id).ok(),
+                    algorithm: algo,
+                    evidence: ev.because(format!("model {}", q.model.source.short())),
+                }),
+                None,
+                None,
+            )
+        }
+        Prediction::Failure { failure, why } => {
+            let mut ev = Evidence::new(
+                Class::Inferred,
+                Proof::CodeVerified,
+                "explain.miopen.predicted_failure",
+            );
+            for l in locs.drain(..) {
+                ev = ev.at(l);
+            }
+            (
+                None,
+                Some(PredictedFailure {
+                    failure: failure.clone(),
+                    statement: why.clone(),
+                    evidence: ev,
+                }),
+                None,
+            )
+        }
+        Prediction::Unresolved { why, candidates } => {
+            let mut ev = Evidence::new(
+                Class::Unresolved,
+                Proof::CodeVerified,
+                "explain.miopen.unresolved",
+            );
+            for l in locs.drain(..) {
+                ev = ev.at(l);
+            }
+            let statement = if candidates.is_empty() {
+                why.clone()
+            } else {
+                format!("{why}: {}", candidates.join(", "))
+            };
+            (
+                None,
+                None,
+                Some(Reason {
+                    solver: String::new(),
+                    statement,
+                    evidence: ev,
+                }),
+            )
+        }
+    }
+}
+
+fn empty(
+    q: &Query,
+    key: String,
+    dbs: Dbs,
+    rec: Option<GivenRecord>,
+    ranked: Vec<Ranked>,
+    notes: Vec<String>,
+) -> MiopenExplanation {
+    let p = &q.problem;
+    MiopenExplanation {
+        device: q.device.clone(),
+        problem: p.clone(),
+        problem_key: key,
+        network_config: p.network_config(),
+        perf_db_key: p.perf_db_key(),
+        model: ModelUsed {
+            source: q.model.source.short(),
+            release: q.release.clone(),
+        },
+        db_file: dbs.fdb.map(|f| DbUsed {
+            evidence: db_evidence(&f, &q.device),
+            file: f,
+        }),
+        perf_db_file: dbs.pdb.map(|f| DbUsed {
+            evidence: db_evidence(&f, &q.device),
+            file: f,
+        }),
+        record_source: rec.as_ref().map(|r| r.source.clone()),
+        record_found: rec.is_some(),
+        ranked,
+        mode: q.mode.clone(),
+        find_mode: select::FindMode::from_env(&q.env),
+        path: Vec::new(),
+        predicted: None,
+        failure: None,
+        candidates: Vec::new(),
+        no_prediction: Some(Reason {
+            solver: String::new(),
+            statement: "the device is not one the model can evaluate".into(),
+            evidence: Evidence::new(
+                Class::Unresolved,
+                Proof::Hypothesis,
+                "explain.miopen.unresolved",
+            ),
+        }),
+        tunanet: None,
+        solvers: Vec::new(),
+        reasons: Vec::new(),
+        notes,
+    }
 }
 
 fn source_loc(site: &str) -> Locator {
@@ -326,327 +856,6 @@ fn db_evidence(f: &DbFile, dev: &Device) -> Evidence {
             f.cus.map_or("?".into(), |c| c.to_string())
         )),
     }
-}
-
-/// Solvers named in a `rocpath gates --json` document that exclude this processor. The
-/// document is read loosely: any object with a `path`/`file` and a `line`, a text field
-/// naming the solver (`function`, `enclosing`, `solver`, `guards`, `symbol`), an `effect`,
-/// `verdict` or `excludes` saying it excludes, and the processor in `targets`/`arch`/`covers`.
-fn gates_doc_reasons(doc: &serde_json::Value, file: &str, processor: &str, out: &mut Vec<Reason>) {
-    fn walk<'a>(
-        v: &'a serde_json::Value,
-        acc: &mut Vec<&'a serde_json::Map<String, serde_json::Value>>,
-    ) {
-        match v {
-            serde_json::Value::Object(m) => {
-                acc.push(m);
-                m.values().for_each(|c| walk(c, acc));
-            }
-            serde_json::Value::Array(a) => a.iter().for_each(|c| walk(c, acc)),
-            _ => {}
-        }
-    }
-    let mut objs = Vec::new();
-    walk(doc, &mut objs);
-    for m in objs {
-        let s = |k: &str| m.get(k).and_then(|v| v.as_str());
-        let path = s("path").or(s("file"));
-        let line = m.get("line").and_then(|v| v.as_u64());
-        let (Some(path), Some(line)) = (path, line) else {
-            continue;
-        };
-        let names = ["function", "enclosing", "solver", "guards", "symbol"];
-        let Some(text) = names.iter().find_map(|k| s(k)) else {
-            continue;
-        };
-        let excludes = m.get("excludes").and_then(|v| v.as_bool()) == Some(true)
-            || matches!(s("effect").or(s("verdict")), Some("excludes" | "exclude"));
-        let mentions = ["targets", "arch", "covers"]
-            .iter()
-            .any(|k| match m.get(*k) {
-                Some(serde_json::Value::String(t)) => t == processor,
-                Some(serde_json::Value::Array(a)) => {
-                    a.iter().any(|t| t.as_str() == Some(processor))
-                }
-                _ => false,
-            });
-        if !excludes || !mentions {
-            continue;
-        }
-        let solver = text
-            .split("::")
-            .next()
-            .unwrap_or(text)
-            .rsplit(':')
-            .next()
-            .unwrap_or(text)
-            .to_string();
-        out.push(Reason {
-            statement: format!("gate at {path}:{line} ({text}) excludes {processor}"),
-            solver,
-            evidence: Evidence::new(
-                Class::Confirmed,
-                Proof::CodeVerified,
-                "explain.miopen.gates_doc",
-            )
-            .at(Locator::file(path).with_line(line))
-            .at(Locator::file(file)),
-        });
-    }
-}
-
-/// Explains one problem.
-pub fn explain(q: &Query) -> Result<MiopenExplanation, ExplainError> {
-    if !q.db_dir.is_dir() {
-        return Err(ExplainError::NoDir(q.db_dir.display().to_string()));
-    }
-    let p = &q.problem;
-    let key = p.fdb_key();
-    let dev = &q.device;
-    let mut notes = Vec::new();
-    let cus = match dev.cus {
-        Some(c) => c,
-        None => {
-            notes.push(format!(
-                "no CU count given: the file choice assumes the CU count of the first {} find-db in {}",
-                dev.db_id,
-                q.db_dir.display()
-            ));
-            first_cu(&q.db_dir, &dev.db_id).unwrap_or(0)
-        }
-    };
-    let fdb_file = db::choose_find_db(&q.db_dir, &dev.db_id, cus, "HIP");
-    let pdb_file = db::choose_perf_db(&q.db_dir, &dev.db_id, cus);
-
-    // The record: user find-db first (db.hpp:217-222), then the system one.
-    let mut record: Option<(Vec<FindItem>, Evidence, String)> = None;
-    if let Some(u) = &q.user_db {
-        let db = FindDb::open(u)?;
-        if let Some((items, line)) = db.record(&key) {
-            let ev = Evidence::new(
-                Class::Confirmed,
-                Proof::RuntimeVerified,
-                "explain.miopen.user_record",
-            )
-            .at(Locator::file(u.display().to_string()).with_line(line))
-            .because("a user find-db record wins over the system one (db.hpp:217-222)");
-            record = Some((items, ev, "user_find_db".into()));
-        }
-    }
-    if record.is_none() {
-        if let Some(f) = &fdb_file {
-            let db = FindDb::open(&f.path)?;
-            if let Some((items, line)) = db.record(&key) {
-                let ev = Evidence::new(
-                    Class::Confirmed,
-                    Proof::ShippedArtifactVerified,
-                    "explain.miopen.record",
-                )
-                .at(Locator::file(f.path.display().to_string()).with_line(line));
-                record = Some((items, ev, "system_find_db".into()));
-            }
-        }
-    }
-    let perf = match &pdb_file {
-        Some(f) => {
-            let db = PerfDb::open(&f.path)?;
-            match db.lookup(p) {
-                Ok(rows) => Some(rows),
-                Err(e) => {
-                    notes.push(format!("perf-db {}: {e}", f.path.display()));
-                    None
-                }
-            }
-        }
-        None => None,
-    };
-    let perf_has = |s: &str| perf.as_ref().map(|rows| rows.iter().any(|r| r.solver == s));
-
-    let mut ranked: Vec<Ranked> = record
-        .as_ref()
-        .map(|(items, _, _)| {
-            items
-                .iter()
-                .map(|i| Ranked {
-                    solver: i.solver.clone(),
-                    id: solver_id(&i.solver),
-                    algorithm: i.algorithm.clone(),
-                    time_ms: i.time_ms,
-                    workspace: i.workspace,
-                    perf_db_record: perf_has(&i.solver),
-                })
-                .collect()
-        })
-        .unwrap_or_default();
-    ranked.sort_by(|a, b| a.time_ms.total_cmp(&b.time_ms));
-
-    let mut reasons = Vec::new();
-    let (gsrc, gates) = gates();
-    let mut predicted = None;
-    let mut no_prediction = None;
-    match (&record, &q.forced) {
-        (_, Some(forced)) => {
-            no_prediction = Some(Reason {
-                solver: forced.clone(),
-                statement: format!(
-                    "the solver is forced ({forced}): MIOpen runs it if it is applicable, else fails; the find-db does not decide"
-                ),
-                evidence: Evidence::new(
-                    Class::Confirmed,
-                    Proof::CodeVerified,
-                    "explain.miopen.forced",
-                )
-                .at(source_loc("src/ocl/convolutionocl.cpp:1018")),
-            });
-        }
-        (Some((_, ev, src)), None) => {
-            // The first by time that passes IsApplicable and the workspace check.
-            let first_ok = ranked.iter().find(|r| {
-                !gates.iter().any(|g| {
-                    g.solvers.iter().any(|(s, _)| *s == r.solver)
-                        && gate_excludes(g, dev, p).is_some()
-                })
-            });
-            if let Some(r) = first_ok {
-                let mut e = ev.clone();
-                e.class = Class::Inferred;
-                e.rule = "explain.miopen.fastest_record".into();
-                e.sources
-                    .push(source_loc("src/ocl/convolutionocl.cpp:742-756"));
-                e.note = format!(
-                    "{} record ranks {} first at {} ms; MIOpen re-checks applicability and workspace at run time",
-                    src.replace('_', " "),
-                    r.solver,
-                    r.time_ms
-                );
-                predicted = Some(Predicted {
-                    solver: r.solver.clone(),
-                    id: r.id,
-                    algorithm: r.algorithm.clone(),
-                    evidence: e,
-                });
-            }
-        }
-        (None, None) => {
-            let statement = format!(
-                "no find-db record for {key}{}: Find measures every applicable solver and keeps the fastest (and writes the user find-db); immediate mode ranks by TunaNet or WTI estimates. The choice depends on timings on the device, so it is not predicted",
-                match &fdb_file {
-                    Some(f) => format!(" in {}", f.name),
-                    None => format!(
-                        " (no system find-db for {} in {})",
-                        dev.db_id,
-                        q.db_dir.display()
-                    ),
-                }
-            );
-            no_prediction = Some(Reason {
-                solver: String::new(),
-                statement,
-                evidence: Evidence::new(
-                    Class::Unresolved,
-                    Proof::CodeVerified,
-                    "explain.miopen.no_record",
-                )
-                .at(source_loc("src/ocl/convolutionocl.cpp:600-672"))
-                .because("prediction unresolved; the fallback path is inferred from source"),
-            });
-        }
-    }
-    if record.is_some() {
-        for r in &ranked {
-            if r.perf_db_record == Some(false) {
-                reasons.push(Reason {
-                    solver: r.solver.clone(),
-                    statement: format!(
-                        "no perf-db row for {} on this problem: MIOpen logs `Perf Db: record not found` and uses the solver's default (heuristic) config",
-                        r.solver
-                    ),
-                    evidence: Evidence::new(
-                        Class::Confirmed,
-                        Proof::ShippedArtifactVerified,
-                        "explain.miopen.perf_db_absent",
-                    )
-                    .at(Locator::file(
-                        pdb_file.as_ref().map(|f| f.path.display().to_string()).unwrap_or_default(),
-                    )),
-                });
-            }
-        }
-    }
-    // Gates: every gated solver of this direction that is not in the record, plus the forced one.
-    let in_record = |s: &str| ranked.iter().any(|r| r.solver == s);
-    for g in gates {
-        for (solver, site) in &g.solvers {
-            let relevant = q.forced.as_deref() == Some(solver.as_str())
-                || (!in_record(solver) && direction_of(solver) == p.direction);
-            if !relevant {
-                continue;
-            }
-            if let Some(why) = gate_excludes(g, dev, p) {
-                reasons.push(Reason {
-                    solver: solver.clone(),
-                    statement: format!("{solver} cannot apply: {why}"),
-                    evidence: Evidence::new(
-                        Class::Inferred,
-                        Proof::CodeVerified,
-                        "explain.miopen.gate",
-                    )
-                    .at(source_loc(site))
-                    .because(format!("read in {gsrc}; the installed release may differ")),
-                });
-            }
-        }
-    }
-    if let Some(f) = &q.forced {
-        if perf.is_some() && perf_has(f) == Some(false) {
-            reasons.push(Reason {
-                solver: f.clone(),
-                statement: format!(
-                    "no perf-db row for the forced {f}: a tunable solver starts from its default config (`Perf Db: record not found for: {f}`)"
-                ),
-                evidence: Evidence::new(
-                    Class::Confirmed,
-                    Proof::ShippedArtifactVerified,
-                    "explain.miopen.perf_db_absent",
-                )
-                .at(Locator::file(
-                    pdb_file.as_ref().map(|f| f.path.display().to_string()).unwrap_or_default(),
-                )),
-            });
-        }
-    }
-    if let Some((path, doc)) = &q.gates_doc {
-        gates_doc_reasons(doc, path, &dev.processor, &mut reasons);
-    }
-    if fdb_file.is_none() {
-        notes.push(format!(
-            "no system find-db for {} in {}",
-            dev.db_id,
-            q.db_dir.display()
-        ));
-    }
-    Ok(MiopenExplanation {
-        device: dev.clone(),
-        problem: p.clone(),
-        problem_key: key,
-        network_config: p.network_config(),
-        perf_db_key: p.perf_db_key(),
-        db_file: fdb_file.map(|f| DbUsed {
-            evidence: db_evidence(&f, dev),
-            file: f,
-        }),
-        perf_db_file: pdb_file.map(|f| DbUsed {
-            evidence: db_evidence(&f, dev),
-            file: f,
-        }),
-        record_source: record.as_ref().map(|(_, _, s)| s.clone()),
-        record_found: record.is_some(),
-        ranked,
-        predicted,
-        no_prediction,
-        reasons,
-        notes,
-    })
 }
 
 fn first_cu(dir: &Path, db_id: &str) -> Option<u32> {

@@ -1,59 +1,138 @@
 //! `rocpath explain miopen|ggml|rocblas`, `rocpath explain --compare CASE.json`
 
 use crate::cli::{
-    ExplainArgs, ExplainCommand, ExplainGgmlArgs, ExplainMiopenArgs, ExplainRocblasArgs,
+    ExplainArgs, ExplainCommand, ExplainDeriveArgs, ExplainGgmlArgs, ExplainMiopenArgs,
+    ExplainMode, ExplainRocblasArgs,
 };
 use crate::output::{Printer, Status};
 use rocpath_explain::{compare, ggml, miopen, rocblas};
+use rocpath_miopen::model::ir::Model;
+use rocpath_miopen::select::Mode;
 use serde::Serialize;
 
-pub fn run(a: ExplainArgs, p: &Printer) -> anyhow::Result<Status> {
-    match (a.command, a.compare) {
+pub fn run(mut a: ExplainArgs, p: &Printer) -> anyhow::Result<Status> {
+    match (a.command.take(), a.compare.clone()) {
         (Some(ExplainCommand::Miopen(m)), _) => run_miopen(m, p),
+        (Some(ExplainCommand::MiopenDerive(d)), _) => run_derive(d, p),
         (Some(ExplainCommand::Ggml(g)), _) => run_ggml(g, p),
         (Some(ExplainCommand::Rocblas(r)), _) => run_rocblas(r, p),
-        (None, Some(file)) => run_compare(&file, &a.db, a.cu, a.target.as_deref(), p),
+        (None, Some(file)) => run_compare(&file, &a, p),
         (None, None) => {
             anyhow::bail!("explain: give `miopen`, `ggml`, `rocblas` or `--compare CASE.json`")
         }
     }
 }
 
-fn run_miopen(a: ExplainMiopenArgs, p: &Printer) -> anyhow::Result<Status> {
+fn load_model(path: Option<&std::path::Path>) -> anyhow::Result<std::borrow::Cow<'static, Model>> {
+    Ok(match path {
+        Some(f) => {
+            let text =
+                std::fs::read_to_string(f).map_err(|e| anyhow::anyhow!("{}: {e}", f.display()))?;
+            std::borrow::Cow::Owned(
+                rocpath_miopen::model::from_json(&text)
+                    .map_err(|e| anyhow::anyhow!("{}: {e}", f.display()))?,
+            )
+        }
+        None => std::borrow::Cow::Borrowed(
+            rocpath_miopen::model::pinned().map_err(|e| anyhow::anyhow!(e))?,
+        ),
+    })
+}
+
+fn size(v: Option<&str>) -> anyhow::Result<Option<u64>> {
+    v.map(|s| {
+        rocpath_miopen::model::context::parse_size(s)
+            .ok_or_else(|| anyhow::anyhow!("{s:?} is not a size (write 8G, 16GiB, 512M or bytes)"))
+    })
+    .transpose()
+}
+
+fn pairs(v: &[String], what: &str) -> anyhow::Result<Vec<(String, String)>> {
+    v.iter()
+        .map(|p| {
+            p.split_once('=')
+                .map(|(k, v)| (k.trim().to_string(), v.to_string()))
+                .ok_or_else(|| anyhow::anyhow!("--{what} {p:?}: expected NAME=VALUE"))
+        })
+        .collect()
+}
+
+fn run_miopen(a: Box<ExplainMiopenArgs>, p: &Printer) -> anyhow::Result<Status> {
     let target = rocpath_arch::TargetId::parse(&a.target)
         .map_err(|e| anyhow::anyhow!("{}: {e}", a.target))?;
-    let (problems, forced) = match (&a.problem, a.driver.is_empty()) {
-        (Some(k), _) => (vec![miopen::problem::Problem::from_fdb_key(k)?], None),
+    let default_mode = match a.mode {
+        Some(ExplainMode::Immediate) => Mode::Immediate,
+        _ => Mode::Find,
+    };
+    let (problems, mode) = match (&a.problem, a.driver.is_empty()) {
+        (Some(k), _) => (
+            vec![rocpath_miopen::Problem::from_fdb_key(k)?],
+            default_mode,
+        ),
         (None, false) => {
-            let d = miopen::problem::parse_driver(&a.driver)?;
-            (d.problems, d.forced)
+            let d = rocpath_miopen::DriverCommand::parse(
+                &a.driver,
+                rocpath_miopen::Strictness::Strict,
+            )?;
+            if let Some(name) = d.solution.as_deref().filter(|n| n.parse::<i64>().is_err()) {
+                if rocpath_miopen::registry::by_name(name).is_none() {
+                    anyhow::bail!(
+                        "-S {name}: not a solver name of MIOpen's registry (MIOpenDriver would run the fastest solution as with -S 0; give a registered name or id)"
+                    );
+                }
+            }
+            let mode = match d.path(|n| rocpath_miopen::registry::by_name(n).is_some()) {
+                rocpath_miopen::DriverPath::Find => default_mode,
+                rocpath_miopen::DriverPath::ImmediateFastest => Mode::Immediate,
+                rocpath_miopen::DriverPath::ImmediateSolver(s) => Mode::Forced(s),
+            };
+            (d.problems, mode)
         }
         (None, true) => anyhow::bail!("give `--problem KEY` or `-- MIOpenDriver conv …`"),
     };
-    let gates_doc = match &a.gates {
-        Some(f) => Some((
-            f.display().to_string(),
-            serde_json::from_slice(
-                &std::fs::read(f).map_err(|e| anyhow::anyhow!("{}: {e}", f.display()))?,
-            )
-            .map_err(|e| anyhow::anyhow!("{}: {e}", f.display()))?,
-        )),
-        None => None,
+    if let Mode::Forced(s) = &mode {
+        let known = rocpath_miopen::registry::by_name(s).is_some()
+            || s.parse::<u64>()
+                .ok()
+                .and_then(rocpath_miopen::registry::by_id)
+                .is_some();
+        if !known {
+            anyhow::bail!(
+                "-S {s}: not a solver name or id of MIOpen's registry (see `rocpath explain miopen --all`)"
+            );
+        }
+    }
+    let model = load_model(a.model.as_deref())?;
+    let env = rocpath_miopen::model::context::Env {
+        vars: pairs(&a.env, "env")?.into_iter().collect(),
     };
+    let build: std::collections::HashMap<String, i64> = pairs(&a.build, "build")?
+        .into_iter()
+        .map(|(k, v)| {
+            v.parse::<i64>()
+                .map(|v| (k.clone(), v))
+                .map_err(|_| anyhow::anyhow!("--build {k}={v}: the value must be an integer"))
+        })
+        .collect::<anyhow::Result<_>>()?;
+    let mut device = miopen::Device::new(&target, a.cu);
+    device.vram = size(a.vram.as_deref())?;
     let mut out = Vec::new();
     for pr in problems {
         let q = miopen::Query {
-            device: miopen::Device::new(&target, a.cu),
-            db_dir: a.db.clone(),
+            model: &model,
+            release: a.release.clone(),
+            device: device.clone(),
+            db_dir: Some(a.db.clone()),
             user_db: a.user_db.clone(),
+            record: None,
             problem: pr,
-            forced: forced.clone(),
-            gates_doc: gates_doc.clone(),
+            mode: mode.clone(),
+            env: env.clone(),
+            build: build.clone(),
         };
         out.push(miopen::explain(&q)?);
     }
     if p.global.json {
-        // One problem (the usual `-F 1`) prints its explanation at the top level.
         if out.len() == 1 {
             p.json("rocpath.explain.miopen/1", &out[0])?;
         } else {
@@ -64,7 +143,10 @@ fn run_miopen(a: ExplainMiopenArgs, p: &Printer) -> anyhow::Result<Status> {
             p.json("rocpath.explain.miopen/1", &Many { problems: &out })?;
         }
     } else {
-        let text: Vec<String> = out.iter().map(rocpath_render::explain::miopen).collect();
+        let text: Vec<String> = out
+            .iter()
+            .map(|e| rocpath_render::explain::miopen(e, a.all))
+            .collect();
         p.data(&text.join("\n"))?;
     }
     Ok(if out.iter().all(|e| e.predicted.is_some()) {
@@ -72,6 +154,48 @@ fn run_miopen(a: ExplainMiopenArgs, p: &Printer) -> anyhow::Result<Status> {
     } else {
         Status::Negative
     })
+}
+
+fn run_derive(a: ExplainDeriveArgs, p: &Printer) -> anyhow::Result<Status> {
+    let bar = p.counter("files parsed", 0);
+    let (model, report) = rocpath_miopen_derive::derive(&a.checkout, &|done, total| {
+        bar.set_length(total as u64);
+        bar.set_position(done as u64);
+    })?;
+    bar.finish_and_clear();
+    if let Some(out) = &a.out {
+        let text = serde_json::to_string(&model)?;
+        rocpath_miopen_derive::write_atomic(out, text.as_bytes())
+            .map_err(|e| anyhow::anyhow!("{}: {e}", out.display()))?;
+    }
+    if p.global.json {
+        #[derive(Serialize)]
+        struct Doc<'a> {
+            source: &'a rocpath_miopen::model::ir::Source,
+            report: &'a rocpath_miopen_derive::Report,
+            out: Option<String>,
+        }
+        p.json(
+            "rocpath.explain.miopen_derive/1",
+            &Doc {
+                source: &model.source,
+                report: &report,
+                out: a.out.as_ref().map(|o| o.display().to_string()),
+            },
+        )?;
+    } else {
+        p.data(&rocpath_render::explain::derive_report(
+            &model.source,
+            &report,
+        ))?;
+    }
+    Ok(
+        if report.rules_drifted.is_empty() && report.solvers_without_is_applicable.is_empty() {
+            Status::Ok
+        } else {
+            Status::Negative
+        },
+    )
 }
 
 fn run_ggml(a: ExplainGgmlArgs, p: &Printer) -> anyhow::Result<Status> {
@@ -182,13 +306,8 @@ fn run_rocblas(a: ExplainRocblasArgs, p: &Printer) -> anyhow::Result<Status> {
     })
 }
 
-fn run_compare(
-    file: &std::path::Path,
-    db: &std::path::Path,
-    cu: Option<u32>,
-    target: Option<&str>,
-    p: &Printer,
-) -> anyhow::Result<Status> {
+fn run_compare(file: &std::path::Path, a: &ExplainArgs, p: &Printer) -> anyhow::Result<Status> {
+    let target = a.target.as_deref();
     let bytes = std::fs::read(file).map_err(|e| anyhow::anyhow!("{}: {e}", file.display()))?;
     let doc: serde_json::Value =
         serde_json::from_slice(&bytes).map_err(|e| anyhow::anyhow!("{}: {e}", file.display()))?;
@@ -223,7 +342,14 @@ fn run_compare(
             Status::Ok
         });
     }
-    let c = compare::compare(&doc, file, db, cu);
+    let model = load_model(a.model.as_deref())?;
+    let opts = compare::Options {
+        model: &model,
+        db_dir: Some(a.db.clone()),
+        cu: a.cu,
+        vram: size(a.vram.as_deref())?,
+    };
+    let c = compare::compare(&doc, file, &opts);
     if p.global.json {
         #[derive(Serialize)]
         struct Doc<'a> {

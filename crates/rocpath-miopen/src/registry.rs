@@ -72,6 +72,7 @@ pub fn display_name(s: &Solver) -> &'static str {
 
 #[cfg(test)]
 mod tests {
+    #![allow(clippy::unwrap_used)]
     use super::*;
 
     #[test]

@@ -150,9 +150,21 @@ pub struct Collector {
     best_for: HashMap<(String, String), String>,
     pub(crate) best_algo: HashMap<String, String>,
     ctx_solver: Option<String>,
+    /// Kernels prepared / launched outside a Find, by the solver in context (the solver's own
+    /// run after its selection, or immediate mode).
     pub(crate) prepared: HashMap<String, Vec<String>>,
     pub(crate) ran: HashMap<String, Vec<String>>,
+    /// Kernels each solver built or launched while a Find evaluated it: those prepared or run
+    /// since the previous `[EvaluateInvokers]` line, and those the line names.
     pub(crate) eval_kernels: HashMap<String, Vec<String>>,
+    /// Inside `Find Start` … `Find Ended`.
+    in_find: bool,
+    /// Kernels prepared or run in a Find since the last evaluation line (the next evaluation
+    /// line names their solver).
+    find_pending: Vec<String>,
+    /// Kernels of a Find that no evaluation line claimed, with the first line of each.
+    pub(crate) find_unclaimed: Vec<(String, Src)>,
+    find_pending_src: Option<Src>,
     pub(crate) forced_unreported: Option<(u64, Src)>,
 
     pub(crate) lookups: Vec<LookupAcc>,
@@ -184,6 +196,8 @@ pub struct Collector {
     bench_header: Option<Vec<String>>,
     /// rocblas-bench results: (column, value) pairs in order.
     pub(crate) bench: Vec<(Vec<(String, String)>, Src)>,
+    /// Blocks of a MIOpen C-API probe (`capi.rs`).
+    pub(crate) capi: Vec<crate::capi::BlockAcc>,
 }
 
 fn db_kind(file: &str) -> &'static str {
@@ -262,6 +276,7 @@ impl Collector {
 
     pub(crate) fn end_pending(&mut self) {
         self.flush_pending();
+        self.unclaimed_find_kernels();
     }
 
     fn flush_pending(&mut self) {
@@ -362,6 +377,7 @@ impl Collector {
             Event::Rocblas(e) => self.rocblas(e, src),
             Event::Hipblaslt(e) => self.hipblaslt(e, src),
             Event::Runtime(e) => self.runtime(e, src, depth),
+            Event::Capi(e) => self.capi(e, src),
         }
     }
 
@@ -753,8 +769,12 @@ impl Collector {
             }
             M::FindStart(key) => {
                 self.problem_from(&key, "db_key", src, |k| Problem::from_fdb_key(k).ok());
+                self.in_find = true;
             }
-            M::FindEnd(_) => {}
+            M::FindEnd(_) => {
+                self.in_find = false;
+                self.unclaimed_find_kernels();
+            }
             M::Evaluate {
                 solver,
                 kernels,
@@ -763,9 +783,19 @@ impl Collector {
             } => {
                 self.fate(&solver, Fate::Evaluated, "evaluate", src);
                 self.cand_time(&solver, time_ms);
-                let ks = self.eval_kernels.entry(solver.to_string()).or_default();
-                for k in &kernels {
-                    push_unique(ks, k);
+                let pending = std::mem::take(&mut self.find_pending);
+                self.find_pending_src = None;
+                if self.eval_kernels.len() < MAX_DISTINCT
+                    || self.eval_kernels.contains_key(solver.as_ref())
+                {
+                    let ks = self.eval_kernels.entry(solver.to_string()).or_default();
+                    for k in pending
+                        .iter()
+                        .map(String::as_str)
+                        .chain(kernels.iter().map(|k| k.as_ref()))
+                    {
+                        push_unique(ks, k);
+                    }
                 }
                 if selected {
                     self.evaluated_selected.push((
@@ -808,6 +838,12 @@ impl Collector {
                         .get(&(netcfg.into_owned(), a.into_owned()))
                         .cloned();
                 }
+            }
+            M::PrepareKernel(k) | M::RunKernel(k) if self.in_find => {
+                // Find builds and launches every candidate in turn: the kernel belongs to the
+                // solver of the next evaluation line, not to the one in context.
+                push_unique(&mut self.find_pending, &k);
+                self.find_pending_src.get_or_insert(src);
             }
             M::PrepareKernel(k) => {
                 if let Some(s) = &self.ctx_solver {
@@ -888,6 +924,7 @@ impl Collector {
                 } else {
                     "miopen_error"
                 };
+                self.capi_error(&message, src);
                 self.error("miopen", kind, &message, at.as_deref(), None, src);
             }
             M::DriverSelection {
@@ -951,6 +988,19 @@ impl Collector {
                 None,
                 src,
             ),
+        }
+    }
+
+    /// Kernels a Find built or launched that no evaluation line claimed (an evaluation that
+    /// failed before its line): kept apart, never given to the solver in context.
+    fn unclaimed_find_kernels(&mut self) {
+        let pending = std::mem::take(&mut self.find_pending);
+        if let Some(src) = self.find_pending_src.take() {
+            for k in pending {
+                if self.find_unclaimed.len() < 64 {
+                    self.find_unclaimed.push((k, src));
+                }
+            }
         }
     }
 

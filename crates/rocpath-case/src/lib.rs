@@ -8,6 +8,7 @@
 //! Data flow: files → `rocpath_logs` parsers (events) → [`collect::Collector`] (bounded
 //! accumulation) → [`model::CaseReport`] (typed observations with evidence) → renderers.
 
+mod capi;
 pub mod collect;
 pub mod meta;
 pub mod model;
@@ -17,4 +18,4 @@ pub mod run;
 pub mod table;
 
 pub use model::{CaseReport, OutcomeKind, SCHEMA, TABLE_SCHEMA};
-pub use read::{CaseSource, case_source, discover, read_bytes, read_case};
+pub use read::{CaseError, CaseSource, case_source, cases_at, discover, read_bytes, read_case};

@@ -68,9 +68,81 @@ pub struct CaseReport {
     /// Reasons the libraries gave for something not applying (`GEMM not supported with
     /// casted tensors on this GPU architecture`).
     pub notes: Vec<Note>,
+    /// Blocks of a program that called MIOpen's C API directly (`[y=int8]` …), each call and
+    /// check with its line.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub capi_blocks: Vec<CapiBlock>,
     /// Records left out to keep memory bounded (distinct records beyond the limits).
     #[serde(skip_serializing_if = "BTreeMap::is_empty")]
     pub dropped: BTreeMap<String, u64>,
+}
+
+/// One block of a MIOpen C-API probe (`[y=int8]`; one unlabelled block for `key=value`
+/// output).
+#[derive(Debug, Clone, Serialize)]
+pub struct CapiBlock {
+    /// The block's label (`y=int8`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub label: Option<String>,
+    /// `GetSolutionCount` / `solution_count`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub solution_count: Option<u64>,
+    /// `GetSolution`'s `returned`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub returned: Option<u64>,
+    /// The solutions listed, in MIOpen's order.
+    pub solutions: Vec<CapiSolution>,
+    /// Calls for one solution (`workspace`, `compile`, `forward_immediate`), MIOpen errors
+    /// printed in the block, and checks of the output, in order.
+    pub steps: Vec<CapiStep>,
+    /// The block in one line: solutions, and each failed call with its line.
+    pub summary: String,
+    /// Evidence (the block's first line).
+    pub evidence: Evidence,
+}
+
+/// A solution a C-API probe listed.
+#[derive(Debug, Clone, Serialize)]
+pub struct CapiSolution {
+    /// Rank in the list.
+    pub rank: u64,
+    /// Solution (solver) id.
+    pub id: u64,
+    /// Solver name from the registry.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub solver: Option<String>,
+    /// Algorithm.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub algorithm: Option<u64>,
+    /// Workspace bytes.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub workspace_bytes: Option<u64>,
+    /// Time, ms.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub time_ms: Option<f64>,
+    /// Evidence.
+    pub evidence: Evidence,
+}
+
+/// A call or check of a C-API probe.
+#[derive(Debug, Clone, Serialize)]
+pub struct CapiStep {
+    /// `workspace`, `compile`, `forward_immediate`, `get_solution_count`, `get_solution`,
+    /// `miopen_error`, `check`.
+    pub call: String,
+    /// The solution it was for.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub solution_id: Option<u64>,
+    /// Its solver name from the registry.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub solver: Option<String>,
+    /// Whether it succeeded.
+    pub ok: bool,
+    /// What was printed (`success`, `miopenStatusBadParm (3)`, workspace bytes, the error, the
+    /// check's name).
+    pub value: String,
+    /// Evidence.
+    pub evidence: Evidence,
 }
 
 /// One rocblas-bench result row.
@@ -217,6 +289,10 @@ pub struct Candidate {
     /// WTI estimate of the immediate-mode fallback.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub wti: Option<f64>,
+    /// Kernels it built or launched while a Find evaluated it (the kernels Find ran before its
+    /// `[EvaluateInvokers]` line, and those the line names).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub kernels: Vec<String>,
     /// Evidence.
     pub evidence: Evidence,
 }

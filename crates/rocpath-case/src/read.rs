@@ -47,13 +47,42 @@ fn file_name(p: &Path) -> String {
         .unwrap_or_else(|| p.display().to_string())
 }
 
+/// Why the files of a case could not be listed.
+#[derive(Debug, thiserror::Error)]
+pub enum CaseError {
+    /// The operating system refused (missing, permissions, I/O).
+    #[error("{}: {source}", path.display())]
+    Io {
+        /// The file or folder.
+        path: PathBuf,
+        /// The error.
+        source: std::io::Error,
+    },
+}
+
+impl CaseError {
+    fn io(path: &Path) -> impl FnOnce(std::io::Error) -> CaseError + '_ {
+        move |source| CaseError::Io {
+            path: path.to_path_buf(),
+            source,
+        }
+    }
+
+    /// The file or folder the error is about.
+    pub fn path(&self) -> &Path {
+        match self {
+            CaseError::Io { path, .. } => path,
+        }
+    }
+}
+
 /// The case at `path`: a case folder (`case.json` and logs, or just logs), or one log file
 /// (with its `<case>.meta.txt` sidecar when there is one).
-pub fn case_source(path: &Path) -> Result<CaseSource, String> {
-    let md = std::fs::metadata(path).map_err(|e| format!("{}: {e}", path.display()))?;
+pub fn case_source(path: &Path) -> Result<CaseSource, CaseError> {
+    let md = std::fs::metadata(path).map_err(CaseError::io(path))?;
     if md.is_dir() {
         let mut logs = Vec::new();
-        let rd = std::fs::read_dir(path).map_err(|e| format!("{}: {e}", path.display()))?;
+        let rd = std::fs::read_dir(path).map_err(CaseError::io(path))?;
         for ent in rd.flatten() {
             let p = ent.path();
             if p.is_file() && is_log(&file_name(&p)) {
@@ -87,11 +116,11 @@ pub fn case_source(path: &Path) -> Result<CaseSource, String> {
 
 /// The cases of a folder of cases: every sub-folder, and every log file directly in it. A
 /// folder that is itself a case (it has `case.json`) is one case.
-pub fn discover(dir: &Path) -> Result<Vec<CaseSource>, String> {
+pub fn discover(dir: &Path) -> Result<Vec<CaseSource>, CaseError> {
     if dir.join(META_FILE).is_file() || dir.is_file() {
         return Ok(vec![case_source(dir)?]);
     }
-    let rd = std::fs::read_dir(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+    let rd = std::fs::read_dir(dir).map_err(CaseError::io(dir))?;
     let mut out = Vec::new();
     let mut entries: Vec<PathBuf> = rd.flatten().map(|e| e.path()).collect();
     entries.sort();
@@ -107,6 +136,40 @@ pub fn discover(dir: &Path) -> Result<Vec<CaseSource>, String> {
         }
     }
     Ok(out)
+}
+
+/// The cases `case read PATH` reads at `path`, each read on its own: a log file or a case
+/// folder (`case.json`) is one case; a folder that holds several cases — `<case>.meta.txt`
+/// sidecars (the research workflow's layout) or sub-folders that are cases — is read case by
+/// case, as `case table` does, never merged into one; a folder of bare logs is one case.
+pub fn cases_at(path: &Path) -> Result<Vec<CaseSource>, CaseError> {
+    let md = std::fs::metadata(path).map_err(CaseError::io(path))?;
+    if md.is_dir() && !path.join(META_FILE).is_file() && holds_cases(path)? {
+        return discover(path);
+    }
+    Ok(vec![case_source(path)?])
+}
+
+/// Whether a folder holds cases of its own: a `<case>.meta.txt` sidecar, or a sub-folder with a
+/// `case.json` or logs.
+fn holds_cases(dir: &Path) -> Result<bool, CaseError> {
+    for ent in std::fs::read_dir(dir)
+        .map_err(CaseError::io(dir))?
+        .flatten()
+    {
+        let p = ent.path();
+        let name = file_name(&p);
+        if p.is_file() && name.ends_with(".meta.txt") {
+            return Ok(true);
+        }
+        if p.is_dir() {
+            let c = case_source(&p)?;
+            if c.meta.is_some() || !c.logs.is_empty() {
+                return Ok(true);
+            }
+        }
+    }
+    Ok(false)
 }
 
 /// Streams one file into the collector. Returns the error text if it cannot be read (what was

@@ -78,12 +78,15 @@ impl Collector {
             .find_map(|a| a.rc.zip(a.srcs.first.first().copied()))
     }
 
+    /// The selected solver's own kernels: those it launched (else prepared) outside a Find;
+    /// when the log has no such run, those it built or launched while Find evaluated it. Never
+    /// kernels Find ran for other solvers.
     fn kernels_of(&self, solver: &str) -> Vec<String> {
         self.ran
             .get(solver)
             .filter(|v| !v.is_empty())
-            .or_else(|| self.eval_kernels.get(solver).filter(|v| !v.is_empty()))
-            .or_else(|| self.prepared.get(solver))
+            .or_else(|| self.prepared.get(solver).filter(|v| !v.is_empty()))
+            .or_else(|| self.eval_kernels.get(solver))
             .cloned()
             .unwrap_or_default()
     }
@@ -187,6 +190,9 @@ impl Collector {
                     });
                 }
             }
+        }
+        if let Some(f) = self.capi_forced() {
+            return Some(f);
         }
         // A Find that enumerated exactly one solver was restricted to it (the usual cause is
         // MIOPEN_DEBUG_FIND_ONLY_SOLVER, which wrapper scripts do not always record).
@@ -390,6 +396,9 @@ impl Collector {
                     o.evidence.sources = e.sources.clone();
                 }
             }
+            return o;
+        }
+        if let Some(o) = self.capi_outcome() {
             return o;
         }
         if let Some(f) = forced {
@@ -649,7 +658,8 @@ impl Collector {
         let selected = problems
             .iter()
             .find_map(|p| p.selected.clone())
-            .or_else(|| self.selection_for(None));
+            .or_else(|| self.selection_for(None))
+            .or_else(|| self.capi_selected());
         let mut candidates: Vec<Candidate> = self
             .candidates
             .iter()
@@ -710,6 +720,11 @@ impl Collector {
                     searchable: c.searchable,
                     time_ms: c.time_ms,
                     wti: c.wti,
+                    kernels: self
+                        .eval_kernels
+                        .get(&c.solver)
+                        .cloned()
+                        .unwrap_or_default(),
                     evidence: self.srcs_ev(
                         Class::Confirmed,
                         &format!("case.candidate.{}", serde_plain(fate)),
@@ -741,6 +756,7 @@ impl Collector {
                     searchable: None,
                     time_ms: None,
                     wti: None,
+                    kernels: Vec::new(),
                     evidence: f.evidence.clone(),
                 });
             }
@@ -815,16 +831,7 @@ impl Collector {
             .gemms
             .iter()
             .map(|(k, s)| {
-                let rule = match (k.source, k.backend.is_some()) {
-                    ("trace", true) => "case.gemm.trace_with_backend",
-                    (src, _) => match src {
-                        "trace" => "case.gemm.trace",
-                        "bench" => "case.gemm.bench",
-                        "profile" => "case.gemm.profile",
-                        "internal" => "case.gemm.internal",
-                        _ => "case.gemm.hipblaslt_bench",
-                    },
-                };
+                let rule = gemm_rule(k.source, k.backend.is_some());
                 GemmCallRecord {
                     api: k.api.clone(),
                     backend: k.backend.clone(),
@@ -928,7 +935,7 @@ impl Collector {
                 })
             })
             .collect();
-        let notes = self
+        let mut notes: Vec<Note> = self
             .notes
             .iter()
             .map(|(m, s)| Note {
@@ -938,6 +945,19 @@ impl Collector {
                 evidence: self.srcs_ev(Class::Confirmed, "case.note", s),
             })
             .collect();
+        for (k, src) in &self.find_unclaimed {
+            notes.push(Note {
+                library: "miopen".into(),
+                message: format!("kernel {k} ran during Find; no evaluation line names its solver"),
+                count: 1,
+                evidence: self.ev(
+                    Class::Unresolved,
+                    RV,
+                    "case.note.find_kernel_unclaimed",
+                    &[*src],
+                ),
+            });
+        }
         CaseReport {
             notes,
             name: name.to_string(),
@@ -963,8 +983,23 @@ impl Collector {
             tensile_kernels,
             fallbacks,
             errors,
+            capi_blocks: self.capi_blocks(),
             dropped: self.dropped.clone(),
         }
+    }
+}
+
+/// The rule of a GEMM call, by the kind of line it came from.
+fn gemm_rule(source: &str, with_backend: bool) -> &'static str {
+    match source {
+        "trace" if with_backend => "case.gemm.trace_with_backend",
+        "trace" => "case.gemm.trace",
+        "bench" => "case.gemm.bench",
+        "profile" => "case.gemm.profile",
+        "internal" => "case.gemm.internal",
+        "hipblaslt_bench" => "case.gemm.hipblaslt_bench",
+        "bench_result" => "case.gemm.rocblas_bench_result",
+        _ => "case.gemm.call",
     }
 }
 

@@ -6,7 +6,9 @@
 //!
 //! `case.json` is written before the command starts, with status `running`, and rewritten
 //! when it ends; a case whose runner was stopped (Ctrl-C, SIGTERM, SIGHUP, or killed) stays
-//! marked incomplete, never silently dropped. On SIGINT the child, which shares the terminal's
+//! marked incomplete, never silently dropped. So does a command that died of SIGINT, SIGTERM
+//! or SIGHUP: Ctrl-C at a terminal reaches the whole process group, and the child may end
+//! before the runner notices its own copy of the signal. On SIGINT the child, which shares the terminal's
 //! process group, receives the signal itself; the runner waits, then escalates (SIGINT after
 //! 1 s, SIGTERM after 6 s, SIGKILL after 11 s) if the child does not end. SIGTERM and SIGHUP
 //! are forwarded at once.
@@ -205,6 +207,16 @@ fn signal_of(n: i32) -> String {
         .unwrap_or_else(|_| format!("signal {n}"))
 }
 
+/// Signals that stop a command on request (a terminal's Ctrl-C, a hang-up, a polite kill), as
+/// opposed to a crash (SIGSEGV, SIGABRT) or a forced kill.
+fn interrupt_signal(n: i32) -> bool {
+    use nix::sys::signal::Signal;
+    matches!(
+        Signal::try_from(n),
+        Ok(Signal::SIGINT | Signal::SIGTERM | Signal::SIGHUP)
+    )
+}
+
 fn send(pid: u32, sig: nix::sys::signal::Signal) {
     if let Ok(p) = i32::try_from(pid) {
         let _ = nix::sys::signal::kill(nix::unistd::Pid::from_raw(p), sig);
@@ -395,6 +407,13 @@ pub fn run(opts: RunOptions) -> Result<RunResult, String> {
             opts.drain_timeout.as_secs()
         ));
     }
+    // Ctrl-C at a terminal signals the whole process group: the child may die of it before
+    // the loop above looked at the flags, so look again now that the output has drained.
+    for (sig, f) in &flags {
+        if f.swap(false, Ordering::SeqCst) && interrupted_by.is_none() {
+            interrupted_by = Some(sig.as_str().to_string());
+        }
+    }
     for id in ids {
         signal_hook::low_level::unregister(id);
     }
@@ -420,7 +439,14 @@ pub fn run(opts: RunOptions) -> Result<RunResult, String> {
                 .push("the runner lost track of the command".into());
         }
     }
-    if let Some(sig) = interrupted_by {
+    // A command that died of an interrupt (SIGINT, SIGTERM, SIGHUP) was stopped, not finished,
+    // whether or not the runner saw the signal itself (sent to the child alone, or the group's
+    // signal not yet delivered to the runner).
+    let stopped_by = status
+        .and_then(|s| s.signal())
+        .filter(|&n| interrupt_signal(n))
+        .map(signal_of);
+    if let Some(sig) = interrupted_by.or(stopped_by) {
         meta.status = "interrupted".into();
         meta.interrupted_by = Some(sig);
     }

@@ -9,13 +9,7 @@ use rocpath_case::model::{CaseReport, Fate};
 use std::path::PathBuf;
 
 fn fixtures(sub: &str) -> Option<PathBuf> {
-    let d = rocpath_testdata::shared_dir()?.join("fixtures").join(sub);
-    if d.is_dir() {
-        Some(d)
-    } else {
-        rocpath_testdata::skip(&format!("shared/fixtures/{sub} not found"));
-        None
-    }
+    rocpath_testdata::fixture_dir(sub)
 }
 
 fn read(path: &std::path::Path) -> CaseReport {
@@ -312,6 +306,146 @@ fn every_vega64_case_gives_the_recorded_outcome() {
     assert_eq!(forced_dlops, 14);
 }
 
+/// The grouped 3x3 Find evaluates four solvers; each kernel it built and launched is listed
+/// under the solver whose `[EvaluateInvokers]` line followed it (the `FindSolutionImpl` context
+/// was GemmFwdRest for all of them), and the chosen solver's own kernel stays apart.
+#[test]
+fn group2_find_kernels_per_solver() {
+    let Some(dir) = fixtures("miopen-logs/vega64") else {
+        return;
+    };
+    let r = read(&dir.join("vega64_fp32_nchw_group2_3x3.log"));
+    let kernels = |s: &str| {
+        r.candidates
+            .iter()
+            .find(|c| c.solver == s)
+            .map(|c| c.kernels.join(","))
+            .unwrap_or_default()
+    };
+    assert_eq!(
+        kernels("ConvDirectNaiveConvFwd"),
+        "naive_conv_ab_nonpacked_fwd_nchw_float_double_float"
+    );
+    assert_eq!(kernels("GemmFwdRest"), "Im2d2Col_v2");
+    assert_eq!(
+        kernels("ConvBinWinogradRxSf3x2"),
+        "miopenSp3AsmConv_v21_1_3_gfx9_fp32_f3x2_stride1"
+    );
+    assert_eq!(
+        kernels("ConvBinWinogradRxSf2x3"),
+        "miopenSp3AsmConv_v21_1_3_gfx9_fp32_f2x3_stride1"
+    );
+    let sel = r.selected.as_ref().unwrap();
+    assert_eq!(
+        sel.kernels,
+        vec!["miopenSp3AsmConv_v21_1_3_gfx9_fp32_f2x3_stride1".to_string()]
+    );
+    assert!(
+        !r.notes
+            .iter()
+            .any(|n| n.evidence.rule == "case.note.find_kernel_unclaimed"),
+        "{:?}",
+        r.notes
+    );
+}
+
+/// The MIOpen C-API probes (seed-system.md §5: GemmFwd1x1_0_1_int8, id 89). The immediate
+/// probe's `key=value` lines say solution 89 compiled and ran (before: `undetermined`); the
+/// solution probe's `[y=int8]` block fails where its `[y=int32]` block succeeds (before: one
+/// `library_error` for the whole case).
+#[test]
+fn miopen_capi_probes_per_block() {
+    let Some(dir) = fixtures("miopen-logs/vega64") else {
+        return;
+    };
+    let r = read(&dir.join("vega64_miopen_int8_immediate_probe_20260318.log"));
+    assert_eq!(r.outcome.kind.as_str(), "success", "{}", r.outcome.reason);
+    assert_eq!(r.outcome.evidence.class.as_str(), "confirmed");
+    let lines: Vec<Option<u64>> = r.outcome.evidence.sources.iter().map(|l| l.line).collect();
+    assert_eq!(lines, vec![Some(7), Some(12)]);
+    let f = r.forced.as_ref().unwrap();
+    assert_eq!((f.id, f.via.as_str()), (Some(89), "capi_immediate"));
+    assert_eq!(f.solver, "GemmFwd1x1_0_1_int8");
+    assert_eq!(r.selected.as_ref().unwrap().solver_id, Some(89));
+    let b = &r.capi_blocks[0];
+    assert_eq!((b.label.as_deref(), b.solution_count), (None, Some(2)));
+    let sol: Vec<(u64, Option<u64>)> = b
+        .solutions
+        .iter()
+        .map(|s| (s.id, s.workspace_bytes))
+        .collect();
+    assert_eq!(sol, vec![(89, Some(200704)), (85, Some(0))]);
+    let steps: Vec<(&str, bool, Option<u64>)> = b
+        .steps
+        .iter()
+        .map(|s| (s.call.as_str(), s.ok, s.evidence.sources[0].line))
+        .collect();
+    assert_eq!(
+        steps,
+        vec![
+            ("workspace", true, Some(5)),
+            ("compile", true, Some(6)),
+            ("forward_immediate", true, Some(7)),
+            ("check", true, Some(12)),
+        ]
+    );
+
+    let r = read(&dir.join("vega64_miopen_int8_solution_probe_20260318.log"));
+    assert_eq!(r.outcome.kind.as_str(), "undetermined");
+    assert_eq!(r.outcome.sub_kind.as_deref(), Some("capi_query"));
+    assert_eq!(r.outcome.evidence.class.as_str(), "unresolved");
+    assert!(r.forced.is_none() && r.selected.is_none());
+    assert_eq!(r.capi_blocks.len(), 2);
+    let (int8, int32) = (&r.capi_blocks[0], &r.capi_blocks[1]);
+    assert_eq!(int8.label.as_deref(), Some("y=int8"));
+    assert_eq!(int8.solution_count, Some(1));
+    let bad = int8
+        .steps
+        .iter()
+        .find(|s| !s.ok && s.call == "workspace")
+        .unwrap();
+    assert_eq!(
+        (
+            bad.solution_id,
+            bad.value.as_str(),
+            bad.evidence.sources[0].line
+        ),
+        (Some(89), "miopenStatusBadParm (3)", Some(8))
+    );
+    assert!(
+        int8.steps
+            .iter()
+            .any(|s| s.call == "miopen_error" && s.evidence.sources[0].line == Some(7))
+    );
+    assert_eq!(int32.label.as_deref(), Some("y=int32"));
+    assert_eq!(int32.solution_count, Some(2));
+    assert!(int32.steps.iter().all(|s| s.ok));
+    let ws89 = int32
+        .steps
+        .iter()
+        .find(|s| s.solution_id == Some(89))
+        .unwrap();
+    assert_eq!(
+        (ws89.value.as_str(), ws89.evidence.sources[0].line),
+        ("200704", Some(16))
+    );
+    assert!(
+        r.outcome.reason.contains("[y=int8] 1 solution(s) (85)"),
+        "{}",
+        r.outcome.reason
+    );
+    assert!(
+        r.outcome
+            .reason
+            .contains("workspace(id=89) failed: miopenStatusBadParm (3) (line 8)")
+    );
+    assert!(
+        r.outcome
+            .reason
+            .contains("[y=int32] 2 solution(s) (89, 85); every call succeeded")
+    );
+}
+
 #[test]
 fn fp32_3x3_details() {
     let Some(dir) = fixtures("miopen-logs/vega64") else {
@@ -394,6 +528,9 @@ fn rocblas_bench_int8_result_row() {
     let g = &r.gemm_calls[0];
     assert_eq!((g.m, g.n, g.k), (128, 128, 128));
     assert_eq!(g.source, "bench_result");
+    // A rocblas-bench row, not a hipblaslt-bench line (the rule it carried before).
+    assert_eq!(g.evidence.rule, "case.gemm.rocblas_bench_result");
+    assert_eq!(b.evidence.rule, "case.bench_result");
     assert_eq!(
         r.device.as_ref().map(|d| d.arch.as_str()),
         Some("gfx900:xnack-")

@@ -134,6 +134,34 @@ fn replaying_recorded_log_then_sigabrt_is_a_runtime_abort() {
     assert_eq!(r.selected.unwrap().solver, "ConvBinWinograd3x3U");
 }
 
+/// A command that dies of SIGINT was stopped, not finished: the case stays incomplete even when
+/// the runner itself never saw the signal (here the child sends it to itself; at a terminal,
+/// Ctrl-C reaches the child before the runner looks). Before, this was `signaled`, complete,
+/// outcome `undetermined`.
+#[test]
+fn a_command_that_dies_of_sigint_leaves_an_incomplete_case() {
+    let t = tempfile::tempdir().unwrap();
+    let log = recorded(t.path(), "vega64_fp32_nchw_3x3_fwd_n32");
+    let res = run(opts(
+        t.path(),
+        "int",
+        sh(&format!("cat '{}'; kill -INT $$; sleep 5", log.display())),
+    ))
+    .unwrap();
+    assert_eq!(
+        res.meta.exit.as_ref().unwrap().signal.as_deref(),
+        Some("SIGINT")
+    );
+    assert_eq!(res.meta.status, "interrupted");
+    assert_eq!(res.meta.interrupted_by.as_deref(), Some("SIGINT"));
+    let r = read(&res.dir);
+    assert!(!r.complete);
+    assert_eq!(r.outcome.kind.as_str(), "incomplete");
+    assert_eq!(r.outcome.evidence.class.as_str(), "limited");
+    // What it printed is still read.
+    assert_eq!(r.selected.unwrap().solver, "ConvBinWinograd3x3U");
+}
+
 #[test]
 fn replaying_recorded_log_killed_mid_run_keeps_the_output() {
     let t = tempfile::tempdir().unwrap();

@@ -194,6 +194,7 @@ N,8,8,1.0,2.0\n";
     let g = &r.gemm_calls[0];
     assert_eq!((g.m, g.n, g.k), (4096, 512, 2880));
     assert_eq!(g.types.compute.as_deref(), Some("f32_r"));
+    assert_eq!(g.evidence.rule, "case.gemm.rocblas_bench_result");
     assert_eq!(g.types.a.as_deref(), Some("bf16_r"));
     assert_eq!(r.outcome.kind.as_str(), "natural");
     assert!(
@@ -203,4 +204,131 @@ N,8,8,1.0,2.0\n";
         "{}",
         r.outcome.reason
     );
+}
+
+/// A Find that evaluates ConvDirectNaiveConvFwd, then GemmFwdRest, and chooses GemmFwdRest:
+/// the naive kernel ran while GemmFwdRest was the solver in context (its `FindSolutionImpl`
+/// line came last), but it is ConvDirectNaiveConvFwd's. Shapes from the real Vega64 log
+/// `vega64_fp32_nchw_group2_3x3.log`. Before, the selected solver listed `naive_k` too.
+#[test]
+fn find_kernels_belong_to_the_solver_evaluated() {
+    let r = read(b"MIOpen(HIP): Info [FindConvolution] Find Start: 64-56-56-3x3-64-56-56-32-1x1-1x1-1x1-0-NCHW-FP32-F, findMode: NORMAL(1)
+MIOpen(HIP): Info [FindSolutionImpl] ConvDirectNaiveConvFwd (not searchable)
+MIOpen(HIP): Info [FindSolutionImpl] GemmFwdRest (not searchable)
+MIOpen(HIP): Info2 [PrepareInvoker] Preparing kernel: naive_k
+MIOpen(HIP): Info2 [run] kernel_name = naive_k, global_work_dim = { 1, 1, 1 }, local_work_dim = { 1, 1, 1 }
+MIOpen(HIP): Info [EvaluateInvokers] ConvDirectNaiveConvFwd: naive_k: 19.6707 < 3.40282e+38
+MIOpen(HIP): Info2 [run] kernel_name = Im2d2Col_v2, global_work_dim = { 1, 1, 1 }, local_work_dim = { 1, 1, 1 }
+MIOpen(HIP): Info [EvaluateInvokers] Selected: GemmFwdRest: : 6.72696, workspace_sz = 7225344
+MIOpen(HIP): Info2 [run] kernel_name = orphan_k, global_work_dim = { 1, 1, 1 }, local_work_dim = { 1, 1, 1 }
+MIOpen(HIP): Info [FindConvolution] Find Ended: 64-56-56-3x3-64-56-56-32-1x1-1x1-1x1-0-NCHW-FP32-F
+MIOpen(HIP): Info [FillFindReturnParameters] FW Chosen Algorithm: GemmFwdRest , 7225344, 6.72696
+MIOpen(HIP): Info2 [GetInvoker] Returning an invoker for problem 64x56x56x3x3x64x56x56x32xNCHWxFP32x1x1x1x1x1x1x1xFxDefault and solver GemmFwdRest
+MIOpen(HIP): Info2 [run] kernel_name = Im2d2Col_v2, global_work_dim = { 1, 1, 1 }, local_work_dim = { 1, 1, 1 }
+");
+    let sel = r.selected.as_ref().unwrap();
+    assert_eq!(sel.solver, "GemmFwdRest");
+    assert_eq!(sel.kernels, vec!["Im2d2Col_v2".to_string()]);
+    let kernels = |s: &str| {
+        r.candidates
+            .iter()
+            .find(|c| c.solver == s)
+            .map(|c| c.kernels.clone())
+            .unwrap_or_default()
+    };
+    assert_eq!(
+        kernels("ConvDirectNaiveConvFwd"),
+        vec!["naive_k".to_string()]
+    );
+    assert_eq!(kernels("GemmFwdRest"), vec!["Im2d2Col_v2".to_string()]);
+    // A kernel no evaluation line claims is kept apart, at its line.
+    let n = r
+        .notes
+        .iter()
+        .find(|n| n.message.contains("orphan_k"))
+        .unwrap();
+    assert_eq!(n.evidence.rule, "case.note.find_kernel_unclaimed");
+    assert_eq!(n.evidence.class.as_str(), "unresolved");
+    assert_eq!(n.evidence.sources[0].line, Some(9));
+}
+
+/// `case read FOLDER` on a folder of several cases (the research layout: `<case>.log` with
+/// `<case>.meta.txt`): each case is read on its own. Before, the folder was one case made of
+/// every log in it — the forced solver of one, the outcome of another.
+#[test]
+fn a_folder_of_cases_is_read_case_by_case() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    std::fs::write(
+        d.join("a_forced.meta.txt"),
+        "case_id=a_forced\ncommand=MIOpenDriver convint8 -n 32 -c 64 -H 56 -W 56 -k 64 -y 3 -x 3 -S ConvCkIgemmFwdV6r1DlopsNchw -F 1\n",
+    )
+    .unwrap();
+    std::fs::write(
+        d.join("a_forced.log"),
+        "MIOpen Error: host:/src/miopen/src/ocl/convolutionocl.cpp:1057: The supplied solution id: ConvCkIgemmFwdV6r1DlopsNchw is not applicable to the current problem\nRunForwardGPU() FAILED, rc = 0x3\n__EXIT_CODE=3\n",
+    )
+    .unwrap();
+    std::fs::write(
+        d.join("b_natural.meta.txt"),
+        "case_id=b_natural\ncommand=MIOpenDriver conv -n 32 -c 64 -H 56 -W 56 -k 64 -y 3 -x 3 -p 1 -q 1 -u 1 -v 1 -F 1 -t 1\n",
+    )
+    .unwrap();
+    std::fs::write(d.join("b_natural.log"), NATURAL).unwrap();
+    let cases = rocpath_case::cases_at(d).unwrap();
+    let names: Vec<&str> = cases.iter().map(|c| c.name.as_str()).collect();
+    assert_eq!(names, vec!["a_forced", "b_natural"]);
+    let reports: Vec<CaseReport> = cases.iter().map(|c| rocpath_case::read_case(c).0).collect();
+    assert_eq!(reports[0].outcome.kind.as_str(), "applicability_reject");
+    assert!(reports[0].selected.is_none());
+    assert_eq!(reports[1].outcome.kind.as_str(), "natural");
+    assert!(reports[1].forced.is_none());
+    // A folder of bare logs (no sidecars, no sub-cases) is still one case, and a case folder
+    // with case.json is one case.
+    let one = tempfile::tempdir().unwrap();
+    std::fs::write(one.path().join("stdout.log"), NATURAL).unwrap();
+    std::fs::write(one.path().join("stderr.log"), "").unwrap();
+    assert_eq!(rocpath_case::cases_at(one.path()).unwrap().len(), 1);
+}
+
+/// A C-API probe whose immediate forward call failed is a library error at that line; a
+/// `KEY=VALUE` line that is no probe key (an environment dump) makes no probe block.
+#[test]
+fn capi_forward_failure_and_stray_key_values() {
+    let r = read(b"solution_count=1\nsolution[0] id=85 algo=1 ws=0 time=1000\ncompile_solution_85=success\nforward_immediate_85=miopenStatusUnknownError\n");
+    assert_eq!(r.outcome.kind.as_str(), "library_error");
+    assert_eq!(r.outcome.sub_kind.as_deref(), Some("capi_forward_failed"));
+    assert_eq!(r.outcome.evidence.sources[0].line, Some(4));
+    assert_eq!(
+        r.forced.as_ref().map(|f| f.via.as_str()),
+        Some("capi_immediate")
+    );
+    let r = read(format!("MIOPEN_LOG_LEVEL=6\nreturned_value=3\n{NATURAL}").as_bytes());
+    assert!(r.capi_blocks.is_empty());
+    assert_eq!(r.outcome.kind.as_str(), "natural");
+}
+
+/// hipblaslt-bench lines keep their own rule; rocblas-bench rows carry theirs.
+#[test]
+fn gemm_rules_name_their_source() {
+    let r = read(b"hipblaslt-bench --api_method c -m 512 -n 1024 -k 2880 --lda 2880 --transA T --transB N --batch_count 1 --a_type f16_r --b_type f16_r --c_type f16_r --d_type f16_r --compute_type f32_r\n");
+    assert_eq!(r.gemm_calls[0].source, "hipblaslt_bench");
+    assert_eq!(r.gemm_calls[0].evidence.rule, "case.gemm.hipblaslt_bench");
+}
+
+/// The fuzz seeds of `case_read` (`fuzz/seeds/case_read/`) are the hostile cases above: each
+/// still reads as the tests say.
+#[test]
+fn fuzz_seeds_read_as_expected() {
+    let dir = rocpath_testdata::repo_root().join("fuzz/seeds/case_read");
+    let seed = |n: &str| read(&std::fs::read(dir.join(n)).unwrap());
+    let r = seed("find_kernels_of_other_solvers.log");
+    assert_eq!(r.selected.unwrap().kernels, vec!["Im2d2Col_v2".to_string()]);
+    let r = seed("capi_key_value_probe.log");
+    assert_eq!(r.outcome.sub_kind.as_deref(), Some("capi_forward_failed"));
+    let r = seed("capi_blocks_probe.log");
+    assert_eq!(r.outcome.sub_kind.as_deref(), Some("capi_query"));
+    assert_eq!(r.capi_blocks.len(), 2);
+    assert!(!r.capi_blocks[0].steps[0].ok);
+    assert!(r.capi_blocks[1].steps.iter().all(|s| s.ok));
 }

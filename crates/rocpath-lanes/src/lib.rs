@@ -24,21 +24,21 @@ pub const BOOTSTRAP_ITERATIONS: usize = 10_000;
 /// The fixed bootstrap seed (output is deterministic).
 pub const SEED: u64 = 0x726f_6370_6174_6821;
 
-/// Reads lane files (`NAME=PATH[,PATH…]` or `PATH`) and summarizes them. Unreadable files are
-/// errors (`path: message`).
-pub fn summarize_files(args: &[String], metric: &Metric, iters: usize) -> (Summary, Vec<String>) {
+/// Reads lane files (`NAME=PATH[,PATH…]` or `PATH`), each streamed with bounded memory, and
+/// summarizes them. Files that cannot be read (missing, not a regular file) are errors naming
+/// the file; the other files are still read.
+pub fn summarize_files(
+    args: &[String],
+    metric: &Metric,
+    iters: usize,
+) -> (Summary, Vec<rocpath_ollama::input::ReadError>) {
     let mut lanes = Vec::new();
     let mut errors = Vec::new();
     for a in args {
         let (name, paths) = summary::lane_arg(a);
-        let mut texts = Vec::new();
-        for p in paths {
-            match std::fs::read(&p) {
-                Ok(b) => texts.push((p, String::from_utf8_lossy(&b).into_owned())),
-                Err(e) => errors.push(format!("{p}: {e}")),
-            }
-        }
-        lanes.push(summary::read_lane(&name, &texts, metric));
+        let (lane, errs) = summary::read_lane_files(&name, &paths, metric);
+        lanes.push(lane);
+        errors.extend(errs);
     }
     (summary::summarize(lanes, metric, iters, SEED), errors)
 }

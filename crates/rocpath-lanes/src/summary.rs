@@ -8,9 +8,15 @@
 
 use crate::stats::{self, Describe, MannWhitney};
 use rocpath_evidence::{Class, Evidence, Locator, Proof};
-use rocpath_ollama::generate::{Record, Response, records};
+use rocpath_ollama::generate::{Record, Response, line_records};
+use rocpath_ollama::input::{self, ReadError, TextLine};
 use serde::Serialize;
 use serde_json::Value;
+use std::path::Path;
+
+fn is_zero(n: &u64) -> bool {
+    *n == 0
+}
 
 /// What is compared.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -137,6 +143,9 @@ pub struct Lane {
     pub literal_newline_records: u64,
     /// Lines that are not JSON.
     pub not_json: u64,
+    /// Lines longer than the limit, cut (and so not JSON).
+    #[serde(skip_serializing_if = "is_zero")]
+    pub long_lines: u64,
     /// Evidence for the values.
     pub evidence: Evidence,
 }
@@ -185,75 +194,123 @@ pub struct Summary {
     pub comparisons: Vec<Comparison>,
 }
 
-/// Reads a lane from texts `(path, text)`.
+/// Reads a lane from texts `(path, text)`: the same path as [`read_lane_files`], for tests and
+/// fuzzing.
 pub fn read_lane(name: &str, files: &[(String, String)], metric: &Metric) -> Lane {
-    let mut lane = Lane {
-        name: name.to_string(),
-        files: files.iter().map(|f| f.0.clone()).collect(),
-        values: Vec::new(),
-        stats: None,
-        records: 0,
-        failed: 0,
-        warmup: 0,
-        meta_records: 0,
-        literal_newline_records: 0,
-        not_json: 0,
-        evidence: Evidence::new(Class::Confirmed, Proof::RuntimeVerified, "lanes.values"),
-    };
+    let mut lane = Lane::new(name);
     for (path, text) in files {
-        let recs: Vec<Record> = records(text);
-        let mut per_line: std::collections::HashMap<u64, u64> = std::collections::HashMap::new();
-        for r in &recs {
-            *per_line.entry(r.line).or_default() += 1;
+        lane.files.push(path.clone());
+        let mut f = LaneFile::default();
+        input::for_each_text_line(text, &mut |l| f.line(&mut lane, metric, l));
+        lane.end_file(path, f);
+    }
+    lane.finish()
+}
+
+/// Reads a lane from its files, each streamed with bounded memory (one line at a time; lines
+/// longer than [`input::MAX_LINE`] are cut, and count as not JSON). A file that cannot be read
+/// (missing, not a regular file) is an error for that file; the lane goes on with the others.
+pub fn read_lane_files(name: &str, paths: &[String], metric: &Metric) -> (Lane, Vec<ReadError>) {
+    let mut lane = Lane::new(name);
+    let mut errors = Vec::new();
+    for path in paths {
+        let mut f = LaneFile::default();
+        match input::for_each_line(Path::new(path), &mut |l| f.line(&mut lane, metric, l)) {
+            Ok(_) => {
+                lane.files.push(path.clone());
+                lane.end_file(path, f);
+            }
+            Err(e) => errors.push(e),
         }
-        lane.literal_newline_records += per_line
-            .values()
-            .filter(|&&c| c > 1)
-            .map(|c| c - 1)
-            .sum::<u64>();
-        let mut first_line = None;
-        for r in recs {
-            let Ok(v) = r.value else {
-                lane.not_json += 1;
-                continue;
-            };
-            if !v.is_object() {
-                lane.not_json += 1;
-                continue;
-            }
-            lane.records += 1;
-            if v.get("_meta").is_some() {
-                lane.meta_records += 1;
-            }
-            if v.get("warmup").and_then(Value::as_bool) == Some(true) {
-                lane.warmup += 1;
-                continue;
-            }
-            match metric.value(&v) {
-                Some(x) if !(metric.higher_is_better() && x <= 0.0) => {
-                    lane.values.push(x);
-                    first_line.get_or_insert(r.line);
-                }
-                _ => lane.failed += 1,
-            }
+    }
+    (lane.finish(), errors)
+}
+
+/// Per-file state while a lane file is streamed.
+#[derive(Default)]
+struct LaneFile {
+    first_line: Option<u64>,
+}
+
+impl LaneFile {
+    fn line(&mut self, lane: &mut Lane, metric: &Metric, l: TextLine<'_>) {
+        if l.truncated {
+            lane.long_lines += 1;
         }
-        lane.evidence = lane.evidence.clone().at(match first_line {
+        let mut n = 0u64;
+        line_records(l.no, l.text, &mut |r| {
+            n += 1;
+            self.record(lane, metric, r);
+        });
+        lane.literal_newline_records += n.saturating_sub(1);
+    }
+
+    fn record(&mut self, lane: &mut Lane, metric: &Metric, r: Record) {
+        let Ok(v) = r.value else {
+            lane.not_json += 1;
+            return;
+        };
+        if !v.is_object() {
+            lane.not_json += 1;
+            return;
+        }
+        lane.records += 1;
+        if v.get("_meta").is_some() {
+            lane.meta_records += 1;
+        }
+        if v.get("warmup").and_then(Value::as_bool) == Some(true) {
+            lane.warmup += 1;
+            return;
+        }
+        match metric.value(&v) {
+            Some(x) if !(metric.higher_is_better() && x <= 0.0) => {
+                lane.values.push(x);
+                self.first_line.get_or_insert(r.line);
+            }
+            _ => lane.failed += 1,
+        }
+    }
+}
+
+impl Lane {
+    fn new(name: &str) -> Lane {
+        Lane {
+            name: name.to_string(),
+            files: Vec::new(),
+            values: Vec::new(),
+            stats: None,
+            records: 0,
+            failed: 0,
+            warmup: 0,
+            meta_records: 0,
+            literal_newline_records: 0,
+            not_json: 0,
+            long_lines: 0,
+            evidence: Evidence::new(Class::Confirmed, Proof::RuntimeVerified, "lanes.values"),
+        }
+    }
+
+    fn end_file(&mut self, path: &str, f: LaneFile) {
+        self.evidence = self.evidence.clone().at(match f.first_line {
             Some(l) => Locator::file(path).with_line(l),
             None => Locator::file(path),
         });
     }
-    lane.stats = stats::describe(&lane.values);
-    if lane.values.is_empty() {
-        lane.evidence.class = Class::Unresolved;
-        lane.evidence.note = "no record of this lane has a value".into();
-    } else {
-        lane.evidence.note = format!(
-            "{} value(s); {} failed record(s) counted, not used",
-            lane.values.len(),
-            lane.failed
-        );
+
+    fn finish(mut self) -> Lane {
+        self.stats = stats::describe(&self.values);
+        if self.values.is_empty() {
+            self.evidence.class = Class::Unresolved;
+            self.evidence.note = "no record of this lane has a value".into();
+        } else {
+            self.evidence.note = format!(
+                "{} value(s); {} failed record(s) counted, not used",
+                self.values.len(),
+                self.failed
+            );
+        }
+        self
     }
-    lane
 }
 
 /// Compares lanes: every later lane against the first, then the other pairs in order.
@@ -374,6 +431,43 @@ not json\n\
         );
         assert_eq!(l.stats.unwrap().median, 250.0);
         assert_eq!(l.evidence.sources[0].line, Some(1));
+    }
+
+    #[test]
+    fn devices_and_fifos_are_refused_the_rest_is_read() {
+        let dir = tempfile::tempdir().unwrap();
+        let fifo = dir.path().join("f.jsonl");
+        assert!(
+            std::process::Command::new("mkfifo")
+                .arg(&fifo)
+                .status()
+                .unwrap()
+                .success()
+        );
+        let good = dir.path().join("g.jsonl");
+        std::fs::write(&good, "{\"eval_count\":10,\"eval_duration\":1000000000}\n").unwrap();
+        let paths = vec![
+            "/dev/zero".to_string(),
+            fifo.display().to_string(),
+            good.display().to_string(),
+        ];
+        let (lane, errors) = read_lane_files("a", &paths, &Metric::EvalRate);
+        let msgs: Vec<String> = errors.iter().map(ToString::to_string).collect();
+        assert_eq!(msgs.len(), 2, "{msgs:?}");
+        assert!(msgs[0].starts_with("/dev/zero: not a regular file (a character device)"));
+        assert!(msgs[1].contains("not a regular file (a FIFO)"));
+        assert_eq!(lane.values, vec![10.0]);
+        assert_eq!(lane.files, vec![good.display().to_string()]);
+    }
+
+    #[test]
+    fn a_line_past_the_limit_is_cut_and_counted() {
+        let t = format!(
+            "{{\"eval_count\":1,\"eval_duration\":1000000000}}\n{{\"x\":\"{}\"}}\n",
+            "y".repeat(input::MAX_LINE)
+        );
+        let l = read_lane("x", &[("x.jsonl".into(), t)], &Metric::EvalRate);
+        assert_eq!((l.records, l.not_json, l.long_lines), (1, 1, 1));
     }
 
     #[test]

@@ -13,7 +13,9 @@
 //! | [`tensile`] | the Tensile kernel-name grammar (`Cijk_Ailk_Bljk_HB_MT64x64x16_MI32x32x8x1_…`) |
 //! | [`hipblaslt`] | hipBLASLt's `[date][HIPBLASLT][pid][Level][func]` lines and `hipblaslt-bench` lines |
 //! | [`runtime`] | HIP runtime errors, GPU memory faults, assertions, shell crash messages (any locale), `__EXIT_CODE=N` markers |
+//! | [`capi`] | output of programs that call MIOpen's C API directly (solution lists, workspace, compile and immediate-run results) |
 
+pub mod capi;
 pub mod hipblaslt;
 pub mod lines;
 pub mod miopen;
@@ -35,6 +37,8 @@ pub enum Event<'a> {
     Hipblaslt(hipblaslt::Event<'a>),
     /// A HIP runtime, process or shell line.
     Runtime(runtime::Event<'a>),
+    /// A line of a MIOpen C-API probe program.
+    Capi(capi::Event<'a>),
 }
 
 /// Recognises one line (without its line terminator). Returns `None` for lines that carry
@@ -70,6 +74,9 @@ pub fn parse_line(line: &[u8]) -> Option<Event<'_>> {
             }
         }
         _ => {}
+    }
+    if let Some(e) = capi::parse(line) {
+        return Some(Event::Capi(e));
     }
     if let Some(e) = miopen::parse_driver(line) {
         return Some(Event::Miopen(e));

@@ -26,30 +26,35 @@ pub struct Record {
 pub fn records(text: &str) -> Vec<Record> {
     let mut out = Vec::new();
     for (i, raw) in text.lines().enumerate() {
-        let line = (i + 1) as u64;
-        let mut l = raw.trim();
-        if l.is_empty() {
-            continue;
-        }
-        let mut at_ns = None;
-        if let Some((ns, rest)) = l.split_once('\t') {
-            if let Ok(v) = ns.trim().parse::<u64>() {
-                at_ns = Some(v);
-                l = rest.trim();
-            }
-        }
-        // Records glued with a literal backslash-n: split where one object ends and the next
-        // begins, outside strings.
-        for part in split_literal_newlines(l) {
-            let p = part.trim();
-            if p.is_empty() {
-                continue;
-            }
-            let value = serde_json::from_str::<Value>(p).map_err(|e| e.to_string());
-            out.push(Record { line, at_ns, value });
-        }
+        line_records((i + 1) as u64, raw, &mut |r| out.push(r));
     }
     out
+}
+
+/// The JSON records of one line (`line` is its 1-based number): none for a blank line, several
+/// when records are glued with a literal `\n`. The streaming form of [`records`].
+pub fn line_records(line: u64, raw: &str, f: &mut dyn FnMut(Record)) {
+    let mut l = raw.trim();
+    if l.is_empty() {
+        return;
+    }
+    let mut at_ns = None;
+    if let Some((ns, rest)) = l.split_once('\t') {
+        if let Ok(v) = ns.trim().parse::<u64>() {
+            at_ns = Some(v);
+            l = rest.trim();
+        }
+    }
+    // Records glued with a literal backslash-n: split where one object ends and the next
+    // begins, outside strings.
+    for part in split_literal_newlines(l) {
+        let p = part.trim();
+        if p.is_empty() {
+            continue;
+        }
+        let value = serde_json::from_str::<Value>(p).map_err(|e| e.to_string());
+        f(Record { line, at_ns, value });
+    }
 }
 
 fn split_literal_newlines(l: &str) -> Vec<&str> {
@@ -241,8 +246,13 @@ pub enum Document {
     Single(Response, u64),
     /// A stream: its summary and the final object (if it came).
     Stream(Stream, Option<(Response, u64)>),
-    /// Several complete responses (benchmark JSONL).
-    Many(Vec<(Response, u64)>),
+    /// Several complete responses (benchmark JSONL): how many, and the line of the first.
+    Many {
+        /// Responses.
+        count: u64,
+        /// Line of the first.
+        first_line: u64,
+    },
     /// Not JSON at all (first error).
     NotJson(String),
 }
@@ -250,74 +260,127 @@ pub enum Document {
 /// Reads a generate file. `request_start_ns` is the request's start on the capture clock, if
 /// known.
 pub fn parse(text: &str, request_start_ns: Option<u64>) -> Document {
-    let recs = records(text);
-    if recs.is_empty() {
-        return Document::Empty;
+    let mut r = GenerateReader::new();
+    for (i, l) in text.lines().enumerate() {
+        r.line((i + 1) as u64, l);
     }
-    let ok: Vec<(&Value, u64, Option<u64>)> = recs
-        .iter()
-        .filter_map(|r| r.value.as_ref().ok().map(|v| (v, r.line, r.at_ns)))
-        .filter(|(v, _, _)| v.is_object())
-        .collect();
-    if ok.is_empty() {
-        let e = recs
-            .iter()
-            .find_map(|r| r.value.as_ref().err().cloned())
-            .unwrap_or_else(|| "no JSON object".into());
-        return Document::NotJson(e);
+    r.finish(request_start_ns)
+}
+
+/// Reads a generate file from disk, streamed (see [`crate::input`]).
+pub fn read_file(
+    path: &std::path::Path,
+    request_start_ns: Option<u64>,
+) -> Result<Document, crate::input::ReadError> {
+    let mut r = GenerateReader::new();
+    crate::input::for_each_line(path, &mut |l| r.line(l.no, l.text))?;
+    Ok(r.finish(request_start_ns))
+}
+
+/// A generate file read line by line: memory stays the same whatever the number of records
+/// (the first response, the last final object and the stream's counters are kept).
+#[derive(Debug, Clone, Default)]
+pub struct GenerateReader {
+    records: u64,
+    objects: u64,
+    first: Option<(Response, u64)>,
+    first_error: Option<String>,
+    any_chunk: bool,
+    stream: Stream,
+    fin: Option<(Response, u64)>,
+}
+
+impl GenerateReader {
+    /// An empty reader.
+    pub fn new() -> Self {
+        GenerateReader {
+            stream: Stream {
+                first_token_channel: "none",
+                ..Stream::default()
+            },
+            ..GenerateReader::default()
+        }
     }
-    let is_chunk = |v: &Value| v.get("done").and_then(Value::as_bool) == Some(false);
-    if ok.iter().any(|(v, _, _)| is_chunk(v)) {
-        let mut st = Stream {
-            first_token_channel: "none",
-            ..Stream::default()
-        };
-        let mut fin = None;
-        for (v, line, at) in &ok {
-            st.json_rows += 1;
-            if is_chunk(v) {
-                st.chunks += 1;
-                let has = |k: &str| {
-                    v.get(k)
-                        .and_then(Value::as_str)
-                        .is_some_and(|t| !t.is_empty())
-                };
-                let (r, t) = (has("response"), has("thinking"));
-                st.response_chunks += u64::from(r);
-                st.thinking_chunks += u64::from(t);
-                if (r || t) && st.first_token_line.is_none() {
-                    st.first_token_line = Some(*line);
-                    st.first_token_ns = *at;
-                    st.first_token_channel = if r { "response" } else { "thinking" };
-                }
-            } else if v.get("done").and_then(Value::as_bool) == Some(true)
-                || v.get("error").is_some()
-            {
-                st.done_ns = *at;
-                fin = Some((Response::from_value(v), *line));
+
+    /// Feeds one line (1-based number).
+    pub fn line(&mut self, no: u64, raw: &str) {
+        line_records(no, raw, &mut |r| self.record(r));
+    }
+
+    /// Feeds one record.
+    pub fn record(&mut self, r: Record) {
+        self.records += 1;
+        let v = match r.value {
+            Ok(v) if v.is_object() => v,
+            Ok(_) => return,
+            Err(e) => {
+                self.first_error.get_or_insert(e);
+                return;
             }
-        }
-        let total = fin.as_ref().and_then(|(r, _)| r.total_duration_ns);
-        let (start, basis) = match (request_start_ns, st.done_ns, total) {
-            (Some(s), _, _) => (Some(s), Some("request_start")),
-            (None, Some(d), Some(t)) => (d.checked_sub(t), Some("done_minus_total_duration")),
-            _ => (None, None),
         };
-        if let (Some(s), Some(f)) = (start, st.first_token_ns) {
-            st.ttft_ms = Some(f.saturating_sub(s) as f64 / 1e6);
-            st.ttft_basis = basis;
+        self.objects += 1;
+        if self.first.is_none() {
+            self.first = Some((Response::from_value(&v), r.line));
         }
-        return Document::Stream(st, fin);
+        self.stream_row(&v, r.line, r.at_ns);
     }
-    if ok.len() == 1 {
-        let (v, line, _) = ok[0];
-        return Document::Single(Response::from_value(v), line);
+
+    fn stream_row(&mut self, v: &Value, line: u64, at: Option<u64>) {
+        let st = &mut self.stream;
+        st.json_rows += 1;
+        let done = v.get("done").and_then(Value::as_bool);
+        if done == Some(false) {
+            self.any_chunk = true;
+            st.chunks += 1;
+            let has = |k: &str| {
+                v.get(k)
+                    .and_then(Value::as_str)
+                    .is_some_and(|t| !t.is_empty())
+            };
+            let (r, t) = (has("response"), has("thinking"));
+            st.response_chunks += u64::from(r);
+            st.thinking_chunks += u64::from(t);
+            if (r || t) && st.first_token_line.is_none() {
+                st.first_token_line = Some(line);
+                st.first_token_ns = at;
+                st.first_token_channel = if r { "response" } else { "thinking" };
+            }
+        } else if done == Some(true) || v.get("error").is_some() {
+            st.done_ns = at;
+            self.fin = Some((Response::from_value(v), line));
+        }
     }
-    Document::Many(
-        ok.iter()
-            .map(|(v, l, _)| (Response::from_value(v), *l))
-            .collect(),
-    )
+
+    /// What the file held.
+    pub fn finish(self, request_start_ns: Option<u64>) -> Document {
+        if self.records == 0 {
+            return Document::Empty;
+        }
+        let Some(first) = self.first else {
+            return Document::NotJson(self.first_error.unwrap_or_else(|| "no JSON object".into()));
+        };
+        if self.any_chunk {
+            let mut st = self.stream;
+            let total = self.fin.as_ref().and_then(|(r, _)| r.total_duration_ns);
+            let (start, basis) = match (request_start_ns, st.done_ns, total) {
+                (Some(s), _, _) => (Some(s), Some("request_start")),
+                (None, Some(d), Some(t)) => (d.checked_sub(t), Some("done_minus_total_duration")),
+                _ => (None, None),
+            };
+            if let (Some(s), Some(f)) = (start, st.first_token_ns) {
+                st.ttft_ms = Some(f.saturating_sub(s) as f64 / 1e6);
+                st.ttft_basis = basis;
+            }
+            return Document::Stream(st, self.fin);
+        }
+        if self.objects == 1 {
+            return Document::Single(first.0, first.1);
+        }
+        Document::Many {
+            count: self.objects,
+            first_line: first.1,
+        }
+    }
 }
 
 #[cfg(test)]
@@ -355,10 +418,14 @@ mod tests {
         let r = records(t);
         assert_eq!(r.len(), 2);
         assert_eq!(r[0].value.as_ref().unwrap()["a"], "x\ny");
-        let Document::Many(v) = parse(t, None) else {
-            panic!()
-        };
-        assert_eq!(v[1].0.eval_count, Some(3));
+        assert_eq!(
+            parse(t, None),
+            Document::Many {
+                count: 2,
+                first_line: 1
+            }
+        );
+        assert_eq!(r[1].value.as_ref().unwrap()["eval_count"], 3);
     }
 
     #[test]

@@ -6,12 +6,14 @@
 //! | [`generate`] | `/api/generate` responses, error objects, streams (`<ns>\t<json>` captures), benchmark JSONL (tolerant) |
 //! | [`log`] | `ollama serve` output and journals (English and Japanese locales): devices, loads, offload, backends, failures |
 //! | [`smi`] | `rocm-smi` sample logs in every layout seen, any number of GPUs |
+//! | [`input`] | regular files only, streamed line by line with bounded memory |
 //! | [`run`] | grouping files into runs, the GPU / CPU / MIXED / UNSURE verdict, the run report |
 //!
 //! Parsers are pure (text in, values out); [`run::read_paths`] is the only function that
 //! reads files.
 
 pub mod generate;
+pub mod input;
 pub mod log;
 pub mod run;
 pub mod smi;

@@ -15,10 +15,21 @@
 //! names its file and line. A verdict resting on log lines is `confirmed`; one resting on
 //! rocm-smi use alone is `inferred` (the GPU was busy, not necessarily with this run); `MIXED`
 //! is `inferred`; `UNSURE` is `unresolved`.
+//!
+//! **Where a model ran needs a model load.** The server's start-up `inference compute` line and
+//! its `library=` mentions say which devices it can use, not where a model was placed: only a
+//! load request, an offload count or a weight placement does. Without one of those the verdict
+//! is `UNSURE` (`ollama.verdict.no_load`, `unresolved`, saying why — a failed request, a device
+//! list only), unless rocm-smi saw the GPU busy while a request succeeded (`gpu_by_smi`,
+//! `inferred`).
+//!
+//! Files are streamed ([`crate::input`]): memory stays bounded whatever their size, and only
+//! regular files are read.
 
-use crate::generate::{self, Document, Rates, Response, Stream};
+use crate::generate::{Document, GenerateReader, Rates, Response, Stream};
+use crate::input::{self, ReadError, TextLine};
 use crate::log::{self, Event, GgmlDevice};
-use crate::smi::{self, SmiLog};
+use crate::smi::{SmiLog, SmiReader};
 use rocpath_evidence::{Class, Evidence, Locator, Proof};
 use serde::Serialize;
 use std::collections::BTreeMap;
@@ -95,30 +106,6 @@ pub fn is_summary(path: &Path) -> bool {
         || n.ends_with(".db")
         || n.contains("_summary_")
         || n.contains("_index_")
-}
-
-/// Guesses a file's kind from its content (and, for empty files, its name).
-pub fn kind_of(text: &str) -> FileKind {
-    let t = text.trim_start();
-    if t.is_empty() {
-        return FileKind::Empty;
-    }
-    let first = t.lines().next().unwrap_or("");
-    let after_tab = first.split_once('\t').map_or(first, |(ns, rest)| {
-        if ns.bytes().all(|c| c.is_ascii_digit()) {
-            rest
-        } else {
-            first
-        }
-    });
-    if after_tab.trim_start().starts_with('{') {
-        return FileKind::Generate;
-    }
-    let s = smi::parse(text);
-    if s.has_values() || s.command_not_found > 0 {
-        return FileKind::Smi;
-    }
-    FileKind::Log
 }
 
 /// GPU/CPU verdict of a run.
@@ -270,20 +257,28 @@ pub struct RunReport {
 }
 
 /// Groups paths into runs: folders are listed (not recursively); summaries are left out (with
-/// a note). With `single`, everything is one run.
+/// a note), and so are entries that are not regular files (FIFOs, devices, sockets: reading
+/// them could block or never end). With `single`, everything is one run.
 pub fn group(paths: &[PathBuf], single: bool) -> (BTreeMap<String, Vec<PathBuf>>, Vec<String>) {
     let mut files = Vec::new();
     let mut notes = Vec::new();
     for p in paths {
         if p.is_dir() {
             if let Ok(rd) = std::fs::read_dir(p) {
-                let mut v: Vec<PathBuf> = rd
-                    .flatten()
-                    .map(|e| e.path())
-                    .filter(|p| p.is_file())
-                    .collect();
+                let mut v: Vec<PathBuf> = rd.flatten().map(|e| e.path()).collect();
                 v.sort();
-                files.extend(v);
+                for f in v {
+                    match std::fs::metadata(&f) {
+                        Ok(m) if m.is_file() => files.push(f),
+                        Ok(m) if m.is_dir() => {}
+                        Ok(m) => notes.push(format!(
+                            "{}: {}, not a regular file; skipped",
+                            f.display(),
+                            input::describe(m.file_type())
+                        )),
+                        Err(_) => {}
+                    }
+                }
             }
         } else {
             files.push(p.clone());
@@ -308,6 +303,16 @@ pub fn group(paths: &[PathBuf], single: bool) -> (BTreeMap<String, Vec<PathBuf>>
     (runs, notes)
 }
 
+/// Request lines listed per run; more are counted in a note.
+const MAX_REQUESTS: usize = 256;
+/// Failures listed per run; more are counted in a note.
+const MAX_FAILURES: usize = 64;
+/// ggml devices and backends listed per run.
+const MAX_DEVICES: usize = 16;
+
+/// Signals that come from a model load: only these say where a model was placed.
+const LOAD_SIGNALS: [&str; 4] = ["gpu_layers", "offloaded", "placement", "using_device"];
+
 struct Acc {
     signals: Vec<Signal>,
     seen: std::collections::HashSet<(&'static str, &'static str, String)>,
@@ -330,363 +335,636 @@ fn at(path: &str, line: u64) -> Locator {
     Locator::file(path).with_line(line)
 }
 
-/// Reads one run from its files' contents (`(path, text)`; bytes are decoded lossily).
-pub fn read_run(run: &str, files: &[(String, String)]) -> RunReport {
-    let mut acc = Acc {
-        signals: Vec::new(),
-        seen: std::collections::HashSet::new(),
-    };
-    let mut server = Server::default();
-    let mut failures = Vec::new();
-    let mut notes = Vec::new();
-    let mut infos = Vec::new();
-    let mut gen_info: Option<GenerateInfo> = None;
-    let mut responses = None;
-    let mut smi_log: Option<SmiLog> = None;
-    let mut smi_path = String::new();
-    let mut weights: Vec<(String, Locator)> = Vec::new();
-    for (path, text) in files {
-        let kind = kind_of(text);
-        infos.push(FileInfo {
-            path: path.clone(),
-            kind,
-            bytes: text.len() as u64,
-        });
-        match kind {
-            FileKind::Empty => notes.push(format!("{path}: empty (0 bytes as recorded)")),
-            FileKind::Generate => match generate::parse(text, None) {
-                Document::Single(r, line) | Document::Stream(_, Some((r, line))) => {
-                    let stream = match generate::parse(text, None) {
-                        Document::Stream(s, _) => Some(s),
-                        _ => None,
-                    };
-                    if let Some(e) = &r.error {
-                        failures.push(Failure {
-                            kind: "error_response".into(),
-                            detail: e.clone(),
-                            evidence: Evidence::new(
-                                Class::Confirmed,
-                                Proof::RuntimeVerified,
-                                "ollama.failure.error_response",
-                            )
-                            .at(at(path, line)),
-                        });
-                    }
-                    let rates = r.rates();
-                    gen_info = Some(GenerateInfo {
-                        evidence: Evidence::new(Class::Confirmed, Proof::RuntimeVerified, "ollama.generate.response")
-                            .at(at(path, line))
-                            .because("eval_rate = eval_count / eval_duration; e2e_rate = eval_count / total_duration"),
-                        response: r,
-                        rates,
-                        stream,
-                    });
-                }
-                Document::Stream(s, None) => {
-                    notes.push(format!("{path}: a stream without its final done object"));
-                    gen_info = Some(GenerateInfo {
-                        response: Response::default(),
-                        rates: Rates::default(),
-                        stream: Some(s),
-                        evidence: Evidence::new(
-                            Class::Limited,
-                            Proof::RuntimeVerified,
-                            "ollama.generate.stream_incomplete",
-                        )
-                        .at(Locator::file(path)),
-                    });
-                }
-                Document::Many(v) => {
-                    responses = Some(v.len() as u64);
-                    notes.push(format!(
-                        "{path}: {} responses in one file; compare them with `rocpath lanes summarize`",
-                        v.len()
-                    ));
-                }
-                Document::NotJson(e) => notes.push(format!("{path}: not JSON ({e})")),
-                Document::Empty => notes.push(format!("{path}: empty")),
-            },
-            FileKind::Smi => {
-                let s = smi::parse(text);
-                for g in &s.gpus {
-                    if let (Some(u), Some(l)) = (g.max_use_pct, g.max_use_line) {
-                        if u > 0.0 {
-                            acc.push(
-                                "gpu",
-                                "smi_use",
-                                format!("GPU[{}] {u}%", g.gpu),
-                                at(path, l),
-                            );
-                        }
-                    }
-                }
-                if s.command_not_found > 0 {
-                    notes.push(format!(
-                        "{path}: rocm-smi was not found {} time(s) while sampling",
-                        s.command_not_found
-                    ));
-                }
-                smi_path = path.clone();
-                smi_log = Some(s);
-            }
-            FileKind::Log => {
-                for (i, l) in text.lines().enumerate() {
-                    let line = (i + 1) as u64;
-                    let Some(ev) = log::parse(l) else { continue };
-                    match ev {
-                        Event::InferenceCompute {
-                            library,
-                            compute,
-                            description,
-                            total,
-                        } => {
-                            if library.eq_ignore_ascii_case("cpu") {
-                                acc.push(
-                                    "cpu",
-                                    "inference_compute",
-                                    library.clone(),
-                                    at(path, line),
-                                );
-                            } else {
-                                acc.push(
-                                    "gpu",
-                                    "inference_compute",
-                                    format!("{library} {compute}"),
-                                    at(path, line),
-                                );
-                            }
-                            if server.library.is_none() || !library.eq_ignore_ascii_case("cpu") {
-                                server.library = Some(library);
-                            }
-                            if !compute.is_empty() && server.compute.is_none() {
-                                server.compute = Some(compute);
-                            }
-                            if !description.is_empty() && server.description.is_none() {
-                                server.description = Some(description);
-                            }
-                            if !total.is_empty() && server.total_memory.is_none() {
-                                server.total_memory = Some(total);
-                            }
-                        }
-                        Event::LoadRequest {
-                            gpu_layers,
-                            num_threads,
-                            batch_size,
-                            kv_size,
-                            flash_attention,
-                        } => {
-                            if gpu_layers > 0 {
-                                acc.push(
-                                    "gpu",
-                                    "gpu_layers",
-                                    gpu_layers.to_string(),
-                                    at(path, line),
-                                );
-                            } else {
-                                acc.push("cpu", "gpu_layers", "[]".into(), at(path, line));
-                            }
-                            server.gpu_layers = Some(gpu_layers);
-                            server.num_threads = num_threads.or(server.num_threads);
-                            server.batch_size = batch_size.or(server.batch_size);
-                            server.kv_size = kv_size.or(server.kv_size);
-                            server.flash_attention =
-                                flash_attention.or(server.flash_attention.take());
-                        }
-                        Event::Offloaded { layers, of } => {
-                            let v = format!("{layers}/{of}");
-                            if layers > 0 {
-                                acc.push("gpu", "offloaded", v.clone(), at(path, line));
-                            }
-                            if layers < of {
-                                // None, or only part of the layers: the rest run on the CPU.
-                                acc.push("cpu", "offloaded", v, at(path, line));
-                            }
-                            server.offloaded = Some([layers, of]);
-                        }
-                        Event::Placement { what, device } => {
-                            if what == "model weights" {
-                                weights.push((device, at(path, line)));
-                            }
-                        }
-                        Event::ModelBuffer { device } => {
-                            // `CPU_Mapped`/`ROCm_Host` buffers are host staging, not placement.
-                            if device == "CPU"
-                                || !device.starts_with("CPU") && !device.ends_with("_Host")
-                            {
-                                weights.push((device, at(path, line)));
-                            }
-                        }
-                        Event::UsingDevice(d) => acc.push("gpu", "using_device", d, at(path, line)),
-                        Event::LibraryMention(lib) => {
-                            acc.push("gpu", "library_mention", lib, at(path, line))
-                        }
-                        Event::Backend { kind, path: p } => {
-                            let b = format!("{kind}: {p}");
-                            if !server.backends.contains(&b) {
-                                server.backends.push(b);
-                            }
-                        }
-                        Event::Device(d) => {
-                            if !server.devices.contains(&d) {
-                                server.devices.push(d);
-                            }
-                        }
-                        Event::Failure { kind, detail } => {
-                            if failures.iter().any(|f: &Failure| {
-                                f.kind == kind
-                                    && f.evidence.sources.first().is_some_and(|s| s.path == *path)
-                            }) {
-                                continue;
-                            }
-                            failures.push(Failure {
-                                kind: kind.to_string(),
-                                detail,
-                                evidence: Evidence::new(
-                                    Class::Confirmed,
-                                    Proof::RuntimeVerified,
-                                    format!("ollama.failure.{kind}"),
-                                )
-                                .at(at(path, line)),
-                            });
-                        }
-                        Event::Request {
-                            status,
-                            path: p,
-                            latency,
-                        } => {
-                            server.requests.push(format!("{p} {status} {latency}"));
-                            if status >= 400 {
-                                failures.push(Failure {
-                                    kind: "http_error".into(),
-                                    detail: format!("{p} answered {status}"),
-                                    evidence: Evidence::new(
-                                        Class::Confirmed,
-                                        Proof::RuntimeVerified,
-                                        "ollama.failure.http_error",
-                                    )
-                                    .at(at(path, line)),
-                                });
-                            }
-                        }
-                    }
-                }
+/// A file of a run to read: a path on disk (streamed), or a text in memory (tests, fuzzing).
+#[derive(Debug, Clone, Copy)]
+pub enum Source<'a> {
+    /// A file, streamed with bounded memory; only regular files are read.
+    Path(&'a Path),
+    /// A text and the path to name it by.
+    Text(&'a str, &'a str),
+}
+
+impl Source<'_> {
+    fn name(&self) -> String {
+        match self {
+            Source::Path(p) => p.display().to_string(),
+            Source::Text(n, _) => (*n).to_string(),
+        }
+    }
+
+    /// Streams the lines; returns the bytes read.
+    fn lines(&self, f: &mut dyn FnMut(TextLine<'_>)) -> Result<u64, ReadError> {
+        match self {
+            Source::Path(p) => input::for_each_line(p, f),
+            Source::Text(_, t) => {
+                input::for_each_text_line(t, f);
+                Ok(t.len() as u64)
             }
         }
-    }
-    // Weights on a GPU device speak for the GPU; weights on the CPU speak for the CPU only when
-    // no weights went to a GPU (the token embeddings of a fully offloaded model stay on the CPU).
-    let on_gpu: Vec<&(String, Locator)> = weights
-        .iter()
-        .filter(|(d, _)| !d.eq_ignore_ascii_case("cpu"))
-        .collect();
-    if let Some((d, l)) = on_gpu.first() {
-        acc.push("gpu", "placement", format!("weights on {d}"), l.clone());
-    } else if let Some((d, l)) = weights.first() {
-        acc.push("cpu", "placement", format!("weights on {d}"), l.clone());
-    }
-    let gpu = acc.signals.iter().any(|s| s.side == "gpu");
-    let cpu = acc.signals.iter().any(|s| s.side == "cpu");
-    let only_smi = acc.signals.iter().all(|s| s.what == "smi_use");
-    let verdict = match (gpu, cpu) {
-        (true, false) => VerdictKind::Gpu,
-        (false, true) => VerdictKind::Cpu,
-        (true, true) => VerdictKind::Mixed,
-        (false, false) => VerdictKind::Unsure,
-    };
-    let sources: Vec<Locator> = acc.signals.iter().map(|s| s.at.clone()).collect();
-    let mut evidence = match verdict {
-        VerdictKind::Gpu if only_smi => Evidence::new(
-            Class::Inferred,
-            Proof::RuntimeVerified,
-            "ollama.verdict.gpu_by_smi",
-        )
-        .because("only rocm-smi saw the GPU busy during the run; no log line names the device"),
-        VerdictKind::Gpu => Evidence::new(
-            Class::Confirmed,
-            Proof::RuntimeVerified,
-            "ollama.verdict.gpu",
-        )
-        .because("the server's lines place the model on a GPU device"),
-        VerdictKind::Cpu => Evidence::new(
-            Class::Confirmed,
-            Proof::RuntimeVerified,
-            "ollama.verdict.cpu",
-        )
-        .because("the server's lines place the model on the CPU and nothing names a GPU"),
-        VerdictKind::Mixed => Evidence::new(
-            Class::Inferred,
-            Proof::RuntimeVerified,
-            "ollama.verdict.mixed",
-        )
-        .because(
-            "lines speak for both GPU and CPU: a partial offload, or several loads in one log",
-        ),
-        VerdictKind::Unsure => {
-            let mut why = String::from("no line names a device and rocm-smi saw no GPU use");
-            if let (Some(g), Some(s)) = (&gen_info, &smi_log) {
-                if let Some(t) = g.response.total_duration_ns {
-                    why = format!(
-                        "no line names a device; rocm-smi saw no GPU use in {} sample(s), and the request took {:.3} s",
-                        s.samples,
-                        t as f64 / 1e9
-                    );
-                }
-            }
-            Evidence::new(
-                Class::Unresolved,
-                Proof::RuntimeVerified,
-                "ollama.verdict.unsure",
-            )
-            .because(why)
-        }
-    };
-    evidence.sources = sources;
-    if evidence.sources.is_empty() {
-        for f in &infos {
-            evidence = evidence.at(Locator::file(&f.path));
-        }
-    }
-    if let Some(s) = &smi_log {
-        if !s.has_values() && s.command_not_found > 0 {
-            notes.push(format!("{smi_path}: no sample could be taken"));
-        }
-    }
-    RunReport {
-        run: run.to_string(),
-        files: infos,
-        verdict: Verdict {
-            verdict,
-            signals: acc.signals,
-            evidence,
-        },
-        generate: gen_info,
-        responses,
-        server,
-        smi: smi_log,
-        failures,
-        notes,
     }
 }
 
-/// Reads runs from paths (see [`group`]). Unreadable files are errors (`path: message`).
-pub fn read_paths(paths: &[PathBuf], single: bool) -> (Vec<RunReport>, Vec<String>, Vec<String>) {
+/// The first pass over a file: its kind from the first non-blank line (`{`, possibly after a
+/// capture time, is a generate document), and the generate or rocm-smi reading on the way.
+#[derive(Default)]
+struct FirstPass {
+    json: Option<bool>,
+    generate: GenerateReader,
+    smi: SmiReader,
+    long_lines: Vec<u64>,
+    long_count: u64,
+}
+
+impl FirstPass {
+    fn new() -> Self {
+        FirstPass {
+            generate: GenerateReader::new(),
+            ..FirstPass::default()
+        }
+    }
+
+    fn line(&mut self, l: TextLine<'_>) {
+        if l.truncated {
+            self.long_count += 1;
+            if self.long_lines.len() < 4 {
+                self.long_lines.push(l.no);
+            }
+        }
+        if self.json.is_none() && !l.text.trim().is_empty() {
+            self.json = Some(looks_like_json(l.text));
+        }
+        match self.json {
+            Some(true) => self.generate.line(l.no, l.text),
+            Some(false) => self.smi.line(l.no, l.text),
+            None => {}
+        }
+    }
+
+    fn kind(&self) -> FileKind {
+        match self.json {
+            None => FileKind::Empty,
+            Some(true) => FileKind::Generate,
+            Some(false) if self.smi.looks_like_smi() => FileKind::Smi,
+            Some(false) => FileKind::Log,
+        }
+    }
+}
+
+fn looks_like_json(first: &str) -> bool {
+    let first = first.trim_start();
+    let after_tab = first.split_once('\t').map_or(first, |(ns, rest)| {
+        if ns.bytes().all(|c| c.is_ascii_digit()) {
+            rest
+        } else {
+            first
+        }
+    });
+    after_tab.trim_start().starts_with('{')
+}
+
+/// Guesses a file's kind from its content (and, for empty files, its name).
+pub fn kind_of(text: &str) -> FileKind {
+    let mut p = FirstPass::new();
+    input::for_each_text_line(text, &mut |l| p.line(l));
+    p.kind()
+}
+
+/// A run being read, file by file.
+struct RunReader {
+    acc: Acc,
+    server: Server,
+    failures: Vec<Failure>,
+    failures_dropped: u64,
+    requests_dropped: u64,
+    notes: Vec<String>,
+    infos: Vec<FileInfo>,
+    gen_info: Option<GenerateInfo>,
+    responses: Option<u64>,
+    smi_log: Option<SmiLog>,
+    smi_path: String,
+    /// First weights placed on a GPU device, and first on the CPU.
+    weights_gpu: Option<(String, Locator)>,
+    weights_cpu: Option<(String, Locator)>,
+}
+
+impl RunReader {
+    fn new() -> Self {
+        RunReader {
+            acc: Acc {
+                signals: Vec::new(),
+                seen: std::collections::HashSet::new(),
+            },
+            server: Server::default(),
+            failures: Vec::new(),
+            failures_dropped: 0,
+            requests_dropped: 0,
+            notes: Vec::new(),
+            infos: Vec::new(),
+            gen_info: None,
+            responses: None,
+            smi_log: None,
+            smi_path: String::new(),
+            weights_gpu: None,
+            weights_cpu: None,
+        }
+    }
+
+    fn file(&mut self, src: Source<'_>) -> Result<(), ReadError> {
+        let path = src.name();
+        let mut first = FirstPass::new();
+        let bytes = src.lines(&mut |l| first.line(l))?;
+        let kind = first.kind();
+        self.infos.push(FileInfo {
+            path: path.clone(),
+            kind,
+            bytes,
+        });
+        if first.long_count > 0 {
+            self.notes.push(format!(
+                "{path}: {} line(s) longer than {} MiB cut (line {}{})",
+                first.long_count,
+                input::MAX_LINE >> 20,
+                first
+                    .long_lines
+                    .iter()
+                    .map(u64::to_string)
+                    .collect::<Vec<_>>()
+                    .join(", "),
+                if first.long_count > first.long_lines.len() as u64 {
+                    ", …"
+                } else {
+                    ""
+                }
+            ));
+        }
+        match kind {
+            FileKind::Empty => self
+                .notes
+                .push(format!("{path}: empty (0 bytes as recorded)")),
+            FileKind::Generate => self.generate(&path, first.generate.finish(None)),
+            FileKind::Smi => self.smi(&path, first.smi.finish()),
+            FileKind::Log => {
+                src.lines(&mut |l| {
+                    if let Some(ev) = log::parse(l.text) {
+                        self.event(&path, l.no, ev);
+                    }
+                })?;
+            }
+        }
+        Ok(())
+    }
+
+    fn failure(&mut self, kind: &str, detail: String, at: Locator) {
+        if self.failures.len() >= MAX_FAILURES {
+            self.failures_dropped += 1;
+            return;
+        }
+        self.failures.push(Failure {
+            kind: kind.to_string(),
+            detail,
+            evidence: Evidence::new(
+                Class::Confirmed,
+                Proof::RuntimeVerified,
+                format!("ollama.failure.{kind}"),
+            )
+            .at(at),
+        });
+    }
+
+    fn generate(&mut self, path: &str, doc: Document) {
+        match doc {
+            Document::Single(r, line) => self.response(path, r, line, None),
+            Document::Stream(s, Some((r, line))) => self.response(path, r, line, Some(s)),
+            Document::Stream(s, None) => {
+                self.notes
+                    .push(format!("{path}: a stream without its final done object"));
+                self.gen_info = Some(GenerateInfo {
+                    response: Response::default(),
+                    rates: Rates::default(),
+                    stream: Some(s),
+                    evidence: Evidence::new(
+                        Class::Limited,
+                        Proof::RuntimeVerified,
+                        "ollama.generate.stream_incomplete",
+                    )
+                    .at(Locator::file(path)),
+                });
+            }
+            Document::Many { count, .. } => {
+                self.responses = Some(count);
+                self.notes.push(format!(
+                    "{path}: {count} responses in one file; compare them with `rocpath lanes summarize`"
+                ));
+            }
+            Document::NotJson(e) => self.notes.push(format!("{path}: not JSON ({e})")),
+            Document::Empty => self.notes.push(format!("{path}: empty")),
+        }
+    }
+
+    fn response(&mut self, path: &str, r: Response, line: u64, stream: Option<Stream>) {
+        if let Some(e) = &r.error {
+            self.failure("error_response", e.clone(), at(path, line));
+        }
+        let rates = r.rates();
+        self.gen_info = Some(GenerateInfo {
+            evidence: Evidence::new(
+                Class::Confirmed,
+                Proof::RuntimeVerified,
+                "ollama.generate.response",
+            )
+            .at(at(path, line))
+            .because(
+                "eval_rate = eval_count / eval_duration; e2e_rate = eval_count / total_duration",
+            ),
+            response: r,
+            rates,
+            stream,
+        });
+    }
+
+    fn smi(&mut self, path: &str, s: SmiLog) {
+        for g in &s.gpus {
+            if let (Some(u), Some(l)) = (g.max_use_pct, g.max_use_line) {
+                if u > 0.0 {
+                    self.acc.push(
+                        "gpu",
+                        "smi_use",
+                        format!("GPU[{}] {u}%", g.gpu),
+                        at(path, l),
+                    );
+                }
+            }
+        }
+        if s.command_not_found > 0 {
+            self.notes.push(format!(
+                "{path}: rocm-smi was not found {} time(s) while sampling",
+                s.command_not_found
+            ));
+        }
+        self.smi_path = path.to_string();
+        self.smi_log = Some(s);
+    }
+
+    fn event(&mut self, path: &str, line: u64, ev: Event) {
+        let here = at(path, line);
+        match ev {
+            Event::InferenceCompute {
+                library,
+                compute,
+                description,
+                total,
+            } => self.inference_compute(here, library, compute, description, total),
+            Event::LoadRequest {
+                gpu_layers,
+                num_threads,
+                batch_size,
+                kv_size,
+                flash_attention,
+            } => {
+                if gpu_layers > 0 {
+                    self.acc
+                        .push("gpu", "gpu_layers", gpu_layers.to_string(), here);
+                } else {
+                    self.acc.push("cpu", "gpu_layers", "[]".into(), here);
+                }
+                let sv = &mut self.server;
+                sv.gpu_layers = Some(gpu_layers);
+                sv.num_threads = num_threads.or(sv.num_threads);
+                sv.batch_size = batch_size.or(sv.batch_size);
+                sv.kv_size = kv_size.or(sv.kv_size);
+                sv.flash_attention = flash_attention.or(sv.flash_attention.take());
+            }
+            Event::Offloaded { layers, of } => {
+                let v = format!("{layers}/{of}");
+                if layers > 0 {
+                    self.acc.push("gpu", "offloaded", v.clone(), here.clone());
+                }
+                if layers < of {
+                    // None, or only part of the layers: the rest run on the CPU.
+                    self.acc.push("cpu", "offloaded", v, here);
+                }
+                self.server.offloaded = Some([layers, of]);
+            }
+            Event::Placement { what, device } => {
+                if what == "model weights" {
+                    self.weights(device, here);
+                }
+            }
+            Event::ModelBuffer { device } => {
+                // `CPU_Mapped`/`ROCm_Host` buffers are host staging, not placement.
+                if device == "CPU" || !device.starts_with("CPU") && !device.ends_with("_Host") {
+                    self.weights(device, here);
+                }
+            }
+            Event::UsingDevice(d) => self.acc.push("gpu", "using_device", d, here),
+            Event::LibraryMention(lib) => self.acc.push("gpu", "library_mention", lib, here),
+            other => self.server_event(path, here, other),
+        }
+    }
+
+    fn inference_compute(
+        &mut self,
+        here: Locator,
+        library: String,
+        compute: String,
+        description: String,
+        total: String,
+    ) {
+        let cpu = library.eq_ignore_ascii_case("cpu");
+        if cpu {
+            self.acc
+                .push("cpu", "inference_compute", library.clone(), here);
+        } else {
+            self.acc.push(
+                "gpu",
+                "inference_compute",
+                format!("{library} {compute}"),
+                here,
+            );
+        }
+        let sv = &mut self.server;
+        if sv.library.is_none() || !cpu {
+            sv.library = Some(library);
+        }
+        if !compute.is_empty() && sv.compute.is_none() {
+            sv.compute = Some(compute);
+        }
+        if !description.is_empty() && sv.description.is_none() {
+            sv.description = Some(description);
+        }
+        if !total.is_empty() && sv.total_memory.is_none() {
+            sv.total_memory = Some(total);
+        }
+    }
+
+    fn weights(&mut self, device: String, here: Locator) {
+        let slot = if device.eq_ignore_ascii_case("cpu") {
+            &mut self.weights_cpu
+        } else {
+            &mut self.weights_gpu
+        };
+        slot.get_or_insert((device, here));
+    }
+
+    fn server_event(&mut self, path: &str, here: Locator, ev: Event) {
+        match ev {
+            Event::Backend { kind, path: p } => {
+                let b = format!("{kind}: {p}");
+                let backends = &mut self.server.backends;
+                if !backends.contains(&b) && backends.len() < MAX_DEVICES {
+                    backends.push(b);
+                }
+            }
+            Event::Device(d)
+                if !self.server.devices.contains(&d) && self.server.devices.len() < MAX_DEVICES =>
+            {
+                self.server.devices.push(d);
+            }
+            Event::Failure { kind, detail } => {
+                let dup = self.failures.iter().any(|f| {
+                    f.kind == kind && f.evidence.sources.first().is_some_and(|s| s.path == *path)
+                });
+                if !dup {
+                    self.failure(kind, detail, here);
+                }
+            }
+            Event::Request {
+                status,
+                path: p,
+                latency,
+            } => {
+                if self.server.requests.len() < MAX_REQUESTS {
+                    self.server.requests.push(format!("{p} {status} {latency}"));
+                } else {
+                    self.requests_dropped += 1;
+                }
+                if status >= 400 {
+                    self.failure("http_error", format!("{p} answered {status}"), here);
+                }
+            }
+            _ => {}
+        }
+    }
+
+    fn finish(mut self, run: &str) -> RunReport {
+        // Weights on a GPU device speak for the GPU; weights on the CPU speak for the CPU only
+        // when no weights went to a GPU (the token embeddings of a fully offloaded model stay on
+        // the CPU).
+        if let Some((d, l)) = self.weights_gpu.take() {
+            self.acc
+                .push("gpu", "placement", format!("weights on {d}"), l);
+        } else if let Some((d, l)) = self.weights_cpu.take() {
+            self.acc
+                .push("cpu", "placement", format!("weights on {d}"), l);
+        }
+        let (verdict, evidence) = self.verdict();
+        if let Some(s) = &self.smi_log {
+            if !s.has_values() && s.command_not_found > 0 {
+                self.notes
+                    .push(format!("{}: no sample could be taken", self.smi_path));
+            }
+        }
+        if self.requests_dropped > 0 {
+            self.notes.push(format!(
+                "{} more request line(s) not listed",
+                self.requests_dropped
+            ));
+        }
+        if self.failures_dropped > 0 {
+            self.notes.push(format!(
+                "{} more failure line(s) not listed",
+                self.failures_dropped
+            ));
+        }
+        RunReport {
+            run: run.to_string(),
+            files: self.infos,
+            verdict: Verdict {
+                verdict,
+                signals: self.acc.signals,
+                evidence,
+            },
+            generate: self.gen_info,
+            responses: self.responses,
+            server: self.server,
+            smi: self.smi_log,
+            failures: self.failures,
+            notes: self.notes,
+        }
+    }
+
+    /// The request failed before any model ran: an error response or a 4xx/5xx on a generate.
+    fn request_failed(&self) -> Option<&str> {
+        self.failures
+            .iter()
+            .find(|f| f.kind == "error_response")
+            .or_else(|| {
+                self.failures
+                    .iter()
+                    .find(|f| f.kind == "http_error" && f.detail.contains("/api/generate"))
+            })
+            .map(|f| f.detail.as_str())
+    }
+
+    fn verdict(&self) -> (VerdictKind, Evidence) {
+        let signals = &self.acc.signals;
+        let load = signals.iter().any(|s| LOAD_SIGNALS.contains(&s.what));
+        let gpu = signals.iter().any(|s| s.side == "gpu");
+        let cpu = signals.iter().any(|s| s.side == "cpu");
+        let smi = signals.iter().any(|s| s.what == "smi_use");
+        let failed = self.request_failed();
+        let ev = |class, rule: &str, why: &str| {
+            Evidence::new(class, Proof::RuntimeVerified, rule.to_string()).because(why)
+        };
+        let (verdict, mut evidence) = if !load && (failed.is_some() || !smi) && (gpu || cpu) {
+            (VerdictKind::Unsure, self.no_load(failed))
+        } else if !load && smi {
+            let why = "no model load in these lines; only rocm-smi saw the GPU busy during the run (not necessarily with this run)";
+            (
+                VerdictKind::Gpu,
+                ev(Class::Inferred, "ollama.verdict.gpu_by_smi", why),
+            )
+        } else {
+            match (gpu, cpu) {
+                (true, false) => {
+                    let why = "the model load places the model on a GPU device";
+                    (
+                        VerdictKind::Gpu,
+                        ev(Class::Confirmed, "ollama.verdict.gpu", why),
+                    )
+                }
+                (false, true) => {
+                    let why = "the model load places the model on the CPU and nothing names a GPU";
+                    (
+                        VerdictKind::Cpu,
+                        ev(Class::Confirmed, "ollama.verdict.cpu", why),
+                    )
+                }
+                (true, true) => {
+                    let why = "lines speak for both GPU and CPU: a partial offload, or several loads in one log";
+                    (
+                        VerdictKind::Mixed,
+                        ev(Class::Inferred, "ollama.verdict.mixed", why),
+                    )
+                }
+                (false, false) => (VerdictKind::Unsure, self.unsure()),
+            }
+        };
+        evidence.sources = signals.iter().map(|s| s.at.clone()).collect();
+        if verdict == VerdictKind::Unsure {
+            for f in &self.failures {
+                evidence.sources.extend(f.evidence.sources.iter().cloned());
+            }
+        }
+        if evidence.sources.is_empty() {
+            for f in &self.infos {
+                evidence = evidence.at(Locator::file(&f.path));
+            }
+        }
+        (verdict, evidence)
+    }
+
+    /// Server lines name devices, but no model load says where a model ran.
+    fn no_load(&self, failed: Option<&str>) -> Evidence {
+        let mut why = String::from(
+            "no model load in these lines (no load request, offload count or weight placement), so where a model ran cannot be told",
+        );
+        let cpu_only = self
+            .server
+            .library
+            .as_deref()
+            .is_some_and(|l| l.eq_ignore_ascii_case("cpu"));
+        if cpu_only {
+            why.push_str(
+                "; the server found only the CPU to run on (`inference compute … library=cpu`)",
+            );
+        } else if let Some(l) = &self.server.library {
+            why.push_str(&format!(
+                "; the server's `inference compute … library={l}` line says which device it can use, not where a model ran"
+            ));
+        }
+        if let Some(e) = failed {
+            why.push_str(&format!(
+                "; the request failed ({e}), so no model ran for it"
+            ));
+        }
+        if let Some(s) = &self.smi_log {
+            if s.has_values() && !self.acc.signals.iter().any(|x| x.what == "smi_use") {
+                why.push_str(&format!(
+                    "; rocm-smi saw no GPU use in {} sample(s)",
+                    s.samples
+                ));
+            }
+        }
+        Evidence::new(
+            Class::Unresolved,
+            Proof::RuntimeVerified,
+            "ollama.verdict.no_load",
+        )
+        .because(why)
+    }
+
+    fn unsure(&self) -> Evidence {
+        let mut why = String::from("no line names a device and rocm-smi saw no GPU use");
+        if let (Some(g), Some(s)) = (&self.gen_info, &self.smi_log) {
+            if let Some(t) = g.response.total_duration_ns {
+                why = format!(
+                    "no line names a device; rocm-smi saw no GPU use in {} sample(s), and the request took {:.3} s",
+                    s.samples,
+                    t as f64 / 1e9
+                );
+            }
+        }
+        Evidence::new(
+            Class::Unresolved,
+            Proof::RuntimeVerified,
+            "ollama.verdict.unsure",
+        )
+        .because(why)
+    }
+}
+
+/// Reads one run from its files' contents (`(path, text)`): the same path as [`read_paths`],
+/// for tests and fuzzing.
+pub fn read_run(run: &str, files: &[(String, String)]) -> RunReport {
+    let mut r = RunReader::new();
+    for (path, text) in files {
+        // In-memory texts cannot fail to read.
+        let _ = r.file(Source::Text(path, text));
+    }
+    r.finish(run)
+}
+
+/// Reads one run from sources; a file that cannot be read is an error for that file and the
+/// run goes on with the others.
+pub fn read_sources(run: &str, files: &[Source<'_>]) -> (RunReport, Vec<ReadError>) {
+    let mut r = RunReader::new();
+    let mut errors = Vec::new();
+    for f in files {
+        if let Err(e) = r.file(*f) {
+            errors.push(e);
+        }
+    }
+    (r.finish(run), errors)
+}
+
+/// Reads runs from paths (see [`group`]), each file streamed with bounded memory. Files that
+/// cannot be read (missing, not a regular file) are errors; a run none of whose files could be
+/// read has no report.
+pub fn read_paths(
+    paths: &[PathBuf],
+    single: bool,
+) -> (Vec<RunReport>, Vec<String>, Vec<ReadError>) {
     let (runs, notes) = group(paths, single);
     let mut reports = Vec::new();
     let mut errors = Vec::new();
     for (key, files) in runs {
-        let mut texts = Vec::new();
-        for f in files {
-            match std::fs::read(&f) {
-                Ok(b) => texts.push((
-                    f.display().to_string(),
-                    String::from_utf8_lossy(&b).into_owned(),
-                )),
-                Err(e) => errors.push(format!("{}: {e}", f.display())),
-            }
+        let sources: Vec<Source<'_>> = files.iter().map(|f| Source::Path(f)).collect();
+        let (report, errs) = read_sources(&key, &sources);
+        if errs.len() < files.len() {
+            reports.push(report);
         }
-        if !texts.is_empty() {
-            reports.push(read_run(&key, &texts));
-        }
+        errors.extend(errs);
     }
     (reports, notes, errors)
 }
@@ -763,6 +1041,79 @@ mod tests {
         assert_eq!(r.verdict.evidence.class, Class::Unresolved);
         assert!(r.verdict.evidence.note.contains("0.626 s"));
         assert_eq!(r.generate.unwrap().rates.eval_rate, Some(240.0));
+    }
+
+    #[test]
+    fn start_up_lines_alone_place_nothing() {
+        // Before the fix, the `inference compute … library=ROCm` line alone made this
+        // `GPU [confirmed]`.
+        let log = "time=2026-03-20T20:04:43.608+09:00 level=INFO source=types.go:42 msg=\"inference compute\" id=GPU-0 library=ROCm compute=gfx900 name=ROCm0 description=\"Radeon Instinct MI25\" total=\"16.0 GiB\"\n\
+[GIN] 2026/03/20 - 20:04:44 | 404 |     978.616µs |       127.0.0.1 | POST     \"/api/generate\"\n";
+        let r = read_run("a", &[("j.log".into(), log.into())]);
+        assert_eq!(r.verdict.verdict, VerdictKind::Unsure);
+        assert_eq!(r.verdict.evidence.class, Class::Unresolved);
+        assert_eq!(r.verdict.evidence.rule, "ollama.verdict.no_load");
+        assert!(
+            r.verdict
+                .evidence
+                .note
+                .contains("/api/generate answered 404")
+        );
+        assert_eq!(r.verdict.evidence.sources[0].line, Some(1));
+        // The same start-up with a load that offloads every layer is a GPU run.
+        let loaded = format!("{log}load_tensors: offloaded 23/23 layers to GPU\n");
+        let r = read_run("b", &[("j.log".into(), loaded)]);
+        assert_eq!(r.verdict.verdict, VerdictKind::Gpu);
+        assert_eq!(r.verdict.evidence.class, Class::Confirmed);
+        // A CPU-only device list without a load is no CPU verdict either.
+        let cpu = "msg=\"inference compute\" id=cpu library=cpu compute=\"\" name=cpu\n";
+        let r = read_run("c", &[("j.log".into(), cpu.into())]);
+        assert_eq!(r.verdict.verdict, VerdictKind::Unsure);
+        assert!(r.verdict.evidence.note.contains("only the CPU"));
+    }
+
+    #[test]
+    fn non_regular_files_are_refused_or_skipped() {
+        let dir = tempfile::tempdir().unwrap();
+        let fifo = dir.path().join("x_journal_1.log");
+        let ok = std::process::Command::new("mkfifo")
+            .arg(&fifo)
+            .status()
+            .unwrap()
+            .success();
+        assert!(ok);
+        std::fs::write(dir.path().join("x_generate_1.json"), "{\"error\":\"e\"}").unwrap();
+        // In a folder: skipped with a note, the rest read.
+        let (reports, notes, errors) = read_paths(&[dir.path().to_path_buf()], false);
+        assert!(errors.is_empty(), "{errors:?}");
+        assert_eq!(reports.len(), 1);
+        assert!(
+            notes.iter().any(|n| n.contains("x_journal_1.log: a FIFO")),
+            "{notes:?}"
+        );
+        // Named directly: an error for that file, before it is opened (no hang).
+        let (reports, _, errors) = read_paths(&[fifo.clone(), "/dev/zero".into()], true);
+        assert!(reports.is_empty());
+        let msgs: Vec<String> = errors.iter().map(ToString::to_string).collect();
+        assert_eq!(msgs.len(), 2, "{msgs:?}");
+        assert!(msgs[0].contains("not a regular file (a FIFO)"), "{msgs:?}");
+        assert!(msgs[1].starts_with("/dev/zero: not a regular file (a character device)"));
+    }
+
+    #[test]
+    fn a_long_line_is_cut_and_noted() {
+        let mut text = String::from("{\"done\":true,\"eval_count\":2,\"eval_duration\":1}\n");
+        text.push_str(&"x".repeat(crate::input::MAX_LINE + 1));
+        text.push('\n');
+        let r = read_run("a", &[("g.json".into(), text)]);
+        assert!(
+            r.notes
+                .iter()
+                .any(|n| n.contains("1 line(s) longer than 8 MiB cut (line 2)")),
+            "{:?}",
+            r.notes
+        );
+        assert_eq!(r.generate.unwrap().response.eval_count, Some(2));
     }
 
     #[test]

@@ -103,93 +103,137 @@ fn max(a: &mut Option<f64>, v: f64) -> bool {
 
 /// Parses a sample log.
 pub fn parse(text: &str) -> SmiLog {
-    let mut out = SmiLog::default();
-    let mut gpus: BTreeMap<u32, GpuPeaks> = BTreeMap::new();
-    let mut separators = 0u64;
-    let mut banners = 0u64;
-    let mut seen_warn: BTreeMap<String, u64> = BTreeMap::new();
+    let mut r = SmiReader::default();
     for (i, raw) in text.lines().enumerate() {
-        let line = (i + 1) as u64;
+        r.line((i + 1) as u64, raw);
+    }
+    r.finish()
+}
+
+/// GPUs kept per log (indices beyond are counted in no sample): hostile input cannot grow the
+/// map.
+pub const MAX_GPUS: usize = 64;
+
+/// Distinct warning texts kept per log.
+pub const MAX_WARNINGS: usize = 32;
+
+/// A sample log read line by line; memory is bounded by [`MAX_GPUS`] and [`MAX_WARNINGS`].
+#[derive(Debug, Clone, Default)]
+pub struct SmiReader {
+    out: SmiLog,
+    gpus: BTreeMap<u32, GpuPeaks>,
+    separators: u64,
+    banners: u64,
+    seen_warn: BTreeMap<String, u64>,
+}
+
+impl SmiReader {
+    /// Whether the lines read so far make a rocm-smi log: a value, or `command not found`.
+    pub fn looks_like_smi(&self) -> bool {
+        self.out.command_not_found > 0
+            || self
+                .gpus
+                .values()
+                .any(|g| g.samples > 0 || g.max_power_w.is_some() || g.max_temp_c.is_some())
+    }
+
+    /// Feeds one line (1-based number).
+    pub fn line(&mut self, line: u64, raw: &str) {
         let l = raw.trim_end();
         if is_separator(l) {
-            separators += 1;
-            continue;
+            self.separators += 1;
+            return;
         }
         if l.contains("ROCm System Management Interface") {
-            banners += 1;
-            continue;
+            self.banners += 1;
+            return;
         }
         if let Some(r) = l.strip_prefix("GPU[") {
-            let Some((idx, rest)) = r.split_once(']') else {
-                continue;
-            };
-            let Ok(gpu) = idx.parse::<u32>() else {
-                continue;
-            };
-            let body = rest.trim_start().trim_start_matches(':').trim();
-            let Some((key, val)) = body.rsplit_once(": ").or_else(|| body.split_once(':')) else {
-                continue;
-            };
-            let g = gpus.entry(gpu).or_insert_with(|| GpuPeaks {
-                gpu,
-                ..GpuPeaks::default()
-            });
-            let Some(v) = number(val) else { continue };
-            let key = key.trim();
-            if key.starts_with("GPU use (%)") {
-                g.samples += 1;
-                if v > 0.0 {
-                    g.busy_samples += 1;
-                }
-                if max(&mut g.max_use_pct, v) {
-                    g.max_use_line = Some(line);
-                }
-            } else if key.starts_with("GPU Memory Allocated (VRAM%)")
-                || key.starts_with("GPU memory use (%)")
-            {
-                max(&mut g.max_vram_pct, v);
-            } else if key.contains("Graphics Package Power (W)") {
-                max(&mut g.max_power_w, v);
-            } else if key.starts_with("Temperature (Sensor edge)") {
-                max(&mut g.max_temp_c, v);
-            } else if key.starts_with("sclk clock level") {
-                max(&mut g.max_sclk_mhz, v);
-            }
-            continue;
+            self.value(line, r);
+            return;
         }
         let t = l.trim();
         if t.is_empty() || t.starts_with('=') {
-            continue;
+            return;
         }
         if t.contains("rocm-smi: command not found")
             || t.contains("rocm-smi: コマンドが見つかりません")
         {
-            out.command_not_found += 1;
-            continue;
+            self.out.command_not_found += 1;
+            return;
         }
-        if t.starts_with("WARNING")
+        if (t.starts_with("WARNING")
             || t.contains("Unexpected data")
             || t.contains("Not supported")
-            || t.starts_with("ERROR")
+            || t.starts_with("ERROR"))
+            && (self.seen_warn.len() < MAX_WARNINGS || self.seen_warn.contains_key(t))
         {
-            seen_warn.entry(t.to_string()).or_insert(line);
+            self.seen_warn.entry(t.to_string()).or_insert(line);
         }
     }
-    out.samples = if separators > 0 {
-        separators
-    } else if banners > 0 {
-        banners
-    } else {
-        u64::from(!gpus.is_empty())
-    };
-    out.gpus = gpus.into_values().collect();
-    let mut w: Vec<Warning> = seen_warn
-        .into_iter()
-        .map(|(text, line)| Warning { line, text })
-        .collect();
-    w.sort_by_key(|w| w.line);
-    out.warnings = w;
-    out
+
+    /// `GPU[` already stripped.
+    fn value(&mut self, line: u64, r: &str) {
+        let Some((idx, rest)) = r.split_once(']') else {
+            return;
+        };
+        let Ok(gpu) = idx.parse::<u32>() else {
+            return;
+        };
+        let body = rest.trim_start().trim_start_matches(':').trim();
+        let Some((key, val)) = body.rsplit_once(": ").or_else(|| body.split_once(':')) else {
+            return;
+        };
+        if self.gpus.len() >= MAX_GPUS && !self.gpus.contains_key(&gpu) {
+            return;
+        }
+        let g = self.gpus.entry(gpu).or_insert_with(|| GpuPeaks {
+            gpu,
+            ..GpuPeaks::default()
+        });
+        let Some(v) = number(val) else { return };
+        let key = key.trim();
+        if key.starts_with("GPU use (%)") {
+            g.samples += 1;
+            if v > 0.0 {
+                g.busy_samples += 1;
+            }
+            if max(&mut g.max_use_pct, v) {
+                g.max_use_line = Some(line);
+            }
+        } else if key.starts_with("GPU Memory Allocated (VRAM%)")
+            || key.starts_with("GPU memory use (%)")
+        {
+            max(&mut g.max_vram_pct, v);
+        } else if key.contains("Graphics Package Power (W)") {
+            max(&mut g.max_power_w, v);
+        } else if key.starts_with("Temperature (Sensor edge)") {
+            max(&mut g.max_temp_c, v);
+        } else if key.starts_with("sclk clock level") {
+            max(&mut g.max_sclk_mhz, v);
+        }
+    }
+
+    /// The log.
+    pub fn finish(self) -> SmiLog {
+        let mut out = self.out;
+        out.samples = if self.separators > 0 {
+            self.separators
+        } else if self.banners > 0 {
+            self.banners
+        } else {
+            u64::from(!self.gpus.is_empty())
+        };
+        out.gpus = self.gpus.into_values().collect();
+        let mut w: Vec<Warning> = self
+            .seen_warn
+            .into_iter()
+            .map(|(text, line)| Warning { line, text })
+            .collect();
+        w.sort_by_key(|w| w.line);
+        out.warnings = w;
+        out
+    }
 }
 
 #[cfg(test)]

@@ -162,6 +162,23 @@ pub fn case_report(r: &CaseReport) -> String {
                 shown.join(", ")
             );
         }
+        let evaluated: Vec<_> = r
+            .candidates
+            .iter()
+            .filter(|c| !c.kernels.is_empty())
+            .collect();
+        if !evaluated.is_empty() {
+            let _ = writeln!(o, "kernels Find ran, by the solver evaluated:");
+            for c in evaluated {
+                let _ = writeln!(o, "  {:28} {}", c.solver, c.kernels.join(", "));
+            }
+        }
+    }
+    if !r.capi_blocks.is_empty() {
+        let _ = writeln!(o, "\nMIOpen C-API probe:");
+        for b in &r.capi_blocks {
+            let _ = writeln!(o, "  {}  ({})", b.summary, lines_of(&b.evidence));
+        }
     }
     if !r.db_lookups.is_empty() {
         let _ = writeln!(o, "\ndatabase lookups:");

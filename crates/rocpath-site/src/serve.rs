@@ -1,10 +1,32 @@
 //! A minimal static file server for previewing a built site on 127.0.0.1: GET and HEAD only,
-//! one request per connection, paths confined to the site folder.
+//! one request per connection. It serves only regular files whose real path (symbolic links
+//! resolved) lies inside the site folder, and answers only requests whose `Host` is the
+//! loopback it listens on (`localhost`, `127.0.0.1`, `[::1]`, with or without its port), so a
+//! web page elsewhere cannot read the preview through a rebound DNS name.
 
-use std::io::{BufRead, BufReader, Write};
+use std::io::{BufRead, BufReader, Read, Write};
 use std::net::{TcpListener, TcpStream};
 use std::path::{Component, Path, PathBuf};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
+
+/// A site being served: its real root and the port it listens on.
+#[derive(Debug, Clone)]
+pub struct Site {
+    root: PathBuf,
+    port: u16,
+}
+
+impl Site {
+    /// The site at `root` (resolved to its real path) served on `port`.
+    pub fn new(root: &Path, port: u16) -> std::io::Result<Site> {
+        Ok(Site {
+            root: root.canonicalize()?,
+            port,
+        })
+    }
+}
 
 /// The content type of a file, by extension.
 pub fn content_type(p: &Path) -> &'static str {
@@ -37,7 +59,8 @@ fn percent_decode(s: &str) -> Option<String> {
     String::from_utf8(out).ok()
 }
 
-/// Maps a request target to a file under `root`; `None` for anything that would leave it.
+/// Maps a request target to a path under `root`; `None` for anything that would leave it by
+/// name (`..`, absolute parts, encoded separators). Symbolic links are checked by [`file_for`].
 pub fn resolve(root: &Path, target: &str) -> Option<PathBuf> {
     let path = target.split(['?', '#']).next().unwrap_or("");
     let decoded = percent_decode(path)?;
@@ -53,6 +76,37 @@ pub fn resolve(root: &Path, target: &str) -> Option<PathBuf> {
         p = p.join("index.html");
     }
     Some(p)
+}
+
+/// The file to serve for `target`: a regular file whose real path (every symbolic link
+/// resolved) is inside the site's real root; `None` otherwise (missing, a folder without
+/// `index.html`, a device, or a link that leads out).
+pub fn file_for(site: &Site, target: &str) -> Option<PathBuf> {
+    let p = resolve(&site.root, target)?;
+    let real = p.canonicalize().ok()?;
+    if !real.starts_with(&site.root) {
+        return None;
+    }
+    std::fs::metadata(&real)
+        .ok()
+        .filter(std::fs::Metadata::is_file)
+        .map(|_| real)
+}
+
+/// Whether a `Host` header names the loopback address the server listens on: `localhost`,
+/// `127.0.0.1` or `[::1]`, without a port or with the server's own.
+pub fn host_ok(host: Option<&str>, port: u16) -> bool {
+    let Some(h) = host.map(str::trim) else {
+        return false;
+    };
+    let (name, p) = match h.rsplit_once(':') {
+        Some((n, p)) if !n.is_empty() && (n.ends_with(']') || !n.contains(':')) => (n, Some(p)),
+        _ => (h, None),
+    };
+    let name_ok = ["localhost", "127.0.0.1", "[::1]"]
+        .iter()
+        .any(|n| name.eq_ignore_ascii_case(n));
+    name_ok && p.is_none_or(|p| p.parse::<u16>() == Ok(port))
 }
 
 fn respond(
@@ -73,22 +127,31 @@ fn respond(
     s.flush()
 }
 
-/// Answers one connection.
-pub fn handle(root: &Path, mut s: TcpStream) -> std::io::Result<()> {
-    s.set_read_timeout(Some(Duration::from_secs(10)))?;
-    let mut r = BufReader::new(s.try_clone()?);
+/// Reads the request line and the `Host` header (headers bounded to 64 KiB).
+fn read_request(s: &TcpStream) -> std::io::Result<(String, Option<String>)> {
+    let mut r = BufReader::new(s.try_clone()?.take(64 * 1024));
     let mut line = String::new();
     r.read_line(&mut line)?;
-    // Headers are read and ignored (bounded).
-    let mut total = 0;
+    let mut host = None;
     loop {
         let mut h = String::new();
         let n = r.read_line(&mut h)?;
-        total += n;
-        if n == 0 || h == "\r\n" || h == "\n" || total > 64 * 1024 {
+        if n == 0 || h == "\r\n" || h == "\n" {
             break;
         }
+        if let Some((k, v)) = h.split_once(':') {
+            if k.trim().eq_ignore_ascii_case("host") && host.is_none() {
+                host = Some(v.trim().to_string());
+            }
+        }
     }
+    Ok((line, host))
+}
+
+/// Answers one connection.
+pub fn handle(site: &Site, mut s: TcpStream) -> std::io::Result<()> {
+    s.set_read_timeout(Some(Duration::from_secs(10)))?;
+    let (line, host) = read_request(&s)?;
     let mut parts = line.split_whitespace();
     let (method, target) = (parts.next().unwrap_or(""), parts.next().unwrap_or(""));
     let head = method == "HEAD";
@@ -101,12 +164,21 @@ pub fn handle(root: &Path, mut s: TcpStream) -> std::io::Result<()> {
             false,
         );
     }
-    let Some(p) = resolve(root, target) else {
+    if !host_ok(host.as_deref(), site.port) {
+        return respond(
+            &mut s,
+            "421 Misdirected Request",
+            "text/plain",
+            b"this preview answers only to localhost, 127.0.0.1 or [::1]\n",
+            head,
+        );
+    }
+    if resolve(&site.root, target).is_none() {
         return respond(&mut s, "400 Bad Request", "text/plain", b"bad path\n", head);
-    };
-    match std::fs::read(&p) {
-        Ok(body) => respond(&mut s, "200 OK", content_type(&p), &body, head),
-        Err(_) => respond(
+    }
+    match file_for(site, target).and_then(|p| std::fs::read(&p).ok().map(|b| (p, b))) {
+        Some((p, body)) => respond(&mut s, "200 OK", content_type(&p), &body, head),
+        None => respond(
             &mut s,
             "404 Not Found",
             "text/plain; charset=utf-8",
@@ -118,12 +190,33 @@ pub fn handle(root: &Path, mut s: TcpStream) -> std::io::Result<()> {
 
 /// Serves `root` on `listener` until the process ends; each connection on its own thread.
 pub fn serve(root: &Path, listener: TcpListener) -> std::io::Result<()> {
-    for conn in listener.incoming() {
-        let Ok(s) = conn else { continue };
-        let root = root.to_path_buf();
-        std::thread::spawn(move || {
-            let _ = handle(&root, s);
-        });
+    serve_until(root, listener, &Arc::new(AtomicBool::new(false)))
+}
+
+/// Serves `root` on `listener` until `stop` is set (checked every 50 ms), so that the caller
+/// can clean up (a temporary site folder) after Ctrl-C.
+pub fn serve_until(
+    root: &Path,
+    listener: TcpListener,
+    stop: &Arc<AtomicBool>,
+) -> std::io::Result<()> {
+    let site = Site::new(root, listener.local_addr()?.port())?;
+    listener.set_nonblocking(true)?;
+    while !stop.load(Ordering::SeqCst) {
+        match listener.accept() {
+            Ok((s, _)) => {
+                s.set_nonblocking(false)?;
+                let site = site.clone();
+                std::thread::spawn(move || {
+                    let _ = handle(&site, s);
+                });
+            }
+            Err(e) if e.kind() == std::io::ErrorKind::WouldBlock => {
+                std::thread::sleep(Duration::from_millis(50));
+            }
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+            Err(_) => std::thread::sleep(Duration::from_millis(50)),
+        }
     }
     Ok(())
 }
@@ -166,7 +259,12 @@ mod tests {
         std::thread::spawn(move || serve(&root, l));
         let get = |path: &str| {
             let mut c = TcpStream::connect(addr).unwrap();
-            write!(c, "GET {path} HTTP/1.1\r\nHost: x\r\n\r\n").unwrap();
+            write!(
+                c,
+                "GET {path} HTTP/1.1\r\nHost: 127.0.0.1:{}\r\n\r\n",
+                addr.port()
+            )
+            .unwrap();
             let mut s = String::new();
             std::io::Read::read_to_string(&mut c, &mut s).unwrap();
             s
@@ -179,5 +277,77 @@ mod tests {
         assert!(ok.contains("text/html"));
         assert!(get("/nope.html").starts_with("HTTP/1.1 404"));
         assert!(get("/../x").starts_with("HTTP/1.1 400"));
+    }
+
+    fn get(addr: std::net::SocketAddr, path: &str, host: Option<&str>) -> String {
+        let mut c = TcpStream::connect(addr).unwrap();
+        let host = host.map(|h| format!("Host: {h}\r\n")).unwrap_or_default();
+        write!(c, "GET {path} HTTP/1.1\r\n{host}\r\n").unwrap();
+        let mut s = String::new();
+        std::io::Read::read_to_string(&mut c, &mut s).unwrap();
+        s
+    }
+
+    /// A symbolic link inside the site that leads out of it, and a request from a page whose
+    /// name was rebound to 127.0.0.1 (`Host: evil.example`): both were served before.
+    #[test]
+    fn links_out_and_foreign_hosts_are_refused() {
+        let outside = tempfile::tempdir().unwrap();
+        std::fs::write(outside.path().join("secret.txt"), "secret").unwrap();
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(dir.path().join("index.html"), "<p>hi</p>").unwrap();
+        std::os::unix::fs::symlink(outside.path().join("secret.txt"), dir.path().join("s.txt"))
+            .unwrap();
+        std::os::unix::fs::symlink(outside.path(), dir.path().join("out")).unwrap();
+        std::os::unix::fs::symlink(dir.path().join("index.html"), dir.path().join("in.html"))
+            .unwrap();
+        std::os::unix::fs::symlink("/dev/zero", dir.path().join("zero")).unwrap();
+        let fifo = dir.path().join("fifo.html");
+        assert!(
+            std::process::Command::new("mkfifo")
+                .arg(&fifo)
+                .status()
+                .unwrap()
+                .success()
+        );
+        let l = TcpListener::bind("127.0.0.1:0").unwrap();
+        let addr = l.local_addr().unwrap();
+        let here = format!("127.0.0.1:{}", addr.port());
+        let root = dir.path().to_path_buf();
+        std::thread::spawn(move || serve(&root, l));
+        assert!(get(addr, "/s.txt", Some(&here)).starts_with("HTTP/1.1 404"));
+        assert!(get(addr, "/out/secret.txt", Some(&here)).starts_with("HTTP/1.1 404"));
+        // Not regular files: never opened (a FIFO would hold the connection forever).
+        assert!(get(addr, "/zero", Some(&here)).starts_with("HTTP/1.1 404"));
+        assert!(get(addr, "/fifo.html", Some(&here)).starts_with("HTTP/1.1 404"));
+        // A link that stays inside is a file of the site.
+        assert!(get(addr, "/in.html", Some(&here)).ends_with("<p>hi</p>"));
+        for bad in [
+            Some("evil.example"),
+            Some("evil.example:80"),
+            Some("127.0.0.1:1"),
+            None,
+        ] {
+            let r = get(addr, "/", bad);
+            assert!(r.starts_with("HTTP/1.1 421"), "{bad:?}: {r}");
+            assert!(!r.contains("<p>hi</p>"));
+        }
+        for good in ["localhost", "LOCALHOST", "[::1]"] {
+            let h = format!("{good}:{}", addr.port());
+            assert!(get(addr, "/", Some(&h)).starts_with("HTTP/1.1 200"), "{h}");
+        }
+        assert!(get(addr, "/", Some("127.0.0.1")).starts_with("HTTP/1.1 200"));
+    }
+
+    #[test]
+    fn hosts() {
+        assert!(host_ok(Some("127.0.0.1:8000"), 8000));
+        assert!(host_ok(Some("[::1]:8000"), 8000));
+        assert!(host_ok(Some("[::1]"), 8000));
+        assert!(!host_ok(Some("::1"), 8000));
+        assert!(!host_ok(Some("127.0.0.1:8001"), 8000));
+        assert!(!host_ok(Some("127.0.0.1.nip.io:8000"), 8000));
+        assert!(!host_ok(Some("localhost.evil:8000"), 8000));
+        assert!(!host_ok(None, 8000));
     }
 }

@@ -99,6 +99,49 @@ pub struct Link {
     pub evidence: Evidence,
 }
 
+/// Which half of the evidence is missing, said precisely: the parts of the fallback gate that
+/// no split file shows (with the catalog reads that were seen, so the two lines of a report
+/// never contradict each other), and whether the dispatch trace was absent or empty.
+fn missing(catalog: &StraceReport, trace: Option<&rocpath_trace::Report>) -> String {
+    let mut parts = Vec::new();
+    if !catalog.fallback_confirmed {
+        let r = &catalog.research;
+        let absent: Vec<&str> = [
+            (r.libggml_hip_openat, "libggml-hip.so"),
+            (r.fallback_dat_openat, "a fallback .dat"),
+            (r.fallback_hsaco_openat, "a fallback .hsaco"),
+        ]
+        .iter()
+        .filter(|(n, _)| *n == 0)
+        .map(|(_, what)| *what)
+        .collect();
+        let seen = format!(
+            "{} libggml-hip, {} fallback .dat and {} fallback .hsaco open(s) in the {} split file(s) given",
+            r.libggml_hip_openat, r.fallback_dat_openat, r.fallback_hsaco_openat, catalog.files
+        );
+        parts.push(if absent.len() == 3 {
+            format!("no fallback catalog read ({seen})")
+        } else {
+            format!(
+                "fallback gate not met: no open of {} ({seen}); strace -ff writes one file per process, so the split of the process that opened {} is probably not among the inputs",
+                absent.join(" nor "),
+                if absent.len() == 1 { "it" } else { "them" }
+            )
+        });
+    }
+    match trace {
+        None => {
+            parts.push("no kernel trace given (--trace): the dispatch half is missing".to_string())
+        }
+        Some(t) if t.dispatches == 0 => parts.push(format!(
+            "the kernel trace ({} file(s)) holds no dispatch",
+            t.traces.len()
+        )),
+        Some(_) => {}
+    }
+    parts.join("; ")
+}
+
 /// Builds the link. `trace` is a kernel-trace report of the same scenario, `rocblas` its
 /// rocBLAS layer traces.
 pub fn link(
@@ -146,13 +189,6 @@ pub fn link(
             ),
         )
     } else {
-        let missing = if !fallback && !dispatch {
-            "neither a fallback catalog read nor a dispatch"
-        } else if !fallback {
-            "fallback gate not met (libggml-hip, a fallback .dat and a fallback .hsaco open are all needed)"
-        } else {
-            "no kernel dispatch (no kernel trace given, or it is empty)"
-        };
         (
             "insufficient_evidence",
             Evidence::new(
@@ -160,7 +196,7 @@ pub fn link(
                 Proof::RuntimeVerified,
                 "strace.link.insufficient",
             )
-            .because(missing),
+            .because(missing(catalog, trace)),
         )
     };
     ev.sources = sources;
@@ -203,6 +239,36 @@ rocblas_sgemm,T,N,32,512,2880,1,0x14050d00,2880,0x80,2880,0,0x2441900,32,atomics
         );
     }
 
+    /// One process's split: its fallback .hsaco opens are read (the catalog-read line is
+    /// confirmed) but the .dat was opened by another process. Before, the link said "neither a
+    /// fallback catalog read nor a dispatch".
+    #[test]
+    fn a_single_split_names_the_missing_half() {
+        let split = "01:00:00.000001 openat(AT_FDCWD, \"/l/libggml-hip.so\", O_RDONLY) = 3\n\
+01:00:00.000003 openat(AT_FDCWD, \"/l/TensileLibrary_Type_HH_Contraction_l_Alik_Bljk_Cijk_Dijk_fallback_gfx900.hsaco\", O_RDONLY) = 5\n";
+        let cat = total(vec![process("s.1", split)]);
+        assert_eq!(cat.catalog_read.rule, "strace.fallback_catalog_read");
+        let l = link(&cat, None, &[]);
+        assert_eq!(l.link_status, "insufficient_evidence");
+        assert!(!l.evidence.note.contains("neither"), "{}", l.evidence.note);
+        assert_eq!(
+            l.evidence.note,
+            "fallback gate not met: no open of a fallback .dat (1 libggml-hip, 0 fallback .dat and 1 fallback .hsaco open(s) in the 1 split file(s) given); \
+strace -ff writes one file per process, so the split of the process that opened it is probably not among the inputs; \
+no kernel trace given (--trace): the dispatch half is missing"
+        );
+        let cat = total(vec![process(
+            "s.2",
+            "01:00:00.000001 openat(AT_FDCWD, \"/l/x.so\", O_RDONLY) = 3\n",
+        )]);
+        assert!(
+            link(&cat, None, &[])
+                .evidence
+                .note
+                .starts_with("no fallback catalog read (0 libggml-hip")
+        );
+    }
+
     #[test]
     fn statuses() {
         let split = "01:00:00.000001 openat(AT_FDCWD, \"/l/libggml-hip.so\", O_RDONLY) = 3\n\
@@ -212,6 +278,10 @@ rocblas_sgemm,T,N,32,512,2880,1,0x14050d00,2880,0x80,2880,0,0x2441900,32,atomics
         let l = link(&cat, None, &[]);
         assert_eq!(l.link_status, "insufficient_evidence");
         assert_eq!(l.evidence.class, Class::Unresolved);
+        assert_eq!(
+            l.evidence.note,
+            "no kernel trace given (--trace): the dispatch half is missing"
+        );
         let l = link(&cat, None, &[rocblas_trace("t.log", GPT)]);
         assert_eq!(l.link_status, "direct_rocblas_or_tensile_dispatch_observed");
         assert_eq!(l.evidence.class, Class::Confirmed);

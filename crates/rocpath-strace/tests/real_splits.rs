@@ -127,3 +127,33 @@ fn link_with_real_trace_and_handle_only_rocblas_trace() {
     assert!(!l.direct_rocblas_or_tensile_dispatch);
     assert!(l.dispatch_confirmed);
 }
+
+/// The recordings keep one process's split of the 02:05 run: its 54 fallback `.hsaco` opens
+/// make the catalog-read line `confirmed`, while the `.dat` opens were another process's. The
+/// link must name those missing halves, not say "neither a fallback catalog read nor a
+/// dispatch" under a confirmed catalog read.
+#[test]
+fn one_split_says_which_half_is_missing() {
+    let Some(dir) = rocpath_testdata::fixture_dir("mi25-runs") else {
+        return;
+    };
+    let split = dir.join("g4_strace_openat_tinyllama_latest_20260324_020550.log.3287135");
+    let (r, errors) = rocpath_strace::read_files(&[split]);
+    assert!(errors.is_empty(), "{errors:?}");
+    assert_eq!(r.catalog_read.rule, "strace.fallback_catalog_read");
+    assert_eq!(r.catalog_read.class.as_str(), "confirmed");
+    assert!(r.catalog_read.note.starts_with("54 fallback"));
+    let l = rocpath_strace::link::link(&r, None, &[]);
+    assert_eq!(l.link_status, "insufficient_evidence");
+    let note = &l.evidence.note;
+    assert!(!note.contains("neither"), "{note}");
+    assert!(
+        note.starts_with("fallback gate not met: no open of a fallback .dat (1 libggml-hip, 0 fallback .dat and 54 fallback .hsaco open(s) in the 1 split file(s) given)"),
+        "{note}"
+    );
+    assert!(
+        note.contains("the split of the process that opened it"),
+        "{note}"
+    );
+    assert!(note.ends_with("no kernel trace given (--trace): the dispatch half is missing"));
+}

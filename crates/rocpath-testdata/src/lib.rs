@@ -3,7 +3,9 @@
 //!
 //! The fixtures live outside the repository (`../shared` beside the checkout, or the folder
 //! named by `ROCPATH_SHARED`). A user's clone does not have them, so every test that needs them
-//! calls [`shared_dir`] and returns early, saying so, when it is `None`.
+//! calls [`fixture_dir`] (or [`codeobjects_dir`]) and returns early, saying so, when it is
+//! `None` — except under CI (`CI` set), where the data must be there and its absence fails the
+//! test.
 
 pub mod git;
 pub mod rocpd;
@@ -28,9 +30,18 @@ pub fn codeobjects_dir() -> Option<PathBuf> {
         .map(|s| s.join("fixtures").join("codeobjects"))
         .filter(|d| d.is_dir());
     if d.is_none() {
-        skip("shared/fixtures/codeobjects not found (set ROCPATH_SHARED)");
+        missing("shared/fixtures/codeobjects not found (set ROCPATH_SHARED)");
     }
     d
+}
+
+/// A shared fixture is absent: a skip note, or under CI (`CI` set) a failure.
+#[allow(clippy::panic)] // test support: failing the calling test is the point
+pub fn missing(why: &str) {
+    if std::env::var_os("CI").is_some() {
+        panic!("{why}, and CI is set: the shared data must be present");
+    }
+    skip(why);
 }
 
 /// Prints why a test is skipping.
@@ -95,7 +106,7 @@ pub fn fixture_dir(name: &str) -> Option<PathBuf> {
         .map(|s| s.join("fixtures").join(name))
         .filter(|d| d.is_dir());
     if d.is_none() {
-        skip(&format!(
+        missing(&format!(
             "shared/fixtures/{name} not found (set ROCPATH_SHARED)"
         ));
     }

@@ -106,25 +106,208 @@ fn field(r: &csv::ByteRecord, i: Option<usize>) -> Option<u64> {
     i.and_then(|i| r.get(i)).and_then(u64_of)
 }
 
-fn reader<R: Read>(r: R) -> csv::Reader<R> {
+/// Longest CSV record kept (1 MiB; rocprofv3's longest demangled kernel names are a few KB).
+pub const MAX_RECORD: usize = 1 << 20;
+
+/// What [`Bounded`] puts in place of each line of a dropped record: a one-field record the
+/// readers skip ([`is_dropped`]), so that the parser's line numbers stay the file's (it does not
+/// count blank lines into a record's position).
+const DROPPED: &[u8] = b"\x01\n";
+
+fn is_dropped(r: &csv::ByteRecord) -> bool {
+    r.len() == 1 && r.get(0) == Some(&DROPPED[..1])
+}
+
+/// Where [`Bounded`] is in a record, as the `csv` parser would be.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Q {
+    FieldStart,
+    Unquoted,
+    Quoted,
+    QuoteInQuoted,
+}
+
+/// A reader that hands the `csv` parser only records of at most `max` bytes: a longer record
+/// (one long line, or a quoted field that never closes) is dropped while it is read, without
+/// being stored, and its first line is kept in [`Bounded::dropped`]. Each of its lines is
+/// replaced by a marker record, so the parser's line numbers stay those of the file.
+/// Memory: `max` plus one chunk, whatever the input.
+pub struct Bounded<R> {
+    inner: R,
+    max: usize,
+    /// The record being gathered (ends at a line break outside quotes).
+    record: Vec<u8>,
+    /// Bytes ready for the parser, from `ready_pos`.
+    ready: Vec<u8>,
+    ready_pos: usize,
+    /// Quote state of the record so far.
+    state: Q,
+    /// The record in progress is too long: skip to its end.
+    skipping: bool,
+    line: u64,
+    record_line: u64,
+    /// Line breaks seen while skipping, passed on as blank lines.
+    skipped_breaks: u64,
+    dropped: Vec<u64>,
+    dropped_count: u64,
+    eof: bool,
+}
+
+impl<R: Read> Bounded<R> {
+    /// Wraps `inner`, keeping records of at most `max` bytes.
+    pub fn new(inner: R, max: usize) -> Self {
+        Bounded {
+            inner,
+            max: max.max(1),
+            record: Vec::new(),
+            ready: Vec::new(),
+            ready_pos: 0,
+            state: Q::FieldStart,
+            skipping: false,
+            line: 1,
+            record_line: 1,
+            skipped_breaks: 0,
+            dropped: Vec::new(),
+            dropped_count: 0,
+            eof: false,
+        }
+    }
+
+    /// First lines of the records dropped for length (at most 100), and how many in all.
+    pub fn dropped(&self) -> (&[u64], u64) {
+        (&self.dropped, self.dropped_count)
+    }
+
+    fn byte(&mut self, b: u8) {
+        if !self.skipping {
+            self.record.push(b);
+        }
+        // The `csv` parser's own states (non-strict): a quote opens a quoted field only at a
+        // field's start; inside one, `""` is a quote and a lone `"` ends the quoting; CR or LF
+        // outside quotes ends a record.
+        self.state = match (self.state, b) {
+            (Q::Quoted, b'"') => Q::QuoteInQuoted,
+            (Q::Quoted, _) => Q::Quoted,
+            (Q::QuoteInQuoted, b'"') => Q::Quoted,
+            (Q::FieldStart, b'"') => Q::Quoted,
+            (_, b',') => Q::FieldStart,
+            (_, b'\r' | b'\n') => Q::FieldStart,
+            _ => Q::Unquoted,
+        };
+        if b == b'\n' {
+            self.line += 1;
+            if self.state == Q::Quoted {
+                if self.skipping {
+                    self.skipped_breaks += 1;
+                }
+            } else {
+                self.end_record();
+            }
+            return;
+        }
+        if !self.skipping && self.record.len() > self.max {
+            self.skipping = true;
+            self.record.clear();
+            if self.dropped.len() < 100 {
+                self.dropped.push(self.record_line);
+            }
+            self.dropped_count += 1;
+        }
+    }
+
+    fn end_record(&mut self) {
+        if self.skipping {
+            self.skipping = false;
+            for _ in 0..=self.skipped_breaks {
+                self.ready.extend_from_slice(DROPPED);
+            }
+            self.skipped_breaks = 0;
+        } else {
+            self.ready.extend_from_slice(&self.record);
+        }
+        self.record.clear();
+        self.record_line = self.line;
+    }
+
+    fn fill(&mut self) -> std::io::Result<()> {
+        let mut chunk = [0u8; 64 << 10];
+        while self.ready_pos >= self.ready.len() && !self.eof {
+            self.ready.clear();
+            self.ready_pos = 0;
+            let n = match self.inner.read(&mut chunk) {
+                Ok(n) => n,
+                Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+                Err(e) => return Err(e),
+            };
+            if n == 0 {
+                self.eof = true;
+                if !self.skipping {
+                    self.ready.append(&mut self.record);
+                }
+                break;
+            }
+            for &b in &chunk[..n] {
+                self.byte(b);
+            }
+        }
+        Ok(())
+    }
+}
+
+impl<R: Read> Read for Bounded<R> {
+    fn read(&mut self, out: &mut [u8]) -> std::io::Result<usize> {
+        self.fill()?;
+        let avail = &self.ready[self.ready_pos..];
+        let n = avail.len().min(out.len());
+        out[..n].copy_from_slice(&avail[..n]);
+        self.ready_pos += n;
+        Ok(n)
+    }
+}
+
+fn reader<R: Read>(r: R) -> csv::Reader<Bounded<R>> {
     csv::ReaderBuilder::new()
         .has_headers(true)
         .flexible(true)
         .buffer_capacity(1 << 20)
-        .from_reader(r)
+        .from_reader(Bounded::new(r, MAX_RECORD))
+}
+
+fn header<R: Read>(rd: &mut csv::Reader<Bounded<R>>) -> Result<Columns, CsvError> {
+    let h = rd.byte_headers().cloned();
+    if rd.get_ref().dropped().0.first() == Some(&1) {
+        return Err(CsvError::Header(format!(
+            "line 1 is longer than {} MiB",
+            MAX_RECORD >> 20
+        )));
+    }
+    columns(&h.map_err(|e| CsvError::Header(e.to_string()))?)
+}
+
+/// Records dropped for length, as row errors.
+fn report_dropped<R: Read>(rd: &csv::Reader<Bounded<R>>, agg: &mut Aggregator) {
+    let (lines, count) = rd.get_ref().dropped();
+    for &l in lines {
+        agg.error(
+            l,
+            format!("record longer than {} MiB; skipped", MAX_RECORD >> 20),
+        );
+    }
+    for _ in lines.len() as u64..count {
+        agg.out.skipped_rows += 1;
+    }
 }
 
 /// The earliest `Start_Timestamp` of the kernel dispatches (first pass of a phase split).
 pub fn min_start<R: Read>(r: R) -> Result<Option<u64>, CsvError> {
     let mut rd = reader(r);
-    let h = rd
-        .byte_headers()
-        .map_err(|e| CsvError::Header(e.to_string()))?
-        .clone();
-    let c = columns(&h)?;
+    let c = header(&mut rd)?;
     let mut rec = csv::ByteRecord::new();
     let mut min: Option<u64> = None;
     while let Ok(true) = rd.read_byte_record(&mut rec) {
+        if is_dropped(&rec) {
+            continue;
+        }
         if let Some(k) = c.kind.and_then(|i| rec.get(i)) {
             if k != b"KERNEL_DISPATCH" {
                 continue;
@@ -140,11 +323,7 @@ pub fn min_start<R: Read>(r: R) -> Result<Option<u64>, CsvError> {
 /// Reads a kernel trace. `boundary` is an absolute phase boundary on the trace's clock.
 pub fn read<R: Read>(r: R, boundary: Option<u64>) -> Result<(Collected, Layout), CsvError> {
     let mut rd = reader(r);
-    let h = rd
-        .byte_headers()
-        .map_err(|e| CsvError::Header(e.to_string()))?
-        .clone();
-    let c = columns(&h)?;
+    let c = header(&mut rd)?;
     let mut agg = Aggregator::new(boundary);
     // Kernel_Id → kernel index; the name is still compared, so a reused id cannot mislead.
     let mut by_id: HashMap<u64, usize> = HashMap::new();
@@ -161,6 +340,9 @@ pub fn read<R: Read>(r: R, boundary: Option<u64>) -> Result<(Collected, Layout),
                 }
                 continue;
             }
+        }
+        if is_dropped(&rec) {
+            continue;
         }
         let line = rec.position().map_or(0, |p| p.line());
         if let Some(k) = c.kind.and_then(|i| rec.get(i)) {
@@ -222,8 +404,12 @@ pub fn read<R: Read>(r: R, boundary: Option<u64>) -> Result<(Collected, Layout),
         };
         agg.add(i, start, end);
     }
+    report_dropped(&rd, &mut agg);
     Ok((agg.out, c.layout))
 }
+
+/// Agents kept from one `agent_info.csv`.
+const MAX_AGENTS: usize = 1024;
 
 /// Reads `<pid>_agent_info.csv`: one row per agent (`Node_Id`, `Agent_Type`, `Name`,
 /// `Product_Name`). Kernel rows name agents `Agent <Node_Id>`.
@@ -240,7 +426,11 @@ pub fn agents<R: Read>(r: R) -> Vec<Agent> {
         find("Product_Name"),
     );
     let mut out = Vec::new();
-    for rec in rd.records().flatten() {
+    for rec in rd.byte_records().flatten() {
+        if is_dropped(&rec) || out.len() >= MAX_AGENTS {
+            continue;
+        }
+        let rec = csv::StringRecord::from_byte_record_lossy(rec);
         let get = |i: Option<usize>| i.and_then(|i| rec.get(i)).unwrap_or("").to_string();
         out.push(Agent {
             id: format!("Agent {}", get(node)),
@@ -325,6 +515,54 @@ mod tests {
             Err(CsvError::MissingColumn("Kernel_Name"))
         ));
         assert!(read(&b""[..], None).is_err());
+    }
+
+    #[test]
+    fn an_overlong_record_is_dropped_without_being_stored() {
+        // Line 3 is 3 MiB long: before, the parser held it whole (a 200 MB line cost ~800 MB).
+        let mut lines: Vec<String> = CURRENT.lines().map(str::to_string).collect();
+        lines.insert(
+            2,
+            format!("\"KERNEL_DISPATCH\",\"{}\"", "x".repeat(3 << 20)),
+        );
+        let t = lines.join("\n") + "\n";
+        let (c, _) = read(t.as_bytes(), None).unwrap();
+        assert_eq!(c.dispatches, 3);
+        assert_eq!(c.errors.len(), 1);
+        assert_eq!(c.errors[0].at, 3);
+        assert!(c.errors[0].message.contains("longer than 1 MiB"));
+        // Line numbers after the dropped record are still the file's.
+        assert_eq!(c.kernels[1].first.line, Some(4));
+        // A quoted field that never closes swallows the rest of the file: one record, dropped
+        // once it passes the limit, not held.
+        let tail = format!("\"KERNEL_DISPATCH\",\"open\n{}", "k,1,2\n".repeat(300_000));
+        let t = format!("{CURRENT}{tail}");
+        let (c, _) = read(t.as_bytes(), None).unwrap();
+        assert_eq!(c.dispatches, 3);
+        assert_eq!(c.errors.len(), 1);
+        assert_eq!(c.errors[0].at, 5);
+        // A header longer than the limit is named as such.
+        let t = format!("{}\n", "h".repeat(2 << 20));
+        let e = read(t.as_bytes(), None).err().map(|e| e.to_string());
+        assert_eq!(
+            e.as_deref(),
+            Some("cannot read the header: line 1 is longer than 1 MiB")
+        );
+    }
+
+    #[test]
+    fn bounded_passes_quoted_fields_through() {
+        let t = "a,\"x,\"\"y\"\"\nz\",b\r\nc,d\n";
+        let mut out = String::new();
+        Bounded::new(t.as_bytes(), 64)
+            .read_to_string(&mut out)
+            .unwrap();
+        assert_eq!(out, t);
+        let mut out = String::new();
+        let mut b = Bounded::new("12345\nab\n".as_bytes(), 4);
+        b.read_to_string(&mut out).unwrap();
+        assert_eq!(out, "\x01\nab\n");
+        assert_eq!(b.dropped(), (&[1u64][..], 1));
     }
 
     #[test]

@@ -59,6 +59,101 @@ pub enum PhaseRequest {
     Absolute(u64),
 }
 
+/// Why an input could not be found or read.
+#[derive(Debug, thiserror::Error)]
+pub enum InputError {
+    /// The operating system refused (missing, permissions, I/O).
+    #[error("{}: {source}", path.display())]
+    Io {
+        /// The path.
+        path: PathBuf,
+        /// The error.
+        source: std::io::Error,
+    },
+    /// A FIFO, device or socket named directly: reading it could block or never end.
+    #[error("{}: not a regular file ({what}); rocpath reads only regular files — copy the trace to a file", path.display())]
+    NotRegular {
+        /// The path.
+        path: PathBuf,
+        /// `a FIFO`, `a character device`, …
+        what: &'static str,
+    },
+    /// A folder without any kernel trace.
+    #[error("{}: no rocprofv3 kernel trace in this folder", path.display())]
+    NoTraceInFolder {
+        /// The folder.
+        path: PathBuf,
+    },
+    /// A file that is none of the three formats.
+    #[error("{}: not a rocprofv3 kernel trace (CSV, JSON or rocpd SQLite)", path.display())]
+    NotATrace {
+        /// The file.
+        path: PathBuf,
+    },
+    /// A trace that could not be read at all.
+    #[error("{}: {message}", path.display())]
+    Unreadable {
+        /// The file.
+        path: PathBuf,
+        /// What went wrong.
+        message: String,
+    },
+}
+
+impl InputError {
+    /// The file or folder the error is about.
+    pub fn path(&self) -> &Path {
+        match self {
+            InputError::Io { path, .. }
+            | InputError::NotRegular { path, .. }
+            | InputError::NoTraceInFolder { path }
+            | InputError::NotATrace { path }
+            | InputError::Unreadable { path, .. } => path,
+        }
+    }
+
+    /// The message without the path.
+    pub fn message(&self) -> String {
+        let full = self.to_string();
+        let prefix = format!("{}: ", self.path().display());
+        full.strip_prefix(&prefix).unwrap_or(&full).to_string()
+    }
+}
+
+/// What kind of non-regular file a type is (`None` for a regular file or a folder).
+fn non_regular(ft: std::fs::FileType) -> Option<&'static str> {
+    use std::os::unix::fs::FileTypeExt;
+    if ft.is_file() || ft.is_dir() {
+        None
+    } else if ft.is_fifo() {
+        Some("a FIFO")
+    } else if ft.is_char_device() {
+        Some("a character device")
+    } else if ft.is_block_device() {
+        Some("a block device")
+    } else if ft.is_socket() {
+        Some("a socket")
+    } else {
+        Some("not a file")
+    }
+}
+
+/// Opens a file that is known to be regular (checked again: it may have changed).
+fn open_regular(path: &Path) -> Result<std::fs::File, InputError> {
+    let io = |source| InputError::Io {
+        path: path.to_path_buf(),
+        source,
+    };
+    let md = std::fs::metadata(path).map_err(io)?;
+    if let Some(what) = non_regular(md.file_type()) {
+        return Err(InputError::NotRegular {
+            path: path.to_path_buf(),
+            what,
+        });
+    }
+    std::fs::File::open(path).map_err(io)
+}
+
 fn sniff(path: &Path) -> Option<Format> {
     let name = path.file_name()?.to_string_lossy().to_ascii_lowercase();
     if name.ends_with(".csv") {
@@ -68,28 +163,52 @@ fn sniff(path: &Path) -> Option<Format> {
         return Some(Format::Json);
     }
     let mut head = [0u8; 16];
-    let n = std::fs::File::open(path)
-        .and_then(|mut f| std::io::Read::read(&mut f, &mut head))
-        .ok()?;
+    let n = open_regular(path)
+        .ok()
+        .and_then(|mut f| std::io::Read::read(&mut f, &mut head).ok())?;
     if head[..n].starts_with(b"SQLite format 3\0") {
         return Some(Format::Rocpd);
     }
     None
 }
 
-fn walk(dir: &Path, out: &mut Vec<Input>, errors: &mut Vec<String>) {
+/// The inputs found, the entries skipped, and the errors.
+#[derive(Debug, Default)]
+pub struct Discovered {
+    /// Traces to read.
+    pub inputs: Vec<Input>,
+    /// Entries of folders that were skipped, and why (FIFOs, devices, sockets).
+    pub notes: Vec<String>,
+    /// Paths that could not be used.
+    pub errors: Vec<InputError>,
+}
+
+fn walk(dir: &Path, out: &mut Discovered) {
     let rd = match std::fs::read_dir(dir) {
         Ok(r) => r,
-        Err(e) => {
-            errors.push(format!("{}: {e}", dir.display()));
+        Err(source) => {
+            out.errors.push(InputError::Io {
+                path: dir.to_path_buf(),
+                source,
+            });
             return;
         }
     };
     let mut entries: Vec<PathBuf> = rd.flatten().map(|e| e.path()).collect();
     entries.sort();
     for p in entries {
-        if p.is_dir() {
-            walk(&p, out, errors);
+        let Ok(md) = std::fs::metadata(&p) else {
+            continue;
+        };
+        if md.is_dir() {
+            walk(&p, out);
+            continue;
+        }
+        if let Some(what) = non_regular(md.file_type()) {
+            out.notes.push(format!(
+                "{}: {what}, not a regular file; skipped",
+                p.display()
+            ));
             continue;
         }
         let name = p
@@ -106,40 +225,51 @@ fn walk(dir: &Path, out: &mut Vec<Input>, errors: &mut Vec<String>) {
             None
         };
         if let Some(format) = format {
-            out.push(Input { path: p, format });
+            out.inputs.push(Input { path: p, format });
         }
     }
 }
 
 /// Finds the trace inputs among files and folders (folders are searched for
-/// `*kernel_trace.csv`, `*_results.json` and SQLite `*.db`).
-pub fn discover(paths: &[PathBuf]) -> (Vec<Input>, Vec<String>) {
-    let mut out = Vec::new();
-    let mut errors = Vec::new();
+/// `*kernel_trace.csv`, `*_results.json` and SQLite `*.db`). Only regular files are inputs: a
+/// FIFO, device or socket in a folder is skipped with a note, and named directly is an error
+/// (opening a FIFO would wait for a writer).
+pub fn discover(paths: &[PathBuf]) -> Discovered {
+    let mut out = Discovered::default();
     for p in paths {
-        if p.is_dir() {
-            let before = out.len();
-            walk(p, &mut out, &mut errors);
-            if out.len() == before {
-                errors.push(format!(
-                    "{}: no rocprofv3 kernel trace in this folder",
-                    p.display()
-                ));
+        let md = match std::fs::metadata(p) {
+            Ok(m) => m,
+            Err(source) => {
+                out.errors.push(InputError::Io {
+                    path: p.clone(),
+                    source,
+                });
+                continue;
             }
+        };
+        if md.is_dir() {
+            let before = out.inputs.len();
+            walk(p, &mut out);
+            if out.inputs.len() == before {
+                out.errors
+                    .push(InputError::NoTraceInFolder { path: p.clone() });
+            }
+        } else if let Some(what) = non_regular(md.file_type()) {
+            out.errors.push(InputError::NotRegular {
+                path: p.clone(),
+                what,
+            });
         } else {
             match sniff(p) {
-                Some(format) => out.push(Input {
+                Some(format) => out.inputs.push(Input {
                     path: p.clone(),
                     format,
                 }),
-                None => errors.push(format!(
-                    "{}: not a rocprofv3 kernel trace (CSV, JSON or rocpd SQLite)",
-                    p.display()
-                )),
+                None => out.errors.push(InputError::NotATrace { path: p.clone() }),
             }
         }
     }
-    (out, errors)
+    out
 }
 
 fn agent_file(csv: &Path) -> Option<PathBuf> {
@@ -159,10 +289,13 @@ fn boundary_of(phase: Option<PhaseRequest>) -> Option<Boundary> {
 }
 
 /// Reads one input into its record. Errors are for inputs that cannot be read at all.
-pub fn read_input(input: &Input, phase: Option<PhaseRequest>) -> Result<TraceRecord, String> {
+pub fn read_input(input: &Input, phase: Option<PhaseRequest>) -> Result<TraceRecord, InputError> {
     let path = input.path.display().to_string();
-    let err = |e: &dyn std::fmt::Display| format!("{path}: {e}");
-    let open = || std::fs::File::open(&input.path).map_err(|e| err(&e));
+    let err = |e: &dyn std::fmt::Display| InputError::Unreadable {
+        path: input.path.clone(),
+        message: e.to_string(),
+    };
+    let open = || open_regular(&input.path);
     match input.format {
         Format::Csv => {
             let abs = match phase {
@@ -174,14 +307,15 @@ pub fn read_input(input: &Input, phase: Option<PhaseRequest>) -> Result<TraceRec
             };
             let (mut c, layout) = csv::read(open()?, abs).map_err(|e| err(&e))?;
             if let Some(a) = agent_file(&input.path) {
-                if let Ok(f) = std::fs::File::open(&a) {
+                if let Ok(f) = open_regular(&a) {
                     c.agents = csv::agents(f);
                 }
             }
             Ok(model::record(&path, layout.format(), c, boundary_of(phase)))
         }
         Format::Json => {
-            let bytes = std::fs::read(&input.path).map_err(|e| err(&e))?;
+            let mut bytes = Vec::new();
+            std::io::Read::read_to_end(&mut open()?, &mut bytes).map_err(|e| err(&e))?;
             let (abs, pe) = match phase {
                 Some(PhaseRequest::Absolute(b)) => (Some(b), None),
                 Some(PhaseRequest::PromptEval(p)) => (None, Some(p)),
@@ -191,6 +325,7 @@ pub fn read_input(input: &Input, phase: Option<PhaseRequest>) -> Result<TraceRec
             Ok(model::record(&path, "json", c, boundary_of(phase)))
         }
         Format::Rocpd => {
+            open()?;
             let conn = rocpd::open(&input.path).map_err(|e| err(&e))?;
             let abs = match phase {
                 Some(PhaseRequest::Absolute(b)) => Some(b),

@@ -204,15 +204,17 @@ fn folders_are_searched() {
     let Some(dir) = rocpath_testdata::fixture_dir("mi25-runs") else {
         return;
     };
-    let (inputs, errors) =
-        rocpath_trace::discover(&[dir.join("rocprofv3_probe_qwen2.5_7b_20260324_020303")]);
-    assert!(errors.is_empty(), "{errors:?}");
-    assert_eq!(inputs.len(), 1);
+    let d = rocpath_trace::discover(&[dir.join("rocprofv3_probe_qwen2.5_7b_20260324_020303")]);
+    assert!(d.errors.is_empty(), "{:?}", d.errors);
+    assert_eq!(d.inputs.len(), 1);
     // A probe folder whose kernel trace is absent is an error, not an empty success.
-    let (inputs, errors) =
-        rocpath_trace::discover(&[dir.join("rocprofv3_probe_deepseek-r1_14b_20260324_023325")]);
-    assert!(inputs.is_empty());
-    assert_eq!(errors.len(), 1);
+    let d = rocpath_trace::discover(&[dir.join("rocprofv3_probe_deepseek-r1_14b_20260324_023325")]);
+    assert!(d.inputs.is_empty());
+    assert_eq!(d.errors.len(), 1);
+    assert!(matches!(
+        d.errors[0],
+        rocpath_trace::InputError::NoTraceInFolder { .. }
+    ));
 }
 
 #[test]

@@ -230,6 +230,7 @@ fn not_a_rocpd_database() {
         },
         None,
     )
-    .unwrap_err();
+    .unwrap_err()
+    .to_string();
     assert!(e.contains("not a rocpd database"), "{e}");
 }

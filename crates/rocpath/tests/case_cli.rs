@@ -16,13 +16,7 @@ fn rocpath() -> Command {
 }
 
 fn vega64() -> Option<PathBuf> {
-    let d = rocpath_testdata::shared_dir()?.join("fixtures/miopen-logs/vega64");
-    if d.is_dir() {
-        Some(d)
-    } else {
-        rocpath_testdata::skip("shared/fixtures/miopen-logs/vega64 not found");
-        None
-    }
+    rocpath_testdata::fixture_dir("miopen-logs/vega64")
 }
 
 const LOG: &str = "MIOpenDriver conv -n 32 -c 64 -H 56 -W 56 -k 64 -y 3 -x 3 -p 1 -q 1 -u 1 -v 1 -F 1 -t 1
@@ -89,6 +83,40 @@ fn read_json_contract_on_recorded_forced_dlops_case() {
     let src = &c["outcome"]["evidence"]["sources"][0];
     assert!(src["line"].as_u64().unwrap() > 0);
     assert_eq!(src["sha256"].as_str().unwrap().len(), 64);
+}
+
+/// `case read` on the whole Vega64 folder reads every case on its own (as `case table`),
+/// instead of one case merged from all the logs.
+#[test]
+fn read_on_a_folder_of_recorded_cases_reads_each() {
+    let Some(d) = vega64() else { return };
+    let out = rocpath()
+        .args(["--json", "case", "read"])
+        .arg(&d)
+        .output()
+        .unwrap();
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let cases = v["cases"].as_array().unwrap();
+    assert!(cases.len() >= 40, "{} case(s)", cases.len());
+    let table = rocpath()
+        .args(["--json", "case", "table"])
+        .arg(&d)
+        .output()
+        .unwrap();
+    let t: Value = serde_json::from_slice(&table.stdout).unwrap();
+    let rows = t["rows"].as_array().unwrap();
+    assert_eq!(rows.len(), cases.len());
+    for (c, r) in cases.iter().zip(rows) {
+        assert_eq!(c["name"], r["case"]);
+        let logs: Vec<&str> = c["files"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter_map(|f| f["path"].as_str())
+            .filter(|p| p.ends_with(".log"))
+            .collect();
+        assert_eq!(logs.len(), 1, "{}: {logs:?}", c["name"]);
+    }
 }
 
 #[test]
@@ -233,6 +261,94 @@ fn ctrl_c_during_a_replayed_run_leaves_an_incomplete_case() {
             .unwrap();
     assert_eq!(meta["status"], "interrupted");
     assert_eq!(meta["interrupted_by"], "SIGINT");
+}
+
+/// Waits until `file` holds at least `len` bytes (the child has started and printed).
+fn wait_for_output(file: &std::path::Path, len: u64) {
+    let start = Instant::now();
+    while std::fs::metadata(file).map(|m| m.len()).unwrap_or(0) < len {
+        assert!(
+            start.elapsed() < Duration::from_secs(60),
+            "{} never got its output",
+            file.display()
+        );
+        std::thread::sleep(Duration::from_millis(50));
+    }
+}
+
+/// Sends SIGINT to a whole process group, as a terminal's Ctrl-C does.
+fn ctrl_c(group: u32) {
+    let st = std::process::Command::new("kill")
+        .args(["-INT", "--", &format!("-{group}")])
+        .status()
+        .unwrap();
+    assert!(st.success());
+}
+
+/// Ctrl-C at a terminal: SIGINT reaches the runner and the child together (one process group).
+/// The child died of it before the runner looked at its own signal, and the case was recorded
+/// `signaled`, complete, outcome `undetermined`; it must stay incomplete (`interrupted`).
+#[test]
+fn ctrl_c_to_the_process_group_leaves_an_incomplete_case() {
+    use std::os::unix::process::CommandExt;
+    let t = tempfile::tempdir().unwrap();
+    let log = t.path().join("replay.log");
+    std::fs::write(&log, LOG).unwrap();
+    let child = std::process::Command::new(assert_cmd::cargo::cargo_bin("rocpath"))
+        .args(["-q", "--json", "case", "run", "grp", "--out"])
+        .arg(t.path())
+        .args(["--", "sh", "-c"])
+        .arg(format!("cat '{}'; exec sleep 60", log.display()))
+        .stdout(std::process::Stdio::piped())
+        .process_group(0)
+        .spawn()
+        .unwrap();
+    wait_for_output(&t.path().join("grp/stdout.log"), LOG.len() as u64);
+    ctrl_c(child.id());
+    let out = child.wait_with_output().unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    let meta: Value =
+        serde_json::from_str(&std::fs::read_to_string(t.path().join("grp/case.json")).unwrap())
+            .unwrap();
+    assert_eq!(meta["status"], "interrupted");
+    assert_eq!(meta["interrupted_by"], "SIGINT");
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let c = &v["cases"][0];
+    assert_eq!(c["complete"], false);
+    assert_eq!(c["outcome"]["kind"], "incomplete");
+}
+
+/// The lanes runner runs its commands through the case runner: the same Ctrl-C stops the lanes
+/// at the run it interrupted (before, the interrupted run was `signaled` and the next runs went
+/// on).
+#[test]
+fn ctrl_c_to_the_process_group_stops_the_lanes() {
+    use std::os::unix::process::CommandExt;
+    let t = tempfile::tempdir().unwrap();
+    let out_dir = t.path().join("lanes");
+    let child = std::process::Command::new(assert_cmd::cargo::cargo_bin("rocpath"))
+        .args([
+            "-q", "lanes", "run", "--repeat", "3", "--warmup", "0", "--out",
+        ])
+        .arg(&out_dir)
+        .args(["--lane", "a=sh -c 'echo 1.5; exec sleep 60'"])
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .process_group(0)
+        .spawn()
+        .unwrap();
+    wait_for_output(&out_dir.join("a/run-000/stdout.log"), 4);
+    ctrl_c(child.id());
+    let out = child.wait_with_output().unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    let lines = std::fs::read_to_string(out_dir.join("a.jsonl")).unwrap();
+    let recs: Vec<Value> = lines
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(recs.len(), 1, "{lines}");
+    assert_eq!(recs[0]["status"], "interrupted");
+    assert_eq!(recs[0]["signal"], "SIGINT");
 }
 
 #[test]

@@ -84,13 +84,15 @@ fn read(a: CaseReadArgs, p: &Printer) -> anyhow::Result<Status> {
     let mut reports = Vec::new();
     let mut errors = Vec::new();
     for path in &a.paths {
-        match rocpath_case::case_source(path) {
-            Ok(src) => {
-                let (r, e) = rocpath_case::read_case(&src);
-                reports.push(r);
-                errors.extend(e);
+        match rocpath_case::cases_at(path) {
+            Ok(sources) => {
+                for src in &sources {
+                    let (r, e) = rocpath_case::read_case(src);
+                    reports.push(r);
+                    errors.extend(e);
+                }
             }
-            Err(e) => errors.push(e),
+            Err(e) => errors.push(e.to_string()),
         }
     }
     print_reports(p, &reports, &errors, a.markdown)

@@ -61,6 +61,7 @@ pub fn run(a: LanesArgs, p: &Printer) -> anyhow::Result<Status> {
 fn summarize(a: LanesSummarizeArgs, p: &Printer) -> anyhow::Result<Status> {
     let m = metric(&a.metric)?;
     let (s, errors) = rocpath_lanes::summarize_files(&a.lanes, &m, a.iterations);
+    let errors: Vec<String> = errors.iter().map(ToString::to_string).collect();
     print(p, &s, None, &errors)
 }
 
@@ -128,6 +129,7 @@ fn run_lanes(a: LanesRunArgs, p: &Printer) -> anyhow::Result<Status> {
         .collect();
     let (s, errors) =
         rocpath_lanes::summarize_files(&args, &outcome.metric, rocpath_lanes::BOOTSTRAP_ITERATIONS);
+    let errors: Vec<String> = errors.iter().map(ToString::to_string).collect();
     let st = print(p, &s, Some(a.out.display().to_string()), &errors)?;
     Ok(if outcome.interrupted {
         Status::Negative

@@ -16,6 +16,7 @@ pub fn run(a: OllamaArgs, p: &Printer) -> anyhow::Result<Status> {
     let OllamaCommand::Read(a) = a.command;
     super::check_paths(&a.paths)?;
     let (runs, notes, errors) = rocpath_ollama::run::read_paths(&a.paths, a.single);
+    let errors: Vec<String> = errors.iter().map(ToString::to_string).collect();
     for e in &errors {
         p.error_text(&format!("error: {e}\n"));
     }

@@ -6,6 +6,8 @@ use rocpath_evidence::{Class, Evidence, Locator, Proof};
 use rocpath_ledger::store::Ledger;
 use serde::Serialize;
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::sync::atomic::AtomicBool;
 
 pub fn run(a: SiteArgs, p: &Printer) -> anyhow::Result<Status> {
     match a.command {
@@ -85,10 +87,24 @@ fn build(a: SiteBuildArgs, p: &Printer) -> anyhow::Result<Status> {
 }
 
 fn serve(a: SiteServeArgs, p: &Printer) -> anyhow::Result<Status> {
+    // A ledger without --out is built into a private folder of our own (random name, mode
+    // 0700, created fresh: nothing another user prepared is adopted), removed when serving
+    // ends; Ctrl-C ends serving instead of the process, so that the removal happens.
+    let mut temp: Option<tempfile::TempDir> = None;
     let dir: PathBuf = if a.path.join("ledger.toml").is_file() {
-        let out = a.out.clone().unwrap_or_else(|| {
-            std::env::temp_dir().join(format!("rocpath-site-{}", std::process::id()))
-        });
+        let out = match &a.out {
+            Some(o) => o.clone(),
+            None => {
+                use std::os::unix::fs::PermissionsExt;
+                let t = tempfile::Builder::new()
+                    .prefix("rocpath-site-")
+                    .permissions(std::fs::Permissions::from_mode(0o700))
+                    .tempdir()?;
+                let out = t.path().join("site");
+                temp = Some(t);
+                out
+            }
+        };
         build_site(&a.path, &out, p)?;
         out
     } else if a.path.join("index.html").is_file() {
@@ -102,10 +118,21 @@ fn serve(a: SiteServeArgs, p: &Printer) -> anyhow::Result<Status> {
     let listener = std::net::TcpListener::bind(("127.0.0.1", a.port))
         .map_err(|e| anyhow::anyhow!("cannot listen on 127.0.0.1:{}: {e}", a.port))?;
     let addr = listener.local_addr()?;
+    let stop = Arc::new(AtomicBool::new(false));
+    for sig in [
+        signal_hook::consts::SIGINT,
+        signal_hook::consts::SIGTERM,
+        signal_hook::consts::SIGHUP,
+    ] {
+        signal_hook::flag::register(sig, Arc::clone(&stop))?;
+    }
     p.data(&format!(
         "serving {} on http://{addr}/ (Ctrl-C to stop)\n",
         dir.display()
     ))?;
-    rocpath_site::serve::serve(&dir, listener)?;
+    rocpath_site::serve::serve_until(&dir, listener, &stop)?;
+    if let Some(t) = temp {
+        t.close()?;
+    }
     Ok(Status::Ok)
 }

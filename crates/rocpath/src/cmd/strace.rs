@@ -19,13 +19,16 @@ pub fn run(a: StraceArgs, p: &Printer) -> anyhow::Result<Status> {
         None
     } else {
         super::check_paths(&a.trace)?;
-        let (inputs, e) = rocpath_trace::discover(&a.trace);
-        errors.extend(e);
+        let d = rocpath_trace::discover(&a.trace);
+        for n in &d.notes {
+            p.note(n);
+        }
+        errors.extend(d.errors.iter().map(ToString::to_string));
         let mut t = Vec::new();
-        for i in &inputs {
+        for i in &d.inputs {
             match rocpath_trace::read_input(i, None) {
                 Ok(r) => t.push(r),
-                Err(e) => errors.push(e),
+                Err(e) => errors.push(e.to_string()),
             }
         }
         Some(rocpath_trace::merge(t))

@@ -15,13 +15,12 @@ struct ErrorItem {
 struct Doc<'a> {
     #[serde(flatten)]
     report: &'a rocpath_trace::Report,
+    notes: &'a [String],
     errors: Vec<ErrorItem>,
 }
 
 fn prompt_eval_of(path: &std::path::Path) -> anyhow::Result<u64> {
-    let text =
-        std::fs::read_to_string(path).map_err(|e| anyhow::anyhow!("{}: {e}", path.display()))?;
-    let resp = match rocpath_ollama::generate::parse(&text, None) {
+    let resp = match rocpath_ollama::generate::read_file(path, None)? {
         rocpath_ollama::generate::Document::Single(r, _) => r,
         rocpath_ollama::generate::Document::Stream(_, Some((r, _))) => r,
         _ => anyhow::bail!("{}: not an /api/generate response", path.display()),
@@ -44,7 +43,11 @@ pub fn run(a: TraceArgs, p: &Printer) -> anyhow::Result<Status> {
         (None, None, Some(b)) => Some(PhaseRequest::Absolute(b)),
         _ => None,
     };
-    let (inputs, mut errors) = rocpath_trace::discover(&a.paths);
+    let rocpath_trace::Discovered {
+        inputs,
+        notes,
+        mut errors,
+    } = rocpath_trace::discover(&a.paths);
     let mut traces = Vec::new();
     let bar = p.bar("reading traces");
     for i in &inputs {
@@ -55,24 +58,25 @@ pub fn run(a: TraceArgs, p: &Printer) -> anyhow::Result<Status> {
     }
     bar.finish_and_clear();
     let report = rocpath_trace::merge(traces);
+    for n in &notes {
+        p.note(n);
+    }
     for e in &errors {
         p.error_text(&format!("error: {e}\n"));
     }
     if p.global.json {
         let errs = errors
             .iter()
-            .map(|e| {
-                let (path, message) = e.split_once(": ").unwrap_or(("", e));
-                ErrorItem {
-                    path: path.into(),
-                    message: message.into(),
-                }
+            .map(|e| ErrorItem {
+                path: e.path().display().to_string(),
+                message: e.message(),
             })
             .collect();
         p.json(
             rocpath_trace::SCHEMA,
             &Doc {
                 report: &report,
+                notes: &notes,
                 errors: errs,
             },
         )?;

@@ -1,11 +1,12 @@
 //! Benchmark: every convolution solver's applicability (and `IsDynamic`) for N problems.
 //! `cargo run --release -p rocpath-miopen --example applicability_bench -- [N] [TARGET] [THREADS]`
+//! (`NO_MEMO=1` evaluates every verdict, without the read-path memo).
 //! Problems are generated deterministically (SplitMix64): data types, layouts, directions,
 //! groups, filters, strides, pads and sizes varied.
 #![allow(clippy::print_stdout, clippy::unwrap_used, clippy::expect_used)]
 
 use rocpath_miopen::model::context::{Device, Env};
-use rocpath_miopen::model::eval::{Evaluator, Input, Outcome};
+use rocpath_miopen::model::eval::{Evaluator, Input, Memo, Outcome};
 use rocpath_miopen::{DataType, Direction, Problem};
 use std::collections::HashMap;
 use std::time::Instant;
@@ -93,8 +94,10 @@ fn main() {
     let build = HashMap::new();
     let ev = Evaluator::new(model, Some("3.5.1"));
     // Warm-up: one pass over a few problems.
+    let memo_on = std::env::var_os("NO_MEMO").is_none();
     let warm = |ps: &[Problem]| -> [usize; 3] {
         let mut counts = [0usize; 3];
+        let mut memo = Memo::new();
         for p in ps {
             let inp = Input {
                 problem: p,
@@ -105,20 +108,32 @@ fn main() {
             };
             for s in &model.solvers {
                 let Some(f) = s.is_applicable else { continue };
-                let v = ev.solver_fn(s, f, &inp, false);
-                let i = match v.outcome {
+                let o = if memo_on {
+                    ev.solver_fn_memo(&mut memo, s, f, &inp)
+                } else {
+                    ev.solver_fn(s, f, &inp, false).outcome
+                };
+                let i = match o {
                     Outcome::Bool { v: true } => 0,
                     Outcome::Bool { v: false } => 1,
                     _ => 2,
                 };
                 counts[i] += 1;
                 if let Some(d) = s.is_dynamic {
-                    let _ = ev.solver_fn(s, d, &inp, false);
+                    let _ = if memo_on {
+                        ev.solver_fn_memo(&mut memo, s, d, &inp)
+                    } else {
+                        ev.solver_fn(s, d, &inp, false).outcome
+                    };
                 }
             }
         }
+        if std::env::var_os("MEMO_STATS").is_some() {
+            println!("memo hits {} misses {}", memo.hits, memo.misses);
+        }
         counts
     };
+    // Warm: the model loaded and the code paths touched once (a memo starts empty per run).
     let _ = warm(&ps[..ps.len().min(100)]);
     if std::env::var_os("PER_SOLVER").is_some() {
         let mut times: Vec<(f64, &str)> = Vec::new();

@@ -13,6 +13,7 @@ use super::context::{Device, Env, env_bool};
 use super::ir::{BinOp, Callee, Expr, ExprKind, Function, Model, Solver, Stmt, UnOp};
 
 use crate::problem::{DataType, Direction, Problem};
+use rustc_hash::FxHashMap;
 use serde::Serialize;
 use std::collections::HashMap;
 use std::rc::Rc;
@@ -243,19 +244,19 @@ pub struct Evaluator<'m> {
     model: &'m Model,
     /// The class (last name component) of every function, by index.
     fn_class: Vec<Option<&'m str>>,
-    problem_methods: HashMap<&'m str, u32>,
+    problem_methods: FxHashMap<&'m str, u32>,
     /// (class, method) → function, for calls on objects of a class.
-    class_methods: HashMap<(&'m str, &'m str), u32>,
-    replace: HashMap<u32, u32>,
-    env_default: HashMap<&'m str, (&'m str, &'m str)>,
-    build: HashMap<&'m str, i64>,
+    class_methods: FxHashMap<(&'m str, &'m str), u32>,
+    replace: FxHashMap<u32, u32>,
+    env_default: FxHashMap<&'m str, (&'m str, &'m str)>,
+    build: FxHashMap<&'m str, i64>,
 }
 
 impl<'m> Evaluator<'m> {
     /// An evaluator of the model as pinned, or with the overlay of a release (`3.5.1`).
     pub fn new(model: &'m Model, release: Option<&str>) -> Evaluator<'m> {
-        let mut problem_methods = HashMap::new();
-        let mut class_methods = HashMap::new();
+        let mut problem_methods = FxHashMap::default();
+        let mut class_methods = FxHashMap::default();
         for (i, f) in model.functions.iter().enumerate() {
             if let Some(c) = f.class.as_deref() {
                 let last = f.name.rsplit("::").next().unwrap_or(&f.name);
@@ -271,7 +272,7 @@ impl<'m> Evaluator<'m> {
                 problem_methods.entry(last).or_insert(i as u32);
             }
         }
-        let mut replace = HashMap::new();
+        let mut replace = FxHashMap::default();
         if let Some(r) = release {
             for o in model.overlays.iter().filter(|o| o.version == r) {
                 for (name, id) in &o.functions {
@@ -405,6 +406,7 @@ fn new_run<'e, 'v>(
         trace,
         dev_name: device_name(inp),
         solver_class,
+        reads: None,
     }
 }
 
@@ -488,6 +490,208 @@ fn device_name<'v>(inp: &Input<'v>) -> &'v str {
     }
 }
 
+/// Which problem value a function read.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum ReadKind {
+    Getter,
+    Tensor(u8),
+    Conv,
+    ProblemField,
+    ConvField,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+struct Read {
+    kind: ReadKind,
+    name: Box<str>,
+}
+
+/// A read value, comparable.
+#[derive(Debug, Clone, PartialEq)]
+enum RVal {
+    I(i128),
+    F(u64),
+    S(Box<str>),
+    L(Vec<RVal>),
+    Opt(Box<RVal>),
+    Other(Box<str>),
+}
+
+impl RVal {
+    /// Whether a value equals this recorded one, without building an `RVal`.
+    fn matches(&self, v: &Val) -> bool {
+        match (self, v) {
+            (RVal::I(i), Val::Int(j)) => i == j,
+            (RVal::I(i), Val::Bool(b)) => *i == i128::from(*b),
+            (RVal::F(f), Val::Float(g)) => *f == g.to_bits(),
+            (RVal::S(a), Val::Str(b)) => **a == **b,
+            (RVal::S(a), Val::Sym(b)) => &**a == *b,
+            (RVal::L(a), Val::List(b)) => {
+                a.len() == b.len() && a.iter().zip(b.iter()).all(|(x, y)| x.matches(y))
+            }
+            (RVal::Opt(a), Val::Opt(b)) => a.matches(b),
+            (RVal::Other(a), v) => {
+                !matches!(
+                    v,
+                    Val::Int(_)
+                        | Val::Bool(_)
+                        | Val::Float(_)
+                        | Val::Str(_)
+                        | Val::Sym(_)
+                        | Val::List(_)
+                        | Val::Opt(_)
+                ) && **a == *v.show()
+            }
+            _ => false,
+        }
+    }
+
+    fn of(v: &Val) -> RVal {
+        match v {
+            Val::Int(i) => RVal::I(*i),
+            Val::Bool(b) => RVal::I(i128::from(*b)),
+            Val::Float(f) => RVal::F(f.to_bits()),
+            Val::Str(s) => RVal::S(Box::from(&**s)),
+            Val::Sym(s) => RVal::S(Box::from(*s)),
+            Val::List(l) => RVal::L(l.iter().map(RVal::of).collect()),
+            Val::Opt(x) => RVal::Opt(Box::new(RVal::of(x))),
+            other => RVal::Other(Box::from(other.show())),
+        }
+    }
+}
+
+enum Node {
+    Leaf(Outcome),
+    Read {
+        read: Read,
+        next: Vec<(RVal, usize)>,
+    },
+}
+
+/// Verdicts of one device, environment and build, remembered by the problem values each
+/// evaluation read: a problem that reads the same values on the same path gets the same
+/// verdict without running the function again (the evaluation is deterministic in them).
+/// Only verdicts without blame are kept. One memo per thread.
+pub struct Memo {
+    tries: FxHashMap<(u64, u32), Vec<Node>>,
+    /// Verdicts answered from the memo.
+    pub hits: u64,
+    /// Verdicts evaluated.
+    pub misses: u64,
+}
+
+impl Memo {
+    /// An empty memo. Use it with one device, environment and build only.
+    pub fn new() -> Memo {
+        Memo {
+            tries: FxHashMap::default(),
+            hits: 0,
+            misses: 0,
+        }
+    }
+}
+
+impl Default for Memo {
+    fn default() -> Self {
+        Memo::new()
+    }
+}
+
+impl<'m> Evaluator<'m> {
+    /// [`Evaluator::solver_fn`] without blame, answered from `memo` when an earlier problem
+    /// read the same values.
+    pub fn solver_fn_memo(
+        &self,
+        memo: &mut Memo,
+        solver: &Solver,
+        func: u32,
+        input: &Input,
+    ) -> Outcome {
+        memo_solver(self, memo, solver, func, input)
+    }
+}
+
+fn memo_solver<'v>(
+    ev: &Evaluator<'v>,
+    memo: &mut Memo,
+    solver: &'v Solver,
+    func: u32,
+    input: &'v Input<'v>,
+) -> Outcome {
+    let mut run = new_run(ev, input, Some(solver), false);
+    let trie = memo.tries.entry((solver.id, func)).or_default();
+    let mut at = 0usize;
+    while let Some(node) = trie.get(at) {
+        match node {
+            Node::Leaf(o) => {
+                memo.hits += 1;
+                return o.clone();
+            }
+            Node::Read { read, next } => {
+                let v = run.reread(read);
+                match next.iter().find(|(x, _)| x.matches(&v)) {
+                    Some((_, n)) => at = *n,
+                    None => break,
+                }
+            }
+        }
+    }
+    memo.misses += 1;
+    run.reads = Some(Vec::new());
+    let this = Val::Obj(Obj::Class(class_last(&solver.class)));
+    let f = &ev.model.functions[ev.resolve(func) as usize];
+    let mut args = vec![this];
+    if f.params.len() >= 2 {
+        args.push(Val::Obj(Obj::Ctx));
+        args.push(Val::Obj(Obj::Problem));
+    }
+    let (v, blame, undecided) = run.call(func, args, &[]);
+    let outcome = ev.verdict(func, f, v, blame, undecided).outcome;
+    let reads = run.reads.take().unwrap_or_default();
+    insert(trie, &reads, outcome.clone());
+    outcome
+}
+
+/// Adds a read sequence and its outcome to a trie (the root is node 0).
+fn insert(trie: &mut Vec<Node>, reads: &[(Read, RVal)], outcome: Outcome) {
+    let mut at = 0usize;
+    let mut i = 0usize;
+    loop {
+        if at >= trie.len() {
+            match reads.get(i) {
+                Some((r, _)) => trie.push(Node::Read {
+                    read: r.clone(),
+                    next: Vec::new(),
+                }),
+                None => {
+                    trie.push(Node::Leaf(outcome));
+                    return;
+                }
+            }
+        }
+        let n = trie.len();
+        match &mut trie[at] {
+            Node::Leaf(_) => return,
+            Node::Read { read, next } => {
+                let Some((r, v)) = reads.get(i) else { return };
+                if read != r {
+                    // The same values so far must lead to the same next read; anything else
+                    // means the evaluation was not deterministic in its reads: not cached.
+                    return;
+                }
+                match next.iter().find(|(x, _)| x == v) {
+                    Some((_, nx)) => at = *nx,
+                    None => {
+                        next.push((v.clone(), n));
+                        at = n;
+                    }
+                }
+                i += 1;
+            }
+        }
+    }
+}
+
 fn class_last(class: &str) -> &str {
     let c = class.split('<').next().unwrap_or(class).trim();
     c.rsplit("::").next().unwrap_or(c)
@@ -519,6 +723,8 @@ struct Run<'e, 'm> {
     dev_name: &'m str,
     /// The solver's class name, no namespace or template arguments.
     solver_class: &'m str,
+    /// The problem values read, in order, when a memo records them.
+    reads: Option<Vec<(Read, RVal)>>,
 }
 
 fn step(func: u32, line: u32, text: Option<&str>, value: Option<String>) -> Step {
@@ -539,6 +745,31 @@ fn norm_sym(s: &str) -> &str {
 }
 
 impl<'e, 'm> Run<'e, 'm> {
+    /// Records a problem value read, when a memo asks.
+    fn note(&mut self, kind: ReadKind, name: &str, v: &Val<'m>) {
+        if let Some(reads) = &mut self.reads {
+            reads.push((
+                Read {
+                    kind,
+                    name: Box::from(name),
+                },
+                RVal::of(v),
+            ));
+        }
+    }
+
+    /// Reads one problem value again, for a memo's walk.
+    fn reread(&mut self, r: &Read) -> Val<'m> {
+        let n = &*r.name;
+        match r.kind {
+            ReadKind::Getter => self.problem_getter(n).unwrap_or(Val::Void),
+            ReadKind::Tensor(i) => self.object_method(0, 0, &Obj::Tensor(i), n, &[]),
+            ReadKind::Conv => self.object_method(0, 0, &Obj::Conv, n, &[]),
+            ReadKind::ProblemField => self.field(0, 0, &Val::Obj(Obj::Problem), n),
+            ReadKind::ConvField => self.field(0, 0, &Val::Obj(Obj::Conv), n),
+        }
+    }
+
     fn unknown(&self, func: u32, line: u32, why: impl Into<String>) -> Val<'m> {
         Val::Unknown(Rc::new(Unknown {
             func,
@@ -1067,6 +1298,14 @@ impl<'e, 'm> Run<'e, 'm> {
             ExprKind::Field { obj, name } => {
                 let (o, _) = self.eval(func, obj, vars);
                 let v = self.field(func, e.l, &o, name);
+                if let Val::Obj(k @ (Obj::Problem | Obj::Conv)) = &o {
+                    let kind = if *k == Obj::Problem {
+                        ReadKind::ProblemField
+                    } else {
+                        ReadKind::ConvField
+                    };
+                    self.note(kind, name, &v);
+                }
                 let b = self.read(func, e, &v);
                 (v, b)
             }
@@ -1770,7 +2009,7 @@ impl<'e, 'm> Run<'e, 'm> {
         func: u32,
         e: &'m Expr,
         o: &Val<'m>,
-        name: &str,
+        name: &'m str,
         args: Vec<Val<'m>>,
     ) -> (Val<'m>, Blame) {
         let l = e.l;
@@ -1778,6 +2017,7 @@ impl<'e, 'm> Run<'e, 'm> {
             Val::Unknown(_) => (o.clone(), Vec::new()),
             Val::Obj(Obj::Problem) => {
                 if let Some(v) = self.problem_getter(name) {
+                    self.note(ReadKind::Getter, name, &v);
                     return (v, Vec::new());
                 }
                 match self.ev.problem_methods.get(name).copied() {
@@ -1809,11 +2049,19 @@ impl<'e, 'm> Run<'e, 'm> {
                     (v, b)
                 }
                 None => (
-                    self.object_method(func, l, &Obj::Class(c.clone()), name, &args),
+                    self.object_method(func, l, &Obj::Class(c), name, &args),
                     Vec::new(),
                 ),
             },
-            Val::Obj(obj) => (self.object_method(func, l, obj, name, &args), Vec::new()),
+            Val::Obj(obj) => {
+                let v = self.object_method(func, l, obj, name, &args);
+                match obj {
+                    Obj::Tensor(i) => self.note(ReadKind::Tensor(*i), name, &v),
+                    Obj::Conv => self.note(ReadKind::Conv, name, &v),
+                    _ => {}
+                }
+                (v, Vec::new())
+            }
             Val::Str(s) => (self.string_method(func, l, s, name, &args), Vec::new()),
             Val::List(v) => (
                 match name {

@@ -130,6 +130,15 @@ fn main() {
         }
         if std::env::var_os("MEMO_STATS").is_some() {
             println!("memo hits {} misses {}", memo.hits, memo.misses);
+            for ((id, f), n) in memo.sizes().iter().take(12) {
+                let s = model.solvers.iter().find(|s| s.id == *id).unwrap();
+                let which = if Some(*f) == s.is_applicable {
+                    "IsApplicable"
+                } else {
+                    "IsDynamic"
+                };
+                println!("  {n:6} {} {which}", s.name);
+            }
         }
         counts
     };

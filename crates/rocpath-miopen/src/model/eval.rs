@@ -491,7 +491,7 @@ fn device_name<'v>(inp: &Input<'v>) -> &'v str {
 }
 
 /// Which problem value a function read.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 enum ReadKind {
     Getter,
     Tensor(u8),
@@ -500,16 +500,17 @@ enum ReadKind {
     ConvField,
 }
 
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
 struct Read {
     kind: ReadKind,
     name: Box<str>,
 }
 
 /// A read value, comparable.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
 enum RVal {
     I(i128),
+    B(bool),
     F(u64),
     S(Box<str>),
     L(Vec<RVal>),
@@ -518,38 +519,10 @@ enum RVal {
 }
 
 impl RVal {
-    /// Whether a value equals this recorded one, without building an `RVal`.
-    fn matches(&self, v: &Val) -> bool {
-        match (self, v) {
-            (RVal::I(i), Val::Int(j)) => i == j,
-            (RVal::I(i), Val::Bool(b)) => *i == i128::from(*b),
-            (RVal::F(f), Val::Float(g)) => *f == g.to_bits(),
-            (RVal::S(a), Val::Str(b)) => **a == **b,
-            (RVal::S(a), Val::Sym(b)) => &**a == *b,
-            (RVal::L(a), Val::List(b)) => {
-                a.len() == b.len() && a.iter().zip(b.iter()).all(|(x, y)| x.matches(y))
-            }
-            (RVal::Opt(a), Val::Opt(b)) => a.matches(b),
-            (RVal::Other(a), v) => {
-                !matches!(
-                    v,
-                    Val::Int(_)
-                        | Val::Bool(_)
-                        | Val::Float(_)
-                        | Val::Str(_)
-                        | Val::Sym(_)
-                        | Val::List(_)
-                        | Val::Opt(_)
-                ) && **a == *v.show()
-            }
-            _ => false,
-        }
-    }
-
     fn of(v: &Val) -> RVal {
         match v {
             Val::Int(i) => RVal::I(*i),
-            Val::Bool(b) => RVal::I(i128::from(*b)),
+            Val::Bool(b) => RVal::B(*b),
             Val::Float(f) => RVal::F(f.to_bits()),
             Val::Str(s) => RVal::S(Box::from(&**s)),
             Val::Sym(s) => RVal::S(Box::from(*s)),
@@ -562,22 +535,55 @@ impl RVal {
 
 enum Node {
     Leaf(Outcome),
+    /// A read (by id) and, per value id read, the next node.
     Read {
-        read: Read,
-        next: Vec<(RVal, usize)>,
+        read: u32,
+        next: Vec<(u32, u32)>,
     },
 }
+
+const NOT_READ: u32 = u32::MAX;
 
 /// Verdicts of one device, environment and build, remembered by the problem values each
 /// evaluation read: a problem that reads the same values on the same path gets the same
 /// verdict without running the function again (the evaluation is deterministic in them).
-/// Only verdicts without blame are kept. One memo per thread.
+/// Reads and their values are interned, and each read is made once per problem. Only
+/// verdicts without blame are kept. One memo per thread.
 pub struct Memo {
     tries: FxHashMap<(u64, u32), Vec<Node>>,
+    reads: Interned<Read>,
+    values: Interned<(u32, RVal)>,
+    /// The problem the read cache belongs to.
+    problem: Option<Problem>,
+    /// Per read id, the value id it has for `problem` (or `NOT_READ`).
+    cache: Vec<u32>,
     /// Verdicts answered from the memo.
     pub hits: u64,
     /// Verdicts evaluated.
     pub misses: u64,
+}
+
+struct Interned<T> {
+    ids: FxHashMap<T, u32>,
+    list: Vec<T>,
+}
+
+impl<T: std::hash::Hash + Eq + Clone> Interned<T> {
+    fn new() -> Self {
+        Interned {
+            ids: FxHashMap::default(),
+            list: Vec::new(),
+        }
+    }
+    fn id(&mut self, t: &T) -> u32 {
+        if let Some(&i) = self.ids.get(t) {
+            return i;
+        }
+        let i = u32::try_from(self.list.len()).unwrap_or(u32::MAX);
+        self.list.push(t.clone());
+        self.ids.insert(t.clone(), i);
+        i
+    }
 }
 
 impl Memo {
@@ -585,9 +591,45 @@ impl Memo {
     pub fn new() -> Memo {
         Memo {
             tries: FxHashMap::default(),
+            reads: Interned::new(),
+            values: Interned::new(),
+            problem: None,
+            cache: Vec::new(),
             hits: 0,
             misses: 0,
         }
+    }
+
+    /// Remembered verdicts per (solver id, function), most first.
+    pub fn sizes(&self) -> Vec<((u64, u32), usize)> {
+        let mut v: Vec<_> = self
+            .tries
+            .iter()
+            .map(|(k, t)| (*k, t.iter().filter(|n| matches!(n, Node::Leaf(_))).count()))
+            .collect();
+        v.sort_by_key(|e| std::cmp::Reverse(e.1));
+        v
+    }
+
+    /// Points the read cache at `p`.
+    fn start(&mut self, p: &Problem) {
+        if self.problem.as_ref() != Some(p) {
+            self.problem = Some(p.clone());
+            self.cache.clear();
+        }
+    }
+
+    /// The value id of read `r` for the current problem, read once.
+    fn value(&mut self, run: &mut Run, r: u32) -> u32 {
+        let i = r as usize;
+        if self.cache.len() <= i {
+            self.cache.resize(i + 1, NOT_READ);
+        }
+        if self.cache[i] == NOT_READ {
+            let v = run.reread(&self.reads.list[i]);
+            self.cache[i] = self.values.id(&(r, RVal::of(&v)));
+        }
+        self.cache[i]
     }
 }
 
@@ -619,18 +661,22 @@ fn memo_solver<'v>(
     input: &'v Input<'v>,
 ) -> Outcome {
     let mut run = new_run(ev, input, Some(solver), false);
-    let trie = memo.tries.entry((solver.id, func)).or_default();
+    memo.start(input.problem);
+    let key = (solver.id, func);
+    let mut trie = memo.tries.remove(&key).unwrap_or_default();
     let mut at = 0usize;
     while let Some(node) = trie.get(at) {
         match node {
             Node::Leaf(o) => {
                 memo.hits += 1;
-                return o.clone();
+                let o = o.clone();
+                memo.tries.insert(key, trie);
+                return o;
             }
             Node::Read { read, next } => {
-                let v = run.reread(read);
-                match next.iter().find(|(x, _)| x.matches(&v)) {
-                    Some((_, n)) => at = *n,
+                let v = memo.value(&mut run, *read);
+                match next.iter().find(|(x, _)| *x == v) {
+                    Some((_, n)) => at = *n as usize,
                     None => break,
                 }
             }
@@ -647,20 +693,30 @@ fn memo_solver<'v>(
     }
     let (v, blame, undecided) = run.call(func, args, &[]);
     let outcome = ev.verdict(func, f, v, blame, undecided).outcome;
-    let reads = run.reads.take().unwrap_or_default();
-    insert(trie, &reads, outcome.clone());
+    let reads: Vec<(u32, u32)> = run
+        .reads
+        .take()
+        .unwrap_or_default()
+        .into_iter()
+        .map(|(r, v)| {
+            let r = memo.reads.id(&r);
+            (r, memo.values.id(&(r, v)))
+        })
+        .collect();
+    insert(&mut trie, &reads, outcome.clone());
+    memo.tries.insert(key, trie);
     outcome
 }
 
-/// Adds a read sequence and its outcome to a trie (the root is node 0).
-fn insert(trie: &mut Vec<Node>, reads: &[(Read, RVal)], outcome: Outcome) {
+/// Adds a read sequence (read id, value id) and its outcome to a trie (the root is node 0).
+fn insert(trie: &mut Vec<Node>, reads: &[(u32, u32)], outcome: Outcome) {
     let mut at = 0usize;
     let mut i = 0usize;
     loop {
         if at >= trie.len() {
             match reads.get(i) {
-                Some((r, _)) => trie.push(Node::Read {
-                    read: r.clone(),
+                Some(&(r, _)) => trie.push(Node::Read {
+                    read: r,
                     next: Vec::new(),
                 }),
                 None => {
@@ -669,21 +725,23 @@ fn insert(trie: &mut Vec<Node>, reads: &[(Read, RVal)], outcome: Outcome) {
                 }
             }
         }
-        let n = trie.len();
+        let Ok(n) = u32::try_from(trie.len()) else {
+            return;
+        };
         match &mut trie[at] {
             Node::Leaf(_) => return,
             Node::Read { read, next } => {
-                let Some((r, v)) = reads.get(i) else { return };
-                if read != r {
+                let Some(&(r, v)) = reads.get(i) else { return };
+                if *read != r {
                     // The same values so far must lead to the same next read; anything else
                     // means the evaluation was not deterministic in its reads: not cached.
                     return;
                 }
-                match next.iter().find(|(x, _)| x == v) {
-                    Some((_, nx)) => at = *nx,
+                match next.iter().find(|(x, _)| *x == v) {
+                    Some((_, nx)) => at = *nx as usize,
                     None => {
-                        next.push((v.clone(), n));
-                        at = n;
+                        next.push((v, n));
+                        at = n as usize;
                     }
                 }
                 i += 1;

@@ -22,15 +22,25 @@ pub fn shared_dir() -> Option<PathBuf> {
     p.is_dir().then_some(p)
 }
 
-/// `shared/fixtures/codeobjects`, if present. Prints a skip note when absent.
+/// `shared/fixtures/codeobjects`, if present. Prints a skip note when absent, or fails the
+/// test under CI (`CI` set), where the shared data must be there.
 pub fn codeobjects_dir() -> Option<PathBuf> {
     let d = shared_dir()
         .map(|s| s.join("fixtures").join("codeobjects"))
         .filter(|d| d.is_dir());
     if d.is_none() {
-        skip("shared/fixtures/codeobjects not found (set ROCPATH_SHARED)");
+        skip_or_fail_in_ci("shared/fixtures/codeobjects not found (set ROCPATH_SHARED)");
     }
     d
+}
+
+/// Prints why a test is skipping its shared-data part; under CI (`CI` set) fails instead.
+#[allow(clippy::panic)]
+pub fn skip_or_fail_in_ci(why: &str) {
+    if std::env::var_os("CI").is_some() {
+        panic!("{why}; under CI the shared data must be present");
+    }
+    skip(why);
 }
 
 /// Prints why a test is skipping.
@@ -95,7 +105,7 @@ pub fn fixture_dir(name: &str) -> Option<PathBuf> {
         .map(|s| s.join("fixtures").join(name))
         .filter(|d| d.is_dir());
     if d.is_none() {
-        skip(&format!(
+        skip_or_fail_in_ci(&format!(
             "shared/fixtures/{name} not found (set ROCPATH_SHARED)"
         ));
     }

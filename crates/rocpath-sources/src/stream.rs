@@ -51,8 +51,8 @@ impl Window<'_> {
             let old = self.buf.len();
             let total = old.saturating_add(want);
             self.held.ensure(total as u64).map_err(Grow::Budget)?;
-            self.buf
-                .reserve_exact(total.saturating_sub(self.buf.capacity()).min(want));
+            // Capacity exactly `total` when it grows (no doubling past what is reserved).
+            self.buf.reserve_exact(want);
             self.buf.resize(total, 0);
             let n = read_full(self.rd, &mut self.buf[old..])?;
             self.buf.truncate(old + n);
@@ -72,6 +72,7 @@ impl Window<'_> {
             let n = (to - self.start) as usize;
             self.buf.drain(..n);
             self.start = to;
+            self.release_passed();
             return Ok(());
         }
         let skip = to - self.end();
@@ -82,12 +83,17 @@ impl Window<'_> {
         if copied < skip {
             self.eof = true;
         }
-        // Release memory held by a large object once it has been passed.
-        if self.buf.capacity() > 4 * CHUNK {
+        self.release_passed();
+        Ok(())
+    }
+
+    /// Gives back the memory of a large object once it has been passed (to the allocator and
+    /// to the budget).
+    fn release_passed(&mut self) {
+        if self.buf.capacity() > 4 * CHUNK && self.buf.len() <= CHUNK {
             self.buf.shrink_to(CHUNK);
             self.held.shrink_to(self.buf.capacity() as u64);
         }
-        Ok(())
     }
 }
 

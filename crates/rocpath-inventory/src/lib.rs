@@ -396,7 +396,7 @@ impl Collector<'_> {
         ) {
             Ok(s) => s,
             Err(e) => {
-                self.error(origin, None, format!("Tensile library {name}: {e}"));
+                self.error(origin, None, format!("Tensile library: {e}"));
                 return;
             }
         };

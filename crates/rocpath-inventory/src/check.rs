@@ -329,13 +329,12 @@ fn about_code(e: &ErrorRecord) -> bool {
     !e.library.is_empty() && rocpath_sources::names::classify(name).is_none()
 }
 
-/// What the unreadable items of a library are, for a verdict's note.
+/// What the unreadable items of a library are, for a verdict's note (the errors themselves
+/// are reported with the inventory's errors).
 fn unread_note(errs: &[&ErrorRecord]) -> String {
-    let first = errs.first().map(|e| e.message.as_str()).unwrap_or_default();
-    format!(
-        "{} item(s) of it could not be read, so the absence is not confirmed (first: {first})",
-        errs.len()
-    )
+    let n = errs.len();
+    let items = if n == 1 { "item" } else { "items" };
+    format!("{n} {items} of it could not be read (see the errors), so the absence is not confirmed")
 }
 
 /// A library of which nothing could be read: no verdict on its code, `limited`.

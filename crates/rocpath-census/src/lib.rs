@@ -11,6 +11,7 @@
 
 use rocpath_evidence::{Class as EvClass, Evidence, Locator, Proof};
 use rocpath_isa::{Census, Decoder, Item, ItemKind, Mnemonic, SymbolKind, SymbolStart};
+use rocpath_sources::bundle::SharedBy;
 use rocpath_sources::{Found, Limits, Origin, Sink};
 use serde::Serialize;
 use std::collections::{BTreeMap, BTreeSet};
@@ -238,6 +239,10 @@ pub struct CodeObjectCensus {
     /// Per kernel / function symbol, in address order (empty unless per-kernel counts were
     /// asked for).
     pub kernels: Vec<KernelCensus>,
+    /// Other entries of the same bundle that point at this object (the same offset): it is
+    /// decoded and listed once, here, and they are referenced by id.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub shared_by: Option<SharedBy>,
     /// Evidence.
     pub evidence: Evidence,
 }
@@ -376,11 +381,15 @@ impl Collector<'_> {
         offset: u64,
         bytes: &[u8],
         sha: &str,
+        shared_by: Option<&SharedBy>,
         release: &(dyn Fn(&[u8]) + Sync),
     ) {
         let co = match rocpath_codeobj::parse(bytes) {
             Ok(c) => c,
-            Err(e) => return self.error(origin, Some(offset), format!("code object: {e}")),
+            Err(e) => {
+                let at = offset + e.offset().unwrap_or(0);
+                return self.error(origin, Some(at), format!("code object: {e}"));
+            }
         };
         let target_id = co.target_id.canonical();
         if let Some(f) = &self.opts.target {
@@ -566,7 +575,7 @@ impl Collector<'_> {
         }
         let counts = Counts::of(&total);
         let container = origin.member();
-        let evidence = Evidence::new(
+        let mut evidence = Evidence::new(
             EvClass::Confirmed,
             Proof::ShippedArtifactVerified,
             rules::DECODED,
@@ -575,6 +584,9 @@ impl Collector<'_> {
             .with_member(container.clone())
             .with_offset(offset)
             .with_sha256(sha));
+        if let Some(s) = shared_by {
+            evidence = evidence.because(s.note("decoded"));
+        }
         let mut hits = Vec::new();
         for term in &self.opts.find {
             for k in &merged {
@@ -623,6 +635,7 @@ impl Collector<'_> {
             } else {
                 Vec::new()
             },
+            shared_by: shared_by.cloned(),
             evidence,
         };
         let mut out = lock(&self.out);
@@ -640,9 +653,10 @@ impl Sink for Collector<'_> {
                 offset,
                 bytes,
                 sha256,
+                shared_by,
                 release,
                 ..
-            } => self.code_object(origin, offset, bytes, sha256, release),
+            } => self.code_object(origin, offset, bytes, sha256, shared_by, release),
             Found::Error { origin, error } => self.error(origin, error.offset(), error.to_string()),
             Found::Tensile { .. } | Found::Named { .. } => {}
         }

@@ -56,7 +56,8 @@ impl Default for Limits {
     }
 }
 
-/// Why a code object could not be read.
+/// Why a code object could not be read. The message does not repeat the offset: it is
+/// [`Error::offset`], printed once by whoever names the file.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum Error {
     /// Not an ELF file, or not 64-bit little-endian.
@@ -66,13 +67,36 @@ pub enum Error {
     #[error("ELF e_machine is {0}, not AMDGPU (224)")]
     NotAmdgpu(u16),
     /// The ELF header or a table it points to is damaged.
-    #[error("malformed ELF at offset {offset}: {what}")]
+    #[error("malformed ELF: {what}")]
     Malformed {
         /// Offset of the structure.
         offset: u64,
         /// What is wrong.
         what: String,
     },
+    /// The headers describe more bytes than there are: the object was cut short (a partial
+    /// download or copy, a bundle entry whose size is too small).
+    #[error(
+        "truncated code object: its headers describe {extent} bytes (header tables and the sections and segments they point to) but only {len} are present; the object was cut short or its headers are damaged — read a complete copy"
+    )]
+    Truncated {
+        /// Bytes the headers describe.
+        extent: u64,
+        /// Bytes present.
+        len: u64,
+    },
+}
+
+impl Error {
+    /// The offset the error concerns, relative to the code object's first byte, when it has
+    /// one (the end of the data for a truncated object).
+    pub fn offset(&self) -> Option<u64> {
+        match self {
+            Error::Malformed { offset, .. } => Some(*offset),
+            Error::Truncated { len, .. } => Some(*len),
+            Error::NotElf | Error::NotAmdgpu(_) => None,
+        }
+    }
 }
 
 /// Kind of a code object by its ABI.
@@ -181,50 +205,78 @@ pub fn is_amdgpu_elf(data: &[u8]) -> bool {
 
 /// The number of bytes an ELF file occupies according to its own headers: the furthest end
 /// of the section header table, the program header table, and every section and segment
-/// with file contents. Used to cut code objects embedded raw in host data sections.
+/// with file contents. Used to cut code objects embedded raw in host data sections, and by
+/// [`parse`] to refuse objects cut short. When the section header table itself lies past the
+/// data, its end is the extent (the sections cannot be read).
 pub fn elf_extent(data: &[u8]) -> Result<u64, Error> {
     if data.len() < 64 || &data[..4] != b"\x7fELF" || data[4] != 2 || data[5] != 1 {
         return Err(Error::NotElf);
     }
-    let rd64 = |o: usize| u64::from_le_bytes(data[o..o + 8].try_into().unwrap_or([0; 8]));
+    let rd64 = |o: usize| le64(data, o);
     let rd16 = |o: usize| u64::from(u16::from_le_bytes([data[o], data[o + 1]]));
-    let shoff = rd64(0x28);
-    let phoff = rd64(0x20);
-    let shentsize = rd16(0x3a);
-    let shnum = rd16(0x3c);
-    let phentsize = rd16(0x36);
-    let phnum = rd16(0x38);
-    let mut end = 64u64;
+    let (shoff, shentsize, shnum) = (rd64(0x28), rd16(0x3a), rd16(0x3c));
+    let (phoff, phentsize, phnum) = (rd64(0x20), rd16(0x36), rd16(0x38));
     let sh_end = shoff
         .checked_add(shentsize.saturating_mul(shnum))
         .ok_or_else(|| malformed(0x28, "e_shoff overflows"))?;
     let ph_end = phoff
         .checked_add(phentsize.saturating_mul(phnum))
         .ok_or_else(|| malformed(0x20, "e_phoff overflows"))?;
-    end = end.max(sh_end).max(ph_end);
-    // Sections with file contents.
+    let mut end = 64u64.max(sh_end).max(ph_end);
+    if end > data.len() as u64 {
+        return Ok(end);
+    }
     if shoff != 0 && shentsize == 64 {
-        for i in 0..shnum {
-            let o = shoff.saturating_add(i * 64);
-            let Some(sh) = usize::try_from(o).ok().and_then(|o| data.get(o..o + 64)) else {
-                return Err(malformed(
-                    o,
-                    "section header table extends past the end of the data",
-                ));
-            };
-            let ty = u32::from_le_bytes(sh[4..8].try_into().unwrap_or([0; 4]));
-            if ty == elf::SHT_NOBITS || ty == elf::SHT_NULL {
-                continue;
-            }
-            let off = u64::from_le_bytes(sh[24..32].try_into().unwrap_or([0; 8]));
-            let size = u64::from_le_bytes(sh[32..40].try_into().unwrap_or([0; 8]));
-            end = end.max(
-                off.checked_add(size)
-                    .ok_or_else(|| malformed(o, "section offset+size overflows"))?,
-            );
+        // (type, offset, size) of each section header: NOBITS and NULL occupy no bytes.
+        end = end.max(table_extent(data, shoff, shnum, 64, |h| {
+            let ty = le32(h, 4);
+            (ty != elf::SHT_NOBITS && ty != elf::SHT_NULL).then(|| (le64(h, 24), le64(h, 32)))
+        })?);
+    }
+    if phoff != 0 && phentsize == 56 {
+        end = end.max(table_extent(data, phoff, phnum, 56, |h| {
+            Some((le64(h, 8), le64(h, 32)))
+        })?);
+    }
+    Ok(end)
+}
+
+/// The furthest `offset + size` over the entries of a header table at `off` (`n` entries of
+/// `size` bytes, already known to lie inside `data`); `range` reads one entry's file range.
+fn table_extent(
+    data: &[u8],
+    off: u64,
+    n: u64,
+    size: u64,
+    range: impl Fn(&[u8]) -> Option<(u64, u64)>,
+) -> Result<u64, Error> {
+    let mut end = 0u64;
+    for i in 0..n {
+        let o = off.saturating_add(i * size);
+        let Some(h) = usize::try_from(o)
+            .ok()
+            .and_then(|o| data.get(o..o.checked_add(size as usize)?))
+        else {
+            return Err(malformed(
+                o,
+                "header table extends past the end of the data",
+            ));
+        };
+        if let Some((start, len)) = range(h) {
+            let e = start
+                .checked_add(len)
+                .ok_or_else(|| malformed(o, "offset+size overflows"))?;
+            end = end.max(e);
         }
     }
     Ok(end)
+}
+
+fn le64(b: &[u8], o: usize) -> u64 {
+    b.get(o..o + 8)
+        .and_then(|s| s.try_into().ok())
+        .map(u64::from_le_bytes)
+        .unwrap_or(0)
 }
 
 fn feature(mask: u32, flags: u32, unsupported: u32, any: u32, off: u32, on: u32) -> FeatureSetting {
@@ -313,6 +365,13 @@ pub fn parse(data: &[u8]) -> Result<CodeObject, Error> {
 /// Parses a code object with explicit limits.
 pub fn parse_with(data: &[u8], limits: Limits) -> Result<CodeObject, Error> {
     let h = header(data)?;
+    let elf_extent = elf_extent(data)?;
+    if elf_extent > data.len() as u64 {
+        return Err(Error::Truncated {
+            extent: elf_extent,
+            len: data.len() as u64,
+        });
+    }
     let ident = &h.e_ident;
     let abi = match ident.os_abi {
         ELFOSABI_AMDGPU_HSA => Abi::Hsa,
@@ -481,7 +540,6 @@ pub fn parse_with(data: &[u8], limits: Limits) -> Result<CodeObject, Error> {
         }
     }
 
-    let elf_extent = elf_extent(data).unwrap_or(data.len() as u64);
     Ok(CodeObject {
         abi,
         abi_version,

@@ -9,7 +9,7 @@
 //! rocpath does not know (xnack), it is `unresolved`.
 
 use crate::device::Device;
-use crate::{CodeObjectRecord, Inventory};
+use crate::{CodeObjectRecord, ErrorRecord, Inventory};
 use rocpath_arch::{Compat, TargetId, code_object_compat};
 use rocpath_evidence::{Class, Evidence, Locator, Proof};
 use serde::Serialize;
@@ -23,6 +23,9 @@ pub mod rules {
     pub const DEPENDS: &str = "check.depends_on_device_setting";
     /// No code object of the library can load on the device.
     pub const NO_CODE: &str = "check.no_compatible_code_object";
+    /// No readable code object loads on the device, but items of the library could not be
+    /// read (truncated or damaged objects): the absence is not confirmed.
+    pub const NO_CODE_UNREADABLE: &str = "check.no_code_with_unreadable_items";
     /// A Tensile lazy index for the processor is present.
     pub const TENSILE_INDEX: &str = "check.tensile_index_for_processor";
     /// No Tensile index or solution file for the processor.
@@ -151,17 +154,22 @@ pub struct DeviceCheck {
 /// The grouping key of a code object: Tensile/hipBLASLt kernel files are grouped by folder,
 /// everything else by library.
 pub fn group_key(co: &CodeObjectRecord) -> String {
-    let file = co.library.rsplit('/').next().unwrap_or(&co.library);
+    group_of(&co.library)
+}
+
+/// The grouping key of a library path (see [`group_key`]).
+pub fn group_of(library: &str) -> String {
+    let file = library.rsplit('/').next().unwrap_or(library);
     let tensile_like = file.contains("TensileLibrary")
         || file.starts_with("Kernels.so-")
         || file.contains("_fallback")
         || file.starts_with("extop_")
         || file.starts_with("hipblasltTransform");
     if tensile_like {
-        let dir = co.library.rsplit_once('/').map(|x| x.0).unwrap_or(".");
+        let dir = library.rsplit_once('/').map(|x| x.0).unwrap_or(".");
         format!("{dir}/ (Tensile kernels)")
     } else {
-        co.library.clone()
+        library.to_string()
     }
 }
 
@@ -214,6 +222,10 @@ pub fn check(inv: &Inventory, device: &Device, ov: Option<&Override>) -> DeviceC
     for co in &inv.code_objects {
         groups.entry(group_key(co)).or_default().push(co);
     }
+    let mut unreadable: BTreeMap<String, Vec<&ErrorRecord>> = BTreeMap::new();
+    for e in inv.errors.iter().filter(|e| about_code(e)) {
+        unreadable.entry(group_of(&e.library)).or_default().push(e);
+    }
     let mut libraries = Vec::new();
     for (lib, objs) in &groups {
         let mut targets: Vec<String> = objs.iter().map(|c| c.target_id.clone()).collect();
@@ -245,6 +257,14 @@ pub fn check(inv: &Inventory, device: &Device, ov: Option<&Override>) -> DeviceC
                     targets.join(" ")
                 ),
             ),
+        };
+        let (class, rule, why) = match unreadable.get(lib) {
+            Some(errs) if verdict == Verdict::NoCode => (
+                Class::Limited,
+                rules::NO_CODE_UNREADABLE,
+                format!("{why}; {}", unread_note(errs)),
+            ),
+            _ => (class, rule, why),
         };
         let mut evidence =
             Evidence::new(class, Proof::ShippedArtifactVerified, rule).because(why.clone());
@@ -283,6 +303,9 @@ pub fn check(inv: &Inventory, device: &Device, ov: Option<&Override>) -> DeviceC
             evidence,
         });
     }
+    for (lib, errs) in unreadable.iter().filter(|(l, _)| !groups.contains_key(*l)) {
+        libraries.push(unreadable_only(lib, errs));
+    }
     libraries.extend(check_tensile(inv, dev, ov));
     libraries.extend(check_miopen(inv, device, ov));
     let mut summary = BTreeMap::new();
@@ -294,6 +317,53 @@ pub fn check(inv: &Inventory, device: &Device, ov: Option<&Override>) -> DeviceC
         r#override: ov.cloned(),
         libraries,
         summary,
+    }
+}
+
+/// True for an error about code (a code object or its container), not about a Tensile
+/// library or MIOpen database file, which have verdicts of their own.
+fn about_code(e: &ErrorRecord) -> bool {
+    let inner = e.container.rsplit(" > ").next().filter(|c| !c.is_empty());
+    let name = inner.unwrap_or(&e.path);
+    let name = name.rsplit(['/', ':']).next().unwrap_or(name);
+    !e.library.is_empty() && rocpath_sources::names::classify(name).is_none()
+}
+
+/// What the unreadable items of a library are, for a verdict's note (the errors themselves
+/// are reported with the inventory's errors).
+fn unread_note(errs: &[&ErrorRecord]) -> String {
+    let n = errs.len();
+    let items = if n == 1 { "item" } else { "items" };
+    format!("{n} {items} of it could not be read (see the errors), so the absence is not confirmed")
+}
+
+/// A library of which nothing could be read: no verdict on its code, `limited`.
+fn unreadable_only(lib: &str, errs: &[&ErrorRecord]) -> LibraryCheck {
+    let why = format!("no readable code object; {}", unread_note(errs));
+    let mut evidence = Evidence::new(
+        Class::Limited,
+        Proof::ShippedArtifactVerified,
+        rules::NO_CODE_UNREADABLE,
+    )
+    .because(why.clone());
+    for e in errs.iter().take(3) {
+        evidence = evidence.at(Locator::in_container(
+            &e.path,
+            e.container.clone(),
+            e.offset,
+        ));
+    }
+    LibraryCheck {
+        library: lib.to_string(),
+        kind: "code_objects".into(),
+        verdict: Verdict::NoCode,
+        compatible: 0,
+        total: 0,
+        targets: Vec::new(),
+        deciders: Vec::new(),
+        why,
+        with_override: None,
+        evidence,
     }
 }
 

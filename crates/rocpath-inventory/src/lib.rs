@@ -15,6 +15,7 @@ pub mod diff;
 
 use rocpath_codeobj::Kernel;
 use rocpath_evidence::{Class, Evidence, Locator, Proof};
+use rocpath_sources::bundle::SharedBy;
 use rocpath_sources::{Found, Limits, NamedKind, Origin, Sink};
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
@@ -88,6 +89,10 @@ pub struct CodeObjectRecord {
     pub e_flags: String,
     /// Offload bundle entry id, when it came from a bundle.
     pub bundle_id: Option<String>,
+    /// Other entries of the same bundle that point at this object (the same offset): it is
+    /// read and listed once, here, and they are referenced by id.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub shared_by: Option<SharedBy>,
     /// `amdhsa.target` of the metadata, verbatim.
     pub metadata_target: Option<String>,
     /// `amdhsa.version`.
@@ -166,9 +171,12 @@ pub struct ErrorRecord {
     pub path: String,
     /// Container chain down to the item.
     pub container: String,
+    /// The library the item belongs to (as [`CodeObjectRecord::library`]).
+    #[serde(default)]
+    pub library: String,
     /// Offset in the innermost container, when known.
     pub offset: Option<u64>,
-    /// What is wrong.
+    /// What is wrong (without its location, which is `path`, `container` and `offset`).
     pub message: String,
     /// Evidence: the item was seen but could not be read (`limited`).
     pub evidence: Evidence,
@@ -302,6 +310,7 @@ impl Collector<'_> {
             ErrorRecord {
                 path: origin.path.clone(),
                 container: origin.member(),
+                library: origin.library(),
                 offset,
                 message,
                 evidence,
@@ -309,21 +318,19 @@ impl Collector<'_> {
         );
     }
 
-    fn code_object(
-        &self,
-        origin: &Origin,
-        offset: u64,
-        bytes: &[u8],
-        bundle_id: Option<&str>,
-        sha: &str,
-    ) {
+    fn code_object(&self, found: Object<'_>) {
+        let Object {
+            origin,
+            offset,
+            bytes,
+            bundle_id,
+            shared_by,
+            sha,
+        } = found;
         let co = match rocpath_codeobj::parse(bytes) {
             Ok(co) => co,
             Err(e) => {
-                let off = match &e {
-                    rocpath_codeobj::Error::Malformed { offset: o, .. } => offset + o,
-                    _ => offset,
-                };
+                let off = offset + e.offset().unwrap_or(0);
                 self.error(origin, Some(off), format!("code object: {e}"));
                 return;
             }
@@ -336,7 +343,7 @@ impl Collector<'_> {
         }
         let sha = sha.to_string();
         let container = origin.member();
-        let evidence = Evidence::new(
+        let mut evidence = Evidence::new(
             Class::Confirmed,
             Proof::ShippedArtifactVerified,
             rules::CODEOBJ_PRESENT,
@@ -345,6 +352,9 @@ impl Collector<'_> {
             .with_member(container.clone())
             .with_offset(offset)
             .with_sha256(sha.clone()));
+        if let Some(s) = shared_by {
+            evidence = evidence.because(s.note("read"));
+        }
         let kernel_count = co.kernels.len();
         let rec = CodeObjectRecord {
             path: origin.path.clone(),
@@ -360,6 +370,7 @@ impl Collector<'_> {
             code_object_version: co.version,
             e_flags: format!("0x{:x}", co.e_flags),
             bundle_id: bundle_id.map(str::to_string),
+            shared_by: shared_by.cloned(),
             metadata_target: co.metadata.target,
             metadata_version: co.metadata.version,
             metadata_notes: co.metadata.notes,
@@ -377,10 +388,15 @@ impl Collector<'_> {
     }
 
     fn tensile(&self, origin: &Origin, name: &str, bytes: &[u8], release: &(dyn Fn(&[u8]) + Sync)) {
-        let summary = match rocpath_tensile::summarize_with(name, bytes, Some(release)) {
+        let summary = match rocpath_tensile::summarize_with(
+            name,
+            bytes,
+            Some(release),
+            &self.opts.limits.memory,
+        ) {
             Ok(s) => s,
             Err(e) => {
-                self.error(origin, None, format!("Tensile library {name}: {e}"));
+                self.error(origin, None, format!("Tensile library: {e}"));
                 return;
             }
         };
@@ -462,6 +478,16 @@ impl Collector<'_> {
     }
 }
 
+/// A code object as the sources layer hands it over.
+struct Object<'a> {
+    origin: &'a Origin,
+    offset: u64,
+    bytes: &'a [u8],
+    bundle_id: Option<&'a str>,
+    shared_by: Option<&'a SharedBy>,
+    sha: &'a str,
+}
+
 /// The folder a Tensile file sits in: its parent directory on disk, or inside an archive.
 fn library_dir(origin: &Origin) -> String {
     let inner = origin
@@ -492,9 +518,17 @@ impl Sink for Collector<'_> {
                 offset,
                 bytes,
                 bundle_id,
+                shared_by,
                 sha256,
                 ..
-            } => self.code_object(origin, offset, bytes, bundle_id, sha256),
+            } => self.code_object(Object {
+                origin,
+                offset,
+                bytes,
+                bundle_id,
+                shared_by,
+                sha: sha256,
+            }),
             Found::Tensile {
                 origin,
                 name,

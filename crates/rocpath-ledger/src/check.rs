@@ -12,13 +12,14 @@
 //! | `ledger.forced_as_natural` | error | a claim about `natural` selection rests on a forced run |
 //! | `ledger.input_unavailable` | warning | a hashed raw input cannot be found here to re-check |
 
+use crate::files::ParseError;
 use crate::import::{resolve_input, sha256_file};
-use crate::index::{Index, Resolved};
+use crate::index::{self, Index, Resolved};
 use crate::model::*;
-use crate::schemas;
-use crate::store::Loaded;
+use crate::store::{Ledger, Loaded, StoreError};
+use crate::{schemas, slim};
 use rocpath_evidence::Class;
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::path::{Path, PathBuf};
 
 /// Rule ids.
@@ -82,22 +83,315 @@ impl std::fmt::Display for Problem {
 /// Runs every rule over a loaded ledger. `root` is the ledger folder (raw inputs are found
 /// relative to it).
 pub fn check(root: &Path, l: &Loaded) -> Vec<Problem> {
-    let mut out = Vec::new();
-    for (file, e) in &l.unreadable {
-        out.push(Problem {
-            rule: rule::UNREADABLE,
-            severity: Severity::Error,
-            file: file.clone(),
-            record: String::new(),
-            message: e.to_string(),
-            input: None,
+    let mut run = Run::new(root, l);
+    for o in &l.observations {
+        run.observation(o);
+    }
+    run.finish()
+}
+
+/// What [`check_ledger`] read and found.
+#[derive(Debug, Default)]
+pub struct Checked {
+    /// The problems, sorted as [`check`] sorts them.
+    pub problems: Vec<Problem>,
+    /// Claims read.
+    pub claims: usize,
+    /// Questions read.
+    pub questions: usize,
+    /// Cases read.
+    pub cases: usize,
+    /// Observations read.
+    pub observations: usize,
+}
+
+/// Runs every rule over a ledger folder, like [`check`] over [`Ledger::load`], but reads the
+/// observations one at a time and only what the rules read of them ([`crate::slim`]): memory
+/// holds the claims, questions and cases and one pruned observation, not every document.
+pub fn check_ledger(ledger: &Ledger) -> Result<Checked, StoreError> {
+    let (mut l, files) = ledger.load_without_observations()?;
+    let mut unreadable = Vec::new();
+    let mut run = Run::new(ledger.root(), &l);
+    let mut observations = 0;
+    for f in files {
+        let stem = f.id;
+        let o = slim::read_observation(&f.path).and_then(|o| {
+            if o.id == stem {
+                Ok(o)
+            } else {
+                Err(ParseError::Syntax(format!(
+                    "id {:?} does not match the file name ({stem:?})",
+                    o.id
+                )))
+            }
         });
+        match o {
+            Ok(o) => {
+                run.observation(&o);
+                observations += 1;
+            }
+            Err(e) => unreadable.push((f.rel, e)),
+        }
     }
-    let ix = Index::new(l);
-    let mut hashes = HashCache::default();
-    for c in &l.claims {
-        check_claim(root, &ix, c, &mut hashes, &mut out);
+    run.unreadable(&unreadable);
+    let problems = run.finish();
+    l.unreadable.extend(unreadable);
+    Ok(Checked {
+        problems,
+        claims: l.claims.len(),
+        questions: l.questions.len(),
+        cases: l.cases.len(),
+        observations,
+    })
+}
+
+/// What one claim's supports lend it, gathered as the observations they name are read.
+#[derive(Default)]
+struct ClaimState {
+    any_confirmed: bool,
+    weaker: Vec<(usize, String)>,
+}
+
+/// One run of the rules. Problems are keyed by (claim, support) so that the order does not
+/// depend on when an observation was read.
+struct Run<'a> {
+    root: &'a Path,
+    ix: Index<'a>,
+    claims: Vec<ClaimState>,
+    /// Observation id → (claim, support) indices waiting for it.
+    pending: HashMap<&'a str, Vec<(usize, usize)>>,
+    seen: HashSet<String>,
+    hashes: HashCache,
+    out: Vec<(usize, usize, Problem)>,
+}
+
+impl<'a> Run<'a> {
+    fn new(root: &'a Path, l: &'a Loaded) -> Self {
+        let mut run = Run {
+            root,
+            ix: Index::new(l),
+            claims: Vec::new(),
+            pending: HashMap::new(),
+            seen: HashSet::new(),
+            hashes: HashCache::default(),
+            out: Vec::new(),
+        };
+        run.unreadable(&l.unreadable);
+        for (ci, c) in l.claims.iter().enumerate() {
+            run.claims.push(ClaimState::default());
+            run.claim_form(ci, c);
+            for (si, s) in c.support.iter().enumerate() {
+                match &s.observation {
+                    Some(oid) => run.pending.entry(oid.as_str()).or_default().push((ci, si)),
+                    None => {
+                        let r = run.ix.resolve(s);
+                        run.support(ci, si, r);
+                    }
+                }
+            }
+        }
+        run
     }
+
+    fn push(&mut self, ci: usize, si: usize, p: Problem) {
+        self.out.push((ci, si, p));
+    }
+
+    fn unreadable(&mut self, files: &[(String, ParseError)]) {
+        for (file, e) in files {
+            self.push(
+                usize::MAX,
+                0,
+                Problem {
+                    rule: rule::UNREADABLE,
+                    severity: Severity::Error,
+                    file: file.clone(),
+                    record: String::new(),
+                    message: e.to_string(),
+                    input: None,
+                },
+            );
+        }
+    }
+
+    /// Rules on a claim's own fields.
+    fn claim_form(&mut self, ci: usize, c: &Claim) {
+        if c.class.is_none() {
+            let p = claim_problem(
+                c,
+                rule::CLAIM_WITHOUT_CLASS,
+                format!(
+                    "claim {:?} has no class; set class = \"confirmed\", \"inferred\", \"unresolved\" or \"limited\"",
+                    c.id
+                ),
+            );
+            self.push(ci, 0, p);
+        }
+        if c.support.is_empty() {
+            let p = claim_problem(
+                c,
+                rule::CLAIM_WITHOUT_SUPPORT,
+                format!(
+                    "claim {:?} has no support; add a [[support]] naming the observation, record, claim or source it rests on (an unresolved claim names the observation that was attempted)",
+                    c.id
+                ),
+            );
+            self.push(ci, 0, p);
+        }
+    }
+
+    /// An observation as read: the supports that name it, and its raw inputs.
+    fn observation(&mut self, o: &Observation) {
+        self.seen.insert(o.id.clone());
+        if let Some(waiting) = self.pending.remove(o.id.as_str()) {
+            for (ci, si) in waiting {
+                let l = self.ix.ledger;
+                let r = index::resolve_in(o, &l.claims[ci].support[si]);
+                self.support(ci, si, r);
+            }
+        }
+        let file = format!("observations/{}.json", o.id);
+        for i in &o.inputs {
+            let Some(want) = &i.sha256 else { continue };
+            let at = resolve_input(self.root, &o.imported.base, &i.path);
+            let mut out = Vec::new();
+            stale(
+                &mut self.hashes,
+                &at,
+                want,
+                &file,
+                &o.id,
+                &i.path,
+                "observation",
+                &mut out,
+            );
+            for p in out {
+                self.push(usize::MAX, 1, p);
+            }
+        }
+    }
+
+    /// The rules on one resolved support of claim `ci`.
+    fn support(&mut self, ci: usize, si: usize, r: Resolved<'_>) {
+        let l = self.ix.ledger;
+        let c = &l.claims[ci];
+        let s = &c.support[si];
+        if let Resolved::Missing(why) = &r {
+            let p = claim_problem(
+                c,
+                rule::MISSING_RECORD,
+                format!("claim {:?}: support {}: {why}", c.id, s.reference()),
+            );
+            return self.push(ci, si, p);
+        }
+        match r.class() {
+            Some(Class::Confirmed) => self.claims[ci].any_confirmed = true,
+            Some(k) => self.claims[ci]
+                .weaker
+                .push((si, format!("{} ({k})", s.reference()))),
+            None => self.claims[ci]
+                .weaker
+                .push((si, format!("{} (no class)", s.reference()))),
+        }
+        if c.selection == Some(SelectionKind::Natural) {
+            if let Some(why) = forced_support(&r) {
+                let p = claim_problem(
+                    c,
+                    rule::FORCED_AS_NATURAL,
+                    format!(
+                        "claim {:?} is about natural selection, but its support {} is a forced run ({why}); a forced run shows what the forced solver does, not what the library would choose — support it with a run without forcing, or set selection = \"forced\"",
+                        c.id,
+                        s.reference()
+                    ),
+                );
+                self.push(ci, si, p);
+            }
+        }
+        if let (Resolved::Source(loc), Some(want)) =
+            (&r, s.source.as_ref().and_then(|l| l.sha256.as_ref()))
+        {
+            let at = resolve_input(self.root, ".", &loc.path);
+            let file = format!("claims/{}.toml", c.id);
+            let mut out = Vec::new();
+            stale(
+                &mut self.hashes,
+                &at,
+                want,
+                &file,
+                &c.id,
+                &loc.path,
+                "source",
+                &mut out,
+            );
+            for p in out {
+                self.push(ci, si, p);
+            }
+        }
+    }
+
+    /// Supports of observations never read, confirmed-by-inference, questions and cases;
+    /// then the problems in their order.
+    fn finish(mut self) -> Vec<Problem> {
+        let l = self.ix.ledger;
+        let mut waiting: Vec<(usize, usize)> = self.pending.drain().flat_map(|(_, v)| v).collect();
+        waiting.sort_unstable();
+        for (ci, si) in waiting {
+            let oid = l.claims[ci].support[si]
+                .observation
+                .clone()
+                .unwrap_or_default();
+            let r = Resolved::Missing(format!("observation {oid:?} is not in the ledger"));
+            self.support(ci, si, r);
+        }
+        for (ci, c) in l.claims.iter().enumerate() {
+            let st = std::mem::take(&mut self.claims[ci]);
+            if c.class == Some(Class::Confirmed) && !st.any_confirmed && !st.weaker.is_empty() {
+                let mut weaker = st.weaker;
+                weaker.sort();
+                let list: Vec<String> = weaker.into_iter().map(|w| w.1).collect();
+                let p = claim_problem(
+                    c,
+                    rule::CONFIRMED_BY_INFERENCE,
+                    format!(
+                        "claim {:?} is confirmed, but none of its support is confirmed: {}; add a direct observation or lower its class to inferred",
+                        c.id,
+                        list.join(", ")
+                    ),
+                );
+                self.push(ci, usize::MAX, p);
+            }
+        }
+        let links = links(l, &self.ix, &self.seen);
+        for p in links {
+            self.push(usize::MAX, 2, p);
+        }
+        self.out.sort_by(|a, b| {
+            (a.2.severity, &a.2.file, a.2.rule, a.0, a.1).cmp(&(
+                b.2.severity,
+                &b.2.file,
+                b.2.rule,
+                b.0,
+                b.1,
+            ))
+        });
+        self.out.into_iter().map(|x| x.2).collect()
+    }
+}
+
+fn claim_problem(c: &Claim, rule: &'static str, message: String) -> Problem {
+    Problem {
+        rule,
+        severity: Severity::Error,
+        file: format!("claims/{}.toml", c.id),
+        record: c.id.clone(),
+        message,
+        input: None,
+    }
+}
+
+/// Links from questions to claims and from cases to observations, claims and questions.
+fn links(l: &Loaded, ix: &Index<'_>, observations: &HashSet<String>) -> Vec<Problem> {
+    let mut out = Vec::new();
     for q in &l.questions {
         let file = format!("questions/{}.toml", q.id);
         for a in &q.answer {
@@ -108,61 +402,38 @@ pub fn check(root: &Path, l: &Loaded) -> Vec<Problem> {
     }
     for c in &l.cases {
         let file = format!("cases/{}.toml", c.id);
-        for o in &c.observations {
-            if !ix.observations.contains_key(o.as_str()) {
-                out.push(missing(
-                    &file,
-                    &c.id,
-                    format!(
-                        "case {:?} lists observation {o:?}, which is not in the ledger",
-                        c.id
-                    ),
-                ));
-            }
-        }
-        for cl in &c.claims {
-            if !ix.claims.contains_key(cl.as_str()) {
-                out.push(missing(
-                    &file,
-                    &c.id,
-                    format!(
-                        "case {:?} lists claim {cl:?}, which is not in the ledger",
-                        c.id
-                    ),
-                ));
-            }
-        }
-        for q in &c.questions {
-            if !ix.questions.contains_key(q.as_str()) {
-                out.push(missing(
-                    &file,
-                    &c.id,
-                    format!(
-                        "case {:?} lists question {q:?}, which is not in the ledger",
-                        c.id
-                    ),
-                ));
-            }
-        }
-    }
-    for o in &l.observations {
-        let file = format!("observations/{}.json", o.id);
-        for i in &o.inputs {
-            let Some(want) = &i.sha256 else { continue };
-            let at = resolve_input(root, &o.imported.base, &i.path);
-            stale(
-                &mut hashes,
-                &at,
-                want,
+        let absent = |what: &str, id: &str| {
+            missing(
                 &file,
-                &o.id,
-                &i.path,
-                "observation",
-                &mut out,
-            );
+                &c.id,
+                format!(
+                    "case {:?} lists {what} {id:?}, which is not in the ledger",
+                    c.id
+                ),
+            )
+        };
+        for o in c
+            .observations
+            .iter()
+            .filter(|o| !observations.contains(o.as_str()))
+        {
+            out.push(absent("observation", o));
+        }
+        for cl in c
+            .claims
+            .iter()
+            .filter(|cl| !ix.claims.contains_key(cl.as_str()))
+        {
+            out.push(absent("claim", cl));
+        }
+        for q in c
+            .questions
+            .iter()
+            .filter(|q| !ix.questions.contains_key(q.as_str()))
+        {
+            out.push(absent("question", q));
         }
     }
-    out.sort_by(|a, b| (a.severity, &a.file, a.rule).cmp(&(b.severity, &b.file, b.rule)));
     out
 }
 
@@ -174,87 +445,6 @@ fn missing(file: &str, id: &str, message: String) -> Problem {
         record: id.to_string(),
         message,
         input: None,
-    }
-}
-
-fn check_claim(
-    root: &Path,
-    ix: &Index<'_>,
-    c: &Claim,
-    hashes: &mut HashCache,
-    out: &mut Vec<Problem>,
-) {
-    let file = format!("claims/{}.toml", c.id);
-    let p = |rule: &'static str, message: String| Problem {
-        rule,
-        severity: Severity::Error,
-        file: file.clone(),
-        record: c.id.clone(),
-        message,
-        input: None,
-    };
-    if c.class.is_none() {
-        out.push(p(
-            rule::CLAIM_WITHOUT_CLASS,
-            format!(
-                "claim {:?} has no class; set class = \"confirmed\", \"inferred\", \"unresolved\" or \"limited\"",
-                c.id
-            ),
-        ));
-    }
-    if c.support.is_empty() {
-        out.push(p(
-            rule::CLAIM_WITHOUT_SUPPORT,
-            format!(
-                "claim {:?} has no support; add a [[support]] naming the observation, record, claim or source it rests on (an unresolved claim names the observation that was attempted)",
-                c.id
-            ),
-        ));
-    }
-    let mut weaker = Vec::new();
-    let mut any_confirmed = false;
-    for s in &c.support {
-        let r = ix.resolve(s);
-        if let Resolved::Missing(why) = &r {
-            out.push(p(
-                rule::MISSING_RECORD,
-                format!("claim {:?}: support {}: {why}", c.id, s.reference()),
-            ));
-            continue;
-        }
-        match r.class() {
-            Some(Class::Confirmed) => any_confirmed = true,
-            Some(k) => weaker.push(format!("{} ({k})", s.reference())),
-            None => weaker.push(format!("{} (no class)", s.reference())),
-        }
-        if c.selection == Some(SelectionKind::Natural) {
-            if let Some(why) = forced_support(&r) {
-                out.push(p(
-                    rule::FORCED_AS_NATURAL,
-                    format!(
-                        "claim {:?} is about natural selection, but its support {} is a forced run ({why}); a forced run shows what the forced solver does, not what the library would choose — support it with a run without forcing, or set selection = \"forced\"",
-                        c.id,
-                        s.reference()
-                    ),
-                ));
-            }
-        }
-        if let (Resolved::Source(l), Some(want)) =
-            (&r, s.source.as_ref().and_then(|l| l.sha256.as_ref()))
-        {
-            let at = resolve_input(root, ".", &l.path);
-            stale(hashes, &at, want, &file, &c.id, &l.path, "source", out);
-        }
-    }
-    if c.class == Some(Class::Confirmed) && !any_confirmed && !weaker.is_empty() {
-        out.push(p(
-            rule::CONFIRMED_BY_INFERENCE,
-            format!(
-                "claim {:?} is confirmed, but none of its support is confirmed: {}; add a direct observation or lower its class to inferred",
-                c.id,
-                weaker.join(", ")
-            ),
-        ));
     }
 }
 

@@ -55,7 +55,7 @@ pub fn valid_date(s: &str) -> bool {
     (1..=12).contains(&month) && (1..=31).contains(&day)
 }
 
-fn check_schema(found: &str, expected: &'static str) -> Result<(), ParseError> {
+pub(crate) fn check_schema(found: &str, expected: &'static str) -> Result<(), ParseError> {
     if found == expected {
         return Ok(());
     }
@@ -72,7 +72,7 @@ fn check_schema(found: &str, expected: &'static str) -> Result<(), ParseError> {
     })
 }
 
-fn check_id(id: &str) -> Result<(), ParseError> {
+pub(crate) fn check_id(id: &str) -> Result<(), ParseError> {
     if valid_id(id) {
         Ok(())
     } else {

@@ -77,36 +77,10 @@ impl<'a> Index<'a> {
     /// Resolves one support.
     pub fn resolve(&self, s: &'a Support) -> Resolved<'a> {
         if let Some(oid) = &s.observation {
-            let Some(o) = self.observations.get(oid.as_str()) else {
-                return Resolved::Missing(format!("observation {oid:?} is not in the ledger"));
+            return match self.observations.get(oid.as_str()) {
+                Some(o) => resolve_in(o, s),
+                None => Resolved::Missing(format!("observation {oid:?} is not in the ledger")),
             };
-            if let Some(ptr) = &s.record {
-                return match records::record_at(&o.document, ptr) {
-                    Some(r) => Resolved::Records(o, vec![r]),
-                    None if o.document.pointer(ptr).is_some() => Resolved::Missing(format!(
-                        "observation {oid:?} has a value at {ptr:?}, but it is not a record (an object with evidence)"
-                    )),
-                    None => {
-                        Resolved::Missing(format!("observation {oid:?} has no record at {ptr:?}"))
-                    }
-                };
-            }
-            if !s.filter.is_empty() {
-                let recs = records::records_where(&o.document, &s.filter);
-                if recs.is_empty() {
-                    let f: Vec<String> = s
-                        .filter
-                        .iter()
-                        .map(|(k, v)| format!("{k} = {v:?}"))
-                        .collect();
-                    return Resolved::Missing(format!(
-                        "observation {oid:?} has no record where {}",
-                        f.join(" and ")
-                    ));
-                }
-                return Resolved::Records(o, recs);
-            }
-            return Resolved::Observation(o, records::records(&o.document));
         }
         if let Some(cid) = &s.claim {
             return match self.claims.get(cid.as_str()) {
@@ -128,4 +102,35 @@ impl<'a> Index<'a> {
             .filter(|c| c.observations.iter().any(|o| o == oid))
             .collect()
     }
+}
+
+/// Resolves a support that names observation `o` (its record pointer, its field filter, or the
+/// whole observation).
+pub fn resolve_in<'a>(o: &'a Observation, s: &Support) -> Resolved<'a> {
+    let oid = &o.id;
+    if let Some(ptr) = &s.record {
+        return match records::record_at(&o.document, ptr) {
+            Some(r) => Resolved::Records(o, vec![r]),
+            None if o.document.pointer(ptr).is_some() => Resolved::Missing(format!(
+                "observation {oid:?} has a value at {ptr:?}, but it is not a record (an object with evidence)"
+            )),
+            None => Resolved::Missing(format!("observation {oid:?} has no record at {ptr:?}")),
+        };
+    }
+    if !s.filter.is_empty() {
+        let recs = records::records_where(&o.document, &s.filter);
+        if recs.is_empty() {
+            let f: Vec<String> = s
+                .filter
+                .iter()
+                .map(|(k, v)| format!("{k} = {v:?}"))
+                .collect();
+            return Resolved::Missing(format!(
+                "observation {oid:?} has no record where {}",
+                f.join(" and ")
+            ));
+        }
+        return Resolved::Records(o, recs);
+    }
+    Resolved::Observation(o, records::records(&o.document))
 }

@@ -30,6 +30,7 @@ pub mod index;
 pub mod model;
 pub mod records;
 pub mod schemas;
+pub mod slim;
 pub mod store;
 
 pub use import::QUOTE_MAX;

@@ -331,6 +331,10 @@ fn outcome_text(v: &Value) -> Option<String> {
     }
 }
 
+/// The fields outside records that the checks read ([`forced_in`]): kept whole when
+/// `ledger check` reads a document without the rest of it (`crate::slim`).
+pub const CHECK_FIELDS: &[&str] = &["forced", "outcome"];
+
 fn forced_text(v: Option<&Value>) -> Option<String> {
     match v? {
         Value::Null | Value::Bool(false) => None,

@@ -167,6 +167,49 @@ impl Ledger {
         self.root.join(relative_path(kind, id))
     }
 
+    /// Reads every record but the observations, and lists the observation files for a reader
+    /// that takes them one at a time (`check::check_ledger`).
+    pub fn load_without_observations(&self) -> Result<(Loaded, Vec<ObservationFile>), StoreError> {
+        let (_, meta) = Ledger::open(&self.root)?;
+        let mut out = Loaded {
+            meta,
+            ..Loaded::default()
+        };
+        for (dir, kind) in [
+            ("claims", FileKind::Claim),
+            ("questions", FileKind::Question),
+            ("cases", FileKind::Case),
+        ] {
+            self.load_dir(dir, kind, &mut out)?;
+        }
+        let files = list(&self.root.join("observations"), "json")?
+            .into_iter()
+            .map(|(name, path)| ObservationFile {
+                id: name.strip_suffix(".json").unwrap_or(&name).to_string(),
+                rel: format!("observations/{name}"),
+                path,
+            })
+            .collect();
+        Ok((out, files))
+    }
+
+    fn load_dir(&self, dir: &str, kind: FileKind, out: &mut Loaded) -> Result<(), StoreError> {
+        let ext = if kind == FileKind::Observation {
+            "json"
+        } else {
+            "toml"
+        };
+        for (name, path) in list(&self.root.join(dir), ext)? {
+            let rel = format!("{dir}/{name}");
+            let bytes = fs::read(&path).map_err(io(&path))?;
+            let stem = name.strip_suffix(&format!(".{ext}")).unwrap_or(&name);
+            if let Err(e) = load_one(kind, &bytes, stem, out) {
+                out.unreadable.push((rel, e));
+            }
+        }
+        Ok(())
+    }
+
     /// Reads every record. Files that cannot be read are returned as problems, not errors, so
     /// that one bad file does not hide the rest.
     pub fn load(&self) -> Result<Loaded, StoreError> {
@@ -181,20 +224,7 @@ impl Ledger {
             ("cases", FileKind::Case),
             ("observations", FileKind::Observation),
         ] {
-            let ext = if kind == FileKind::Observation {
-                "json"
-            } else {
-                "toml"
-            };
-            for (name, path) in list(&self.root.join(dir), ext)? {
-                let rel = format!("{dir}/{name}");
-                let bytes = fs::read(&path).map_err(io(&path))?;
-                let stem = name.strip_suffix(&format!(".{ext}")).unwrap_or(&name);
-                let r = load_one(kind, &bytes, stem, &mut out);
-                if let Err(e) = r {
-                    out.unreadable.push((rel, e));
-                }
-            }
+            self.load_dir(dir, kind, &mut out)?;
         }
         Ok(out)
     }
@@ -365,6 +395,17 @@ impl WriteGuard {
             }
         }
     }
+}
+
+/// An observation file not read yet.
+#[derive(Debug, Clone)]
+pub struct ObservationFile {
+    /// Path relative to the ledger folder (`observations/<id>.json`).
+    pub rel: String,
+    /// Path.
+    pub path: PathBuf,
+    /// The id its name gives it.
+    pub id: String,
 }
 
 /// Everything a ledger holds, as read.

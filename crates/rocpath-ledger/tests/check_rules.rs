@@ -4,7 +4,7 @@
 //! shaped as rocpath prints them, with real raw input files beside them.
 
 use rocpath_evidence::{Class, Locator, Proof};
-use rocpath_ledger::check::{Problem, Severity, check, rule};
+use rocpath_ledger::check::{Problem, Severity, check, check_ledger, rule};
 use rocpath_ledger::model::*;
 use rocpath_ledger::store::Ledger;
 use rocpath_ledger::{add_claim, import::import_file, parse_support_ref, starter_meta};
@@ -65,9 +65,16 @@ impl Fixture {
         add_claim(&g, &self.ledger, c, "2026-11-20").unwrap();
     }
 
+    /// The problems `check` finds on the loaded ledger; `check_ledger`, which reads the
+    /// observations one at a time and pruned, must find the same.
     fn problems(&self) -> Vec<Problem> {
         let loaded = self.ledger.load().unwrap();
-        check(self.ledger.root(), &loaded)
+        let whole = check(self.ledger.root(), &loaded);
+        let streamed = check_ledger(&self.ledger).unwrap();
+        assert_eq!(streamed.problems, whole, "check_ledger and check disagree");
+        assert_eq!(streamed.observations, loaded.observations.len());
+        assert_eq!(streamed.claims, loaded.claims.len());
+        whole
     }
 
     /// Imports an isa-like document (confirmed records), a check-like one (an inferred

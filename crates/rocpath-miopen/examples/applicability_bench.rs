@@ -144,6 +144,26 @@ fn main() {
     };
     // Warm: the model loaded and the code paths touched once (a memo starts empty per run).
     let _ = warm(&ps[..ps.len().min(100)]);
+    if std::env::var_os("UNRESOLVED").is_some() {
+        // Why verdicts stay undecided: (solver, reason) by count.
+        let mut why: HashMap<(String, String), usize> = HashMap::new();
+        for p in &ps[..ps.len().min(2000)] {
+            let inp = Input { problem: p, device: &dev, env: &env, build: &build, always_enable_naive: false };
+            for s in &model.solvers {
+                let Some(f) = s.is_applicable else { continue };
+                if let Outcome::Unknown(u) = ev.solver_fn(s, f, &inp, false).outcome {
+                    let at = &model.functions[u.func as usize].site;
+                    *why.entry((s.name.clone(), format!("{}:{} {}", at.file, u.line, u.why))).or_default() += 1;
+                }
+            }
+        }
+        let mut v: Vec<_> = why.into_iter().collect();
+        v.sort_by_key(|e| std::cmp::Reverse(e.1));
+        for ((s, w), n) in v.iter().take(40) {
+            println!("{n:6} {s}: {w}");
+        }
+        return;
+    }
     if std::env::var_os("PER_SOLVER").is_some() {
         let mut times: Vec<(f64, &str)> = Vec::new();
         for s in &model.solvers {

@@ -90,8 +90,9 @@ pub(crate) fn scan_ar(data: &[u8], origin: &Origin, name: &str, depth: u32, ctx:
             .and_then(|s| start.checked_add(s))
             .filter(|&e| e <= data.len())
         else {
+            let member = raw_name.trim_end_matches('/');
             ctx.sink.found(Found::Error {
-                origin,
+                origin: &origin.child(format!("{prefix}:{member}")),
                 error: SourceError::Truncated {
                     offset: pos as u64,
                     what: format!("ar member {raw_name} of {size} bytes"),
@@ -138,7 +139,8 @@ pub(crate) fn scan_ar(data: &[u8], origin: &Origin, name: &str, depth: u32, ctx:
 }
 
 /// Scans a tar archive, optionally compressed. Member links are `<prefix><path>`
-/// (`tar:` by default, `deb:data.tar.xz:` inside a package).
+/// (`tar:` by default, `deb:data.tar.xz:` inside a package). Problems with the tar stream
+/// itself are reported under the tar's own link (`deb:data.tar.xz`) when it is a member.
 pub(crate) fn scan_tar(
     data: &[u8],
     c: Option<Compression>,
@@ -147,12 +149,16 @@ pub(crate) fn scan_tar(
     depth: u32,
     ctx: &Ctx<'_>,
 ) {
+    let tar_origin = match prefix.strip_suffix(':') {
+        Some(link) if !link.is_empty() => origin.child(link),
+        _ => origin.clone(),
+    };
     let prefix = if prefix.is_empty() { "tar:" } else { prefix };
     let rd = match decoder(data, c) {
         Ok(r) => r,
         Err(e) => {
             ctx.sink.found(Found::Error {
-                origin,
+                origin: &tar_origin,
                 error: SourceError::Format {
                     offset: 0,
                     msg: format!("cannot decompress: {e}"),
@@ -169,7 +175,7 @@ pub(crate) fn scan_tar(
         Ok(e) => e,
         Err(e) => {
             ctx.sink.found(Found::Error {
-                origin,
+                origin: &tar_origin,
                 error: SourceError::Format {
                     offset: 0,
                     msg: format!("not a tar archive: {e}"),
@@ -178,13 +184,12 @@ pub(crate) fn scan_tar(
             return;
         }
     };
-    let mut buf = Vec::new();
     for entry in entries {
         let mut entry = match entry {
             Ok(e) => e,
             Err(e) => {
                 ctx.sink.found(Found::Error {
-                    origin,
+                    origin: &tar_origin,
                     error: SourceError::Format {
                         offset: 0,
                         msg: format!("tar: {e}"),
@@ -204,7 +209,7 @@ pub(crate) fn scan_tar(
         let offset = entry.raw_file_position();
         if !safe_member_path(&path) {
             ctx.sink.found(Found::Error {
-                origin,
+                origin: &tar_origin,
                 error: SourceError::Format {
                     offset,
                     msg: format!(
@@ -221,19 +226,12 @@ pub(crate) fn scan_tar(
             .map(|n| n.to_string_lossy().into_owned())
             .unwrap_or_default();
         let member_origin = origin.child(link);
-        scan_member(
-            &mut entry,
-            size,
-            &member_origin,
-            &fname,
-            depth,
-            ctx,
-            &mut buf,
-        );
+        scan_member(&mut entry, size, &member_origin, &fname, depth, ctx);
     }
 }
 
-/// Scans one archive member given as a reader of `size` bytes.
+/// Scans one archive member given as a reader of `size` bytes: buffered (its size reserved
+/// from the memory budget first) when it is small enough, else as a stream.
 fn scan_member(
     rd: &mut dyn Read,
     size: u64,
@@ -241,7 +239,6 @@ fn scan_member(
     name: &str,
     depth: u32,
     ctx: &Ctx<'_>,
-    buf: &mut Vec<u8>,
 ) {
     if size < 4 {
         return;
@@ -255,21 +252,39 @@ fn scan_member(
     } else {
         ctx.limits.max_member_buffer
     };
-    if size <= limit {
-        buf.clear();
-        match rd.take(size).read_to_end(buf) {
-            Ok(_) => scan_bytes(buf, origin, name, depth + 1, ctx),
-            Err(e) => ctx.sink.found(Found::Error {
-                origin,
-                error: SourceError::Io(format!("reading member: {e}")),
-            }),
-        }
-        // Do not keep a large buffer alive across members.
-        if buf.capacity() > (64 << 20) {
-            *buf = Vec::new();
-        }
-    } else {
+    if size > limit {
         stream::scan_stream(rd, origin, name, size, depth + 1, ctx);
+        return;
+    }
+    let _held = match ctx.limits.memory.reserve(size) {
+        Ok(r) => r,
+        Err(e) => {
+            ctx.sink.found(Found::Error {
+                origin,
+                error: SourceError::budget(0, "archive member", e),
+            });
+            return;
+        }
+    };
+    // A buffer of exactly the member's size, freed after it is scanned: what is held is
+    // what is reserved.
+    let mut buf = Vec::new();
+    if buf.try_reserve_exact(size as usize).is_err() {
+        ctx.sink.found(Found::Error {
+            origin,
+            error: SourceError::Limit {
+                offset: 0,
+                msg: format!("cannot allocate {size} bytes for the archive member"),
+            },
+        });
+        return;
+    }
+    match rd.take(size).read_to_end(&mut buf) {
+        Ok(_) => scan_bytes(&buf, origin, name, depth + 1, ctx),
+        Err(e) => ctx.sink.found(Found::Error {
+            origin,
+            error: SourceError::Io(format!("reading member: {e}")),
+        }),
     }
 }
 
@@ -289,7 +304,6 @@ pub(crate) fn scan_zip(data: &[u8], origin: &Origin, depth: u32, ctx: &Ctx<'_>) 
         }
     };
     let mut left = ctx.limits.max_archive_bytes;
-    let mut buf = Vec::new();
     for i in 0..z.len() {
         let mut f = match z.by_index(i) {
             Ok(f) => f,
@@ -337,6 +351,6 @@ pub(crate) fn scan_zip(data: &[u8], origin: &Origin, depth: u32, ctx: &Ctx<'_>) 
             .unwrap_or_default();
         let member_origin = origin.child(format!("zip:{raw}"));
         // The declared size bounds the read: a member that inflates past it is cut there.
-        scan_member(&mut f, size, &member_origin, &fname, depth, ctx, &mut buf);
+        scan_member(&mut f, size, &member_origin, &fname, depth, ctx);
     }
 }

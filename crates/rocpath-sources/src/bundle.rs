@@ -12,6 +12,7 @@
 //! followed by the compressed payload, which is an uncompressed bundle.
 
 use crate::{Limits, SourceError};
+use rocpath_budget::Reservation;
 use std::io::Read;
 
 /// Magic of an uncompressed offload bundle.
@@ -152,6 +153,77 @@ pub fn parse_bundle_header(
     })
 }
 
+/// Bundle entries that point at the same code object as the one reported (the same offset in
+/// the bundle): the object is read once, under the longest of them.
+#[derive(Debug, Clone, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct SharedBy {
+    /// How many other entries point at it.
+    pub entries: u64,
+    /// Their ids, the first [`SharedBy::MAX_IDS`] of them in header order.
+    pub ids: Vec<String>,
+}
+
+impl SharedBy {
+    /// Most entry ids kept.
+    pub const MAX_IDS: usize = 64;
+
+    /// A note for the evidence of the object, `done` saying what was done once (`read`,
+    /// `decoded`).
+    pub fn note(&self, done: &str) -> String {
+        let listed = if self.ids.len() as u64 == self.entries {
+            String::new()
+        } else {
+            format!(" (the first {} listed in shared_by)", self.ids.len())
+        };
+        format!(
+            "{} other entries of this bundle point at the same bytes{listed}; the code object is {done} and listed once",
+            self.entries
+        )
+    }
+}
+
+/// The device entries of a bundle to read, one per distinct start offset: entries that start
+/// at the same offset are the same code object (a hostile bundle can point thousands of
+/// entries at one object), so it is read once — as the longest entry, the first of them in
+/// header order — and the others are listed in its [`SharedBy`]. Host entries and empty
+/// entries are left out. Order: the order of first appearance in the header.
+pub fn group_entries(entries: &[BundleEntry]) -> Vec<(&BundleEntry, Option<SharedBy>)> {
+    let mut by_offset: std::collections::HashMap<u64, usize> = std::collections::HashMap::new();
+    // (index of the entry read, indices of the others), by first appearance.
+    let mut groups: Vec<(usize, Vec<usize>)> = Vec::new();
+    for (i, e) in entries.iter().enumerate() {
+        if e.is_host() || e.size == 0 {
+            continue;
+        }
+        let Some(&g) = by_offset.get(&e.offset) else {
+            by_offset.insert(e.offset, groups.len());
+            groups.push((i, Vec::new()));
+            continue;
+        };
+        let (best, others) = &mut groups[g];
+        if e.size > entries[*best].size {
+            others.push(std::mem::replace(best, i));
+        } else {
+            others.push(i);
+        }
+    }
+    groups
+        .into_iter()
+        .map(|(best, mut others)| {
+            others.sort_unstable();
+            let shared = (!others.is_empty()).then(|| SharedBy {
+                entries: others.len() as u64,
+                ids: others
+                    .iter()
+                    .take(SharedBy::MAX_IDS)
+                    .map(|&o| entries[o].id.clone())
+                    .collect(),
+            });
+            (&entries[best], shared)
+        })
+        .collect()
+}
+
 /// A parsed CCOB header.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct CcobHeader {
@@ -257,10 +329,69 @@ pub fn parse_ccob_header(data: &[u8], limits: &Limits) -> Result<CcobHeader, Sou
     })
 }
 
+/// A decompressed CCOB payload and the memory it holds from the run's budget (given back when
+/// it is dropped).
+#[derive(Debug)]
+pub struct Payload {
+    bytes: Vec<u8>,
+    _held: Reservation,
+}
+
+impl std::ops::Deref for Payload {
+    type Target = [u8];
+    fn deref(&self) -> &[u8] {
+        &self.bytes
+    }
+}
+
 /// Decompresses a CCOB whose bytes start at `data[0]`. Returns the header and the
-/// uncompressed bundle. The output never grows past the declared uncompressed size.
-pub fn decompress_ccob(data: &[u8], limits: &Limits) -> Result<(CcobHeader, Vec<u8>), SourceError> {
+/// uncompressed bundle. The declared size is reserved from [`Limits::memory`] before anything
+/// is allocated, and the output never grows past it.
+pub fn decompress_ccob(data: &[u8], limits: &Limits) -> Result<(CcobHeader, Payload), SourceError> {
     let h = parse_ccob_header(data, limits)?;
+    let payload = ccob_payload(data, &h)?;
+    let cap = h.uncompressed_size;
+    let held = limits
+        .memory
+        .reserve(cap)
+        .map_err(|e| SourceError::budget(h.header_len, "CCOB payload", e))?;
+    // Exactly the declared size (already checked against the limit): growing by doubling
+    // would briefly hold the old and the new buffer, nearly twice the payload resident.
+    // Pages are touched only as the decompressor writes them.
+    let mut out = Vec::new();
+    usize::try_from(cap)
+        .ok()
+        .and_then(|c| c.checked_add(1))
+        .and_then(|c| out.try_reserve_exact(c).ok())
+        .ok_or_else(|| SourceError::Limit {
+            offset: h.header_len,
+            msg: format!("cannot allocate {cap} bytes for the CCOB payload"),
+        })?;
+    inflate(&h, payload, &mut out).map_err(|e| SourceError::Format {
+        offset: h.header_len,
+        msg: format!("CCOB {} payload does not decompress: {e}", h.method_name()),
+    })?;
+    if out.len() as u64 != cap {
+        return Err(SourceError::Format {
+            offset: h.header_len,
+            msg: format!(
+                "CCOB payload decompressed to {} bytes, header says {cap}",
+                out.len()
+            ),
+        });
+    }
+    Ok((
+        h,
+        Payload {
+            bytes: out,
+            _held: held,
+        },
+    ))
+}
+
+/// The compressed bytes of a CCOB: after the header, up to the declared total size (v2, v3)
+/// or the end of `data` (v1).
+fn ccob_payload<'a>(data: &'a [u8], h: &CcobHeader) -> Result<&'a [u8], SourceError> {
     let end =
         match h.total_size {
             Some(t) => usize::try_from(t).ok().filter(|&t| t <= data.len()).ok_or(
@@ -274,21 +405,13 @@ pub fn decompress_ccob(data: &[u8], limits: &Limits) -> Result<(CcobHeader, Vec<
             )?,
             None => data.len(),
         };
-    let payload = data.get(h.header_len as usize..end).unwrap_or(&[]);
-    let cap = h.uncompressed_size;
-    // Exactly the declared size (already checked against the limit): growing by doubling
-    // would briefly hold the old and the new buffer, nearly twice the payload resident.
-    // Pages are touched only as the decompressor writes them.
-    let mut out = Vec::new();
-    usize::try_from(cap)
-        .ok()
-        .and_then(|c| c.checked_add(1))
-        .and_then(|c| out.try_reserve_exact(c).ok())
-        .ok_or_else(|| SourceError::Limit {
-            offset: h.header_len,
-            msg: format!("cannot allocate {cap} bytes for the CCOB payload"),
-        })?;
-    let res = match h.method {
+    Ok(data.get(h.header_len as usize..end).unwrap_or(&[]))
+}
+
+/// Decompresses into `out`, whose capacity is the declared size plus one byte (so that a
+/// payload larger than declared shows as a wrong length, never as growth).
+fn inflate(h: &CcobHeader, payload: &[u8], out: &mut Vec<u8>) -> std::io::Result<usize> {
+    match h.method {
         // One-shot into the exact buffer: a streaming decoder keeps its own window, which
         // for a large frame is as big as the payload itself.
         1 => zstd::zstd_safe::find_frame_compressed_size(payload)
@@ -300,27 +423,12 @@ pub fn decompress_ccob(data: &[u8], limits: &Limits) -> Result<(CcobHeader, Vec<
             })
             .and_then(|n| {
                 let frame = payload.get(..n).unwrap_or(payload);
-                zstd::bulk::Decompressor::new()
-                    .and_then(|mut d| d.decompress_to_buffer(frame, &mut out))
+                zstd::bulk::Decompressor::new().and_then(|mut d| d.decompress_to_buffer(frame, out))
             }),
         _ => flate2::read::ZlibDecoder::new(payload)
-            .take(cap + 1)
-            .read_to_end(&mut out),
-    };
-    res.map_err(|e| SourceError::Format {
-        offset: h.header_len,
-        msg: format!("CCOB {} payload does not decompress: {e}", h.method_name()),
-    })?;
-    if out.len() as u64 != cap {
-        return Err(SourceError::Format {
-            offset: h.header_len,
-            msg: format!(
-                "CCOB payload decompressed to {} bytes, header says {cap}",
-                out.len()
-            ),
-        });
+            .take(h.uncompressed_size + 1)
+            .read_to_end(out),
     }
-    Ok((h, out))
 }
 
 #[cfg(test)]
@@ -398,7 +506,7 @@ mod tests {
             c.extend_from_slice(&comp);
             let (h, out) = decompress_ccob(&c, &Limits::default()).unwrap();
             assert_eq!(h.version, 2);
-            assert_eq!(out, payload);
+            assert_eq!(&*out, &payload[..]);
             // A lying uncompressed size is an error, not a short read.
             let mut lie = c.clone();
             lie[12..16].copy_from_slice(&((payload.len() - 1) as u32).to_le_bytes());
@@ -424,7 +532,7 @@ mod tests {
         tail.extend_from_slice(&[0xAB; 100]);
         let (h, out) = decompress_ccob(&tail, &Limits::default()).unwrap();
         assert_eq!(h.version, 1);
-        assert_eq!(out, payload);
+        assert_eq!(&*out, &payload[..]);
         // A frame cut short: an error naming the method, not a panic or a short payload.
         let cut = &c[..c.len() - 3];
         let e = decompress_ccob(cut, &Limits::default()).unwrap_err();

@@ -87,6 +87,7 @@ enum Job<'a> {
         offset: u64,
         bytes: &'a [u8],
         id: String,
+        shared: Option<bundle::SharedBy>,
     },
     Ccob {
         origin: Origin,
@@ -173,7 +174,8 @@ pub(crate) fn scan_fatbin_region(
             match bundle::parse_bundle_header(here, Some(here.len() as u64), ctx.limits) {
                 Ok(h) => {
                     let bundle_origin = origin.child(format!("bundle#{index}@0x{abs:x}"));
-                    for e in h.entries.iter().filter(|e| !e.is_host() && e.size > 0) {
+                    // Entries that start at the same offset are one code object, read once.
+                    for (e, shared) in bundle::group_entries(&h.entries) {
                         let s = e.offset as usize;
                         // The entry's bytes are not touched here: reading even its first
                         // page maps the pages around it, and across hundreds of bundles that
@@ -184,6 +186,7 @@ pub(crate) fn scan_fatbin_region(
                             offset: abs + e.offset,
                             bytes,
                             id: e.id.clone(),
+                            shared,
                         });
                     }
                     index += 1;
@@ -207,6 +210,7 @@ pub(crate) fn scan_fatbin_region(
             offset,
             bytes,
             id,
+            shared,
         } => {
             let _release = Release(ctx, bytes);
             if bytes.starts_with(b"BC") || bytes.starts_with(&[0xde, 0xc0, 0x17, 0x0b]) {
@@ -220,6 +224,7 @@ pub(crate) fn scan_fatbin_region(
                     offset,
                     bytes,
                     bundle_id: Some(&id),
+                    shared_by: shared.as_ref(),
                 });
             } else {
                 let head: Vec<String> = bytes.iter().take(4).map(|b| format!("{b:02x}")).collect();
@@ -237,6 +242,7 @@ pub(crate) fn scan_fatbin_region(
         }
         Job::Ccob { origin, bytes, at } => {
             match bundle::decompress_ccob(bytes, ctx.limits).inspect(|_| ctx.release(bytes)) {
+                // The payload's memory stays reserved until its entries are handled.
                 Ok((_, payload)) => scan_fatbin_region(&payload, 0, &origin, depth + 1, true, ctx),
                 Err(e) => ctx.sink.found(Found::Error {
                     origin: &origin,
@@ -299,6 +305,15 @@ fn shift(e: SourceError, by: u64) -> SourceError {
             offset: offset + by,
             msg,
         },
+        SourceError::Budget {
+            offset,
+            what,
+            source,
+        } => SourceError::Budget {
+            offset: offset + by,
+            what,
+            source,
+        },
         other => other,
     }
 }
@@ -330,6 +345,7 @@ pub(crate) fn scan_embedded_elfs(
                         offset: abs,
                         bytes,
                         bundle_id: None,
+                        shared_by: None,
                     });
                     pos = at + bytes.len().max(4);
                     continue;

@@ -26,9 +26,15 @@ use std::fmt;
 use std::path::{Path, PathBuf};
 
 pub use names::NamedKind;
+pub use rocpath_budget::{MemoryBudget, OverBudget, Reservation, format_size, parse_size};
 pub use rocpath_miopen::dbname::{DbKind, DbName};
 
 /// Limits that keep time and memory bounded on hostile input. All sizes in bytes.
+///
+/// The per-item limits bound one item; [`Limits::memory`] bounds all of them together: every
+/// decompressed payload, buffered archive member and streamed object is reserved from it
+/// before it is allocated, and an item that does not fit is reported as
+/// [`SourceError::Budget`] while the scan goes on.
 #[derive(Debug, Clone)]
 pub struct Limits {
     /// Most entries accepted in one offload bundle.
@@ -46,6 +52,8 @@ pub struct Limits {
     pub max_depth: u32,
     /// Largest code object accepted from a stream scan.
     pub max_streamed_object: u64,
+    /// The run's memory budget, shared by every item scanned in parallel (clones share it).
+    pub memory: MemoryBudget,
 }
 
 impl Default for Limits {
@@ -58,19 +66,24 @@ impl Default for Limits {
             max_archive_bytes: 256 << 30,
             max_depth: 6,
             max_streamed_object: 2 << 30,
+            memory: MemoryBudget::default(),
         }
     }
 }
 
 /// A problem with one item. Offsets are relative to the innermost container named by the
 /// [`Origin`] the error is reported with.
+///
+/// The message (`Display`) does not repeat the location: the offset is [`SourceError::offset`]
+/// and the file and container chain are the [`Origin`]; renderers print each once
+/// (`error: FILE [CHAIN] at offset N: MESSAGE`).
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum SourceError {
     /// Reading failed.
     #[error("I/O error: {0}")]
     Io(String),
     /// The bytes do not follow the format.
-    #[error("at offset {offset}: {msg}")]
+    #[error("{msg}")]
     Format {
         /// Offset.
         offset: u64,
@@ -78,7 +91,7 @@ pub enum SourceError {
         msg: String,
     },
     /// The data ends early.
-    #[error("at offset {offset}: truncated {what}")]
+    #[error("truncated {what}")]
     Truncated {
         /// Offset.
         offset: u64,
@@ -86,13 +99,28 @@ pub enum SourceError {
         what: String,
     },
     /// A declared size is over a [`Limits`] value.
-    #[error("at offset {offset}: {msg}")]
+    #[error("{msg}")]
     Limit {
         /// Offset.
         offset: u64,
         /// What is over the limit.
         msg: String,
     },
+    /// The item does not fit in the run's memory budget ([`Limits::memory`]).
+    #[error("{what} {source}")]
+    Budget {
+        /// Offset of the item.
+        offset: u64,
+        /// The item (`CCOB payload`, `archive member`, ...).
+        what: String,
+        /// The refusal.
+        source: OverBudget,
+    },
+    /// A path given as input is neither a file nor a folder (a FIFO, a device).
+    #[error(
+        "not a regular file or folder ({0}); rocpath reads files and folders only — copy the data to a file first"
+    )]
+    NotAFile(&'static str),
     /// A code object that could not be parsed.
     #[error("code object: {0}")]
     CodeObject(#[from] rocpath_codeobj::Error),
@@ -104,11 +132,19 @@ impl SourceError {
         match self {
             SourceError::Format { offset, .. }
             | SourceError::Truncated { offset, .. }
-            | SourceError::Limit { offset, .. } => Some(*offset),
-            SourceError::CodeObject(rocpath_codeobj::Error::Malformed { offset, .. }) => {
-                Some(*offset)
-            }
-            _ => None,
+            | SourceError::Limit { offset, .. }
+            | SourceError::Budget { offset, .. } => Some(*offset),
+            SourceError::CodeObject(e) => e.offset(),
+            SourceError::Io(_) | SourceError::NotAFile(_) => None,
+        }
+    }
+
+    /// The refusal of [`SourceError::Budget`] for `what` at `offset`.
+    pub(crate) fn budget(offset: u64, what: impl Into<String>, source: OverBudget) -> Self {
+        SourceError::Budget {
+            offset,
+            what: what.into(),
+            source,
         }
     }
 }
@@ -185,6 +221,8 @@ pub enum Found<'a> {
         bytes: &'a [u8],
         /// The offload bundle entry id, when it came from a bundle.
         bundle_id: Option<&'a str>,
+        /// Other entries of the same bundle that point at these bytes (read once, here).
+        shared_by: Option<&'a bundle::SharedBy>,
         /// sha256 of `bytes`, lower-case hex (computed here, reading the bytes once in
         /// chunks whose pages are released as they are hashed).
         sha256: &'a str,
@@ -291,8 +329,10 @@ pub struct InputFile {
 
 /// Walks the given paths (files or directories, recursively, following no symlinked
 /// directories) and lists regular files, sorted by path. Unreadable entries are returned
-/// as errors.
-pub fn discover(paths: &[PathBuf]) -> (Vec<InputFile>, Vec<(String, String)>) {
+/// as errors, and so is a path given by name that is neither a file nor a folder (a FIFO
+/// would block the open and a device such as `/dev/zero` never ends); inside folders such
+/// entries are skipped, as every reader of rocpath does.
+pub fn discover(paths: &[PathBuf]) -> (Vec<InputFile>, Vec<(String, SourceError)>) {
     let mut files = Vec::new();
     let mut errors = Vec::new();
     for p in paths {
@@ -305,15 +345,23 @@ pub fn discover(paths: &[PathBuf]) -> (Vec<InputFile>, Vec<(String, String)>) {
                     let ft = e.file_type();
                     let is_file =
                         ft.is_file() || (ft.is_symlink() && e.path().is_file() && e.depth() == 0);
+                    if e.depth() == 0 && !is_file && !e.path().is_dir() {
+                        errors.push((
+                            e.path().display().to_string(),
+                            SourceError::NotAFile(special_kind(e.path())),
+                        ));
+                        continue;
+                    }
                     if is_file {
                         match e.metadata() {
                             Ok(m) => files.push(InputFile {
                                 path: e.into_path(),
                                 size: m.len(),
                             }),
-                            Err(err) => {
-                                errors.push((e.path().display().to_string(), err.to_string()))
-                            }
+                            Err(err) => errors.push((
+                                e.path().display().to_string(),
+                                SourceError::Io(err.to_string()),
+                            )),
                         }
                     }
                 }
@@ -322,12 +370,35 @@ pub fn discover(paths: &[PathBuf]) -> (Vec<InputFile>, Vec<(String, String)>) {
                         .path()
                         .map(|p| p.display().to_string())
                         .unwrap_or_else(|| p.display().to_string());
-                    errors.push((path, err.to_string()));
+                    errors.push((path, SourceError::Io(err.to_string())));
                 }
             }
         }
     }
     (files, errors)
+}
+
+/// What a path that is neither a file nor a folder is, for messages.
+fn special_kind(p: &Path) -> &'static str {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::FileTypeExt;
+        if let Ok(m) = std::fs::metadata(p) {
+            let t = m.file_type();
+            if t.is_fifo() {
+                return "a FIFO";
+            } else if t.is_char_device() {
+                return "a character device";
+            } else if t.is_block_device() {
+                return "a block device";
+            } else if t.is_socket() {
+                return "a socket";
+            }
+        } else {
+            return "a dangling symbolic link";
+        }
+    }
+    "a special file"
 }
 
 /// Totals of a multi-file scan.
@@ -354,10 +425,10 @@ pub fn scan_paths(
         bytes: files.iter().map(|f| f.size).sum(),
     };
     begin(&totals);
-    for (path, msg) in walk_errors {
+    for (path, error) in walk_errors {
         sink.found(Found::Error {
             origin: &Origin::file(path),
-            error: SourceError::Io(msg),
+            error,
         });
     }
     files.sort_by(|a, b| b.size.cmp(&a.size).then_with(|| a.path.cmp(&b.path)));
@@ -538,6 +609,7 @@ pub(crate) fn scan_bytes(data: &[u8], origin: &Origin, name: &str, depth: u32, c
                 offset: 0,
                 bytes: data,
                 bundle_id: None,
+                shared_by: None,
             });
         } else {
             host::scan_host_elf(data, origin, depth, ctx);

@@ -30,7 +30,7 @@ use rocpath_mpack::{Kind, Reader, Result as MResult};
 use serde::Serialize;
 use std::collections::{BTreeMap, BTreeSet};
 
-pub use yaml::summarize_yaml;
+pub use yaml::{MAX_EXPANSION, summarize_yaml, summarize_yaml_in};
 
 /// Why a library file could not be summarized.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -44,6 +44,18 @@ pub enum Error {
     /// The structure is not a Tensile library.
     #[error("not a Tensile library: {0}")]
     Shape(String),
+    /// YAML aliases expand the document past its bound (an alias bomb).
+    #[error(
+        "YAML aliases expand the document past {limit} bytes ({}× its size plus 1 MiB); refused as an alias bomb — a real Tensile library never expands this much",
+        yaml::MAX_EXPANSION
+    )]
+    Expansion {
+        /// The bound, in bytes of MessagePack.
+        limit: u64,
+    },
+    /// The file does not fit in the run's memory budget.
+    #[error("the library {0}")]
+    Budget(#[from] rocpath_budget::OverBudget),
 }
 
 /// One solution of a library file.
@@ -76,11 +88,41 @@ pub struct LibrarySummary {
     pub cu_counts: BTreeSet<u64>,
     /// Lazy-loading placeholders (names of the per-problem files this index refers to).
     pub placeholders: Vec<String>,
-    /// The solutions (kernel names and problem types), in file order.
+    /// The solutions (kernel names and problem types), in file order: the first
+    /// [`MAX_LISTED_SOLUTIONS`]; the others are counted in the totals only.
     pub solution_list: Vec<Solution>,
+    /// Solutions counted but not in `solution_list` (past [`MAX_LISTED_SOLUTIONS`]).
+    pub unlisted_solutions: u64,
 }
 
+/// Most solutions kept in [`LibrarySummary::solution_list`]. Real files hold up to a few
+/// thousand; a hostile one can declare millions of empty ones (4 M in a 4 MB file), each of
+/// which would cost a [`Solution`] of ~90 bytes.
+pub const MAX_LISTED_SOLUTIONS: usize = 1 << 16;
+
 impl LibrarySummary {
+    /// Counts one solution, and lists it while the list is under its bound.
+    fn count(&mut self, s: Solution, w: &mut Walk) {
+        self.solutions += 1;
+        if s.processors.is_empty() {
+            bump(&mut self.solutions_by_processor, "*");
+        }
+        for p in &s.processors {
+            bump(&mut self.solutions_by_processor, p);
+            if !w.processors.contains(p) {
+                w.processors.insert(p.clone());
+            }
+        }
+        if !s.problem_type.is_empty() {
+            bump(&mut self.problem_types, &s.problem_type);
+        }
+        if self.solution_list.len() < MAX_LISTED_SOLUTIONS {
+            self.solution_list.push(s);
+        } else {
+            self.unlisted_solutions += 1;
+        }
+    }
+
     /// True for a lazy index (placeholders and no solutions).
     pub fn is_lazy_index(&self) -> bool {
         self.solutions == 0 && !self.placeholders.is_empty()
@@ -107,6 +149,16 @@ pub fn type_code(t: &str) -> &'static str {
 }
 
 const MAX_DEPTH: u32 = 200;
+
+/// Adds one to `key`'s count, allocating the key only the first time it is seen.
+fn bump(m: &mut BTreeMap<String, u64>, key: &str) {
+    match m.get_mut(key) {
+        Some(n) => *n += 1,
+        None => {
+            m.insert(key.to_string(), 1);
+        }
+    }
+}
 
 /// State collected while walking predicate/library trees.
 #[derive(Default)]
@@ -260,18 +312,7 @@ pub fn summarize_msgpack_with(
                         continue;
                     }
                     let s = solution(&mut rd)?;
-                    out.solutions += 1;
-                    if s.processors.is_empty() {
-                        *out.solutions_by_processor.entry("*".into()).or_default() += 1;
-                    }
-                    for p in &s.processors {
-                        *out.solutions_by_processor.entry(p.clone()).or_default() += 1;
-                        w.processors.insert(p.clone());
-                    }
-                    if !s.problem_type.is_empty() {
-                        *out.problem_types.entry(s.problem_type.clone()).or_default() += 1;
-                    }
-                    out.solution_list.push(s);
+                    out.count(s, &mut w);
                 }
             }
             Some("library") if rd.peek()? == Kind::Map => {
@@ -390,21 +431,23 @@ fn summarize_keyed(data: &[u8]) -> Result<LibrarySummary, Error> {
 }
 
 /// Summarizes a library file by its name: `.yaml`/`.yml` as YAML, anything else as
-/// MessagePack.
+/// MessagePack (with a memory budget of its own, [`rocpath_budget::MemoryBudget::DEFAULT`]).
 pub fn summarize(name: &str, data: &[u8]) -> Result<LibrarySummary, Error> {
-    summarize_with(name, data, None)
+    summarize_with(name, data, None, &rocpath_budget::MemoryBudget::default())
 }
 
-/// Like [`summarize`], with a release callback for memory-mapped input.
+/// Like [`summarize`], with a release callback for memory-mapped input and the run's memory
+/// budget (what a YAML library expands to is reserved from it).
 pub fn summarize_with(
     name: &str,
     data: &[u8],
     release: Option<rocpath_mpack::ReleaseFn<'_>>,
+    budget: &rocpath_budget::MemoryBudget,
 ) -> Result<LibrarySummary, Error> {
     let lower = name.to_ascii_lowercase();
     if lower.ends_with(".yaml") || lower.ends_with(".yml") {
         let text = std::str::from_utf8(data).map_err(|e| Error::Yaml(format!("not UTF-8: {e}")))?;
-        summarize_yaml(text)
+        summarize_yaml_in(text, budget)
     } else {
         summarize_msgpack_with(data, release)
     }
@@ -414,6 +457,28 @@ pub fn summarize_with(
 mod tests {
     use super::*;
     use proptest::prelude::*;
+
+    /// `{"solutions": [{} × n]}`: n empty solutions, one byte each.
+    pub(crate) fn empty_solutions(n: u32) -> Vec<u8> {
+        let mut d = vec![0x81, 0xa9];
+        d.extend_from_slice(b"solutions");
+        d.push(0xdd);
+        d.extend_from_slice(&n.to_be_bytes());
+        d.resize(d.len() + n as usize, 0x80);
+        d
+    }
+
+    #[test]
+    fn millions_of_empty_solutions_are_counted_not_all_listed() {
+        let s = summarize_msgpack(&empty_solutions(4_000_000)).unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(s.solutions, 4_000_000);
+        assert_eq!(s.solutions_by_processor.get("*"), Some(&4_000_000));
+        assert_eq!(s.solution_list.len(), MAX_LISTED_SOLUTIONS);
+        assert_eq!(
+            s.unlisted_solutions,
+            4_000_000 - MAX_LISTED_SOLUTIONS as u64
+        );
+    }
 
     proptest! {
         #[test]

@@ -24,7 +24,8 @@ pub fn shared_dir() -> Option<PathBuf> {
     p.is_dir().then_some(p)
 }
 
-/// `shared/fixtures/codeobjects`, if present. Prints a skip note when absent.
+/// `shared/fixtures/codeobjects`, if present. Prints a skip note when absent, or fails the
+/// test under CI (`CI` set), where the shared data must be there.
 pub fn codeobjects_dir() -> Option<PathBuf> {
     let d = shared_dir()
         .map(|s| s.join("fixtures").join("codeobjects"))

@@ -44,6 +44,11 @@ pub struct Global {
     /// Never draw a progress bar.
     #[arg(long, global = true)]
     pub no_progress: bool,
+    /// Memory budget of the run, shared by everything read in parallel (decompressed
+    /// payloads, buffered archive members, streamed objects): `512M`, `2G`. An item that does
+    /// not fit is reported as an error for that item and the rest goes on.
+    #[arg(long, global = true, value_name = "SIZE", default_value = "1G", value_parser = rocpath_sources::parse_size)]
+    pub max_memory: u64,
 }
 
 #[derive(Debug, Subcommand)]

@@ -55,7 +55,7 @@ pub fn run(a: CheckArgs, p: &Printer) -> anyhow::Result<Status> {
     let devs = devices(&a)?;
     let bar = p.bar("scanning");
     let opts = rocpath_inventory::Options {
-        limits: super::limits(&a.scan),
+        limits: super::limits(&a.scan, p),
         target: None,
         no_kernels: true,
     };

@@ -31,7 +31,7 @@ fn load(path: &Path, a: &DiffArgs, p: &Printer) -> anyhow::Result<Inventory> {
     super::check_paths(&[path.to_path_buf()])?;
     let bar = p.bar(&format!("scanning {}", path.display()));
     let opts = rocpath_inventory::Options {
-        limits: super::limits(&a.scan),
+        limits: super::limits(&a.scan, p),
         target: None,
         no_kernels: false,
     };

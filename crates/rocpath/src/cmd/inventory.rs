@@ -24,7 +24,7 @@ pub fn run(a: InventoryArgs, p: &Printer) -> anyhow::Result<Status> {
         }
     }
     let opts = Options {
-        limits: super::limits(&a.scan),
+        limits: super::limits(&a.scan, p),
         target: a.target.clone(),
         // Kernel lists are only printed in JSON and per-kernel TSV; the table needs counts.
         no_kernels: a.no_kernels || !(p.global.json || (a.tsv && a.kernels)),

@@ -23,7 +23,7 @@ pub fn run(a: IsaArgs, p: &Printer) -> anyhow::Result<Status> {
         }
     }
     let opts = Options {
-        limits: super::limits(&a.scan),
+        limits: super::limits(&a.scan, p),
         target: a.target.clone(),
         kernel: a.kernel.clone().map(|k| {
             if a.exact {

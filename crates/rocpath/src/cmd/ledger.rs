@@ -320,8 +320,9 @@ struct CheckOut<'a> {
 
 fn check(a: LedgerCheckArgs, p: &Printer) -> anyhow::Result<Status> {
     let (ledger, _) = Ledger::open(&a.ledger)?;
-    let loaded = ledger.load()?;
-    let problems = check::check(ledger.root(), &loaded);
+    // Observations are read one at a time, pruned to what the rules read.
+    let checked = check::check_ledger(&ledger)?;
+    let problems = &checked.problems;
     let errors = problems
         .iter()
         .filter(|x| x.severity == Severity::Error)
@@ -330,10 +331,10 @@ fn check(a: LedgerCheckArgs, p: &Printer) -> anyhow::Result<Status> {
     if p.global.json {
         let out = CheckOut {
             ledger: a.ledger.display().to_string(),
-            claims: loaded.claims.len(),
-            questions: loaded.questions.len(),
-            cases: loaded.cases.len(),
-            observations: loaded.observations.len(),
+            claims: checked.claims,
+            questions: checked.questions,
+            cases: checked.cases,
+            observations: checked.observations,
             errors,
             warnings,
             problems: problems
@@ -358,16 +359,16 @@ fn check(a: LedgerCheckArgs, p: &Printer) -> anyhow::Result<Status> {
         p.json("rocpath.ledger.check/1", &out)?;
     } else {
         let mut s = String::new();
-        for x in &problems {
+        for x in problems {
             s.push_str(&format!("{x}\n"));
         }
         s.push_str(&format!(
             "{}: {} claims, {} questions, {} cases, {} observations: {}\n",
             a.ledger.display(),
-            loaded.claims.len(),
-            loaded.questions.len(),
-            loaded.cases.len(),
-            loaded.observations.len(),
+            checked.claims,
+            checked.questions,
+            checked.cases,
+            checked.observations,
             if errors == 0 {
                 format!("ok ({warnings} warnings)")
             } else {

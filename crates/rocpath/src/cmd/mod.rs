@@ -18,7 +18,8 @@ mod trace;
 
 use crate::cli::{Command, ScanArgs};
 use crate::output::{Printer, Status};
-use rocpath_sources::Limits;
+use rocpath_sources::{Limits, MemoryBudget};
+use std::sync::OnceLock;
 
 pub fn run(cmd: Command, p: &Printer) -> anyhow::Result<Status> {
     match cmd {
@@ -40,11 +41,20 @@ pub fn run(cmd: Command, p: &Printer) -> anyhow::Result<Status> {
     }
 }
 
-/// Limits from the scan flags.
-pub fn limits(s: &ScanArgs) -> Limits {
+/// The run's one memory budget (`--max-memory`), shared by every command step that reads.
+pub fn budget(p: &Printer) -> MemoryBudget {
+    static BUDGET: OnceLock<MemoryBudget> = OnceLock::new();
+    BUDGET
+        .get_or_init(|| MemoryBudget::new(p.global.max_memory))
+        .clone()
+}
+
+/// Limits from the scan flags and the run's memory budget.
+pub fn limits(s: &ScanArgs, p: &Printer) -> Limits {
     Limits {
         max_decompressed: s.max_decompressed,
         max_member_buffer: s.max_member_buffer,
+        memory: budget(p),
         ..Limits::default()
     }
 }

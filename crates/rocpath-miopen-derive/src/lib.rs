@@ -75,6 +75,8 @@ pub struct Report {
     pub unknown_build_flags: Vec<String>,
     /// Rules checked against the checkout.
     pub rules_checked: usize,
+    /// Rules whose cited lines moved, unchanged (id, the citation in this checkout).
+    pub rules_moved: Vec<(String, String)>,
     /// Rules whose cited lines differ in this checkout (id, what differs).
     pub rules_drifted: Vec<(String, String)>,
     /// Rules that cite another repository or commit and were not checked.
@@ -215,6 +217,7 @@ pub fn derive(root: &Path, progress: Progress) -> Result<(Model, Report), Derive
     lw.drain();
     let checked = rules::check(&rules, &mroot, head.commit.as_deref(), repository);
     report.rules_checked = checked.checked;
+    report.rules_moved = checked.moved;
     report.rules_drifted = checked.drifted;
     report.rules_not_checked = checked.not_checked;
     let env = env_vars(&ix, &lw);
@@ -246,7 +249,16 @@ pub fn derive(root: &Path, progress: Progress) -> Result<(Model, Report), Derive
         env,
         build,
         entries,
-        rules: rules.iter().map(rules::RuleDef::to_rule).collect(),
+        rules: rules
+            .iter()
+            .map(|r| {
+                let mut rule = r.to_rule();
+                if let Some((_, cite)) = report.rules_moved.iter().find(|(id, _)| *id == r.id) {
+                    rule.cite.clone_from(cite);
+                }
+                rule
+            })
+            .collect(),
         overlays,
         notes,
     };

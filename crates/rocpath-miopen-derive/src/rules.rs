@@ -163,6 +163,8 @@ pub fn hash(text: &str) -> String {
 pub struct Checked {
     /// Rules whose cited lines were found and match.
     pub checked: usize,
+    /// Rules whose cited lines were found elsewhere, unchanged (id, the citation there).
+    pub moved: Vec<(String, String)>,
     /// Rules whose cited lines differ or are missing (id, why).
     pub drifted: Vec<(String, String)>,
     /// Rules citing another repository.
@@ -188,29 +190,97 @@ pub fn check(rules: &[RuleDef], mroot: &Path, commit: Option<&str>, repository: 
             }
         };
         let file = mroot.join(&path);
-        let Ok(text) = std::fs::read_to_string(&file) else {
-            out.drifted
-                .push((r.id.clone(), format!("{path} is missing")));
+        let found = std::fs::read_to_string(&file)
+            .ok()
+            .and_then(|text| cited_text(&text, c.first, c.last));
+        if found.as_deref().map(hash).as_deref() == Some(r.hash.as_str()) {
+            out.checked += 1;
             continue;
-        };
-        match cited_text(&text, c.first, c.last) {
-            Some(t) if hash(&t) == r.hash => out.checked += 1,
-            Some(t) => out.drifted.push((
-                r.id.clone(),
-                format!(
-                    "{path}:{}-{} differs from the lines the rule cites at {} (checkout at {}; now {}: {:?})",
-                    c.first,
-                    c.last,
-                    c.commit,
-                    commit.map_or("an unknown commit", |s| s.get(..8).unwrap_or(s)),
-                    hash(&t),
-                    t.chars().take(160).collect::<String>()
-                ),
-            )),
-            None => out.drifted.push((r.id.clone(), format!("{path} has no lines {}-{}", c.first, c.last))),
         }
+        if let Some((p, first, last)) = relocate(mroot, &path, c.last - c.first + 1, &r.hash) {
+            let at = commit.map_or("checkout", |s| s.get(..8).unwrap_or(s));
+            let prefix = match &c.repo {
+                Some(repo) => format!("{repo}:projects/miopen/"),
+                None => String::new(),
+            };
+            out.moved
+                .push((r.id.clone(), format!("{prefix}{p}:{first}-{last}@{at}")));
+            continue;
+        }
+        let why = match found {
+            None if !file.is_file() => format!("{path} is missing"),
+            None => format!("{path} has no lines {}-{}", c.first, c.last),
+            Some(t) => format!(
+                "{path}:{}-{} differs from the lines the rule cites at {} (checkout at {}; now {}: {:?})",
+                c.first,
+                c.last,
+                c.commit,
+                commit.map_or("an unknown commit", |s| s.get(..8).unwrap_or(s)),
+                hash(&t),
+                t.chars().take(160).collect::<String>()
+            ),
+        };
+        out.drifted.push((r.id.clone(), why));
     }
     out
+}
+
+/// Finds `n` consecutive lines with the rule's hash: elsewhere in the cited file, else in a
+/// file of the same name anywhere in the checkout (a file moved between folders).
+fn relocate(mroot: &Path, path: &str, n: u32, want: &str) -> Option<(String, u32, u32)> {
+    let mut candidates = vec![path.to_string()];
+    let name = path.rsplit('/').next().unwrap_or(path);
+    let mut others = Vec::new();
+    same_name(mroot, mroot, name, 0, &mut others);
+    others.retain(|p| p != path);
+    others.sort();
+    candidates.extend(others);
+    candidates.into_iter().find_map(|p| {
+        let text = std::fs::read_to_string(mroot.join(&p)).ok()?;
+        let first = find_window(&text, n, want)?;
+        Some((p, first, first + n - 1))
+    })
+}
+
+/// The first line of a window of `n` lines whose collapsed text has hash `want`.
+fn find_window(text: &str, n: u32, want: &str) -> Option<u32> {
+    let lines: Vec<String> = text
+        .lines()
+        .map(|l| l.split_whitespace().collect::<Vec<_>>().join(" "))
+        .collect();
+    let n = n as usize;
+    (0..lines.len().saturating_sub(n - 1)).find_map(|i| {
+        let joined = lines[i..i + n]
+            .iter()
+            .filter(|l| !l.is_empty())
+            .map(String::as_str)
+            .collect::<Vec<_>>()
+            .join(" ");
+        (hash(&joined) == want).then_some(i as u32 + 1)
+    })
+}
+
+/// Paths (relative to `root`, `/`-separated) of files called `name` under `dir`; hidden
+/// folders skipped, eight levels at most.
+fn same_name(root: &Path, dir: &Path, name: &str, depth: u32, out: &mut Vec<String>) {
+    let Ok(rd) = std::fs::read_dir(dir) else {
+        return;
+    };
+    for e in rd.flatten() {
+        let p = e.path();
+        let file_name = e.file_name();
+        let Some(n) = file_name.to_str() else {
+            continue;
+        };
+        let Ok(ft) = e.file_type() else { continue };
+        if ft.is_dir() && !n.starts_with('.') && depth < 8 {
+            same_name(root, &p, name, depth + 1, out);
+        } else if ft.is_file() && n == name {
+            if let Ok(rel) = p.strip_prefix(root) {
+                out.push(rel.to_string_lossy().replace('\\', "/"));
+            }
+        }
+    }
 }
 
 /// Lowers the overlay rules into the function table, grouped by release.
@@ -296,5 +366,54 @@ mod tests {
         assert_eq!(c.checked, 1);
         let ids: Vec<&str> = c.drifted.iter().map(|(i, _)| i.as_str()).collect();
         assert_eq!(ids, ["r2", "r3"]);
+    }
+
+    #[test]
+    fn unchanged_lines_that_moved_are_found() {
+        let d = tempfile::tempdir().unwrap();
+        std::fs::create_dir_all(d.path().join("src/conv")).unwrap();
+        std::fs::create_dir_all(d.path().join("src/other")).unwrap();
+        // Shifted by two lines in the same file.
+        std::fs::write(
+            d.path().join("src/a.cpp"),
+            "x\n// new\n\nif(a)\n   return  true;\n",
+        )
+        .unwrap();
+        // The cited file moved into another folder (as src/solver/*.cpp became src/solver/conv/).
+        std::fs::write(d.path().join("src/conv/b.cpp"), "int f();\nreturn false;\n").unwrap();
+        let rule = |id: &str, cite: &str, text: &str| RuleDef {
+            id: id.into(),
+            says: String::new(),
+            cite: cite.into(),
+            hash: hash(text),
+            build: None,
+            value: None,
+            overlay: None,
+            function: None,
+            class: None,
+            body: None,
+            fate: None,
+            solvers: Vec::new(),
+            lacks: None,
+            targets: Vec::new(),
+        };
+        let rules = [
+            rule("shifted", "src/a.cpp:2-3@abc", "if(a) return true;"),
+            rule("moved", "src/b.cpp:2@abc", "return false;"),
+            rule("gone", "src/a.cpp:1@abc", "return maybe;"),
+        ];
+        let c = check(&rules, d.path(), None, "ROCm/MIOpen");
+        assert_eq!(
+            c.moved,
+            [
+                ("shifted".to_string(), "src/a.cpp:4-5@checkout".to_string()),
+                (
+                    "moved".to_string(),
+                    "src/conv/b.cpp:2-2@checkout".to_string()
+                )
+            ]
+        );
+        assert_eq!(c.drifted.len(), 1);
+        assert!(c.drifted[0].1.contains("differs"), "{:?}", c.drifted);
     }
 }

@@ -148,12 +148,19 @@ fn main() {
         // Why verdicts stay undecided: (solver, reason) by count.
         let mut why: HashMap<(String, String), usize> = HashMap::new();
         for p in &ps[..ps.len().min(2000)] {
-            let inp = Input { problem: p, device: &dev, env: &env, build: &build, always_enable_naive: false };
+            let inp = Input {
+                problem: p,
+                device: &dev,
+                env: &env,
+                build: &build,
+                always_enable_naive: false,
+            };
             for s in &model.solvers {
                 let Some(f) = s.is_applicable else { continue };
                 if let Outcome::Unknown(u) = ev.solver_fn(s, f, &inp, false).outcome {
                     let at = &model.functions[u.func as usize].site;
-                    *why.entry((s.name.clone(), format!("{}:{} {}", at.file, u.line, u.why))).or_default() += 1;
+                    *why.entry((s.name.clone(), format!("{}:{} {}", at.file, u.line, u.why)))
+                        .or_default() += 1;
                 }
             }
         }

@@ -243,11 +243,15 @@ pub fn derive_report(source: &Source, r: &Report) -> String {
     let _ = writeln!(s, "functions       {} in the model", r.functions);
     let _ = writeln!(
         s,
-        "rules           {} checked against the checkout, {} changed, {} cite another repository",
+        "rules           {} checked against the checkout, {} moved, {} changed, {} cite another repository",
         r.rules_checked,
+        r.rules_moved.len(),
         r.rules_drifted.len(),
         r.rules_not_checked.len()
     );
+    for (id, cite) in &r.rules_moved {
+        let _ = writeln!(s, "  moved, unchanged: {id} now at {cite}");
+    }
     for (id, why) in &r.rules_drifted {
         let _ = writeln!(s, "  not re-derived: {id}: {why}");
     }

@@ -53,9 +53,11 @@ pub struct Source {
 }
 
 impl Source {
-    /// `ROCm/MIOpen@2d1fd997` (the commit cut to 8 digits).
+    /// `ROCm/MIOpen@2d1fd997` (the commit cut to 8 digits; `@checkout` when the folder read
+    /// was not a git repository).
     pub fn short(&self) -> String {
         let c: String = self.commit.chars().take(8).collect();
+        let c = if c.is_empty() { "checkout".to_string() } else { c };
         format!("{}@{}", self.repository, c)
     }
 }

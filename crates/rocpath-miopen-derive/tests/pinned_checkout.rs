@@ -1,0 +1,31 @@
+#![allow(clippy::unwrap_used, clippy::expect_used, missing_docs)]
+//! Re-deriving from ROCm/MIOpen at 2d1fd997 gives the committed model byte for byte, with every
+//! rule checked (`cargo test -p rocpath-miopen-derive -- --ignored` with the checkout in
+//! `ROCPATH_MIOPEN_SRC`; `git clone https://github.com/ROCm/MIOpen && git -C MIOpen checkout
+//! 2d1fd997`).
+
+#[test]
+#[ignore = "needs a ROCm/MIOpen checkout at 2d1fd997 in ROCPATH_MIOPEN_SRC"]
+fn re_deriving_the_pinned_checkout_reproduces_the_committed_model() {
+    let src =
+        std::env::var_os("ROCPATH_MIOPEN_SRC").expect("ROCPATH_MIOPEN_SRC names the checkout");
+    let (model, report) =
+        rocpath_miopen_derive::derive(std::path::Path::new(&src), &|_, _| {}).unwrap();
+    assert!(
+        model.source.commit.starts_with("2d1fd997"),
+        "{}",
+        model.source.commit
+    );
+    assert!(
+        report.rules_drifted.is_empty(),
+        "{:?}",
+        report.rules_drifted
+    );
+    assert!(report.rules_moved.is_empty(), "{:?}", report.rules_moved);
+    let committed = include_str!("../../rocpath-miopen/data/miopen-model-2d1fd997.json");
+    let derived = serde_json::to_string(&model).unwrap();
+    assert!(
+        derived == committed,
+        "the derived model differs from the committed one: regenerate it with `rocpath explain miopen-derive $ROCPATH_MIOPEN_SRC --out crates/rocpath-miopen/data/miopen-model-2d1fd997.json`"
+    );
+}

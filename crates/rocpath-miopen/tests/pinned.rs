@@ -393,3 +393,29 @@ mod paths {
         ));
     }
 }
+
+#[test]
+fn a_member_of_a_temporary_uses_the_base_default() {
+    // `ConvHipImplicitGemmForwardV4R4Xdlops{}.IsDynamic() && …`: the first class does not
+    // override IsDynamic, so the base's `false` decides (the logs say `Skipped (non-dynamic)`).
+    let m = model();
+    let ev = Evaluator::new(m, Some("3.5.1"));
+    let p = Problem::from_fdb_key("128-1-1-1x1-128-1-1-16-0x0-1x1-1x1-0-NCHW-INT8-F").unwrap();
+    let d = device("gfx900:xnack-");
+    let env = Env::default();
+    let build = HashMap::new();
+    let inp = Input {
+        problem: &p,
+        device: &d,
+        env: &env,
+        build: &build,
+        always_enable_naive: false,
+    };
+    let s = m
+        .solvers
+        .iter()
+        .find(|s| s.name == "ConvMPBidirectWinograd_xdlops<2-3>")
+        .unwrap();
+    let v = ev.solver_fn(s, s.is_dynamic.unwrap(), &inp, true);
+    assert_eq!(v.outcome, Outcome::Bool { v: false }, "{v:?}");
+}

@@ -247,6 +247,8 @@ pub struct Evaluator<'m> {
     problem_methods: FxHashMap<&'m str, u32>,
     /// (class, method) → function, for calls on objects of a class.
     class_methods: FxHashMap<(&'m str, &'m str), u32>,
+    /// Class names (last component) of the registered solvers.
+    solver_classes: rustc_hash::FxHashSet<&'m str>,
     replace: FxHashMap<u32, u32>,
     env_default: FxHashMap<&'m str, (&'m str, &'m str)>,
     build: FxHashMap<&'m str, i64>,
@@ -270,6 +272,23 @@ impl<'m> Evaluator<'m> {
             {
                 let last = f.name.rsplit("::").next().unwrap_or(&f.name);
                 problem_methods.entry(last).or_insert(i as u32);
+            }
+        }
+        // A solver's members as the derive resolved them through its bases, so that
+        // `OtherSolver{}.IsDynamic()` finds an inherited definition.
+        let mut solver_classes = rustc_hash::FxHashSet::default();
+        for s in &model.solvers {
+            let c = class_last(&s.class);
+            solver_classes.insert(c);
+            for (name, f) in [
+                ("IsApplicable", s.is_applicable),
+                ("IsDynamic", s.is_dynamic),
+                ("MayNeedWorkspace", s.may_need_workspace),
+                ("GetWti", s.wti),
+            ] {
+                if let Some(f) = f {
+                    class_methods.entry((c, name)).or_insert(f);
+                }
             }
         }
         let mut replace = FxHashMap::default();
@@ -298,6 +317,7 @@ impl<'m> Evaluator<'m> {
                 .map(|f| f.class.as_deref().map(class_last))
                 .collect(),
             problem_methods,
+            solver_classes,
             class_methods,
             replace,
             env_default: model
@@ -2282,6 +2302,14 @@ impl<'e, 'm> Run<'e, 'm> {
                     .unwrap_or(-1);
                 Val::Bool(if name == "GetFwd" { v == 1 } else { v != 0 })
             }
+            // SolverBase's defaults (src/include/miopen/solver.hpp:86, 89, 132 at 2d1fd997)
+            // for a solver that overrides none of them.
+            (Obj::Class(c), "IsDynamic" | "MayNeedWorkspace")
+                if self.ev.solver_classes.contains(c) =>
+            {
+                Val::Bool(false)
+            }
+            (Obj::Class(c), "GetWti") if self.ev.solver_classes.contains(c) => Val::Float(-2.0),
             (Obj::Class(c), _) => self.unknown(
                 func,
                 l,

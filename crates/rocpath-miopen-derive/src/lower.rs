@@ -60,11 +60,84 @@ impl Fx<'_> {
             || self.tparams.iter().any(|t| t == name)
     }
 
+    /// A local declared in the body (not a parameter: `ctx` and `problem` are const).
+    fn is_body_local(&self, name: &str) -> bool {
+        self.scopes
+            .iter()
+            .skip(1)
+            .any(|s| s.iter().any(|n| n == name))
+    }
+
     fn declare(&mut self, name: &str) {
         if let Some(s) = self.scopes.last_mut() {
             s.push(name.to_string());
         }
     }
+}
+
+/// A statement kept for its effect, with the locals it may change.
+fn effect(fx: &Fx, line: u32, e: Node) -> Stmt {
+    let mut clobbers = Vec::new();
+    clobbered(fx, e, &mut clobbers);
+    clobbers.sort();
+    clobbers.dedup();
+    Stmt::Effect { line, clobbers }
+}
+
+/// Body locals an expression may change: the root of an assignment's or update's target, the
+/// arguments of a call (by reference, or their address), the object of a method call.
+/// Logging macros change nothing.
+fn clobbered(fx: &Fx, n: Node, out: &mut Vec<String>) {
+    let root = |x: Option<Node>, out: &mut Vec<String>| {
+        let mut x = x;
+        while let Some(y) = x {
+            match y.kind() {
+                "identifier" => {
+                    let name = text(y, fx.src);
+                    if fx.is_body_local(name) {
+                        out.push(name.to_string());
+                    }
+                    return;
+                }
+                "field_expression" | "subscript_expression" => {
+                    x = y.child_by_field_name("argument");
+                }
+                "pointer_expression" | "parenthesized_expression" => x = y.named_child(0),
+                _ => return,
+            }
+        }
+    };
+    match n.kind() {
+        "assignment_expression" => root(n.child_by_field_name("left"), out),
+        "update_expression" => root(n.child_by_field_name("argument"), out),
+        "call_expression" => {
+            let f = n.child_by_field_name("function");
+            if f.is_some_and(|f| text(f, fx.src).starts_with("MIOPEN_LOG")) {
+                return;
+            }
+            if let Some(f) = f.filter(|f| f.kind() == "field_expression") {
+                root(f.child_by_field_name("argument"), out);
+            }
+            if let Some(args) = n.child_by_field_name("arguments") {
+                let mut c = args.walk();
+                for a in args.named_children(&mut c) {
+                    root(Some(a), out);
+                }
+            }
+        }
+        _ => {}
+    }
+    let mut c = n.walk();
+    for ch in n.named_children(&mut c) {
+        clobbered(fx, ch, out);
+    }
+}
+
+/// `std::tie(…)` on the left of an assignment.
+fn is_tie(n: Node, src: &[u8]) -> bool {
+    n.kind() == "call_expression"
+        && n.child_by_field_name("function")
+            .is_some_and(|f| matches!(text(f, src), "std::tie" | "tie"))
 }
 
 fn line(n: Node) -> u32 {
@@ -516,7 +589,8 @@ impl<'a> Lowerer<'a> {
                             value,
                         });
                     }
-                    _ => out.push(Stmt::Effect { line: l }),
+                    Some(lv) if op == "=" && is_tie(lv, fx.src) => self.tie(fx, e, lv, out),
+                    _ => out.push(effect(fx, l, e)),
                 }
             }
             "call_expression" => {
@@ -527,7 +601,7 @@ impl<'a> Lowerer<'a> {
                 if f.contains("MIOPEN_THROW") || f == "throw" {
                     out.push(Stmt::Throw { line: l });
                 } else {
-                    out.push(Stmt::Effect { line: l });
+                    out.push(effect(fx, l, e));
                 }
             }
             "update_expression" => {
@@ -544,10 +618,48 @@ impl<'a> Lowerer<'a> {
                             op: Some(if op == "--" { BinOp::Sub } else { BinOp::Add }),
                             value: ex(l, ExprKind::Int { v: 1 }),
                         }),
-                    _ => out.push(Stmt::Effect { line: l }),
+                    _ => out.push(effect(fx, l, e)),
                 }
             }
-            _ => out.push(Stmt::Effect { line: l }),
+            _ => out.push(effect(fx, l, e)),
+        }
+    }
+
+    /// `std::tie(a, b, std::ignore) = e;` → `__tie_L = e; a = __tie_L[0]; b = __tie_L[1];`
+    /// (a tuple is a list to the evaluator).
+    fn tie(&mut self, fx: &mut Fx, e: Node, lv: Node, out: &mut Vec<Stmt>) {
+        let l = line(e);
+        let tmp = format!("__tie_{l}");
+        let value = e
+            .child_by_field_name("right")
+            .map(|r| self.expr(fx, r))
+            .unwrap_or_else(|| unsupported(e, "assignment"));
+        fx.declare(&tmp);
+        out.push(Stmt::Decl {
+            line: l,
+            vars: vec![(tmp.clone(), Some(value))],
+        });
+        let Some(args) = lv.child_by_field_name("arguments") else {
+            return;
+        };
+        let mut c = args.walk();
+        for (i, a) in args.named_children(&mut c).enumerate() {
+            let name = text(a, fx.src);
+            if a.kind() != "identifier" || !fx.is_local(name) {
+                continue; // `std::ignore`, or a member: not tracked
+            }
+            out.push(Stmt::Assign {
+                line: l,
+                target: name.to_string(),
+                op: None,
+                value: ex(
+                    l,
+                    ExprKind::Index {
+                        obj: Box::new(ex(l, ExprKind::Var { v: tmp.clone() })),
+                        idx: Box::new(ex(l, ExprKind::Int { v: i as i64 })),
+                    },
+                ),
+            });
         }
     }
 
@@ -1733,7 +1845,7 @@ fn relocate(stmts: &mut [Stmt], l: u32) {
                 }
             }
             Stmt::Break { line }
-            | Stmt::Effect { line }
+            | Stmt::Effect { line, .. }
             | Stmt::Throw { line }
             | Stmt::Unsupported { line, .. } => *line = l,
             Stmt::Block { body } => relocate(body, l),

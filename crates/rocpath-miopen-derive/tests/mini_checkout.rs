@@ -19,6 +19,8 @@ inline SolverRegistrar::SolverRegistrar(IdRegistryData& registry)
     ++id; // removed ConvMiniOld
     RegisterWithSolver(registry, ++id, conv::ConvMiniXdlops{}, miopenConvolutionAlgoImplicitGEMM);
     RegisterWithSolver(registry, ++id, conv::ConvMiniLoop{}, miopenConvolutionAlgoDirect);
+    RegisterWithSolver(registry, ++id, conv::ConvMiniTie{}, miopenConvolutionAlgoGEMM);
+    RegisterWithSolver(registry, ++id, conv::ConvMiniOutParam{}, miopenConvolutionAlgoGEMM);
 }
 } }
 "#;
@@ -35,6 +37,14 @@ struct ConvMiniXdlops final : ConvSolver
     bool IsApplicable(const ExecutionContext&, const miopen::conv::ProblemDescription&) const override;
 };
 struct ConvMiniLoop final : ConvSolver
+{
+    bool IsApplicable(const ExecutionContext&, const miopen::conv::ProblemDescription&) const override;
+};
+struct ConvMiniTie final : ConvSolver
+{
+    bool IsApplicable(const ExecutionContext&, const miopen::conv::ProblemDescription&) const override;
+};
+struct ConvMiniOutParam final : ConvSolver
 {
     bool IsApplicable(const ExecutionContext&, const miopen::conv::ProblemDescription&) const override;
 };
@@ -106,6 +116,27 @@ bool ConvMiniLoop::IsApplicable(const ExecutionContext& ctx, const ProblemDescri
     return n % 2 == 0;
 }
 
+static std::tuple<int, int> GemmSize(const ProblemDescription& problem)
+{
+    return std::make_tuple(problem.GetOutChannels(), problem.GetInChannels() * 9);
+}
+
+bool ConvMiniTie::IsApplicable(const ExecutionContext&, const ProblemDescription& problem) const
+{
+    int m = 0;
+    int k = 0;
+    std::tie(m, std::ignore) = GemmSize(problem);
+    std::tie(std::ignore, k) = GemmSize(problem);
+    return m % 32 == 0 && k % 64 == 0;
+}
+
+bool ConvMiniOutParam::IsApplicable(const ExecutionContext&, const ProblemDescription& problem) const
+{
+    int m = 0;
+    FillGemmSize(problem, m);
+    return m % 32 == 0;
+}
+
 } } }
 "#;
 
@@ -174,10 +205,12 @@ fn a_small_checkout_derives_into_a_model_that_decides() {
         [
             (1, "ConvMiniAsm"),
             (3, "ConvMiniXdlops"),
-            (4, "ConvMiniLoop")
+            (4, "ConvMiniLoop"),
+            (5, "ConvMiniTie"),
+            (6, "ConvMiniOutParam"),
         ]
     );
-    assert_eq!(report.solvers, 3);
+    assert_eq!(report.solvers, 5);
     assert!(report.solvers_without_is_applicable.is_empty());
     // Every pinned rule cites a file this checkout does not have.
     assert_eq!(report.rules_checked, 0);

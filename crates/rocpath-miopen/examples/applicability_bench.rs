@@ -144,6 +144,29 @@ fn main() {
     };
     // Warm: the model loaded and the code paths touched once (a memo starts empty per run).
     let _ = warm(&ps[..ps.len().min(100)]);
+    if std::env::var_os("COUNTS").is_some() {
+        // Per solver: applicable / not applicable / unresolved over the problems.
+        for s in &model.solvers {
+            let Some(f) = s.is_applicable else { continue };
+            let mut c = [0usize; 3];
+            for p in &ps {
+                let inp = Input {
+                    problem: p,
+                    device: &dev,
+                    env: &env,
+                    build: &build,
+                    always_enable_naive: false,
+                };
+                c[match ev.solver_fn(s, f, &inp, false).outcome {
+                    Outcome::Bool { v: true } => 0,
+                    Outcome::Bool { v: false } => 1,
+                    _ => 2,
+                }] += 1;
+            }
+            println!("{} {} {} {}", s.name, c[0], c[1], c[2]);
+        }
+        return;
+    }
     if std::env::var_os("UNRESOLVED").is_some() {
         // Why verdicts stay undecided: (solver, reason) by count.
         let mut why: HashMap<(String, String), usize> = HashMap::new();

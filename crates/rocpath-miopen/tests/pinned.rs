@@ -419,3 +419,22 @@ fn a_member_of_a_temporary_uses_the_base_default() {
     let v = ev.solver_fn(s, s.is_dynamic.unwrap(), &inp, true);
     assert_eq!(v.outcome, Outcome::Bool { v: false }, "{v:?}");
 }
+
+#[test]
+fn values_unpacked_with_std_tie_decide() {
+    // `std::tie(gemm_m, gemm_n, gemm_k) = CalculateGemmSize(problem);` then
+    // `gemm_n % 32 == 0`: gemm_n = N·Ho·Wo is 49 for N = 1 and 1568 for N = 32.
+    let fate = |n: u32| {
+        let key = format!("64-7-7-3x3-64-7-7-{n}-1x1-1x1-1x1-0-NCHW-FP32-F");
+        verdict(
+            None,
+            "gfx900:xnack-",
+            &key,
+            "ConvHipImplicitGemmV4R4Fwd",
+            &[],
+        )
+        .outcome
+    };
+    assert_eq!(fate(1), Outcome::Bool { v: false });
+    assert_eq!(fate(32), Outcome::Bool { v: true });
+}

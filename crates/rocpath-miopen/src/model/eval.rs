@@ -1125,7 +1125,19 @@ impl<'e, 'm> Run<'e, 'm> {
                 vars.push((target.as_str(), v));
                 Self::fall(vars)
             }
-            Stmt::Effect { .. } => Self::fall(vars),
+            Stmt::Effect { line, clobbers } => {
+                for name in clobbers {
+                    if lookup(&vars, name).is_some() {
+                        let u = self.unknown(
+                            func,
+                            *line,
+                            format!("`{name}` is changed by a statement that is not modelled"),
+                        );
+                        vars.push((name.as_str(), u));
+                    }
+                }
+                Self::fall(vars)
+            }
             Stmt::Block { body } => {
                 let n = vars.len();
                 let mut out = self.exec(
@@ -1395,6 +1407,7 @@ impl<'e, 'm> Run<'e, 'm> {
                         .ok()
                         .and_then(|i| l.get(i).cloned())
                         .unwrap_or_else(|| self.unknown(func, e.l, "index out of range")),
+                    (Val::Unknown(_), _) => o.clone(),
                     _ => self.unknown(func, e.l, "subscript of an unknown value"),
                 };
                 (v, Vec::new())
@@ -1954,6 +1967,18 @@ impl<'e, 'm> Run<'e, 'm> {
                 (Some(a), Some(b)) if b != 0 => Val::Int((a + b - 1) / b),
                 _ => self.unknown(func, l, "integer_divide_ceil"),
             },
+            "tuple" => Val::List(Rc::new(vals)),
+            // `std::get<I>(t)`; `miopen::tien<N>(v)`: the first N elements as a tuple.
+            "get" | "tien" => {
+                let n = targs.first().and_then(|t| t.trim().parse::<usize>().ok());
+                match (vals.first(), n) {
+                    (Some(Val::List(v)), Some(i)) if name == "get" && i < v.len() => v[i].clone(),
+                    (Some(Val::List(v)), Some(n)) if name == "tien" && n <= v.len() => {
+                        Val::List(Rc::new(v[..n].to_vec()))
+                    }
+                    _ => self.unknown(func, l, format!("{name} of an unknown tuple")),
+                }
+            }
             "size" => match vals.first() {
                 Some(Val::List(v)) => Val::Int(v.len() as i128),
                 _ => self.unknown(func, l, "size of an unknown range"),
@@ -2536,7 +2561,7 @@ fn stmt_line(s: &Stmt) -> u32 {
         | Stmt::Return { line, .. }
         | Stmt::Switch { line, .. }
         | Stmt::Break { line }
-        | Stmt::Effect { line }
+        | Stmt::Effect { line, .. }
         | Stmt::Throw { line }
         | Stmt::Unsupported { line, .. } => *line,
         Stmt::Block { body } => body.first().map_or(0, stmt_line),

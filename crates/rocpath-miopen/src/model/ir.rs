@@ -173,10 +173,15 @@ pub enum Stmt {
         /// Line.
         line: u32,
     },
-    /// An expression evaluated for its effect (logging, `std::ignore = x`): skipped.
+    /// An expression evaluated for its effect that the reader does not translate (logging,
+    /// a member assignment, a call with out-parameters).
     Effect {
         /// Line.
         line: u32,
+        /// Locals it may change (assigned through a member or an index, passed to a call,
+        /// or whose method it calls): unknown after it.
+        #[serde(default, skip_serializing_if = "Vec::is_empty")]
+        clobbers: Vec<String>,
     },
     /// `throw …` / `MIOPEN_THROW(…)`.
     Throw {

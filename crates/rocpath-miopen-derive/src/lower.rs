@@ -450,6 +450,11 @@ impl<'a> Lowerer<'a> {
             "expression_statement" => self.expr_stmt(fx, n, out),
             "switch_statement" => out.push(self.switch(fx, n)),
             "break_statement" => out.push(Stmt::Break { line: l }),
+            "continue_statement" => out.push(Stmt::Continue { line: l }),
+            "for_statement" => out.push(self.for_stmt(fx, n)),
+            "while_statement" => out.push(self.while_stmt(fx, n)),
+            "for_range_loop" => out.push(self.for_range(fx, n)),
+            "try_statement" => out.push(self.try_stmt(fx, n)),
             "throw_statement" => out.push(Stmt::Throw { line: l }),
             "preproc_if" | "preproc_ifdef" | "preproc_elif" | "preproc_else"
             | "preproc_elifdef" => out.push(self.pp_if(fx, n)),
@@ -462,6 +467,117 @@ impl<'a> Lowerer<'a> {
                     text: squash(text(n, fx.src)),
                 });
             }
+        }
+    }
+
+    /// `for(init; cond; step) body` → `{ init; loop(cond) { body } step }`.
+    fn for_stmt(&mut self, fx: &mut Fx, n: Node) -> Stmt {
+        let l = line(n);
+        fx.scopes.push(Vec::new());
+        let mut body = Vec::new();
+        let mut c = n.walk();
+        let inits: Vec<Node> = n.children_by_field_name("initializer", &mut c).collect();
+        for i in inits {
+            if i.kind() == "declaration" {
+                body.push(self.decl(fx, i));
+            } else {
+                self.expr_effect(fx, i, l, &mut body);
+            }
+        }
+        let cond = n
+            .child_by_field_name("condition")
+            .map(|c| self.cond_expr(fx, c));
+        let mut step = Vec::new();
+        if let Some(u) = n.child_by_field_name("update") {
+            self.expr_effect(fx, u, l, &mut step);
+        }
+        let inner = n
+            .child_by_field_name("body")
+            .map(|b| self.body_of(fx, b))
+            .unwrap_or_default();
+        fx.scopes.pop();
+        body.push(Stmt::Loop {
+            line: l,
+            cond,
+            body: inner,
+            step,
+        });
+        Stmt::Block { body }
+    }
+
+    fn while_stmt(&mut self, fx: &mut Fx, n: Node) -> Stmt {
+        let l = line(n);
+        let cond = match n
+            .child_by_field_name("condition")
+            .and_then(|c| c.child_by_field_name("value").or_else(|| c.named_child(0)))
+        {
+            Some(v) if v.kind() == "declaration" => unsupported(v, "declaration in condition"),
+            Some(v) => self.cond_expr(fx, v),
+            None => unsupported(n, "condition"),
+        };
+        let body = n
+            .child_by_field_name("body")
+            .map(|b| self.body_of(fx, b))
+            .unwrap_or_default();
+        Stmt::Loop {
+            line: l,
+            cond: Some(cond),
+            body,
+            step: Vec::new(),
+        }
+    }
+
+    /// `for(auto x : range) body` (a structured binding is not translated).
+    fn for_range(&mut self, fx: &mut Fx, n: Node) -> Stmt {
+        let l = line(n);
+        let var = n
+            .child_by_field_name("declarator")
+            .and_then(|d| declarator_name(d, fx.src))
+            .map(str::to_string);
+        let Some(var) = var else {
+            self.note_unsupported("for_range_loop");
+            return Stmt::Unsupported {
+                line: l,
+                what: "for_range_loop".into(),
+                text: squash(text(n, fx.src)),
+            };
+        };
+        let range = n
+            .child_by_field_name("right")
+            .map(|r| self.expr(fx, r))
+            .unwrap_or_else(|| unsupported(n, "range"));
+        fx.scopes.push(vec![var.clone()]);
+        let body = n
+            .child_by_field_name("body")
+            .map(|b| self.body_of(fx, b))
+            .unwrap_or_default();
+        fx.scopes.pop();
+        Stmt::ForEach {
+            line: l,
+            var,
+            range,
+            body,
+        }
+    }
+
+    /// `try { body } catch(…) { handler }`: the first handler runs where the body throws.
+    fn try_stmt(&mut self, fx: &mut Fx, n: Node) -> Stmt {
+        let l = line(n);
+        let body = n
+            .child_by_field_name("body")
+            .map(|b| self.body_of(fx, b))
+            .unwrap_or_default();
+        let mut c = n.walk();
+        let handler = n
+            .named_children(&mut c)
+            .find(|x| x.kind() == "catch_clause")
+            .and_then(|h| h.child_by_field_name("body"))
+            .map(|b| self.body_of(fx, b))
+            .unwrap_or_default();
+        Stmt::Try {
+            line: l,
+            body,
+            handler,
         }
     }
 
@@ -569,7 +685,19 @@ impl<'a> Lowerer<'a> {
         let Some(e) = n.named_children(&mut c).find(|x| x.kind() != "comment") else {
             return;
         };
+        self.expr_effect(fx, e, l, out);
+    }
+
+    /// An expression evaluated for what it changes: an assignment, `++i`, a call.
+    fn expr_effect(&mut self, fx: &mut Fx, e: Node, l: u32, out: &mut Vec<Stmt>) {
         match e.kind() {
+            "comma_expression" => {
+                let mut c = e.walk();
+                let parts: Vec<Node> = e.named_children(&mut c).collect();
+                for p in parts {
+                    self.expr_effect(fx, p, l, out);
+                }
+            }
             "assignment_expression" => {
                 let left = e.child_by_field_name("left");
                 let op = e
@@ -1844,7 +1972,37 @@ fn relocate(stmts: &mut [Stmt], l: u32) {
                     relocate(&mut a.body, l);
                 }
             }
+            Stmt::Loop {
+                line,
+                cond,
+                body,
+                step,
+            } => {
+                *line = l;
+                if let Some(c) = cond {
+                    relocate_expr(c, l);
+                }
+                relocate(body, l);
+                relocate(step, l);
+            }
+            Stmt::ForEach {
+                line, range, body, ..
+            } => {
+                *line = l;
+                relocate_expr(range, l);
+                relocate(body, l);
+            }
+            Stmt::Try {
+                line,
+                body,
+                handler,
+            } => {
+                *line = l;
+                relocate(body, l);
+                relocate(handler, l);
+            }
             Stmt::Break { line }
+            | Stmt::Continue { line }
             | Stmt::Effect { line, .. }
             | Stmt::Throw { line }
             | Stmt::Unsupported { line, .. } => *line = l,

@@ -21,6 +21,7 @@ inline SolverRegistrar::SolverRegistrar(IdRegistryData& registry)
     RegisterWithSolver(registry, ++id, conv::ConvMiniLoop{}, miopenConvolutionAlgoDirect);
     RegisterWithSolver(registry, ++id, conv::ConvMiniTie{}, miopenConvolutionAlgoGEMM);
     RegisterWithSolver(registry, ++id, conv::ConvMiniOutParam{}, miopenConvolutionAlgoGEMM);
+    RegisterWithSolver(registry, ++id, conv::ConvMiniUnknownLoop{}, miopenConvolutionAlgoDirect);
 }
 } }
 "#;
@@ -37,6 +38,10 @@ struct ConvMiniXdlops final : ConvSolver
     bool IsApplicable(const ExecutionContext&, const miopen::conv::ProblemDescription&) const override;
 };
 struct ConvMiniLoop final : ConvSolver
+{
+    bool IsApplicable(const ExecutionContext&, const miopen::conv::ProblemDescription&) const override;
+};
+struct ConvMiniUnknownLoop final : ConvSolver
 {
     bool IsApplicable(const ExecutionContext&, const miopen::conv::ProblemDescription&) const override;
 };
@@ -113,7 +118,33 @@ bool ConvMiniLoop::IsApplicable(const ExecutionContext& ctx, const ProblemDescri
     int n = 0;
     while(n < problem.GetInChannels())
         n += 7;
-    return n % 2 == 0;
+    int sum = 0;
+    for(int i = 0; i < 4; ++i)
+    {
+        if(i == 2)
+            continue;
+        sum += i;
+    }
+    int tile = 0;
+    try
+    {
+        if(problem.GetInChannels() % 3 != 0)
+            MIOPEN_THROW("no tile");
+        tile = 3;
+    }
+    catch(...)
+    {
+        tile = -1;
+    }
+    return n == 70 && sum == 4 && tile == -1;
+}
+
+bool ConvMiniUnknownLoop::IsApplicable(const ExecutionContext& ctx, const ProblemDescription& problem) const
+{
+    int n = 0;
+    while(MiniUndefined(problem))
+        n++;
+    return n > 0;
 }
 
 static std::tuple<int, int> GemmSize(const ProblemDescription& problem)
@@ -208,9 +239,10 @@ fn a_small_checkout_derives_into_a_model_that_decides() {
             (4, "ConvMiniLoop"),
             (5, "ConvMiniTie"),
             (6, "ConvMiniOutParam"),
+            (7, "ConvMiniUnknownLoop"),
         ]
     );
-    assert_eq!(report.solvers, 5);
+    assert_eq!(report.solvers, 6);
     assert!(report.solvers_without_is_applicable.is_empty());
     // Every pinned rule cites a file this checkout does not have.
     assert_eq!(report.rules_checked, 0);
@@ -258,10 +290,20 @@ fn a_small_checkout_derives_into_a_model_that_decides() {
         verdict(&model, "ConvMiniXdlops", "gfx942", DataType::Fp16, &[]),
         yes
     );
-    // The loop is not translated: unresolved at its line for FP32, decided before it otherwise.
-    match verdict(&model, "ConvMiniLoop", "gfx900", DataType::Fp32, &[]) {
+    // while, for with continue, try/catch: n = 70 for C = 64, sum = 0 + 1 + 3, the throw
+    // (64 % 3 != 0) runs the handler.
+    assert_eq!(
+        verdict(&model, "ConvMiniLoop", "gfx900", DataType::Fp32, &[]),
+        yes
+    );
+    // A loop whose condition cannot be decided: unresolved at its line.
+    match verdict(&model, "ConvMiniUnknownLoop", "gfx900", DataType::Fp32, &[]) {
         Outcome::Unknown(u) => {
-            let at = SOLVERS.lines().position(|l| l.contains("while(")).unwrap() + 1;
+            let at = SOLVERS
+                .lines()
+                .position(|l| l.contains("while(MiniUndefined"))
+                .unwrap()
+                + 1;
             assert_eq!(u.line as usize, at, "{u:?}");
         }
         o => panic!("the loop cannot be decided: {o:?}"),

@@ -24,6 +24,8 @@ const MAX_PATHS: usize = 256;
 const MAX_DEPTH: u32 = 48;
 /// Evaluation steps before it gives up.
 const MAX_STEPS: u32 = 200_000;
+/// Passes of one loop before it gives up.
+const MAX_LOOP: usize = 4096;
 
 /// One step of a blame chain: a line of a function and what it said.
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -780,7 +782,10 @@ fn class_last(class: &str) -> &str {
 enum Flow<'m> {
     Fall(Vars<'m>),
     Break(Vars<'m>),
+    Continue(Vars<'m>),
     Ret(Val<'m>, Blame),
+    /// A `throw` reached: the function's value is unknown unless a `try` catches it.
+    Throw(Val<'m>, Blame),
 }
 
 #[derive(Debug, Clone)]
@@ -930,8 +935,10 @@ impl<'e, 'm> Run<'e, 'm> {
         let mut rets: Vec<(Val<'m>, Blame, Vec<Step>)> = paths
             .into_iter()
             .map(|p| match p.flow {
-                Flow::Ret(v, b) => (v, b, p.assume),
-                Flow::Fall(_) | Flow::Break(_) => (Val::Void, Vec::new(), p.assume),
+                Flow::Ret(v, b) | Flow::Throw(v, b) => (v, b, p.assume),
+                Flow::Fall(_) | Flow::Break(_) | Flow::Continue(_) => {
+                    (Val::Void, Vec::new(), p.assume)
+                }
             })
             .collect();
         if rets.len() == 1 {
@@ -1182,15 +1189,184 @@ impl<'e, 'm> Run<'e, 'm> {
                 flow: Flow::Break(vars),
                 assume: Vec::new(),
             }],
+            Stmt::Continue { .. } => vec![Path {
+                flow: Flow::Continue(vars),
+                assume: Vec::new(),
+            }],
             Stmt::Throw { line } => {
                 let u = self.unknown(func, *line, "throws an exception");
-                self.ret(u, vec![step(func, *line, Some("throw"), None)])
+                vec![Path {
+                    flow: Flow::Throw(u, vec![step(func, *line, Some("throw"), None)]),
+                    assume: Vec::new(),
+                }]
             }
+            Stmt::Loop {
+                line,
+                cond,
+                body,
+                step,
+            } => self.loop_stmt(func, *line, cond.as_ref(), body, step, vars),
+            Stmt::ForEach {
+                line,
+                var,
+                range,
+                body,
+            } => self.for_each(func, *line, var, range, body, vars),
+            Stmt::Try { body, handler, .. } => self.try_stmt(func, body, handler, vars),
             Stmt::Unsupported { line, what, text } => {
                 let u = self.unknown(func, *line, format!("`{text}` ({what}) is not modelled"));
                 self.ret(u, Vec::new())
             }
         }
+    }
+
+    /// One pass of a loop body over one path. `Ok(vars)` to go on (after a fall-through or
+    /// `continue`), `Err(paths)` when the loop ends here: a `break` (falls through after
+    /// the loop), a return or throw, or a body whose undecided branches end differently.
+    fn loop_pass(
+        &mut self,
+        func: u32,
+        line: u32,
+        body: &'m [Stmt],
+        vars: Vars<'m>,
+        n: usize,
+    ) -> Result<Vars<'m>, Vec<Path<'m>>> {
+        let start = Path {
+            flow: Flow::Fall(vars),
+            assume: Vec::new(),
+        };
+        let mut out = self.exec(func, body, start);
+        if out.len() != 1 {
+            let u = self.unknown(func, line, "a loop whose passes take undecided branches");
+            return Err(self.ret(u, Vec::new()));
+        }
+        let Some(p) = out.pop() else {
+            return Err(Vec::new());
+        };
+        match p.flow {
+            Flow::Fall(mut v) | Flow::Continue(mut v) => {
+                scope_end(&mut v, n);
+                Ok(v)
+            }
+            Flow::Break(mut v) => {
+                scope_end(&mut v, n);
+                Err(Self::fall(v))
+            }
+            Flow::Ret(..) | Flow::Throw(..) => Err(vec![p]),
+        }
+    }
+
+    fn loop_stmt(
+        &mut self,
+        func: u32,
+        line: u32,
+        cond: Option<&'m Expr>,
+        body: &'m [Stmt],
+        step: &'m [Stmt],
+        mut vars: Vars<'m>,
+    ) -> Vec<Path<'m>> {
+        let n = vars.len();
+        for _ in 0..MAX_LOOP {
+            if let Some(c) = cond {
+                let (v, _) = self.eval(func, c, &vars);
+                match v.truth() {
+                    Some(false) => return Self::fall(vars),
+                    Some(true) => {}
+                    None => {
+                        let u = match v {
+                            Val::Unknown(_) => v,
+                            _ => self.unknown(
+                                func,
+                                line,
+                                "a loop condition that is not a truth value",
+                            ),
+                        };
+                        return self.ret(u, Vec::new());
+                    }
+                }
+            }
+            vars = match self.loop_pass(func, line, body, vars, n) {
+                Ok(v) => v,
+                Err(paths) => return paths,
+            };
+            vars = match self.loop_pass(func, line, step, vars, n) {
+                Ok(v) => v,
+                Err(paths) => return paths,
+            };
+        }
+        let u = self.unknown(func, line, format!("a loop of more than {MAX_LOOP} passes"));
+        self.ret(u, Vec::new())
+    }
+
+    fn for_each(
+        &mut self,
+        func: u32,
+        line: u32,
+        var: &'m str,
+        range: &'m Expr,
+        body: &'m [Stmt],
+        mut vars: Vars<'m>,
+    ) -> Vec<Path<'m>> {
+        let (r, _) = self.eval(func, range, &vars);
+        let items = match r {
+            Val::List(items) if items.len() <= MAX_LOOP => items,
+            Val::Unknown(_) => return self.ret(r, Vec::new()),
+            _ => {
+                let u = self.unknown(func, line, "a range that is not a known list");
+                return self.ret(u, Vec::new());
+            }
+        };
+        let n = vars.len();
+        for it in items.iter() {
+            vars.push((var, it.clone()));
+            vars = match self.loop_pass(func, line, body, vars, n) {
+                Ok(v) => v,
+                Err(paths) => return paths,
+            };
+        }
+        Self::fall(vars)
+    }
+
+    /// `try`: paths of the body that throw run the handler from the state before the `try`
+    /// (what the body changed before throwing is not kept: an approximation that only
+    /// matters to a handler reading it).
+    fn try_stmt(
+        &mut self,
+        func: u32,
+        body: &'m [Stmt],
+        handler: &'m [Stmt],
+        vars: Vars<'m>,
+    ) -> Vec<Path<'m>> {
+        let before = vars.clone();
+        let n = vars.len();
+        let start = Path {
+            flow: Flow::Fall(vars),
+            assume: Vec::new(),
+        };
+        let mut out = Vec::new();
+        for mut p in self.exec(func, body, start) {
+            match p.flow {
+                Flow::Throw(..) => {
+                    let h = Path {
+                        flow: Flow::Fall(before.clone()),
+                        assume: std::mem::take(&mut p.assume),
+                    };
+                    let assume = h.assume.clone();
+                    for mut q in self.exec(func, handler, h) {
+                        if q.assume.is_empty() {
+                            q.assume.clone_from(&assume);
+                        }
+                        out.push(q);
+                    }
+                }
+                Flow::Fall(ref mut v) => {
+                    scope_end(v, n);
+                    out.push(p);
+                }
+                _ => out.push(p),
+            }
+        }
+        out
     }
 
     #[allow(clippy::too_many_arguments)]
@@ -1956,6 +2132,19 @@ impl<'e, 'm> Run<'e, 'm> {
                     self.unknown(func, l, "GetTypeSize of an unknown type")
                 }
             },
+            "gcd" => {
+                let ns: Option<Vec<i128>> = vals.iter().map(Val::int).collect();
+                match ns {
+                    Some(ns) if !ns.is_empty() => Val::Int(ns.into_iter().fold(0, |a, b| {
+                        let (mut a, mut b) = (a.abs(), b.abs());
+                        while b != 0 {
+                            (a, b) = (b, a % b);
+                        }
+                        a
+                    })),
+                    _ => self.unknown(func, l, "gcd of non-integers"),
+                }
+            }
             "IsTwoPower" => match vals.first().and_then(Val::int) {
                 Some(v) => Val::Bool(v > 0 && v & (v - 1) == 0),
                 None => self.unknown(func, l, "IsTwoPower of a non-integer"),
@@ -2561,6 +2750,10 @@ fn stmt_line(s: &Stmt) -> u32 {
         | Stmt::Return { line, .. }
         | Stmt::Switch { line, .. }
         | Stmt::Break { line }
+        | Stmt::Continue { line }
+        | Stmt::Loop { line, .. }
+        | Stmt::ForEach { line, .. }
+        | Stmt::Try { line, .. }
         | Stmt::Effect { line, .. }
         | Stmt::Throw { line }
         | Stmt::Unsupported { line, .. } => *line,

@@ -173,6 +173,45 @@ pub enum Stmt {
         /// Line.
         line: u32,
     },
+    /// `continue;`.
+    Continue {
+        /// Line.
+        line: u32,
+    },
+    /// `for(…; cond; step) body` (its initializer precedes it in a block) and
+    /// `while(cond) body`; evaluated while the condition is decided, up to a bound.
+    Loop {
+        /// Line.
+        line: u32,
+        /// Condition (none: `for(;;)`).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        cond: Option<Expr>,
+        /// Body.
+        body: Vec<Stmt>,
+        /// Step after each pass (`++i`).
+        #[serde(default, skip_serializing_if = "Vec::is_empty")]
+        step: Vec<Stmt>,
+    },
+    /// `for(auto var : range) body`.
+    ForEach {
+        /// Line.
+        line: u32,
+        /// The loop variable.
+        var: String,
+        /// The range.
+        range: Expr,
+        /// Body.
+        body: Vec<Stmt>,
+    },
+    /// `try { body } catch(…) { handler }`: a `throw` reached in the body runs the handler.
+    Try {
+        /// Line.
+        line: u32,
+        /// Body.
+        body: Vec<Stmt>,
+        /// The first handler.
+        handler: Vec<Stmt>,
+    },
     /// An expression evaluated for its effect that the reader does not translate (logging,
     /// a member assignment, a call with out-parameters).
     Effect {
@@ -193,7 +232,7 @@ pub enum Stmt {
         /// Statements.
         body: Vec<Stmt>,
     },
-    /// Something the reader does not translate (loops, `try`, …).
+    /// Something the reader does not translate (`do … while`, a structured binding, …).
     Unsupported {
         /// Line.
         line: u32,

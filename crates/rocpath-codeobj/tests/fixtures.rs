@@ -147,8 +147,15 @@ fn assert_within(
     r: Result<rocpath_codeobj::CodeObject, rocpath_codeobj::Error>,
 ) {
     match r {
-        Ok(co) => assert!(co.elf_extent <= len as u64, "{what}: {len} bytes: extent {}", co.elf_extent),
-        Err(e) => assert!(e.offset().is_none_or(|o| o <= len as u64), "{what}: {len} bytes: {e}"),
+        Ok(co) => assert!(
+            co.elf_extent <= len as u64,
+            "{what}: {len} bytes: extent {}",
+            co.elf_extent
+        ),
+        Err(e) => assert!(
+            e.offset().is_none_or(|o| o <= len as u64),
+            "{what}: {len} bytes: {e}"
+        ),
     }
 }
 

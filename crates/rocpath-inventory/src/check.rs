@@ -571,11 +571,7 @@ mod tests {
             .iter()
             .map(|(k, v)| (k.to_string(), v.to_string()))
             .collect();
-        move |name| {
-            vars.iter()
-                .find(|(k, _)| k == name)
-                .map(|(_, v)| v.clone())
-        }
+        move |name| vars.iter().find(|(k, _)| k == name).map(|(_, v)| v.clone())
     }
 
     #[test]

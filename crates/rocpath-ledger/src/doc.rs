@@ -200,8 +200,12 @@ impl<'a> CheckDoc<'a> {
                 }
                 CheckedProblem {
                     problem: x,
-                    evidence: Evidence::new(Class::Confirmed, Proof::ShippedArtifactVerified, x.rule)
-                        .at(loc),
+                    evidence: Evidence::new(
+                        Class::Confirmed,
+                        Proof::ShippedArtifactVerified,
+                        x.rule,
+                    )
+                    .at(loc),
                 }
             })
             .collect();

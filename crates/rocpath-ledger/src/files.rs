@@ -267,8 +267,7 @@ pub fn parse_case(text: &str) -> Result<Case, ParseError> {
 
 /// Parses `observations/<id>.json`.
 pub fn parse_observation(bytes: &[u8]) -> Result<Observation, ParseError> {
-    let o: Observation =
-        serde_json::from_slice(bytes).map_err(|e| ParseError::json(&e))?;
+    let o: Observation = serde_json::from_slice(bytes).map_err(|e| ParseError::json(&e))?;
     check_schema(&o.schema, OBSERVATION_SCHEMA)?;
     check_id(&o.id)?;
     if !o.document.is_object() {
@@ -409,11 +408,23 @@ class = "confirmed"
     #[test]
     fn positions_count_lines_and_characters() {
         let text = "ab\nçd\ne";
-        assert_eq!(Position::of_offset(text, 0), Position { line: 1, column: 1 });
+        assert_eq!(
+            Position::of_offset(text, 0),
+            Position { line: 1, column: 1 }
+        );
         // `ç` is two bytes and one column; an offset inside it is the character's.
-        assert_eq!(Position::of_offset(text, 5), Position { line: 2, column: 2 });
-        assert_eq!(Position::of_offset(text, 4), Position { line: 2, column: 1 });
-        assert_eq!(Position::of_offset(text, 99), Position { line: 3, column: 2 });
+        assert_eq!(
+            Position::of_offset(text, 5),
+            Position { line: 2, column: 2 }
+        );
+        assert_eq!(
+            Position::of_offset(text, 4),
+            Position { line: 2, column: 1 }
+        );
+        assert_eq!(
+            Position::of_offset(text, 99),
+            Position { line: 3, column: 2 }
+        );
     }
 
     #[test]

@@ -230,15 +230,14 @@ pub fn import_file(
     };
     let bytes = fs::read(file).map_err(ioerr)?;
     let sha = sha256_hex(&bytes);
-    let doc: serde_json::Value =
-        serde_json::from_slice(&bytes).map_err(|e| {
-            let (at, message) = crate::files::json_error(&e);
-            ImportError::NotJson {
-                path: file.to_path_buf(),
-                at,
-                message,
-            }
-        })?;
+    let doc: serde_json::Value = serde_json::from_slice(&bytes).map_err(|e| {
+        let (at, message) = crate::files::json_error(&e);
+        ImportError::NotJson {
+            path: file.to_path_buf(),
+            at,
+            message,
+        }
+    })?;
     let schema = envelope(&doc).map_err(|why| ImportError::NotRocpath {
         path: file.to_path_buf(),
         why,

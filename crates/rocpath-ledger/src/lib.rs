@@ -56,7 +56,9 @@ pub enum AddClaimError {
     #[error("nothing to change: give --class, --kind or --support")]
     NothingToChange,
     /// A change dated before the claim's last history entry.
-    #[error("the claim's history already has an entry of {last}, after {date}; give --date {last} or later")]
+    #[error(
+        "the claim's history already has an entry of {last}, after {date}; give --date {last} or later"
+    )]
     OutOfOrder {
         /// Date of the last history entry.
         last: String,

@@ -4,7 +4,7 @@
 
 use crate::blame::{self, LineProvenance, Query};
 use rocpath_evidence::{Class, Evidence, Proof};
-use rocpath_gates::{Gate, Report, RepoSummary, ScanIssue, TargetRow};
+use rocpath_gates::{Gate, RepoSummary, Report, ScanIssue, TargetRow};
 use serde::Serialize;
 use std::path::{Path, PathBuf};
 

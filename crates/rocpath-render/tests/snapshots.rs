@@ -74,7 +74,12 @@ fn install() -> Inventory {
         code_objects: vec![
             code_object(lib, "hip_fatbin > bundle#1@0x1000", "gfx900:xnack-", 3),
             code_object(lib, "hip_fatbin > bundle#2@0x6000", "gfx1100", 2),
-            code_object("/opt/rocm/lib/libexample_blas.so.1.1", "hip_fatbin", "gfx906", 1),
+            code_object(
+                "/opt/rocm/lib/libexample_blas.so.1.1",
+                "hip_fatbin",
+                "gfx906",
+                1,
+            ),
         ],
         tensile: vec![tensile(
             "/opt/rocm/lib/example/library",
@@ -99,7 +104,11 @@ fn install() -> Inventory {
             library: "libbroken.so".into(),
             offset: Some(512),
             message: "truncated code object".into(),
-            evidence: Evidence::new(Class::Limited, Proof::ShippedArtifactVerified, "inventory.unreadable"),
+            evidence: Evidence::new(
+                Class::Limited,
+                Proof::ShippedArtifactVerified,
+                "inventory.unreadable",
+            ),
         }],
         ..Inventory::default()
     };
@@ -189,8 +198,14 @@ fn census() -> rocpath_census::Report {
         shared_by: None,
         evidence: seen("isa.census", path),
     };
-    let dot = counts(&[("v_dot4_i32_i8", 16), ("v_fma_f32", 40), ("s_endpgm", 1)], 512);
-    let fma = counts(&[("v_fma_f32", 64), ("v_mul_f32_e32", 8), ("s_endpgm", 1)], 640);
+    let dot = counts(
+        &[("v_dot4_i32_i8", 16), ("v_fma_f32", 40), ("s_endpgm", 1)],
+        512,
+    );
+    let fma = counts(
+        &[("v_fma_f32", 64), ("v_mul_f32_e32", 8), ("s_endpgm", 1)],
+        640,
+    );
     let kernel = |name: &str, c: &Counts| KernelCensus {
         name: name.into(),
         is_kernel: true,
@@ -222,8 +237,14 @@ fn census() -> rocpath_census::Report {
 #[test]
 fn isa_tables_and_tsv() {
     let r = census();
-    insta::assert_snapshot!("isa_table", rocpath_render::isa::isa_table(&r, false, false));
-    insta::assert_snapshot!("isa_kernels", rocpath_render::isa::isa_table(&r, true, true));
+    insta::assert_snapshot!(
+        "isa_table",
+        rocpath_render::isa::isa_table(&r, false, false)
+    );
+    insta::assert_snapshot!(
+        "isa_kernels",
+        rocpath_render::isa::isa_table(&r, true, true)
+    );
     insta::assert_snapshot!("isa_find", rocpath_render::isa::find_table(&r));
     insta::assert_snapshot!("isa_tsv", rocpath_render::isa::isa_tsv(&r));
 }
@@ -241,7 +262,10 @@ fn explain_ggml_decision_and_sweep() {
     let d = rocpath_explain::ggml::mul_mat(&rules, &q).unwrap();
     insta::assert_snapshot!("explain_ggml", rocpath_render::explain::ggml(&d));
     let runs = rocpath_explain::ggml::sweep(&rules, &q, 1, 64).unwrap();
-    insta::assert_snapshot!("explain_ggml_sweep", rocpath_render::explain::ggml_sweep(&runs));
+    insta::assert_snapshot!(
+        "explain_ggml_sweep",
+        rocpath_render::explain::ggml_sweep(&runs)
+    );
 }
 
 #[test]
@@ -292,12 +316,18 @@ fn ledger_check_and_claim_lines() {
         cases: 0,
         observations: 2,
     };
-    insta::assert_snapshot!("ledger_check", rocpath_render::ledger::checked(ledger, &checked));
+    insta::assert_snapshot!(
+        "ledger_check",
+        rocpath_render::ledger::checked(ledger, &checked)
+    );
     let clean = Checked {
         claims: 1,
         ..Checked::default()
     };
-    insta::assert_snapshot!("ledger_check_clean", rocpath_render::ledger::checked(ledger, &clean));
+    insta::assert_snapshot!(
+        "ledger_check_clean",
+        rocpath_render::ledger::checked(ledger, &clean)
+    );
     let claim = Claim {
         id: "gfx900-dot4".into(),
         class: Some(Class::Inferred),
@@ -339,6 +369,9 @@ fn ledger_import_lines() {
         questions_created: vec!["q1".into()],
     };
     doc.push(Path::new("isa.json"), Ok(report("isa", ImportOutcome::New)));
-    doc.push(Path::new("check.json"), Ok(report("check", ImportOutcome::Unchanged)));
+    doc.push(
+        Path::new("check.json"),
+        Ok(report("check", ImportOutcome::Unchanged)),
+    );
     insta::assert_snapshot!("ledger_import", rocpath_render::ledger::imported(&doc));
 }

@@ -41,7 +41,10 @@ fn regex_escape(s: &str) -> String {
     s.chars()
         .flat_map(|c| {
             let special = "\\.+*?()|[]{}^$".contains(c);
-            special.then_some('\\').into_iter().chain(std::iter::once(c))
+            special
+                .then_some('\\')
+                .into_iter()
+                .chain(std::iter::once(c))
         })
         .collect()
 }
@@ -145,14 +148,44 @@ fn ledger_commands_in_a_fresh_ledger() {
     let steps: [&[&str]; 6] = [
         &["ledger", "init", "L"],
         &[
-            "ledger", "add-claim", "L", "--id", "c1", "--class", "inferred", "--kind",
-            "code_verified", "--en", "A claim.", "--layer", "fallback", "--date", "2026-01-02",
+            "ledger",
+            "add-claim",
+            "L",
+            "--id",
+            "c1",
+            "--class",
+            "inferred",
+            "--kind",
+            "code_verified",
+            "--en",
+            "A claim.",
+            "--layer",
+            "fallback",
+            "--date",
+            "2026-01-02",
         ],
         &[
-            "ledger", "set-class", "L", "c1", "--class", "confirmed", "--en", "Seen.", "--date",
+            "ledger",
+            "set-class",
+            "L",
+            "c1",
+            "--class",
+            "confirmed",
+            "--en",
+            "Seen.",
+            "--date",
             "2026-01-03",
         ],
-        &["ledger", "set-class", "L", "c1", "--class", "certain", "--en", "x"],
+        &[
+            "ledger",
+            "set-class",
+            "L",
+            "c1",
+            "--class",
+            "certain",
+            "--en",
+            "x",
+        ],
         &["ledger", "check", "L"],
         &["ledger", "add-claim", "--help"],
     ];

@@ -95,7 +95,12 @@ mod tests {
         assert_eq!((p.len(), m), (1, Mode::Find));
         let (_, m) = problems(None, &args(&format!("{conv} -S 0")), Mode::Find).unwrap();
         assert_eq!(m, Mode::Immediate);
-        let (_, m) = problems(None, &args(&format!("{conv} -S ConvDirectNaiveConvFwd")), Mode::Find).unwrap();
+        let (_, m) = problems(
+            None,
+            &args(&format!("{conv} -S ConvDirectNaiveConvFwd")),
+            Mode::Find,
+        )
+        .unwrap();
         assert_eq!(m, Mode::Forced("ConvDirectNaiveConvFwd".into()));
     }
 
@@ -103,9 +108,18 @@ mod tests {
     fn unknown_solvers_and_empty_requests_are_refused() {
         let conv = "conv -n 1 -c 3 -H 32 -W 32 -k 8 -y 3 -x 3 -p 1 -q 1";
         let e = problems(None, &args(&format!("{conv} -S NoSuchSolver")), Mode::Find).unwrap_err();
-        assert!(matches!(e, RequestError::UnknownName(ref n) if n == "NoSuchSolver"), "{e}");
+        assert!(
+            matches!(e, RequestError::UnknownName(ref n) if n == "NoSuchSolver"),
+            "{e}"
+        );
         let e = problems(None, &args(&format!("{conv} -S 999999")), Mode::Find).unwrap_err();
-        assert!(matches!(e, RequestError::UnknownSolver(ref n) if n == "999999"), "{e}");
-        assert!(matches!(problems(None, &[], Mode::Find), Err(RequestError::Nothing)));
+        assert!(
+            matches!(e, RequestError::UnknownSolver(ref n) if n == "999999"),
+            "{e}"
+        );
+        assert!(matches!(
+            problems(None, &[], Mode::Find),
+            Err(RequestError::Nothing)
+        ));
     }
 }

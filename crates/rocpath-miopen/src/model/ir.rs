@@ -57,7 +57,11 @@ impl Source {
     /// was not a git repository).
     pub fn short(&self) -> String {
         let c: String = self.commit.chars().take(8).collect();
-        let c = if c.is_empty() { "checkout".to_string() } else { c };
+        let c = if c.is_empty() {
+            "checkout".to_string()
+        } else {
+            c
+        };
         format!("{}@{}", self.repository, c)
     }
 }

@@ -63,7 +63,8 @@ fn run_miopen(a: Box<ExplainMiopenArgs>, p: &Printer) -> anyhow::Result<Status> 
         Some(ExplainMode::Immediate) => Mode::Immediate,
         _ => Mode::Find,
     };
-    let (problems, mode) = miopen::request::problems(a.problem.as_deref(), &a.driver, default_mode)?;
+    let (problems, mode) =
+        miopen::request::problems(a.problem.as_deref(), &a.driver, default_mode)?;
     let model = load_model(a.model.as_deref())?;
     let env = rocpath_miopen::model::context::Env {
         vars: pairs(&a.env, "env")?.into_iter().collect(),

@@ -132,7 +132,10 @@ fn check(a: LedgerCheckArgs, p: &Printer) -> anyhow::Result<Status> {
     // Observations are read one at a time, pruned to what the rules read.
     let checked = check::check_ledger(&ledger)?;
     if p.global.json {
-        p.json("rocpath.ledger.check/1", &CheckDoc::new(&a.ledger, &checked))?;
+        p.json(
+            "rocpath.ledger.check/1",
+            &CheckDoc::new(&a.ledger, &checked),
+        )?;
     } else {
         p.data(&render::checked(&a.ledger, &checked))?;
     }

@@ -76,7 +76,7 @@ impl ImportDoc {
     }
 
     /// Adds the outcome of importing `file`.
-    pub fn push(&mut self, file: &Path, outcome: Result<ImportReport, &ImportError>) {
+    pub fn push(&mut self, file: &Path, outcome: Result<ImportReport, ImportError>) {
         match outcome {
             Ok(report) => self.imported.push(Imported {
                 report,

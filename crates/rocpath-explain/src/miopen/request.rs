@@ -90,7 +90,7 @@ mod tests {
 
     #[test]
     fn the_driver_flag_s_decides_the_mode() {
-        let conv = "conv -n 1 -c 3 -H 32 -W 32 -k 8 -y 3 -x 3 -p 1 -q 1";
+        let conv = "conv -n 1 -c 3 -H 32 -W 32 -k 8 -y 3 -x 3 -p 1 -q 1 -F 1";
         let (p, m) = problems(None, &args(conv), Mode::Find).unwrap();
         assert_eq!((p.len(), m), (1, Mode::Find));
         let (_, m) = problems(None, &args(&format!("{conv} -S 0")), Mode::Find).unwrap();
@@ -106,7 +106,7 @@ mod tests {
 
     #[test]
     fn unknown_solvers_and_empty_requests_are_refused() {
-        let conv = "conv -n 1 -c 3 -H 32 -W 32 -k 8 -y 3 -x 3 -p 1 -q 1";
+        let conv = "conv -n 1 -c 3 -H 32 -W 32 -k 8 -y 3 -x 3 -p 1 -q 1 -F 1";
         let e = problems(None, &args(&format!("{conv} -S NoSuchSolver")), Mode::Find).unwrap_err();
         assert!(
             matches!(e, RequestError::UnknownName(ref n) if n == "NoSuchSolver"),

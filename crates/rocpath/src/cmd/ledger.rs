@@ -56,7 +56,7 @@ fn import(a: LedgerImportArgs, p: &Printer) -> anyhow::Result<Status> {
         if let Err(e) = &r {
             p.error_text(&format!("error: {e}\n"));
         }
-        out.push(f, r.as_ref().map(Clone::clone));
+        out.push(f, r);
     }
     drop(guard);
     if p.global.json {

@@ -123,9 +123,10 @@ pub(crate) fn json_error(e: &serde_json::Error) -> (Option<Position>, String) {
     let full = e.to_string();
     let suffix = format!(" at line {} column {}", e.line(), e.column());
     let message = full.strip_suffix(&suffix).unwrap_or(&full).to_string();
+    // At the end of the input serde_json counts column 0; the end is after the last column.
     let at = (e.line() > 0).then_some(Position {
         line: e.line(),
-        column: e.column(),
+        column: e.column().max(1),
     });
     (at, message)
 }
@@ -401,6 +402,8 @@ class = "confirmed"
         let e = parse_observation(b"{\n  \"schema\": 1}").unwrap_err();
         assert_eq!(e.position().map(|p| p.line), Some(2), "{e}");
         assert!(!e.to_string().contains(" at line "), "{e}");
+        let e = parse_observation(b"").unwrap_err();
+        assert_eq!(e.position(), Some(Position { line: 1, column: 1 }), "{e}");
         let e = parse_any(FileKind::Claim, b"id = \"\xff\"").unwrap_err();
         assert_eq!(e, ParseError::NotUtf8 { offset: 6 });
     }

@@ -9,6 +9,8 @@ pub use target_id::*;
 mod table;
 pub use table::TARGETS;
 
+pub mod lookup;
+
 /// The row of the processor named exactly `name` (`gfx90a`, `gfx11-generic`), if any.
 ///
 /// The name must be LLVM's canonical processor name: no target-id features (`:xnack+`) and no

@@ -140,6 +140,25 @@ fn every_fixture_code_object_agrees_with_llvm() {
     assert!(checked >= 60, "only {checked} code objects checked");
 }
 
+/// A value read from `len` bytes describes no more than `len` bytes; an error points inside them.
+fn assert_within(
+    what: &str,
+    len: usize,
+    r: Result<rocpath_codeobj::CodeObject, rocpath_codeobj::Error>,
+) {
+    match r {
+        Ok(co) => assert!(
+            co.elf_extent <= len as u64,
+            "{what}: {len} bytes: extent {}",
+            co.elf_extent
+        ),
+        Err(e) => assert!(
+            e.offset().is_none_or(|o| o <= len as u64),
+            "{what}: {len} bytes: {e}"
+        ),
+    }
+}
+
 #[test]
 fn every_prefix_of_every_fixture_is_an_error_or_a_value() {
     let Some(dir) = codeobjects_dir() else { return };
@@ -154,7 +173,7 @@ fn every_prefix_of_every_fixture_is_an_error_or_a_value() {
         let mut cuts: Vec<usize> = (0..data.len().min(8192)).step_by(97).collect();
         cuts.extend((1..64).map(|i| data.len() * i / 64));
         for cut in cuts {
-            let _ = rocpath_codeobj::parse(&data[..cut]);
+            assert_within(&name, cut, rocpath_codeobj::parse(&data[..cut]));
             let _ = rocpath_codeobj::symbols(&data[..cut]);
             let _ = rocpath_codeobj::code_sections(&data[..cut]);
         }
@@ -162,7 +181,7 @@ fn every_prefix_of_every_fixture_is_an_error_or_a_value() {
         let mut d = data.clone();
         for i in (0..d.len().min(4096)).step_by(7) {
             d[i] ^= 0xff;
-            let _ = rocpath_codeobj::parse(&d);
+            assert_within(&name, d.len(), rocpath_codeobj::parse(&d));
             d[i] ^= 0xff;
         }
     }

@@ -27,6 +27,8 @@ use std::fmt;
 
 /// How sure a finding is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[cfg_attr(feature = "clap", derive(clap::ValueEnum))]
+#[cfg_attr(feature = "clap", value(rename_all = "snake_case"))]
 #[serde(rename_all = "snake_case")]
 pub enum Class {
     /// Directly confirmed via live commands, logs, file presence, or disassembly.
@@ -82,6 +84,8 @@ impl fmt::Display for Class {
 
 /// The kind of proof behind a finding.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[cfg_attr(feature = "clap", derive(clap::ValueEnum))]
+#[cfg_attr(feature = "clap", value(rename_all = "snake_case"))]
 #[serde(rename_all = "snake_case")]
 pub enum Proof {
     /// The shipped package or artifact (code object, database, library file) was read.

@@ -16,10 +16,18 @@ use rocpath_evidence::{Class, Evidence, Locator, Proof};
 use rocpath_miopen::model::context::Env;
 use rocpath_miopen::model::ir::Model;
 use rocpath_miopen::select::{Mode, Tri};
-use rocpath_miopen::{DriverCommand, DriverPath, Problem};
+use rocpath_miopen::{DriverCommand, Problem};
 use serde::Serialize;
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
+
+/// The JSON document of `rocpath explain --compare`: the comparisons of a case
+/// ([`Comparison`]) or of a trace ([`crate::compare_trace::KernelComparison`]).
+#[derive(Debug, Serialize)]
+pub struct ComparisonsDoc<'a, T: Serialize> {
+    /// One comparison per problem or kernel.
+    pub comparisons: &'a [T],
+}
 
 /// How a comparison is set up.
 #[derive(Debug, Clone)]
@@ -166,13 +174,10 @@ fn driver_of(c: &serde_json::Value) -> Option<DriverCommand> {
 /// The API path of the case's MIOpenDriver command.
 fn mode_of(c: &serde_json::Value) -> Option<Mode> {
     let d = driver_of(c)?;
-    Some(
-        match d.path(|n| rocpath_miopen::registry::by_name(n).is_some()) {
-            DriverPath::Find => Mode::Find,
-            DriverPath::ImmediateFastest => Mode::Immediate,
-            DriverPath::ImmediateSolver(s) => Mode::Forced(s),
-        },
-    )
+    Some(miopen::request::mode_of(
+        d.path(miopen::request::known_name),
+        Mode::Find,
+    ))
 }
 
 /// The record the log shows (user find-db first), or `Some(None)` when it shows lookups that

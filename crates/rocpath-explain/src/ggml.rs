@@ -488,6 +488,44 @@ pub fn flash_attn(r: &Rules, q: &FaQuery) -> Result<Decision, GgmlError> {
     Ok(none("no rule fired".into(), &f.heads_at))
 }
 
+/// One run of a sweep: the `ne11` range that takes one path.
+#[derive(Debug, Serialize)]
+pub struct SweepRun<'a> {
+    /// First `ne11` of the run.
+    pub from: i64,
+    /// Last `ne11` of the run.
+    pub to: i64,
+    /// The decision of the whole run.
+    #[serde(flatten)]
+    pub decision: &'a Decision,
+}
+
+/// The JSON document of `rocpath explain ggml --sweep`.
+#[derive(Debug, Serialize)]
+pub struct SweepDoc<'a> {
+    /// The ggml rule set ([`Rules::version`]).
+    pub ggml: String,
+    /// The runs, in order of `ne11`.
+    pub runs: Vec<SweepRun<'a>>,
+}
+
+impl<'a> SweepDoc<'a> {
+    /// The document of the runs of [`sweep`] under rules `r`.
+    pub fn new(r: &Rules, runs: &'a [(i64, i64, Decision)]) -> SweepDoc<'a> {
+        SweepDoc {
+            ggml: r.version(),
+            runs: runs
+                .iter()
+                .map(|(from, to, decision)| SweepRun {
+                    from: *from,
+                    to: *to,
+                    decision,
+                })
+                .collect(),
+        }
+    }
+}
+
 /// Where the path changes along `ne11` from `from` to `to`: `(first ne11, decision)` per run.
 pub fn sweep(
     r: &Rules,

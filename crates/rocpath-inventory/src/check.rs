@@ -62,6 +62,33 @@ impl Override {
             processor,
         }
     }
+
+    /// The override the HSA runtime applies to the device of index `index` from its
+    /// environment: `HSA_OVERRIDE_GFX_VERSION_<index>` before `HSA_OVERRIDE_GFX_VERSION`.
+    /// `var` reads a variable (`std::env::var(..).ok()` for this process).
+    pub fn from_env(index: usize, var: impl Fn(&str) -> Option<String>) -> Option<Override> {
+        let per_device = format!("HSA_OVERRIDE_GFX_VERSION_{index}");
+        [per_device.as_str(), "HSA_OVERRIDE_GFX_VERSION"]
+            .into_iter()
+            .find_map(|name| var(name).map(|v| Override::new(name, &v)))
+    }
+}
+
+/// The JSON document of `rocpath check`: one check per device, and the errors of the scan.
+#[derive(Debug, Serialize)]
+pub struct CheckDoc<'a> {
+    /// One check per device.
+    pub devices: &'a [DeviceCheck],
+    /// Items of the scan that could not be read.
+    pub errors: &'a [crate::ErrorRecord],
+}
+
+/// Whether checks answer "no": a library without code that runs, or nothing to check.
+pub fn is_negative(checks: &[DeviceCheck]) -> bool {
+    checks
+        .iter()
+        .any(|c| c.libraries.iter().any(|l| l.verdict != Verdict::Runs))
+        || checks.iter().all(|c| c.libraries.is_empty())
 }
 
 /// Verdict for one library.
@@ -533,4 +560,42 @@ fn check_miopen(inv: &Inventory, device: &Device, ov: Option<&Override>) -> Vec<
         with_override,
         evidence,
     }]
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn env(vars: &[(&str, &str)]) -> impl Fn(&str) -> Option<String> {
+        let vars: Vec<(String, String)> = vars
+            .iter()
+            .map(|(k, v)| (k.to_string(), v.to_string()))
+            .collect();
+        move |name| vars.iter().find(|(k, _)| k == name).map(|(_, v)| v.clone())
+    }
+
+    #[test]
+    fn the_per_device_override_comes_before_the_global_one() {
+        let vars = env(&[
+            ("HSA_OVERRIDE_GFX_VERSION", "10.3.0"),
+            ("HSA_OVERRIDE_GFX_VERSION_1", "9.0.0"),
+        ]);
+        let first = Override::from_env(0, &vars).map(|o| (o.source, o.processor));
+        assert_eq!(
+            first,
+            Some(("HSA_OVERRIDE_GFX_VERSION".into(), Some("gfx1030".into())))
+        );
+        let second = Override::from_env(1, &vars).map(|o| (o.source, o.processor));
+        assert_eq!(
+            second,
+            Some(("HSA_OVERRIDE_GFX_VERSION_1".into(), Some("gfx900".into())))
+        );
+        assert!(Override::from_env(0, env(&[])).is_none());
+    }
+
+    #[test]
+    fn an_override_naming_no_target_has_no_processor() {
+        let o = Override::new("--override", "1.2.3");
+        assert_eq!((o.value.as_str(), o.processor), ("1.2.3", None));
+    }
 }

@@ -122,6 +122,21 @@ fn short(co: &CodeObjectRecord) -> String {
         .to_string()
 }
 
+/// The JSON document of `rocpath diff`: the two installs as named, what changed, and the
+/// items of either scan that could not be read.
+#[derive(Debug, Serialize)]
+pub struct DiffDoc<'a> {
+    /// The old install.
+    pub old: String,
+    /// The new install.
+    pub new: String,
+    /// What changed.
+    #[serde(flatten)]
+    pub diff: &'a Diff,
+    /// Errors of both scans.
+    pub errors: &'a [crate::ErrorRecord],
+}
+
 /// Compares OLD with NEW. The paths each side was scanned from (`Inventory::roots`) are
 /// stripped from library names before matching.
 pub fn diff(old: &Inventory, new: &Inventory) -> Diff {

@@ -105,6 +105,16 @@ pub struct Checked {
     pub observations: usize,
 }
 
+impl Checked {
+    /// How many problems have this severity.
+    pub fn count(&self, severity: Severity) -> usize {
+        self.problems
+            .iter()
+            .filter(|p| p.severity == severity)
+            .count()
+    }
+}
+
 /// Runs every rule over a ledger folder, like [`check`] over [`Ledger::load`], but reads the
 /// observations one at a time and only what the rules read of them ([`crate::slim`]): memory
 /// holds the claims, questions and cases and one pruned observation, not every document.
@@ -119,10 +129,7 @@ pub fn check_ledger(ledger: &Ledger) -> Result<Checked, StoreError> {
             if o.id == stem {
                 Ok(o)
             } else {
-                Err(ParseError::Syntax(format!(
-                    "id {:?} does not match the file name ({stem:?})",
-                    o.id
-                )))
+                Err(ParseError::IdMismatch { id: o.id, stem })
             }
         });
         match o {
@@ -461,13 +468,13 @@ fn forced_support(r: &Resolved<'_>) -> Option<String> {
 }
 
 #[derive(Default)]
-struct HashCache(HashMap<PathBuf, Result<String, String>>);
+struct HashCache(HashMap<PathBuf, std::io::Result<String>>);
 
 impl HashCache {
-    fn get(&mut self, p: &Path) -> &Result<String, String> {
+    fn get(&mut self, p: &Path) -> &std::io::Result<String> {
         self.0
             .entry(p.to_path_buf())
-            .or_insert_with(|| sha256_file(p).map(|(h, _)| h).map_err(|e| e.to_string()))
+            .or_insert_with(|| sha256_file(p).map(|(h, _)| h))
     }
 }
 

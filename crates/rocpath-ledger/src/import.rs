@@ -23,7 +23,7 @@ pub const QUOTE_MAX: usize = 4096;
 #[derive(Debug, Error)]
 pub enum ImportError {
     /// The file could not be read.
-    #[error("{path}: {source}")]
+    #[error("{}: {source}", path.display())]
     Io {
         /// The file.
         path: PathBuf,
@@ -31,13 +31,23 @@ pub enum ImportError {
         #[source]
         source: std::io::Error,
     },
-    /// The file is not a rocpath JSON document.
-    #[error("{path}: not a rocpath --json document: {why}")]
+    /// The file is not JSON.
+    #[error("{}: not a rocpath --json document: not JSON ({}{message}); give the file `rocpath --json <command>` printed", path.display(), crate::files::at_prefix(at))]
+    NotJson {
+        /// The file.
+        path: PathBuf,
+        /// Where the JSON reader stopped, when it knows.
+        at: Option<crate::files::Position>,
+        /// Why.
+        message: String,
+    },
+    /// The file is JSON, but not a rocpath JSON document.
+    #[error("{}: not a rocpath --json document: {why}", path.display())]
     NotRocpath {
         /// The file.
         path: PathBuf,
         /// What is missing.
-        why: String,
+        why: EnvelopeError,
     },
     /// A name given with `--as` cannot be an id.
     #[error("{0:?} cannot be an observation id: use letters, digits, '.', '_' and '-'")]
@@ -101,27 +111,43 @@ pub fn schema_command(schema: &str) -> Option<String> {
     Some(name.replace(['.', '_'], "-"))
 }
 
+/// What the common envelope of a rocpath JSON document lacks.
+#[derive(Debug, Clone, PartialEq, Eq, Error)]
+pub enum EnvelopeError {
+    /// The top level is not an object.
+    #[error("the top level is not a JSON object")]
+    NotObject,
+    /// No `schema` string.
+    #[error("no \"schema\" string at the top")]
+    NoSchema,
+    /// A `schema` of another form.
+    #[error("schema {0:?} is not of the form rocpath.<command>/<version>")]
+    Schema(String),
+    /// No `observed` object.
+    #[error("no \"observed\" object (tool, version, command, time, host)")]
+    NoObserved,
+    /// An `observed` without one of its strings.
+    #[error("\"observed\" has no {0:?}")]
+    Observed(&'static str),
+}
+
 /// Checks the common envelope; returns the schema.
-pub fn envelope(doc: &serde_json::Value) -> Result<String, String> {
-    let obj = doc
-        .as_object()
-        .ok_or("the top level is not a JSON object")?;
+pub fn envelope(doc: &serde_json::Value) -> Result<String, EnvelopeError> {
+    let obj = doc.as_object().ok_or(EnvelopeError::NotObject)?;
     let schema = obj
         .get("schema")
         .and_then(|s| s.as_str())
-        .ok_or("no \"schema\" string at the top")?;
+        .ok_or(EnvelopeError::NoSchema)?;
     if schema_command(schema).is_none() {
-        return Err(format!(
-            "schema {schema:?} is not of the form rocpath.<command>/<version>"
-        ));
+        return Err(EnvelopeError::Schema(schema.to_string()));
     }
     let observed = obj
         .get("observed")
         .and_then(|o| o.as_object())
-        .ok_or("no \"observed\" object (tool, version, command, time, host)")?;
+        .ok_or(EnvelopeError::NoObserved)?;
     for k in ["tool", "version", "command"] {
         if !observed.get(k).is_some_and(|v| v.is_string()) {
-            return Err(format!("\"observed\" has no {k:?}"));
+            return Err(EnvelopeError::Observed(k));
         }
     }
     Ok(schema.to_string())
@@ -204,11 +230,14 @@ pub fn import_file(
     };
     let bytes = fs::read(file).map_err(ioerr)?;
     let sha = sha256_hex(&bytes);
-    let doc: serde_json::Value =
-        serde_json::from_slice(&bytes).map_err(|e| ImportError::NotRocpath {
+    let doc: serde_json::Value = serde_json::from_slice(&bytes).map_err(|e| {
+        let (at, message) = crate::files::json_error(&e);
+        ImportError::NotJson {
             path: file.to_path_buf(),
-            why: format!("not JSON ({e})"),
-        })?;
+            at,
+            message,
+        }
+    })?;
     let schema = envelope(&doc).map_err(|why| ImportError::NotRocpath {
         path: file.to_path_buf(),
         why,
@@ -439,9 +468,13 @@ mod tests {
     #[test]
     fn envelope_errors_name_what_is_missing() {
         let e = envelope(&serde_json::json!({"schema": "rocpath.isa/1"})).unwrap_err();
-        assert!(e.contains("observed"), "{e}");
+        assert_eq!(e, EnvelopeError::NoObserved);
+        assert!(e.to_string().contains("observed"), "{e}");
         let e = envelope(&serde_json::json!([1])).unwrap_err();
-        assert!(e.contains("object"), "{e}");
+        assert_eq!(e, EnvelopeError::NotObject);
+        assert!(e.to_string().contains("object"), "{e}");
+        let e = envelope(&serde_json::json!({"schema": "other/1"})).unwrap_err();
+        assert_eq!(e, EnvelopeError::Schema("other/1".into()));
         let ok = serde_json::json!({"schema": "rocpath.isa/1",
             "observed": {"tool": "rocpath", "version": "0.1.0", "command": "rocpath isa x"}});
         assert_eq!(envelope(&ok).unwrap(), "rocpath.isa/1");

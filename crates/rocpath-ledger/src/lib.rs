@@ -24,6 +24,7 @@
 //! ```
 
 pub mod check;
+pub mod doc;
 pub mod files;
 pub mod import;
 pub mod index;
@@ -39,21 +40,69 @@ use model::*;
 use rocpath_evidence::{Class, Proof};
 use store::{Ledger, StoreError, WriteGuard};
 
-/// Errors of [`add_claim`].
+/// Errors of [`add_claim`] and [`change_claim`]. Each message says what to do.
 #[derive(Debug, thiserror::Error)]
 pub enum AddClaimError {
-    /// The claim is not valid as given.
-    #[error("{0}")]
-    Invalid(String),
+    /// The id or a date is not valid.
+    #[error(transparent)]
+    Invalid(#[from] files::ParseError),
+    /// A new claim without a statement.
+    #[error("claim {0:?} has no statement (give --en and/or --ja)")]
+    NoStatement(String),
+    /// A change without a reason.
+    #[error("say why the claim changes (give --en and/or --ja)")]
+    NoReason,
+    /// A change that changes nothing.
+    #[error("nothing to change: give --class, --kind or --support")]
+    NothingToChange,
+    /// A change dated before the claim's last history entry.
+    #[error(
+        "the claim's history already has an entry of {last}, after {date}; give --date {last} or later"
+    )]
+    OutOfOrder {
+        /// Date of the last history entry.
+        last: String,
+        /// Date of the change.
+        date: String,
+    },
     /// A claim with this id exists.
     #[error("claim {0:?} already exists (change its class with `rocpath ledger set-class`)")]
     Exists(String),
-    /// No claim with this id (or its file does not read).
-    #[error("{0}")]
-    NotFound(String),
+    /// No claim with this id.
+    #[error("{}: no claim {id:?} ({source}); record it with `rocpath ledger add-claim`", path.display())]
+    NotFound {
+        /// Where the claim would be.
+        path: std::path::PathBuf,
+        /// The id.
+        id: String,
+        /// Why it could not be read.
+        #[source]
+        source: std::io::Error,
+    },
+    /// The claim's file does not read.
+    #[error("{}: {error}", path.display())]
+    Unreadable {
+        /// The claim's file.
+        path: std::path::PathBuf,
+        /// Why.
+        error: files::ParseError,
+    },
     /// Writing failed.
     #[error(transparent)]
     Store(#[from] StoreError),
+}
+
+impl From<files::SerializeError> for AddClaimError {
+    fn from(e: files::SerializeError) -> Self {
+        AddClaimError::Store(StoreError::Serialize(e))
+    }
+}
+
+/// Serializes a claim and reads it back as a reader would: the same validation.
+fn validated_toml(claim: &Claim) -> Result<String, AddClaimError> {
+    let text = files::to_toml(claim)?;
+    files::parse_claim(&text)?;
+    Ok(text)
 }
 
 /// Adds a new claim. `date` (`YYYY-MM-DD`) opens its history with its class and kind. The
@@ -67,20 +116,13 @@ pub fn add_claim(
 ) -> Result<(), AddClaimError> {
     claim.schema = CLAIM_SCHEMA.to_string();
     if !files::valid_id(&claim.id) {
-        return Err(AddClaimError::Invalid(
-            files::ParseError::Id(claim.id.clone()).to_string(),
-        ));
+        return Err(files::ParseError::Id(claim.id.clone()).into());
     }
     if claim.statement.is_empty() {
-        return Err(AddClaimError::Invalid(format!(
-            "claim {:?} has no statement (give --en and/or --ja)",
-            claim.id
-        )));
+        return Err(AddClaimError::NoStatement(claim.id));
     }
     if !files::valid_date(date) {
-        return Err(AddClaimError::Invalid(
-            files::ParseError::Date(date.to_string()).to_string(),
-        ));
+        return Err(files::ParseError::Date(date.to_string()).into());
     }
     if claim.history.is_empty() {
         claim.history.push(HistoryEntry {
@@ -91,8 +133,7 @@ pub fn add_claim(
         });
     }
     // The same validation a reader applies.
-    let text = files::to_toml(&claim).map_err(AddClaimError::Invalid)?;
-    files::parse_claim(&text).map_err(|e| AddClaimError::Invalid(e.to_string()))?;
+    validated_toml(&claim)?;
     if ledger
         .record_path(files::FileKind::Claim, &claim.id)
         .exists()
@@ -129,40 +170,24 @@ pub fn change_claim(
     change: ClaimChange,
 ) -> Result<Claim, AddClaimError> {
     if !files::valid_id(id) {
-        return Err(AddClaimError::Invalid(
-            files::ParseError::Id(id.to_string()).to_string(),
-        ));
+        return Err(files::ParseError::Id(id.to_string()).into());
     }
     if !files::valid_date(&change.date) {
-        return Err(AddClaimError::Invalid(
-            files::ParseError::Date(change.date.clone()).to_string(),
-        ));
+        return Err(files::ParseError::Date(change.date.clone()).into());
     }
     if change.note.is_empty() {
-        return Err(AddClaimError::Invalid(
-            "say why the claim changes (give --en and/or --ja)".into(),
-        ));
+        return Err(AddClaimError::NoReason);
     }
     if change.class.is_none() && change.kind.is_none() && change.support.is_empty() {
-        return Err(AddClaimError::Invalid(
-            "nothing to change: give --class, --kind or --support".into(),
-        ));
+        return Err(AddClaimError::NothingToChange);
     }
-    let path = ledger.record_path(files::FileKind::Claim, id);
-    let text = std::fs::read_to_string(&path).map_err(|e| {
-        AddClaimError::NotFound(format!(
-            "{}: no claim {id:?} ({e}); record it with `rocpath ledger add-claim`",
-            path.display()
-        ))
-    })?;
-    let mut claim = files::parse_claim(&text)
-        .map_err(|e| AddClaimError::NotFound(format!("{}: {e}", path.display())))?;
+    let mut claim = read_claim(ledger, id)?;
     if let Some(last) = claim.history.last() {
         if last.date.as_str() > change.date.as_str() {
-            return Err(AddClaimError::Invalid(format!(
-                "the claim's history already has an entry of {}, after {}",
-                last.date, change.date
-            )));
+            return Err(AddClaimError::OutOfOrder {
+                last: last.date.clone(),
+                date: change.date,
+            });
         }
     }
     if change.class.is_some() {
@@ -182,10 +207,25 @@ pub fn change_claim(
         kind: change.kind,
         note: change.note,
     });
-    let text = files::to_toml(&claim).map_err(AddClaimError::Invalid)?;
-    files::parse_claim(&text).map_err(|e| AddClaimError::Invalid(e.to_string()))?;
+    validated_toml(&claim)?;
     guard.write_claim(&claim)?;
     Ok(claim)
+}
+
+/// Reads the claim `id` of the ledger.
+fn read_claim(ledger: &Ledger, id: &str) -> Result<Claim, AddClaimError> {
+    let path = ledger.record_path(files::FileKind::Claim, id);
+    let text = match std::fs::read_to_string(&path) {
+        Ok(t) => t,
+        Err(source) => {
+            return Err(AddClaimError::NotFound {
+                path,
+                id: id.to_string(),
+                source,
+            });
+        }
+    };
+    files::parse_claim(&text).map_err(|error| AddClaimError::Unreadable { path, error })
 }
 
 /// The `ledger.toml` of a new ledger: the three observation worlds of the research pages
@@ -227,12 +267,85 @@ pub fn starter_meta(title: Text) -> LedgerMeta {
     }
 }
 
+/// Why a support reference does not parse; each message names the form to use.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum SupportRefError {
+    /// `claim:` followed by something that is not an id.
+    #[error("{reference:?}: {id:?} is not a claim id")]
+    ClaimId {
+        /// The reference as given.
+        reference: String,
+        /// The id part.
+        id: String,
+    },
+    /// `source:` with no path.
+    #[error("{0:?}: no path after source:")]
+    NoSourcePath(String),
+    /// Not an observation id.
+    #[error("{reference:?}: {id:?} is not an observation id (or use claim:ID / source:PATH:LINE)")]
+    ObservationId {
+        /// The reference as given.
+        reference: String,
+        /// The id part.
+        id: String,
+    },
+    /// `#` not followed by a JSON pointer.
+    #[error("{0:?}: the record after '#' is a JSON pointer starting with '/'")]
+    Pointer(String),
+    /// A `?` filter that is not `field=value`.
+    #[error("{reference:?}: {pair:?} is not field=value")]
+    Filter {
+        /// The reference as given.
+        reference: String,
+        /// The pair.
+        pair: String,
+    },
+    /// A cited source line that cannot be read.
+    #[error("{reference}: cannot read line {line} of {} (paths of sources are relative to the ledger folder)", path.display())]
+    Unquotable {
+        /// The reference as given.
+        reference: String,
+        /// The line.
+        line: u64,
+        /// The file as looked for.
+        path: std::path::PathBuf,
+    },
+}
+
+/// Parses support references ([`parse_support_ref`]) for a claim of `ledger`; a cited source
+/// line is quoted now, so that the site shows what was read.
+pub fn supports(ledger: &Ledger, refs: &[String]) -> Result<Vec<Support>, SupportRefError> {
+    let mut out = Vec::new();
+    for s in refs {
+        let mut sup = parse_support_ref(s)?;
+        if let Some((path, Some(line))) = sup.source.as_ref().map(|l| (l.path.clone(), l.line)) {
+            let at = ledger.root().join(&path);
+            let q = import::quote_lines(&at, &path, &[line].into_iter().collect());
+            match q.into_iter().next() {
+                Some(q) => sup.quote = q.text,
+                None => {
+                    return Err(SupportRefError::Unquotable {
+                        reference: s.clone(),
+                        line,
+                        path: at,
+                    });
+                }
+            }
+        }
+        out.push(sup);
+    }
+    Ok(out)
+}
+
 /// Parses a support reference as given on the command line: `OBS_ID`, `OBS_ID#/json/pointer`,
 /// `OBS_ID?field=value&field=value`, `claim:ID`, or `source:PATH[:LINE][@SHA256]`.
-pub fn parse_support_ref(s: &str) -> Result<Support, String> {
+pub fn parse_support_ref(s: &str) -> Result<Support, SupportRefError> {
     if let Some(c) = s.strip_prefix("claim:") {
         if !files::valid_id(c) {
-            return Err(format!("{s:?}: {c:?} is not a claim id"));
+            return Err(SupportRefError::ClaimId {
+                reference: s.to_string(),
+                id: c.to_string(),
+            });
         }
         return Ok(Support {
             claim: Some(c.to_string()),
@@ -253,7 +366,7 @@ pub fn parse_support_ref(s: &str) -> Result<Support, String> {
             _ => (loc, None),
         };
         if path.is_empty() {
-            return Err(format!("{s:?}: no path after source:"));
+            return Err(SupportRefError::NoSourcePath(s.to_string()));
         }
         let mut l = rocpath_evidence::Locator::file(path);
         l.line = line;
@@ -268,9 +381,10 @@ pub fn parse_support_ref(s: &str) -> Result<Support, String> {
         None => (s, ""),
     };
     if !files::valid_id(id) {
-        return Err(format!(
-            "{s:?}: {id:?} is not an observation id (or use claim:ID / source:PATH:LINE)"
-        ));
+        return Err(SupportRefError::ObservationId {
+            reference: s.to_string(),
+            id: id.to_string(),
+        });
     }
     let mut sup = Support {
         observation: Some(id.to_string()),
@@ -278,15 +392,16 @@ pub fn parse_support_ref(s: &str) -> Result<Support, String> {
     };
     if let Some(ptr) = rest.strip_prefix('#') {
         if !ptr.starts_with('/') {
-            return Err(format!(
-                "{s:?}: the record after '#' is a JSON pointer starting with '/'"
-            ));
+            return Err(SupportRefError::Pointer(s.to_string()));
         }
         sup.record = Some(ptr.to_string());
     } else if let Some(q) = rest.strip_prefix('?') {
         for kv in q.split('&') {
             let Some((k, v)) = kv.split_once('=') else {
-                return Err(format!("{s:?}: {kv:?} is not field=value"));
+                return Err(SupportRefError::Filter {
+                    reference: s.to_string(),
+                    pair: kv.to_string(),
+                });
             };
             sup.filter.insert(k.to_string(), v.to_string());
         }
@@ -317,8 +432,32 @@ mod tests {
         );
         let s = parse_support_ref("source:C:/x").unwrap();
         assert_eq!(s.source.unwrap().path, "C:/x");
-        for bad in ["", "a b", "x#code", "x?novalue", "claim:", "source:"] {
-            assert!(parse_support_ref(bad).is_err(), "{bad}");
+        let o = |r: &str, id: &str| SupportRefError::ObservationId {
+            reference: r.into(),
+            id: id.into(),
+        };
+        let bad = [
+            ("", o("", "")),
+            ("a b", o("a b", "a b")),
+            ("x#code", SupportRefError::Pointer("x#code".into())),
+            (
+                "x?novalue",
+                SupportRefError::Filter {
+                    reference: "x?novalue".into(),
+                    pair: "novalue".into(),
+                },
+            ),
+            (
+                "claim:",
+                SupportRefError::ClaimId {
+                    reference: "claim:".into(),
+                    id: String::new(),
+                },
+            ),
+            ("source:", SupportRefError::NoSourcePath("source:".into())),
+        ];
+        for (text, want) in bad {
+            assert_eq!(parse_support_ref(text), Err(want), "{text}");
         }
     }
 }

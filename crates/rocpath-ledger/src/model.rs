@@ -44,6 +44,8 @@ impl Text {
 
 /// The five floors of the ROCm building (seed page "Visual Guide to the ROCm Stack"), top first.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[cfg_attr(feature = "clap", derive(clap::ValueEnum))]
+#[cfg_attr(feature = "clap", value(rename_all = "snake_case"))]
 #[serde(rename_all = "snake_case")]
 pub enum Floor {
     /// 5F: PyTorch, Ollama, llama.cpp.
@@ -97,6 +99,8 @@ impl Floor {
 /// run?" §1): Build (the target is still built), Selection (capability checks choose),
 /// Fallback (a generic path when the fast one is unavailable).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[cfg_attr(feature = "clap", derive(clap::ValueEnum))]
+#[cfg_attr(feature = "clap", value(rename_all = "snake_case"))]
 #[serde(rename_all = "snake_case")]
 pub enum Layer {
     /// The target is still in the build.
@@ -127,6 +131,8 @@ impl Layer {
 /// What kind of selection a claim is about, when it is about one. A claim about `natural`
 /// selection (the library chose by itself) may not rest on a forced run.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "clap", derive(clap::ValueEnum))]
+#[cfg_attr(feature = "clap", value(rename_all = "snake_case"))]
 #[serde(rename_all = "snake_case")]
 pub enum SelectionKind {
     /// The library chose by itself.

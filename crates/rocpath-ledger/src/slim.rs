@@ -31,13 +31,15 @@ pub fn read_observation(path: &Path) -> Result<Observation, ParseError> {
         quotes: IgnoredAny,
         document: Pruned,
     }
-    let f = std::fs::File::open(path).map_err(|e| ParseError::Syntax(e.to_string()))?;
+    let f = std::fs::File::open(path).map_err(|e| ParseError::Read(e.to_string()))?;
     let rd = std::io::BufReader::with_capacity(1 << 16, f);
-    let e: Envelope = serde_json::from_reader(rd).map_err(|e| ParseError::Syntax(e.to_string()))?;
+    let e: Envelope = serde_json::from_reader(rd).map_err(|e| ParseError::json(&e))?;
     check_schema(&e.schema, OBSERVATION_SCHEMA)?;
     check_id(&e.id)?;
     if !e.document.value.is_object() {
-        return Err(ParseError::Syntax("document is not a JSON object".into()));
+        return Err(ParseError::Form(
+            "document is not a JSON object; import the rocpath --json output again".into(),
+        ));
     }
     Ok(Observation {
         schema: e.schema,

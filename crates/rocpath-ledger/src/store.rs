@@ -58,8 +58,8 @@ pub enum StoreError {
         holder: String,
     },
     /// A record could not be serialized.
-    #[error("{0}")]
-    Serialize(String),
+    #[error(transparent)]
+    Serialize(#[from] files::SerializeError),
 }
 
 fn io(path: &Path) -> impl FnOnce(std::io::Error) -> StoreError + '_ {
@@ -97,7 +97,7 @@ impl Ledger {
             Path::new(".gitignore"),
             b"# written by rocpath while it works\n/.lock\n.tmp-*\n",
         )?;
-        let text = files::to_toml(meta).map_err(StoreError::Serialize)?;
+        let text = files::to_toml(meta)?;
         guard.write_file(Path::new("ledger.toml"), text.as_bytes())?;
         Ok(l)
     }
@@ -231,14 +231,15 @@ impl Ledger {
 }
 
 fn load_one(kind: FileKind, bytes: &[u8], stem: &str, out: &mut Loaded) -> Result<(), ParseError> {
-    let text = || std::str::from_utf8(bytes).map_err(|e| ParseError::Syntax(e.to_string()));
+    let text = || std::str::from_utf8(bytes).map_err(|e| ParseError::utf8(&e));
     let id_matches = |id: &str| {
         if id == stem {
             Ok(())
         } else {
-            Err(ParseError::Syntax(format!(
-                "id {id:?} does not match the file name ({stem:?})"
-            )))
+            Err(ParseError::IdMismatch {
+                id: id.to_string(),
+                stem: stem.to_string(),
+            })
         }
     };
     match kind {
@@ -361,25 +362,25 @@ impl WriteGuard {
 
     /// Writes a claim to `claims/<id>.toml`.
     pub fn write_claim(&self, c: &Claim) -> Result<(), StoreError> {
-        let text = files::to_toml(c).map_err(StoreError::Serialize)?;
+        let text = files::to_toml(c)?;
         self.write_file(&relative_path(FileKind::Claim, &c.id), text.as_bytes())
     }
 
     /// Writes a question to `questions/<id>.toml`.
     pub fn write_question(&self, q: &Question) -> Result<(), StoreError> {
-        let text = files::to_toml(q).map_err(StoreError::Serialize)?;
+        let text = files::to_toml(q)?;
         self.write_file(&relative_path(FileKind::Question, &q.id), text.as_bytes())
     }
 
     /// Writes a case to `cases/<id>.toml`.
     pub fn write_case(&self, c: &Case) -> Result<(), StoreError> {
-        let text = files::to_toml(c).map_err(StoreError::Serialize)?;
+        let text = files::to_toml(c)?;
         self.write_file(&relative_path(FileKind::Case, &c.id), text.as_bytes())
     }
 
     /// Writes an observation to `observations/<id>.json`.
     pub fn write_observation(&self, o: &Observation) -> Result<(), StoreError> {
-        let bytes = files::observation_to_json(o).map_err(StoreError::Serialize)?;
+        let bytes = files::observation_to_json(o)?;
         self.write_file(&relative_path(FileKind::Observation, &o.id), &bytes)
     }
 

@@ -375,6 +375,12 @@ fn rule_unreadable() {
     );
     assert!(problems[0].message.contains("another version"));
     assert!(problems[1].message.contains("certain"));
+    // The bad value is named by its line and column.
+    assert!(
+        problems[1].message.starts_with("line 3, column 9: "),
+        "{}",
+        problems[1].message
+    );
     assert!(problems[2].message.contains("does not match the file name"));
 }
 

@@ -66,6 +66,15 @@ proptest! {
     #[test]
     fn readers_never_panic(bytes in prop::collection::vec(any::<u8>(), 0..400), k in 0u8..5) {
         let kind = [FileKind::Meta, FileKind::Claim, FileKind::Question, FileKind::Case, FileKind::Observation][k as usize];
-        let _ = files::parse_any(kind, &bytes);
+        match files::parse_any(kind, &bytes) {
+            Err(files::ParseError::NotUtf8 { offset }) => prop_assert!(offset < bytes.len()),
+            Err(e) => {
+                // A position names a line of the input.
+                let lines = bytes.iter().filter(|&&b| b == b'\n').count() + 1;
+                prop_assert!(e.position().is_none_or(|p| p.line <= lines && p.column >= 1), "{e}");
+                prop_assert!(!e.to_string().is_empty());
+            }
+            Ok(()) => {}
+        }
     }
 }

@@ -56,6 +56,26 @@ pub enum DeriveError {
     Parser,
 }
 
+/// The JSON document of `rocpath explain miopen-derive`: the checkout read, the report, and
+/// where the model was written.
+#[derive(Debug, Serialize)]
+pub struct DeriveDoc<'a> {
+    /// The checkout.
+    pub source: &'a Source,
+    /// What the reading found.
+    pub report: &'a Report,
+    /// The model file written, if one was.
+    pub out: Option<String>,
+}
+
+impl Report {
+    /// Whether the model carries the checkout whole: no rule drifted, every solver's
+    /// `IsApplicable` found.
+    pub fn is_complete(&self) -> bool {
+        self.rules_drifted.is_empty() && self.solvers_without_is_applicable.is_empty()
+    }
+}
+
 /// What the reading found that the model could not carry.
 #[derive(Debug, Clone, Default, Serialize)]
 pub struct Report {

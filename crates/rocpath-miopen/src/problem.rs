@@ -833,7 +833,14 @@ mod tests {
     proptest::proptest! {
         #[test]
         fn any_text_parses_or_errs(s in "\\PC{0,80}") {
-            let _ = Problem::from_any_key(&s);
+            match Problem::from_any_key(&s) {
+                // What parses has a find-db key that reads back to itself.
+                Ok(p) => {
+                    let key = p.fdb_key();
+                    proptest::prop_assert_eq!(Problem::from_fdb_key(&key).map(|q| q.fdb_key()), Ok(key));
+                }
+                Err(e) => proptest::prop_assert!(!e.to_string().is_empty()),
+            }
         }
 
         #[test]

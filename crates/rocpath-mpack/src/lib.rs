@@ -618,7 +618,10 @@ mod tests {
         fn skip_never_panics(data in proptest::collection::vec(any::<u8>(), 0..512)) {
             let mut rd = Reader::new(&data);
             while !rd.is_empty() {
+                let before = rd.offset();
                 if rd.skip().is_err() { break; }
+                // A value read is at least one byte.
+                prop_assert!(rd.offset() > before && rd.offset() <= data.len() as u64);
             }
         }
 

@@ -15,6 +15,7 @@ pub mod explain;
 pub mod gates;
 pub mod isa;
 pub mod lanes;
+pub mod ledger;
 pub mod ollama;
 pub mod strace;
 pub mod trace;

@@ -881,9 +881,9 @@ pub fn build(l: &Loaded, out: &Path, opts: &Options) -> Result<Report, SiteError
             .map(|k| Model::case_ref(k))
             .collect();
         let json_url = format!("data/{}.json", o.id);
-        let json = observation_to_json(o).map_err(|message| SiteError::Template {
+        let json = observation_to_json(o).map_err(|e| SiteError::Template {
             name: "observation json".into(),
-            message,
+            message: e.to_string(),
         })?;
         w.write(&json_url, &json)?;
         let quotes: Vec<LineV> = o

@@ -23,3 +23,18 @@ pub use report::{StraceReport, read_files};
 
 /// JSON schema name of `rocpath strace --json`.
 pub const SCHEMA: &str = "rocpath.strace/1";
+
+/// The JSON document of `rocpath strace`: the catalog reads, the rocBLAS traces, the link
+/// view between them and the kernel trace, and what could not be read.
+#[derive(Debug, serde::Serialize)]
+pub struct StraceDoc<'a> {
+    /// Catalog reads.
+    #[serde(flatten)]
+    pub catalog: &'a StraceReport,
+    /// `ROCBLAS_LAYER` traces.
+    pub rocblas_traces: &'a [RocblasTrace],
+    /// The link view.
+    pub link: &'a Link,
+    /// Inputs that could not be read.
+    pub errors: &'a [String],
+}

@@ -483,7 +483,11 @@ mod tests {
     proptest! {
         #[test]
         fn never_panics(data in proptest::collection::vec(any::<u8>(), 0..400)) {
-            let _ = summarize_msgpack(&data);
+            if let Ok(s) = summarize_msgpack(&data) {
+                // Every listed or unlisted solution was counted, and the list stays bounded.
+                prop_assert!(s.solution_list.len() as u64 + s.unlisted_solutions <= s.solutions);
+                prop_assert!(s.solution_list.len() <= MAX_LISTED_SOLUTIONS);
+            }
         }
     }
 }

@@ -1,6 +1,8 @@
 //! Command-line interface definitions (clap). Only syntax lives here; commands are in `cmd/`.
 
 use clap::{Args, Parser, Subcommand};
+use rocpath_evidence::{Class, Proof};
+use rocpath_ledger::model::{Floor, Layer, SelectionKind};
 use std::path::PathBuf;
 
 /// Which execution path did the ROCm stack take on my AMD GPU, and why?
@@ -247,11 +249,11 @@ pub struct SetClassArgs {
     /// Claim id.
     pub id: String,
     /// New evidence class.
-    #[arg(long, value_parser = ["confirmed", "inferred", "unresolved", "limited"])]
-    pub class: Option<String>,
+    #[arg(long, value_enum)]
+    pub class: Option<Class>,
     /// New kind of proof.
-    #[arg(long, value_parser = ["shipped_artifact_verified", "code_verified", "runtime_verified", "history_verified", "hypothesis", "speculative"])]
-    pub kind: Option<String>,
+    #[arg(long, value_enum)]
+    pub kind: Option<Proof>,
     /// Why, in English.
     #[arg(long, value_name = "TEXT")]
     pub en: Option<String>,
@@ -274,11 +276,11 @@ pub struct AddClaimArgs {
     #[arg(long, value_name = "ID")]
     pub id: String,
     /// Evidence class.
-    #[arg(long, value_parser = ["confirmed", "inferred", "unresolved", "limited"])]
-    pub class: String,
+    #[arg(long, value_enum)]
+    pub class: Class,
     /// Kind of proof.
-    #[arg(long, value_parser = ["shipped_artifact_verified", "code_verified", "runtime_verified", "history_verified", "hypothesis", "speculative"])]
-    pub kind: String,
+    #[arg(long, value_enum)]
+    pub kind: Proof,
     /// The statement in English.
     #[arg(long, value_name = "TEXT")]
     pub en: Option<String>,
@@ -289,14 +291,14 @@ pub struct AddClaimArgs {
     #[arg(long, value_name = "WORLD")]
     pub world: Option<String>,
     /// Floor of the stack.
-    #[arg(long, value_parser = ["application", "math_library", "runtime", "driver", "hardware"])]
-    pub floor: Option<String>,
+    #[arg(long, value_enum)]
+    pub floor: Option<Floor>,
     /// Layer.
-    #[arg(long, value_parser = ["build", "selection", "fallback"])]
-    pub layer: Option<String>,
+    #[arg(long, value_enum)]
+    pub layer: Option<Layer>,
     /// The kind of selection the claim asserts, if it is about one.
-    #[arg(long, value_parser = ["natural", "forced", "fallback"])]
-    pub selection: Option<String>,
+    #[arg(long, value_enum)]
+    pub selection: Option<SelectionKind>,
     /// What supports it (repeatable): OBS_ID, OBS_ID#/json/pointer, OBS_ID?field=value&...,
     /// claim:ID, or source:PATH[:LINE][@SHA256] (relative to the ledger folder).
     #[arg(long, value_name = "REF")]

@@ -9,6 +9,7 @@
 //! what the model cannot decide is `unresolved`, with the line that could not be decided.
 
 pub mod db;
+pub mod request;
 
 use db::{Choice, DbFile, FindDb, FindItem, PerfDb};
 use rocpath_evidence::{Class, Evidence, Locator, Proof};
@@ -20,6 +21,14 @@ use rocpath_miopen::select::{self, Mode, Prediction, SolverFate, Tri};
 use serde::Serialize;
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
+
+/// The JSON document of `rocpath explain miopen` for several problems (one problem's
+/// document is its [`MiopenExplanation`]).
+#[derive(Debug, Serialize)]
+pub struct ExplanationsDoc<'a> {
+    /// One explanation per problem.
+    pub problems: &'a [MiopenExplanation],
+}
 
 /// Where the db rules come from.
 pub const MIOPEN_SOURCE: &str = "ROCm/MIOpen@2d1fd997";

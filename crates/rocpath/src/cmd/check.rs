@@ -2,15 +2,8 @@
 
 use crate::cli::CheckArgs;
 use crate::output::{BarProgress, Printer, Status};
-use rocpath_inventory::check::{Override, Verdict, check};
+use rocpath_inventory::check::{CheckDoc, Override, check, is_negative};
 use rocpath_inventory::device::{self, Device};
-use serde::Serialize;
-
-#[derive(Serialize)]
-struct Doc<'a> {
-    devices: &'a [rocpath_inventory::check::DeviceCheck],
-    errors: &'a [rocpath_inventory::ErrorRecord],
-}
 
 fn devices(a: &CheckArgs) -> anyhow::Result<Vec<Device>> {
     if let Some(t) = &a.target {
@@ -66,17 +59,7 @@ pub fn run(a: CheckArgs, p: &Printer) -> anyhow::Result<Status> {
     for (i, d) in devs.iter().enumerate() {
         let ov = match &a.override_version {
             Some(v) => Some(Override::new("--override", v)),
-            None => {
-                let per = format!("HSA_OVERRIDE_GFX_VERSION_{i}");
-                match (
-                    std::env::var(&per),
-                    std::env::var("HSA_OVERRIDE_GFX_VERSION"),
-                ) {
-                    (Ok(v), _) => Some(Override::new(&per, &v)),
-                    (_, Ok(v)) => Some(Override::new("HSA_OVERRIDE_GFX_VERSION", &v)),
-                    _ => None,
-                }
-            }
+            None => Override::from_env(i, |name| std::env::var(name).ok()),
         };
         if let Some(o) = &ov {
             if o.processor.is_none() {
@@ -91,7 +74,7 @@ pub fn run(a: CheckArgs, p: &Printer) -> anyhow::Result<Status> {
     if p.global.json {
         p.json(
             "rocpath.check/1",
-            &Doc {
+            &CheckDoc {
                 devices: &checks,
                 errors: &inv.errors,
             },
@@ -101,11 +84,7 @@ pub fn run(a: CheckArgs, p: &Printer) -> anyhow::Result<Status> {
     } else {
         p.data(&rocpath_render::check_table(&checks))?;
     }
-    let negative = checks
-        .iter()
-        .any(|c| c.libraries.iter().any(|l| l.verdict != Verdict::Runs))
-        || checks.iter().all(|c| c.libraries.is_empty());
-    let s = if negative {
+    let s = if is_negative(&checks) {
         Status::Negative
     } else {
         Status::Ok

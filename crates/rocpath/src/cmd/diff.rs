@@ -3,17 +3,8 @@
 use crate::cli::DiffArgs;
 use crate::output::{BarProgress, Printer, Status};
 use rocpath_inventory::Inventory;
-use serde::Serialize;
+use rocpath_inventory::diff::DiffDoc;
 use std::path::Path;
-
-#[derive(Serialize)]
-struct Doc<'a> {
-    old: String,
-    new: String,
-    #[serde(flatten)]
-    diff: &'a rocpath_inventory::diff::Diff,
-    errors: Vec<rocpath_inventory::ErrorRecord>,
-}
 
 fn load(path: &Path, a: &DiffArgs, p: &Printer) -> anyhow::Result<Inventory> {
     if path.is_file() && path.extension().is_some_and(|e| e == "json") {
@@ -54,11 +45,11 @@ pub fn run(a: DiffArgs, p: &Printer) -> anyhow::Result<Status> {
     if p.global.json {
         p.json(
             "rocpath.diff/1",
-            &Doc {
+            &DiffDoc {
                 old: os,
                 new: ns,
                 diff: &d,
-                errors: errors.clone(),
+                errors: &errors,
             },
         )?;
     } else if a.tsv {

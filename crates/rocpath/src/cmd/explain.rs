@@ -8,7 +8,6 @@ use crate::output::{Printer, Status};
 use rocpath_explain::{compare, ggml, miopen, rocblas};
 use rocpath_miopen::model::ir::Model;
 use rocpath_miopen::select::Mode;
-use serde::Serialize;
 
 pub fn run(mut a: ExplainArgs, p: &Printer) -> anyhow::Result<Status> {
     match (a.command.take(), a.compare.clone()) {
@@ -64,44 +63,8 @@ fn run_miopen(a: Box<ExplainMiopenArgs>, p: &Printer) -> anyhow::Result<Status> 
         Some(ExplainMode::Immediate) => Mode::Immediate,
         _ => Mode::Find,
     };
-    let (problems, mode) = match (&a.problem, a.driver.is_empty()) {
-        (Some(k), _) => (
-            vec![rocpath_miopen::Problem::from_fdb_key(k)?],
-            default_mode,
-        ),
-        (None, false) => {
-            let d = rocpath_miopen::DriverCommand::parse(
-                &a.driver,
-                rocpath_miopen::Strictness::Strict,
-            )?;
-            if let Some(name) = d.solution.as_deref().filter(|n| n.parse::<i64>().is_err()) {
-                if rocpath_miopen::registry::by_name(name).is_none() {
-                    anyhow::bail!(
-                        "-S {name}: not a solver name of MIOpen's registry (MIOpenDriver would run the fastest solution as with -S 0; give a registered name or id)"
-                    );
-                }
-            }
-            let mode = match d.path(|n| rocpath_miopen::registry::by_name(n).is_some()) {
-                rocpath_miopen::DriverPath::Find => default_mode,
-                rocpath_miopen::DriverPath::ImmediateFastest => Mode::Immediate,
-                rocpath_miopen::DriverPath::ImmediateSolver(s) => Mode::Forced(s),
-            };
-            (d.problems, mode)
-        }
-        (None, true) => anyhow::bail!("give `--problem KEY` or `-- MIOpenDriver conv …`"),
-    };
-    if let Mode::Forced(s) = &mode {
-        let known = rocpath_miopen::registry::by_name(s).is_some()
-            || s.parse::<u64>()
-                .ok()
-                .and_then(rocpath_miopen::registry::by_id)
-                .is_some();
-        if !known {
-            anyhow::bail!(
-                "-S {s}: not a solver name or id of MIOpen's registry (see `rocpath explain miopen --all`)"
-            );
-        }
-    }
+    let (problems, mode) =
+        miopen::request::problems(a.problem.as_deref(), &a.driver, default_mode)?;
     let model = load_model(a.model.as_deref())?;
     let env = rocpath_miopen::model::context::Env {
         vars: pairs(&a.env, "env")?.into_iter().collect(),
@@ -133,14 +96,12 @@ fn run_miopen(a: Box<ExplainMiopenArgs>, p: &Printer) -> anyhow::Result<Status> 
         out.push(miopen::explain(&q)?);
     }
     if p.global.json {
-        if out.len() == 1 {
-            p.json("rocpath.explain.miopen/1", &out[0])?;
-        } else {
-            #[derive(Serialize)]
-            struct Many<'a> {
-                problems: &'a [miopen::MiopenExplanation],
-            }
-            p.json("rocpath.explain.miopen/1", &Many { problems: &out })?;
+        match out.as_slice() {
+            [one] => p.json("rocpath.explain.miopen/1", one)?,
+            many => p.json(
+                "rocpath.explain.miopen/1",
+                &miopen::ExplanationsDoc { problems: many },
+            )?,
         }
     } else {
         let text: Vec<String> = out
@@ -169,15 +130,9 @@ fn run_derive(a: ExplainDeriveArgs, p: &Printer) -> anyhow::Result<Status> {
             .map_err(|e| anyhow::anyhow!("{}: {e}", out.display()))?;
     }
     if p.global.json {
-        #[derive(Serialize)]
-        struct Doc<'a> {
-            source: &'a rocpath_miopen::model::ir::Source,
-            report: &'a rocpath_miopen_derive::Report,
-            out: Option<String>,
-        }
         p.json(
             "rocpath.explain.miopen_derive/1",
-            &Doc {
+            &rocpath_miopen_derive::DeriveDoc {
                 source: &model.source,
                 report: &report,
                 out: a.out.as_ref().map(|o| o.display().to_string()),
@@ -189,13 +144,11 @@ fn run_derive(a: ExplainDeriveArgs, p: &Printer) -> anyhow::Result<Status> {
             &report,
         ))?;
     }
-    Ok(
-        if report.rules_drifted.is_empty() && report.solvers_without_is_applicable.is_empty() {
-            Status::Ok
-        } else {
-            Status::Negative
-        },
-    )
+    Ok(if report.is_complete() {
+        Status::Ok
+    } else {
+        Status::Negative
+    })
 }
 
 fn run_ggml(a: ExplainGgmlArgs, p: &Printer) -> anyhow::Result<Status> {
@@ -216,33 +169,7 @@ fn run_ggml(a: ExplainGgmlArgs, p: &Printer) -> anyhow::Result<Status> {
             .ok_or_else(|| anyhow::anyhow!("--sweep wants ne11=A..B with 1 <= A <= B"))?;
         let runs = ggml::sweep(&r, &q, x, y)?;
         if p.global.json {
-            #[derive(Serialize)]
-            struct Run<'a> {
-                from: i64,
-                to: i64,
-                #[serde(flatten)]
-                decision: &'a ggml::Decision,
-            }
-            #[derive(Serialize)]
-            struct Sweep<'a> {
-                ggml: String,
-                runs: Vec<Run<'a>>,
-            }
-            let runs: Vec<Run> = runs
-                .iter()
-                .map(|(a, b, d)| Run {
-                    from: *a,
-                    to: *b,
-                    decision: d,
-                })
-                .collect();
-            p.json(
-                "rocpath.explain.ggml/1",
-                &Sweep {
-                    ggml: r.version(),
-                    runs,
-                },
-            )?;
+            p.json("rocpath.explain.ggml/1", &ggml::SweepDoc::new(&r, &runs))?;
         } else {
             p.data(&rocpath_render::explain::ggml_sweep(&runs))?;
         }
@@ -326,11 +253,10 @@ fn run_compare(file: &std::path::Path, a: &ExplainArgs, p: &Printer) -> anyhow::
             ));
         }
         if p.global.json {
-            #[derive(Serialize)]
-            struct Doc<'a> {
-                comparisons: &'a [rocpath_explain::compare_trace::KernelComparison],
-            }
-            p.json("rocpath.explain.compare/1", &Doc { comparisons: &c })?;
+            p.json(
+                "rocpath.explain.compare/1",
+                &compare::ComparisonsDoc { comparisons: &c },
+            )?;
         } else {
             p.data(&rocpath_render::explain::kernel_comparisons(&c))?;
         }
@@ -351,11 +277,10 @@ fn run_compare(file: &std::path::Path, a: &ExplainArgs, p: &Printer) -> anyhow::
     };
     let c = compare::compare(&doc, file, &opts);
     if p.global.json {
-        #[derive(Serialize)]
-        struct Doc<'a> {
-            comparisons: &'a [compare::Comparison],
-        }
-        p.json("rocpath.explain.compare/1", &Doc { comparisons: &c })?;
+        p.json(
+            "rocpath.explain.compare/1",
+            &compare::ComparisonsDoc { comparisons: &c },
+        )?;
     } else {
         p.data(&rocpath_render::explain::comparisons(&c))?;
     }

@@ -3,41 +3,8 @@
 
 use crate::cli::{GatesArgs, ProvenanceArgs};
 use crate::output::{Printer, Status};
-use rocpath_gates::{Gate, Report, TargetRow};
-use rocpath_provenance::blame::{self, LineProvenance, Query};
-use serde::Serialize;
-use std::path::{Path, PathBuf};
-
-#[derive(Serialize)]
-struct GateOut<'a> {
-    #[serde(flatten)]
-    gate: &'a Gate,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    provenance: Option<&'a LineProvenance>,
-}
-
-#[derive(Serialize)]
-struct TargetOut {
-    arch: String,
-    rows: Vec<TargetRow>,
-}
-
-#[derive(Serialize)]
-struct Doc<'a> {
-    repos: &'a [rocpath_gates::RepoSummary],
-    gates: Vec<GateOut<'a>>,
-    #[serde(skip_serializing_if = "Vec::is_empty")]
-    targets: Vec<TargetOut>,
-    errors: Vec<ErrorOut>,
-}
-
-#[derive(Serialize)]
-struct ErrorOut {
-    repo: String,
-    path: String,
-    message: String,
-    evidence: rocpath_evidence::Evidence,
-}
+use rocpath_provenance::blame;
+use rocpath_provenance::gates::{GatesDoc, ProvenanceDoc, TargetOut, blame_gates, query_at};
 
 fn processor(a: &str) -> anyhow::Result<String> {
     let p = a.split(':').next().unwrap_or(a).to_ascii_lowercase();
@@ -65,18 +32,16 @@ pub fn run(a: GatesArgs, p: &Printer) -> anyhow::Result<Status> {
     let report = rocpath_gates::scan_with(&a.repos, &opts, &|n| bar.inc_length(n), &|n| bar.inc(n));
     bar.finish_and_clear();
     let report = report?;
-    let mut errors: Vec<ErrorOut> = report
-        .issues
-        .iter()
-        .map(|i| ErrorOut {
-            repo: i.repo.clone(),
-            path: i.path.clone(),
-            message: i.message.clone(),
-            evidence: i.evidence.clone(),
-        })
-        .collect();
+    let mut errors = report.issues.clone();
     let prov = if a.blame {
-        Some(blame_gates(&a.repos, &report, &mut errors, p))
+        let bar = p.counter(
+            "tracing gate lines through history",
+            rocpath_provenance::gates::lines_to_trace(&report),
+        );
+        let (prov, issues) = blame_gates(&a.repos, &report, &|n| bar.inc(n));
+        bar.finish_and_clear();
+        errors.extend(issues);
+        Some(prov)
     } else {
         None
     };
@@ -91,27 +56,8 @@ pub fn run(a: GatesArgs, p: &Printer) -> anyhow::Result<Status> {
         })
         .collect();
     if p.global.json {
-        let gates = report
-            .gates
-            .iter()
-            .enumerate()
-            .map(|(i, g)| GateOut {
-                gate: g,
-                provenance: prov
-                    .as_ref()
-                    .and_then(|v| v.get(i))
-                    .and_then(|x| x.as_ref()),
-            })
-            .collect();
-        p.json(
-            "rocpath.gates/1",
-            &Doc {
-                repos: &report.repos,
-                gates,
-                targets,
-                errors,
-            },
-        )?;
+        let doc = GatesDoc::new(&report, prov.as_deref(), &targets, &errors);
+        p.json("rocpath.gates/1", &doc)?;
     } else if a.tsv {
         if targets.is_empty() {
             p.data(&rocpath_render::gates::gates_tsv(&report, prov.as_deref()))?;
@@ -139,74 +85,6 @@ pub fn run(a: GatesArgs, p: &Printer) -> anyhow::Result<Status> {
     } else {
         Status::Ok
     })
-}
-
-/// Blames every gate line, one batched trace per repository.
-fn blame_gates(
-    roots: &[PathBuf],
-    report: &Report,
-    errors: &mut Vec<ErrorOut>,
-    p: &Printer,
-) -> Vec<Option<LineProvenance>> {
-    let mut out: Vec<Option<LineProvenance>> = vec![None; report.gates.len()];
-    let total = report.gates.iter().filter(|g| g.line.is_some()).count() as u64;
-    let bar = p.counter("tracing gate lines through history", total);
-    for (ri, root) in roots.iter().enumerate() {
-        let Some(summary) = report.repos.get(ri) else {
-            continue;
-        };
-        let idx: Vec<usize> = report
-            .gates
-            .iter()
-            .enumerate()
-            .filter(|(_, g)| g.repo == summary.name && g.line.is_some())
-            .map(|(i, _)| i)
-            .collect();
-        if idx.is_empty() {
-            continue;
-        }
-        let queries: Vec<Query> = idx
-            .iter()
-            .filter_map(|&i| report.gates.get(i))
-            .map(query_of)
-            .collect();
-        let inc = |n: u64| bar.inc(n);
-        match blame::trace_with(root, &queries, &blame::Options::default(), &inc) {
-            Ok(lines) => {
-                for (i, l) in idx.into_iter().zip(lines) {
-                    out[i] = Some(l);
-                }
-            }
-            Err(e) => errors.push(ErrorOut {
-                repo: summary.name.clone(),
-                path: String::new(),
-                message: format!("provenance not available: {e}"),
-                evidence: rocpath_evidence::Evidence::new(
-                    rocpath_evidence::Class::Unresolved,
-                    rocpath_evidence::Proof::HistoryVerified,
-                    "provenance.unavailable",
-                ),
-            }),
-        }
-    }
-    bar.finish_and_clear();
-    out
-}
-
-fn query_of(g: &Gate) -> Query {
-    let mut keys: Vec<String> = g
-        .patterns
-        .iter()
-        .map(|p| p.text.clone())
-        .filter(|t| !t.is_empty())
-        .collect();
-    keys.dedup();
-    Query {
-        path: g.path.clone(),
-        line: g.line.unwrap_or(1),
-        keys,
-        comment_refs: g.references.clone(),
-    }
 }
 
 fn run_timeline(a: &GatesArgs, arches: &[String], p: &Printer) -> anyhow::Result<Status> {
@@ -251,12 +129,6 @@ fn run_timeline(a: &GatesArgs, arches: &[String], p: &Printer) -> anyhow::Result
     })
 }
 
-#[derive(Serialize)]
-struct ProvDoc<'a> {
-    repo: String,
-    lines: &'a [LineProvenance],
-}
-
 /// Parses `FILE:LINE`.
 fn file_line(s: &str) -> anyhow::Result<(String, u64)> {
     let (f, l) = s
@@ -275,13 +147,7 @@ pub fn run_provenance(a: ProvenanceArgs, p: &Printer) -> anyhow::Result<Status> 
     let mut queries = Vec::new();
     for s in &a.lines {
         let (path, line) = file_line(s)?;
-        let (keys, refs) = keys_for(&a.repo, &path, line);
-        queries.push(Query {
-            path,
-            line,
-            keys,
-            comment_refs: refs,
-        });
+        queries.push(query_at(&a.repo, path, line));
     }
     let opts = blame::Options {
         rev: a.rev.clone(),
@@ -300,7 +166,7 @@ pub fn run_provenance(a: ProvenanceArgs, p: &Printer) -> anyhow::Result<Status> 
     if p.global.json {
         p.json(
             "rocpath.provenance/1",
-            &ProvDoc {
+            &ProvenanceDoc {
                 repo: a.repo.display().to_string(),
                 lines: &lines,
             },
@@ -317,25 +183,4 @@ pub fn run_provenance(a: ProvenanceArgs, p: &Printer) -> anyhow::Result<Status> 
     } else {
         Status::Negative
     })
-}
-
-/// The gate keys and comment references of a line in the working tree, when it is a gate.
-fn keys_for(repo: &Path, path: &str, line: u64) -> (Vec<String>, Vec<String>) {
-    let Ok(src) = std::fs::read(repo.join(path)) else {
-        return (Vec::new(), Vec::new());
-    };
-    let Ok(found) = rocpath_gates::scan_bytes(path, &src) else {
-        return (Vec::new(), Vec::new());
-    };
-    match found.iter().find(|f| f.line == line) {
-        Some(f) => (
-            f.patterns
-                .iter()
-                .map(|p| p.text.clone())
-                .chain(f.predicate.clone())
-                .collect(),
-            f.references.clone(),
-        ),
-        None => (Vec::new(), Vec::new()),
-    }
 }

@@ -46,18 +46,7 @@ pub fn run(a: IsaArgs, p: &Printer) -> anyhow::Result<Status> {
     let started = std::time::Instant::now();
     let r = rocpath_census::run(&a.paths, &opts, &Bar(bar.clone()));
     bar.finish_and_clear();
-    for e in &r.errors {
-        let at = e
-            .offset
-            .map(|o| format!(" at offset {o}"))
-            .unwrap_or_default();
-        let member = if e.container.is_empty() {
-            String::new()
-        } else {
-            format!(" [{}]", e.container)
-        };
-        p.error_text(&format!("error: {}{member}{at}: {}\n", e.path, e.message));
-    }
+    p.error_text(&rocpath_render::isa::errors_text(&r));
     if p.global.json {
         p.json("rocpath.isa/1", &r)?;
     } else if a.tsv {

@@ -2,16 +2,7 @@
 
 use crate::cli::StraceArgs;
 use crate::output::{Printer, Status};
-use serde::Serialize;
-
-#[derive(Serialize)]
-struct Doc<'a> {
-    #[serde(flatten)]
-    catalog: &'a rocpath_strace::StraceReport,
-    rocblas_traces: &'a [rocpath_strace::RocblasTrace],
-    link: &'a rocpath_strace::Link,
-    errors: &'a [String],
-}
+use rocpath_strace::StraceDoc;
 
 pub fn run(a: StraceArgs, p: &Printer) -> anyhow::Result<Status> {
     let (catalog, mut errors) = rocpath_strace::read_files(&a.paths);
@@ -50,7 +41,7 @@ pub fn run(a: StraceArgs, p: &Printer) -> anyhow::Result<Status> {
     if p.global.json {
         p.json(
             rocpath_strace::SCHEMA,
-            &Doc {
+            &StraceDoc {
                 catalog: &catalog,
                 rocblas_traces: &rocblas,
                 link: &link,

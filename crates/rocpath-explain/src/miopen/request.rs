@@ -1,0 +1,125 @@
+//! What `explain miopen` is asked: the problems of a find-db key or of an `MIOpenDriver`
+//! command line, and the API path (mode) the command takes.
+
+use rocpath_miopen::select::Mode;
+use rocpath_miopen::{DriverCommand, DriverError, DriverPath, KeyError, Problem, Strictness};
+
+/// Why a request cannot be explained; each message says what to give instead.
+#[derive(Debug, thiserror::Error)]
+pub enum RequestError {
+    /// Not a find-db key.
+    #[error(transparent)]
+    Key(#[from] KeyError),
+    /// Not an MIOpenDriver convolution command.
+    #[error(transparent)]
+    Driver(#[from] DriverError),
+    /// `-S NAME` with a name the registry lacks.
+    #[error(
+        "-S {0}: not a solver name of MIOpen's registry (MIOpenDriver would run the fastest solution as with -S 0; give a registered name or id)"
+    )]
+    UnknownName(String),
+    /// `-S ID` with an id the registry lacks.
+    #[error(
+        "-S {0}: not a solver name or id of MIOpen's registry (see `rocpath explain miopen --all`)"
+    )]
+    UnknownSolver(String),
+    /// Neither a key nor a command.
+    #[error("give `--problem KEY` or `-- MIOpenDriver conv …`")]
+    Nothing,
+}
+
+/// Whether `name` is a solver name of MIOpen's registry.
+pub fn known_name(name: &str) -> bool {
+    rocpath_miopen::registry::by_name(name).is_some()
+}
+
+/// Whether `s` is a solver name or id of MIOpen's registry.
+pub fn known_solver(s: &str) -> bool {
+    known_name(s)
+        || s.parse::<u64>()
+            .ok()
+            .and_then(rocpath_miopen::registry::by_id)
+            .is_some()
+}
+
+/// The mode of a driver command's API path; `find` is the mode of the Find API.
+pub fn mode_of(path: DriverPath, find: Mode) -> Mode {
+    match path {
+        DriverPath::Find => find,
+        DriverPath::ImmediateFastest => Mode::Immediate,
+        DriverPath::ImmediateSolver(s) => Mode::Forced(s),
+    }
+}
+
+/// The problems to explain and their mode: from a find-db `key` in mode `default`, or from
+/// the `MIOpenDriver` arguments `driver`, whose `-S` decides the mode (`default` when it
+/// takes the Find API). A forced solver must be one of the registry.
+pub fn problems(
+    key: Option<&str>,
+    driver: &[String],
+    default: Mode,
+) -> Result<(Vec<Problem>, Mode), RequestError> {
+    if let Some(k) = key {
+        return Ok((vec![Problem::from_fdb_key(k)?], default));
+    }
+    if driver.is_empty() {
+        return Err(RequestError::Nothing);
+    }
+    let d = DriverCommand::parse(driver, Strictness::Strict)?;
+    if let Some(name) = d.solution.as_deref().filter(|n| n.parse::<i64>().is_err()) {
+        if !known_name(name) {
+            return Err(RequestError::UnknownName(name.to_string()));
+        }
+    }
+    let mode = mode_of(d.path(known_name), default);
+    if let Mode::Forced(s) = &mode {
+        if !known_solver(s) {
+            return Err(RequestError::UnknownSolver(s.clone()));
+        }
+    }
+    Ok((d.problems, mode))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn args(s: &str) -> Vec<String> {
+        s.split_whitespace().map(str::to_string).collect()
+    }
+
+    #[test]
+    fn the_driver_flag_s_decides_the_mode() {
+        let conv = "conv -n 1 -c 3 -H 32 -W 32 -k 8 -y 3 -x 3 -p 1 -q 1 -F 1";
+        let (p, m) = problems(None, &args(conv), Mode::Find).unwrap();
+        assert_eq!((p.len(), m), (1, Mode::Find));
+        let (_, m) = problems(None, &args(&format!("{conv} -S 0")), Mode::Find).unwrap();
+        assert_eq!(m, Mode::Immediate);
+        let (_, m) = problems(
+            None,
+            &args(&format!("{conv} -S ConvDirectNaiveConvFwd")),
+            Mode::Find,
+        )
+        .unwrap();
+        assert_eq!(m, Mode::Forced("ConvDirectNaiveConvFwd".into()));
+    }
+
+    #[test]
+    fn unknown_solvers_and_empty_requests_are_refused() {
+        let conv = "conv -n 1 -c 3 -H 32 -W 32 -k 8 -y 3 -x 3 -p 1 -q 1 -F 1";
+        let e = problems(None, &args(&format!("{conv} -S NoSuchSolver")), Mode::Find).unwrap_err();
+        assert!(
+            matches!(e, RequestError::UnknownName(ref n) if n == "NoSuchSolver"),
+            "{e}"
+        );
+        let e = problems(None, &args(&format!("{conv} -S 999999")), Mode::Find).unwrap_err();
+        assert!(
+            matches!(e, RequestError::UnknownSolver(ref n) if n == "999999"),
+            "{e}"
+        );
+        assert!(matches!(
+            problems(None, &[], Mode::Find),
+            Err(RequestError::Nothing)
+        ));
+    }
+}

@@ -1,0 +1,194 @@
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+//! Snapshots of what `rocpath` prints for people, on the bundled example data: the exit
+//! status, stdout and stderr of each command. Commands run from the repository root with
+//! relative paths; the version and the dates of the day are replaced by placeholders.
+
+use assert_cmd::Command;
+use std::path::Path;
+
+/// Runs rocpath in `dir` and renders the outcome as one text.
+fn outcome(dir: &Path, args: &[&str]) -> String {
+    let out = Command::cargo_bin("rocpath")
+        .unwrap()
+        .current_dir(dir)
+        .env_remove("HSA_OVERRIDE_GFX_VERSION")
+        .env_remove("HSA_OVERRIDE_GFX_VERSION_0")
+        .env_remove("ROCBLAS_USE_HIPBLASLT")
+        .env("COLUMNS", "100")
+        .arg("--no-progress")
+        .args(args)
+        .output()
+        .unwrap();
+    format!(
+        "$ rocpath --no-progress {}\nexit: {}\n--- stdout\n{}--- stderr\n{}",
+        args.join(" "),
+        out.status.code().map_or("signal".into(), |c| c.to_string()),
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    )
+}
+
+/// Snapshot settings: the crate version and today's date are not part of the output's shape.
+fn settings() -> insta::Settings {
+    let mut s = insta::Settings::clone_current();
+    s.add_filter(&regex_escape(env!("CARGO_PKG_VERSION")), "[VERSION]");
+    s.add_filter(r"\b20\d\d-\d\d-\d\d(T[0-9:]+Z)?\b", "[DATE]");
+    s.set_prepend_module_to_snapshot(false);
+    s
+}
+
+fn regex_escape(s: &str) -> String {
+    s.chars()
+        .flat_map(|c| {
+            let special = "\\.+*?()|[]{}^$".contains(c);
+            special
+                .then_some('\\')
+                .into_iter()
+                .chain(std::iter::once(c))
+        })
+        .collect()
+}
+
+fn snapshot(name: &str, args: &[&str]) {
+    let root = rocpath_testdata::repo_root();
+    let text = outcome(&root, args);
+    settings().bind(|| insta::assert_snapshot!(name, text));
+}
+
+#[test]
+fn inventory_of_the_example() {
+    snapshot("cli_inventory", &["inventory", "examples/data"]);
+}
+
+#[test]
+fn check_of_the_example_for_two_devices() {
+    snapshot(
+        "cli_check_gfx900_override",
+        &[
+            "check",
+            "--target",
+            "gfx900:xnack-",
+            "--override",
+            "9.0.6",
+            "examples/data/install",
+        ],
+    );
+    snapshot(
+        "cli_check_gfx1201",
+        &["check", "--target", "gfx1201", "examples/data/install"],
+    );
+}
+
+#[test]
+fn diff_of_the_example_versions() {
+    snapshot(
+        "cli_diff",
+        &["diff", "examples/data/install-old", "examples/data/install"],
+    );
+}
+
+#[test]
+fn isa_census_and_find_on_the_example() {
+    snapshot("cli_isa", &["isa", "examples/data/install"]);
+    snapshot(
+        "cli_isa_find",
+        &[
+            "isa",
+            "--find",
+            "v_dot4_i32_i8,v_dot4_i32_iu8,v_mfma,v_wmma",
+            "examples/data/install",
+        ],
+    );
+}
+
+#[test]
+fn arch_table_and_one_target() {
+    snapshot("cli_arch_gfx9", &["arch", "gfx9"]);
+    snapshot("cli_arch_gfx900", &["arch", "gfx900"]);
+    snapshot("cli_arch_unknown", &["arch", "vega"]);
+}
+
+#[test]
+fn explain_miopen_ggml_and_rocblas() {
+    snapshot(
+        "cli_explain_miopen_gfx900",
+        &[
+            "explain",
+            "miopen",
+            "--target",
+            "gfx900",
+            "--db",
+            "examples/data/install/opt/rocm-example/share/miopen/db",
+            "--problem",
+            "64-56-56-3x3-64-56-56-32-1x1-1x1-1x1-0-NCHW-FP32-F",
+        ],
+    );
+    snapshot(
+        "cli_explain_ggml",
+        &["explain", "ggml", "--target", "gfx1201", "--type", "q4_K"],
+    );
+    snapshot(
+        "cli_explain_rocblas",
+        &[
+            "explain",
+            "rocblas",
+            "--target",
+            "gfx906",
+            "--type",
+            "f32",
+            "--library-dir",
+            "examples/data/install/opt/rocm-example/lib/example/library",
+        ],
+    );
+}
+
+#[test]
+fn ledger_commands_in_a_fresh_ledger() {
+    let dir = tempfile::tempdir().unwrap();
+    let steps: [&[&str]; 6] = [
+        &["ledger", "init", "L"],
+        &[
+            "ledger",
+            "add-claim",
+            "L",
+            "--id",
+            "c1",
+            "--class",
+            "inferred",
+            "--kind",
+            "code_verified",
+            "--en",
+            "A claim.",
+            "--layer",
+            "fallback",
+            "--date",
+            "2026-01-02",
+        ],
+        &[
+            "ledger",
+            "set-class",
+            "L",
+            "c1",
+            "--class",
+            "confirmed",
+            "--en",
+            "Seen.",
+            "--date",
+            "2026-01-03",
+        ],
+        &[
+            "ledger",
+            "set-class",
+            "L",
+            "c1",
+            "--class",
+            "certain",
+            "--en",
+            "x",
+        ],
+        &["ledger", "check", "L"],
+        &["ledger", "add-claim", "--help"],
+    ];
+    let text: Vec<String> = steps.iter().map(|a| outcome(dir.path(), a)).collect();
+    settings().bind(|| insta::assert_snapshot!("cli_ledger", text.join("\n")));
+}

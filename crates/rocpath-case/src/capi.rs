@@ -279,15 +279,7 @@ impl Collector {
         if self.capi.is_empty() {
             return None;
         }
-        let mk = |kind: OutcomeKind, sub: Option<&str>, reason: String, class, srcs: Vec<Src>| {
-            let rule = format!("case.outcome.{}", kind.as_str());
-            Outcome {
-                kind,
-                sub_kind: sub.map(str::to_string),
-                reason,
-                evidence: self.ev(class, Proof::RuntimeVerified, &rule, &srcs),
-            }
-        };
+        let mk = |kind, sub, reason, class, srcs| self.outcome_of(kind, sub, reason, class, srcs);
         let forwards: Vec<_> = self.capi_steps("forward_immediate").collect();
         if let Some(f) = forwards.iter().find(|s| !s.ok) {
             let reason = format!(

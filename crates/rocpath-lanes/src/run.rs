@@ -471,8 +471,33 @@ mod tests {
             ]
         );
         assert_eq!(l.command, vec!["sh", "-c", "echo \"hi there\""]);
-        assert!(lane_spec("noequals").is_err());
-        assert!(lane_spec("a=sh -c 'oops").is_err());
+        assert_eq!(
+            lane_spec("noequals"),
+            Err(SpecError::NoName {
+                arg: "noequals".into()
+            })
+        );
+        assert!(matches!(lane_spec("a/b=x"), Err(SpecError::BadName { .. })));
+        let e = lane_spec("a=sh -c 'oops").unwrap_err();
+        assert_eq!(
+            e,
+            SpecError::Unterminated {
+                spec: "sh -c 'oops".into(),
+                quote: '\'',
+                offset: 6
+            }
+        );
+        assert_eq!(
+            e.to_string(),
+            "unterminated ' in \"sh -c 'oops\" (opened at byte 6); close it"
+        );
+        assert_eq!(
+            words("x \"a\\"),
+            Err(SpecError::DanglingEscape {
+                spec: "x \"a\\".into(),
+                offset: 4
+            })
+        );
         let o = lane_spec("t16=num_thread=16 model=tinyllama:latest").unwrap();
         assert_eq!(o.assignments.len(), 2);
         assert!(o.command.is_empty());

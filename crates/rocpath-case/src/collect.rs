@@ -958,11 +958,10 @@ impl Collector {
                     c.1.add(src);
                 }
             }
-            M::FindResult { algo, time_ms } => {
-                if let Some(t) = time_ms {
-                    self.timing(format!("find {algo}"), t, src);
-                }
-            }
+            M::FindResult {
+                algo,
+                time_ms: Some(t),
+            } => self.timing(format!("find {algo}"), t, src),
             M::KernelTime { what, ms } => self.timing(what.into_owned(), ms, src),
             M::Verification { ok, detail } => {
                 self.verification = Some((ok, detail.into_owned(), src));

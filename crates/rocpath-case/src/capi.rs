@@ -279,7 +279,6 @@ impl Collector {
         if self.capi.is_empty() {
             return None;
         }
-        let mk = |kind, sub, reason, class, srcs| self.outcome_of(kind, sub, reason, class, srcs);
         let forwards: Vec<_> = self.capi_steps("forward_immediate").collect();
         if let Some(f) = forwards.iter().find(|s| !s.ok) {
             let reason = format!(
@@ -287,7 +286,7 @@ impl Collector {
                 f.id.map_or_else(|| "?".into(), |i| i.to_string()),
                 f.value
             );
-            return Some(mk(
+            return Some(self.outcome_of(
                 OutcomeKind::LibraryError,
                 Some("capi_forward_failed"),
                 reason,
@@ -307,7 +306,7 @@ impl Collector {
                 reason.push_str(&format!("; check {} = {}", c.value, c.ok));
                 srcs.push(c.src);
             }
-            return Some(mk(
+            return Some(self.outcome_of(
                 OutcomeKind::Success,
                 None,
                 reason,
@@ -321,7 +320,7 @@ impl Collector {
             srcs.push(b.src);
             srcs.extend(b.steps.iter().filter(|s| !s.ok).map(|s| s.src));
         }
-        Some(mk(
+        Some(self.outcome_of(
             OutcomeKind::Undetermined,
             Some("capi_query"),
             format!(

@@ -29,19 +29,18 @@ use views::{Model, TextV, tv};
 #[derive(Debug, Error)]
 pub enum SiteError {
     /// An I/O error on a path.
-    #[error("{path}: {source}")]
+    #[error("{path}: {error}")]
     Io {
         /// The path.
         path: PathBuf,
         /// The error.
-        #[source]
-        source: std::io::Error,
+        error: std::io::Error,
     },
     /// The output folder holds other files.
     #[error("{0}: not empty and not a rocpath site; give an empty or new folder")]
     NotEmpty(PathBuf),
     /// A template failed (a bug in rocpath).
-    #[error("template {name}: {message}")]
+    #[error("template {name}: {message} (a fault in rocpath itself, not in the ledger)")]
     Template {
         /// Template name.
         name: String,
@@ -193,12 +192,12 @@ impl Writer<'_> {
     fn write(&self, rel: &str, bytes: &[u8]) -> Result<(), SiteError> {
         let p = self.out.join(rel);
         if let Some(d) = p.parent() {
-            std::fs::create_dir_all(d).map_err(|source| SiteError::Io {
+            std::fs::create_dir_all(d).map_err(|error| SiteError::Io {
                 path: d.to_path_buf(),
-                source,
+                error,
             })?;
         }
-        std::fs::write(&p, bytes).map_err(|source| SiteError::Io { path: p, source })?;
+        std::fs::write(&p, bytes).map_err(|error| SiteError::Io { path: p, error })?;
         self.files.fetch_add(1, Ordering::Relaxed);
         self.bytes.fetch_add(bytes.len() as u64, Ordering::Relaxed);
         Ok(())
@@ -242,9 +241,9 @@ impl Writer<'_> {
 }
 
 fn prepare_out(out: &Path) -> Result<(), SiteError> {
-    let io = |source| SiteError::Io {
+    let io = |error| SiteError::Io {
         path: out.to_path_buf(),
-        source,
+        error,
     };
     match std::fs::read_dir(out) {
         Ok(mut rd) => {

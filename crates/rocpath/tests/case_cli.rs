@@ -459,6 +459,23 @@ fn trace_and_lane_errors_are_typed() {
             .starts_with("not a rocprofv3 JSON document ("),
         "{e}"
     );
+    // A missing --generate file is one error, its cause said once.
+    let out = rocpath()
+        .args(["trace", "--generate"])
+        .arg(t.path().join("gone.json"))
+        .arg(&json)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.starts_with(&format!(
+            "error: {}: ",
+            t.path().join("gone.json").display()
+        )),
+        "{stderr}"
+    );
+    assert_eq!(stderr.matches("os error").count(), 1, "{stderr}");
     let out = rocpath()
         .args(["lanes", "run", "--lane", "a=sh -c 'x", "--out"])
         .arg(t.path().join("lanes"))

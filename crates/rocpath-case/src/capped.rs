@@ -2,8 +2,8 @@
 //! first seen in; a new key past the cap is refused and counted, so that what a case keeps is
 //! bounded by the number of distinct things, never by the number of lines.
 
+use indexmap::IndexMap;
 use std::borrow::Borrow;
-use std::collections::HashMap;
 use std::hash::Hash;
 
 /// An insertion-ordered map of at most `CAP` entries, reached by key or by index (the order of
@@ -11,30 +11,28 @@ use std::hash::Hash;
 /// counted ([`Capped::refused`]).
 #[derive(Debug, Clone)]
 pub(crate) struct Capped<K, V, const CAP: usize> {
-    entries: Vec<(K, V)>,
-    index: HashMap<K, usize>,
+    map: IndexMap<K, V>,
     refused: u64,
 }
 
 impl<K, V, const CAP: usize> Default for Capped<K, V, CAP> {
     fn default() -> Self {
         Capped {
-            entries: Vec::new(),
-            index: HashMap::new(),
+            map: IndexMap::new(),
             refused: 0,
         }
     }
 }
 
-impl<K: Eq + Hash + Clone, V, const CAP: usize> Capped<K, V, CAP> {
+impl<K: Eq + Hash, V, const CAP: usize> Capped<K, V, CAP> {
     /// Entries kept.
     pub fn len(&self) -> usize {
-        self.entries.len()
+        self.map.len()
     }
 
     /// No entry yet.
     pub fn is_empty(&self) -> bool {
-        self.entries.is_empty()
+        self.map.is_empty()
     }
 
     /// New keys refused because the map was full.
@@ -48,17 +46,17 @@ impl<K: Eq + Hash + Clone, V, const CAP: usize> Capped<K, V, CAP> {
         K: Borrow<Q>,
         Q: Hash + Eq + ?Sized,
     {
-        self.index.get(key).map(|&i| &self.entries[i].1)
+        self.map.get(key)
     }
 
     /// The value at index `i` (0 = the first key inserted).
     pub fn at(&self, i: usize) -> Option<&V> {
-        self.entries.get(i).map(|e| &e.1)
+        self.map.get_index(i).map(|(_, v)| v)
     }
 
     /// The value at index `i`, to change.
     pub fn at_mut(&mut self, i: usize) -> Option<&mut V> {
-        self.entries.get_mut(i).map(|e| &mut e.1)
+        self.map.get_index_mut(i).map(|(_, v)| v)
     }
 
     /// The index and value of `key`'s entry, made by `make` when the key is new; `None` (and
@@ -68,35 +66,30 @@ impl<K: Eq + Hash + Clone, V, const CAP: usize> Capped<K, V, CAP> {
         K: Borrow<Q>,
         Q: Hash + Eq + ToOwned<Owned = K> + ?Sized,
     {
-        let i = match self.index.get(key) {
-            Some(&i) => i,
-            None if self.entries.len() >= CAP => {
+        let i = match self.map.get_index_of(key) {
+            Some(i) => i,
+            None if self.map.len() >= CAP => {
                 self.refused += 1;
                 return None;
             }
-            None => {
-                let owned = key.to_owned();
-                self.index.insert(owned.clone(), self.entries.len());
-                self.entries.push((owned, make()));
-                self.entries.len() - 1
-            }
+            None => self.map.insert_full(key.to_owned(), make()).0,
         };
-        Some((i, &mut self.entries[i].1))
+        self.map.get_index_mut(i).map(|(_, v)| (i, v))
     }
 
     /// Keys and values, in insertion order.
     pub fn iter(&self) -> impl Iterator<Item = (&K, &V)> {
-        self.entries.iter().map(|(k, v)| (k, v))
+        self.map.iter()
     }
 
     /// Keys, in insertion order.
     pub fn keys(&self) -> impl Iterator<Item = &K> {
-        self.entries.iter().map(|e| &e.0)
+        self.map.keys()
     }
 
     /// Values, in insertion order.
     pub fn values(&self) -> impl Iterator<Item = &V> {
-        self.entries.iter().map(|e| &e.1)
+        self.map.values()
     }
 }
 
@@ -104,13 +97,13 @@ impl<K, V, const CAP: usize> std::ops::Index<usize> for Capped<K, V, CAP> {
     type Output = V;
 
     fn index(&self, i: usize) -> &V {
-        &self.entries[i].1
+        &self.map[i]
     }
 }
 
 impl<K, V, const CAP: usize> std::ops::IndexMut<usize> for Capped<K, V, CAP> {
     fn index_mut(&mut self, i: usize) -> &mut V {
-        &mut self.entries[i].1
+        &mut self.map[i]
     }
 }
 

@@ -279,15 +279,6 @@ impl Collector {
         if self.capi.is_empty() {
             return None;
         }
-        let mk = |kind: OutcomeKind, sub: Option<&str>, reason: String, class, srcs: Vec<Src>| {
-            let rule = format!("case.outcome.{}", kind.as_str());
-            Outcome {
-                kind,
-                sub_kind: sub.map(str::to_string),
-                reason,
-                evidence: self.ev(class, Proof::RuntimeVerified, &rule, &srcs),
-            }
-        };
         let forwards: Vec<_> = self.capi_steps("forward_immediate").collect();
         if let Some(f) = forwards.iter().find(|s| !s.ok) {
             let reason = format!(
@@ -295,7 +286,7 @@ impl Collector {
                 f.id.map_or_else(|| "?".into(), |i| i.to_string()),
                 f.value
             );
-            return Some(mk(
+            return Some(self.outcome_of(
                 OutcomeKind::LibraryError,
                 Some("capi_forward_failed"),
                 reason,
@@ -315,7 +306,7 @@ impl Collector {
                 reason.push_str(&format!("; check {} = {}", c.value, c.ok));
                 srcs.push(c.src);
             }
-            return Some(mk(
+            return Some(self.outcome_of(
                 OutcomeKind::Success,
                 None,
                 reason,
@@ -329,7 +320,7 @@ impl Collector {
             srcs.push(b.src);
             srcs.extend(b.steps.iter().filter(|s| !s.ok).map(|s| s.src));
         }
-        Some(mk(
+        Some(self.outcome_of(
             OutcomeKind::Undetermined,
             Some("capi_query"),
             format!(

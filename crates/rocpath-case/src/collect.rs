@@ -3,6 +3,7 @@
 //! shapes, error messages), never by the number of lines. [`Collector::finish`] turns it into
 //! a [`CaseReport`], deciding the outcome (`outcome.rs`).
 
+use crate::capped::Capped;
 use crate::meta::{CaseMeta, driver_args};
 use crate::model::*;
 use rocpath_evidence::{Class, Evidence, Locator, Proof};
@@ -12,12 +13,16 @@ use rocpath_logs::{Event, Line, hipblaslt, runtime};
 use rocpath_miopen::findrec::{self, FindItem};
 use rocpath_miopen::registry as solvers;
 use rocpath_miopen::{DriverCommand, Problem};
-use std::collections::{BTreeMap, HashMap};
+use std::collections::BTreeMap;
 
 /// Distinct records kept per kind; more are counted in `dropped`.
 pub const MAX_DISTINCT: usize = 4096;
 /// Source lines kept per record.
 pub const MAX_SOURCES: usize = 4;
+/// Library facts kept (versions, find mode, db files, …).
+const MAX_FACTS: usize = 64;
+/// Distinct library notes kept.
+const MAX_NOTES: usize = 256;
 
 /// A line of a file of the case.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -36,12 +41,6 @@ pub struct Srcs {
 }
 
 impl Srcs {
-    fn one(s: Src) -> Srcs {
-        Srcs {
-            first: vec![s],
-            count: 1,
-        }
-    }
     pub(crate) fn add(&mut self, s: Src) {
         self.count += 1;
         if self.first.len() < MAX_SOURCES && !self.first.contains(&s) {
@@ -93,6 +92,14 @@ pub(crate) struct LookupAcc {
     pub srcs: Srcs,
 }
 
+/// Which db lookup a line belongs to: a logged lookup (db file, key), or a perf-db result
+/// line that no lookup line preceded (each its own lookup, numbered in order).
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub(crate) enum LookupKey {
+    Logged(String, String),
+    Unlogged(usize),
+}
+
 /// A driver summary line: (problem, solver id, solver, algorithm, line).
 pub(crate) type DriverSelection = (Option<usize>, Option<u64>, String, Option<u64>, Src);
 
@@ -132,31 +139,34 @@ pub struct Collector {
     pub(crate) dropped: BTreeMap<String, u64>,
 
     pub(crate) device: Option<(String, Option<String>, Src, &'static str)>,
-    pub(crate) facts: Vec<(String, String, Src)>,
+    /// (what, value) → the first line.
+    pub(crate) facts: Capped<(String, String), Src, MAX_FACTS>,
 
-    pub(crate) problems: Vec<ProblemAcc>,
-    problem_index: HashMap<String, usize>,
+    /// By find-db key.
+    pub(crate) problems: Capped<String, ProblemAcc, MAX_DISTINCT>,
     pub(crate) ctx_problem: Option<usize>,
     pub(crate) driver_cmd: Option<(DriverCommand, Src)>,
 
-    pub(crate) candidates: Vec<CandAcc>,
-    cand_index: HashMap<Option<usize>, HashMap<String, usize>>,
+    /// By (problem, solver).
+    pub(crate) candidates: Capped<(Option<usize>, String), CandAcc, MAX_DISTINCT>,
     /// Raw problem forms (command args, db keys, network configs) already decoded.
-    problem_cache: HashMap<String, Option<usize>>,
+    problem_cache: Capped<String, Option<usize>, MAX_DISTINCT>,
 
     pub(crate) driver_selections: Vec<DriverSelection>,
     pub(crate) chosen: Vec<(Option<usize>, String, Src)>,
     pub(crate) evaluated_selected: Vec<(Option<usize>, String, Option<f64>, Src)>,
-    best_for: HashMap<(String, String), String>,
-    pub(crate) best_algo: HashMap<String, String>,
+    /// (network config, algorithm) → the solver Find found best for it.
+    best_for: Capped<(String, String), String, MAX_DISTINCT>,
+    /// Solver → the algorithm it was best for.
+    pub(crate) best_algo: Capped<String, String, MAX_DISTINCT>,
     ctx_solver: Option<String>,
     /// Kernels prepared / launched outside a Find, by the solver in context (the solver's own
     /// run after its selection, or immediate mode).
-    pub(crate) prepared: HashMap<String, Vec<String>>,
-    pub(crate) ran: HashMap<String, Vec<String>>,
+    pub(crate) prepared: Capped<String, Vec<String>, MAX_DISTINCT>,
+    pub(crate) ran: Capped<String, Vec<String>, MAX_DISTINCT>,
     /// Kernels each solver built or launched while a Find evaluated it: those prepared or run
     /// since the previous `[EvaluateInvokers]` line, and those the line names.
-    pub(crate) eval_kernels: HashMap<String, Vec<String>>,
+    pub(crate) eval_kernels: Capped<String, Vec<String>, MAX_DISTINCT>,
     /// Inside `Find Start` … `Find Ended`.
     in_find: bool,
     /// Kernels prepared or run in a Find since the last evaluation line (the next evaluation
@@ -167,30 +177,26 @@ pub struct Collector {
     find_pending_src: Option<Src>,
     pub(crate) forced_unreported: Option<(u64, Src)>,
 
-    pub(crate) lookups: Vec<LookupAcc>,
-    lookup_index: HashMap<String, HashMap<String, usize>>,
+    pub(crate) lookups: Capped<LookupKey, LookupAcc, MAX_DISTINCT>,
     pending_lookup: Option<usize>,
-    pub(crate) code_objects: Vec<(String, String, bool, Srcs)>,
-    code_object_index: HashMap<(String, String), usize>,
+    /// (file, arguments) → (loaded, lines).
+    pub(crate) code_objects: Capped<(String, String), (bool, Srcs), MAX_DISTINCT>,
 
     pub(crate) timings: Vec<(String, f64, Src)>,
     pub(crate) verification: Option<(bool, String, Src)>,
 
-    pub(crate) errors: BTreeMap<MsgKey, MsgAcc>,
-    pub(crate) error_order: Vec<MsgKey>,
-    pub(crate) fallbacks: BTreeMap<MsgKey, MsgAcc>,
-    pub(crate) fallback_order: Vec<MsgKey>,
-    pub(crate) notes: Vec<(String, Srcs)>,
+    pub(crate) errors: Capped<MsgKey, MsgAcc, MAX_DISTINCT>,
+    pub(crate) fallbacks: Capped<MsgKey, MsgAcc, MAX_DISTINCT>,
+    pub(crate) notes: Capped<String, Srcs, MAX_NOTES>,
     pub(crate) exit_marker: Option<(i64, Src)>,
     pub(crate) shell_signal: Option<(&'static str, Src)>,
 
-    pub(crate) gemms: Vec<(GemmKey, Srcs)>,
-    gemm_index: HashMap<GemmKey, usize>,
+    pub(crate) gemms: Capped<GemmKey, Srcs, MAX_DISTINCT>,
     pending_gemm: Option<(GemmKey, Src, u64)>,
-    pub(crate) apis: BTreeMap<(&'static str, String), Srcs>,
-    api_index: HashMap<&'static str, HashMap<String, (&'static str, String)>>,
-    pub(crate) tensile: Vec<(String, Srcs)>,
-    tensile_index: HashMap<String, usize>,
+    /// (library, API) → lines.
+    pub(crate) apis: Capped<(&'static str, String), Srcs, MAX_DISTINCT>,
+    /// Tensile kernel name → lines.
+    pub(crate) tensile: Capped<String, Srcs, MAX_DISTINCT>,
     pub(crate) available_libraries: Vec<String>,
     /// rocblas-bench's last result header (column names), waiting for its values line.
     bench_header: Option<Vec<String>>,
@@ -220,6 +226,63 @@ fn push_unique(v: &mut Vec<String>, s: &str) {
     }
 }
 
+/// What a MIOpen applicability line says of a solver: its fate and the phase it was seen in.
+fn fate_of(fate: Applicability, phase: Phase) -> (Fate, &'static str) {
+    let phase_name = match phase {
+        Phase::Search => "search",
+        Phase::WorkspaceSizes => "workspace_sizes",
+        Phase::Other => "enumeration",
+    };
+    match fate {
+        Applicability::NotApplicable => (Fate::NotApplicable, phase_name),
+        Applicability::SkippedNonDynamic => (Fate::SkippedNonDynamic, phase_name),
+        Applicability::SkippedNoWorkspace => (Fate::WorkspaceQueryOnly, "workspace_sizes"),
+        Applicability::Success => (Fate::Succeeded, "search"),
+    }
+}
+
+/// The kind of a MIOpen error message.
+fn miopen_error_kind(message: &str) -> &'static str {
+    if message.contains("MIIR_") {
+        "miir"
+    } else if message.contains("Code object build failed") {
+        "code_object_build_failed"
+    } else if message.contains("is not applicable to the current problem") {
+        "not_applicable"
+    } else if message.contains("No suitable algorithm") {
+        "no_suitable_algorithm"
+    } else if message.contains("not supported") {
+        "not_supported"
+    } else if message.starts_with("incorrect solver_id") {
+        "incorrect_solver_id"
+    } else {
+        "miopen_error"
+    }
+}
+
+impl ProblemAcc {
+    fn seen(&mut self, seen_as: &'static str, src: Src) {
+        if !self.seen_as.contains(&seen_as) {
+            self.seen_as.push(seen_as);
+        }
+        self.srcs.add(src);
+    }
+}
+
+impl LookupAcc {
+    fn new(db: &'static str, file: String, key: String) -> LookupAcc {
+        LookupAcc {
+            db,
+            file,
+            key,
+            found: None,
+            found_explicit: false,
+            record: Vec::new(),
+            srcs: Srcs::default(),
+        }
+    }
+}
+
 impl Collector {
     /// A new, empty collector.
     pub fn new() -> Collector {
@@ -228,6 +291,27 @@ impl Collector {
 
     fn drop_one(&mut self, what: &str) {
         *self.dropped.entry(what.to_string()).or_default() += 1;
+    }
+
+    /// Records not kept, by kind: those refused by a full map, and the others.
+    pub(crate) fn dropped_counts(&self) -> BTreeMap<String, u64> {
+        let mut out = self.dropped.clone();
+        let refused = [
+            ("problems", self.problems.refused()),
+            ("candidates", self.candidates.refused()),
+            ("db_lookups", self.lookups.refused()),
+            ("code_objects", self.code_objects.refused()),
+            ("errors", self.errors.refused()),
+            ("fallbacks", self.fallbacks.refused()),
+            ("notes", self.notes.refused()),
+            ("gemm_calls", self.gemms.refused()),
+            ("api_calls", self.apis.refused()),
+            ("tensile_kernels", self.tensile.refused()),
+        ];
+        for (what, n) in refused.into_iter().filter(|x| x.1 > 0) {
+            *out.entry(what.to_string()).or_default() += n;
+        }
+        out
     }
 
     /// Starts a file; returns its index for [`Collector::line`].
@@ -262,16 +346,21 @@ impl Collector {
             line: lines.get("command").copied().unwrap_or(1),
         };
         if let Some(args) = driver_args(&meta.command_line) {
-            if let Ok(cmd) = DriverCommand::parse_line(&args) {
-                for p in &cmd.problems {
-                    self.add_problem(p.clone(), "driver_command", src);
-                }
-                if self.driver_cmd.is_none() {
-                    self.driver_cmd = Some((cmd, src));
-                }
-            }
+            self.driver_command(&args, src);
         }
         self.meta = Some((meta, file, lines));
+    }
+
+    /// A MIOpenDriver command line: its problems, and the first such command of the case.
+    fn driver_command(&mut self, args: &str, src: Src) {
+        if let Ok(cmd) = DriverCommand::parse_line(args) {
+            for p in &cmd.problems {
+                self.add_problem(p.clone(), "driver_command", src);
+            }
+            if self.driver_cmd.is_none() {
+                self.driver_cmd = Some((cmd, src));
+            }
+        }
     }
 
     pub(crate) fn end_pending(&mut self) {
@@ -288,7 +377,7 @@ impl Collector {
 
     fn resolve_lookup(&mut self) {
         if let Some(i) = self.pending_lookup.take() {
-            if let Some(l) = self.lookups.get_mut(i) {
+            if let Some(l) = self.lookups.at_mut(i) {
                 if l.found.is_none() {
                     l.found = Some(false);
                 }
@@ -337,10 +426,7 @@ impl Collector {
         };
         let num = |k: &str| get(k).and_then(|v| v.parse::<u64>().ok());
         if let (Some(m), Some(n), Some(k)) = (num("M"), num("N"), num("K")) {
-            let known = self
-                .gemms
-                .iter()
-                .any(|(g, _)| g.m == m && g.n == n && g.k == k);
+            let known = self.gemms.keys().any(|g| g.m == m && g.n == n && g.k == k);
             if !known {
                 let ty = |k: &str| {
                     get(k)
@@ -391,19 +477,13 @@ impl Collector {
     ) {
         if let Some(&hit) = self.problem_cache.get(raw) {
             if let Some(i) = hit {
-                let acc = &mut self.problems[i];
-                if !acc.seen_as.contains(&seen_as) {
-                    acc.seen_as.push(seen_as);
-                }
-                acc.srcs.add(src);
+                self.problems[i].seen(seen_as, src);
                 self.ctx_problem = Some(i);
             }
             return;
         }
         let i = decode(raw).and_then(|p| self.add_problem(p, seen_as, src));
-        if self.problem_cache.len() < MAX_DISTINCT {
-            self.problem_cache.insert(raw.to_string(), i);
-        }
+        self.problem_cache.entry(raw, || i);
     }
 
     pub(crate) fn add_problem(
@@ -415,35 +495,20 @@ impl Collector {
         let mut key = p.fdb_key();
         if seen_as == "network_config" {
             // Network configs carry no cast suffix: join a problem that differs only by it.
-            if let Some(i) = self
+            if let Some((k, _)) = self
                 .problems
                 .iter()
-                .position(|q| q.problem.has_casts() && q.problem.fdb_key().starts_with(&key))
+                .find(|(k, q)| q.problem.has_casts() && k.starts_with(&key))
             {
-                key = self.problems[i].problem.fdb_key();
+                key = k.clone();
             }
         }
-        let i = match self.problem_index.get(&key) {
-            Some(&i) => i,
-            None => {
-                if self.problems.len() >= MAX_DISTINCT {
-                    self.drop_one("problems");
-                    return None;
-                }
-                self.problems.push(ProblemAcc {
-                    problem: p,
-                    seen_as: Vec::new(),
-                    srcs: Srcs::default(),
-                });
-                self.problem_index.insert(key, self.problems.len() - 1);
-                self.problems.len() - 1
-            }
-        };
-        let acc = &mut self.problems[i];
-        if !acc.seen_as.contains(&seen_as) {
-            acc.seen_as.push(seen_as);
-        }
-        acc.srcs.add(src);
+        let (i, acc) = self.problems.entry(&key, || ProblemAcc {
+            problem: p,
+            seen_as: Vec::new(),
+            srcs: Srcs::default(),
+        })?;
+        acc.seen(seen_as, src);
         self.ctx_problem = Some(i);
         Some(i)
     }
@@ -453,32 +518,19 @@ impl Collector {
         if solver.is_empty() {
             return None;
         }
-        let ctx = self.ctx_problem;
-        let i = match self.cand_index.get(&ctx).and_then(|m| m.get(solver)) {
-            Some(&i) => i,
-            None => {
-                if self.candidates.len() >= MAX_DISTINCT {
-                    self.drop_one("candidates");
-                    return None;
-                }
-                self.candidates.push(CandAcc {
-                    solver: solver.to_string(),
-                    problem: self.ctx_problem,
-                    id: None,
-                    seen: Vec::new(),
-                    searchable: None,
-                    time_ms: None,
-                    wti: None,
-                    srcs: Srcs::default(),
-                });
-                self.cand_index
-                    .entry(ctx)
-                    .or_default()
-                    .insert(solver.to_string(), self.candidates.len() - 1);
-                self.candidates.len() - 1
-            }
+        let problem = self.ctx_problem;
+        let key = (problem, solver.to_string());
+        let made = || CandAcc {
+            solver: solver.to_string(),
+            problem,
+            id: None,
+            seen: Vec::new(),
+            searchable: None,
+            time_ms: None,
+            wti: None,
+            srcs: Srcs::default(),
         };
-        self.candidates.get_mut(i)
+        self.candidates.entry(&key, made).map(|(_, c)| c)
     }
 
     fn fate(&mut self, solver: &str, fate: Fate, phase: &'static str, src: Src) {
@@ -516,23 +568,14 @@ impl Collector {
             kind: kind.to_string(),
             message: message.trim().to_string(),
         };
-        if let Some(acc) = self.errors.get_mut(&key) {
+        let made = || MsgAcc {
+            at: at.map(str::to_string),
+            rc,
+            srcs: Srcs::default(),
+        };
+        if let Some((_, acc)) = self.errors.entry(&key, made) {
             acc.srcs.add(src);
-            return;
         }
-        if self.errors.len() >= MAX_DISTINCT {
-            self.drop_one("errors");
-            return;
-        }
-        self.error_order.push(key.clone());
-        self.errors.insert(
-            key,
-            MsgAcc {
-                at: at.map(str::to_string),
-                rc,
-                srcs: Srcs::one(src),
-            },
-        );
     }
 
     fn fallback(&mut self, library: &'static str, kind: &str, message: &str, src: Src) {
@@ -541,23 +584,14 @@ impl Collector {
             kind: kind.to_string(),
             message: message.trim().to_string(),
         };
-        if let Some(acc) = self.fallbacks.get_mut(&key) {
+        let made = || MsgAcc {
+            at: None,
+            rc: None,
+            srcs: Srcs::default(),
+        };
+        if let Some((_, acc)) = self.fallbacks.entry(&key, made) {
             acc.srcs.add(src);
-            return;
         }
-        if self.fallbacks.len() >= MAX_DISTINCT {
-            self.drop_one("fallbacks");
-            return;
-        }
-        self.fallback_order.push(key.clone());
-        self.fallbacks.insert(
-            key,
-            MsgAcc {
-                at: None,
-                rc: None,
-                srcs: Srcs::one(src),
-            },
-        );
     }
 
     fn set_device(&mut self, arch: &str, name: Option<&str>, src: Src, rule: &'static str) {
@@ -567,15 +601,71 @@ impl Collector {
     }
 
     fn fact(&mut self, what: &str, value: &str, src: Src) {
-        if !self.facts.iter().any(|(w, v, _)| w == what && v == value) && self.facts.len() < 64 {
-            self.facts.push((what.to_string(), value.to_string(), src));
+        self.facts
+            .entry(&(what.to_string(), value.to_string()), || src);
+    }
+
+    /// The solver in context (the one whose kernels the next prepare/run lines are).
+    fn set_ctx_solver(&mut self, solver: std::borrow::Cow<'_, str>) {
+        if self.ctx_solver.as_deref() != Some(solver.as_ref()) {
+            self.ctx_solver = Some(solver.into_owned());
         }
     }
 
+    /// A MIOpen line, handed to the handler of its group.
     fn miopen(&mut self, e: miopen::Event<'_>, src: Src) {
         use miopen::Event as M;
         match e {
             M::DeviceName(d) => self.set_device(&d, None, src, "case.device.miopen"),
+            M::ApiCall(name) => self.api("miopen", &name, src),
+            e @ (M::FindMode(_)
+            | M::FindEnforced
+            | M::FindOnlySolver(_)
+            | M::Versions { .. }
+            | M::InstalledDb { .. }) => self.miopen_fact(e, src),
+            e @ (M::Command { .. } | M::DriverInvocation(_) | M::FindStart(_) | M::FindEnd(_)) => {
+                self.miopen_problem(e, src)
+            }
+            e @ (M::DbLookup { .. }
+            | M::DbKeyMatch(_)
+            | M::DbContents(_)
+            | M::DbStore(_)
+            | M::PerfDbNotFound(_)
+            | M::PerfDbLoaded(_)) => self.miopen_db(e, src),
+            e @ (M::Applicability { .. }
+            | M::SolverFailed { .. }
+            | M::FindSolution { .. }
+            | M::GetSolution { .. }
+            | M::ImmediateFallback(_)
+            | M::WtiEstimate { .. }
+            | M::FallbackSolution { .. }
+            | M::Chosen { .. }
+            | M::SolverIdUse { .. }) => self.miopen_solver(e, src),
+            e @ (M::Evaluate { .. } | M::BestForAlgorithm { .. } | M::Invoker { .. }) => {
+                self.miopen_find(e, src)
+            }
+            e @ (M::PrepareKernel(_)
+            | M::RunKernel(_)
+            | M::LoadBinary { .. }
+            | M::FindResult { .. }
+            | M::KernelTime { .. }
+            | M::Verification { .. }) => self.miopen_kernel(e, src),
+            e @ (M::Error { .. }
+            | M::DriverSelection { .. }
+            | M::DriverSolution { .. }
+            | M::DriverForcedUnreported(_)
+            | M::DriverFailed { .. }
+            | M::CliError(_)
+            | M::ApplicabilityNote(_)
+            | M::CompileErrors { .. }) => self.miopen_driver(e, src),
+        }
+    }
+
+    /// What MIOpen says about itself: versions, find mode, the find-db file. (Other events are
+    /// handed to their own handlers by [`Collector::miopen`].)
+    fn miopen_fact(&mut self, e: miopen::Event<'_>, src: Src) {
+        use miopen::Event as M;
+        match e {
             M::FindMode(m) => self.fact("miopen_find_mode", &m, src),
             M::FindEnforced => self.fact("miopen_find_enforce", "NORMAL", src),
             M::FindOnlySolver(v) => self.fact("miopen_find_only_solver", &v, src),
@@ -583,7 +673,23 @@ impl Collector {
                 self.fact("miopen_version", &miopen, src);
                 self.fact("hip_version", &hip, src);
             }
-            M::ApiCall(name) => self.api("miopen", &name, src),
+            M::InstalledDb { file, exact } => {
+                let v = file.map_or_else(|| "inexact search".to_string(), |f| f.into_owned());
+                let what = if exact {
+                    "miopen_find_db_file"
+                } else {
+                    "miopen_find_db_search"
+                };
+                self.fact(what, &v, src);
+            }
+            _ => {}
+        }
+    }
+
+    /// Lines that name a problem: logged and driver commands, the start and end of a Find.
+    fn miopen_problem(&mut self, e: miopen::Event<'_>, src: Src) {
+        use miopen::Event as M;
+        match e {
             M::Command { args, .. } => {
                 self.problem_from(&args, "logged_command", src, |a| {
                     DriverCommand::parse_line(a)
@@ -592,75 +698,26 @@ impl Collector {
                         .and_then(|c| c.problems.into_iter().next())
                 });
             }
-            M::DriverInvocation(args) => {
-                if let Ok(cmd) = DriverCommand::parse_line(&args) {
-                    for p in &cmd.problems {
-                        self.add_problem(p.clone(), "driver_command", src);
-                    }
-                    if self.driver_cmd.is_none() {
-                        self.driver_cmd = Some((cmd, src));
-                    }
-                }
+            M::DriverInvocation(args) => self.driver_command(&args, src),
+            M::FindStart(key) => {
+                self.problem_from(&key, "db_key", src, |k| Problem::from_fdb_key(k).ok());
+                self.in_find = true;
             }
-            M::InstalledDb { file, exact } => {
-                let v = file.map_or_else(|| "inexact search".to_string(), |f| f.into_owned());
-                self.fact(
-                    if exact {
-                        "miopen_find_db_file"
-                    } else {
-                        "miopen_find_db_search"
-                    },
-                    &v,
-                    src,
-                );
+            M::FindEnd(_) => {
+                self.in_find = false;
+                self.unclaimed_find_kernels();
             }
-            M::DbLookup { key, file, .. } => {
-                self.resolve_lookup();
-                let seen = if key.contains('-') {
-                    "db_key"
-                } else {
-                    "perf_db_key"
-                };
-                self.problem_from(&key, seen, src, |k| {
-                    Problem::from_fdb_key(k)
-                        .or_else(|_| Problem::from_perf_db_key(k))
-                        .ok()
-                });
-                let db = db_kind(&file);
-                let hit = self
-                    .lookup_index
-                    .get(file.as_ref())
-                    .and_then(|m| m.get(key.as_ref()))
-                    .copied();
-                let i = match hit {
-                    Some(i) => i,
-                    None => {
-                        if self.lookups.len() >= MAX_DISTINCT {
-                            self.drop_one("db_lookups");
-                            return;
-                        }
-                        self.lookups.push(LookupAcc {
-                            db,
-                            file: file.to_string(),
-                            key: key.to_string(),
-                            found: None,
-                            found_explicit: false,
-                            record: Vec::new(),
-                            srcs: Srcs::default(),
-                        });
-                        self.lookup_index
-                            .entry(file.to_string())
-                            .or_default()
-                            .insert(key.to_string(), self.lookups.len() - 1);
-                        self.lookups.len() - 1
-                    }
-                };
-                self.lookups[i].srcs.add(src);
-                self.pending_lookup = Some(i);
-            }
+            _ => {}
+        }
+    }
+
+    /// Find-db and perf-db lookups and what they found.
+    fn miopen_db(&mut self, e: miopen::Event<'_>, src: Src) {
+        use miopen::Event as M;
+        match e {
+            M::DbLookup { key, file, .. } => self.db_lookup(&key, &file, src),
             M::DbKeyMatch(key) => {
-                if let Some(i) = self.pending_lookup {
-                    let l = &mut self.lookups[i];
+                if let Some(l) = self.pending_lookup.and_then(|i| self.lookups.at_mut(i)) {
                     if l.key == key.as_ref() {
                         l.found = Some(true);
                         l.found_explicit = true;
@@ -668,55 +725,62 @@ impl Collector {
                     }
                 }
             }
-            M::DbContents(rec) => {
-                let items = findrec::parse_record(&rec);
-                for it in &items {
-                    let solver = it.solver.clone();
-                    self.fate(&solver, Fate::FindDbRecord, "find_db", src);
-                    self.cand_time(&solver, Some(it.time_ms));
-                }
-                if let Some(i) = self.pending_lookup {
-                    let l = &mut self.lookups[i];
-                    l.found = Some(true);
-                    l.found_explicit = true;
-                    if l.record.is_empty() {
-                        l.record = items;
-                    }
-                    l.srcs.add(src);
-                }
-            }
-            M::DbStore(_) => {}
+            M::DbContents(rec) => self.db_contents(&rec, src),
             M::PerfDbNotFound(solver) => self.perf_db(&solver, false, src),
             M::PerfDbLoaded(solver) => self.perf_db(&solver, true, src),
+            _ => {}
+        }
+    }
+
+    fn db_lookup(&mut self, key: &str, file: &str, src: Src) {
+        self.resolve_lookup();
+        let seen = if key.contains('-') {
+            "db_key"
+        } else {
+            "perf_db_key"
+        };
+        self.problem_from(key, seen, src, |k| {
+            Problem::from_fdb_key(k)
+                .or_else(|_| Problem::from_perf_db_key(k))
+                .ok()
+        });
+        let made = || LookupAcc::new(db_kind(file), file.to_string(), key.to_string());
+        let lk = LookupKey::Logged(file.to_string(), key.to_string());
+        if let Some((i, l)) = self.lookups.entry(&lk, made) {
+            l.srcs.add(src);
+            self.pending_lookup = Some(i);
+        }
+    }
+
+    /// A find-db record: each solver in it is a candidate with its time; the pending lookup
+    /// found it.
+    fn db_contents(&mut self, rec: &str, src: Src) {
+        let items = findrec::parse_record(rec);
+        for it in &items {
+            self.fate(&it.solver, Fate::FindDbRecord, "find_db", src);
+            self.cand_time(&it.solver, Some(it.time_ms));
+        }
+        if let Some(l) = self.pending_lookup.and_then(|i| self.lookups.at_mut(i)) {
+            l.found = Some(true);
+            l.found_explicit = true;
+            if l.record.is_empty() {
+                l.record = items;
+            }
+            l.srcs.add(src);
+        }
+    }
+
+    /// What MIOpen says of one solver: applicability, failures, immediate-mode listings, the
+    /// solver chosen, the solver in context.
+    fn miopen_solver(&mut self, e: miopen::Event<'_>, src: Src) {
+        use miopen::Event as M;
+        match e {
             M::Applicability {
                 phase,
                 solver,
                 fate,
             } => {
-                let (f, ph) = match (fate, phase) {
-                    (Applicability::NotApplicable, Phase::Search) => {
-                        (Fate::NotApplicable, "search")
-                    }
-                    (Applicability::NotApplicable, Phase::WorkspaceSizes) => {
-                        (Fate::NotApplicable, "workspace_sizes")
-                    }
-                    (Applicability::NotApplicable, Phase::Other) => {
-                        (Fate::NotApplicable, "enumeration")
-                    }
-                    (Applicability::SkippedNonDynamic, Phase::Search) => {
-                        (Fate::SkippedNonDynamic, "search")
-                    }
-                    (Applicability::SkippedNonDynamic, Phase::WorkspaceSizes) => {
-                        (Fate::SkippedNonDynamic, "workspace_sizes")
-                    }
-                    (Applicability::SkippedNonDynamic, Phase::Other) => {
-                        (Fate::SkippedNonDynamic, "enumeration")
-                    }
-                    (Applicability::SkippedNoWorkspace, _) => {
-                        (Fate::WorkspaceQueryOnly, "workspace_sizes")
-                    }
-                    (Applicability::Success, _) => (Fate::Succeeded, "search"),
-                };
+                let (f, ph) = fate_of(fate, phase);
                 self.fate(&solver, f, ph, src);
             }
             M::SolverFailed { solver, what } => {
@@ -735,10 +799,25 @@ impl Collector {
                     }
                     c.srcs.add(src);
                 }
-                if self.ctx_solver.as_deref() != Some(solver.as_ref()) {
-                    self.ctx_solver = Some(solver.into_owned());
-                }
+                self.set_ctx_solver(solver);
             }
+            M::Chosen {
+                solver, time_ms, ..
+            } => {
+                self.cand_time(&solver, time_ms);
+                self.chosen
+                    .push((self.ctx_problem, solver.trim().to_string(), src));
+            }
+            M::SolverIdUse { solver, .. } => self.set_ctx_solver(solver),
+            e => self.miopen_immediate(e, src),
+        }
+    }
+
+    /// Immediate mode: the solutions it lists, and its fallback ranking when no find-db record
+    /// exists.
+    fn miopen_immediate(&mut self, e: miopen::Event<'_>, src: Src) {
+        use miopen::Event as M;
+        match e {
             M::GetSolution {
                 solver,
                 id,
@@ -767,45 +846,20 @@ impl Collector {
                 self.fate(&solver, Fate::ImmediateCandidate, "immediate_fallback", src);
                 self.cand_id(&solver, id);
             }
-            M::FindStart(key) => {
-                self.problem_from(&key, "db_key", src, |k| Problem::from_fdb_key(k).ok());
-                self.in_find = true;
-            }
-            M::FindEnd(_) => {
-                self.in_find = false;
-                self.unclaimed_find_kernels();
-            }
+            _ => {}
+        }
+    }
+
+    /// Find's evaluation of each solver and its per-algorithm winners.
+    fn miopen_find(&mut self, e: miopen::Event<'_>, src: Src) {
+        use miopen::Event as M;
+        match e {
             M::Evaluate {
                 solver,
                 kernels,
                 time_ms,
                 selected,
-            } => {
-                self.fate(&solver, Fate::Evaluated, "evaluate", src);
-                self.cand_time(&solver, time_ms);
-                let pending = std::mem::take(&mut self.find_pending);
-                self.find_pending_src = None;
-                if self.eval_kernels.len() < MAX_DISTINCT
-                    || self.eval_kernels.contains_key(solver.as_ref())
-                {
-                    let ks = self.eval_kernels.entry(solver.to_string()).or_default();
-                    for k in pending
-                        .iter()
-                        .map(String::as_str)
-                        .chain(kernels.iter().map(|k| k.as_ref()))
-                    {
-                        push_unique(ks, k);
-                    }
-                }
-                if selected {
-                    self.evaluated_selected.push((
-                        self.ctx_problem,
-                        solver.into_owned(),
-                        time_ms,
-                        src,
-                    ));
-                }
-            }
+            } => self.evaluate(solver, &kernels, time_ms, selected, src),
             M::BestForAlgorithm {
                 solver,
                 algo,
@@ -815,10 +869,13 @@ impl Collector {
                     Problem::from_network_config(k).ok()
                 });
                 self.fate(&solver, Fate::BestForAlgorithm, "find", src);
-                self.best_for
-                    .insert((netcfg.into_owned(), algo.to_string()), solver.to_string());
-                self.best_algo
-                    .insert(solver.into_owned(), algo.into_owned());
+                let key = (netcfg.into_owned(), algo.to_string());
+                if let Some((_, best)) = self.best_for.entry(&key, String::new) {
+                    *best = solver.to_string();
+                }
+                if let Some((_, a)) = self.best_algo.entry(solver.as_ref(), String::new) {
+                    *a = algo.into_owned();
+                }
             }
             M::Invoker {
                 netcfg,
@@ -829,9 +886,7 @@ impl Collector {
                     Problem::from_network_config(k).ok()
                 });
                 if let Some(s) = solver {
-                    if self.ctx_solver.as_deref() != Some(s.as_ref()) {
-                        self.ctx_solver = Some(s.into_owned());
-                    }
+                    self.set_ctx_solver(s);
                 } else if let Some(a) = algo {
                     self.ctx_solver = self
                         .best_for
@@ -839,6 +894,43 @@ impl Collector {
                         .cloned();
                 }
             }
+            _ => {}
+        }
+    }
+
+    /// An `[EvaluateInvokers]` line: the kernels Find built or ran since the previous one, and
+    /// those the line names, are this solver's.
+    fn evaluate(
+        &mut self,
+        solver: std::borrow::Cow<'_, str>,
+        kernels: &[std::borrow::Cow<'_, str>],
+        time_ms: Option<f64>,
+        selected: bool,
+        src: Src,
+    ) {
+        self.fate(&solver, Fate::Evaluated, "evaluate", src);
+        self.cand_time(&solver, time_ms);
+        let pending = std::mem::take(&mut self.find_pending);
+        self.find_pending_src = None;
+        if let Some((_, ks)) = self.eval_kernels.entry(solver.as_ref(), Vec::new) {
+            for k in pending
+                .iter()
+                .map(String::as_str)
+                .chain(kernels.iter().map(|k| k.as_ref()))
+            {
+                push_unique(ks, k);
+            }
+        }
+        if selected {
+            self.evaluated_selected
+                .push((self.ctx_problem, solver.into_owned(), time_ms, src));
+        }
+    }
+
+    /// Kernels built, launched and loaded, and the times and checks the driver prints.
+    fn miopen_kernel(&mut self, e: miopen::Event<'_>, src: Src) {
+        use miopen::Event as M;
+        match e {
             M::PrepareKernel(k) | M::RunKernel(k) if self.in_find => {
                 // Find builds and launches every candidate in turn: the kernel belongs to the
                 // solver of the next evaluation line, not to the one in context.
@@ -847,84 +939,51 @@ impl Collector {
             }
             M::PrepareKernel(k) => {
                 if let Some(s) = &self.ctx_solver {
-                    match self.prepared.get_mut(s) {
-                        Some(v) => push_unique(v, &k),
-                        None => {
-                            self.prepared.insert(s.clone(), vec![k.into_owned()]);
-                        }
+                    if let Some((_, v)) = self.prepared.entry(s.as_str(), Vec::new) {
+                        push_unique(v, &k);
                     }
                 }
             }
             M::RunKernel(k) => {
                 if let Some(s) = &self.ctx_solver {
-                    match self.ran.get_mut(s) {
-                        Some(v) => push_unique(v, &k),
-                        None => {
-                            self.ran.insert(s.clone(), vec![k.into_owned()]);
-                        }
+                    if let Some((_, v)) = self.ran.entry(s.as_str(), Vec::new) {
+                        push_unique(v, &k);
                     }
                 }
             }
             M::LoadBinary { file, args, loaded } => {
                 let key = (file.into_owned(), args.into_owned());
-                match self.code_object_index.get(&key) {
-                    Some(&i) => {
-                        let c = &mut self.code_objects[i];
-                        c.2 |= loaded;
-                        c.3.add(src);
-                    }
-                    None => {
-                        if self.code_objects.len() >= MAX_DISTINCT {
-                            self.drop_one("code_objects");
-                            return;
-                        }
-                        self.code_objects.push((
-                            key.0.clone(),
-                            key.1.clone(),
-                            loaded,
-                            Srcs::one(src),
-                        ));
-                        self.code_object_index
-                            .insert(key, self.code_objects.len() - 1);
-                    }
+                if let Some((_, c)) = self.code_objects.entry(&key, || (false, Srcs::default())) {
+                    c.0 |= loaded;
+                    c.1.add(src);
                 }
             }
-            M::FindResult { algo, time_ms } => {
-                if let Some(t) = time_ms {
-                    if self.timings.len() < 256 {
-                        self.timings.push((format!("find {algo}"), t, src));
-                    }
-                }
+            M::FindResult {
+                algo,
+                time_ms: Some(t),
+            } => self.timing(format!("find {algo}"), t, src),
+            M::KernelTime { what, ms } => self.timing(what.into_owned(), ms, src),
+            M::Verification { ok, detail } => {
+                self.verification = Some((ok, detail.into_owned(), src));
             }
-            M::Chosen {
-                solver, time_ms, ..
-            } => {
-                self.cand_time(&solver, time_ms);
-                self.chosen
-                    .push((self.ctx_problem, solver.trim().to_string(), src));
-            }
-            M::SolverIdUse { solver, .. } => {
-                if self.ctx_solver.as_deref() != Some(solver.as_ref()) {
-                    self.ctx_solver = Some(solver.into_owned());
-                }
-            }
+            _ => {}
+        }
+    }
+
+    fn timing(&mut self, what: String, ms: f64, src: Src) {
+        if self.timings.len() < 256 {
+            self.timings.push((what, ms, src));
+        }
+    }
+
+    /// MIOpen's errors and notes, and what the driver reports: its selection, its solutions,
+    /// its failed steps.
+    fn miopen_driver(&mut self, e: miopen::Event<'_>, src: Src) {
+        use miopen::Event as M;
+        match e {
             M::Error { at, message } => {
-                let kind = if message.contains("MIIR_") {
-                    "miir"
-                } else if message.contains("Code object build failed") {
-                    "code_object_build_failed"
-                } else if message.contains("is not applicable to the current problem") {
-                    "not_applicable"
-                } else if message.contains("No suitable algorithm") {
-                    "no_suitable_algorithm"
-                } else if message.contains("not supported") {
-                    "not_supported"
-                } else if message.starts_with("incorrect solver_id") {
-                    "incorrect_solver_id"
-                } else {
-                    "miopen_error"
-                };
                 self.capi_error(&message, src);
+                let kind = miopen_error_kind(&message);
                 self.error("miopen", kind, &message, at.as_deref(), None, src);
             }
             M::DriverSelection {
@@ -944,50 +1003,27 @@ impl Collector {
                 self.cand_id(&solver, id);
                 self.cand_time(&solver, time_ms);
             }
-            M::DriverForcedUnreported(id) => {
-                self.forced_unreported = Some((id, src));
-            }
+            M::DriverForcedUnreported(id) => self.forced_unreported = Some((id, src)),
             M::DriverFailed { step, rc } => {
                 let kind = if step == "ParseCmdLineArgs" {
                     "cli"
                 } else {
                     "driver_rc"
                 };
-                self.error(
-                    "miopen_driver",
-                    kind,
-                    &format!("{step}() FAILED, rc = {rc:#x}"),
-                    None,
-                    Some(rc),
-                    src,
-                );
-            }
-            M::KernelTime { what, ms } => {
-                if self.timings.len() < 256 {
-                    self.timings.push((what.into_owned(), ms, src));
-                }
-            }
-            M::Verification { ok, detail } => {
-                self.verification = Some((ok, detail.into_owned(), src));
+                let msg = format!("{step}() FAILED, rc = {rc:#x}");
+                self.error("miopen_driver", kind, &msg, None, Some(rc), src);
             }
             M::CliError(msg) => self.error("miopen_driver", "cli", &msg, None, None, src),
             M::ApplicabilityNote(m) => {
-                if let Some(n) = self.notes.iter_mut().find(|n| n.0 == m.as_ref()) {
-                    n.1.add(src);
-                } else if self.notes.len() < 256 {
-                    self.notes.push((m.into_owned(), Srcs::one(src)));
-                } else {
-                    self.drop_one("notes");
+                if let Some((_, s)) = self.notes.entry(m.as_ref(), Srcs::default) {
+                    s.add(src);
                 }
             }
-            M::CompileErrors { count, target } => self.error(
-                "compiler",
-                "compile_errors",
-                &format!("{count} errors generated when compiling for {target}"),
-                None,
-                None,
-                src,
-            ),
+            M::CompileErrors { count, target } => {
+                let msg = format!("{count} errors generated when compiling for {target}");
+                self.error("compiler", "compile_errors", &msg, None, None, src);
+            }
+            _ => {}
         }
     }
 
@@ -1013,20 +1049,12 @@ impl Collector {
         let i = match pending {
             Some(i) => i,
             None => {
-                if self.lookups.len() >= MAX_DISTINCT {
-                    self.drop_one("db_lookups");
-                    return;
+                let unlogged = LookupKey::Unlogged(self.lookups.len());
+                let made = || LookupAcc::new("perf_db", String::new(), format!("solver:{solver}"));
+                match self.lookups.entry(&unlogged, made) {
+                    Some((i, _)) => i,
+                    None => return,
                 }
-                self.lookups.push(LookupAcc {
-                    db: "perf_db",
-                    file: String::new(),
-                    key: format!("solver:{solver}"),
-                    found: None,
-                    found_explicit: false,
-                    record: Vec::new(),
-                    srcs: Srcs::default(),
-                });
-                self.lookups.len() - 1
             }
         };
         let l = &mut self.lookups[i];
@@ -1040,37 +1068,15 @@ impl Collector {
     }
 
     fn api(&mut self, library: &'static str, name: &str, src: Src) {
-        if let Some(k) = self.api_index.get(library).and_then(|m| m.get(name)) {
-            if let Some(s) = self.apis.get_mut(k) {
-                s.add(src);
-            }
-            return;
+        if let Some((_, s)) = self.apis.entry(&(library, name.to_string()), Srcs::default) {
+            s.add(src);
         }
-        if self.apis.len() >= MAX_DISTINCT {
-            self.drop_one("api_calls");
-            return;
-        }
-        let k = (library, name.to_string());
-        self.apis.entry(k.clone()).or_default().add(src);
-        self.api_index
-            .entry(library)
-            .or_default()
-            .insert(name.to_string(), k);
     }
 
     fn add_gemm(&mut self, key: GemmKey, src: Src, n: u64) {
-        if let Some(&i) = self.gemm_index.get(&key) {
-            self.gemms[i].1.add_n(src, n);
-            return;
+        if let Some((_, s)) = self.gemms.entry(&key, Srcs::default) {
+            s.add_n(src, n);
         }
-        if self.gemms.len() >= MAX_DISTINCT {
-            self.drop_one("gemm_calls");
-            return;
-        }
-        let mut s = Srcs::default();
-        s.add_n(src, n);
-        self.gemms.push((key.clone(), s));
-        self.gemm_index.insert(key, self.gemms.len() - 1);
     }
 
     fn gemm_key(g: &GemmCall<'_>, source: &'static str, backend: Option<String>) -> GemmKey {
@@ -1097,14 +1103,8 @@ impl Collector {
                 }
                 self.pending_gemm = Some((Self::gemm_key(&g, "trace", None), src, g.count));
             }
-            R::Bench(g) => {
-                let k = Self::gemm_key(&g, "bench", None);
-                self.add_gemm(k, src, g.count);
-            }
-            R::Profile(g) => {
-                let k = Self::gemm_key(&g, "profile", None);
-                self.add_gemm(k, src, g.count);
-            }
+            R::Bench(g) => self.add_gemm(Self::gemm_key(&g, "bench", None), src, g.count),
+            R::Profile(g) => self.add_gemm(Self::gemm_key(&g, "profile", None), src, g.count),
             R::Backend {
                 backend,
                 trans_a,
@@ -1112,44 +1112,14 @@ impl Collector {
                 m,
                 n,
                 k,
-            } => {
-                let matches = self.pending_gemm.as_ref().is_some_and(|(p, _, _)| {
-                    p.m == m && p.n == n && p.k == k && p.trans_a == trans_a && p.trans_b == trans_b
-                });
-                if matches {
-                    if let Some((mut key, s, cnt)) = self.pending_gemm.take() {
-                        key.backend = Some(backend.into_owned());
-                        self.add_gemm(key, s, cnt);
-                    }
-                } else {
-                    let key = GemmKey {
-                        api: "rocblas_internal".into(),
-                        backend: Some(backend.into_owned()),
-                        trans_a: trans_a.into_owned(),
-                        trans_b: trans_b.into_owned(),
-                        m,
-                        n,
-                        k,
-                        batch_count: None,
-                        types: GemmTypes::default(),
-                        source: "internal",
-                    };
-                    self.add_gemm(key, src, 1);
-                }
-            }
+            } => self.rocblas_backend(backend, trans_a, trans_b, [m, n, k], src),
             R::Api(name) => self.api("rocblas", &name, src),
             R::Fallback { kind, message } => self.fallback("rocblas", kind, &message, src),
             R::NoSolution(m) => self.error("rocblas", "no_tensile_solution", &m, None, None, src),
             R::LibraryMissing { path, reason, arch } => {
                 self.set_device(&arch, None, src, "case.device.rocblas_arch");
-                self.error(
-                    "rocblas",
-                    "tensile_library_missing",
-                    &format!("cannot read {path}: {reason} (GPU arch {arch})"),
-                    None,
-                    None,
-                    src,
-                );
+                let msg = format!("cannot read {path}: {reason} (GPU arch {arch})");
+                self.error("rocblas", "tensile_library_missing", &msg, None, None, src);
             }
             R::LibraryAvailable(p) => push_unique(&mut self.available_libraries, &p),
             R::Message { level, message } => {
@@ -1158,18 +1128,8 @@ impl Collector {
                 }
             }
             R::RunningKernel(name) => {
-                let name = name.trim();
-                match self.tensile_index.get(name) {
-                    Some(&i) => self.tensile[i].1.add(src),
-                    None => {
-                        if self.tensile.len() >= MAX_DISTINCT {
-                            self.drop_one("tensile_kernels");
-                            return;
-                        }
-                        self.tensile.push((name.to_string(), Srcs::one(src)));
-                        self.tensile_index
-                            .insert(name.to_string(), self.tensile.len() - 1);
-                    }
+                if let Some((_, s)) = self.tensile.entry(name.trim(), Srcs::default) {
+                    s.add(src);
                 }
             }
             R::BenchColumns(cols) => {
@@ -1179,6 +1139,41 @@ impl Collector {
                 self.set_device(&arch, Some(&name), src, "case.device.rocblas_bench")
             }
         }
+    }
+
+    /// The backend rocBLAS chose for a GEMM: the pending trace call of that shape gets it;
+    /// without one, it is an internal call of its own.
+    fn rocblas_backend(
+        &mut self,
+        backend: std::borrow::Cow<'_, str>,
+        trans_a: std::borrow::Cow<'_, str>,
+        trans_b: std::borrow::Cow<'_, str>,
+        [m, n, k]: [u64; 3],
+        src: Src,
+    ) {
+        let matches = self.pending_gemm.as_ref().is_some_and(|(p, _, _)| {
+            p.m == m && p.n == n && p.k == k && p.trans_a == trans_a && p.trans_b == trans_b
+        });
+        if matches {
+            if let Some((mut key, s, cnt)) = self.pending_gemm.take() {
+                key.backend = Some(backend.into_owned());
+                self.add_gemm(key, s, cnt);
+            }
+            return;
+        }
+        let key = GemmKey {
+            api: "rocblas_internal".into(),
+            backend: Some(backend.into_owned()),
+            trans_a: trans_a.into_owned(),
+            trans_b: trans_b.into_owned(),
+            m,
+            n,
+            k,
+            batch_count: None,
+            types: GemmTypes::default(),
+            source: "internal",
+        };
+        self.add_gemm(key, src, 1);
     }
 
     fn hipblaslt(&mut self, e: hipblaslt::Event<'_>, src: Src) {
@@ -1262,7 +1257,7 @@ impl Collector {
     pub(crate) fn solver_id(&self, name: &str) -> Option<(u64, bool)> {
         if let Some(c) = self
             .candidates
-            .iter()
+            .values()
             .find(|c| c.solver == name && c.id.is_some_and(|(_, log)| log))
         {
             return c.id;

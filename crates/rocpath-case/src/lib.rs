@@ -9,9 +9,11 @@
 //! accumulation) → [`model::CaseReport`] (typed observations with evidence) → renderers.
 
 mod capi;
+mod capped;
 pub mod collect;
 pub mod meta;
 pub mod model;
+mod outcome;
 pub mod read;
 mod report;
 pub mod run;

@@ -2,6 +2,7 @@
 //! of the research workflow's `run_vega_path_case.sh` (`key=value` lines: `timestamp`,
 //! `hostname`, `pwd`, `case_id`, `command`, then the logging environment).
 
+use crate::read::CaseError;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 use std::path::Path;
@@ -123,18 +124,22 @@ impl CaseMeta {
     }
 
     /// Reads `case.json`.
-    pub fn read_json(path: &Path) -> Result<CaseMeta, String> {
-        let text = std::fs::read_to_string(path).map_err(|e| format!("{}: {e}", path.display()))?;
-        let mut m: CaseMeta =
-            serde_json::from_str(&text).map_err(|e| format!("{}: {e}", path.display()))?;
+    pub fn read_json(path: &Path) -> Result<CaseMeta, CaseError> {
+        let text = std::fs::read_to_string(path).map_err(CaseError::io(path))?;
+        let mut m: CaseMeta = serde_json::from_str(&text).map_err(|error| CaseError::Meta {
+            path: path.to_path_buf(),
+            line: error.line() as u64,
+            column: error.column() as u64,
+            error,
+        })?;
         m.source = path.display().to_string();
         Ok(m)
     }
 
     /// Reads a research-workflow `meta.txt`. Returns the metadata and, per key, its 1-based
     /// line.
-    pub fn read_txt(path: &Path) -> Result<(CaseMeta, BTreeMap<String, u64>), String> {
-        let bytes = std::fs::read(path).map_err(|e| format!("{}: {e}", path.display()))?;
+    pub fn read_txt(path: &Path) -> Result<(CaseMeta, BTreeMap<String, u64>), CaseError> {
+        let bytes = std::fs::read(path).map_err(CaseError::io(path))?;
         let text = String::from_utf8_lossy(&bytes);
         let mut m = CaseMeta {
             schema: "meta.txt".into(),

@@ -47,32 +47,91 @@ fn file_name(p: &Path) -> String {
         .unwrap_or_else(|| p.display().to_string())
 }
 
-/// Why the files of a case could not be listed.
+/// Why a file or folder of a case could not be listed or read. Every error names its file
+/// ([`CaseError::path`]) and, where known, the place in it ([`CaseError::line`],
+/// [`CaseError::offset`]); it displays as `path: message`.
 #[derive(Debug, thiserror::Error)]
 pub enum CaseError {
-    /// The operating system refused (missing, permissions, I/O).
-    #[error("{}: {source}", path.display())]
+    /// The operating system refused to list or open it (missing, permissions).
     Io {
         /// The file or folder.
         path: PathBuf,
         /// The error.
-        source: std::io::Error,
+        error: std::io::Error,
+    },
+    /// Reading stopped part-way; what was read before `offset` is in the report.
+    Read {
+        /// The file.
+        path: PathBuf,
+        /// Bytes read before the error.
+        offset: u64,
+        /// The error.
+        error: std::io::Error,
+    },
+    /// `case.json` is not the runner's record; the case's logs are read without it.
+    Meta {
+        /// The file.
+        path: PathBuf,
+        /// 1-based line of the error.
+        line: u64,
+        /// 1-based column of the error.
+        column: u64,
+        /// The error.
+        error: serde_json::Error,
     },
 }
 
 impl CaseError {
-    fn io(path: &Path) -> impl FnOnce(std::io::Error) -> CaseError + '_ {
-        move |source| CaseError::Io {
+    pub(crate) fn io(path: &Path) -> impl FnOnce(std::io::Error) -> CaseError + '_ {
+        move |error| CaseError::Io {
             path: path.to_path_buf(),
-            source,
+            error,
         }
     }
 
     /// The file or folder the error is about.
     pub fn path(&self) -> &Path {
         match self {
-            CaseError::Io { path, .. } => path,
+            CaseError::Io { path, .. }
+            | CaseError::Read { path, .. }
+            | CaseError::Meta { path, .. } => path,
         }
+    }
+
+    /// The 1-based line the error is at, when known.
+    pub fn line(&self) -> Option<u64> {
+        match self {
+            CaseError::Meta { line, .. } => Some(*line),
+            _ => None,
+        }
+    }
+
+    /// The byte offset the error is at, when known.
+    pub fn offset(&self) -> Option<u64> {
+        match self {
+            CaseError::Read { offset, .. } => Some(*offset),
+            _ => None,
+        }
+    }
+
+    /// What went wrong and what to do, without the path.
+    pub fn message(&self) -> String {
+        match self {
+            CaseError::Io { error, .. } => error.to_string(),
+            CaseError::Read { offset, error, .. } => format!(
+                "read error at byte {offset}: {error}; the report holds what was read before it"
+            ),
+            CaseError::Meta { error, .. } => format!(
+                "not the runner's case.json record ({error}); the case's logs are read without \
+                 it — record the case again with `rocpath case run`, or remove the file"
+            ),
+        }
+    }
+}
+
+impl std::fmt::Display for CaseError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}: {}", self.path().display(), self.message())
     }
 }
 
@@ -172,12 +231,10 @@ fn holds_cases(dir: &Path) -> Result<bool, CaseError> {
     Ok(false)
 }
 
-/// Streams one file into the collector. Returns the error text if it cannot be read (what was
-/// read before the error is kept).
-pub fn read_file(c: &mut Collector, path: &Path) -> Result<(), String> {
-    let shown = path.display().to_string();
-    let idx = c.begin_file(&shown);
-    let mut f = std::fs::File::open(path).map_err(|e| format!("{shown}: {e}"))?;
+/// Streams one file into the collector. What was read before an error is kept.
+pub fn read_file(c: &mut Collector, path: &Path) -> Result<(), CaseError> {
+    let idx = c.begin_file(&path.display().to_string());
+    let mut f = std::fs::File::open(path).map_err(CaseError::io(path))?;
     let (to_hash, hash_rx) = mpsc::sync_channel::<Vec<u8>>(4);
     let (give_back, spare) = mpsc::sync_channel::<Vec<u8>>(8);
     let hasher = std::thread::spawn(move || {
@@ -201,8 +258,12 @@ pub fn read_file(c: &mut Collector, path: &Path) -> Result<(), String> {
                 Ok(0) => break,
                 Ok(k) => n += k,
                 Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
-                Err(e) => {
-                    err = Some(format!("{shown}: {e}"));
+                Err(error) => {
+                    err = Some(CaseError::Read {
+                        path: path.to_path_buf(),
+                        offset: bytes + n as u64,
+                        error,
+                    });
                     break;
                 }
             }
@@ -234,8 +295,8 @@ pub fn read_file(c: &mut Collector, path: &Path) -> Result<(), String> {
 }
 
 /// Hashes a small file (metadata) and registers it.
-fn register_meta(c: &mut Collector, path: &Path) -> Result<u32, String> {
-    let bytes = std::fs::read(path).map_err(|e| format!("{}: {e}", path.display()))?;
+fn register_meta(c: &mut Collector, path: &Path) -> Result<u32, CaseError> {
+    let bytes = std::fs::read(path).map_err(CaseError::io(path))?;
     let idx = c.begin_file(&path.display().to_string());
     let d = Sha256::digest(&bytes);
     let sha = d.iter().map(|b| format!("{b:02x}")).collect::<String>();
@@ -246,7 +307,7 @@ fn register_meta(c: &mut Collector, path: &Path) -> Result<u32, String> {
 
 /// Reads a case. Returns the report and the errors met (unreadable files); a report is always
 /// produced from what could be read.
-pub fn read_case(src: &CaseSource) -> (CaseReport, Vec<String>) {
+pub fn read_case(src: &CaseSource) -> (CaseReport, Vec<CaseError>) {
     let mut c = Collector::new();
     let mut errors = Vec::new();
     if let Some(m) = &src.meta {

@@ -1,9 +1,10 @@
 //! Turning a [`Collector`] into a [`CaseReport`]: evidence for every record, the selection,
-//! the forced solver, the exit, and the outcome decision.
+//! the forced solver and the exit; the outcome is decided in `outcome.rs`.
 
-use crate::collect::{Collector, Src, Srcs};
+use crate::collect::{CandAcc, Collector, Src, Srcs};
 use crate::model::*;
-use rocpath_evidence::{Class, Evidence, Locator, Proof};
+use crate::outcome::Decided;
+use rocpath_evidence::{Class, Evidence, Proof};
 use rocpath_logs::tensile::KernelName;
 use rocpath_miopen::registry as solvers;
 
@@ -30,14 +31,6 @@ fn signal_name(n: i64) -> Option<&'static str> {
     })
 }
 
-/// Fatal signals that mean the process aborted on its own (not stopped by the user).
-fn abort_signal(sig: &str) -> bool {
-    matches!(
-        sig,
-        "SIGABRT" | "SIGSEGV" | "SIGBUS" | "SIGFPE" | "SIGILL" | "SIGKILL" | "SIGTRAP" | "SIGQUIT"
-    )
-}
-
 impl Collector {
     fn srcs_ev(&self, class: Class, rule: &str, s: &Srcs) -> Evidence {
         let mut e = self.ev(class, RV, rule, &s.first);
@@ -55,29 +48,6 @@ impl Collector {
         })
     }
 
-    fn errors_of(&self, kinds: &[&str]) -> Vec<Src> {
-        self.error_order
-            .iter()
-            .filter(|k| kinds.contains(&k.kind.as_str()))
-            .filter_map(|k| self.errors.get(k))
-            .flat_map(|a| a.srcs.first.iter().copied())
-            .collect()
-    }
-
-    fn has_error(&self, kinds: &[&str]) -> bool {
-        self.error_order
-            .iter()
-            .any(|k| kinds.contains(&k.kind.as_str()))
-    }
-
-    fn first_rc(&self) -> Option<(i64, Src)> {
-        self.error_order
-            .iter()
-            .filter(|k| k.kind == "driver_rc" || k.kind == "cli")
-            .filter_map(|k| self.errors.get(k))
-            .find_map(|a| a.rc.zip(a.srcs.first.first().copied()))
-    }
-
     /// The selected solver's own kernels: those it launched (else prepared) outside a Find;
     /// when the log has no such run, those it built or launched while Find evaluated it. Never
     /// kernels Find ran for other solvers.
@@ -93,7 +63,7 @@ impl Collector {
 
     fn selection_for(&self, problem: Option<usize>) -> Option<Selected> {
         let key = problem
-            .and_then(|i| self.problems.get(i))
+            .and_then(|i| self.problems.at(i))
             .map(|p| p.problem.fdb_key());
         let mk = |solver: &str, id: Option<u64>, algo: Option<String>, ev: Evidence| Selected {
             solver_id: id.or_else(|| self.solver_id(solver).map(|x| x.0)),
@@ -141,123 +111,108 @@ impl Collector {
         None
     }
 
+    /// The forced solver: by the driver's flag, by an environment variable, by a C-API probe's
+    /// own call, or inferred from a Find that enumerated only one solver.
     fn forced(&self) -> Option<Forced> {
-        let resolve = |v: &str| -> (String, Option<u64>) {
-            if let Ok(id) = v.parse::<u64>() {
-                let name = solvers::by_id(id).map_or_else(
-                    || format!("#{id}"),
-                    |s| solvers::display_name(s).to_string(),
-                );
-                return (name, Some(id));
-            }
-            let id = self
-                .forced_unreported
-                .map(|(id, _)| id)
-                .or_else(|| self.solver_id(v).map(|x| x.0));
-            (v.to_string(), id)
-        };
-        if let Some((cmd, src)) = &self.driver_cmd {
-            if let Some(v) = cmd.forced_solver() {
-                let (solver, id) = resolve(v);
-                let mut srcs = vec![*src];
-                if let Some((_, s)) = self.forced_unreported {
-                    srcs.push(s);
-                }
-                return Some(Forced {
-                    solver,
-                    id,
-                    via: "driver_flag".into(),
-                    evidence: self.ev(Class::Confirmed, RV, "case.forced.driver_flag", &srcs),
-                });
-            }
-        }
-        if let Some((meta, _, _)) = &self.meta {
-            for var in [
-                "MIOPEN_DEBUG_FIND_ONLY_SOLVER",
-                "MIOPEN_DEBUG_CONV_IMMED_FALLBACK",
-            ] {
-                if let Some(v) = meta.env.get(var).filter(|v| !v.is_empty()) {
-                    if var == "MIOPEN_DEBUG_CONV_IMMED_FALLBACK" {
-                        continue;
-                    }
-                    let (solver, id) = resolve(v);
-                    let src = self.meta_src(var).into_iter().collect::<Vec<_>>();
-                    return Some(Forced {
-                        solver,
-                        id,
-                        via: format!("env:{var}"),
-                        evidence: self.ev(Class::Confirmed, RV, "case.forced.env", &src),
-                    });
-                }
-            }
-        }
-        if let Some(f) = self.capi_forced() {
-            return Some(f);
-        }
-        // A Find that enumerated exactly one solver was restricted to it (the usual cause is
-        // MIOPEN_DEBUG_FIND_ONLY_SOLVER, which wrapper scripts do not always record).
-        let searched: Vec<&crate::collect::CandAcc> = self
-            .candidates
-            .iter()
-            .filter(|c| c.seen.iter().any(|(_, p, _)| *p == "search"))
-            .collect();
-        if searched.len() == 1 {
-            let c = searched[0];
-            let srcs: Vec<Src> = c.seen.iter().map(|x| x.2).collect();
-            return Some(Forced {
-                solver: c.solver.clone(),
-                id: self.solver_id(&c.solver).map(|x| x.0),
-                via: "single_candidate".into(),
-                evidence: self
-                    .ev(
-                        Class::Inferred,
-                        Proof::Hypothesis,
-                        "case.forced.single_candidate",
-                        &srcs,
-                    )
-                    .because(
-                        "Find enumerated only this solver; a restriction such as \
-                         MIOPEN_DEBUG_FIND_ONLY_SOLVER was in force but is not recorded",
-                    ),
-            });
-        }
-        None
+        self.forced_by_flag()
+            .or_else(|| self.forced_by_env())
+            .or_else(|| self.capi_forced())
+            .or_else(|| self.single_candidate())
     }
 
+    /// A forced solver's name and id, from a value that is an id or a name.
+    fn resolve_solver(&self, v: &str) -> (String, Option<u64>) {
+        if let Ok(id) = v.parse::<u64>() {
+            let name = solvers::by_id(id).map_or_else(
+                || format!("#{id}"),
+                |s| solvers::display_name(s).to_string(),
+            );
+            return (name, Some(id));
+        }
+        let id = self
+            .forced_unreported
+            .map(|(id, _)| id)
+            .or_else(|| self.solver_id(v).map(|x| x.0));
+        (v.to_string(), id)
+    }
+
+    /// `case.forced.driver_flag`: MIOpenDriver's `-S`.
+    fn forced_by_flag(&self) -> Option<Forced> {
+        let (cmd, src) = self.driver_cmd.as_ref()?;
+        let (solver, id) = self.resolve_solver(cmd.forced_solver()?);
+        let mut srcs = vec![*src];
+        srcs.extend(self.forced_unreported.map(|(_, s)| s));
+        Some(Forced {
+            solver,
+            id,
+            via: "driver_flag".into(),
+            evidence: self.ev(Class::Confirmed, RV, "case.forced.driver_flag", &srcs),
+        })
+    }
+
+    /// `case.forced.env`: `MIOPEN_DEBUG_FIND_ONLY_SOLVER` in the runner's record.
+    fn forced_by_env(&self) -> Option<Forced> {
+        let (meta, _, _) = self.meta.as_ref()?;
+        let var = "MIOPEN_DEBUG_FIND_ONLY_SOLVER";
+        let v = meta.env.get(var).filter(|v| !v.is_empty())?;
+        let (solver, id) = self.resolve_solver(v);
+        let src = self.meta_src(var).into_iter().collect::<Vec<_>>();
+        Some(Forced {
+            solver,
+            id,
+            via: format!("env:{var}"),
+            evidence: self.ev(Class::Confirmed, RV, "case.forced.env", &src),
+        })
+    }
+
+    /// `case.forced.single_candidate` (inferred): a Find that enumerated exactly one solver was
+    /// restricted to it (the usual cause is MIOPEN_DEBUG_FIND_ONLY_SOLVER, which wrapper
+    /// scripts do not always record).
+    fn single_candidate(&self) -> Option<Forced> {
+        let searched: Vec<&CandAcc> = self
+            .candidates
+            .values()
+            .filter(|c| c.seen.iter().any(|(_, p, _)| *p == "search"))
+            .collect();
+        let [c] = searched[..] else {
+            return None;
+        };
+        let srcs: Vec<Src> = c.seen.iter().map(|x| x.2).collect();
+        let evidence = self
+            .ev(
+                Class::Inferred,
+                Proof::Hypothesis,
+                "case.forced.single_candidate",
+                &srcs,
+            )
+            .because(
+                "Find enumerated only this solver; a restriction such as \
+                 MIOPEN_DEBUG_FIND_ONLY_SOLVER was in force but is not recorded",
+            );
+        Some(Forced {
+            solver: c.solver.clone(),
+            id: self.solver_id(&c.solver).map(|x| x.0),
+            via: "single_candidate".into(),
+            evidence,
+        })
+    }
+
+    /// How the program ended: the runner's record, an exit marker (a status above 128 is a
+    /// signal), a shell's crash report, or unknown.
     fn exit(&self) -> Exit {
-        if let Some((meta, _, _)) = &self.meta {
-            if let Some(x) = &meta.exit {
-                let src: Vec<Src> = self.meta_src("command").into_iter().collect();
-                let mut e = self.ev(Class::Confirmed, RV, "case.exit.runner", &[]);
-                if let Some((_, file, _)) = &self.meta {
-                    if let Some(f) = self.files.get(*file as usize) {
-                        e = e.at(Locator::file(f.path.clone()).with_sha256(f.sha256.clone()));
-                    }
-                }
-                let _ = src;
-                return Exit {
-                    code: x.code,
-                    signal: x.signal.clone(),
-                    evidence: Some(e),
-                };
+        if let Some(x) = self.meta.as_ref().and_then(|m| m.0.exit.as_ref()) {
+            let mut e = self.ev(Class::Confirmed, RV, "case.exit.runner", &[]);
+            if let Some(l) = self.meta_file() {
+                e = e.at(l);
             }
+            return Exit {
+                code: x.code,
+                signal: x.signal.clone(),
+                evidence: Some(e),
+            };
         }
         if let Some((code, src)) = self.exit_marker {
-            let mut exit = Exit {
-                code: Some(code),
-                signal: None,
-                evidence: Some(self.ev(Class::Confirmed, RV, "case.exit.marker", &[src])),
-            };
-            if (129..160).contains(&code) {
-                if let Some(sig) = signal_name(code - 128) {
-                    exit.signal = Some(sig.into());
-                    exit.evidence = Some(
-                        self.ev(Class::Inferred, RV, "case.exit.signal_from_status", &[src])
-                            .because(format!("exit status {code} = 128 + {}", code - 128)),
-                    );
-                }
-            }
-            return exit;
+            return self.exit_by_marker(code, src);
         }
         if let Some((sig, src)) = self.shell_signal {
             return Exit {
@@ -276,340 +231,22 @@ impl Collector {
         }
     }
 
-    fn outcome(
-        &self,
-        complete: bool,
-        forced: Option<&Forced>,
-        selected: Option<&Selected>,
-        exit: &Exit,
-    ) -> Outcome {
-        let mk =
-            |kind: OutcomeKind, sub: Option<&str>, reason: String, class: Class, srcs: Vec<Src>| {
-                Outcome {
-                    kind,
-                    sub_kind: sub.map(str::to_string),
-                    reason,
-                    evidence: self.ev(class, RV, &format!("case.outcome.{}", kind.as_str()), &srcs),
-                }
-            };
-        let rc_src: Vec<Src> = self.first_rc().map(|x| x.1).into_iter().collect();
-        let with_rc = |mut v: Vec<Src>| {
-            v.extend(rc_src.iter().copied());
-            if let Some((_, s)) = self.exit_marker {
-                v.push(s);
-            }
-            v
+    fn exit_by_marker(&self, code: i64, src: Src) -> Exit {
+        let mut exit = Exit {
+            code: Some(code),
+            signal: None,
+            evidence: Some(self.ev(Class::Confirmed, RV, "case.exit.marker", &[src])),
         };
-        if !complete {
-            let status = self
-                .meta
-                .as_ref()
-                .map(|m| m.0.status.clone())
-                .unwrap_or_default();
-            let by = self
-                .meta
-                .as_ref()
-                .and_then(|m| m.0.interrupted_by.clone())
-                .map(|s| format!(" by {s}"))
-                .unwrap_or_default();
-            let mut o = mk(
-                OutcomeKind::Incomplete,
-                None,
-                format!(
-                    "the run did not finish (status {status}{by}); what was captured is reported"
-                ),
-                Class::Limited,
-                vec![],
-            );
-            if let Some((_, file, _)) = &self.meta {
-                if let Some(f) = self.files.get(*file as usize) {
-                    o.evidence = o
-                        .evidence
-                        .at(Locator::file(f.path.clone()).with_sha256(f.sha256.clone()));
-                }
-            }
-            return o;
-        }
-        if self.has_error(&["cli"]) {
-            return mk(
-                OutcomeKind::CliError,
-                None,
-                "the driver refused its command line".into(),
-                Class::Confirmed,
-                with_rc(self.errors_of(&["cli"])),
-            );
-        }
-        if self.has_error(&["gpu_memory_fault"]) {
-            return mk(
-                OutcomeKind::GpuFault,
-                None,
-                "the GPU reported a memory access fault".into(),
-                Class::Confirmed,
-                self.errors_of(&["gpu_memory_fault"]),
-            );
-        }
-        if self.has_error(&["miir"]) {
-            return mk(
-                OutcomeKind::BuildFailure,
-                Some("miir"),
-                "the MLIR (rocMLIR/MIIR) kernel build failed".into(),
-                Class::Confirmed,
-                with_rc(self.errors_of(&["miir"])),
-            );
-        }
-        if self.has_error(&["code_object_build_failed"]) {
-            let mut s = self.errors_of(&["compile_errors"]);
-            s.extend(self.errors_of(&["code_object_build_failed"]));
-            return mk(
-                OutcomeKind::BuildFailure,
-                Some("code_object"),
-                "the solver's code object did not compile for this GPU".into(),
-                Class::Confirmed,
-                with_rc(s),
-            );
-        }
-        let abort_sig = exit.signal.as_deref().filter(|s| abort_signal(s));
-        if self.has_error(&["assertion", "terminate"]) || abort_sig.is_some() {
-            let sub = if self.has_error(&["assertion"]) {
-                "assertion".to_string()
-            } else if self.has_error(&["terminate"]) {
-                "uncaught_exception".to_string()
-            } else {
-                abort_sig.unwrap_or("signal").to_ascii_lowercase()
-            };
-            let mut s = self.errors_of(&["assertion", "terminate", "shell_crash_report"]);
-            if let Some((_, m)) = self.exit_marker {
-                s.push(m);
-            }
-            let mut o = mk(
-                OutcomeKind::RuntimeAbort,
-                Some(&sub),
-                format!(
-                    "the process aborted{}",
-                    abort_sig.map(|s| format!(" ({s})")).unwrap_or_default()
-                ),
-                Class::Confirmed,
-                s,
-            );
-            if o.evidence.sources.is_empty() {
-                if let Some(e) = &exit.evidence {
-                    o.evidence.sources = e.sources.clone();
-                }
-            }
-            return o;
-        }
-        if let Some(o) = self.capi_outcome() {
-            return o;
-        }
-        if let Some(f) = forced {
-            let rejected_immediate = self.error_order.iter().any(|k| {
-                k.kind == "not_applicable" && k.message.contains(&format!(" {} ", f.solver))
-            });
-            let rejected_find = self.candidates.iter().any(|c| {
-                c.solver == f.solver && c.seen.iter().any(|(fa, _, _)| *fa == Fate::NotApplicable)
-            }) && selected.is_none();
-            if rejected_immediate || rejected_find {
-                let (sub, mut s) = if rejected_immediate {
-                    ("immediate", self.errors_of(&["not_applicable"]))
-                } else {
-                    let mut s: Vec<Src> = self
-                        .candidates
-                        .iter()
-                        .filter(|c| c.solver == f.solver)
-                        .flat_map(|c| {
-                            c.seen
-                                .iter()
-                                .filter(|x| x.0 == Fate::NotApplicable)
-                                .map(|x| x.2)
-                        })
-                        .take(2)
-                        .collect();
-                    s.extend(self.errors_of(&["no_suitable_algorithm"]));
-                    ("find", s)
-                };
-                s = with_rc(s);
-                let class = if f.via == "single_candidate" {
-                    Class::Inferred
-                } else {
-                    Class::Confirmed
-                };
-                return mk(
-                    OutcomeKind::ApplicabilityReject,
-                    Some(sub),
-                    format!(
-                        "the forced solver {} is not applicable to the problem",
-                        f.solver
-                    ),
-                    class,
-                    s,
+        if (129..160).contains(&code) {
+            if let Some(sig) = signal_name(code - 128) {
+                exit.signal = Some(sig.into());
+                exit.evidence = Some(
+                    self.ev(Class::Inferred, RV, "case.exit.signal_from_status", &[src])
+                        .because(format!("exit status {code} = 128 + {}", code - 128)),
                 );
             }
         }
-        const LIB: &[&str] = &[
-            "no_suitable_algorithm",
-            "not_applicable",
-            "not_supported",
-            "tensile_library_missing",
-            "no_tensile_solution",
-            "hipErrorNoBinaryForGpu",
-            "hipErrorInvalidDeviceFunction",
-            "no_code_object_for_isa",
-            "hipErrorSharedObjectInitFailed",
-            "hipErrorInvalidKernelFile",
-            "hipErrorIllegalAddress",
-            "hipErrorLaunchFailure",
-            "hipErrorOutOfMemory",
-            "miopen_error",
-            "rocblas_error",
-            "hipblaslt_error",
-            "driver_rc",
-        ];
-        if selected.is_none() || self.first_rc().is_some() {
-            if let Some(k) = self
-                .error_order
-                .iter()
-                .find(|k| LIB.contains(&k.kind.as_str()))
-            {
-                let kind = k.kind.clone();
-                let why = self
-                    .notes
-                    .first()
-                    .map(|n| format!(" (the library said: {})", n.0))
-                    .unwrap_or_default();
-                return mk(
-                    OutcomeKind::LibraryError,
-                    Some(&kind),
-                    format!("{}: {}{why}", k.library, k.message),
-                    Class::Confirmed,
-                    with_rc(self.errors_of(&[kind.as_str()])),
-                );
-            }
-        }
-        let failed_fallbacks: Vec<Src> = self
-            .fallback_order
-            .iter()
-            .filter(|k| k.kind != "immediate_mode_heuristic")
-            .filter_map(|k| self.fallbacks.get(k))
-            .flat_map(|a| a.srcs.first.iter().copied())
-            .collect();
-        let ran_something = selected.is_some()
-            || !self.gemms.is_empty()
-            || !self.tensile.is_empty()
-            || !self.bench.is_empty();
-        if let Some(f) = forced {
-            if let Some(sel) = selected {
-                let mut s: Vec<Src> = Vec::new();
-                if let Some((_, x)) = self.driver_selections.first().map(|d| (d.0, d.4)) {
-                    s.push(x);
-                }
-                if sel.solver == f.solver || sel.solver_id.is_some() && sel.solver_id == f.id {
-                    return mk(
-                        OutcomeKind::Success,
-                        None,
-                        format!("the forced solver {} ran", f.solver),
-                        Class::Confirmed,
-                        s,
-                    );
-                }
-                return mk(
-                    OutcomeKind::FallbackObserved,
-                    Some("forced_solver_replaced"),
-                    format!("{} was forced but {} ran", f.solver, sel.solver),
-                    Class::Confirmed,
-                    s,
-                );
-            }
-            if exit.code == Some(0) && self.verification.as_ref().is_some_and(|v| v.0) {
-                let s: Vec<Src> = self.verification.iter().map(|v| v.2).collect();
-                return mk(
-                    OutcomeKind::Success,
-                    None,
-                    format!("the forced solver {} ran and its result verified", f.solver),
-                    Class::Inferred,
-                    s,
-                );
-            }
-            return mk(
-                OutcomeKind::Undetermined,
-                None,
-                format!(
-                    "{} was forced; the logs do not say whether it ran",
-                    f.solver
-                ),
-                Class::Unresolved,
-                vec![],
-            );
-        }
-        if ran_something {
-            if !failed_fallbacks.is_empty() {
-                return mk(
-                    OutcomeKind::FallbackObserved,
-                    None,
-                    "a candidate or backend failed and a later one ran".into(),
-                    Class::Confirmed,
-                    failed_fallbacks,
-                );
-            }
-            let (reason, srcs) = match selected {
-                Some(s) => (
-                    format!("the library chose {}", s.solver),
-                    s.evidence
-                        .sources
-                        .iter()
-                        .filter_map(|l| {
-                            let file = self.files.iter().position(|f| f.path == l.path)?;
-                            Some(Src {
-                                file: u32::try_from(file).ok()?,
-                                line: l.line?,
-                            })
-                        })
-                        .collect(),
-                ),
-                None if !self.bench.is_empty() => {
-                    let (cols, _) = &self.bench[0];
-                    let get = |k: &str| cols.iter().find(|(c, _)| c == k).map(|(_, v)| v.as_str());
-                    let b = bench_figures(cols);
-                    let shape = match (get("M"), get("N"), get("K")) {
-                        (Some(m), Some(n), Some(k)) => format!(
-                            " {}{} {m}x{n}x{k}",
-                            get("transA").unwrap_or(""),
-                            get("transB").unwrap_or("")
-                        ),
-                        _ => String::new(),
-                    };
-                    let mut r = format!(
-                        "rocblas-bench completed {} call(s) and printed results:{shape}",
-                        self.bench.len()
-                    );
-                    if let (Some(x), Some(u)) = (b.rate, b.rate_unit) {
-                        r.push_str(&format!(" at {x} {u}"));
-                    }
-                    if let Some(us) = b.us {
-                        r.push_str(&format!(", {us} us"));
-                    }
-                    if let Some(e) = b.norm_error {
-                        r.push_str(&format!(", norm error {e} against the CPU reference"));
-                    }
-                    (r, self.bench.iter().map(|b| b.1).take(2).collect())
-                }
-                None => (
-                    "GEMMs ran; no fallback was reported".to_string(),
-                    self.gemms
-                        .iter()
-                        .flat_map(|g| g.1.first.iter().copied())
-                        .take(2)
-                        .collect(),
-                ),
-            };
-            return mk(OutcomeKind::Natural, None, reason, Class::Confirmed, srcs);
-        }
-        mk(
-            OutcomeKind::Undetermined,
-            None,
-            "no selection, GEMM call or failure was logged".into(),
-            Class::Unresolved,
-            vec![],
-        )
+        exit
     }
 
     /// Builds the report. `name` and `path` name the case.
@@ -617,8 +254,53 @@ impl Collector {
         // Settle what is still pending (the last file may not have been ended).
         self.end_pending();
         let complete = self.meta.as_ref().is_none_or(|m| m.0.complete());
-        let files = self
-            .files
+        let problems = self.problem_records();
+        let forced = self.forced();
+        let selected = problems
+            .iter()
+            .find_map(|p| p.selected.clone())
+            .or_else(|| self.selection_for(None))
+            .or_else(|| self.capi_selected());
+        let candidates = self.candidate_records(&problems, forced.as_ref(), selected.as_ref());
+        let exit = self.exit();
+        let outcome = self.outcome(&Decided {
+            complete,
+            forced: forced.as_ref(),
+            selected: selected.as_ref(),
+            exit: &exit,
+        });
+        CaseReport {
+            notes: self.note_records(),
+            name: name.to_string(),
+            path: path.to_string(),
+            complete,
+            files: self.file_records(),
+            meta: self.meta.as_ref().map(|m| m.0.clone()),
+            device: self.device_record(),
+            libraries: self.fact_records(),
+            problems,
+            candidates,
+            forced,
+            selected,
+            db_lookups: self.lookup_records(),
+            code_objects: self.code_object_records(),
+            timings: self.timing_records(),
+            verification: self.verification_record(),
+            outcome,
+            exit,
+            gemm_calls: self.gemm_records(),
+            bench_results: self.bench_records(),
+            api_calls: self.api_records(),
+            tensile_kernels: self.tensile_records(),
+            fallbacks: self.fallback_records(),
+            errors: self.error_records(),
+            capi_blocks: self.capi_blocks(),
+            dropped: self.dropped_counts(),
+        }
+    }
+
+    fn file_records(&self) -> Vec<FileRecord> {
+        self.files
             .iter()
             .map(|f| FileRecord {
                 path: f.path.clone(),
@@ -627,143 +309,131 @@ impl Collector {
                 truncated_lines: f.truncated,
                 sha256: f.sha256.clone(),
             })
-            .collect();
-        let device = self.device.as_ref().map(|(arch, name, src, rule)| Device {
+            .collect()
+    }
+
+    fn device_record(&self) -> Option<Device> {
+        self.device.as_ref().map(|(arch, name, src, rule)| Device {
             arch: arch.clone(),
             name: name.clone(),
             evidence: self.ev(Class::Confirmed, RV, rule, &[*src]),
-        });
-        let libraries = self
-            .facts
+        })
+    }
+
+    fn fact_records(&self) -> Vec<Fact> {
+        self.facts
             .iter()
-            .map(|(w, v, s)| Fact {
+            .map(|((w, v), s)| Fact {
                 what: w.clone(),
                 value: v.clone(),
                 evidence: self.ev(Class::Confirmed, RV, &format!("case.fact.{w}"), &[*s]),
             })
-            .collect();
-        let problems: Vec<Problem> = (0..self.problems.len())
-            .map(|i| {
-                let p = &self.problems[i];
-                Problem {
-                    key: p.problem.fdb_key(),
-                    problem: p.problem.clone(),
-                    seen_as: p.seen_as.iter().map(|s| s.to_string()).collect(),
-                    selected: self.selection_for(Some(i)),
-                    evidence: self.srcs_ev(Class::Confirmed, "case.problem", &p.srcs),
-                }
+            .collect()
+    }
+
+    fn problem_records(&self) -> Vec<Problem> {
+        self.problems
+            .values()
+            .enumerate()
+            .map(|(i, p)| Problem {
+                key: p.problem.fdb_key(),
+                problem: p.problem.clone(),
+                seen_as: p.seen_as.iter().map(|s| s.to_string()).collect(),
+                selected: self.selection_for(Some(i)),
+                evidence: self.srcs_ev(Class::Confirmed, "case.problem", &p.srcs),
             })
-            .collect();
-        let forced = self.forced();
-        let selected = problems
-            .iter()
-            .find_map(|p| p.selected.clone())
-            .or_else(|| self.selection_for(None))
-            .or_else(|| self.capi_selected());
+            .collect()
+    }
+
+    /// The candidates, each with its fates (forced and selected among them); the forced solver
+    /// is a candidate even when the library never enumerated it.
+    fn candidate_records(
+        &self,
+        problems: &[Problem],
+        forced: Option<&Forced>,
+        selected: Option<&Selected>,
+    ) -> Vec<Candidate> {
         let mut candidates: Vec<Candidate> = self
             .candidates
-            .iter()
-            .map(|c| {
-                let mut seen: Vec<FateSeen> = c
-                    .seen
-                    .iter()
-                    .map(|(f, p, s)| FateSeen {
-                        fate: *f,
-                        phase: p.to_string(),
-                        line: s.line,
-                        file: self
-                            .files
-                            .get(s.file as usize)
-                            .map(|f| f.path.clone())
-                            .unwrap_or_default(),
-                    })
-                    .collect();
-                let is_selected = selected.as_ref().is_some_and(|s| {
-                    s.solver == c.solver
-                        && (s.problem.is_none()
-                            || c.problem.is_none()
-                            || s.problem.as_deref()
-                                == c.problem
-                                    .map(|i| self.problems[i].problem.fdb_key())
-                                    .as_deref())
-                });
-                let is_forced = forced.as_ref().is_some_and(|f| f.solver == c.solver);
-                if is_forced {
-                    seen.push(FateSeen {
-                        fate: Fate::Forced,
-                        phase: "forced".into(),
-                        line: 0,
-                        file: String::new(),
-                    });
-                }
-                if is_selected {
-                    seen.push(FateSeen {
-                        fate: Fate::Selected,
-                        phase: "selected".into(),
-                        line: 0,
-                        file: String::new(),
-                    });
-                }
-                let fate = seen
-                    .iter()
-                    .map(|s| s.fate)
-                    .min()
-                    .unwrap_or(Fate::ImmediateCandidate);
-                let id = c.id.or_else(|| self.solver_id(&c.solver));
-                Candidate {
-                    solver: c.solver.clone(),
-                    id: id.map(|x| x.0),
-                    id_source: id.map(|x| if x.1 { "log" } else { "registry" }.to_string()),
-                    problem: c.problem.map(|i| self.problems[i].problem.fdb_key()),
-                    fate,
-                    seen,
-                    searchable: c.searchable,
-                    time_ms: c.time_ms,
-                    wti: c.wti,
-                    kernels: self
-                        .eval_kernels
-                        .get(&c.solver)
-                        .cloned()
-                        .unwrap_or_default(),
-                    evidence: self.srcs_ev(
-                        Class::Confirmed,
-                        &format!("case.candidate.{}", serde_plain(fate)),
-                        &c.srcs,
-                    ),
-                }
-            })
+            .values()
+            .map(|c| self.candidate_record(c, forced, selected))
             .collect();
-        // The forced solver is a candidate even when the library never enumerated it.
-        if let Some(f) = &forced {
+        if let Some(f) = forced {
             if !candidates.iter().any(|c| c.solver == f.solver) {
-                candidates.push(Candidate {
-                    solver: f.solver.clone(),
-                    id: f.id,
-                    id_source: f.id.map(|_| "log".to_string()),
-                    problem: problems.first().map(|p| p.key.clone()),
-                    fate: Fate::Forced,
-                    seen: vec![FateSeen {
-                        fate: Fate::Forced,
-                        phase: "forced".into(),
-                        line: f.evidence.sources.first().and_then(|l| l.line).unwrap_or(0),
-                        file: f
-                            .evidence
-                            .sources
-                            .first()
-                            .map(|l| l.path.clone())
-                            .unwrap_or_default(),
-                    }],
-                    searchable: None,
-                    time_ms: None,
-                    wti: None,
-                    kernels: Vec::new(),
-                    evidence: f.evidence.clone(),
-                });
+                candidates.push(forced_candidate(f, problems));
             }
         }
-        let db_lookups = self
-            .lookups
+        candidates
+    }
+
+    fn problem_key(&self, i: usize) -> Option<String> {
+        self.problems.at(i).map(|p| p.problem.fdb_key())
+    }
+
+    fn candidate_record(
+        &self,
+        c: &CandAcc,
+        forced: Option<&Forced>,
+        selected: Option<&Selected>,
+    ) -> Candidate {
+        let mut seen: Vec<FateSeen> = c
+            .seen
             .iter()
+            .map(|(f, p, s)| FateSeen {
+                fate: *f,
+                phase: p.to_string(),
+                line: s.line,
+                file: self
+                    .files
+                    .get(s.file as usize)
+                    .map(|f| f.path.clone())
+                    .unwrap_or_default(),
+            })
+            .collect();
+        let is_selected = selected.is_some_and(|s| {
+            s.solver == c.solver
+                && (s.problem.is_none()
+                    || c.problem.is_none()
+                    || s.problem == c.problem.and_then(|i| self.problem_key(i)))
+        });
+        if forced.is_some_and(|f| f.solver == c.solver) {
+            seen.push(FateSeen::marker(Fate::Forced, "forced"));
+        }
+        if is_selected {
+            seen.push(FateSeen::marker(Fate::Selected, "selected"));
+        }
+        let fate = seen
+            .iter()
+            .map(|s| s.fate)
+            .min()
+            .unwrap_or(Fate::ImmediateCandidate);
+        let id = c.id.or_else(|| self.solver_id(&c.solver));
+        Candidate {
+            solver: c.solver.clone(),
+            id: id.map(|x| x.0),
+            id_source: id.map(|x| if x.1 { "log" } else { "registry" }.to_string()),
+            problem: c.problem.and_then(|i| self.problem_key(i)),
+            fate,
+            seen,
+            searchable: c.searchable,
+            time_ms: c.time_ms,
+            wti: c.wti,
+            kernels: self
+                .eval_kernels
+                .get(&c.solver)
+                .cloned()
+                .unwrap_or_default(),
+            evidence: self.srcs_ev(
+                Class::Confirmed,
+                &format!("case.candidate.{}", serde_plain(fate)),
+                &c.srcs,
+            ),
+        }
+    }
+
+    fn lookup_records(&self) -> Vec<DbLookup> {
+        self.lookups
+            .values()
             .map(|l| {
                 let (class, rule) = match (l.found, l.found_explicit) {
                     (Some(true), _) => (Class::Confirmed, "case.db.hit"),
@@ -785,35 +455,42 @@ impl Collector {
                     evidence: ev,
                 }
             })
-            .collect();
-        let code_objects = self
-            .code_objects
+            .collect()
+    }
+
+    fn code_object_records(&self) -> Vec<CodeObjectLoad> {
+        self.code_objects
             .iter()
-            .map(|(f, a, loaded, s)| CodeObjectLoad {
+            .map(|((f, a), (loaded, s))| CodeObjectLoad {
                 file: f.clone(),
                 args: a.clone(),
                 loaded: *loaded,
                 evidence: self.srcs_ev(Class::Confirmed, "case.code_object", s),
             })
-            .collect();
-        let timings = self
-            .timings
+            .collect()
+    }
+
+    fn timing_records(&self) -> Vec<Timing> {
+        self.timings
             .iter()
             .map(|(w, ms, s)| Timing {
                 what: w.clone(),
                 ms: *ms,
                 evidence: self.ev(Class::Confirmed, RV, "case.timing", &[*s]),
             })
-            .collect();
-        let verification = self.verification.as_ref().map(|(ok, d, s)| Verification {
+            .collect()
+    }
+
+    fn verification_record(&self) -> Option<Verification> {
+        self.verification.as_ref().map(|(ok, d, s)| Verification {
             ok: *ok,
             detail: d.clone(),
             evidence: self.ev(Class::Confirmed, RV, "case.verification", &[*s]),
-        });
-        let exit = self.exit();
-        let outcome = self.outcome(complete, forced.as_ref(), selected.as_ref(), &exit);
-        let bench_results: Vec<BenchResult> = self
-            .bench
+        })
+    }
+
+    fn bench_records(&self) -> Vec<BenchResult> {
+        self.bench
             .iter()
             .map(|(cols, src)| {
                 let b = bench_figures(cols);
@@ -826,44 +503,55 @@ impl Collector {
                     evidence: self.ev(Class::Confirmed, RV, "case.bench_result", &[*src]),
                 }
             })
-            .collect();
-        let gemm_calls = self
-            .gemms
+            .collect()
+    }
+
+    fn gemm_records(&self) -> Vec<GemmCallRecord> {
+        self.gemms
             .iter()
-            .map(|(k, s)| {
-                let rule = gemm_rule(k.source, k.backend.is_some());
-                GemmCallRecord {
-                    api: k.api.clone(),
-                    backend: k.backend.clone(),
-                    trans_a: k.trans_a.clone(),
-                    trans_b: k.trans_b.clone(),
-                    m: k.m,
-                    n: k.n,
-                    k: k.k,
-                    batch_count: k.batch_count,
-                    types: k.types.clone(),
-                    count: s.count,
-                    source: k.source.to_string(),
-                    evidence: self.srcs_ev(Class::Confirmed, rule, s),
-                }
+            .map(|(k, s)| GemmCallRecord {
+                api: k.api.clone(),
+                backend: k.backend.clone(),
+                trans_a: k.trans_a.clone(),
+                trans_b: k.trans_b.clone(),
+                m: k.m,
+                n: k.n,
+                k: k.k,
+                batch_count: k.batch_count,
+                types: k.types.clone(),
+                count: s.count,
+                source: k.source.to_string(),
+                evidence: self.srcs_ev(
+                    Class::Confirmed,
+                    gemm_rule(k.source, k.backend.is_some()),
+                    s,
+                ),
             })
-            .collect();
-        let api_calls = self
-            .apis
-            .iter()
+            .collect()
+    }
+
+    /// API calls by library and name, in that order.
+    fn api_records(&self) -> Vec<ApiCount> {
+        let mut apis: Vec<_> = self.apis.iter().collect();
+        apis.sort_by(|a, b| a.0.cmp(b.0));
+        apis.into_iter()
             .map(|((lib, api), s)| ApiCount {
                 library: lib.to_string(),
                 api: api.clone(),
                 count: s.count,
                 evidence: self.srcs_ev(Class::Confirmed, "case.api_call", s),
             })
-            .collect();
+            .collect()
+    }
+
+    /// Tensile kernels, their names decoded, and the kind of instruction they compute with on
+    /// the case's GPU.
+    fn tensile_records(&self) -> Vec<TensileKernel> {
         let arch_info = self
             .device
             .as_ref()
             .and_then(|d| rocpath_arch::target(d.0.split(':').next().unwrap_or("")));
-        let tensile_kernels = self
-            .tensile
+        self.tensile
             .iter()
             .map(|(n, s)| {
                 let decoded = KernelName::decode(n);
@@ -889,30 +577,30 @@ impl Collector {
                     evidence: ev,
                 }
             })
-            .collect();
-        let fallbacks = self
-            .fallback_order
+            .collect()
+    }
+
+    fn fallback_records(&self) -> Vec<Fallback> {
+        self.fallbacks
             .iter()
-            .filter_map(|k| {
-                let a = self.fallbacks.get(k)?;
-                Some(Fallback {
-                    library: k.library.into(),
-                    kind: k.kind.clone(),
-                    message: k.message.clone(),
-                    count: a.srcs.count,
-                    evidence: self.srcs_ev(
-                        Class::Confirmed,
-                        &format!("case.fallback.{}", k.kind),
-                        &a.srcs,
-                    ),
-                })
+            .map(|(k, a)| Fallback {
+                library: k.library.into(),
+                kind: k.kind.clone(),
+                message: k.message.clone(),
+                count: a.srcs.count,
+                evidence: self.srcs_ev(
+                    Class::Confirmed,
+                    &format!("case.fallback.{}", k.kind),
+                    &a.srcs,
+                ),
             })
-            .collect();
-        let errors = self
-            .error_order
+            .collect()
+    }
+
+    fn error_records(&self) -> Vec<ErrorRecord> {
+        self.errors
             .iter()
-            .filter_map(|k| {
-                let a = self.errors.get(k)?;
+            .map(|(k, a)| {
                 let mut message = k.message.clone();
                 if k.kind == "tensile_library_missing" && !self.available_libraries.is_empty() {
                     message.push_str(&format!(
@@ -920,7 +608,7 @@ impl Collector {
                         self.available_libraries.join(", ")
                     ));
                 }
-                Some(ErrorRecord {
+                ErrorRecord {
                     library: k.library.into(),
                     kind: k.kind.clone(),
                     message,
@@ -932,9 +620,13 @@ impl Collector {
                         &format!("case.error.{}", k.kind),
                         &a.srcs,
                     ),
-                })
+                }
             })
-            .collect();
+            .collect()
+    }
+
+    /// The library's notes, and the kernels a Find ran that no evaluation line claimed.
+    fn note_records(&self) -> Vec<Note> {
         let mut notes: Vec<Note> = self
             .notes
             .iter()
@@ -958,34 +650,42 @@ impl Collector {
                 ),
             });
         }
-        CaseReport {
-            notes,
-            name: name.to_string(),
-            path: path.to_string(),
-            complete,
-            files,
-            meta: self.meta.as_ref().map(|m| m.0.clone()),
-            device,
-            libraries,
-            problems,
-            candidates,
-            forced,
-            selected,
-            db_lookups,
-            code_objects,
-            timings,
-            verification,
-            outcome,
-            exit,
-            gemm_calls,
-            bench_results,
-            api_calls,
-            tensile_kernels,
-            fallbacks,
-            errors,
-            capi_blocks: self.capi_blocks(),
-            dropped: self.dropped.clone(),
+        notes
+    }
+}
+
+impl FateSeen {
+    /// A fate given by the report (forced, selected), not seen on a line.
+    fn marker(fate: Fate, phase: &str) -> FateSeen {
+        FateSeen {
+            fate,
+            phase: phase.into(),
+            line: 0,
+            file: String::new(),
         }
+    }
+}
+
+/// The forced solver as a candidate, when the library never enumerated it.
+fn forced_candidate(f: &Forced, problems: &[Problem]) -> Candidate {
+    let first = f.evidence.sources.first();
+    Candidate {
+        solver: f.solver.clone(),
+        id: f.id,
+        id_source: f.id.map(|_| "log".to_string()),
+        problem: problems.first().map(|p| p.key.clone()),
+        fate: Fate::Forced,
+        seen: vec![FateSeen {
+            fate: Fate::Forced,
+            phase: "forced".into(),
+            line: first.and_then(|l| l.line).unwrap_or(0),
+            file: first.map(|l| l.path.clone()).unwrap_or_default(),
+        }],
+        searchable: None,
+        time_ms: None,
+        wti: None,
+        kernels: Vec::new(),
+        evidence: f.evidence.clone(),
     }
 }
 
@@ -1003,16 +703,16 @@ fn gemm_rule(source: &str, with_backend: bool) -> &'static str {
     }
 }
 
-struct BenchFigures {
-    rate: Option<f64>,
-    rate_unit: Option<&'static str>,
-    us: Option<f64>,
-    norm_error: Option<f64>,
+pub(crate) struct BenchFigures {
+    pub rate: Option<f64>,
+    pub rate_unit: Option<&'static str>,
+    pub us: Option<f64>,
+    pub norm_error: Option<f64>,
 }
 
 /// The figures of a rocblas-bench row: rate (`rocblas-Gflops` or `rocblas-GB/s`), `us`,
 /// and the first `norm_error*` column.
-fn bench_figures(cols: &[(String, String)]) -> BenchFigures {
+pub(crate) fn bench_figures(cols: &[(String, String)]) -> BenchFigures {
     let f = |k: &str| {
         cols.iter()
             .find(|(c, _)| c == k)

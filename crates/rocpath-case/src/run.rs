@@ -223,14 +223,115 @@ fn send(pid: u32, sig: nix::sys::signal::Signal) {
     }
 }
 
+/// Why a case could not be made. A command that cannot be started is not an error: its case
+/// is recorded with status `spawn_failed`.
+#[derive(Debug, thiserror::Error)]
+pub enum RunError {
+    /// Nothing to run.
+    #[error("no command given; put the command to run after `--`")]
+    NoCommand,
+    /// The case name is not one folder name.
+    #[error(
+        "bad case name {name:?}: a case name is one folder name (not empty, no `/`, not `.` or `..`)"
+    )]
+    BadName {
+        /// The name given.
+        name: String,
+    },
+    /// The case folder already holds files.
+    #[error("{}: case folder exists and is not empty; choose another case name or another --out", path.display())]
+    NotEmpty {
+        /// The case folder.
+        path: PathBuf,
+    },
+    /// The case folder or one of its files could not be made or written.
+    #[error("{}: {error}", path.display())]
+    Io {
+        /// The folder or file.
+        path: PathBuf,
+        /// The error.
+        error: std::io::Error,
+    },
+}
+
+impl RunError {
+    fn io(path: &Path) -> impl FnOnce(std::io::Error) -> RunError + '_ {
+        move |error| RunError::Io {
+            path: path.to_path_buf(),
+            error,
+        }
+    }
+
+    /// The folder or file the error is about, when it is about one.
+    pub fn path(&self) -> Option<&Path> {
+        match self {
+            RunError::NoCommand | RunError::BadName { .. } => None,
+            RunError::NotEmpty { path } | RunError::Io { path, .. } => Some(path),
+        }
+    }
+}
+
 /// Runs a case. Errors are for what prevents the case from existing (folder not creatable,
 /// empty command); a command that cannot be started still leaves a case with status
 /// `spawn_failed`.
-pub fn run(opts: RunOptions) -> Result<RunResult, String> {
-    use std::os::unix::process::ExitStatusExt;
-    let prog = opts.command.first().ok_or("no command given")?;
+pub fn run(opts: RunOptions) -> Result<RunResult, RunError> {
+    let prog = opts.command.first().ok_or(RunError::NoCommand)?;
+    let dir = case_dir(&opts)?;
+    let env_set = env_set(&opts, &dir);
+    let mut meta = initial_meta(&opts, &dir, &env_set);
+    write_meta(&dir, &meta).map_err(RunError::io(&dir))?;
+    let stdout_path = dir.join("stdout.log");
+    let stdout_file = std::fs::File::create(&stdout_path).map_err(RunError::io(&stdout_path))?;
+    let stderr_path = dir.join("stderr.log");
+    let stderr_file = std::fs::File::create(&stderr_path).map_err(RunError::io(&stderr_path))?;
+    let signals = Signals::register();
+
+    let started = Instant::now();
+    let child = Command::new(prog)
+        .args(&opts.command[1..])
+        .envs(&env_set)
+        .stdin(Stdio::inherit())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn();
+    let mut child = match child {
+        Ok(c) => c,
+        Err(e) => {
+            signals.unregister();
+            meta.status = "spawn_failed".into();
+            meta.finished = Some(now());
+            meta.notes
+                .push(format!("cannot start {}: {e}", prog.to_string_lossy()));
+            let _ = write_meta(&dir, &meta);
+            return Ok(RunResult { dir, meta });
+        }
+    };
+    let pumps = Pumps::start(&mut child, stdout_file, stderr_file, opts.echo);
+    let (status, interrupted_by) = signals.supervise(&mut child);
+    let duration = started.elapsed();
+    if !pumps.drain(opts.drain_timeout) {
+        meta.notes.push(format!(
+            "output was still open {} s after the command ended (a descendant holds it); \
+             what it wrote until then is kept",
+            opts.drain_timeout.as_secs()
+        ));
+    }
+    // Ctrl-C at a terminal signals the whole process group: the child may die of it before
+    // the supervision looked at the flags, so look again now that the output has drained.
+    let interrupted_by = interrupted_by.or_else(|| signals.take());
+    signals.unregister();
+    finish_meta(&mut meta, status, duration, interrupted_by);
+    meta.files = captured_files(&dir);
+    write_meta(&dir, &meta).map_err(RunError::io(&dir))?;
+    Ok(RunResult { dir, meta })
+}
+
+/// Makes the case folder `out/name` (a new or empty folder), canonical when it can be.
+fn case_dir(opts: &RunOptions) -> Result<PathBuf, RunError> {
     if opts.name.is_empty() || opts.name.contains('/') || opts.name == "." || opts.name == ".." {
-        return Err(format!("bad case name {:?}", opts.name));
+        return Err(RunError::BadName {
+            name: opts.name.clone(),
+        });
     }
     let dir = opts.out.join(&opts.name);
     if dir.exists()
@@ -238,20 +339,18 @@ pub fn run(opts: RunOptions) -> Result<RunResult, String> {
             .map(|mut d| d.next().is_some())
             .unwrap_or(true)
     {
-        return Err(format!(
-            "{}: case folder exists and is not empty",
-            dir.display()
-        ));
+        return Err(RunError::NotEmpty { path: dir });
     }
-    std::fs::create_dir_all(&dir).map_err(|e| format!("{}: {e}", dir.display()))?;
-    let dir = dir.canonicalize().unwrap_or(dir);
+    std::fs::create_dir_all(&dir).map_err(RunError::io(&dir))?;
+    Ok(dir.canonicalize().unwrap_or(dir))
+}
 
+/// The variables set for the command: the knobs' (never overriding a variable already set)
+/// and the caller's.
+fn env_set(opts: &RunOptions, dir: &Path) -> BTreeMap<String, String> {
     let mut env_set = BTreeMap::new();
-    let mut knobs = opts.knobs.clone();
-    knobs.sort();
-    knobs.dedup();
-    for k in &knobs {
-        for (var, val) in k.env(&dir) {
+    for k in sorted_knobs(&opts.knobs) {
+        for (var, val) in k.env(dir) {
             if std::env::var_os(&var).is_none() {
                 env_set.insert(var, val);
             }
@@ -260,18 +359,29 @@ pub fn run(opts: RunOptions) -> Result<RunResult, String> {
     for (var, val) in &opts.env {
         env_set.insert(var.clone(), val.clone());
     }
+    env_set
+}
+
+fn sorted_knobs(knobs: &[Knob]) -> Vec<Knob> {
+    let mut knobs = knobs.to_vec();
+    knobs.sort();
+    knobs.dedup();
+    knobs
+}
+
+/// The record written before the command starts (status `running`).
+fn initial_meta(opts: &RunOptions, dir: &Path, env_set: &BTreeMap<String, String>) -> CaseMeta {
     let mut env: BTreeMap<String, String> = std::env::vars_os()
         .filter_map(|(k, v)| Some((k.into_string().ok()?, v.to_string_lossy().into_owned())))
         .filter(|(k, _)| path_relevant(k))
         .collect();
     env.extend(env_set.iter().map(|(k, v)| (k.clone(), v.clone())));
-
     let argv: Vec<String> = opts
         .command
         .iter()
         .map(|a| a.to_string_lossy().into_owned())
         .collect();
-    let mut meta = CaseMeta {
+    CaseMeta {
         schema: META_SCHEMA.into(),
         source: dir.join(META_FILE).display().to_string(),
         name: Some(opts.name.clone()),
@@ -287,137 +397,158 @@ pub fn run(opts: RunOptions) -> Result<RunResult, String> {
             .collect::<Vec<_>>()
             .join(" "),
         command: argv,
-        knobs: knobs.iter().map(|k| k.name().to_string()).collect(),
+        knobs: sorted_knobs(&opts.knobs)
+            .iter()
+            .map(|k| k.name().to_string())
+            .collect(),
         env_set: env_set.clone(),
         env,
         gpu: opts.gpu.clone(),
         status: "running".into(),
         ..CaseMeta::default()
-    };
-    write_meta(&dir, &meta).map_err(|e| format!("{}: {e}", dir.display()))?;
+    }
+}
 
-    let stdout_file = std::fs::File::create(dir.join("stdout.log")).map_err(|e| e.to_string())?;
-    let stderr_file = std::fs::File::create(dir.join("stderr.log")).map_err(|e| e.to_string())?;
+/// The threads copying the child's stdout and stderr, and how they say they are done.
+struct Pumps {
+    count: usize,
+    done: mpsc::Receiver<()>,
+}
 
-    let flags: Vec<(nix::sys::signal::Signal, Arc<AtomicBool>)> = [
-        nix::sys::signal::Signal::SIGINT,
-        nix::sys::signal::Signal::SIGTERM,
-        nix::sys::signal::Signal::SIGHUP,
-    ]
-    .into_iter()
-    .map(|s| (s, Arc::new(AtomicBool::new(false))))
-    .collect();
-    let mut ids = Vec::new();
-    for (s, f) in &flags {
-        if let Ok(id) = signal_hook::flag::register(*s as i32, Arc::clone(f)) {
-            ids.push(id);
+impl Pumps {
+    fn start(
+        child: &mut std::process::Child,
+        stdout_file: std::fs::File,
+        stderr_file: std::fs::File,
+        echo: Option<Box<dyn Write + Send>>,
+    ) -> Pumps {
+        let echo: Echo = Arc::new(Mutex::new(echo));
+        let (done_tx, done) = mpsc::channel();
+        let mut count = 0;
+        if let Some(out) = child.stdout.take() {
+            let (e, d) = (Arc::clone(&echo), done_tx.clone());
+            std::thread::spawn(move || pump(out, stdout_file, e, d));
+            count += 1;
         }
+        if let Some(err) = child.stderr.take() {
+            let (e, d) = (Arc::clone(&echo), done_tx.clone());
+            std::thread::spawn(move || pump(err, stderr_file, e, d));
+            count += 1;
+        }
+        Pumps { count, done }
     }
 
-    let started = Instant::now();
-    let child = Command::new(prog)
-        .args(&opts.command[1..])
-        .envs(&env_set)
-        .stdin(Stdio::inherit())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn();
-    let mut child = match child {
-        Ok(c) => c,
-        Err(e) => {
-            for id in ids {
-                signal_hook::low_level::unregister(id);
+    /// Waits up to `timeout` for the output to drain (a descendant may hold the pipes open);
+    /// whether it did.
+    fn drain(&self, timeout: Duration) -> bool {
+        let deadline = Instant::now() + timeout;
+        let mut drained = 0;
+        while drained < self.count {
+            let left = deadline.saturating_duration_since(Instant::now());
+            match self.done.recv_timeout(left) {
+                Ok(()) => drained += 1,
+                Err(_) => break,
             }
-            meta.status = "spawn_failed".into();
-            meta.finished = Some(now());
-            meta.notes
-                .push(format!("cannot start {}: {e}", prog.to_string_lossy()));
-            let _ = write_meta(&dir, &meta);
-            return Ok(RunResult { dir, meta });
         }
-    };
-    let echo: Echo = Arc::new(Mutex::new(opts.echo));
-    let (done_tx, done_rx) = mpsc::channel();
-    let mut pumps = 0;
-    if let Some(out) = child.stdout.take() {
-        let (e, d) = (Arc::clone(&echo), done_tx.clone());
-        std::thread::spawn(move || pump(out, stdout_file, e, d));
-        pumps += 1;
+        drained == self.count
     }
-    if let Some(err) = child.stderr.take() {
-        let (e, d) = (Arc::clone(&echo), done_tx.clone());
-        std::thread::spawn(move || pump(err, stderr_file, e, d));
-        pumps += 1;
-    }
-    drop(done_tx);
+}
 
-    let pid = child.id();
-    let mut interrupted_by: Option<String> = None;
-    let mut int_at: Option<Instant> = None;
-    let mut escalated = 0;
-    let status = loop {
-        match child.try_wait() {
-            Ok(Some(s)) => break Some(s),
-            Ok(None) => {}
-            Err(_) => break None,
+type Signal = nix::sys::signal::Signal;
+
+/// SIGINT, SIGTERM and SIGHUP caught while the command runs.
+struct Signals {
+    flags: Vec<(Signal, Arc<AtomicBool>)>,
+    ids: Vec<signal_hook::SigId>,
+}
+
+impl Signals {
+    fn register() -> Signals {
+        let flags: Vec<(Signal, Arc<AtomicBool>)> =
+            [Signal::SIGINT, Signal::SIGTERM, Signal::SIGHUP]
+                .into_iter()
+                .map(|s| (s, Arc::new(AtomicBool::new(false))))
+                .collect();
+        let ids = flags
+            .iter()
+            .filter_map(|(s, f)| signal_hook::flag::register(*s as i32, Arc::clone(f)).ok())
+            .collect();
+        Signals { flags, ids }
+    }
+
+    fn unregister(self) {
+        for id in self.ids {
+            signal_hook::low_level::unregister(id);
         }
-        for (sig, f) in &flags {
-            if f.swap(false, Ordering::SeqCst) {
-                if interrupted_by.is_none() {
-                    interrupted_by = Some(sig.as_str().to_string());
+    }
+
+    /// The signals caught since the last look, in the order SIGINT, SIGTERM, SIGHUP.
+    fn caught(&self) -> Vec<Signal> {
+        self.flags
+            .iter()
+            .filter(|(_, f)| f.swap(false, Ordering::SeqCst))
+            .map(|(s, _)| *s)
+            .collect()
+    }
+
+    /// The first signal caught since the last look.
+    fn take(&self) -> Option<String> {
+        self.caught().first().map(|s| s.as_str().to_string())
+    }
+
+    /// Waits for the child. SIGTERM and SIGHUP are forwarded at once; on SIGINT (which the
+    /// child, in the terminal's process group, receives itself) the runner waits, then
+    /// escalates: SIGINT after 1 s, SIGTERM after 6 s, SIGKILL after 11 s. Returns the exit
+    /// status (`None` when the child was lost) and the first signal caught.
+    fn supervise(
+        &self,
+        child: &mut std::process::Child,
+    ) -> (Option<std::process::ExitStatus>, Option<String>) {
+        let pid = child.id();
+        let mut interrupted_by: Option<String> = None;
+        let mut int_at: Option<Instant> = None;
+        let mut escalated = 0;
+        let steps = [
+            (Duration::from_secs(1), Signal::SIGINT),
+            (Duration::from_secs(6), Signal::SIGTERM),
+            (Duration::from_secs(11), Signal::SIGKILL),
+        ];
+        loop {
+            match child.try_wait() {
+                Ok(Some(s)) => return (Some(s), interrupted_by),
+                Ok(None) => {}
+                Err(_) => return (None, interrupted_by),
+            }
+            for sig in self.caught() {
+                interrupted_by.get_or_insert_with(|| sig.as_str().to_string());
+                if sig != Signal::SIGINT {
+                    send(pid, sig);
                 }
-                if *sig == nix::sys::signal::Signal::SIGINT {
-                    int_at.get_or_insert_with(Instant::now);
-                } else {
-                    send(pid, *sig);
-                    int_at.get_or_insert_with(Instant::now);
+                int_at.get_or_insert_with(Instant::now);
+            }
+            if let Some(t) = int_at {
+                let e = t.elapsed();
+                while escalated < steps.len() && e >= steps[escalated].0 {
+                    send(pid, steps[escalated].1);
+                    escalated += 1;
                 }
             }
+            std::thread::sleep(Duration::from_millis(20));
         }
-        if let Some(t) = int_at {
-            let e = t.elapsed();
-            let steps = [
-                (Duration::from_secs(1), nix::sys::signal::Signal::SIGINT),
-                (Duration::from_secs(6), nix::sys::signal::Signal::SIGTERM),
-                (Duration::from_secs(11), nix::sys::signal::Signal::SIGKILL),
-            ];
-            while escalated < steps.len() && e >= steps[escalated].0 {
-                send(pid, steps[escalated].1);
-                escalated += 1;
-            }
-        }
-        std::thread::sleep(Duration::from_millis(20));
-    };
-    let duration = started.elapsed();
+    }
+}
 
-    // Wait for the output to drain; a descendant may hold the pipes open.
-    let deadline = Instant::now() + opts.drain_timeout;
-    let mut drained = 0;
-    while drained < pumps {
-        let left = deadline.saturating_duration_since(Instant::now());
-        match done_rx.recv_timeout(left) {
-            Ok(()) => drained += 1,
-            Err(_) => break,
-        }
-    }
-    if drained < pumps {
-        meta.notes.push(format!(
-            "output was still open {} s after the command ended (a descendant holds it); \
-             what it wrote until then is kept",
-            opts.drain_timeout.as_secs()
-        ));
-    }
-    // Ctrl-C at a terminal signals the whole process group: the child may die of it before
-    // the loop above looked at the flags, so look again now that the output has drained.
-    for (sig, f) in &flags {
-        if f.swap(false, Ordering::SeqCst) && interrupted_by.is_none() {
-            interrupted_by = Some(sig.as_str().to_string());
-        }
-    }
-    for id in ids {
-        signal_hook::low_level::unregister(id);
-    }
-
+/// The record after the command ended: times, exit, status. A command that died of an
+/// interrupt (SIGINT, SIGTERM, SIGHUP) was stopped, not finished, whether or not the runner
+/// saw the signal itself (sent to the child alone, or the group's signal not yet delivered to
+/// the runner).
+fn finish_meta(
+    meta: &mut CaseMeta,
+    status: Option<std::process::ExitStatus>,
+    duration: Duration,
+    interrupted_by: Option<String>,
+) {
+    use std::os::unix::process::ExitStatusExt;
     meta.finished = Some(now());
     meta.duration_s = Some(duration.as_secs_f64());
     match status {
@@ -439,9 +570,6 @@ pub fn run(opts: RunOptions) -> Result<RunResult, String> {
                 .push("the runner lost track of the command".into());
         }
     }
-    // A command that died of an interrupt (SIGINT, SIGTERM, SIGHUP) was stopped, not finished,
-    // whether or not the runner saw the signal itself (sent to the child alone, or the group's
-    // signal not yet delivered to the runner).
     let stopped_by = status
         .and_then(|s| s.signal())
         .filter(|&n| interrupt_signal(n))
@@ -450,26 +578,29 @@ pub fn run(opts: RunOptions) -> Result<RunResult, String> {
         meta.status = "interrupted".into();
         meta.interrupted_by = Some(sig);
     }
-    let mut files = Vec::new();
-    if let Ok(rd) = std::fs::read_dir(&dir) {
-        let mut names: Vec<String> = rd
-            .flatten()
-            .filter(|e| e.path().is_file())
-            .map(|e| e.file_name().to_string_lossy().into_owned())
-            .filter(|n| n != META_FILE && !n.starts_with('.'))
-            .collect();
-        names.sort();
-        for n in names {
-            if let Ok((bytes, sha256)) = sha256_file(&dir.join(&n)) {
-                files.push(CapturedFile {
-                    name: n,
-                    bytes,
-                    sha256,
-                });
-            }
-        }
-    }
-    meta.files = files;
-    write_meta(&dir, &meta).map_err(|e| format!("{}: {e}", dir.display()))?;
-    Ok(RunResult { dir, meta })
+}
+
+/// The files of the case folder (not `case.json`, not hidden), with size and sha256.
+fn captured_files(dir: &Path) -> Vec<CapturedFile> {
+    let Ok(rd) = std::fs::read_dir(dir) else {
+        return Vec::new();
+    };
+    let mut names: Vec<String> = rd
+        .flatten()
+        .filter(|e| e.path().is_file())
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .filter(|n| n != META_FILE && !n.starts_with('.'))
+        .collect();
+    names.sort();
+    names
+        .into_iter()
+        .filter_map(|name| {
+            let (bytes, sha256) = sha256_file(&dir.join(&name)).ok()?;
+            Some(CapturedFile {
+                name,
+                bytes,
+                sha256,
+            })
+        })
+        .collect()
 }

@@ -4,7 +4,7 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
-use rocpath_case::run::{Knob, RunOptions, run};
+use rocpath_case::run::{Knob, RunError, RunOptions, run};
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
@@ -229,6 +229,19 @@ fn a_command_that_cannot_start_leaves_a_case() {
     assert_eq!(res.meta.status, "spawn_failed");
     assert!(res.dir.join("case.json").is_file());
     // An existing, non-empty case folder is never overwritten.
-    let again = run(opts(t.path(), "nope", vec!["true".into()]));
-    assert!(again.unwrap_err().contains("exists"));
+    let again = run(opts(t.path(), "nope", vec!["true".into()])).unwrap_err();
+    assert!(
+        matches!(&again, RunError::NotEmpty { path } if path.ends_with("nope")),
+        "{again:?}"
+    );
+    assert!(
+        again
+            .to_string()
+            .contains("exists and is not empty; choose another")
+    );
+    let empty = run(opts(t.path(), "x", vec![])).unwrap_err();
+    assert!(matches!(empty, RunError::NoCommand), "{empty:?}");
+    let bad = run(opts(t.path(), "..", vec!["true".into()])).unwrap_err();
+    assert!(matches!(bad, RunError::BadName { .. }), "{bad:?}");
+    assert_eq!(bad.path(), None);
 }

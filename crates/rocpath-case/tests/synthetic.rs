@@ -157,6 +157,56 @@ fn incomplete_case_from_metadata() {
 }
 
 #[test]
+fn a_broken_case_json_is_an_error_with_its_line_and_the_logs_are_still_read() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(
+        dir.path().join("case.json"),
+        "{\n  \"schema\": \"rocpath.case-run/1\",\n  oops\n}\n",
+    )
+    .unwrap();
+    std::fs::write(dir.path().join("stderr.log"), NATURAL).unwrap();
+    let src = rocpath_case::case_source(dir.path()).unwrap();
+    let (r, e) = rocpath_case::read_case(&src);
+    assert_eq!(e.len(), 1, "{e:?}");
+    assert!(
+        matches!(e[0], rocpath_case::CaseError::Meta { .. }),
+        "{e:?}"
+    );
+    assert_eq!(e[0].path(), dir.path().join("case.json"));
+    assert_eq!(e[0].line(), Some(3));
+    let shown = e[0].to_string();
+    assert!(
+        shown.starts_with(&format!(
+            "{}: not the runner's case.json record",
+            e[0].path().display()
+        )),
+        "{shown}"
+    );
+    assert!(shown.contains("rocpath case run"), "{shown}");
+    assert_eq!(r.selected.unwrap().solver, "ConvBinWinograd3x3U");
+}
+
+#[test]
+fn a_missing_log_is_an_error_naming_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let src = rocpath_case::CaseSource {
+        name: "gone".into(),
+        path: dir.path().to_path_buf(),
+        meta: None,
+        logs: vec![dir.path().join("gone.log")],
+    };
+    let (_, e) = rocpath_case::read_case(&src);
+    assert_eq!(e.len(), 1);
+    assert!(matches!(e[0], rocpath_case::CaseError::Io { .. }), "{e:?}");
+    assert_eq!(e[0].path(), dir.path().join("gone.log"));
+    assert_eq!((e[0].line(), e[0].offset()), (None, None));
+    assert_eq!(
+        e[0].to_string(),
+        format!("{}: {}", e[0].path().display(), e[0].message())
+    );
+}
+
+#[test]
 fn tensile_library_missing() {
     let r = read(b"rocBLAS error: Cannot read /opt/rocm/lib/rocblas/library/TensileLibrary.dat: No such file or directory for GPU arch : gfx1201\n List of available TensileLibrary Files : \n\"/opt/rocm/lib/rocblas/library/TensileLibrary_lazy_gfx942.dat\"\n");
     assert_eq!(r.outcome.kind.as_str(), "library_error");

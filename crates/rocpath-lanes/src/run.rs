@@ -18,21 +18,69 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
+/// Why a `--lane` argument could not be read; offsets are bytes into the spec.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum SpecError {
+    /// No `=` after the lane's name.
+    #[error("--lane {arg:?}: expected NAME=SPEC")]
+    NoName {
+        /// The argument.
+        arg: String,
+    },
+    /// A name that cannot be a file name.
+    #[error(
+        "--lane {arg:?}: bad lane name {name:?}; a lane name is not empty and has no `/` or space"
+    )]
+    BadName {
+        /// The argument.
+        arg: String,
+        /// The name.
+        name: String,
+    },
+    /// A quote that is never closed.
+    #[error("unterminated {quote} in {spec:?} (opened at byte {offset}); close it")]
+    Unterminated {
+        /// The spec.
+        spec: String,
+        /// `'` or `"`.
+        quote: char,
+        /// Where it opened.
+        offset: usize,
+    },
+    /// A backslash that ends the spec.
+    #[error("dangling \\ in {spec:?} (byte {offset}); write \\\\ for a backslash")]
+    DanglingEscape {
+        /// The spec.
+        spec: String,
+        /// Where the backslash is.
+        offset: usize,
+    },
+}
+
 /// Splits a lane spec into words: whitespace-separated, `'…'` and `"…"` quoting, `\` escapes.
-pub fn words(s: &str) -> Result<Vec<String>, String> {
+pub fn words(s: &str) -> Result<Vec<String>, SpecError> {
+    let unterminated = |quote, offset| SpecError::Unterminated {
+        spec: s.to_string(),
+        quote,
+        offset,
+    };
+    let dangling = |offset| SpecError::DanglingEscape {
+        spec: s.to_string(),
+        offset,
+    };
     let mut out = Vec::new();
     let mut cur = String::new();
     let mut have = false;
-    let mut it = s.chars();
-    while let Some(c) = it.next() {
+    let mut it = s.char_indices();
+    while let Some((at, c)) = it.next() {
         match c {
             '\'' => {
                 have = true;
                 loop {
                     match it.next() {
-                        Some('\'') => break,
-                        Some(x) => cur.push(x),
-                        None => return Err(format!("unterminated ' in {s:?}")),
+                        Some((_, '\'')) => break,
+                        Some((_, x)) => cur.push(x),
+                        None => return Err(unterminated('\'', at)),
                     }
                 }
             }
@@ -40,18 +88,16 @@ pub fn words(s: &str) -> Result<Vec<String>, String> {
                 have = true;
                 loop {
                     match it.next() {
-                        Some('"') => break,
-                        Some('\\') => {
-                            cur.push(it.next().ok_or_else(|| format!("dangling \\ in {s:?}"))?)
-                        }
-                        Some(x) => cur.push(x),
-                        None => return Err(format!("unterminated \" in {s:?}")),
+                        Some((_, '"')) => break,
+                        Some((e, '\\')) => cur.push(it.next().ok_or_else(|| dangling(e))?.1),
+                        Some((_, x)) => cur.push(x),
+                        None => return Err(unterminated('"', at)),
                     }
                 }
             }
             '\\' => {
                 have = true;
-                cur.push(it.next().ok_or_else(|| format!("dangling \\ in {s:?}"))?);
+                cur.push(it.next().ok_or_else(|| dangling(at))?.1);
             }
             c if c.is_whitespace() => {
                 if have {
@@ -79,6 +125,44 @@ fn is_assignment(w: &str) -> Option<(String, String)> {
     .then(|| (k.to_string(), v.to_string()))
 }
 
+/// Why lanes could not be run. A run that fails (its command exits non-zero, its request
+/// fails) is not an error: it is recorded in its lane file.
+#[derive(Debug, thiserror::Error)]
+pub enum RunError {
+    /// A folder or lane file could not be made or written.
+    #[error("{}: {error}", path.display())]
+    Io {
+        /// The folder or file.
+        path: PathBuf,
+        /// The error.
+        error: std::io::Error,
+    },
+    /// A lane file already exists (lane files are appended to, never replaced).
+    #[error("{}: exists; choose another --out", path.display())]
+    Exists {
+        /// The lane file.
+        path: PathBuf,
+    },
+    /// A command lane without a command.
+    #[error(
+        "lane {lane}: no command; give NAME=[VAR=value…] CMD ARGS…, or --ollama URL for request lanes"
+    )]
+    NoCommand {
+        /// The lane.
+        lane: String,
+    },
+    /// A run's case could not be made.
+    #[error(transparent)]
+    Case(#[from] rocpath_case::run::RunError),
+}
+
+fn io_error(path: &Path) -> impl FnOnce(std::io::Error) -> RunError + '_ {
+    move |error| RunError::Io {
+        path: path.to_path_buf(),
+        error,
+    }
+}
+
 /// One lane.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct LaneSpec {
@@ -91,12 +175,15 @@ pub struct LaneSpec {
 }
 
 /// Parses `NAME=SPEC`.
-pub fn lane_spec(arg: &str) -> Result<LaneSpec, String> {
-    let (name, spec) = arg
-        .split_once('=')
-        .ok_or_else(|| format!("--lane {arg:?}: expected NAME=SPEC"))?;
+pub fn lane_spec(arg: &str) -> Result<LaneSpec, SpecError> {
+    let (name, spec) = arg.split_once('=').ok_or_else(|| SpecError::NoName {
+        arg: arg.to_string(),
+    })?;
     if name.is_empty() || name.contains(['/', ' ']) {
-        return Err(format!("--lane {arg:?}: bad lane name {name:?}"));
+        return Err(SpecError::BadName {
+            arg: arg.to_string(),
+            name: name.to_string(),
+        });
     }
     let w = words(spec)?;
     let n = w.iter().take_while(|x| is_assignment(x).is_some()).count();
@@ -199,17 +286,16 @@ fn regex_value(re: &regex::Regex, texts: &[&str]) -> Option<f64> {
     })
 }
 
-fn append(path: &Path, v: &Value) -> Result<(), String> {
+fn append(path: &Path, v: &Value) -> Result<(), RunError> {
     let mut f = std::fs::OpenOptions::new()
         .create(true)
         .append(true)
         .open(path)
-        .map_err(|e| format!("{}: {e}", path.display()))?;
-    let mut line = serde_json::to_string(v).map_err(|e| e.to_string())?;
-    line.push('\n');
+        .map_err(io_error(path))?;
+    let line = format!("{v}\n");
     f.write_all(line.as_bytes())
         .and_then(|_| f.flush())
-        .map_err(|e| format!("{}: {e}", path.display()))
+        .map_err(io_error(path))
 }
 
 fn command_run(
@@ -217,9 +303,9 @@ fn command_run(
     lane: &LaneSpec,
     idx: usize,
     warmup: bool,
-) -> Result<(Value, bool), String> {
+) -> Result<(Value, bool), RunError> {
     let dir = cfg.out.join(&lane.name);
-    std::fs::create_dir_all(&dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+    std::fs::create_dir_all(&dir).map_err(io_error(&dir))?;
     let name = if warmup {
         format!("warmup-{idx:03}")
     } else {
@@ -273,7 +359,7 @@ fn ollama_run(
     lane: &LaneSpec,
     idx: usize,
     warmup: bool,
-) -> Result<Value, String> {
+) -> Result<Value, RunError> {
     let mut req = Request {
         url: base.url.clone(),
         model: base.model.clone(),
@@ -296,7 +382,7 @@ fn ollama_run(
         }
     }
     let dir = out.join(&lane.name);
-    std::fs::create_dir_all(&dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+    std::fs::create_dir_all(&dir).map_err(io_error(&dir))?;
     let capture = dir.join(format!(
         "{}-{idx:03}.stream.jsonl",
         if warmup { "warmup" } else { "run" }
@@ -304,7 +390,7 @@ fn ollama_run(
     let r = client::generate(&req, &capture);
     let mut rec = match r {
         Ok(resp) => resp,
-        Err(e) => json!({"error": e}),
+        Err(e) => json!({"error": e.to_string()}),
     };
     if let Some(o) = rec.as_object_mut() {
         o.insert("lane".into(), json!(lane.name));
@@ -319,8 +405,8 @@ fn ollama_run(
 }
 
 /// Runs the lanes. Lane files are appended to (a run that stops keeps what it did).
-pub fn run(cfg: &RunConfig, metric: Metric) -> Result<RunOutcome, String> {
-    std::fs::create_dir_all(&cfg.out).map_err(|e| format!("{}: {e}", cfg.out.display()))?;
+pub fn run(cfg: &RunConfig, metric: Metric) -> Result<RunOutcome, RunError> {
+    std::fs::create_dir_all(&cfg.out).map_err(io_error(&cfg.out))?;
     let files: Vec<(String, PathBuf)> = cfg
         .lanes
         .iter()
@@ -328,7 +414,7 @@ pub fn run(cfg: &RunConfig, metric: Metric) -> Result<RunOutcome, String> {
         .collect();
     for (_, f) in &files {
         if f.exists() {
-            return Err(format!("{}: exists; choose another --out", f.display()));
+            return Err(RunError::Exists { path: f.clone() });
         }
     }
     let mut runs = 0;
@@ -343,7 +429,9 @@ pub fn run(cfg: &RunConfig, metric: Metric) -> Result<RunOutcome, String> {
                 Some(base) => (ollama_run(base, &cfg.out, lane, idx, warm)?, false),
                 None => {
                     if lane.command.is_empty() {
-                        return Err(format!("lane {}: no command", lane.name));
+                        return Err(RunError::NoCommand {
+                            lane: lane.name.clone(),
+                        });
                     }
                     command_run(cfg, lane, idx, warm)?
                 }
@@ -383,8 +471,33 @@ mod tests {
             ]
         );
         assert_eq!(l.command, vec!["sh", "-c", "echo \"hi there\""]);
-        assert!(lane_spec("noequals").is_err());
-        assert!(lane_spec("a=sh -c 'oops").is_err());
+        assert_eq!(
+            lane_spec("noequals"),
+            Err(SpecError::NoName {
+                arg: "noequals".into()
+            })
+        );
+        assert!(matches!(lane_spec("a/b=x"), Err(SpecError::BadName { .. })));
+        let e = lane_spec("a=sh -c 'oops").unwrap_err();
+        assert_eq!(
+            e,
+            SpecError::Unterminated {
+                spec: "sh -c 'oops".into(),
+                quote: '\'',
+                offset: 6
+            }
+        );
+        assert_eq!(
+            e.to_string(),
+            "unterminated ' in \"sh -c 'oops\" (opened at byte 6); close it"
+        );
+        assert_eq!(
+            words("x \"a\\"),
+            Err(SpecError::DanglingEscape {
+                spec: "x \"a\\".into(),
+                offset: 4
+            })
+        );
         let o = lane_spec("t16=num_thread=16 model=tinyllama:latest").unwrap();
         assert_eq!(o.assignments.len(), 2);
         assert!(o.command.is_empty());

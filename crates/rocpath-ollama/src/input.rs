@@ -26,12 +26,12 @@ pub enum ReadError {
         what: &'static str,
     },
     /// The operating system refused (missing, permissions, I/O error).
-    #[error("{}: {source}", path.display())]
+    #[error("{}: {error}", path.display())]
     Io {
         /// The path given.
         path: PathBuf,
         /// The error.
-        source: std::io::Error,
+        error: std::io::Error,
     },
 }
 
@@ -65,9 +65,9 @@ pub fn describe(ft: std::fs::FileType) -> &'static str {
 /// Opens `path` if it is a regular file (symbolic links followed); anything else is refused
 /// before `open`, which on a FIFO would wait for a writer.
 pub fn open_regular(path: &Path) -> Result<(std::fs::File, u64), ReadError> {
-    let io = |source| ReadError::Io {
+    let io = |error| ReadError::Io {
         path: path.to_path_buf(),
-        source,
+        error,
     };
     let md = std::fs::metadata(path).map_err(io)?;
     if !md.is_file() {
@@ -111,10 +111,10 @@ pub fn for_each_line(path: &Path, f: &mut dyn FnMut(TextLine<'_>)) -> Result<u64
             Ok(0) => break,
             Ok(n) => n,
             Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
-            Err(source) => {
+            Err(error) => {
                 return Err(ReadError::Io {
                     path: path.to_path_buf(),
-                    source,
+                    error,
                 });
             }
         };

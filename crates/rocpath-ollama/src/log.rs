@@ -180,133 +180,86 @@ pub fn parse(raw: &str) -> Option<Event> {
     if t.is_empty() {
         return None;
     }
-    if let Some(msg) = logfmt(line, "msg") {
-        match msg {
-            "inference compute" => {
-                let g = |k: &str| logfmt(line, k).unwrap_or("").to_string();
-                return Some(Event::InferenceCompute {
-                    library: g("library"),
-                    compute: g("compute"),
-                    description: g("description"),
-                    total: g("total"),
-                });
-            }
-            "load" if line.contains("request=") => {
-                let gpu_layers = if line.contains("GPULayers:[]") {
-                    0
-                } else {
-                    num_after(line, "GPULayers:").unwrap_or(0)
-                };
-                return Some(Event::LoadRequest {
-                    gpu_layers,
-                    num_threads: num_after(line, "NumThreads:"),
-                    batch_size: num_after(line, "BatchSize:"),
-                    kv_size: num_after(line, "KvSize:"),
-                    flash_attention: word_after(line, "FlashAttention:"),
-                });
-            }
-            "model weights" | "kv cache" | "compute graph" => {
-                if let Some(d) = logfmt(line, "device") {
-                    return Some(Event::Placement {
-                        what: msg.to_string(),
-                        device: d.to_string(),
-                    });
-                }
-            }
-            "failure during GPU discovery" => {
-                return Some(Event::Failure {
-                    kind: "gpu_discovery_failed",
-                    detail: logfmt(line, "error").unwrap_or("").to_string(),
-                });
-            }
-            "filtering device which didn't fully initialize" => {
-                return Some(Event::Failure {
-                    kind: "device_filtered",
-                    detail: logfmt(line, "library").unwrap_or("").to_string(),
-                });
-            }
-            "llama runner terminated" => {
-                return Some(Event::Failure {
-                    kind: "runner_crashed",
-                    detail: logfmt(line, "error").unwrap_or("").to_string(),
-                });
-            }
-            m if m.starts_with("dropping ROCm device") => {
-                return Some(Event::Failure {
-                    kind: "no_rocblas_support",
-                    detail: logfmt(line, "gfx_target").unwrap_or("").to_string(),
-                });
-            }
-            _ => {}
-        }
-        if let Some(lib) = logfmt(line, "library") {
-            // Device libraries only (a `library=` may also hold a folder).
-            if ["rocm", "cuda", "vulkan", "metal", "hip"]
-                .iter()
-                .any(|g| lib.eq_ignore_ascii_case(g))
-            {
-                return Some(Event::LibraryMention(lib.to_string()));
-            }
-        }
-        if line.contains("out of memory") {
-            return Some(Event::Failure {
-                kind: "oom",
-                detail: msg.to_string(),
-            });
-        }
-        return None;
+    match logfmt(line, "msg") {
+        Some(msg) => parse_logfmt(line, msg),
+        None => parse_plain(t),
     }
-    if let Some(i) = t.find("offloaded ") {
-        if t[i..].contains(" layers to GPU") {
-            let r = &t[i + "offloaded ".len()..];
-            if let Some((n, m)) = r.split_once('/') {
-                let m: String = m.chars().take_while(char::is_ascii_digit).collect();
-                if let (Ok(layers), Ok(of)) = (n.trim().parse(), m.parse()) {
-                    return Some(Event::Offloaded { layers, of });
-                }
-            }
+}
+
+/// A logfmt line (`… msg="…" key=value …`).
+fn parse_logfmt(line: &str, msg: &str) -> Option<Event> {
+    if let Some(e) = logfmt_message(line, msg) {
+        return Some(e);
+    }
+    if let Some(lib) = logfmt(line, "library") {
+        // Device libraries only (a `library=` may also hold a folder).
+        if ["rocm", "cuda", "vulkan", "metal", "hip"]
+            .iter()
+            .any(|g| lib.eq_ignore_ascii_case(g))
+        {
+            return Some(Event::LibraryMention(lib.to_string()));
         }
     }
-    if let Some(r) = t.strip_prefix("load_tensors:") {
-        if let Some(i) = r.find(" model buffer size") {
-            return Some(Event::ModelBuffer {
-                device: r[..i].trim().to_string(),
-            });
+    line.contains("out of memory").then(|| Event::Failure {
+        kind: "oom",
+        detail: msg.to_string(),
+    })
+}
+
+/// The logfmt messages recognised by their `msg`.
+fn logfmt_message(line: &str, msg: &str) -> Option<Event> {
+    let g = |k: &str| logfmt(line, k).unwrap_or("").to_string();
+    let failure = |kind, detail| Some(Event::Failure { kind, detail });
+    match msg {
+        "inference compute" => Some(Event::InferenceCompute {
+            library: g("library"),
+            compute: g("compute"),
+            description: g("description"),
+            total: g("total"),
+        }),
+        "load" if line.contains("request=") => Some(load_request(line)),
+        "model weights" | "kv cache" | "compute graph" => {
+            logfmt(line, "device").map(|d| Event::Placement {
+                what: msg.to_string(),
+                device: d.to_string(),
+            })
         }
+        "failure during GPU discovery" => failure("gpu_discovery_failed", g("error")),
+        "filtering device which didn't fully initialize" => {
+            failure("device_filtered", g("library"))
+        }
+        "llama runner terminated" => failure("runner_crashed", g("error")),
+        m if m.starts_with("dropping ROCm device") => {
+            failure("no_rocblas_support", g("gfx_target"))
+        }
+        _ => None,
     }
-    if let Some(r) = t.strip_prefix("load_backend: loaded ") {
-        if let Some((kind, path)) = r.split_once(" backend from ") {
-            return Some(Event::Backend {
-                kind: kind.to_string(),
-                path: path.trim().to_string(),
-            });
-        }
+}
+
+/// `msg=load request="{… GPULayers:… NumThreads:N …}"`.
+fn load_request(line: &str) -> Event {
+    let gpu_layers = if line.contains("GPULayers:[]") {
+        0
+    } else {
+        num_after(line, "GPULayers:").unwrap_or(0)
+    };
+    Event::LoadRequest {
+        gpu_layers,
+        num_threads: num_after(line, "NumThreads:"),
+        batch_size: num_after(line, "BatchSize:"),
+        kv_size: num_after(line, "KvSize:"),
+        flash_attention: word_after(line, "FlashAttention:"),
+    }
+}
+
+/// A line that is not logfmt: llama.cpp/ggml, rocBLAS, gin, or a failure anywhere. A `Device`
+/// or gin line that does not parse is nothing else either.
+fn parse_plain(t: &str) -> Option<Event> {
+    if let Some(e) = offloaded(t).or_else(|| load_line(t)) {
+        return Some(e);
     }
     if let Some(r) = t.strip_prefix("Device ") {
-        // `Device 0: Radeon Instinct MI25, gfx900:xnack- (0x900), VMM: no, Wave Size: 64, …`
-        let (idx, rest) = r.split_once(": ")?;
-        let index = idx.parse().ok()?;
-        let mut parts = rest.split(", ");
-        let name = parts.next()?.to_string();
-        let arch = parts.next()?;
-        let (target, cc) = match arch.split_once(" (") {
-            Some((a, c)) => (a.to_string(), c.trim_end_matches(')').to_string()),
-            None => (arch.to_string(), String::new()),
-        };
-        if !target.starts_with("gfx") && !target.starts_with("sm_") {
-            return None;
-        }
-        let wave_size = rest
-            .split(", ")
-            .find_map(|p| p.strip_prefix("Wave Size: "))
-            .and_then(|w| w.trim().parse().ok());
-        return Some(Event::Device(GgmlDevice {
-            index,
-            name,
-            target,
-            cc,
-            wave_size,
-        }));
+        return ggml_device(r);
     }
     if let Some(i) = t.find("using device ") {
         let d: String = t[i + "using device ".len()..]
@@ -315,33 +268,110 @@ pub fn parse(raw: &str) -> Option<Event> {
             .collect();
         return Some(Event::UsingDevice(d));
     }
-    if t.starts_with("rocBLAS ") {
-        if let Some(rocpath_logs::rocblas::Event::LibraryMissing { path, arch, .. }) =
-            rocpath_logs::rocblas::parse(t.as_bytes())
-        {
-            return Some(Event::Failure {
-                kind: "tensile_library_missing",
-                detail: format!("{path} for {arch}"),
-            });
-        }
+    if let Some(e) = tensile_missing(t) {
+        return Some(e);
     }
     if let Some(r) = t.strip_prefix("[GIN] ") {
         let f: Vec<&str> = r.split('|').map(str::trim).collect();
         if f.len() >= 5 {
-            let status = f[1].parse().ok()?;
-            let path = f[4]
-                .rsplit(' ')
-                .next()
-                .unwrap_or("")
-                .trim_matches('"')
-                .to_string();
-            return Some(Event::Request {
-                status,
-                path,
-                latency: f[2].to_string(),
+            return gin(&f);
+        }
+    }
+    failure(t)
+}
+
+/// `offloaded N/M layers to GPU`.
+fn offloaded(t: &str) -> Option<Event> {
+    let i = t.find("offloaded ")?;
+    if !t[i..].contains(" layers to GPU") {
+        return None;
+    }
+    let (n, m) = t[i + "offloaded ".len()..].split_once('/')?;
+    let m: String = m.chars().take_while(char::is_ascii_digit).collect();
+    let (layers, of) = (n.trim().parse().ok()?, m.parse().ok()?);
+    Some(Event::Offloaded { layers, of })
+}
+
+/// `load_tensors: <device> model buffer size = …` and `load_backend: loaded <kind> backend
+/// from <path>`.
+fn load_line(t: &str) -> Option<Event> {
+    if let Some(r) = t.strip_prefix("load_tensors:") {
+        if let Some(i) = r.find(" model buffer size") {
+            return Some(Event::ModelBuffer {
+                device: r[..i].trim().to_string(),
             });
         }
     }
+    let r = t.strip_prefix("load_backend: loaded ")?;
+    let (kind, path) = r.split_once(" backend from ")?;
+    Some(Event::Backend {
+        kind: kind.to_string(),
+        path: path.trim().to_string(),
+    })
+}
+
+/// `Device 0: Radeon Instinct MI25, gfx900:xnack- (0x900), VMM: no, Wave Size: 64, …`
+/// (after `Device `).
+fn ggml_device(r: &str) -> Option<Event> {
+    let (idx, rest) = r.split_once(": ")?;
+    let index = idx.parse().ok()?;
+    let mut parts = rest.split(", ");
+    let name = parts.next()?.to_string();
+    let arch = parts.next()?;
+    let (target, cc) = match arch.split_once(" (") {
+        Some((a, c)) => (a.to_string(), c.trim_end_matches(')').to_string()),
+        None => (arch.to_string(), String::new()),
+    };
+    if !target.starts_with("gfx") && !target.starts_with("sm_") {
+        return None;
+    }
+    let wave_size = rest
+        .split(", ")
+        .find_map(|p| p.strip_prefix("Wave Size: "))
+        .and_then(|w| w.trim().parse().ok());
+    Some(Event::Device(GgmlDevice {
+        index,
+        name,
+        target,
+        cc,
+        wave_size,
+    }))
+}
+
+/// rocBLAS: `Cannot read …TensileLibrary.dat … for GPU arch …`.
+fn tensile_missing(t: &str) -> Option<Event> {
+    if !t.starts_with("rocBLAS ") {
+        return None;
+    }
+    match rocpath_logs::rocblas::parse(t.as_bytes()) {
+        Some(rocpath_logs::rocblas::Event::LibraryMissing { path, arch, .. }) => {
+            Some(Event::Failure {
+                kind: "tensile_library_missing",
+                detail: format!("{path} for {arch}"),
+            })
+        }
+        _ => None,
+    }
+}
+
+/// gin's fields: `… | 200 | 626.59ms | 127.0.0.1 | POST "/api/generate"`.
+fn gin(f: &[&str]) -> Option<Event> {
+    let status = f[1].parse().ok()?;
+    let path = f[4]
+        .rsplit(' ')
+        .next()
+        .unwrap_or("")
+        .trim_matches('"')
+        .to_string();
+    Some(Event::Request {
+        status,
+        path,
+        latency: f[2].to_string(),
+    })
+}
+
+/// A failure named anywhere on a line: ROCm errors, aborts, OOM, crashes, kills.
+fn failure(t: &str) -> Option<Event> {
     let failures: [(&str, &'static str); 6] = [
         ("ROCm error:", "rocm_error"),
         ("SIGABRT", "abort"),
@@ -350,15 +380,13 @@ pub fn parse(raw: &str) -> Option<Event> {
         ("runner crashed", "runner_crashed"),
         ("Killed", "killed"),
     ];
-    for (needle, kind) in failures {
-        if t.contains(needle) {
-            return Some(Event::Failure {
-                kind,
-                detail: t.chars().take(200).collect(),
-            });
-        }
-    }
-    None
+    let (_, kind) = failures
+        .into_iter()
+        .find(|(needle, _)| t.contains(needle))?;
+    Some(Event::Failure {
+        kind,
+        detail: t.chars().take(200).collect(),
+    })
 }
 
 #[cfg(test)]

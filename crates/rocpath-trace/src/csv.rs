@@ -57,6 +57,13 @@ pub enum CsvError {
     Header(String),
 }
 
+impl CsvError {
+    /// The 1-based line of the error: the header's.
+    pub fn line(&self) -> u64 {
+        1
+    }
+}
+
 fn columns(h: &csv::ByteRecord) -> Result<Columns, CsvError> {
     let find = |n: &str| h.iter().position(|f| f.eq_ignore_ascii_case(n.as_bytes()));
     let name = find("Kernel_Name").ok_or(CsvError::MissingColumn("Kernel_Name"))?;
@@ -324,88 +331,113 @@ pub fn min_start<R: Read>(r: R) -> Result<Option<u64>, CsvError> {
 pub fn read<R: Read>(r: R, boundary: Option<u64>) -> Result<(Collected, Layout), CsvError> {
     let mut rd = reader(r);
     let c = header(&mut rd)?;
-    let mut agg = Aggregator::new(boundary);
-    // Kernel_Id → kernel index; the name is still compared, so a reused id cannot mislead.
-    let mut by_id: HashMap<u64, usize> = HashMap::new();
+    let mut rows = Rows {
+        c: &c,
+        agg: Aggregator::new(boundary),
+        by_id: HashMap::new(),
+    };
     let mut rec = csv::ByteRecord::new();
     loop {
         match rd.read_byte_record(&mut rec) {
-            Ok(true) => {}
+            Ok(true) => rows.row(&rec),
             Ok(false) => break,
             Err(e) => {
                 let line = e.position().map_or(0, |p| p.line());
-                agg.error(line, format!("unreadable row: {e}"));
+                rows.agg.error(line, format!("unreadable row: {e}"));
                 if matches!(e.kind(), csv::ErrorKind::Io(_)) {
                     break;
                 }
-                continue;
             }
         }
-        if is_dropped(&rec) {
-            continue;
+    }
+    report_dropped(&rd, &mut rows.agg);
+    Ok((rows.agg.out, c.layout))
+}
+
+/// The rows of a trace being read.
+struct Rows<'c> {
+    c: &'c Columns,
+    agg: Aggregator,
+    /// Kernel_Id → kernel index; the name is still compared, so a reused id cannot mislead.
+    by_id: HashMap<u64, usize>,
+}
+
+impl Rows<'_> {
+    /// One record: a kernel dispatch is added; another kind of row is counted as skipped; a
+    /// row without a name or times is a row error.
+    fn row(&mut self, rec: &csv::ByteRecord) {
+        let c = self.c;
+        if is_dropped(rec) {
+            return;
         }
         let line = rec.position().map_or(0, |p| p.line());
         if let Some(k) = c.kind.and_then(|i| rec.get(i)) {
             if k != b"KERNEL_DISPATCH" {
-                agg.out.skipped_rows += 1;
-                continue;
+                self.agg.out.skipped_rows += 1;
+                return;
             }
         }
         let Some(name) = rec.get(c.name) else {
-            agg.error(line, "row has no Kernel_Name field".into());
-            continue;
+            self.agg.error(line, "row has no Kernel_Name field".into());
+            return;
         };
         let (Some(start), Some(end)) = (
             rec.get(c.start).and_then(u64_of),
             rec.get(c.end).and_then(u64_of),
         ) else {
-            agg.error(
+            self.agg.error(
                 line,
                 "row has no numeric Start_Timestamp/End_Timestamp".into(),
             );
-            continue;
+            return;
         };
-        let kid = field(&rec, c.kernel_id);
-        let cached = kid.and_then(|id| by_id.get(&id).copied()).filter(|&i| {
-            agg.out
-                .kernels
-                .get(i)
-                .is_some_and(|k| k.name.as_bytes() == name)
-        });
+        let kid = field(rec, c.kernel_id);
+        let cached = kid
+            .and_then(|id| self.by_id.get(&id).copied())
+            .filter(|&i| {
+                self.agg
+                    .out
+                    .kernels
+                    .get(i)
+                    .is_some_and(|k| k.name.as_bytes() == name)
+            });
         let i = match cached {
             Some(i) => i,
-            None => {
-                let name = String::from_utf8_lossy(name);
-                let i = agg.index(&name, || At {
-                    line: Some(line),
-                    member: String::new(),
-                });
-                if let Some(id) = kid {
-                    by_id.insert(id, i);
-                }
-                if let Some(k) = agg.out.kernels.get_mut(i) {
-                    let res = Resources {
-                        vgpr_count: field(&rec, c.vgpr),
-                        accum_vgpr_count: field(&rec, c.agpr),
-                        sgpr_count: field(&rec, c.sgpr),
-                        lds_bytes: field(&rec, c.lds),
-                        scratch_bytes: field(&rec, c.scratch),
-                    };
-                    k.resources.merge(&res);
-                    if k.agent.is_none() {
-                        k.agent = c
-                            .agent
-                            .and_then(|a| rec.get(a))
-                            .map(|a| String::from_utf8_lossy(a).into_owned());
-                    }
-                }
-                i
-            }
+            None => self.kernel(rec, name, kid, line),
         };
-        agg.add(i, start, end);
+        self.agg.add(i, start, end);
     }
-    report_dropped(&rd, &mut agg);
-    Ok((agg.out, c.layout))
+
+    /// The kernel of a row not met before (by id): its index, with the row's resources and
+    /// agent.
+    fn kernel(&mut self, rec: &csv::ByteRecord, name: &[u8], kid: Option<u64>, line: u64) -> usize {
+        let c = self.c;
+        let name = String::from_utf8_lossy(name);
+        let i = self.agg.index(&name, || At {
+            line: Some(line),
+            member: String::new(),
+        });
+        if let Some(id) = kid {
+            self.by_id.insert(id, i);
+        }
+        if let Some(k) = self.agg.out.kernels.get_mut(i) {
+            let res = Resources {
+                vgpr_count: field(rec, c.vgpr),
+                accum_vgpr_count: field(rec, c.agpr),
+                sgpr_count: field(rec, c.sgpr),
+                lds_bytes: field(rec, c.lds),
+                scratch_bytes: field(rec, c.scratch),
+            };
+            k.resources.merge(&res);
+            if k.agent.is_none() {
+                k.agent = c
+                    .agent
+                    .and_then(|a| rec.get(a))
+                    .map(|a| String::from_utf8_lossy(a).into_owned());
+            }
+        }
+        i
+    }
 }
 
 /// Agents kept from one `agent_info.csv`.

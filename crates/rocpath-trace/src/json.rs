@@ -92,9 +92,20 @@ struct JAgent {
 /// Errors of the JSON reader.
 #[derive(Debug, thiserror::Error)]
 pub enum JsonError {
-    /// Not JSON, or not rocprofv3's document.
-    #[error("not a rocprofv3 JSON document: {0}")]
-    Parse(String),
+    /// Not JSON, or not rocprofv3's document (the error says where).
+    #[error(
+        "not a rocprofv3 JSON document ({0}); give the `*_results.json` rocprofv3 wrote with `-f json`"
+    )]
+    Parse(serde_json::Error),
+}
+
+impl JsonError {
+    /// The 1-based line of the error.
+    pub fn line(&self) -> u64 {
+        match self {
+            JsonError::Parse(e) => e.line() as u64,
+        }
+    }
 }
 
 fn symbol_name(s: &Symbol) -> Option<String> {
@@ -114,7 +125,7 @@ pub fn read(
     absolute: Option<u64>,
     prompt_eval_ns: Option<u64>,
 ) -> Result<(Collected, Option<u64>), JsonError> {
-    let doc: Doc = serde_json::from_slice(bytes).map_err(|e| JsonError::Parse(e.to_string()))?;
+    let doc: Doc = serde_json::from_slice(bytes).map_err(JsonError::Parse)?;
     let procs = match doc.tool {
         OneOrMany::Many(v) => v,
         OneOrMany::One(p) => vec![*p],
@@ -129,88 +140,126 @@ pub fn read(
     let mut agg = Aggregator::new(boundary);
     let mut agents = Vec::new();
     for (pi, p) in procs.iter().enumerate() {
-        let mut handles: HashMap<u64, String> = HashMap::new();
-        for a in &p.agents {
-            let kind = match &a.kind {
-                Some(serde_json::Value::Number(n)) if n.as_u64() == Some(2) => "GPU".to_string(),
-                Some(serde_json::Value::Number(n)) if n.as_u64() == Some(1) => "CPU".to_string(),
-                Some(serde_json::Value::String(s)) => {
-                    s.trim_start_matches("ROCPROFILER_AGENT_TYPE_").to_string()
-                }
-                _ => String::new(),
-            };
-            let id = a.id.as_ref().map_or(0, |h| h.handle);
-            let name = a.name.clone().unwrap_or_default();
-            handles.insert(id, name.clone());
-            agents.push(Agent {
-                id: id.to_string(),
-                kind,
-                name,
-                product: a.product_name.clone().unwrap_or_default(),
-            });
-        }
-        let mut syms: HashMap<u64, Symbol> = HashMap::new();
-        match &p.kernel_symbols {
-            Symbols::List(v) => {
-                for (i, s) in v.iter().enumerate() {
-                    if let Some(s) = s {
-                        syms.insert(s.kernel_id.unwrap_or(i as u64), s.clone());
-                    }
-                }
-            }
-            Symbols::Map(m) => {
-                for (k, s) in m {
-                    if let Some(id) = s.kernel_id.or_else(|| k.parse().ok()) {
-                        syms.insert(id, s.clone());
-                    }
-                }
-            }
-            Symbols::None => {}
-        }
-        let mut idx: HashMap<u64, usize> = HashMap::new();
-        for (di, d) in p.buffer_records.kernel_dispatch.iter().enumerate() {
-            let kid = d.dispatch_info.kernel_id;
-            let i = match idx.get(&kid) {
-                Some(&i) => i,
-                None => {
-                    let sym = syms.get(&kid);
-                    let name = sym
-                        .and_then(symbol_name)
-                        .unwrap_or_else(|| format!("<kernel_id {kid}>"));
-                    let i = agg.index(&name, || At {
-                        line: None,
-                        member: format!(
-                            "rocprofiler-sdk-tool[{pi}].buffer_records.kernel_dispatch[{di}]"
-                        ),
-                    });
-                    if let Some(k) = agg.out.kernels.get_mut(i) {
-                        if let Some(s) = sym {
-                            k.resources.merge(&Resources {
-                                vgpr_count: s.arch_vgpr_count,
-                                accum_vgpr_count: s.accum_vgpr_count,
-                                sgpr_count: s.sgpr_count,
-                                lds_bytes: s.group_segment_size,
-                                scratch_bytes: s.private_segment_size,
-                            });
-                        }
-                        if k.agent.is_none() {
-                            k.agent = d.dispatch_info.agent_id.as_ref().map(|h| {
-                                handles
-                                    .get(&h.handle)
-                                    .cloned()
-                                    .unwrap_or_else(|| h.handle.to_string())
-                            });
-                        }
-                    }
-                    idx.insert(kid, i);
-                    i
-                }
-            };
-            agg.add(i, d.start_timestamp, d.end_timestamp);
-        }
+        let (mut a, handles) = agents_of(p);
+        agents.append(&mut a);
+        dispatches(p, pi, &symbols_of(p), &handles, &mut agg);
     }
     agg.out.agents = agents;
     Ok((agg.out, boundary))
+}
+
+/// A process's agents, and their names by handle.
+fn agents_of(p: &Process) -> (Vec<Agent>, HashMap<u64, String>) {
+    let mut handles: HashMap<u64, String> = HashMap::new();
+    let mut agents = Vec::new();
+    for a in &p.agents {
+        let kind = match &a.kind {
+            Some(serde_json::Value::Number(n)) if n.as_u64() == Some(2) => "GPU".to_string(),
+            Some(serde_json::Value::Number(n)) if n.as_u64() == Some(1) => "CPU".to_string(),
+            Some(serde_json::Value::String(s)) => {
+                s.trim_start_matches("ROCPROFILER_AGENT_TYPE_").to_string()
+            }
+            _ => String::new(),
+        };
+        let id = a.id.as_ref().map_or(0, |h| h.handle);
+        let name = a.name.clone().unwrap_or_default();
+        handles.insert(id, name.clone());
+        agents.push(Agent {
+            id: id.to_string(),
+            kind,
+            name,
+            product: a.product_name.clone().unwrap_or_default(),
+        });
+    }
+    (agents, handles)
+}
+
+/// A process's kernel symbols by kernel id (a list's index stands for a missing id; a map's
+/// key too).
+fn symbols_of(p: &Process) -> HashMap<u64, Symbol> {
+    let mut syms: HashMap<u64, Symbol> = HashMap::new();
+    match &p.kernel_symbols {
+        Symbols::List(v) => {
+            for (i, s) in v.iter().enumerate() {
+                if let Some(s) = s {
+                    syms.insert(s.kernel_id.unwrap_or(i as u64), s.clone());
+                }
+            }
+        }
+        Symbols::Map(m) => {
+            for (k, s) in m {
+                if let Some(id) = s.kernel_id.or_else(|| k.parse().ok()) {
+                    syms.insert(id, s.clone());
+                }
+            }
+        }
+        Symbols::None => {}
+    }
+    syms
+}
+
+/// Adds a process's dispatches (`pi`: its index in the document) to the aggregator; a kernel
+/// met for the first time gets its name, resources and agent.
+fn dispatches(
+    p: &Process,
+    pi: usize,
+    syms: &HashMap<u64, Symbol>,
+    handles: &HashMap<u64, String>,
+    agg: &mut Aggregator,
+) {
+    let mut idx: HashMap<u64, usize> = HashMap::new();
+    for (di, d) in p.buffer_records.kernel_dispatch.iter().enumerate() {
+        let kid = d.dispatch_info.kernel_id;
+        let i = match idx.get(&kid) {
+            Some(&i) => i,
+            None => {
+                let sym = syms.get(&kid);
+                let name = sym
+                    .and_then(symbol_name)
+                    .unwrap_or_else(|| format!("<kernel_id {kid}>"));
+                let i = agg.index(&name, || At {
+                    line: None,
+                    member: format!(
+                        "rocprofiler-sdk-tool[{pi}].buffer_records.kernel_dispatch[{di}]"
+                    ),
+                });
+                first_seen(agg, i, sym, d, handles);
+                idx.insert(kid, i);
+                i
+            }
+        };
+        agg.add(i, d.start_timestamp, d.end_timestamp);
+    }
+}
+
+/// A kernel's resources from its symbol, and its agent from the first dispatch that names one.
+fn first_seen(
+    agg: &mut Aggregator,
+    i: usize,
+    sym: Option<&Symbol>,
+    d: &Dispatch,
+    handles: &HashMap<u64, String>,
+) {
+    let Some(k) = agg.out.kernels.get_mut(i) else {
+        return;
+    };
+    if let Some(s) = sym {
+        k.resources.merge(&Resources {
+            vgpr_count: s.arch_vgpr_count,
+            accum_vgpr_count: s.accum_vgpr_count,
+            sgpr_count: s.sgpr_count,
+            lds_bytes: s.group_segment_size,
+            scratch_bytes: s.private_segment_size,
+        });
+    }
+    if k.agent.is_none() {
+        k.agent = d.dispatch_info.agent_id.as_ref().map(|h| {
+            handles
+                .get(&h.handle)
+                .cloned()
+                .unwrap_or_else(|| h.handle.to_string())
+        });
+    }
 }
 
 #[cfg(test)]

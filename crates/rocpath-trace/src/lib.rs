@@ -59,19 +59,19 @@ pub enum PhaseRequest {
     Absolute(u64),
 }
 
-/// Why an input could not be found or read.
+/// Why an input could not be found or read. Every error names its file or folder
+/// ([`InputError::path`]) and, where known, the line ([`InputError::line`]); it displays as
+/// `path: message`.
 #[derive(Debug, thiserror::Error)]
 pub enum InputError {
     /// The operating system refused (missing, permissions, I/O).
-    #[error("{}: {source}", path.display())]
     Io {
         /// The path.
         path: PathBuf,
         /// The error.
-        source: std::io::Error,
+        error: std::io::Error,
     },
     /// A FIFO, device or socket named directly: reading it could block or never end.
-    #[error("{}: not a regular file ({what}); rocpath reads only regular files — copy the trace to a file", path.display())]
     NotRegular {
         /// The path.
         path: PathBuf,
@@ -79,24 +79,35 @@ pub enum InputError {
         what: &'static str,
     },
     /// A folder without any kernel trace.
-    #[error("{}: no rocprofv3 kernel trace in this folder", path.display())]
     NoTraceInFolder {
         /// The folder.
         path: PathBuf,
     },
     /// A file that is none of the three formats.
-    #[error("{}: not a rocprofv3 kernel trace (CSV, JSON or rocpd SQLite)", path.display())]
     NotATrace {
         /// The file.
         path: PathBuf,
     },
-    /// A trace that could not be read at all.
-    #[error("{}: {message}", path.display())]
-    Unreadable {
+    /// A CSV whose header is not a kernel trace's.
+    Csv {
         /// The file.
         path: PathBuf,
-        /// What went wrong.
-        message: String,
+        /// The error.
+        error: csv::CsvError,
+    },
+    /// A JSON file that is not rocprofv3's document.
+    Json {
+        /// The file.
+        path: PathBuf,
+        /// The error, with its line.
+        error: json::JsonError,
+    },
+    /// A SQLite file that is not a rocpd database, or that SQLite cannot read.
+    Rocpd {
+        /// The file.
+        path: PathBuf,
+        /// The error.
+        error: rocpd::RocpdError,
     },
 }
 
@@ -108,15 +119,45 @@ impl InputError {
             | InputError::NotRegular { path, .. }
             | InputError::NoTraceInFolder { path }
             | InputError::NotATrace { path }
-            | InputError::Unreadable { path, .. } => path,
+            | InputError::Csv { path, .. }
+            | InputError::Json { path, .. }
+            | InputError::Rocpd { path, .. } => path,
         }
     }
 
-    /// The message without the path.
+    /// The 1-based line the error is at, when known.
+    pub fn line(&self) -> Option<u64> {
+        match self {
+            InputError::Csv { error, .. } => Some(error.line()),
+            InputError::Json { error, .. } => Some(error.line()),
+            _ => None,
+        }
+    }
+
+    /// What went wrong and what to do, without the path.
     pub fn message(&self) -> String {
-        let full = self.to_string();
-        let prefix = format!("{}: ", self.path().display());
-        full.strip_prefix(&prefix).unwrap_or(&full).to_string()
+        match self {
+            InputError::Io { error, .. } => error.to_string(),
+            InputError::NotRegular { what, .. } => format!(
+                "not a regular file ({what}); rocpath reads only regular files — copy the trace to a file"
+            ),
+            InputError::NoTraceInFolder { .. } => "no rocprofv3 kernel trace in this folder or \
+                below (*kernel_trace.csv, *_results.json, SQLite *.db/*.rpd); rocprofv3 writes one \
+                with --kernel-trace"
+                .to_string(),
+            InputError::NotATrace { .. } => "not a rocprofv3 kernel trace (CSV, JSON or rocpd \
+                SQLite); give a *_kernel_trace.csv, *_results.json or *_results.db"
+                .to_string(),
+            InputError::Csv { error, .. } => format!("line {}: {error}", error.line()),
+            InputError::Json { error, .. } => error.to_string(),
+            InputError::Rocpd { error, .. } => error.to_string(),
+        }
+    }
+}
+
+impl std::fmt::Display for InputError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}: {}", self.path().display(), self.message())
     }
 }
 
@@ -140,9 +181,9 @@ fn non_regular(ft: std::fs::FileType) -> Option<&'static str> {
 
 /// Opens a file that is known to be regular (checked again: it may have changed).
 fn open_regular(path: &Path) -> Result<std::fs::File, InputError> {
-    let io = |source| InputError::Io {
+    let io = |error| InputError::Io {
         path: path.to_path_buf(),
-        source,
+        error,
     };
     let md = std::fs::metadata(path).map_err(io)?;
     if let Some(what) = non_regular(md.file_type()) {
@@ -186,10 +227,10 @@ pub struct Discovered {
 fn walk(dir: &Path, out: &mut Discovered) {
     let rd = match std::fs::read_dir(dir) {
         Ok(r) => r,
-        Err(source) => {
+        Err(error) => {
             out.errors.push(InputError::Io {
                 path: dir.to_path_buf(),
-                source,
+                error,
             });
             return;
         }
@@ -239,10 +280,10 @@ pub fn discover(paths: &[PathBuf]) -> Discovered {
     for p in paths {
         let md = match std::fs::metadata(p) {
             Ok(m) => m,
-            Err(source) => {
+            Err(error) => {
                 out.errors.push(InputError::Io {
                     path: p.clone(),
-                    source,
+                    error,
                 });
                 continue;
             }
@@ -290,54 +331,82 @@ fn boundary_of(phase: Option<PhaseRequest>) -> Option<Boundary> {
 
 /// Reads one input into its record. Errors are for inputs that cannot be read at all.
 pub fn read_input(input: &Input, phase: Option<PhaseRequest>) -> Result<TraceRecord, InputError> {
-    let path = input.path.display().to_string();
-    let err = |e: &dyn std::fmt::Display| InputError::Unreadable {
-        path: input.path.clone(),
-        message: e.to_string(),
-    };
-    let open = || open_regular(&input.path);
     match input.format {
-        Format::Csv => {
-            let abs = match phase {
-                Some(PhaseRequest::Absolute(b)) => Some(b),
-                Some(PhaseRequest::PromptEval(p)) => csv::min_start(open()?)
-                    .map_err(|e| err(&e))?
-                    .map(|s| s.saturating_add(p)),
-                None => None,
-            };
-            let (mut c, layout) = csv::read(open()?, abs).map_err(|e| err(&e))?;
-            if let Some(a) = agent_file(&input.path) {
-                if let Ok(f) = open_regular(&a) {
-                    c.agents = csv::agents(f);
-                }
-            }
-            Ok(model::record(&path, layout.format(), c, boundary_of(phase)))
-        }
-        Format::Json => {
-            let mut bytes = Vec::new();
-            std::io::Read::read_to_end(&mut open()?, &mut bytes).map_err(|e| err(&e))?;
-            let (abs, pe) = match phase {
-                Some(PhaseRequest::Absolute(b)) => (Some(b), None),
-                Some(PhaseRequest::PromptEval(p)) => (None, Some(p)),
-                None => (None, None),
-            };
-            let (c, _) = json::read(&bytes, abs, pe).map_err(|e| err(&e))?;
-            Ok(model::record(&path, "json", c, boundary_of(phase)))
-        }
-        Format::Rocpd => {
-            open()?;
-            let conn = rocpd::open(&input.path).map_err(|e| err(&e))?;
-            let abs = match phase {
-                Some(PhaseRequest::Absolute(b)) => Some(b),
-                Some(PhaseRequest::PromptEval(p)) => rocpd::min_start(&conn)
-                    .map_err(|e| err(&e))?
-                    .map(|s| s.saturating_add(p)),
-                None => None,
-            };
-            let c = rocpd::read(&conn, abs).map_err(|e| err(&e))?;
-            Ok(model::record(&path, "rocpd", c, boundary_of(phase)))
+        Format::Csv => read_csv(&input.path, phase),
+        Format::Json => read_json(&input.path, phase),
+        Format::Rocpd => read_rocpd(&input.path, phase),
+    }
+}
+
+/// A kernel-trace CSV, streamed (twice for a phase split: first for the earliest start), and
+/// the `agent_info.csv` beside it.
+fn read_csv(path: &Path, phase: Option<PhaseRequest>) -> Result<TraceRecord, InputError> {
+    let err = |error| InputError::Csv {
+        path: path.to_path_buf(),
+        error,
+    };
+    let abs = match phase {
+        Some(PhaseRequest::Absolute(b)) => Some(b),
+        Some(PhaseRequest::PromptEval(p)) => csv::min_start(open_regular(path)?)
+            .map_err(err)?
+            .map(|s| s.saturating_add(p)),
+        None => None,
+    };
+    let (mut c, layout) = csv::read(open_regular(path)?, abs).map_err(err)?;
+    if let Some(a) = agent_file(path) {
+        if let Ok(f) = open_regular(&a) {
+            c.agents = csv::agents(f);
         }
     }
+    let shown = path.display().to_string();
+    Ok(model::record(
+        &shown,
+        layout.format(),
+        c,
+        boundary_of(phase),
+    ))
+}
+
+/// A rocprofv3 JSON document, read whole.
+fn read_json(path: &Path, phase: Option<PhaseRequest>) -> Result<TraceRecord, InputError> {
+    let mut bytes = Vec::new();
+    std::io::Read::read_to_end(&mut open_regular(path)?, &mut bytes).map_err(|error| {
+        InputError::Io {
+            path: path.to_path_buf(),
+            error,
+        }
+    })?;
+    let (abs, pe) = match phase {
+        Some(PhaseRequest::Absolute(b)) => (Some(b), None),
+        Some(PhaseRequest::PromptEval(p)) => (None, Some(p)),
+        None => (None, None),
+    };
+    let (c, _) = json::read(&bytes, abs, pe).map_err(|error| InputError::Json {
+        path: path.to_path_buf(),
+        error,
+    })?;
+    let shown = path.display().to_string();
+    Ok(model::record(&shown, "json", c, boundary_of(phase)))
+}
+
+/// A rocpd SQLite database, aggregated inside SQLite.
+fn read_rocpd(path: &Path, phase: Option<PhaseRequest>) -> Result<TraceRecord, InputError> {
+    open_regular(path)?;
+    let err = |error| InputError::Rocpd {
+        path: path.to_path_buf(),
+        error,
+    };
+    let conn = rocpd::open(path).map_err(err)?;
+    let abs = match phase {
+        Some(PhaseRequest::Absolute(b)) => Some(b),
+        Some(PhaseRequest::PromptEval(p)) => rocpd::min_start(&conn)
+            .map_err(err)?
+            .map(|s| s.saturating_add(p)),
+        None => None,
+    };
+    let c = rocpd::read(&conn, abs).map_err(err)?;
+    let shown = path.display().to_string();
+    Ok(model::record(&shown, "rocpd", c, boundary_of(phase)))
 }
 
 /// All traces together.
@@ -361,12 +430,51 @@ pub struct Report {
 
 /// Merges the traces' records.
 pub fn merge(traces: Vec<TraceRecord>) -> Report {
-    let mut by: HashMap<String, usize> = HashMap::new();
-    let mut aggs: Vec<(KernelAgg, Locator, String)> = Vec::new();
     let mut research = ResearchCounters::default();
-    let split = traces.iter().any(|t| t.phase.is_some());
     for t in &traces {
         research.merge(&t.research);
+    }
+    let split = traces.iter().any(|t| t.phase.is_some());
+    let mut kernels: Vec<KernelRecord> = merged_kernels(&traces)
+        .iter()
+        .flat_map(|(a, loc, gpu)| {
+            let mut r = model::kernel_records(
+                &loc.path,
+                std::slice::from_ref(a),
+                split,
+                Some(gpu.as_str()).filter(|g| !g.is_empty()),
+            );
+            for k in &mut r {
+                k.evidence.sources = vec![loc.clone()];
+            }
+            r
+        })
+        .collect();
+    kernels.sort_by(|a, b| {
+        b.dispatches
+            .cmp(&a.dispatches)
+            .then_with(|| a.name.cmp(&b.name))
+    });
+    let first = traces.first().map(|t| t.path.clone()).unwrap_or_default();
+    let families = model::family_records(&first, &kernels, split);
+    let dispatches: u64 = traces.iter().map(|t| t.dispatches).sum();
+    Report {
+        dispatches,
+        blas_dispatches: traces.iter().map(TraceRecord::blas_dispatches).sum(),
+        families,
+        kernels,
+        research,
+        evidence: dispatch_evidence(&traces, dispatches),
+        traces,
+    }
+}
+
+/// The kernels of all traces, one per name, in order of first appearance: each with the
+/// place and GPU of its first appearance.
+fn merged_kernels(traces: &[TraceRecord]) -> Vec<(KernelAgg, Locator, String)> {
+    let mut by: HashMap<String, usize> = HashMap::new();
+    let mut aggs: Vec<(KernelAgg, Locator, String)> = Vec::new();
+    for t in traces {
         for k in &t.kernels {
             let mut a = KernelAgg::new(k.name.clone());
             a.dispatches = k.dispatches;
@@ -396,30 +504,11 @@ pub fn merge(traces: Vec<TraceRecord>) -> Report {
             }
         }
     }
-    let mut kernels: Vec<KernelRecord> = aggs
-        .iter()
-        .flat_map(|(a, loc, gpu)| {
-            let mut r = model::kernel_records(
-                &loc.path,
-                std::slice::from_ref(a),
-                split,
-                Some(gpu.as_str()).filter(|g| !g.is_empty()),
-            );
-            for k in &mut r {
-                k.evidence.sources = vec![loc.clone()];
-            }
-            r
-        })
-        .collect();
-    kernels.sort_by(|a, b| {
-        b.dispatches
-            .cmp(&a.dispatches)
-            .then_with(|| a.name.cmp(&b.name))
-    });
-    let first = traces.first().map(|t| t.path.clone()).unwrap_or_default();
-    let families = model::family_records(&first, &kernels, split);
-    let dispatches: u64 = traces.iter().map(|t| t.dispatches).sum();
-    let blas_dispatches = traces.iter().map(TraceRecord::blas_dispatches).sum();
+    aggs
+}
+
+/// "A kernel dispatch was observed", at every trace.
+fn dispatch_evidence(traces: &[TraceRecord], dispatches: u64) -> Evidence {
     let mut evidence = if dispatches > 0 {
         Evidence::new(
             Class::Confirmed,
@@ -438,18 +527,10 @@ pub fn merge(traces: Vec<TraceRecord>) -> Report {
         )
         .because("no kernel dispatch in any trace")
     };
-    for t in &traces {
+    for t in traces {
         evidence = evidence.at(Locator::file(&t.path));
     }
-    Report {
-        dispatches,
-        blas_dispatches,
-        families,
-        kernels,
-        research,
-        evidence,
-        traces,
-    }
+    evidence
 }
 
 impl Collected {

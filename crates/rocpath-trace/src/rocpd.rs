@@ -133,44 +133,83 @@ pub fn read(conn: &Connection, boundary: Option<u64>) -> Result<Collected, Rocpd
     let kd = source(conn, "rocpd_kernel_dispatch")?
         .ok_or(RocpdError::MissingTable("rocpd_kernel_dispatch"))?;
     let ks = source(conn, "rocpd_info_kernel_symbol")?;
-    let ag = source(conn, "rocpd_info_agent")?;
     let mut c = Collected::default();
-    let mut agents_by_id: HashMap<(String, i64), String> = HashMap::new();
-    if let Some(ag) = &ag {
-        let mut st = conn.prepare(&format!(
-            "SELECT id, guid, type, name, product_name FROM {ag} ORDER BY absolute_index, id"
-        ))?;
-        let rows = st.query_map([], |r| {
-            Ok((
-                r.get::<_, i64>(0)?,
-                r.get::<_, Option<String>>(1)?.unwrap_or_default(),
-                r.get::<_, Option<String>>(2)?.unwrap_or_default(),
-                r.get::<_, Option<String>>(3)?.unwrap_or_default(),
-                r.get::<_, Option<String>>(4)?.unwrap_or_default(),
-            ))
-        })?;
-        for row in rows {
-            let (id, guid, kind, name, product) = row?;
-            agents_by_id.insert((guid, id), name.clone());
-            c.agents.push(Agent {
-                id: id.to_string(),
-                kind,
-                name,
-                product,
-            });
+    let mut agents_by_id = AgentNames::new();
+    if let Some(ag) = source(conn, "rocpd_info_agent")? {
+        (c.agents, agents_by_id) = agents(conn, &ag)?;
+    }
+    let mut st = conn.prepare(&kernel_sql(&kd, ks.as_deref()))?;
+    let mut rows = st.query([boundary.and_then(|b| i64::try_from(b).ok())])?;
+    let mut by_name: HashMap<String, usize> = HashMap::new();
+    while let Some(r) = rows.next()? {
+        let k = kernel(r, boundary, &agents_by_id)?;
+        c.dispatches += k.dispatches;
+        if let Some(fs) = u(r.get(11)?) {
+            c.first_start_ns = Some(c.first_start_ns.map_or(fs, |x| x.min(fs)));
+        }
+        if let Some(le) = u(r.get(12)?) {
+            c.last_end_ns = Some(c.last_end_ns.map_or(le, |x| x.max(le)));
+        }
+        // Two sessions (or two code objects) with the same kernel name are one kernel here.
+        match by_name.get(&k.name) {
+            Some(&i) => {
+                if let Some(e) = c.kernels.get_mut(i) {
+                    e.merge(&k);
+                }
+            }
+            None => {
+                by_name.insert(k.name.clone(), c.kernels.len());
+                c.kernels.push(k);
+            }
         }
     }
+    Ok(c)
+}
+
+/// Agent names by (`guid`, `id`).
+type AgentNames = HashMap<(String, i64), String>;
+
+/// The agents of `rocpd_info_agent` (or its session table `ag`), and their names.
+fn agents(conn: &Connection, ag: &str) -> Result<(Vec<Agent>, AgentNames), RocpdError> {
+    let mut st = conn.prepare(&format!(
+        "SELECT id, guid, type, name, product_name FROM {ag} ORDER BY absolute_index, id"
+    ))?;
+    let rows = st.query_map([], |r| {
+        Ok((
+            r.get::<_, i64>(0)?,
+            r.get::<_, Option<String>>(1)?.unwrap_or_default(),
+            r.get::<_, Option<String>>(2)?.unwrap_or_default(),
+            r.get::<_, Option<String>>(3)?.unwrap_or_default(),
+            r.get::<_, Option<String>>(4)?.unwrap_or_default(),
+        ))
+    })?;
+    let mut agents = Vec::new();
+    let mut by_id = HashMap::new();
+    for row in rows {
+        let (id, guid, kind, name, product) = row?;
+        by_id.insert((guid, id), name.clone());
+        agents.push(Agent {
+            id: id.to_string(),
+            kind,
+            name,
+            product,
+        });
+    }
+    Ok((agents, by_id))
+}
+
+/// One row per (`guid`, `kernel_id`) of the dispatch table `kd`, with the symbol from `ks`
+/// when there is one; `?1` is the phase boundary.
+fn kernel_sql(kd: &str, ks: Option<&str>) -> String {
     let sym_cols = if ks.is_some() {
         "S.display_name, S.kernel_name, S.arch_vgpr_count, S.accum_vgpr_count, S.sgpr_count"
     } else {
         "NULL, NULL, NULL, NULL, NULL"
     };
     let join = ks
-        .as_ref()
         .map(|ks| format!("LEFT JOIN {ks} S ON S.id = K.kernel_id AND S.guid = K.guid"))
         .unwrap_or_default();
-    let b = boundary.and_then(|b| i64::try_from(b).ok());
-    let sql = format!(
+    format!(
         "SELECT K.guid, K.kernel_id, K.n, K.total, K.mn, K.mx, K.first_id, K.prefill, K.agent_id, \
                 K.lds, K.scratch, K.first_start, K.last_end, {sym_cols} \
          FROM (SELECT guid, kernel_id, COUNT(*) AS n, SUM(\"end\" - start) AS total, \
@@ -181,69 +220,51 @@ pub fn read(conn: &Connection, boundary: Option<u64>) -> Result<Collected, Rocpd
                       MAX(\"end\") AS last_end \
                FROM {kd} GROUP BY guid, kernel_id) K {join} \
          ORDER BY K.first_id"
-    );
-    let mut st = conn.prepare(&sql)?;
-    let mut rows = st.query([b])?;
-    let mut by_name: HashMap<String, usize> = HashMap::new();
-    while let Some(r) = rows.next()? {
-        let guid: String = r.get::<_, Option<String>>(0)?.unwrap_or_default();
-        let kernel_id: i64 = r.get(1)?;
-        let n = u(r.get(2)?).unwrap_or(0);
-        let display: Option<String> = r.get(13)?;
-        let kname: Option<String> = r.get(14)?;
-        let name = display
-            .filter(|s| !s.is_empty())
-            .or(kname)
-            .unwrap_or_else(|| format!("<kernel_id {kernel_id}>"));
-        let prefill = u(r.get(7)?).unwrap_or(0);
-        let agent_id: Option<i64> = r.get(8)?;
-        let mut k = KernelAgg::new(name.clone());
-        k.dispatches = n;
-        k.total_ns = u(r.get(3)?).unwrap_or(0);
-        k.min_ns = u(r.get(4)?).unwrap_or(0);
-        k.max_ns = u(r.get(5)?).unwrap_or(0);
-        if boundary.is_some() {
-            k.prefill = prefill;
-            k.decode = n.saturating_sub(prefill);
-        }
-        k.resources = Resources {
-            vgpr_count: u(r.get(15)?),
-            accum_vgpr_count: u(r.get(16)?),
-            sgpr_count: u(r.get(17)?),
-            lds_bytes: u(r.get(9)?),
-            scratch_bytes: u(r.get(10)?),
-        };
-        k.agent = agent_id.map(|a| {
-            agents_by_id
-                .get(&(guid.clone(), a))
-                .cloned()
-                .unwrap_or_else(|| a.to_string())
-        });
-        k.first = At {
-            line: None,
-            member: format!("rocpd_kernel_dispatch id={}", r.get::<_, i64>(6)?),
-        };
-        let fs = u(r.get(11)?);
-        let le = u(r.get(12)?);
-        c.dispatches += n;
-        if let Some(fs) = fs {
-            c.first_start_ns = Some(c.first_start_ns.map_or(fs, |x| x.min(fs)));
-        }
-        if let Some(le) = le {
-            c.last_end_ns = Some(c.last_end_ns.map_or(le, |x| x.max(le)));
-        }
-        // Two sessions (or two code objects) with the same kernel name are one kernel here.
-        match by_name.get(&name) {
-            Some(&i) => {
-                if let Some(e) = c.kernels.get_mut(i) {
-                    e.merge(&k);
-                }
-            }
-            None => {
-                by_name.insert(name, c.kernels.len());
-                c.kernels.push(k);
-            }
-        }
+    )
+}
+
+/// A row of [`kernel_sql`] as a kernel aggregate.
+fn kernel(
+    r: &rusqlite::Row<'_>,
+    boundary: Option<u64>,
+    agents_by_id: &AgentNames,
+) -> Result<KernelAgg, RocpdError> {
+    let guid: String = r.get::<_, Option<String>>(0)?.unwrap_or_default();
+    let kernel_id: i64 = r.get(1)?;
+    let n = u(r.get(2)?).unwrap_or(0);
+    let display: Option<String> = r.get(13)?;
+    let kname: Option<String> = r.get(14)?;
+    let name = display
+        .filter(|s| !s.is_empty())
+        .or(kname)
+        .unwrap_or_else(|| format!("<kernel_id {kernel_id}>"));
+    let prefill = u(r.get(7)?).unwrap_or(0);
+    let agent_id: Option<i64> = r.get(8)?;
+    let mut k = KernelAgg::new(name);
+    k.dispatches = n;
+    k.total_ns = u(r.get(3)?).unwrap_or(0);
+    k.min_ns = u(r.get(4)?).unwrap_or(0);
+    k.max_ns = u(r.get(5)?).unwrap_or(0);
+    if boundary.is_some() {
+        k.prefill = prefill;
+        k.decode = n.saturating_sub(prefill);
     }
-    Ok(c)
+    k.resources = Resources {
+        vgpr_count: u(r.get(15)?),
+        accum_vgpr_count: u(r.get(16)?),
+        sgpr_count: u(r.get(17)?),
+        lds_bytes: u(r.get(9)?),
+        scratch_bytes: u(r.get(10)?),
+    };
+    k.agent = agent_id.map(|a| {
+        agents_by_id
+            .get(&(guid.clone(), a))
+            .cloned()
+            .unwrap_or_else(|| a.to_string())
+    });
+    k.first = At {
+        line: None,
+        member: format!("rocpd_kernel_dispatch id={}", r.get::<_, i64>(6)?),
+    };
+    Ok(k)
 }

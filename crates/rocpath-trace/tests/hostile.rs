@@ -72,3 +72,32 @@ fn csv_fuzz_seeds() {
     assert!(names.contains(&"a \"b\", c\nd"), "{names:?}");
     assert!(names.contains(&"e"), "{names:?}");
 }
+
+#[test]
+fn unreadable_traces_are_typed_errors_with_their_line() {
+    let dir = tempfile::tempdir().unwrap();
+    let json = dir.path().join("1_results.json");
+    std::fs::write(&json, "{\n  \"metadata\": {},\n  oops\n}\n").unwrap();
+    let csv = dir.path().join("2_kernel_trace.csv");
+    std::fs::write(&csv, "\"Domain\",\"Function\"\n\"HIP\",\"hipMalloc\"\n").unwrap();
+    let d = discover(&[json.clone(), csv.clone()]);
+    assert_eq!(d.inputs.len(), 2, "{:?}", d.errors);
+    let e = read_input(&d.inputs[0], None).unwrap_err();
+    assert!(matches!(e, InputError::Json { .. }), "{e:?}");
+    assert_eq!((e.path(), e.line()), (json.as_path(), Some(3)));
+    assert!(
+        e.message().starts_with("not a rocprofv3 JSON document ("),
+        "{e}"
+    );
+    assert!(e.message().contains("-f json"), "{e}");
+    let e = read_input(&d.inputs[1], None).unwrap_err();
+    assert!(matches!(e, InputError::Csv { .. }), "{e:?}");
+    assert_eq!((e.path(), e.line()), (csv.as_path(), Some(1)));
+    assert_eq!(
+        e.to_string(),
+        format!(
+            "{}: line 1: not a rocprofv3 kernel trace: no Kernel_Name column",
+            csv.display()
+        )
+    );
+}

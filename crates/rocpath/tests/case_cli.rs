@@ -375,3 +375,115 @@ fn run_errors_and_unknown_knobs() {
         .unwrap();
     assert_eq!(out.status.code(), Some(2));
 }
+
+#[test]
+fn unreadable_inputs_name_their_file_and_line() {
+    let t = tempfile::tempdir().unwrap();
+    let case = t.path().join("c");
+    std::fs::create_dir(&case).unwrap();
+    let meta = case.join("case.json");
+    std::fs::write(&meta, "{\n  oops\n}\n").unwrap();
+    std::fs::write(case.join("stderr.log"), LOG).unwrap();
+    let out = rocpath()
+        .args(["--json", "case", "read"])
+        .arg(&case)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v["cases"].as_array().unwrap().len(), 1, "the logs are read");
+    let e = &v["errors"][0];
+    assert_eq!(e["path"], meta.display().to_string());
+    assert_eq!(e["line"], 2);
+    assert!(e.get("offset").is_none(), "{e}");
+    let msg = e["message"].as_str().unwrap();
+    assert!(
+        msg.starts_with("not the runner's case.json record ("),
+        "{msg}"
+    );
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains(&format!("error: {}: {msg}\n", meta.display())),
+        "{stderr}"
+    );
+    // The runner's errors say what to do, once (no cause repeated after the message).
+    let file = t.path().join("file");
+    std::fs::write(&file, "").unwrap();
+    let out = rocpath()
+        .args(["case", "run", "x", "--out"])
+        .arg(&file)
+        .args(["--", "true"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.starts_with(&format!("error: {}: ", file.join("x").display())),
+        "{stderr}"
+    );
+    assert_eq!(stderr.matches("os error").count(), 1, "{stderr}");
+    let out = rocpath()
+        .args(["case", "run", "c", "--out"])
+        .arg(t.path())
+        .args(["--", "true"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        String::from_utf8_lossy(&out.stderr)
+            .contains("case folder exists and is not empty; choose another case name"),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
+#[test]
+fn trace_and_lane_errors_are_typed() {
+    let t = tempfile::tempdir().unwrap();
+    let json = t.path().join("1_results.json");
+    std::fs::write(&json, "{\n\n  oops\n}\n").unwrap();
+    let out = rocpath()
+        .args(["--json", "trace"])
+        .arg(&json)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let e = &v["errors"][0];
+    assert_eq!(e["path"], json.display().to_string());
+    assert_eq!(e["line"], 3);
+    assert!(
+        e["message"]
+            .as_str()
+            .unwrap()
+            .starts_with("not a rocprofv3 JSON document ("),
+        "{e}"
+    );
+    // A missing --generate file is one error, its cause said once.
+    let out = rocpath()
+        .args(["trace", "--generate"])
+        .arg(t.path().join("gone.json"))
+        .arg(&json)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.starts_with(&format!(
+            "error: {}: ",
+            t.path().join("gone.json").display()
+        )),
+        "{stderr}"
+    );
+    assert_eq!(stderr.matches("os error").count(), 1, "{stderr}");
+    let out = rocpath()
+        .args(["lanes", "run", "--lane", "a=sh -c 'x", "--out"])
+        .arg(t.path().join("lanes"))
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert_eq!(
+        String::from_utf8_lossy(&out.stderr),
+        "error: unterminated ' in \"sh -c 'x\" (opened at byte 6); close it\n"
+    );
+}

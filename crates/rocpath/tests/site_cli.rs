@@ -67,3 +67,33 @@ fn serving_a_ledger_uses_a_private_folder_removed_on_exit() {
     assert_eq!(status.code(), Some(0));
     assert!(!private.exists(), "{} left behind", private.display());
 }
+
+#[test]
+fn a_site_that_cannot_be_written_is_one_error_naming_the_folder() {
+    let t = tempfile::tempdir().unwrap();
+    let ledger = t.path().join("ledger");
+    assert!(
+        Command::new(BIN)
+            .args(["ledger", "init"])
+            .arg(&ledger)
+            .status()
+            .unwrap()
+            .success()
+    );
+    let file = t.path().join("file");
+    std::fs::write(&file, "").unwrap();
+    let out = Command::new(BIN)
+        .args(["site", "build"])
+        .arg(&ledger)
+        .arg("-o")
+        .arg(file.join("site"))
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains(&format!("error: {}: ", file.join("site").display())),
+        "{stderr}"
+    );
+    assert_eq!(stderr.matches("os error").count(), 1, "{stderr}");
+}

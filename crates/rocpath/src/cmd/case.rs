@@ -4,7 +4,7 @@ use crate::cli::{CaseArgs, CaseCommand, CaseReadArgs, CaseRunArgs, CaseTableArgs
 use crate::output::{Printer, Status};
 use rocpath_case::meta::GpuInfo;
 use rocpath_case::run::{Knob, RunOptions};
-use rocpath_case::{CaseReport, SCHEMA, TABLE_SCHEMA};
+use rocpath_case::{CaseError, CaseReport, SCHEMA, TABLE_SCHEMA};
 use serde::Serialize;
 
 pub fn run(a: CaseArgs, p: &Printer) -> anyhow::Result<Status> {
@@ -15,10 +15,26 @@ pub fn run(a: CaseArgs, p: &Printer) -> anyhow::Result<Status> {
     }
 }
 
+/// An input that could not be read, in `errors[]`.
 #[derive(Serialize)]
 struct ErrorItem {
     path: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    line: Option<u64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    offset: Option<u64>,
     message: String,
+}
+
+impl From<&CaseError> for ErrorItem {
+    fn from(e: &CaseError) -> ErrorItem {
+        ErrorItem {
+            path: e.path().display().to_string(),
+            line: e.line(),
+            offset: e.offset(),
+            message: e.message(),
+        }
+    }
 }
 
 #[derive(Serialize)]
@@ -27,15 +43,7 @@ struct Doc<'a> {
     errors: Vec<ErrorItem>,
 }
 
-fn error_item(msg: &str) -> ErrorItem {
-    let (path, message) = msg.split_once(": ").unwrap_or(("", msg));
-    ErrorItem {
-        path: path.to_string(),
-        message: message.to_string(),
-    }
-}
-
-fn status_of(reports: &[CaseReport], errors: &[String]) -> Status {
+fn status_of(reports: &[CaseReport], errors: &[CaseError]) -> Status {
     if !errors.is_empty() {
         Status::Error
     } else if reports.iter().any(|r| r.outcome.kind.is_failure()) {
@@ -48,7 +56,7 @@ fn status_of(reports: &[CaseReport], errors: &[String]) -> Status {
 fn print_reports(
     p: &Printer,
     reports: &[CaseReport],
-    errors: &[String],
+    errors: &[CaseError],
     markdown: bool,
 ) -> anyhow::Result<Status> {
     for e in errors {
@@ -59,7 +67,7 @@ fn print_reports(
             SCHEMA,
             &Doc {
                 cases: reports,
-                errors: errors.iter().map(|e| error_item(e)).collect(),
+                errors: errors.iter().map(ErrorItem::from).collect(),
             },
         )?;
     } else {
@@ -92,7 +100,7 @@ fn read(a: CaseReadArgs, p: &Printer) -> anyhow::Result<Status> {
                     errors.extend(e);
                 }
             }
-            Err(e) => errors.push(e.to_string()),
+            Err(e) => errors.push(e),
         }
     }
     print_reports(p, &reports, &errors, a.markdown)
@@ -100,7 +108,7 @@ fn read(a: CaseReadArgs, p: &Printer) -> anyhow::Result<Status> {
 
 fn table(a: CaseTableArgs, p: &Printer) -> anyhow::Result<Status> {
     super::check_paths(std::slice::from_ref(&a.dir))?;
-    let sources = rocpath_case::discover(&a.dir).map_err(anyhow::Error::msg)?;
+    let sources = rocpath_case::discover(&a.dir)?;
     let mut rows = Vec::new();
     let mut errors = Vec::new();
     for src in &sources {
@@ -121,7 +129,7 @@ fn table(a: CaseTableArgs, p: &Printer) -> anyhow::Result<Status> {
             TABLE_SCHEMA,
             &TableDoc {
                 rows: &rows,
-                errors: errors.iter().map(|e| error_item(e)).collect(),
+                errors: errors.iter().map(ErrorItem::from).collect(),
             },
         )?;
     } else if a.tsv {
@@ -171,7 +179,7 @@ fn run_case(a: CaseRunArgs, p: &Printer) -> anyhow::Result<Status> {
         drain_timeout: std::time::Duration::from_secs(5),
         env: Vec::new(),
     };
-    let res = rocpath_case::run::run(opts).map_err(anyhow::Error::msg)?;
+    let res = rocpath_case::run::run(opts)?;
     p.note(&format!(
         "case {} recorded in {} (status {}{})",
         res.meta.name.clone().unwrap_or_default(),
@@ -187,7 +195,7 @@ fn run_case(a: CaseRunArgs, p: &Printer) -> anyhow::Result<Status> {
             })
             .unwrap_or_default()
     ));
-    let src = rocpath_case::case_source(&res.dir).map_err(anyhow::Error::msg)?;
+    let src = rocpath_case::case_source(&res.dir)?;
     let (report, errors) = rocpath_case::read_case(&src);
     print_reports(p, std::slice::from_ref(&report), &errors, false)?;
     Ok(if !errors.is_empty() || res.meta.status == "spawn_failed" {

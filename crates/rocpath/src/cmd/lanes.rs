@@ -65,36 +65,45 @@ fn summarize(a: LanesSummarizeArgs, p: &Printer) -> anyhow::Result<Status> {
     print(p, &s, None, &errors)
 }
 
-fn run_lanes(a: LanesRunArgs, p: &Printer) -> anyhow::Result<Status> {
-    let lanes = a
-        .lanes
-        .iter()
-        .map(|l| rocpath_lanes::run::lane_spec(l).map_err(anyhow::Error::msg))
-        .collect::<anyhow::Result<Vec<_>>>()?;
-    let source = match (&a.metric_json, &a.metric_regex) {
+/// Where a command lane's metric comes from: `--metric-json`, `--metric-regex`, else the wall
+/// time.
+fn metric_source(a: &LanesRunArgs) -> anyhow::Result<MetricSource> {
+    Ok(match (&a.metric_json, &a.metric_regex) {
         (Some(f), _) => MetricSource::Json(f.clone()),
         (None, Some(r)) => MetricSource::Regex(
             regex::Regex::new(r).map_err(|e| anyhow::anyhow!("--metric-regex: {e}"))?,
         ),
         _ => MetricSource::Wall,
+    })
+}
+
+/// The shared Ollama request, with `--ollama URL`.
+fn ollama_base(a: &LanesRunArgs) -> anyhow::Result<Option<OllamaBase>> {
+    let Some(url) = &a.ollama else {
+        return Ok(None);
     };
-    let ollama = match &a.ollama {
-        Some(url) => {
-            let options = match serde_json::from_str::<serde_json::Value>(&a.options) {
-                Ok(serde_json::Value::Object(m)) => m,
-                _ => anyhow::bail!("--options must be a JSON object"),
-            };
-            Some(OllamaBase {
-                url: url.clone(),
-                model: a.model.clone(),
-                prompt: a.prompt.clone(),
-                options,
-                keep_alive: a.keep_alive.clone(),
-                timeout: std::time::Duration::from_secs(a.timeout),
-            })
-        }
-        None => None,
+    let options = match serde_json::from_str::<serde_json::Value>(&a.options) {
+        Ok(serde_json::Value::Object(m)) => m,
+        _ => anyhow::bail!("--options must be a JSON object"),
     };
+    Ok(Some(OllamaBase {
+        url: url.clone(),
+        model: a.model.clone(),
+        prompt: a.prompt.clone(),
+        options,
+        keep_alive: a.keep_alive.clone(),
+        timeout: std::time::Duration::from_secs(a.timeout),
+    }))
+}
+
+fn run_lanes(a: LanesRunArgs, p: &Printer) -> anyhow::Result<Status> {
+    let lanes = a
+        .lanes
+        .iter()
+        .map(|l| rocpath_lanes::run::lane_spec(l))
+        .collect::<Result<Vec<_>, _>>()?;
+    let source = metric_source(&a)?;
+    let ollama = ollama_base(&a)?;
     let m = match &a.metric {
         Some(s) => metric(s)?,
         None if ollama.is_some() => Metric::EvalRate,
@@ -118,7 +127,7 @@ fn run_lanes(a: LanesRunArgs, p: &Printer) -> anyhow::Result<Status> {
         tool_version: env!("CARGO_PKG_VERSION").into(),
         progress: None,
     };
-    let outcome = rocpath_lanes::run::run(&cfg, m.clone()).map_err(anyhow::Error::msg)?;
+    let outcome = rocpath_lanes::run::run(&cfg, m.clone())?;
     if outcome.interrupted {
         p.note("interrupted: the lane files hold the runs done so far");
     }

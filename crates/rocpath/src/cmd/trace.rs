@@ -5,10 +5,23 @@ use crate::output::{Printer, Status};
 use rocpath_trace::PhaseRequest;
 use serde::Serialize;
 
+/// An input that could not be read, in `errors[]`.
 #[derive(Serialize)]
 struct ErrorItem {
     path: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    line: Option<u64>,
     message: String,
+}
+
+impl From<&rocpath_trace::InputError> for ErrorItem {
+    fn from(e: &rocpath_trace::InputError) -> ErrorItem {
+        ErrorItem {
+            path: e.path().display().to_string(),
+            line: e.line(),
+            message: e.message(),
+        }
+    }
 }
 
 #[derive(Serialize)]
@@ -65,19 +78,12 @@ pub fn run(a: TraceArgs, p: &Printer) -> anyhow::Result<Status> {
         p.error_text(&format!("error: {e}\n"));
     }
     if p.global.json {
-        let errs = errors
-            .iter()
-            .map(|e| ErrorItem {
-                path: e.path().display().to_string(),
-                message: e.message(),
-            })
-            .collect();
         p.json(
             rocpath_trace::SCHEMA,
             &Doc {
                 report: &report,
                 notes: &notes,
-                errors: errs,
+                errors: errors.iter().map(ErrorItem::from).collect(),
             },
         )?;
     } else if a.tsv {

@@ -194,12 +194,14 @@ fn main() {
         }
         return;
     }
-    if std::env::var_os("PER_SOLVER").is_some() {
+    if let Some(v) = std::env::var_os("PER_SOLVER") {
+        // PER_SOLVER=N: the first N problems (200 when not a number).
+        let n = v.to_str().and_then(|v| v.parse().ok()).unwrap_or(200).min(ps.len());
         let mut times: Vec<(f64, &str)> = Vec::new();
         for s in &model.solvers {
             let Some(f) = s.is_applicable else { continue };
             let t = Instant::now();
-            for p in &ps[..200] {
+            for p in &ps[..n] {
                 let inp = Input {
                     problem: p,
                     device: &dev,
@@ -209,7 +211,7 @@ fn main() {
                 };
                 let _ = ev.solver_fn(s, f, &inp, false);
             }
-            times.push((t.elapsed().as_secs_f64() / 200.0 * 1e6, &s.name));
+            times.push((t.elapsed().as_secs_f64() / n as f64 * 1e6, &s.name));
         }
         times.sort_by(|a, b| b.0.total_cmp(&a.0));
         for (t, n) in times.iter().take(15) {

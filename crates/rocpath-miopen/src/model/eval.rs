@@ -557,7 +557,7 @@ impl RVal {
 
 enum Node {
     Leaf(Outcome),
-    /// A read (by id) and, per value id read, the next node.
+    /// A read (by id) and, per value id read (sorted by value id), the next node.
     Read {
         read: u32,
         next: Vec<(u32, u32)>,
@@ -697,9 +697,9 @@ fn memo_solver<'v>(
             }
             Node::Read { read, next } => {
                 let v = memo.value(&mut run, *read);
-                match next.iter().find(|(x, _)| *x == v) {
-                    Some((_, n)) => at = *n as usize,
-                    None => break,
+                match next.binary_search_by_key(&v, |&(x, _)| x) {
+                    Ok(k) => at = next[k].1 as usize,
+                    Err(_) => break,
                 }
             }
         }
@@ -759,10 +759,10 @@ fn insert(trie: &mut Vec<Node>, reads: &[(u32, u32)], outcome: Outcome) {
                     // means the evaluation was not deterministic in its reads: not cached.
                     return;
                 }
-                match next.iter().find(|(x, _)| *x == v) {
-                    Some((_, nx)) => at = *nx as usize,
-                    None => {
-                        next.push((v, n));
+                match next.binary_search_by_key(&v, |&(x, _)| x) {
+                    Ok(k) => at = next[k].1 as usize,
+                    Err(k) => {
+                        next.insert(k, (v, n));
                         at = n as usize;
                     }
                 }
@@ -831,6 +831,11 @@ impl<'e, 'm> Run<'e, 'm> {
     /// Records a problem value read, when a memo asks.
     fn note(&mut self, kind: ReadKind, name: &str, v: &Val<'m>) {
         if let Some(reads) = &mut self.reads {
+            // A problem value is the same however often it is read (a loop reads it on
+            // every pass): the memo's key keeps its first read only.
+            if reads.iter().any(|(r, _)| r.kind == kind && &*r.name == name) {
+                return;
+            }
             reads.push((
                 Read {
                     kind,

@@ -21,6 +21,7 @@ const FAMILIES: &[&str] = &[
     "provenance",
     "ledger",
     "site",
+    "survey",
 ];
 /// String literals of those families that name files, not rules.
 const FILE_EXTENSIONS: &[&str] = &["json", "html", "toml", "md", "txt", "tsv", "log"];

@@ -113,7 +113,8 @@ fn verdicts(out: &mut String, s: &Survey) {
         for v in s.verdicts.iter().filter(|v| !v.fallbacks.is_empty()) {
             let _ = writeln!(out, "  device {} × {}:", v.device, v.install);
             for f in &v.fallbacks {
-                let lib = crate::short_library(&shown(s, &f.library));
+                let lib = shown(s, &f.library);
+                let lib = crate::short_library(lib.trim_end_matches(" (Tensile library)"));
                 let _ = writeln!(out, "    - {lib}: {} [{}]", shown(s, &f.then), f.evidence.class.as_str());
             }
         }

@@ -88,20 +88,21 @@ pub fn read(root: &Root, rocminfo: Option<&Rocminfo>, errors: &mut Vec<SurveyErr
                 line,
                 what: p.message,
             },
-            None => SurveyError::Io {
+            None => SurveyError::Unusable {
                 path: p.path,
-                source: std::io::Error::other(p.message),
+                what: p.message,
             },
         });
     }
-    let ri: Vec<Device> = rocminfo
+    let mut ri: Vec<Device> = rocminfo
         .map(|r| device::parse_rocminfo(&r.text, &r.source))
         .unwrap_or_default();
+    ri.retain(|d| rocpath_arch::target(&d.target.processor).is_some());
     if let Some(r) = rocminfo.filter(|r| !r.text.trim().is_empty() && ri.is_empty()) {
         errors.push(SurveyError::Malformed {
             path: r.source.clone().into(),
             line: 1,
-            what: "no GPU agent in this rocminfo output (no `Agent N` block with `Device Type: GPU` and a gfx name)".into(),
+            what: "no GPU agent in this rocminfo output (no `Agent N` block with `Device Type: GPU` and a gfx target LLVM knows); the devices come from the KFD topology alone".into(),
         });
     }
     if topo.devices.is_empty() {
@@ -117,12 +118,12 @@ pub fn read(root: &Root, rocminfo: Option<&Rocminfo>, errors: &mut Vec<SurveyErr
         .enumerate()
         .map(|(i, d)| merge(i, d, ri.get(i)))
         .collect();
-    if ri.len() > out.len() {
+    let kfd_n = out.len();
+    if ri.len() > kfd_n {
         if let Some(first) = out.first_mut() {
             first.notes.push(format!(
-                "rocminfo lists {} GPU agents, the KFD topology {}: the extra agents are left out",
+                "rocminfo lists {} GPU agents, the KFD topology {kfd_n}: the extra agents are left out",
                 ri.len(),
-                out.len()
             ));
         }
     }

@@ -22,6 +22,14 @@ pub enum SurveyError {
         /// Where the chain starts.
         path: PathBuf,
     },
+    /// A file that was read but cannot be used as a whole.
+    #[error("{what}")]
+    Unusable {
+        /// The file.
+        path: PathBuf,
+        /// What is wrong, and what is done about it.
+        what: String,
+    },
     /// A line of a text file (mountinfo, a systemd unit, /etc/environment, KFD properties)
     /// that does not have the expected form.
     #[error("{what}; the line is skipped")]
@@ -49,7 +57,9 @@ pub struct ErrorItem {
 impl From<&SurveyError> for ErrorItem {
     fn from(e: &SurveyError) -> Self {
         let (path, line) = match e {
-            SurveyError::Io { path, .. } | SurveyError::SymlinkLoop { path } => (path, None),
+            SurveyError::Io { path, .. }
+            | SurveyError::SymlinkLoop { path }
+            | SurveyError::Unusable { path, .. } => (path, None),
             SurveyError::Malformed { path, line, .. } => (path, Some(*line)),
         };
         ErrorItem {

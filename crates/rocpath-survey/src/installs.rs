@@ -234,16 +234,7 @@ fn rocm_trees(w: &mut Walker<'_>, depth: usize, out: &mut Vec<Install>) {
 
 /// Names in a machine folder, sorted; nothing when it is absent or unreadable.
 fn list(w: &mut Walker<'_>, dir: &Path) -> Vec<String> {
-    let mut names = Vec::new();
-    w.reset_seen();
-    w.walk(dir, 1, &mut |it| {
-        if it.depth == 1 {
-            names.push(it.name());
-        }
-        Visit::Descend
-    });
-    names.sort();
-    names
+    w.list(dir)
 }
 
 fn rocm_name(name: &str) -> bool {

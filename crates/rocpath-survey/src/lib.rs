@@ -219,13 +219,9 @@ pub struct Survey {
 /// The homes of a machine: `/root` and every folder in `/home`.
 fn homes(w: &mut walk::Walker<'_>) -> Vec<PathBuf> {
     let mut out = vec![PathBuf::from("/root")];
-    w.reset_seen();
-    w.walk(Path::new("/home"), 1, &mut |it| {
-        if it.depth == 1 && it.is_dir {
-            out.push(it.inside.clone());
-        }
-        walk::Visit::Descend
-    });
+    for name in w.list(Path::new("/home")) {
+        out.push(Path::new("/home").join(name));
+    }
     out
 }
 

@@ -101,7 +101,7 @@ pub struct Verdict {
 /// Whether a device is visible to a scope's programs: `Err` names the variable that hides it;
 /// `Ok(Some(note))` when a list names devices by UUID, which this survey cannot match.
 fn visibility(env: &Env, scope: &str, index: usize) -> Result<Option<String>, String> {
-    let list = |name: &str| env.get(scope, name).map(|v| (name, v.value.clone()));
+    let list = |name: &'static str| env.get(scope, name).map(|v| (name, v.value.clone()));
     let mut pos = index;
     if let Some((name, v)) = list("ROCR_VISIBLE_DEVICES") {
         let ids: Vec<&str> = v.split(',').map(str::trim).filter(|s| !s.is_empty()).collect();
@@ -157,7 +157,7 @@ pub fn verdict(d: &SurveyDevice, install: &Install, inv: &Inventory, env: &Env, 
     }
     let native_all = !code.is_empty() && code.iter().all(|l| l.verdict == LibVerdict::Runs);
     let n = &v.libraries;
-    let (outcome, class, rule, why) = if let Err(var) = vis {
+    let (outcome, class, rule, why) = if let Err(var) = &vis {
         (Outcome::Hidden, Class::Inferred, rules::HIDDEN, format!("{var} in {scope} hides device {}", d.index))
     } else if code.is_empty() && v.check.libraries.is_empty() {
         let why = match install.build.as_deref() {
@@ -167,19 +167,19 @@ pub fn verdict(d: &SurveyDevice, install: &Install, inv: &Inventory, env: &Env, 
         (Outcome::NoGpuCode, Class::Confirmed, rules::NO_GPU_CODE, why)
     } else if n.runs > 0 && n.runs == code.len() {
         if ov.is_some() && !native_all {
-            (Outcome::RunsWithOverride, Class::Inferred, rules::RUNS_WITH_OVERRIDE, format!("all {} libraries load as {eff_proc} (the override), not all as {}", n.runs, d.device.target.processor))
+            (Outcome::RunsWithOverride, Class::Inferred, rules::RUNS_WITH_OVERRIDE, format!("{} load as {eff_proc} (the override), not all as {}", libs(n.runs), d.device.target.processor))
         } else {
-            (Outcome::Runs, Class::Inferred, rules::RUNS, format!("all {} libraries load on {}", n.runs, if ov.is_some() { eff_proc.clone() } else { target.clone() }))
+            (Outcome::Runs, Class::Inferred, rules::RUNS, format!("{} load on {}", libs(n.runs), if ov.is_some() { eff_proc.clone() } else { target.clone() }))
         }
     } else if n.runs > 0 {
         (Outcome::Partial, Class::Inferred, rules::PARTIAL, format!("{} of {} libraries load on {eff_proc}; {} have no code for it, {} depend on a device setting", n.runs, code.len(), n.no_code, n.depends))
     } else if n.depends > 0 {
-        (Outcome::Depends, Class::Unresolved, rules::DEPENDS, format!("{} libraries have code that loads only with a device setting not known here (xnack)", n.depends))
+        (Outcome::Depends, Class::Unresolved, rules::DEPENDS, format!("{} with code that loads only with a device setting not known here (xnack)", libs(n.depends)))
     } else if code.is_empty() {
         (Outcome::NoCode, Class::Confirmed, rules::NO_CODE, format!("no host library with GPU code; only {} Tensile/MIOpen files", v.check.libraries.len()))
     } else {
         let limited = code.iter().any(|l| l.evidence.class == Class::Limited);
-        (Outcome::NoCode, if limited { Class::Limited } else { Class::Confirmed }, rules::NO_CODE, format!("none of {} libraries has code for {eff_proc}", code.len()))
+        (Outcome::NoCode, if limited { Class::Limited } else { Class::Confirmed }, rules::NO_CODE, format!("no code for {eff_proc} in {}", libs(code.len())))
     };
     let why = match vis {
         Ok(Some(note)) => format!("{why}; {note}"),
@@ -194,6 +194,11 @@ pub fn verdict(d: &SurveyDevice, install: &Install, inv: &Inventory, env: &Env, 
         v.fallbacks = fallbacks(&v, install, &eff_proc, env, user_dbs);
     }
     v
+}
+
+/// `1 library`, `2 libraries`.
+fn libs(n: usize) -> String {
+    if n == 1 { "1 library".into() } else { format!("{n} libraries") }
 }
 
 fn fallback(library: &str, then: String, class: Class, rule: &str, at: &str) -> Fallback {

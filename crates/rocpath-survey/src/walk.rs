@@ -133,6 +133,32 @@ impl<'a> Walker<'a> {
         })
     }
 
+    /// The names in a machine folder, sorted (nothing when it is absent or skipped; an
+    /// unreadable folder is recorded). Reads one level, so no depth limit is met.
+    pub fn list(&mut self, dir: &Path) -> Vec<String> {
+        let saved = std::mem::take(&mut self.seen);
+        let it = self.item(dir, 0);
+        self.seen = saved;
+        let Some(it) = it.filter(|it| it.is_dir) else {
+            return Vec::new();
+        };
+        let mut names: Vec<String> = match std::fs::read_dir(&it.host) {
+            Ok(rd) => rd
+                .filter_map(|e| e.ok())
+                .map(|e| e.file_name().to_string_lossy().into_owned())
+                .collect(),
+            Err(source) => {
+                self.errors.push(SurveyError::Io {
+                    path: it.host.clone(),
+                    source,
+                });
+                Vec::new()
+            }
+        };
+        names.sort();
+        names
+    }
+
     /// Walks from the machine path `start` down to `max_depth` levels, calling `f` for every
     /// folder and file (a folder's answer decides whether the walk goes into it).
     pub fn walk(&mut self, start: &Path, max_depth: usize, f: &mut dyn FnMut(&Item) -> Visit) {

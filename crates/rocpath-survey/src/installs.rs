@@ -84,10 +84,10 @@ const ROCM_LIBS: &[&str] = &[
     "librocblas", "libhipblas", "libhipblaslt", "libMIOpen", "librocsparse", "libhipsparse",
     "librocfft", "libhipfft", "librocrand", "libhiprand", "librocsolver", "libhipsolver",
     "librccl", "libamdhip64", "libhsa-runtime64", "libhipsparselt", "libhiptensor",
-    "libmigraphx", "librocalution", "libggml-hip", "libgloo_hip", "libck_", "libdevice_",
+    "libmigraphx", "librocalution", "libgloo_hip", "libck_", "libdevice_",
 ];
 /// Folders in distribution library folders that belong to ROCm libraries.
-const ROCM_DIRS: &[&str] = &["rocblas", "hipblaslt", "miopen", "rocm", "hipsparselt", "ggml"];
+const ROCM_DIRS: &[&str] = &["rocblas", "hipblaslt", "miopen", "rocm", "hipsparselt"];
 /// Folders never holding GPU code worth a look.
 const PRUNE: &[&str] = &[
     "llvm", "cmake", "pkgconfig", "include", "__pycache__", "doc", "docs", "man", "test",

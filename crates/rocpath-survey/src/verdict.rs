@@ -172,11 +172,19 @@ pub fn verdict(d: &SurveyDevice, install: &Install, inv: &Inventory, env: &Env, 
             (Outcome::Runs, Class::Inferred, rules::RUNS, format!("{} load on {}", libs(n.runs), if ov.is_some() { eff_proc.clone() } else { target.clone() }))
         }
     } else if n.runs > 0 {
-        (Outcome::Partial, Class::Inferred, rules::PARTIAL, format!("{} of {} libraries load on {eff_proc}; {} have no code for it, {} depend on a device setting", n.runs, code.len(), n.no_code, n.depends))
+        (Outcome::Partial, Class::Inferred, rules::PARTIAL, format!("{} of {} load on {eff_proc}; no code in {}, {} depend on a device setting", n.runs, libs(code.len()), n.no_code, n.depends))
     } else if n.depends > 0 {
         (Outcome::Depends, Class::Unresolved, rules::DEPENDS, format!("{} with code that loads only with a device setting not known here (xnack)", libs(n.depends)))
     } else if code.is_empty() {
-        (Outcome::NoCode, Class::Confirmed, rules::NO_CODE, format!("no host library with GPU code; only {} Tensile/MIOpen files", v.check.libraries.len()))
+        // Only Tensile folders or MIOpen databases (a Tensile path variable's folder).
+        let data = &v.check.libraries;
+        let ok = data.iter().filter(|l| eff(l) == LibVerdict::Runs).count();
+        let why = format!("{ok} of {} Tensile/MIOpen folders have files for {eff_proc} (no host library here)", data.len());
+        if ok > 0 {
+            (Outcome::Runs, Class::Inferred, rules::RUNS, why)
+        } else {
+            (Outcome::NoCode, Class::Inferred, rules::NO_CODE, why)
+        }
     } else {
         let limited = code.iter().any(|l| l.evidence.class == Class::Limited);
         (Outcome::NoCode, if limited { Class::Limited } else { Class::Confirmed }, rules::NO_CODE, format!("no code for {eff_proc} in {}", libs(code.len())))

@@ -128,7 +128,10 @@ pub fn read_kfd(nodes: &Path) -> KfdTopology {
     };
     let mut dirs: Vec<_> = rd.filter_map(|e| e.ok()).map(|e| e.path()).collect();
     dirs.sort_by_key(|d| {
-        let n = d.file_name().and_then(|n| n.to_str()).and_then(|n| n.parse::<u64>().ok());
+        let n = d
+            .file_name()
+            .and_then(|n| n.to_str())
+            .and_then(|n| n.parse::<u64>().ok());
         (n.unwrap_or(u64::MAX), d.clone())
     });
     for d in dirs {
@@ -180,7 +183,9 @@ fn kfd_node(d: &Path, path: &Path, props: &str, out: &mut KfdTopology) {
         out.problems.push(KfdProblem {
             path: path.to_path_buf(),
             line: None,
-            message: format!("gfx_target_version {v} names no gfx target LLVM knows; the node is left out"),
+            message: format!(
+                "gfx_target_version {v} names no gfx target LLVM knows; the node is left out"
+            ),
         });
         return;
     };
@@ -252,7 +257,11 @@ mod tests {
         .unwrap();
         let n2 = dir.join("2");
         std::fs::create_dir_all(&n2).unwrap();
-        std::fs::write(n2.join("properties"), "gfx_target_version 999999\nsimd_count x\n").unwrap();
+        std::fs::write(
+            n2.join("properties"),
+            "gfx_target_version 999999\nsimd_count x\n",
+        )
+        .unwrap();
         let t = read_kfd(&dir);
         let d = read_kfd_topology(&dir);
         std::fs::remove_dir_all(&dir).unwrap();

@@ -590,7 +590,11 @@ pub fn survey_rows(o: &Observation) -> Vec<SurveyRow> {
         .get("observed")
         .and_then(|v| str_of(v, "host"))
         .unwrap_or_default();
-    let host = if root == "/" { host.to_string() } else { format!("{host}:{root}") };
+    let host = if root == "/" {
+        host.to_string()
+    } else {
+        format!("{host}:{root}")
+    };
     d.get("verdicts")
         .and_then(Value::as_array)
         .into_iter()
@@ -614,7 +618,9 @@ pub fn survey_rows(o: &Observation) -> Vec<SurveyRow> {
                     .and_then(Value::as_array)
                     .into_iter()
                     .flatten()
-                    .filter_map(|f| Some(format!("{}: {}", str_of(f, "library")?, str_of(f, "then")?)))
+                    .filter_map(|f| {
+                        Some(format!("{}: {}", str_of(f, "library")?, str_of(f, "then")?))
+                    })
                     .collect(),
                 target,
             }
@@ -777,9 +783,15 @@ mod tests {
         }));
         let r = survey_rows(&o);
         assert_eq!(r.len(), 1);
-        assert_eq!((r[0].host.as_str(), r[0].processor.as_str()), ("vega", "gfx900"));
+        assert_eq!(
+            (r[0].host.as_str(), r[0].processor.as_str()),
+            ("vega", "gfx900")
+        );
         assert_eq!(r[0].fallbacks, ["rocblas/library: rocBLAS fails"]);
-        assert_eq!(processors_of(&o).into_iter().collect::<Vec<_>>(), ["gfx900"]);
+        assert_eq!(
+            processors_of(&o).into_iter().collect::<Vec<_>>(),
+            ["gfx900"]
+        );
     }
 
     #[test]

@@ -48,7 +48,12 @@ fn variables(out: &mut String, s: &Survey) {
             Some(l) => format!("{}:{l}", shown(s, &v.source)),
             None => shown(s, &v.source),
         };
-        t.add_row(vec![Cell::new(&v.scope), Cell::new(&v.name), Cell::new(&v.value), Cell::new(at)]);
+        t.add_row(vec![
+            Cell::new(&v.scope),
+            Cell::new(&v.name),
+            Cell::new(&v.value),
+            Cell::new(at),
+        ]);
     }
     let _ = writeln!(out, "{t}\n");
 }
@@ -59,7 +64,9 @@ fn installs(out: &mut String, s: &Survey) {
         return;
     }
     let _ = writeln!(out, "Installs");
-    let mut t = table(&["install", "kind", "version", "scope", "files", "size", "path"]);
+    let mut t = table(&[
+        "install", "kind", "version", "scope", "files", "size", "path",
+    ]);
     for i in &s.installs {
         let version = match (&i.version, &i.build) {
             (Some(v), _) => v.clone(),
@@ -115,7 +122,12 @@ fn verdicts(out: &mut String, s: &Survey) {
             for f in &v.fallbacks {
                 let lib = shown(s, &f.library);
                 let lib = crate::short_library(lib.trim_end_matches(" (Tensile library)"));
-                let _ = writeln!(out, "    - {lib}: {} [{}]", shown(s, &f.then), f.evidence.class.as_str());
+                let _ = writeln!(
+                    out,
+                    "    - {lib}: {} [{}]",
+                    shown(s, &f.then),
+                    f.evidence.class.as_str()
+                );
             }
         }
         let _ = writeln!(out);
@@ -139,7 +151,12 @@ pub fn survey_table(s: &Survey) -> String {
         }
         let _ = writeln!(out);
     }
-    let _ = writeln!(out, "Answer: {} [{}]", shown(s, &s.answer.text), s.answer.evidence.class.as_str());
+    let _ = writeln!(
+        out,
+        "Answer: {} [{}]",
+        shown(s, &s.answer.text),
+        s.answer.evidence.class.as_str()
+    );
     out
 }
 
@@ -162,7 +179,10 @@ pub fn survey_errors(s: &Survey) -> String {
         } else {
             format!(" [{}]", e.container)
         };
-        let offset = e.offset.map(|o| format!(" at offset {o}")).unwrap_or_default();
+        let offset = e
+            .offset
+            .map(|o| format!(" at offset {o}"))
+            .unwrap_or_default();
         let _ = writeln!(out, "error: {}{container}{offset}: {}", e.path, e.message);
     }
     out

@@ -78,7 +78,11 @@ pub fn run_rocminfo(timeout: Duration) -> Option<Rocminfo> {
 }
 
 /// Reads the GPUs of the machine under `root`, with `rocminfo` output if given.
-pub fn read(root: &Root, rocminfo: Option<&Rocminfo>, errors: &mut Vec<SurveyError>) -> Vec<SurveyDevice> {
+pub fn read(
+    root: &Root,
+    rocminfo: Option<&Rocminfo>,
+    errors: &mut Vec<SurveyError>,
+) -> Vec<SurveyDevice> {
     let nodes = root.join(Path::new(KFD_NODES));
     let topo = device::read_kfd(&nodes);
     for p in topo.problems {
@@ -131,9 +135,13 @@ pub fn read(root: &Root, rocminfo: Option<&Rocminfo>, errors: &mut Vec<SurveyErr
 }
 
 fn from_rocminfo(index: usize, device: Device, source: &str) -> SurveyDevice {
-    let evidence = Evidence::new(Class::Confirmed, Proof::RuntimeVerified, rules::DEVICE_ROCMINFO)
-        .at(Locator::file(source))
-        .because(format!("rocminfo reports {}", device.target.canonical()));
+    let evidence = Evidence::new(
+        Class::Confirmed,
+        Proof::RuntimeVerified,
+        rules::DEVICE_ROCMINFO,
+    )
+    .at(Locator::file(source))
+    .because(format!("rocminfo reports {}", device.target.canonical()));
     SurveyDevice {
         index,
         device,
@@ -163,11 +171,16 @@ fn merge(index: usize, mut kfd: Device, ri: Option<&Device>) -> SurveyDevice {
         None => {}
     }
     if kfd.target.xnack == rocpath_arch::FeatureSetting::Any {
-        notes.push("xnack: the KFD properties do not state it; give rocminfo output to settle it".into());
+        notes.push(
+            "xnack: the KFD properties do not state it; give rocminfo output to settle it".into(),
+        );
     }
     let evidence = Evidence::new(Class::Confirmed, Proof::RuntimeVerified, rules::DEVICE_KFD)
         .at(Locator::file(format!("{path}/properties")))
-        .because(format!("the KFD topology reports {}", kfd.target.canonical()));
+        .because(format!(
+            "the KFD topology reports {}",
+            kfd.target.canonical()
+        ));
     SurveyDevice {
         index,
         device: kfd,

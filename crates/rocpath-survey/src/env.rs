@@ -98,7 +98,9 @@ impl Env {
             .filter_map(|(scope, name)| self.get(scope, name))
             .cloned()
             .collect();
-        out.sort_by(|a, b| (a.scope != SHELL, &a.scope, &a.name).cmp(&(b.scope != SHELL, &b.scope, &b.name)));
+        out.sort_by(|a, b| {
+            (a.scope != SHELL, &a.scope, &a.name).cmp(&(b.scope != SHELL, &b.scope, &b.name))
+        });
         out
     }
 }
@@ -125,22 +127,36 @@ fn variable_ranked(
         scope: scope.to_string(),
         source: file.to_string(),
         line,
-        evidence: Evidence::new(Class::Confirmed, Proof::ShippedArtifactVerified, rules::VARIABLE)
-            .at(loc)
-            .because(format!("{name}={value} is set for {scope}")),
+        evidence: Evidence::new(
+            Class::Confirmed,
+            Proof::ShippedArtifactVerified,
+            rules::VARIABLE,
+        )
+        .at(loc)
+        .because(format!("{name}={value} is set for {scope}")),
         rank,
     }
 }
 
 /// Reads the watched variables: `/etc/environment`, then `process` (this process's
 /// environment, on a live machine), then the systemd service units.
-pub fn read(root: &Root, process: Option<&[(String, String)]>, errors: &mut Vec<SurveyError>) -> Env {
+pub fn read(
+    root: &Root,
+    process: Option<&[(String, String)]>,
+    errors: &mut Vec<SurveyError>,
+) -> Env {
     let mut env = Env::default();
     let etc = root.join(Path::new("/etc/environment"));
     if let Ok(text) = std::fs::read_to_string(&etc) {
         for (line, k, v) in env_file(&text, &etc, errors) {
             if watched(&k) {
-                env.vars.push(variable(&k, &v, SHELL, &etc.display().to_string(), Some(line)));
+                env.vars.push(variable(
+                    &k,
+                    &v,
+                    SHELL,
+                    &etc.display().to_string(),
+                    Some(line),
+                ));
             }
         }
     }
@@ -183,11 +199,15 @@ fn units(root: &Root) -> BTreeMap<String, Vec<PathBuf>> {
             continue;
         }
         seen_dirs.push(host.clone());
-        let Ok(rd) = std::fs::read_dir(&host) else { continue };
+        let Ok(rd) = std::fs::read_dir(&host) else {
+            continue;
+        };
         for e in rd.flatten() {
             let name = e.file_name().to_string_lossy().into_owned();
             if let Some(unit) = name.strip_suffix(".d").filter(|u| u.ends_with(".service")) {
-                let Ok(confs) = std::fs::read_dir(e.path()) else { continue };
+                let Ok(confs) = std::fs::read_dir(e.path()) else {
+                    continue;
+                };
                 for c in confs.flatten() {
                     let cn = c.file_name().to_string_lossy().into_owned();
                     if cn.ends_with(".conf") {
@@ -211,7 +231,13 @@ fn units(root: &Root) -> BTreeMap<String, Vec<PathBuf>> {
 }
 
 /// Reads one unit file's `[Service]` `Environment=` and `EnvironmentFile=` settings.
-fn unit_file(root: &Root, path: &Path, unit: &str, into: &mut Vec<Variable>, errors: &mut Vec<SurveyError>) {
+fn unit_file(
+    root: &Root,
+    path: &Path,
+    unit: &str,
+    into: &mut Vec<Variable>,
+    errors: &mut Vec<SurveyError>,
+) {
     let Ok(text) = std::fs::read_to_string(path) else {
         return;
     };
@@ -238,7 +264,9 @@ fn unit_file(root: &Root, path: &Path, unit: &str, into: &mut Vec<Variable>, err
             }
             for w in words(v) {
                 match w.split_once('=') {
-                    Some((k, val)) if watched(k) => into.push(variable(k, val, unit, &file, Some(line))),
+                    Some((k, val)) if watched(k) => {
+                        into.push(variable(k, val, unit, &file, Some(line)))
+                    }
                     Some(_) => {}
                     None => errors.push(SurveyError::Malformed {
                         path: path.to_path_buf(),
@@ -253,7 +281,14 @@ fn unit_file(root: &Root, path: &Path, unit: &str, into: &mut Vec<Variable>, err
                 None => (false, v.trim()),
             };
             let host = root.resolve(Path::new(f)).map(|p| root.join(&p));
-            match host.and_then(|h| std::fs::read_to_string(&h).map(|t| (h, t)).map_err(|source| SurveyError::Io { path: root.join(Path::new(f)), source })) {
+            match host.and_then(|h| {
+                std::fs::read_to_string(&h)
+                    .map(|t| (h, t))
+                    .map_err(|source| SurveyError::Io {
+                        path: root.join(Path::new(f)),
+                        source,
+                    })
+            }) {
                 Ok((h, text)) => {
                     for (n, k, val) in env_file(&text, &h, errors) {
                         if watched(&k) {
@@ -336,7 +371,11 @@ pub fn words(s: &str) -> Vec<String> {
 
 /// `KEY=VALUE` lines of `/etc/environment` or an `EnvironmentFile=` (comments and blank
 /// lines skipped, one pair of quotes around the value removed).
-fn env_file(text: &str, path: &Path, errors: &mut Vec<SurveyError>) -> Vec<(usize, String, String)> {
+fn env_file(
+    text: &str,
+    path: &Path,
+    errors: &mut Vec<SurveyError>,
+) -> Vec<(usize, String, String)> {
     let mut out = Vec::new();
     for (i, l) in text.lines().enumerate() {
         let t = l.trim();
@@ -396,16 +435,41 @@ mod tests {
             "[Unit]\nEnvironment=HSA_XNACK=1\n[Service]\nEnvironment=\"HSA_OVERRIDE_GFX_VERSION=10.3.0\" \\\n  HIP_VISIBLE_DEVICES=0\nEnvironmentFile=-/etc/ollama.env\n",
         )
         .unwrap();
-        std::fs::write(lib.join("ollama.service.d/10-gpu.conf"), "[Service]\nEnvironment=HIP_VISIBLE_DEVICES=1\n").unwrap();
-        std::fs::write(etc.join("ollama.service.d/10-gpu.conf"), "[Service]\nEnvironment=HSA_OVERRIDE_GFX_VERSION=9.0.0\n").unwrap();
-        std::fs::write(etc.join("ollama.service.d/20-reset.conf"), "[Service]\nEnvironment=\nEnvironment=ROCR_VISIBLE_DEVICES=0 junk\n").unwrap();
+        std::fs::write(
+            lib.join("ollama.service.d/10-gpu.conf"),
+            "[Service]\nEnvironment=HIP_VISIBLE_DEVICES=1\n",
+        )
+        .unwrap();
+        std::fs::write(
+            etc.join("ollama.service.d/10-gpu.conf"),
+            "[Service]\nEnvironment=HSA_OVERRIDE_GFX_VERSION=9.0.0\n",
+        )
+        .unwrap();
+        std::fs::write(
+            etc.join("ollama.service.d/20-reset.conf"),
+            "[Service]\nEnvironment=\nEnvironment=ROCR_VISIBLE_DEVICES=0 junk\n",
+        )
+        .unwrap();
         let mut errors = Vec::new();
-        let env = read(&root, Some(&[("HSA_OVERRIDE_GFX_VERSION".into(), "11.0.0".into())]), &mut errors);
+        let env = read(
+            &root,
+            Some(&[("HSA_OVERRIDE_GFX_VERSION".into(), "11.0.0".into())]),
+            &mut errors,
+        );
         assert!(env.has_unit("ollama.service"));
         // The etc drop-in hides the lib one of the same name; the reset empties the list.
-        let svc: Vec<_> = env.effective().into_iter().filter(|v| v.scope == "ollama.service").map(|v| format!("{}={}", v.name, v.value)).collect();
+        let svc: Vec<_> = env
+            .effective()
+            .into_iter()
+            .filter(|v| v.scope == "ollama.service")
+            .map(|v| format!("{}={}", v.name, v.value))
+            .collect();
         assert_eq!(svc, ["ROCR_VISIBLE_DEVICES=0"]);
-        assert_eq!(env.get(SHELL, "HSA_OVERRIDE_GFX_VERSION").map(|v| v.value.as_str()), Some("11.0.0"));
+        assert_eq!(
+            env.get(SHELL, "HSA_OVERRIDE_GFX_VERSION")
+                .map(|v| v.value.as_str()),
+            Some("11.0.0")
+        );
         assert_eq!(errors.len(), 1, "{errors:?}");
         assert!(matches!(&errors[0], SurveyError::Malformed { line: 3, .. }));
     }

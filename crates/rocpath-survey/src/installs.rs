@@ -81,17 +81,47 @@ pub struct Install {
 
 /// ROCm host libraries by name prefix (the distribution folders hold many other libraries).
 const ROCM_LIBS: &[&str] = &[
-    "librocblas", "libhipblas", "libhipblaslt", "libMIOpen", "librocsparse", "libhipsparse",
-    "librocfft", "libhipfft", "librocrand", "libhiprand", "librocsolver", "libhipsolver",
-    "librccl", "libamdhip64", "libhsa-runtime64", "libhipsparselt", "libhiptensor",
-    "libmigraphx", "librocalution", "libgloo_hip", "libck_", "libdevice_",
+    "librocblas",
+    "libhipblas",
+    "libhipblaslt",
+    "libMIOpen",
+    "librocsparse",
+    "libhipsparse",
+    "librocfft",
+    "libhipfft",
+    "librocrand",
+    "libhiprand",
+    "librocsolver",
+    "libhipsolver",
+    "librccl",
+    "libamdhip64",
+    "libhsa-runtime64",
+    "libhipsparselt",
+    "libhiptensor",
+    "libmigraphx",
+    "librocalution",
+    "libgloo_hip",
+    "libck_",
+    "libdevice_",
 ];
 /// Folders in distribution library folders that belong to ROCm libraries.
 const ROCM_DIRS: &[&str] = &["rocblas", "hipblaslt", "miopen", "rocm", "hipsparselt"];
 /// Folders never holding GPU code worth a look.
 const PRUNE: &[&str] = &[
-    "llvm", "cmake", "pkgconfig", "include", "__pycache__", "doc", "docs", "man", "test",
-    "tests", "node_modules", ".git", "examples", "samples",
+    "llvm",
+    "cmake",
+    "pkgconfig",
+    "include",
+    "__pycache__",
+    "doc",
+    "docs",
+    "man",
+    "test",
+    "tests",
+    "node_modules",
+    ".git",
+    "examples",
+    "samples",
 ];
 
 /// Whether the inventory should read a file, by name: host libraries, standalone code
@@ -112,7 +142,14 @@ pub fn wanted(name: &str) -> bool {
 
 /// Discovers every install. `extra` are machine paths given by name; with `only`, the
 /// standard places are not looked at.
-pub fn discover(w: &mut Walker<'_>, env: &Env, homes: &[PathBuf], extra: &[PathBuf], only: bool, depth: usize) -> Vec<Install> {
+pub fn discover(
+    w: &mut Walker<'_>,
+    env: &Env,
+    homes: &[PathBuf],
+    extra: &[PathBuf],
+    only: bool,
+    depth: usize,
+) -> Vec<Install> {
     let mut out = Vec::new();
     if !only {
         rocm_trees(w, depth, &mut out);
@@ -160,15 +197,25 @@ fn new_install(kind: Kind, label: String, at: &Item, scope: &str) -> Install {
         scope: scope.to_string(),
         files: 0,
         bytes: 0,
-        evidence: Evidence::new(Class::Confirmed, Proof::ShippedArtifactVerified, rules::INSTALL)
-            .at(Locator::file(at.host.display().to_string())),
+        evidence: Evidence::new(
+            Class::Confirmed,
+            Proof::ShippedArtifactVerified,
+            rules::INSTALL,
+        )
+        .at(Locator::file(at.host.display().to_string())),
         paths: Vec::new(),
     }
 }
 
 /// Adds the wanted files under `dir` (a machine path) to an install; `filter` narrows the
 /// top level (distribution folders).
-fn collect(w: &mut Walker<'_>, i: &mut Install, dir: &Path, depth: usize, top: &dyn Fn(&str) -> bool) {
+fn collect(
+    w: &mut Walker<'_>,
+    i: &mut Install,
+    dir: &Path,
+    depth: usize,
+    top: &dyn Fn(&str) -> bool,
+) {
     w.reset_seen();
     let mut files = Vec::new();
     w.walk(dir, depth, &mut |it| {
@@ -211,7 +258,9 @@ fn rocm_trees(w: &mut Walker<'_>, depth: usize, out: &mut Vec<Install>) {
         }
         let p = Path::new("/opt").join(&name);
         w.reset_seen();
-        let Some(it) = w.item(&p, 0).filter(|it| it.is_dir) else { continue };
+        let Some(it) = w.item(&p, 0).filter(|it| it.is_dir) else {
+            continue;
+        };
         match found.iter_mut().find(|(_, f)| f.inside == it.inside) {
             Some((aliases, _)) => aliases.push_str(&format!(" {}", p.display())),
             None => found.push((p.display().to_string(), it)),
@@ -220,7 +269,11 @@ fn rocm_trees(w: &mut Walker<'_>, depth: usize, out: &mut Vec<Install>) {
     for (names, it) in found {
         let base = it.name();
         let mut i = new_install(Kind::Rocm, base, &it, SHELL);
-        i.aliases = names.split(' ').filter(|a| *a != i.path).map(str::to_string).collect();
+        i.aliases = names
+            .split(' ')
+            .filter(|a| *a != i.path)
+            .map(str::to_string)
+            .collect();
         i.version = std::fs::read_to_string(it.host.join(".info/version"))
             .ok()
             .map(|v| v.trim().to_string())
@@ -244,7 +297,11 @@ fn rocm_name(name: &str) -> bool {
 /// ROCm libraries of distribution packages, one install per library folder; MIOpen's
 /// databases in `/usr/share/miopen` go with the folder that has `libMIOpen`.
 fn distribution(w: &mut Walker<'_>, depth: usize, out: &mut Vec<Install>) {
-    let mut dirs: Vec<PathBuf> = vec!["/usr/lib64".into(), "/usr/lib".into(), "/usr/local/lib".into()];
+    let mut dirs: Vec<PathBuf> = vec![
+        "/usr/lib64".into(),
+        "/usr/lib".into(),
+        "/usr/local/lib".into(),
+    ];
     for name in list(w, Path::new("/usr/lib")) {
         if name.ends_with("-linux-gnu") {
             dirs.insert(0, Path::new("/usr/lib").join(name));
@@ -254,20 +311,29 @@ fn distribution(w: &mut Walker<'_>, depth: usize, out: &mut Vec<Install>) {
     let mut seen = BTreeSet::new();
     for d in dirs {
         w.reset_seen();
-        let Some(it) = w.item(&d, 0).filter(|it| it.is_dir) else { continue };
+        let Some(it) = w.item(&d, 0).filter(|it| it.is_dir) else {
+            continue;
+        };
         if !seen.insert(it.inside.clone()) {
             continue;
         }
-        let mut i = new_install(Kind::Distribution, it.inside.display().to_string(), &it, SHELL);
+        let mut i = new_install(
+            Kind::Distribution,
+            it.inside.display().to_string(),
+            &it,
+            SHELL,
+        );
         collect(w, &mut i, &it.inside, depth, &rocm_name);
         if i.files > 0 {
             out.push(i);
         }
     }
     let share = Path::new("/usr/share/miopen");
-    let mine = out[first..]
-        .iter()
-        .position(|i| i.paths.iter().any(|p| p.to_string_lossy().contains("libMIOpen")));
+    let mine = out[first..].iter().position(|i| {
+        i.paths
+            .iter()
+            .any(|p| p.to_string_lossy().contains("libMIOpen"))
+    });
     if let Some(k) = mine.or((out.len() > first).then_some(0)) {
         let mut i = out.remove(first + k);
         collect(w, &mut i, share, depth, &any);
@@ -307,7 +373,14 @@ fn python(w: &mut Walker<'_>, homes: &[PathBuf], depth: usize, out: &mut Vec<Ins
                 return if conda { Visit::Descend } else { Visit::Prune };
             }
             let hidden = name.starts_with('.') && it.depth > 0;
-            let keep_hidden = [".conda", ".venv", ".virtualenvs", ".pyenv", ".local", ".envs"];
+            let keep_hidden = [
+                ".conda",
+                ".venv",
+                ".virtualenvs",
+                ".pyenv",
+                ".local",
+                ".envs",
+            ];
             if (hidden && !keep_hidden.contains(&name.as_str()))
                 || PRUNE.contains(&name.as_str())
                 || name == "site-packages"
@@ -349,9 +422,20 @@ fn site_packages(w: &mut Walker<'_>, prefix: &Path) -> Vec<PathBuf> {
 
 /// What the bundled libraries of a package folder are built for.
 fn build_of(names: &[String]) -> &'static str {
-    if names.iter().any(|n| n.starts_with("libamdhip64") || n.starts_with("libMIOpen") || n.starts_with("librocblas") || n.contains("providers_rocm") || n.contains("providers_migraphx")) {
+    if names.iter().any(|n| {
+        n.starts_with("libamdhip64")
+            || n.starts_with("libMIOpen")
+            || n.starts_with("librocblas")
+            || n.contains("providers_rocm")
+            || n.contains("providers_migraphx")
+    }) {
         "rocm"
-    } else if names.iter().any(|n| n.starts_with("libcudart") || n.starts_with("libc10_cuda") || n.starts_with("libcublas") || n.contains("providers_cuda")) {
+    } else if names.iter().any(|n| {
+        n.starts_with("libcudart")
+            || n.starts_with("libc10_cuda")
+            || n.starts_with("libcublas")
+            || n.contains("providers_cuda")
+    }) {
         "cuda"
     } else {
         "cpu"
@@ -364,11 +448,18 @@ fn packages(w: &mut Walker<'_>, env: &str, sp: &Path, depth: usize, out: &mut Ve
         let lib = match name.as_str() {
             "torch" => sp.join("torch/lib"),
             "onnxruntime" => sp.join("onnxruntime/capi"),
-            n if n.starts_with("jax_rocm") || n.starts_with("jax_cuda") || n.starts_with("jaxlib_rocm") => sp.join(n),
+            n if n.starts_with("jax_rocm")
+                || n.starts_with("jax_cuda")
+                || n.starts_with("jaxlib_rocm") =>
+            {
+                sp.join(n)
+            }
             _ => continue,
         };
         w.reset_seen();
-        let Some(it) = w.item(&lib, 0).filter(|it| it.is_dir) else { continue };
+        let Some(it) = w.item(&lib, 0).filter(|it| it.is_dir) else {
+            continue;
+        };
         let names = list(w, &lib);
         let build = build_of(&names);
         if name == "onnxruntime" && build != "rocm" {
@@ -394,7 +485,12 @@ fn w_host(w: &Walker<'_>, inside: &Path) -> PathBuf {
 pub fn torch_version(path: &Path) -> Option<String> {
     let text = std::fs::read_to_string(path).ok()?;
     text.lines().find_map(|l| {
-        let v = l.trim().strip_prefix("__version__")?.trim().strip_prefix('=')?.trim();
+        let v = l
+            .trim()
+            .strip_prefix("__version__")?
+            .trim()
+            .strip_prefix('=')?
+            .trim();
         let v = v.trim_matches(|c| c == '\'' || c == '"');
         (!v.is_empty()).then(|| v.to_string())
     })
@@ -403,13 +499,28 @@ pub fn torch_version(path: &Path) -> Option<String> {
 /// Ollama's library folders; their programs see the `ollama.service` environment when the
 /// unit exists.
 fn ollama(w: &mut Walker<'_>, env: &Env, homes: &[PathBuf], depth: usize, out: &mut Vec<Install>) {
-    let scope = if env.has_unit("ollama.service") { "ollama.service" } else { SHELL };
-    let mut places: Vec<PathBuf> = vec!["/usr/lib/ollama".into(), "/usr/local/lib/ollama".into(), "/opt/ollama/lib/ollama".into()];
+    let scope = if env.has_unit("ollama.service") {
+        "ollama.service"
+    } else {
+        SHELL
+    };
+    let mut places: Vec<PathBuf> = vec![
+        "/usr/lib/ollama".into(),
+        "/usr/local/lib/ollama".into(),
+        "/opt/ollama/lib/ollama".into(),
+    ];
     places.extend(homes.iter().map(|h| h.join(".local/lib/ollama")));
     for p in places {
         w.reset_seen();
-        let Some(it) = w.item(&p, 0).filter(|it| it.is_dir) else { continue };
-        let mut i = new_install(Kind::Ollama, format!("ollama {}", it.inside.display()), &it, scope);
+        let Some(it) = w.item(&p, 0).filter(|it| it.is_dir) else {
+            continue;
+        };
+        let mut i = new_install(
+            Kind::Ollama,
+            format!("ollama {}", it.inside.display()),
+            &it,
+            scope,
+        );
         collect(w, &mut i, &it.inside, depth, &any);
         out.push(i);
     }
@@ -418,7 +529,11 @@ fn ollama(w: &mut Walker<'_>, env: &Env, homes: &[PathBuf], depth: usize, out: &
 /// llama.cpp HIP backends (`libggml-hip.so`): Debian's ggml backends folder, `/usr/local`,
 /// and builds under the homes.
 fn llama_cpp(w: &mut Walker<'_>, homes: &[PathBuf], depth: usize, out: &mut Vec<Install>) {
-    let mut places: Vec<PathBuf> = vec!["/usr/local/lib".into(), "/usr/local/bin".into(), "/opt".into()];
+    let mut places: Vec<PathBuf> = vec![
+        "/usr/local/lib".into(),
+        "/usr/local/bin".into(),
+        "/opt".into(),
+    ];
     for name in list(w, Path::new("/usr/lib")) {
         if name.ends_with("-linux-gnu") {
             places.push(Path::new("/usr/lib").join(name).join("ggml"));
@@ -431,13 +546,22 @@ fn llama_cpp(w: &mut Walker<'_>, homes: &[PathBuf], depth: usize, out: &mut Vec<
         w.walk(&p, depth.min(6), &mut |it| {
             let name = it.name();
             if it.is_dir {
-                let skip = (name.starts_with('.') && it.depth > 0) || PRUNE.contains(&name.as_str()) || name == "ollama" || name == "site-packages";
+                let skip = (name.starts_with('.') && it.depth > 0)
+                    || PRUNE.contains(&name.as_str())
+                    || name == "ollama"
+                    || name == "site-packages";
                 return if skip { Visit::Prune } else { Visit::Descend };
             }
             if name.starts_with("libggml-hip.so") {
                 if let Some(parent) = it.inside.parent() {
                     if !dirs.iter().any(|d| d.inside == parent) {
-                        dirs.push(Item { inside: parent.to_path_buf(), host: it.host.parent().map(Path::to_path_buf).unwrap_or_default(), depth: 0, is_dir: true, size: 0 });
+                        dirs.push(Item {
+                            inside: parent.to_path_buf(),
+                            host: it.host.parent().map(Path::to_path_buf).unwrap_or_default(),
+                            depth: 0,
+                            is_dir: true,
+                            size: 0,
+                        });
                     }
                 }
             }
@@ -445,8 +569,15 @@ fn llama_cpp(w: &mut Walker<'_>, homes: &[PathBuf], depth: usize, out: &mut Vec<
         });
     }
     for d in dirs {
-        let mut i = new_install(Kind::LlamaCpp, format!("llama.cpp {}", d.inside.display()), &d, SHELL);
-        collect(w, &mut i, &d.inside, 1, &|n| n.starts_with("libggml-hip") || n.starts_with("rocblas") || n.starts_with("hipblaslt"));
+        let mut i = new_install(
+            Kind::LlamaCpp,
+            format!("llama.cpp {}", d.inside.display()),
+            &d,
+            SHELL,
+        );
+        collect(w, &mut i, &d.inside, 1, &|n| {
+            n.starts_with("libggml-hip") || n.starts_with("rocblas") || n.starts_with("hipblaslt")
+        });
         out.push(i);
     }
 }
@@ -459,8 +590,15 @@ fn tensile_paths(w: &mut Walker<'_>, env: &Env, depth: usize, out: &mut Vec<Inst
             continue;
         }
         w.reset_seen();
-        let Some(it) = w.item(Path::new(&v.value), 0).filter(|it| it.is_dir) else { continue };
-        let mut i = new_install(Kind::TensilePath, format!("{} ({})", v.name, v.scope), &it, &v.scope);
+        let Some(it) = w.item(Path::new(&v.value), 0).filter(|it| it.is_dir) else {
+            continue;
+        };
+        let mut i = new_install(
+            Kind::TensilePath,
+            format!("{} ({})", v.name, v.scope),
+            &it,
+            &v.scope,
+        );
         collect(w, &mut i, &it.inside, depth, &any);
         out.push(i);
     }
@@ -471,7 +609,11 @@ fn tensile_paths(w: &mut Walker<'_>, env: &Env, depth: usize, out: &mut Vec<Inst
 fn folder(w: &mut Walker<'_>, p: &Path, depth: usize, out: &mut Vec<Install>) {
     w.reset_seen();
     let Some(it) = w.item(p, 0) else { return };
-    let sps = if it.is_dir { site_packages(w, &it.inside) } else { Vec::new() };
+    let sps = if it.is_dir {
+        site_packages(w, &it.inside)
+    } else {
+        Vec::new()
+    };
     if !sps.is_empty() {
         for sp in sps {
             packages(w, &it.inside.display().to_string(), &sp, depth, out);
@@ -500,7 +642,9 @@ mod tests {
         assert!(wanted("TensileLibrary_lazy_gfx900.dat"));
         assert!(wanted("gfx900_64.HIP.fdb.txt"));
         assert!(wanted("blit_gfx900.co"));
-        assert!(!wanted("TensileLibrary_Type_SS_Contraction_l_Ailk_Bjlk_Cijk_Dijk_gfx900.co"));
+        assert!(!wanted(
+            "TensileLibrary_Type_SS_Contraction_l_Ailk_Bjlk_Cijk_Dijk_gfx900.co"
+        ));
         assert!(!wanted("Kernels.so-000-gfx900.hsaco"));
         assert!(!wanted("README.md"));
     }
@@ -508,7 +652,10 @@ mod tests {
     #[test]
     fn builds_by_bundled_libraries() {
         let v = |n: &[&str]| n.iter().map(|s| s.to_string()).collect::<Vec<_>>();
-        assert_eq!(build_of(&v(&["libtorch_hip.so", "libamdhip64.so.6"])), "rocm");
+        assert_eq!(
+            build_of(&v(&["libtorch_hip.so", "libamdhip64.so.6"])),
+            "rocm"
+        );
         assert_eq!(build_of(&v(&["libc10_cuda.so", "libtorch.so"])), "cuda");
         assert_eq!(build_of(&v(&["libtorch_cpu.so"])), "cpu");
     }

@@ -236,12 +236,32 @@ pub fn survey(opts: &Options, progress: &dyn Progress) -> Survey {
     let devices = devices::read(&root, opts.rocminfo.as_ref(), &mut errors);
     let env = env::read(&root, opts.process_env.as_deref(), &mut errors);
     let mut w = walk::Walker::new(&root, &mounts, deadline);
-    let homes = if opts.homes.is_empty() { homes(&mut w) } else { opts.homes.clone() };
+    let homes = if opts.homes.is_empty() {
+        homes(&mut w)
+    } else {
+        opts.homes.clone()
+    };
     progress.stage("looking for installs");
-    let installs = installs::discover(&mut w, &env, &homes, &opts.paths, opts.only_paths, opts.max_depth);
+    let installs = installs::discover(
+        &mut w,
+        &env,
+        &homes,
+        &opts.paths,
+        opts.only_paths,
+        opts.max_depth,
+    );
     let user_dbs = user_dbs(&mut w, &env, &homes);
     let mut skipped = Vec::new();
-    let (verdicts, scan_errors, stats) = scan_all(opts, progress, &devices, &installs, &env, &user_dbs, deadline, &mut skipped);
+    let (verdicts, scan_errors, stats) = scan_all(
+        opts,
+        progress,
+        &devices,
+        &installs,
+        &env,
+        &user_dbs,
+        deadline,
+        &mut skipped,
+    );
     skipped.extend(limits(&w));
     errors.append(&mut w.errors);
     let mut errors: Vec<ErrorItem> = errors.iter().map(ErrorItem::from).collect();
@@ -301,10 +321,18 @@ fn scan_all(
     };
     for (k, i) in installs.iter().enumerate() {
         if deadline.is_some_and(|d| Instant::now() > d) {
-            skipped.push(not_descended(&i.path, "not scanned: the time limit (--max-time) was reached first"));
+            skipped.push(not_descended(
+                &i.path,
+                "not scanned: the time limit (--max-time) was reached first",
+            ));
             continue;
         }
-        progress.stage(&format!("scanning {} ({}/{})", i.label, k + 1, installs.len()));
+        progress.stage(&format!(
+            "scanning {} ({}/{})",
+            i.label,
+            k + 1,
+            installs.len()
+        ));
         let inv = rocpath_inventory::scan(&i.paths, &inv_opts, progress);
         stats.files += i.files as u64;
         stats.bytes += i.bytes;
@@ -320,9 +348,13 @@ fn not_descended(path: &str, why: &str) -> Skipped {
     Skipped {
         path: path.to_string(),
         why: why.to_string(),
-        evidence: Evidence::new(Class::Limited, Proof::ShippedArtifactVerified, rules::NOT_DESCENDED)
-            .at(Locator::file(path))
-            .because(why.to_string()),
+        evidence: Evidence::new(
+            Class::Limited,
+            Proof::ShippedArtifactVerified,
+            rules::NOT_DESCENDED,
+        )
+        .at(Locator::file(path))
+        .because(why.to_string()),
     }
 }
 
@@ -337,18 +369,33 @@ fn limits(w: &walk::Walker<'_>) -> Vec<Skipped> {
     ls.dedup();
     for l in &ls {
         match l {
-            walk::Limit::Network(p, t) => out.push(not_descended(&p.display().to_string(), &format!("a network file system ({t}): not descended into"))),
-            walk::Limit::Time(p) => out.push(not_descended(&p.display().to_string(), "the time limit (--max-time) was reached while walking here")),
+            walk::Limit::Network(p, t) => out.push(not_descended(
+                &p.display().to_string(),
+                &format!("a network file system ({t}): not descended into"),
+            )),
+            walk::Limit::Time(p) => out.push(not_descended(
+                &p.display().to_string(),
+                "the time limit (--max-time) was reached while walking here",
+            )),
             walk::Limit::Depth(p) => {
                 depth += 1;
                 if depth <= MAX_DEPTH_NAMED {
-                    out.push(not_descended(&p.display().to_string(), "the depth limit (--max-depth) was reached here"));
+                    out.push(not_descended(
+                        &p.display().to_string(),
+                        "the depth limit (--max-depth) was reached here",
+                    ));
                 }
             }
         }
     }
     if depth > MAX_DEPTH_NAMED {
-        out.push(not_descended("…", &format!("{} more folders at the depth limit (--max-depth)", depth - MAX_DEPTH_NAMED)));
+        out.push(not_descended(
+            "…",
+            &format!(
+                "{} more folders at the depth limit (--max-depth)",
+                depth - MAX_DEPTH_NAMED
+            ),
+        ));
     }
     out
 }
@@ -370,10 +417,17 @@ fn user_dbs(w: &mut walk::Walker<'_>, env: &env::Env, homes: &[PathBuf]) -> Vec<
         w.reset_seen();
         w.walk(&p, 3, &mut |it| {
             if !it.is_dir {
-                if let Some(rocpath_sources::names::NamedKind::MiopenDb(n)) = rocpath_sources::names::classify(&it.name()) {
+                if let Some(rocpath_sources::names::NamedKind::MiopenDb(n)) =
+                    rocpath_sources::names::classify(&it.name())
+                {
                     let path = it.host.display().to_string();
                     out.push(UserDb {
-                        evidence: Evidence::new(Class::Confirmed, Proof::ShippedArtifactVerified, rules::USER_DB).at(Locator::file(&path)),
+                        evidence: Evidence::new(
+                            Class::Confirmed,
+                            Proof::ShippedArtifactVerified,
+                            rules::USER_DB,
+                        )
+                        .at(Locator::file(&path)),
                         path,
                         processor: n.processor,
                         cus: n.cus,
@@ -390,19 +444,34 @@ fn user_dbs(w: &mut walk::Walker<'_>, env: &env::Env, homes: &[PathBuf]) -> Vec<
 fn answer(devices: &[SurveyDevice], installs: &[Install], verdicts: &[Verdict]) -> Answer {
     let with_code = installs.iter().any(|i| i.files > 0);
     let (kind, rule, class, text) = if devices.is_empty() {
-        (AnswerKind::NoGpu, rules::NO_GPU, Class::Confirmed, format!(
-            "no AMD GPU: no GPU node in the KFD topology ({}) and no GPU agent in rocminfo output; is the amdgpu driver loaded?",
-            devices::KFD_NODES
-        ))
+        (
+            AnswerKind::NoGpu,
+            rules::NO_GPU,
+            Class::Confirmed,
+            format!(
+                "no AMD GPU: no GPU node in the KFD topology ({}) and no GPU agent in rocminfo output; is the amdgpu driver loaded?",
+                devices::KFD_NODES
+            ),
+        )
     } else if !with_code {
         (AnswerKind::NoRocm, rules::NO_ROCM, Class::Confirmed, "no install with AMD GPU code: no ROCm tree in /opt, no ROCm libraries in /usr/lib, no ROCm build of torch/jax/onnxruntime, no Ollama or llama.cpp HIP backend".to_string())
     } else {
         let good = verdicts.iter().filter(|v| v.outcome.positive()).count();
-        let text = format!("{} GPU(s), {} install(s): {good} of {} device × install pairs do GPU work", devices.len(), installs.len(), verdicts.len());
+        let text = format!(
+            "{} GPU(s), {} install(s): {good} of {} device × install pairs do GPU work",
+            devices.len(),
+            installs.len(),
+            verdicts.len()
+        );
         if good > 0 {
             (AnswerKind::GpuWork, rules::GPU_WORK, Class::Inferred, text)
         } else {
-            (AnswerKind::NoGpuWork, rules::NO_GPU_WORK, Class::Inferred, text)
+            (
+                AnswerKind::NoGpuWork,
+                rules::NO_GPU_WORK,
+                Class::Inferred,
+                text,
+            )
         }
     };
     Answer {

@@ -7,18 +7,57 @@ use std::path::{Path, PathBuf};
 
 /// File system types on the network (or another machine): not descended into.
 const NETWORK: &[&str] = &[
-    "nfs", "nfs4", "cifs", "smb3", "smbfs", "sshfs", "9p", "ceph", "glusterfs", "lustre", "afs",
-    "davfs", "ncpfs", "gpfs", "beegfs", "orangefs", "ocfs2", "gfs2",
+    "nfs",
+    "nfs4",
+    "cifs",
+    "smb3",
+    "smbfs",
+    "sshfs",
+    "9p",
+    "ceph",
+    "glusterfs",
+    "lustre",
+    "afs",
+    "davfs",
+    "ncpfs",
+    "gpfs",
+    "beegfs",
+    "orangefs",
+    "ocfs2",
+    "gfs2",
 ];
 /// FUSE file systems that reach the network.
 const NETWORK_FUSE: &[&str] = &[
-    "sshfs", "glusterfs", "s3fs", "rclone", "davfs2", "gcsfuse", "cephfs", "juicefs", "smbnetfs",
+    "sshfs",
+    "glusterfs",
+    "s3fs",
+    "rclone",
+    "davfs2",
+    "gcsfuse",
+    "cephfs",
+    "juicefs",
+    "smbnetfs",
 ];
 /// Kernel pseudo file systems: nothing installed lives there.
 const PSEUDO: &[&str] = &[
-    "proc", "sysfs", "devpts", "devtmpfs", "cgroup", "cgroup2", "debugfs", "tracefs",
-    "securityfs", "pstore", "bpf", "configfs", "fusectl", "mqueue", "hugetlbfs", "binfmt_misc",
-    "autofs", "efivarfs",
+    "proc",
+    "sysfs",
+    "devpts",
+    "devtmpfs",
+    "cgroup",
+    "cgroup2",
+    "debugfs",
+    "tracefs",
+    "securityfs",
+    "pstore",
+    "bpf",
+    "configfs",
+    "fusectl",
+    "mqueue",
+    "hugetlbfs",
+    "binfmt_misc",
+    "autofs",
+    "efivarfs",
 ];
 
 /// Why a mount is skipped.
@@ -43,7 +82,9 @@ pub struct Mount {
 
 /// How a file system type is treated: `None` when the survey may descend.
 pub fn classify(fstype: &str) -> Option<Skip> {
-    let sub = fstype.strip_prefix("fuse.").or(fstype.strip_prefix("fuseblk."));
+    let sub = fstype
+        .strip_prefix("fuse.")
+        .or(fstype.strip_prefix("fuseblk."));
     match sub {
         Some(s) if NETWORK_FUSE.contains(&s) => Some(Skip::Network),
         Some(_) => None,
@@ -59,7 +100,9 @@ fn unescape(s: &str) -> String {
     let mut out = Vec::with_capacity(b.len());
     let mut i = 0;
     while i < b.len() {
-        let oct = b.get(i + 1..i + 4).filter(|d| d.iter().all(|c| (b'0'..=b'7').contains(c)));
+        let oct = b
+            .get(i + 1..i + 4)
+            .filter(|d| d.iter().all(|c| (b'0'..=b'7').contains(c)));
         match (b[i], oct) {
             (b'\\', Some(d)) => {
                 let v = d.iter().fold(0u32, |a, c| a * 8 + u32::from(c - b'0'));

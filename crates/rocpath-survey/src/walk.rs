@@ -109,7 +109,8 @@ impl<'a> Walker<'a> {
                 return None;
             }
         };
-        if let Some(m) = mounts::skipped(self.mounts, &real).or(mounts::skipped(self.mounts, inside))
+        if let Some(m) =
+            mounts::skipped(self.mounts, &real).or(mounts::skipped(self.mounts, inside))
         {
             if m.skip == Skip::Network {
                 let l = Limit::Network(m.point.clone(), m.fstype.clone());
@@ -243,7 +244,10 @@ mod tests {
         let got = names(&mut w, "/t", 2);
         assert_eq!(got, ["/t", "/t/a", "/t/a/b", "/t/a/f.so"]);
         assert!(w.limits.contains(&Limit::Depth("/t/a/b".into())));
-        assert!(w.limits.contains(&Limit::Network("/t/nas".into(), "nfs4".into())));
+        assert!(
+            w.limits
+                .contains(&Limit::Network("/t/nas".into(), "nfs4".into()))
+        );
         assert!(w.errors.is_empty());
     }
 

@@ -7,7 +7,11 @@ use assert_cmd::Command;
 use std::process::Command as Proc;
 
 fn rocpath(args: &[&str]) -> std::process::Output {
-    Command::cargo_bin("rocpath").unwrap().args(args).output().unwrap()
+    Command::cargo_bin("rocpath")
+        .unwrap()
+        .args(args)
+        .output()
+        .unwrap()
 }
 
 #[test]
@@ -17,14 +21,27 @@ fn bash_completion_sources_and_completes_a_command() {
     let dir = tempfile::tempdir().unwrap();
     let script = dir.path().join("rocpath.bash");
     std::fs::write(&script, &out.stdout).unwrap();
+    // As bash calls a completion function: the command, the word being completed, the one
+    // before it.
     let run = |words: &str, cword: usize| {
+        let w: Vec<&str> = words.split(' ').collect();
         let cmd = format!(
-            "set -e; source '{}'; COMP_WORDS=({words}); COMP_CWORD={cword}; COMP_LINE='{words}'; COMP_POINT=${{#COMP_LINE}}; _rocpath; echo \"${{COMPREPLY[@]}}\"",
-            script.display()
+            "set -e; source '{}'; COMP_WORDS=({words}); COMP_CWORD={cword}; COMP_LINE='{words}'; COMP_POINT=${{#COMP_LINE}}; _rocpath rocpath '{}' '{}'; echo \"${{COMPREPLY[@]}}\"",
+            script.display(),
+            w[cword],
+            w[cword - 1]
         );
         let o = Proc::new("bash").arg("-c").arg(cmd).output().unwrap();
-        assert!(o.status.success(), "bash: {}", String::from_utf8_lossy(&o.stderr));
-        assert!(o.stderr.is_empty(), "bash said: {}", String::from_utf8_lossy(&o.stderr));
+        assert!(
+            o.status.success(),
+            "bash: {}",
+            String::from_utf8_lossy(&o.stderr)
+        );
+        assert!(
+            o.stderr.is_empty(),
+            "bash said: {}",
+            String::from_utf8_lossy(&o.stderr)
+        );
         String::from_utf8_lossy(&o.stdout).into_owned()
     };
     let words = run("rocpath su", 1);
@@ -39,7 +56,10 @@ fn zsh_and_fish_scripts_name_the_commands() {
         let out = rocpath(&["completions", shell]);
         assert!(out.status.success());
         let text = String::from_utf8_lossy(&out.stdout);
-        assert!(text.contains("survey") && text.contains("completions"), "{shell}");
+        assert!(
+            text.contains("survey") && text.contains("completions"),
+            "{shell}"
+        );
     }
     assert_eq!(rocpath(&["completions", "tcsh"]).status.code(), Some(2));
 }
@@ -48,7 +68,11 @@ fn zsh_and_fish_scripts_name_the_commands() {
 fn man_pages_render() {
     let dir = tempfile::tempdir().unwrap();
     let out = rocpath(&["man", "-o", dir.path().to_str().unwrap()]);
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     let main = dir.path().join("rocpath.1");
     let survey = dir.path().join("rocpath-survey.1");
     let nested = dir.path().join("rocpath-ledger-import.1");
@@ -70,8 +94,17 @@ fn man_pages_render() {
             .env("LC_ALL", "C.UTF-8")
             .output()
             .unwrap();
-        assert!(o.status.success(), "man -l {}: {}", page.display(), String::from_utf8_lossy(&o.stderr));
+        assert!(
+            o.status.success(),
+            "man -l {}: {}",
+            page.display(),
+            String::from_utf8_lossy(&o.stderr)
+        );
         let text = String::from_utf8_lossy(&o.stdout);
-        assert!(text.contains(want), "{}: {want} not in the rendered page:\n{text}", page.display());
+        assert!(
+            text.contains(want),
+            "{}: {want} not in the rendered page:\n{text}",
+            page.display()
+        );
     }
 }

@@ -24,7 +24,7 @@ const FAMILIES: &[&str] = &[
     "survey",
 ];
 /// String literals of those families that name files, not rules.
-const FILE_EXTENSIONS: &[&str] = &["json", "html", "toml", "md", "txt", "tsv", "log"];
+const FILE_EXTENSIONS: &[&str] = &["json", "html", "toml", "md", "txt", "tsv", "log", "service"];
 
 fn root() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")

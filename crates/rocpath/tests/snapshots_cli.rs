@@ -196,7 +196,10 @@ fn ledger_commands_in_a_fresh_ledger() {
 #[test]
 fn survey_of_the_saved_machine_images() {
     let root = rocpath_testdata::repo_root();
-    for (name, image) in [("cli_survey_gfx900", "gfx900-host"), ("cli_survey_gfx1201", "gfx1201-host")] {
+    for (name, image) in [
+        ("cli_survey_gfx900", "gfx900-host"),
+        ("cli_survey_gfx1201", "gfx1201-host"),
+    ] {
         let dir = format!("crates/rocpath-survey/tests/data/{image}");
         let text = outcome(&root, &["survey", "--root", &dir]);
         let mut s = settings();

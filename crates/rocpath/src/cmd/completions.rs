@@ -66,14 +66,19 @@ pub fn run_man(a: ManArgs, p: &Printer) -> anyhow::Result<Status> {
             pages(&cmd, "", &mut all);
             for (name, c) in all {
                 let path = dir.join(format!("{name}.1"));
-                std::fs::write(&path, render(c)?).map_err(|e| anyhow::anyhow!("{}: {e}", path.display()))?;
+                std::fs::write(&path, render(c)?)
+                    .map_err(|e| anyhow::anyhow!("{}: {e}", path.display()))?;
                 written.push(Page {
                     name,
                     path: Some(path.display().to_string()),
                 });
             }
             if !p.global.json {
-                p.note(&format!("wrote {} man pages to {}", written.len(), dir.display()));
+                p.note(&format!(
+                    "wrote {} man pages to {}",
+                    written.len(),
+                    dir.display()
+                ));
             }
         }
         None if !p.global.json => p.data(&render(cmd)?)?,

@@ -8,11 +8,12 @@
 //! object must have the same setting on the device; a feature left unspecified ("any")
 //! matches both.
 
-use serde::Serialize;
+use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use std::fmt;
+use std::str::FromStr;
 
 /// Setting of a target feature (xnack or sramecc) in a target id or in ELF `e_flags`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
 #[serde(rename_all = "snake_case")]
 pub enum FeatureSetting {
     /// The target does not support the feature (code object v4+ `e_flags` value 0).
@@ -40,7 +41,14 @@ impl FeatureSetting {
 }
 
 /// A parsed target id: processor plus the two target features LLVM defines.
-#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize)]
+///
+/// This is the one type for a target id everywhere in rocpath. In JSON it is its canonical
+/// spelling (`"gfx90a:sramecc+:xnack-"`); records that also carry the full form and the
+/// processor use [`fields`].
+///
+/// Two target ids are equal when they spell the same id: a feature the processor does not
+/// support and a feature left unspecified both leave it out of the id.
+#[derive(Debug, Clone)]
 pub struct TargetId {
     /// Processor (`gfx90a`, `gfx9-generic`).
     pub processor: String,
@@ -103,6 +111,16 @@ impl TargetId {
         if !processor.starts_with("gfx") || processor.len() < 4 {
             return Err(TargetIdError::NoProcessor(s.to_string()));
         }
+        TargetId::with_features(s, processor, parts)
+    }
+
+    /// `processor` with the `xnack±`/`sramecc±` settings in `parts`; errors quote the whole
+    /// string `s`, for errors.
+    fn with_features<'a>(
+        s: &str,
+        processor: &str,
+        parts: impl Iterator<Item = &'a str>,
+    ) -> Result<TargetId, TargetIdError> {
         let mut id = TargetId::new(processor);
         let mut seen_x = false;
         let mut seen_s = false;
@@ -214,6 +232,120 @@ impl TargetId {
     /// The full form `amdgcn-amd-amdhsa--<canonical>`.
     pub fn full(&self) -> String {
         format!("amdgcn-amd-amdhsa--{}", self.canonical())
+    }
+}
+
+impl TargetId {
+    /// What equality, order and hashing compare: the processor and each feature as the id
+    /// spells it (`Unsupported` and `Any` are both absent).
+    fn key(&self) -> (&str, FeatureSetting, FeatureSetting) {
+        let spelled = |f: FeatureSetting| match f {
+            FeatureSetting::Unsupported => FeatureSetting::Any,
+            f => f,
+        };
+        (&self.processor, spelled(self.sramecc), spelled(self.xnack))
+    }
+}
+
+impl PartialEq for TargetId {
+    fn eq(&self, other: &Self) -> bool {
+        self.key() == other.key()
+    }
+}
+
+impl Eq for TargetId {}
+
+impl std::hash::Hash for TargetId {
+    fn hash<H: std::hash::Hasher>(&self, h: &mut H) {
+        self.key().hash(h);
+    }
+}
+
+impl PartialOrd for TargetId {
+    fn partial_cmp(&self, other: &Self) -> Option<std::cmp::Ordering> {
+        Some(self.cmp(other))
+    }
+}
+
+impl Ord for TargetId {
+    fn cmp(&self, other: &Self) -> std::cmp::Ordering {
+        self.key().cmp(&other.key())
+    }
+}
+
+/// Processor name of a code object whose target nothing tells.
+pub const UNKNOWN_PROCESSOR: &str = "unknown";
+
+impl TargetId {
+    /// The target of a code object whose `e_flags` and notes name no processor.
+    pub fn unknown() -> Self {
+        TargetId::new(UNKNOWN_PROCESSOR)
+    }
+
+    /// Whether this target id is selected by `filter`: a filter with features must be the
+    /// same target id; a bare processor (`gfx900`) selects every target id of that processor.
+    pub fn matches(&self, filter: &TargetId) -> bool {
+        if filter.sramecc.is_specific() || filter.xnack.is_specific() {
+            self == filter
+        } else {
+            self.processor == filter.processor
+        }
+    }
+}
+
+impl FromStr for TargetId {
+    type Err = TargetIdError;
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        TargetId::parse(s)
+    }
+}
+
+impl Serialize for TargetId {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.collect_str(self)
+    }
+}
+
+impl<'de> Deserialize<'de> for TargetId {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let s = std::borrow::Cow::<str>::deserialize(d)?;
+        if s.starts_with(UNKNOWN_PROCESSOR) {
+            // `unknown`, `unknown-mach-0x5f:xnack-`: what a code object without a known
+            // processor is written as.
+            let mut parts = s.split(':');
+            let processor = parts.next().unwrap_or_default();
+            return TargetId::with_features(&s, processor, parts).map_err(serde::de::Error::custom);
+        }
+        TargetId::parse(&s).map_err(serde::de::Error::custom)
+    }
+}
+
+/// Serde helpers that write one target id as the three fields records carry —
+/// `target` (full, `amdgcn-amd-amdhsa--gfx90a:xnack+`), `target_id` (canonical) and
+/// `processor` — and read it back from `target_id`. Use with
+/// `#[serde(flatten, with = "rocpath_arch::fields")]`.
+pub mod fields {
+    use super::TargetId;
+    use serde::ser::SerializeMap;
+    use serde::{Deserialize, Deserializer, Serializer};
+
+    /// Writes `target`, `target_id` and `processor`.
+    pub fn serialize<S: Serializer>(t: &TargetId, s: S) -> Result<S::Ok, S::Error> {
+        let mut m = s.serialize_map(Some(3))?;
+        m.serialize_entry("target", &t.full())?;
+        m.serialize_entry("target_id", &t.canonical())?;
+        m.serialize_entry("processor", &t.processor)?;
+        m.end()
+    }
+
+    #[derive(Deserialize)]
+    struct Fields {
+        target_id: TargetId,
+    }
+
+    /// Reads the target id from `target_id` (the other two are derived from it).
+    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<TargetId, D::Error> {
+        Ok(Fields::deserialize(d)?.target_id)
     }
 }
 
@@ -400,6 +532,53 @@ pub fn code_object_compat(co: &TargetId, cov: Option<u8>, dev: &TargetId) -> Com
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn json_is_the_canonical_spelling_and_reads_back() {
+        for id in [
+            "gfx90a:sramecc+:xnack-",
+            "gfx900",
+            "gfx9-4-generic:xnack+",
+            "unknown",
+            "unknown-mach-0x5f:xnack-",
+        ] {
+            let t: TargetId = serde_json::from_str(&format!("{id:?}")).unwrap();
+            assert_eq!(serde_json::to_string(&t).unwrap(), format!("{id:?}"));
+        }
+        assert!(serde_json::from_str::<TargetId>("\"gfx90a:xnack\"").is_err());
+        assert!(serde_json::from_str::<TargetId>("\"vega\"").is_err());
+    }
+
+    #[test]
+    fn record_fields_spell_one_target_id_three_ways() {
+        #[derive(Serialize, Deserialize, PartialEq, Debug)]
+        struct Rec {
+            name: String,
+            #[serde(flatten, with = "fields")]
+            target: TargetId,
+        }
+        let r = Rec {
+            name: "k".into(),
+            target: TargetId::parse("gfx90a:xnack+").unwrap(),
+        };
+        let j = serde_json::to_value(&r).unwrap();
+        assert_eq!(j["target"], "amdgcn-amd-amdhsa--gfx90a:xnack+");
+        assert_eq!(j["target_id"], "gfx90a:xnack+");
+        assert_eq!(j["processor"], "gfx90a");
+        assert_eq!(serde_json::from_value::<Rec>(j).unwrap(), r);
+    }
+
+    #[test]
+    fn a_bare_processor_selects_every_feature_setting() {
+        let t = TargetId::parse("gfx90a:sramecc+:xnack-").unwrap();
+        assert!(t.matches(&"gfx90a".parse().unwrap()));
+        assert!(t.matches(&"gfx90a:xnack-:sramecc+".parse().unwrap()));
+        assert!(!t.matches(&"gfx90a:xnack+".parse().unwrap()));
+        assert!(!t.matches(&"gfx908".parse().unwrap()));
+        let mut scanned = TargetId::new("gfx1100");
+        scanned.xnack = FeatureSetting::Unsupported;
+        assert_eq!(scanned, TargetId::new("gfx1100"), "both spell gfx1100");
+    }
 
     #[test]
     fn parses_forms() {

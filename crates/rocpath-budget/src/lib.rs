@@ -1,4 +1,5 @@
-//! One memory budget for a whole rocpath run.
+//! One memory budget for a whole rocpath run, and the check that keeps inputs that never end
+//! (FIFOs, devices) from being opened ([`special`]).
 //!
 //! Every large allocation whose size the input decides — a decompressed CCOB payload, an archive
 //! member buffered in memory, a window grown to hold one streamed code object, a YAML document
@@ -19,6 +20,9 @@
 //! drop(r);
 //! assert!(budget.try_reserve(700 << 10).is_ok());
 //! ```
+
+pub mod special;
+pub use special::non_regular;
 
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Condvar, Mutex};

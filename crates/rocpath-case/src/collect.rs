@@ -6,6 +6,7 @@
 use crate::capped::Capped;
 use crate::meta::{CaseMeta, driver_args};
 use crate::model::*;
+use rocpath_arch::TargetId;
 use rocpath_evidence::{Class, Evidence, Locator, Proof};
 use rocpath_logs::miopen::{self, Applicability, Phase};
 use rocpath_logs::rocblas::{self, GemmCall, GemmTypes};
@@ -138,7 +139,7 @@ pub struct Collector {
     pub(crate) meta: Option<(CaseMeta, u32, BTreeMap<String, u64>)>,
     pub(crate) dropped: BTreeMap<String, u64>,
 
-    pub(crate) device: Option<(String, Option<String>, Src, &'static str)>,
+    pub(crate) device: Option<(TargetId, Option<String>, Src, &'static str)>,
     /// (what, value) → the first line.
     pub(crate) facts: Capped<(String, String), Src, MAX_FACTS>,
 
@@ -595,8 +596,9 @@ impl Collector {
     }
 
     fn set_device(&mut self, arch: &str, name: Option<&str>, src: Src, rule: &'static str) {
-        if self.device.is_none() && !arch.trim().is_empty() {
-            self.device = Some((arch.trim().to_string(), name.map(str::to_string), src, rule));
+        // A device the log names in a form that is not a target id stays unknown.
+        if let (None, Ok(t)) = (&self.device, TargetId::parse(arch)) {
+            self.device = Some((t, name.map(str::to_string), src, rule));
         }
     }
 

@@ -3,6 +3,7 @@
 //! `hostname`, `pwd`, `case_id`, `command`, then the logging environment).
 
 use crate::read::CaseError;
+use rocpath_arch::TargetId;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 use std::path::Path;
@@ -21,7 +22,7 @@ pub struct GpuInfo {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub name: Option<String>,
     /// Target id.
-    pub target: String,
+    pub target: TargetId,
     /// Compute units.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub cus: Option<u32>,

@@ -1,6 +1,7 @@
 //! The case report: what one run did, as typed observations, each with its evidence.
 //! Serialised as the `rocpath.case/1` JSON contract (field names are part of it).
 
+use rocpath_arch::TargetId;
 use rocpath_evidence::Evidence;
 use rocpath_logs::rocblas::GemmTypes;
 use rocpath_logs::tensile::KernelName;
@@ -186,7 +187,7 @@ pub struct FileRecord {
 #[derive(Debug, Clone, Serialize)]
 pub struct Device {
     /// Target id (`gfx900:xnack-`).
-    pub arch: String,
+    pub arch: TargetId,
     /// Marketing name, when printed.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub name: Option<String>,

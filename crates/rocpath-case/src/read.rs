@@ -59,6 +59,13 @@ pub enum CaseError {
         /// The error.
         error: std::io::Error,
     },
+    /// A FIFO, device or socket: opening it could wait forever or never end.
+    NotRegular {
+        /// The path given.
+        path: PathBuf,
+        /// `a FIFO`, `a character device`, …
+        what: &'static str,
+    },
     /// Reading stopped part-way; what was read before `offset` is in the report.
     Read {
         /// The file.
@@ -93,6 +100,7 @@ impl CaseError {
     pub fn path(&self) -> &Path {
         match self {
             CaseError::Io { path, .. }
+            | CaseError::NotRegular { path, .. }
             | CaseError::Read { path, .. }
             | CaseError::Meta { path, .. } => path,
         }
@@ -118,6 +126,10 @@ impl CaseError {
     pub fn message(&self) -> String {
         match self {
             CaseError::Io { error, .. } => error.to_string(),
+            CaseError::NotRegular { what, .. } => format!(
+                "not a regular file ({what}); rocpath reads only regular files — copy the log \
+                 to a file and read that"
+            ),
             CaseError::Read { offset, error, .. } => format!(
                 "read error at byte {offset}: {error}; the report holds what was read before it"
             ),
@@ -233,6 +245,13 @@ fn holds_cases(dir: &Path) -> Result<bool, CaseError> {
 
 /// Streams one file into the collector. What was read before an error is kept.
 pub fn read_file(c: &mut Collector, path: &Path) -> Result<(), CaseError> {
+    let md = std::fs::metadata(path).map_err(CaseError::io(path))?;
+    if let Some(what) = rocpath_budget::non_regular(md.file_type()) {
+        return Err(CaseError::NotRegular {
+            path: path.to_path_buf(),
+            what,
+        });
+    }
     let idx = c.begin_file(&path.display().to_string());
     let mut f = std::fs::File::open(path).map_err(CaseError::io(path))?;
     let (to_hash, hash_rx) = mpsc::sync_channel::<Vec<u8>>(4);

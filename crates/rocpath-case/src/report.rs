@@ -550,7 +550,7 @@ impl Collector {
         let arch_info = self
             .device
             .as_ref()
-            .and_then(|d| rocpath_arch::target(d.0.split(':').next().unwrap_or("")));
+            .and_then(|d| rocpath_arch::target(&d.0.processor));
         self.tensile
             .iter()
             .map(|(n, s)| {

@@ -274,7 +274,7 @@ fn every_vega64_case_gives_the_recorded_outcome() {
         if outcome == "natural" {
             assert!(r.forced.is_none(), "{name}");
             assert_eq!(
-                r.device.as_ref().map(|d| d.arch.as_str()),
+                r.device.as_ref().map(|d| d.arch.to_string()).as_deref(),
                 Some("gfx900:xnack-"),
                 "{name}"
             );
@@ -532,7 +532,7 @@ fn rocblas_bench_int8_result_row() {
     assert_eq!(g.evidence.rule, "case.gemm.rocblas_bench_result");
     assert_eq!(b.evidence.rule, "case.bench_result");
     assert_eq!(
-        r.device.as_ref().map(|d| d.arch.as_str()),
+        r.device.as_ref().map(|d| d.arch.to_string()).as_deref(),
         Some("gfx900:xnack-")
     );
 }
@@ -604,7 +604,10 @@ fn rocblas_traces_from_mi25_runs() {
         r.outcome.sub_kind.as_deref(),
         Some("tensile_library_missing")
     );
-    assert_eq!(r.device.as_ref().map(|d| d.arch.as_str()), Some("gfx900"));
+    assert_eq!(
+        r.device.as_ref().map(|d| d.arch.to_string()).as_deref(),
+        Some("gfx900")
+    );
     let e = r
         .errors
         .iter()

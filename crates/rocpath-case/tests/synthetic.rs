@@ -207,10 +207,36 @@ fn a_missing_log_is_an_error_naming_it() {
 }
 
 #[test]
+fn a_fifo_named_as_a_case_is_refused_before_it_is_opened() {
+    let dir = tempfile::tempdir().unwrap();
+    let fifo = dir.path().join("case.log");
+    let made = std::process::Command::new("mkfifo").arg(&fifo).status();
+    assert!(
+        made.is_ok_and(|s| s.success()),
+        "mkfifo is part of coreutils"
+    );
+    // Opening a FIFO without a writer would wait forever: the reader must not try.
+    let src = rocpath_case::case_source(&fifo).unwrap();
+    let (_, e) = rocpath_case::read_case(&src);
+    assert_eq!(e.len(), 1, "{e:?}");
+    assert!(
+        matches!(
+            e[0],
+            rocpath_case::CaseError::NotRegular { what: "a FIFO", .. }
+        ),
+        "{e:?}"
+    );
+    assert!(
+        e[0].to_string()
+            .contains("case.log: not a regular file (a FIFO)")
+    );
+}
+
+#[test]
 fn tensile_library_missing() {
     let r = read(b"rocBLAS error: Cannot read /opt/rocm/lib/rocblas/library/TensileLibrary.dat: No such file or directory for GPU arch : gfx1201\n List of available TensileLibrary Files : \n\"/opt/rocm/lib/rocblas/library/TensileLibrary_lazy_gfx942.dat\"\n");
     assert_eq!(r.outcome.kind.as_str(), "library_error");
-    assert_eq!(r.device.unwrap().arch, "gfx1201");
+    assert_eq!(r.device.unwrap().arch.to_string(), "gfx1201");
     assert!(
         r.errors[0]
             .message

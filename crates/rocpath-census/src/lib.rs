@@ -9,6 +9,7 @@
 //! Every record carries evidence: disassembly presence is `confirmed` /
 //! `shipped_artifact_verified`.
 
+use rocpath_arch::TargetId;
 use rocpath_evidence::{Class as EvClass, Evidence, Locator, Proof};
 use rocpath_isa::{Census, Decoder, Item, ItemKind, Mnemonic, SymbolKind, SymbolStart};
 use rocpath_sources::bundle::SharedBy;
@@ -54,7 +55,7 @@ pub struct Options {
     /// Container limits.
     pub limits: Limits,
     /// Only code objects of this processor (`gfx900`) or exact target id (`gfx90a:xnack+`).
-    pub target: Option<String>,
+    pub target: Option<TargetId>,
     /// Only these kernels (code objects without a matching kernel are left out).
     pub kernel: Option<KernelFilter>,
     /// Mnemonics to look for; an entry matches a mnemonic equal to it or starting with it
@@ -223,12 +224,9 @@ pub struct CodeObjectCensus {
     pub offset: u64,
     /// sha256 of the code object.
     pub sha256: String,
-    /// Full target id.
-    pub target: String,
-    /// Short target id.
-    pub target_id: String,
-    /// Processor.
-    pub processor: String,
+    /// Target id, written as `target` (full), `target_id` (short) and `processor`.
+    #[serde(flatten, with = "rocpath_arch::fields")]
+    pub target: TargetId,
     /// Processor whose decoding tables were used.
     pub decoder: String,
     /// Totals over all executable sections.
@@ -255,7 +253,7 @@ pub struct Skipped {
     /// Container chain.
     pub container: String,
     /// Target id.
-    pub target_id: String,
+    pub target_id: TargetId,
     /// Why it was not decoded.
     pub reason: String,
     /// Evidence (`limited`: the tool does not cover it).
@@ -270,7 +268,7 @@ pub struct FindHit {
     /// Container chain.
     pub container: String,
     /// Target id.
-    pub target_id: String,
+    pub target_id: TargetId,
     /// Kernel (or function) name.
     pub kernel: String,
     /// The search term that matched.
@@ -321,7 +319,7 @@ pub struct Report {
     /// Per code object, sorted by path, container and offset.
     pub code_objects: Vec<CodeObjectCensus>,
     /// Totals per short target id.
-    pub targets: BTreeMap<String, Counts>,
+    pub targets: BTreeMap<TargetId, Counts>,
     /// Hits of `find` terms, per kernel.
     pub find: Vec<FindHit>,
     /// Search terms that matched nowhere.
@@ -391,14 +389,9 @@ impl Collector<'_> {
                 return self.error(origin, Some(at), format!("code object: {e}"));
             }
         };
-        let target_id = co.target_id.canonical();
+        let target_id = co.target_id.clone();
         if let Some(f) = &self.opts.target {
-            let ok = if f.contains(':') {
-                *f == target_id
-            } else {
-                *f == co.target_id.processor
-            };
-            if !ok {
+            if !target_id.matches(f) {
                 return;
             }
         }
@@ -620,9 +613,7 @@ impl Collector<'_> {
             container,
             offset,
             sha256: sha.to_string(),
-            target: co.target_id.full(),
-            target_id,
-            processor: co.target_id.processor.clone(),
+            target: target_id,
             decoder: decoder.processor().to_string(),
             counts,
             kernel_count: if need_kernels {
@@ -693,7 +684,7 @@ pub fn run(paths: &[PathBuf], opts: &Options, progress: &dyn Progress) -> Report
         .sort_by(|a, b| (&a.path, &a.container, a.offset).cmp(&(&b.path, &b.container, b.offset)));
     for co in &r.code_objects {
         r.targets
-            .entry(co.target_id.clone())
+            .entry(co.target.clone())
             .or_default()
             .merge(&co.counts);
     }

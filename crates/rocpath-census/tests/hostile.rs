@@ -51,7 +51,10 @@ fn a_bundle_of_4000_entries_at_one_object_is_decoded_once() {
         co.evidence.note
     );
     assert!(co.counts.instructions > 0);
-    assert_eq!(r.targets["gfx1100"].instructions, co.counts.instructions);
+    assert_eq!(
+        r.targets[&rocpath_arch::TargetId::new("gfx1100")].instructions,
+        co.counts.instructions
+    );
 }
 
 #[test]

@@ -505,7 +505,7 @@ pub fn parse_with(data: &[u8], limits: Limits) -> Result<CodeObject, Error> {
     let processor = if mach != 0 {
         rocpath_arch::by_mach(mach)
             .map(|t| t.name.to_string())
-            .unwrap_or_else(|| format!("unknown-mach-0x{mach:x}"))
+            .unwrap_or_else(|| format!("{}-mach-0x{mach:x}", rocpath_arch::UNKNOWN_PROCESSOR))
     } else if let Some((maj, min, step)) = legacy.isa {
         format!(
             "gfx{maj}{min}{}",
@@ -516,7 +516,7 @@ pub fn parse_with(data: &[u8], limits: Limits) -> Result<CodeObject, Error> {
             }
         )
     } else {
-        "unknown".to_string()
+        rocpath_arch::UNKNOWN_PROCESSOR.to_string()
     };
     let target_id = TargetId {
         processor,

@@ -12,6 +12,7 @@
 //! disagreement becomes an open question; what the model cannot decide is `unresolved`.
 
 use crate::miopen::{self, Device, GivenRecord, MiopenExplanation};
+use rocpath_arch::TargetId;
 use rocpath_evidence::{Class, Evidence, Locator, Proof};
 use rocpath_miopen::model::context::Env;
 use rocpath_miopen::model::ir::Model;
@@ -65,8 +66,8 @@ pub struct SolverCheck {
 pub struct Comparison {
     /// Case name.
     pub case: String,
-    /// Device arch observed.
-    pub arch: Option<String>,
+    /// Device observed.
+    pub arch: Option<TargetId>,
     /// Find-db key of the problem.
     pub problem_key: Option<String>,
     /// The API path (`find`, `immediate`, `forced: <solver>`).
@@ -257,6 +258,14 @@ fn one(c: &serde_json::Value, i: usize, doc_path: &Path, opts: &Options) -> Comp
             "the observation has no MIOpen device and problem to predict from".into(),
         );
     };
+    let Ok(arch) = TargetId::parse(&arch) else {
+        return not_compared(
+            name,
+            loc,
+            "not_miopen",
+            format!("device {arch:?} is not a target id"),
+        );
+    };
     if let Some(why) = driver_of(c).and_then(|d| d.rejected_by_driver()) {
         return driver_rejects(c, name, loc, &arch, &key, why, opts.model);
     }
@@ -276,14 +285,6 @@ fn one(c: &serde_json::Value, i: usize, doc_path: &Path, opts: &Options) -> Comp
             format!("problem key {key:?} does not parse"),
         );
     };
-    let Ok(target) = rocpath_arch::TargetId::parse(&arch) else {
-        return not_compared(
-            name,
-            loc,
-            "not_miopen",
-            format!("device {arch:?} is not a target id"),
-        );
-    };
     let cus = opts.cu.or_else(|| {
         c.pointer("/db_lookups")?.as_array()?.iter().find_map(|l| {
             let f = l.get("file")?.as_str()?;
@@ -291,7 +292,7 @@ fn one(c: &serde_json::Value, i: usize, doc_path: &Path, opts: &Options) -> Comp
         })
     });
     let release = fact(c, "miopen_version").and_then(release_of);
-    let mut device = Device::new(&target, cus);
+    let mut device = Device::new(&arch, cus);
     device.vram = opts.vram;
     let logged = logged_record(c, doc_path, i);
     let q = miopen::Query {
@@ -334,14 +335,14 @@ fn driver_rejects(
     c: &serde_json::Value,
     name: String,
     loc: Locator,
-    arch: &str,
+    arch: &TargetId,
     key: &str,
     why: String,
     model: &Model,
 ) -> Comparison {
     let kind = s(c, "/outcome/kind").map(str::to_string);
     let mut out = not_compared(name, loc.clone(), "agree", String::new());
-    out.arch = Some(arch.to_string());
+    out.arch = Some(arch.clone());
     out.problem_key = Some(key.to_string());
     out.mode = mode_of(c).map(|m| mode_text(&m));
     out.observed_outcome = kind.clone();
@@ -399,7 +400,7 @@ fn failure_matches(predicted: &str, kind: &str, sub: Option<&str>) -> bool {
 fn judge(
     c: &serde_json::Value,
     name: &str,
-    arch: &str,
+    arch: &TargetId,
     key: &str,
     mode: &Mode,
     e: &MiopenExplanation,
@@ -409,7 +410,7 @@ fn judge(
     let kind = s(c, "/outcome/kind").map(str::to_string);
     let sub = s(c, "/outcome/sub_kind");
     let mut out = not_compared(name.to_string(), loc.clone(), "unresolved", String::new());
-    out.arch = Some(arch.to_string());
+    out.arch = Some(arch.clone());
     out.problem_key = Some(key.to_string());
     out.mode = Some(mode_text(mode));
     out.observed = observed.clone();
@@ -502,7 +503,7 @@ fn judge(
     out
 }
 
-fn disagree(out: &mut Comparison, predicted: &str, key: &str, arch: &str, loc: Locator) {
+fn disagree(out: &mut Comparison, predicted: &str, key: &str, arch: &TargetId, loc: Locator) {
     let seen = match (&out.observed, &out.observed_outcome) {
         (Some(s), Some(k)) => format!("{s} ({k})"),
         (None, Some(k)) => k.clone(),

@@ -17,6 +17,7 @@
 //! size and K type of their template.
 
 use crate::ggml::{self, Decision, FaQuery, Query, Rules};
+use rocpath_arch::TargetId;
 use rocpath_evidence::{Class, Evidence, Locator, Proof};
 use serde::Serialize;
 use std::path::Path;
@@ -27,7 +28,7 @@ pub struct KernelComparison {
     /// The trace file.
     pub trace: String,
     /// Device the prediction is for.
-    pub arch: String,
+    pub arch: TargetId,
     /// Kernel name as traced.
     pub kernel: String,
     /// Trace family (`mul_mat_q`, …).
@@ -280,7 +281,7 @@ fn mul_mat_one(
 /// rules answer for no point.
 fn flash_attn_one(
     rules: &Rules,
-    arch: &str,
+    arch: &TargetId,
     head: i64,
     kv_type: &str,
     observed: &str,
@@ -295,7 +296,7 @@ fn flash_attn_one(
         for &gqa in &GQA {
             for &kv_len in &KV {
                 let q = FaQuery {
-                    target: arch.to_string(),
+                    target: arch.clone(),
                     head,
                     head_v: head,
                     batch,
@@ -378,7 +379,7 @@ fn flash_attn_one(
 pub fn compare_trace(
     doc: &serde_json::Value,
     doc_path: &Path,
-    target: Option<&str>,
+    target: Option<&TargetId>,
     rules: &Rules,
 ) -> Vec<KernelComparison> {
     let mut out = Vec::new();
@@ -397,9 +398,11 @@ pub fn compare_trace(
             .flatten()
             .find_map(|a| {
                 let s = a.as_str().or_else(|| a.get("name")?.as_str())?;
-                s.starts_with("gfx").then(|| s.to_string())
+                s.starts_with("gfx")
+                    .then(|| TargetId::parse(s).ok())
+                    .flatten()
             });
-        let Some(arch) = target.map(str::to_string).or(agent) else {
+        let Some(arch) = target.cloned().or(agent) else {
             continue;
         };
         let split = t.get("phase").is_some_and(|p| !p.is_null());
@@ -508,7 +511,12 @@ mod tests {
     #[test]
     fn decode_agrees_and_dense_mmq_on_gfx900_disagrees() {
         let r = ggml::rules(None).unwrap();
-        let v = compare_trace(&doc(true), Path::new("t.json"), Some("gfx900"), &r);
+        let v = compare_trace(
+            &doc(true),
+            Path::new("t.json"),
+            Some(&"gfx900".parse().unwrap()),
+            &r,
+        );
         assert_eq!(v.len(), 3);
         // Flash attention: the vector kernel is what ggml runs for a single-row Q batch.
         assert_eq!(v[2].observed, "fa_vec");
@@ -525,16 +533,31 @@ mod tests {
         assert_eq!(v[1].verdict, "disagree");
         assert!(v[1].question.is_some());
         // On gfx1201 MMQ is the dense path above 8 columns.
-        let v = compare_trace(&doc(true), Path::new("t.json"), Some("gfx1201"), &r);
+        let v = compare_trace(
+            &doc(true),
+            Path::new("t.json"),
+            Some(&"gfx1201".parse().unwrap()),
+            &r,
+        );
         assert_eq!(v[1].verdict, "consistent");
         assert_eq!(v[1].observed_path_ne11.first().map(|x| x.0), Some(9));
         // No device and no --target: nothing to compare.
         assert!(compare_trace(&doc(false), Path::new("t.json"), None, &r).is_empty());
-        let v = compare_trace(&doc(false), Path::new("t.json"), Some("gfx900"), &r);
+        let v = compare_trace(
+            &doc(false),
+            Path::new("t.json"),
+            Some(&"gfx900".parse().unwrap()),
+            &r,
+        );
         assert!(v.iter().all(|c| c.phase == "all"));
         // A device the rules cannot place (a generic target has no cc): no prediction, never
         // a disagreement.
-        let v = compare_trace(&doc(true), Path::new("t.json"), Some("gfx9-generic"), &r);
+        let v = compare_trace(
+            &doc(true),
+            Path::new("t.json"),
+            Some(&"gfx9-generic".parse().unwrap()),
+            &r,
+        );
         assert_eq!(v.len(), 3);
         assert!(
             v.iter()

@@ -3,6 +3,7 @@
 //! pinned ggml version); this module only evaluates them, so a newer ggml is added beside the
 //! old one without touching the engine.
 
+use rocpath_arch::TargetId;
 use rocpath_evidence::{Class, Evidence, Locator, Proof};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
@@ -114,8 +115,8 @@ pub fn rules(version: Option<&str>) -> Result<Rules, GgmlError> {
 /// The question.
 #[derive(Debug, Clone)]
 pub struct Query {
-    /// gfx processor (`gfx1201`).
-    pub target: String,
+    /// The device (`gfx1201`); ggml compiles per processor.
+    pub target: TargetId,
     /// ggml type of src0 (weights), lower case (`q4_k`, `f16`).
     pub src0_type: String,
     /// src1 columns (tokens in the batch).
@@ -129,8 +130,8 @@ pub struct Query {
 /// Flash-attention question.
 #[derive(Debug, Clone)]
 pub struct FaQuery {
-    /// gfx processor.
-    pub target: String,
+    /// The device; ggml compiles per processor.
+    pub target: TargetId,
     /// Head size (K->ne[0]).
     pub head: i64,
     /// V head size (V->ne[0]); defaults to `head`.
@@ -163,15 +164,14 @@ pub struct Decision {
 }
 
 /// ggml's `cc` for a gfx processor: the digits after `gfx` read as hex, plus the AMD offset.
-pub fn cc_of(target: &str, r: &Rules) -> Result<i64, GgmlError> {
-    let p = target.split(':').next().unwrap_or(target);
+pub fn cc_of(target: &TargetId, r: &Rules) -> Result<i64, GgmlError> {
+    let p = target.processor.as_str();
+    let bad = || GgmlError::Target(target.to_string());
     if rocpath_arch::target(p).is_none() || p.contains("generic") {
-        return Err(GgmlError::Target(target.into()));
+        return Err(bad());
     }
-    let digits = p
-        .strip_prefix("gfx")
-        .ok_or_else(|| GgmlError::Target(target.into()))?;
-    let v = i64::from_str_radix(digits, 16).map_err(|_| GgmlError::Target(target.into()))?;
+    let digits = p.strip_prefix("gfx").ok_or_else(bad)?;
+    let v = i64::from_str_radix(digits, 16).map_err(|_| bad())?;
     Ok(r.cc.get("OFFSET_AMD").copied().unwrap_or(0x1000000) + v)
 }
 
@@ -554,12 +554,16 @@ pub fn sweep(
 mod tests {
     use super::*;
 
+    fn t(id: &str) -> TargetId {
+        TargetId::parse(id).unwrap_or_else(|e| unreachable!("{e}"))
+    }
+
     fn mm(target: &str, ty: &str, ne11: i64, experts: i64) -> String {
         let r = rules(None).unwrap();
         mul_mat(
             &r,
             &Query {
-                target: target.into(),
+                target: t(target),
                 src0_type: ty.into(),
                 ne11,
                 experts,
@@ -573,10 +577,10 @@ mod tests {
     #[test]
     fn rules_load_and_cc() {
         let r = rules(None).unwrap();
-        assert_eq!(cc_of("gfx900:xnack-", &r).unwrap(), 0x1000900);
-        assert_eq!(cc_of("gfx90a", &r).unwrap(), 0x100090a);
-        assert_eq!(cc_of("gfx1201", &r).unwrap(), 0x1001201);
-        assert!(cc_of("gfx9-generic", &r).is_err());
+        assert_eq!(cc_of(&t("gfx900:xnack-"), &r).unwrap(), 0x1000900);
+        assert_eq!(cc_of(&t("gfx90a"), &r).unwrap(), 0x100090a);
+        assert_eq!(cc_of(&t("gfx1201"), &r).unwrap(), 0x1001201);
+        assert!(cc_of(&t("gfx9-generic"), &r).is_err());
         assert!(rules(Some("0000")).is_err());
     }
 
@@ -664,7 +668,7 @@ mod tests {
             mul_mat(
                 &rules(None).unwrap(),
                 &Query {
-                    target: "gfx900".into(),
+                    target: t("gfx900"),
                     src0_type: "q9_9".into(),
                     ne11: 1,
                     experts: 0,
@@ -680,7 +684,7 @@ mod tests {
         flash_attn(
             &r,
             &FaQuery {
-                target: target.into(),
+                target: t(target),
                 head,
                 head_v: head,
                 batch,
@@ -722,7 +726,7 @@ mod tests {
     fn sweep_switch_points() {
         let r = rules(None).unwrap();
         let q = Query {
-            target: "gfx1201".into(),
+            target: t("gfx1201"),
             src0_type: "f16".into(),
             ne11: 1,
             experts: 0,

@@ -13,7 +13,7 @@ use crate::{CodeObjectRecord, ErrorRecord, Inventory};
 use rocpath_arch::{Compat, TargetId, code_object_compat};
 use rocpath_evidence::{Class, Evidence, Locator, Proof};
 use serde::Serialize;
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 
 /// Rule ids of check verdicts (besides the target-id rules of `rocpath_arch::rules`).
 pub mod rules {
@@ -122,7 +122,7 @@ pub struct Decider {
     /// Container chain.
     pub container: String,
     /// Its target id.
-    pub target_id: String,
+    pub target_id: TargetId,
     /// Target-id rule that matched.
     pub rule: String,
     /// Why.
@@ -153,7 +153,8 @@ pub struct LibraryCheck {
     pub compatible: usize,
     /// Code objects (or files) in the library.
     pub total: usize,
-    /// Target ids the library ships, for context.
+    /// What the library ships, for context: the target ids of its code objects, the
+    /// processors of its Tensile files or the names of its find-dbs (`gfx900_64`).
     pub targets: Vec<String>,
     /// The files that decided (first few compatible ones, or none).
     pub deciders: Vec<Decider>,
@@ -212,14 +213,11 @@ fn evaluate(objs: &[&CodeObjectRecord], dev: &TargetId) -> (Verdict, Vec<Decider
     let mut runs = Vec::new();
     let mut depends = Vec::new();
     for co in objs {
-        let Ok(t) = TargetId::parse(&co.target) else {
-            continue;
-        };
-        let c = code_object_compat(&t, co.code_object_version, dev);
+        let c = code_object_compat(&co.target, co.code_object_version, dev);
         let d = Decider {
             path: co.path.clone(),
             container: co.container.clone(),
-            target_id: co.target_id.clone(),
+            target_id: co.target.clone(),
             rule: c.rule().to_string(),
             why: c.why().to_string(),
         };
@@ -255,9 +253,8 @@ pub fn check(inv: &Inventory, device: &Device, ov: Option<&Override>) -> DeviceC
     }
     let mut libraries = Vec::new();
     for (lib, objs) in &groups {
-        let mut targets: Vec<String> = objs.iter().map(|c| c.target_id.clone()).collect();
-        targets.sort();
-        targets.dedup();
+        let targets: BTreeSet<String> = objs.iter().map(|c| c.target.to_string()).collect();
+        let targets: Vec<String> = targets.into_iter().collect();
         let (verdict, deciders, compatible) = evaluate(objs, dev);
         let (class, rule, why) = match verdict {
             Verdict::Runs => (

@@ -8,6 +8,7 @@
 
 use crate::check::group_key;
 use crate::{CodeObjectRecord, Inventory};
+use rocpath_arch::TargetId;
 use serde::Serialize;
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -19,11 +20,11 @@ pub struct LibraryDiff {
     /// `added`, `removed` or `changed`.
     pub status: String,
     /// Target ids only in NEW.
-    pub targets_added: Vec<String>,
+    pub targets_added: Vec<TargetId>,
     /// Target ids only in OLD.
-    pub targets_removed: Vec<String>,
+    pub targets_removed: Vec<TargetId>,
     /// Target ids in both.
-    pub targets_kept: Vec<String>,
+    pub targets_kept: Vec<TargetId>,
     /// Per kept target: kernels only in NEW / only in OLD.
     pub kernels: Vec<KernelDiff>,
 }
@@ -32,7 +33,7 @@ pub struct LibraryDiff {
 #[derive(Debug, Clone, Serialize, PartialEq, Eq)]
 pub struct KernelDiff {
     /// Target id.
-    pub target: String,
+    pub target: TargetId,
     /// Kernels in OLD.
     pub old: usize,
     /// Kernels in NEW.
@@ -47,9 +48,9 @@ pub struct KernelDiff {
 #[derive(Debug, Clone, Serialize, PartialEq, Eq)]
 pub struct Diff {
     /// Target ids present (anywhere) only in NEW.
-    pub targets_added: Vec<String>,
+    pub targets_added: Vec<TargetId>,
     /// Target ids present only in OLD.
-    pub targets_removed: Vec<String>,
+    pub targets_removed: Vec<TargetId>,
     /// Libraries with any change, sorted by name.
     pub libraries: Vec<LibraryDiff>,
     /// Libraries identical in both.
@@ -91,7 +92,7 @@ pub fn normalize_library(name: &str, roots: &[&str]) -> String {
     parts.join("/").trim_start_matches("./").to_string()
 }
 
-type Index = BTreeMap<String, BTreeMap<String, BTreeSet<String>>>;
+type Index = BTreeMap<String, BTreeMap<TargetId, BTreeSet<String>>>;
 
 fn index(inv: &Inventory, roots: &[&str]) -> Index {
     let mut m: Index = BTreeMap::new();
@@ -100,7 +101,7 @@ fn index(inv: &Inventory, roots: &[&str]) -> Index {
         let names = m
             .entry(lib)
             .or_default()
-            .entry(co.target_id.clone())
+            .entry(co.target.clone())
             .or_default();
         names.extend(co.kernels.iter().map(|k| k.name.clone()));
         if co.kernels.is_empty() && co.kernel_count > 0 {
@@ -144,8 +145,8 @@ pub fn diff(old: &Inventory, new: &Inventory) -> Diff {
     let rn: Vec<&str> = new.roots.iter().map(String::as_str).collect();
     let a = index(old, &ro);
     let b = index(new, &rn);
-    let ta: BTreeSet<&String> = a.values().flat_map(|t| t.keys()).collect();
-    let tb: BTreeSet<&String> = b.values().flat_map(|t| t.keys()).collect();
+    let ta: BTreeSet<&TargetId> = a.values().flat_map(|t| t.keys()).collect();
+    let tb: BTreeSet<&TargetId> = b.values().flat_map(|t| t.keys()).collect();
     let mut libraries = Vec::new();
     let mut unchanged = 0;
     let libs: BTreeSet<&String> = a.keys().chain(b.keys()).collect();
@@ -158,17 +159,17 @@ pub fn diff(old: &Inventory, new: &Inventory) -> Diff {
             (true, false) => "removed",
             _ => "changed",
         };
-        let added: Vec<String> = lb
+        let added: Vec<TargetId> = lb
             .keys()
             .filter(|t| !la.contains_key(*t))
             .cloned()
             .collect();
-        let removed: Vec<String> = la
+        let removed: Vec<TargetId> = la
             .keys()
             .filter(|t| !lb.contains_key(*t))
             .cloned()
             .collect();
-        let kept: Vec<String> = la.keys().filter(|t| lb.contains_key(*t)).cloned().collect();
+        let kept: Vec<TargetId> = la.keys().filter(|t| lb.contains_key(*t)).cloned().collect();
         let mut kernels = Vec::new();
         for t in &kept {
             let (ka, kb) = (&la[t], &lb[t]);
@@ -198,8 +199,8 @@ pub fn diff(old: &Inventory, new: &Inventory) -> Diff {
         });
     }
     Diff {
-        targets_added: tb.difference(&ta).map(|s| s.to_string()).collect(),
-        targets_removed: ta.difference(&tb).map(|s| s.to_string()).collect(),
+        targets_added: tb.difference(&ta).map(|&t| t.clone()).collect(),
+        targets_removed: ta.difference(&tb).map(|&t| t.clone()).collect(),
         libraries,
         unchanged,
     }

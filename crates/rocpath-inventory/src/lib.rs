@@ -13,6 +13,7 @@ pub mod check;
 pub mod device;
 pub mod diff;
 
+use rocpath_arch::TargetId;
 use rocpath_codeobj::Kernel;
 use rocpath_evidence::{Class, Evidence, Locator, Proof};
 use rocpath_sources::bundle::SharedBy;
@@ -42,7 +43,7 @@ pub struct Options {
     pub limits: Limits,
     /// Keep only code objects whose processor is this one (`gfx900`), or whose target id
     /// matches it exactly when it carries features (`gfx90a:xnack+`).
-    pub target: Option<String>,
+    pub target: Option<TargetId>,
     /// Leave the per-kernel metadata out of the records (counts are kept).
     pub no_kernels: bool,
 }
@@ -75,12 +76,10 @@ pub struct CodeObjectRecord {
     pub size: u64,
     /// sha256 of the object's bytes.
     pub sha256: String,
-    /// Full target id (`amdgcn-amd-amdhsa--gfx90a:xnack+`).
-    pub target: String,
-    /// Short target id (`gfx90a:xnack+`).
-    pub target_id: String,
-    /// Processor (`gfx90a`).
-    pub processor: String,
+    /// Target id, written as `target` (full, `amdgcn-amd-amdhsa--gfx90a:xnack+`),
+    /// `target_id` (`gfx90a:xnack+`) and `processor` (`gfx90a`).
+    #[serde(flatten, with = "rocpath_arch::fields")]
+    pub target: TargetId,
     /// Family (`CDNA2`), when the processor is known.
     pub family: Option<String>,
     /// Code object version (2..6).
@@ -228,9 +227,9 @@ pub struct Inventory {
     /// MIOpen databases.
     pub miopen_dbs: Vec<MiopenDbRecord>,
     /// Totals per short target id.
-    pub targets: BTreeMap<String, TargetTotals>,
+    pub targets: BTreeMap<TargetId, TargetTotals>,
     /// Coverage: library → target id → cell.
-    pub coverage: BTreeMap<String, BTreeMap<String, Cell>>,
+    pub coverage: BTreeMap<String, BTreeMap<TargetId, Cell>>,
     /// Items that could not be read.
     pub errors: Vec<ErrorRecord>,
     /// Statistics.
@@ -288,14 +287,6 @@ pub fn family_of(processor: &str) -> Option<&'static str> {
     rocpath_arch::target(processor).map(|t| family_name(t.family))
 }
 
-fn target_matches(filter: &str, processor: &str, target_id: &str) -> bool {
-    if filter.contains(':') {
-        filter == target_id
-    } else {
-        filter == processor
-    }
-}
-
 impl Collector<'_> {
     fn error(&self, origin: &Origin, offset: Option<u64>, message: String) {
         let loc = Locator::in_container(&origin.path, origin.member(), offset);
@@ -335,9 +326,8 @@ impl Collector<'_> {
                 return;
             }
         };
-        let target_id = co.target_id.canonical();
         if let Some(f) = &self.opts.target {
-            if !target_matches(f, &co.target_id.processor, &target_id) {
+            if !co.target_id.matches(f) {
                 return;
             }
         }
@@ -363,10 +353,8 @@ impl Collector<'_> {
             offset,
             size: bytes.len() as u64,
             sha256: sha,
-            target: co.target_id.full(),
-            processor: co.target_id.processor.clone(),
             family: family_of(&co.target_id.processor).map(str::to_string),
-            target_id,
+            target: co.target_id,
             code_object_version: co.version,
             e_flags: format!("0x{:x}", co.e_flags),
             bundle_id: bundle_id.map(str::to_string),
@@ -404,7 +392,7 @@ impl Collector<'_> {
             .map(|t| t.processor)
             .filter(|p| rocpath_arch::target(p).is_some());
         if let (Some(f), Some(p)) = (&self.opts.target, &processor) {
-            if !target_matches(f, p, p) && !f.starts_with(&format!("{p}:")) {
+            if f.processor != *p {
                 return;
             }
         }
@@ -450,7 +438,7 @@ impl Collector<'_> {
             return;
         };
         if let Some(f) = &self.opts.target {
-            if f.split(':').next() != Some(db.processor.as_str()) {
+            if f.processor != db.processor {
                 return;
             }
         }
@@ -602,21 +590,22 @@ impl Inventory {
         });
         self.targets.clear();
         self.coverage.clear();
-        let mut libs_per_target: BTreeMap<&str, std::collections::BTreeSet<&str>> = BTreeMap::new();
+        let mut libs_per_target: BTreeMap<&TargetId, std::collections::BTreeSet<&str>> =
+            BTreeMap::new();
         for co in &self.code_objects {
-            let t = self.targets.entry(co.target_id.clone()).or_default();
+            let t = self.targets.entry(co.target.clone()).or_default();
             t.code_objects += 1;
             t.kernels += co.kernel_count as u64;
             t.bytes += co.size;
             libs_per_target
-                .entry(&co.target_id)
+                .entry(&co.target)
                 .or_default()
                 .insert(&co.library);
             let cell = self
                 .coverage
                 .entry(co.library.clone())
                 .or_default()
-                .entry(co.target_id.clone())
+                .entry(co.target.clone())
                 .or_default();
             cell.code_objects += 1;
             cell.kernels += co.kernel_count as u64;

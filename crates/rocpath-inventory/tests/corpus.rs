@@ -22,7 +22,7 @@ fn corpus(pkg: &str) -> Option<PathBuf> {
 fn per_target(inv: &rocpath_inventory::Inventory) -> BTreeMap<String, (u64, u64)> {
     inv.targets
         .iter()
-        .map(|(t, v)| (t.clone(), (v.code_objects, v.kernels)))
+        .map(|(t, v)| (t.to_string(), (v.code_objects, v.kernels)))
         .collect()
 }
 
@@ -81,7 +81,7 @@ fn rocblas4_host_library_and_tensile_folder() {
     assert_eq!(so.len(), 660);
     let k900: usize = so
         .iter()
-        .filter(|c| c.processor == "gfx900")
+        .filter(|c| c.target.processor == "gfx900")
         .map(|c| c.kernel_count)
         .sum();
     assert_eq!(k900, 10_593);
@@ -130,7 +130,7 @@ fn ggml_hip_and_hsa_runtime() {
     assert_eq!(ggml.len(), 1400, "140 bundles x 10 targets");
     let k: usize = ggml
         .iter()
-        .filter(|c| c.processor == "gfx906")
+        .filter(|c| c.target.processor == "gfx906")
         .map(|c| c.kernel_count)
         .sum();
     assert_eq!(k, 7_184);
@@ -148,8 +148,8 @@ fn ggml_hip_and_hsa_runtime() {
         3
     );
     assert!(
-        rocr.iter().any(|c| c.processor == "gfx1201")
-            && rocr.iter().any(|c| c.processor == "gfx950")
+        rocr.iter().any(|c| c.target.processor == "gfx1201")
+            && rocr.iter().any(|c| c.target.processor == "gfx950")
     );
 }
 
@@ -175,7 +175,7 @@ fn hipblaslt_ccob_folder() {
     let ccob_kernels = |p: &str| -> usize {
         inv.code_objects
             .iter()
-            .filter(|c| c.processor == p && c.container.contains("ccob"))
+            .filter(|c| c.target.processor == p && c.container.contains("ccob"))
             .map(|c| c.kernel_count)
             .sum()
     };
@@ -189,5 +189,5 @@ fn hipblaslt_ccob_folder() {
         .filter(|c| c.path.ends_with("hipblasltTransform.hsaco"))
         .collect();
     assert_eq!(tr.len(), 1);
-    assert_eq!(tr[0].processor, "gfx908");
+    assert_eq!(tr[0].target.processor, "gfx908");
 }

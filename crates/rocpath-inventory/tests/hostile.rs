@@ -138,5 +138,8 @@ fn entries_sharing_one_object_are_one_record_that_names_them() {
         "{}",
         co.evidence.note
     );
-    assert_eq!(inv.targets["gfx1100"].code_objects, 1);
+    assert_eq!(
+        inv.targets[&rocpath_arch::TargetId::new("gfx1100")].code_objects,
+        1
+    );
 }

@@ -36,8 +36,11 @@ fn u64_of(v: &Value, k: &str) -> u64 {
 /// The processor of a target id (`gfx90a:xnack+` → `gfx90a`; bundle-style ids keep their
 /// last `--` part).
 pub fn processor_of(target: &str) -> String {
-    let t = target.rsplit("--").next().unwrap_or(target);
-    t.split(':').next().unwrap_or(t).to_string()
+    match rocpath_arch::TargetId::parse(target) {
+        Ok(t) => t.processor,
+        // Not a target id (`unknown`, a CUDA `sm_86`): the name before any feature.
+        Err(_) => target.split(':').next().unwrap_or(target).to_string(),
+    }
 }
 
 /// Whether a name is a processor LLVM knows (`gfx900`, `gfx9-generic`).

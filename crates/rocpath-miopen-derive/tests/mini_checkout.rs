@@ -207,7 +207,7 @@ fn verdict(
     let mut p =
         Problem::from_fdb_key("64-56-56-3x3-64-56-56-16-1x1-1x1-1x1-0-NCHW-FP32-F").unwrap();
     p.types = [t, t, t];
-    let dev = Device::new(target, Some(64)).unwrap();
+    let dev = Device::parse(target, Some(64)).unwrap();
     let env = Env::from_pairs(env.iter().copied()).unwrap();
     let build = HashMap::new();
     let inp = Input {

@@ -88,7 +88,7 @@ fn main() {
     let model = rocpath_miopen::model::pinned().unwrap();
     let load = t0.elapsed();
     let ps = problems(n);
-    let mut dev = Device::new(target, Some(64)).unwrap();
+    let mut dev = Device::parse(target, Some(64)).unwrap();
     dev.vram = Some(16 << 30);
     let env = Env::default();
     let build = HashMap::new();

@@ -68,7 +68,7 @@ fn problem() -> impl Strategy<Value = Problem> {
 fn same_outcomes(target: &str, problems: &[Problem]) {
     let model = pinned().unwrap();
     let ev = Evaluator::new(model, Some("3.5.1"));
-    let mut dev = Device::new(target, Some(60)).unwrap();
+    let mut dev = Device::parse(target, Some(60)).unwrap();
     dev.vram = Some(16 << 30);
     let env = Env::default();
     let build = HashMap::new();

@@ -14,7 +14,7 @@ fn model() -> &'static Model {
 }
 
 fn device(t: &str) -> Device {
-    let mut d = Device::new(t, Some(64)).unwrap();
+    let mut d = Device::parse(t, Some(64)).unwrap();
     d.vram = Some(8 << 30);
     d
 }

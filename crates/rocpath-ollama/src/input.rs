@@ -44,22 +44,9 @@ impl ReadError {
     }
 }
 
-/// What kind of non-regular file a type is.
+/// What kind of non-regular file a type is (`a folder` for a folder).
 pub fn describe(ft: std::fs::FileType) -> &'static str {
-    use std::os::unix::fs::FileTypeExt;
-    if ft.is_fifo() {
-        "a FIFO"
-    } else if ft.is_char_device() {
-        "a character device"
-    } else if ft.is_block_device() {
-        "a block device"
-    } else if ft.is_socket() {
-        "a socket"
-    } else if ft.is_dir() {
-        "a folder"
-    } else {
-        "not a file"
-    }
+    rocpath_budget::non_regular(ft).unwrap_or("a folder")
 }
 
 /// Opens `path` if it is a regular file (symbolic links followed); anything else is refused

@@ -3,6 +3,7 @@
 
 use crate::{right, short_library, table, tsv_line};
 use comfy_table::Cell;
+use rocpath_arch::TargetId;
 use rocpath_census::{Counts, Report};
 use std::fmt::Write;
 
@@ -48,7 +49,7 @@ pub fn isa_table(r: &Report, kernels: bool, mnemonics: bool) -> String {
         for (name, c) in rows {
             let mut row = vec![
                 Cell::new(where_(&co.path, &co.container)),
-                Cell::new(&co.target_id),
+                Cell::new(&co.target),
             ];
             if kernels {
                 row.push(Cell::new(name));
@@ -98,7 +99,7 @@ pub fn isa_table(r: &Report, kernels: bool, mnemonics: bool) -> String {
         let n = r
             .code_objects
             .iter()
-            .filter(|co| &co.target_id == target)
+            .filter(|co| &co.target == target)
             .count();
         let s = |k: &str| c.signals.get(k).copied().unwrap_or(0).to_string();
         t.add_row(vec![
@@ -131,29 +132,29 @@ pub fn find_table(r: &Report) -> String {
         ]);
     }
     let _ = writeln!(out, "{t}");
-    let targets: std::collections::BTreeSet<&str> = r
-        .code_objects
-        .iter()
-        .map(|c| c.target_id.as_str())
-        .collect();
+    let targets: std::collections::BTreeSet<&TargetId> =
+        r.code_objects.iter().map(|c| &c.target).collect();
     for term in r
         .find
         .iter()
         .map(|h| h.term.as_str())
         .collect::<std::collections::BTreeSet<_>>()
     {
-        let with: std::collections::BTreeSet<&str> = r
+        let with: std::collections::BTreeSet<&TargetId> = r
             .find
             .iter()
             .filter(|h| h.term == term)
-            .map(|h| h.target_id.as_str())
+            .map(|h| &h.target_id)
             .collect();
-        let without: Vec<&str> = targets.difference(&with).copied().collect();
+        let without: Vec<String> = targets.difference(&with).map(|t| t.to_string()).collect();
         let _ = writeln!(
             out,
             "{term}: in {} kernels on {}; absent on {}",
             r.find.iter().filter(|h| h.term == term).count(),
-            with.into_iter().collect::<Vec<_>>().join(" "),
+            with.iter()
+                .map(|t| t.to_string())
+                .collect::<Vec<_>>()
+                .join(" "),
             if without.is_empty() {
                 "-".into()
             } else {
@@ -217,7 +218,7 @@ pub fn isa_tsv(r: &Report) -> String {
             let mut f = vec![
                 co.path.clone(),
                 co.container.clone(),
-                co.target_id.clone(),
+                co.target.to_string(),
                 name,
                 is_k.to_string(),
                 c.instructions.to_string(),

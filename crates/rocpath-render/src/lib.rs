@@ -3,11 +3,11 @@
 //! JSON is produced by the CLI from the same types (serde), not here.
 
 use comfy_table::{Cell, CellAlignment, ContentArrangement, Table, TableComponent, presets};
-use rocpath_arch::TargetInfo;
+use rocpath_arch::{TargetId, TargetInfo};
 use rocpath_inventory::Inventory;
 use rocpath_inventory::check::{DeviceCheck, group_key};
 use rocpath_inventory::diff::Diff;
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::BTreeMap;
 use std::fmt::Write;
 
 pub mod case;
@@ -111,13 +111,13 @@ pub(crate) fn short_library(lib: &str) -> String {
 pub fn inventory_table(inv: &Inventory) -> String {
     let mut out = String::new();
     // Coverage matrix over grouped libraries.
-    let targets: Vec<&String> = inv.targets.keys().collect();
-    let mut rows: BTreeMap<String, BTreeMap<&str, (u64, u64)>> = BTreeMap::new();
+    let targets: Vec<String> = inv.targets.keys().map(ToString::to_string).collect();
+    let mut rows: BTreeMap<String, BTreeMap<&TargetId, (u64, u64)>> = BTreeMap::new();
     for co in &inv.code_objects {
         let c = rows
             .entry(group_key(co))
             .or_default()
-            .entry(co.target_id.as_str())
+            .entry(&co.target)
             .or_default();
         c.0 += 1;
         c.1 += co.kernel_count as u64;
@@ -132,8 +132,8 @@ pub fn inventory_table(inv: &Inventory) -> String {
         let mut t = table(&h);
         for (lib, cells) in &rows {
             let mut r = vec![Cell::new(short_library(lib))];
-            for tg in &targets {
-                r.push(match cells.get(tg.as_str()) {
+            for tg in inv.targets.keys() {
+                r.push(match cells.get(tg) {
                     Some((o, k)) => right(format!("{o}/{k}")),
                     None => right("-"),
                 });
@@ -150,10 +150,9 @@ pub fn inventory_table(inv: &Inventory) -> String {
             "libraries",
         ]);
         for (tg, tt) in &inv.targets {
-            let proc_ = tg.split(':').next().unwrap_or(tg);
             t.add_row(vec![
                 Cell::new(tg),
-                Cell::new(rocpath_inventory::family_of(proc_).unwrap_or("?")),
+                Cell::new(rocpath_inventory::family_of(&tg.processor).unwrap_or("?")),
                 right(tt.code_objects),
                 right(tt.kernels),
                 right(bytes(tt.bytes)),
@@ -266,7 +265,7 @@ pub fn inventory_tsv(inv: &Inventory, kernels: bool) -> String {
                     &[
                         co.path.clone(),
                         co.container.clone(),
-                        co.target_id.clone(),
+                        co.target.to_string(),
                         k.name.clone(),
                         k.symbol.clone(),
                         o(k.sgpr_count),
@@ -313,8 +312,8 @@ pub fn inventory_tsv(inv: &Inventory, kernels: bool) -> String {
                 co.offset.to_string(),
                 co.size.to_string(),
                 co.sha256.clone(),
-                co.target.clone(),
-                co.processor.clone(),
+                co.target.full(),
+                co.target.processor.clone(),
                 co.family.clone().unwrap_or_default(),
                 co.code_object_version
                     .map(|v| format!("v{v}"))
@@ -547,11 +546,14 @@ pub fn check_table(checks: &[DeviceCheck]) -> String {
 /// A diff for people.
 pub fn diff_table(d: &Diff) -> String {
     let mut out = String::new();
-    let list = |v: &[String]| {
+    let list = |v: &[TargetId]| {
         if v.is_empty() {
             "-".to_string()
         } else {
-            v.join(" ")
+            v.iter()
+                .map(ToString::to_string)
+                .collect::<Vec<_>>()
+                .join(" ")
         }
     };
     let _ = writeln!(out, "Targets added:   {}", list(&d.targets_added));
@@ -585,13 +587,6 @@ pub fn diff_table(d: &Diff) -> String {
         d.libraries.len(),
         d.unchanged
     );
-    let all: BTreeSet<&str> = d
-        .targets_added
-        .iter()
-        .chain(&d.targets_removed)
-        .map(|s| s.as_str())
-        .collect();
-    let _ = all;
     out
 }
 
@@ -617,7 +612,7 @@ pub fn diff_tsv(d: &Diff) -> String {
                 &[
                     l.library.clone(),
                     l.status.clone(),
-                    t.clone(),
+                    t.to_string(),
                     "target_added".into(),
                     "".into(),
                     "".into(),
@@ -630,7 +625,7 @@ pub fn diff_tsv(d: &Diff) -> String {
                 &[
                     l.library.clone(),
                     l.status.clone(),
-                    t.clone(),
+                    t.to_string(),
                     "target_removed".into(),
                     "".into(),
                     "".into(),
@@ -643,7 +638,7 @@ pub fn diff_tsv(d: &Diff) -> String {
                 &[
                     l.library.clone(),
                     l.status.clone(),
-                    k.target.clone(),
+                    k.target.to_string(),
                     "kernels_changed".into(),
                     k.old.to_string(),
                     k.new.to_string(),

@@ -18,8 +18,12 @@ fn seen(rule: &'static str, path: &str) -> Evidence {
     Evidence::new(Class::Confirmed, Proof::ShippedArtifactVerified, rule).at(Locator::file(path))
 }
 
+fn tid(id: &str) -> rocpath_arch::TargetId {
+    id.parse().unwrap_or_else(|e| panic!("{id}: {e}"))
+}
+
 fn code_object(path: &str, container: &str, target_id: &str, kernels: usize) -> CodeObjectRecord {
-    let processor = target_id.split(':').next().unwrap_or(target_id).to_string();
+    let target = tid(target_id);
     CodeObjectRecord {
         path: path.into(),
         container: container.into(),
@@ -27,10 +31,8 @@ fn code_object(path: &str, container: &str, target_id: &str, kernels: usize) -> 
         offset: 4096,
         size: 20_480,
         sha256: "ab".repeat(32),
-        target: format!("amdgcn-amd-amdhsa--{target_id}"),
-        target_id: target_id.into(),
-        family: rocpath_arch::target(&processor).map(|t| format!("{:?}", t.family)),
-        processor,
+        family: rocpath_arch::target(&target.processor).map(|t| format!("{:?}", t.family)),
+        target,
         code_object_version: Some(5),
         e_flags: "0x52c".into(),
         bundle_id: Some(format!("hipv4-amdgcn-amd-amdhsa--{target_id}")),
@@ -158,7 +160,7 @@ fn check_table_and_tsv_with_an_override() {
 fn diff_table_and_tsv() {
     let new = install();
     let mut old = install();
-    old.code_objects.retain(|c| c.target_id != "gfx1100");
+    old.code_objects.retain(|c| c.target != tid("gfx1100"));
     old.code_objects.push(code_object(
         "/opt/rocm/lib/libexample_dnn.so.1.1",
         "hip_fatbin > bundle#3@0x9000",
@@ -188,9 +190,7 @@ fn census() -> rocpath_census::Report {
         library: "libexample_dnn.so.1.1".into(),
         offset: 4096,
         sha256: "cd".repeat(32),
-        target: format!("amdgcn-amd-amdhsa--{target_id}"),
-        target_id: target_id.into(),
-        processor: target_id.split(':').next().unwrap_or(target_id).into(),
+        target: tid(target_id),
         decoder: target_id.split(':').next().unwrap_or(target_id).into(),
         counts: c,
         kernel_count: kernels.len(),
@@ -219,7 +219,7 @@ fn census() -> rocpath_census::Report {
         find: vec![FindHit {
             path: path.into(),
             container: "hip_fatbin".into(),
-            target_id: "gfx906".into(),
+            target_id: tid("gfx906"),
             kernel: "conv_dot4".into(),
             term: "v_dot4_i32_i8".into(),
             mnemonic: "v_dot4_i32_i8".into(),
@@ -229,8 +229,8 @@ fn census() -> rocpath_census::Report {
         not_found: vec!["v_mfma".into()],
         ..rocpath_census::Report::default()
     };
-    r.targets.insert("gfx906".into(), dot);
-    r.targets.insert("gfx900:xnack-".into(), fma);
+    r.targets.insert(tid("gfx906"), dot);
+    r.targets.insert(tid("gfx900:xnack-"), fma);
     r
 }
 
@@ -253,7 +253,7 @@ fn isa_tables_and_tsv() {
 fn explain_ggml_decision_and_sweep() {
     let rules = rocpath_explain::ggml::rules(None).unwrap();
     let q = rocpath_explain::ggml::Query {
-        target: "gfx1201".into(),
+        target: tid("gfx1201"),
         src0_type: "q4_k".into(),
         ne11: 1,
         experts: 0,

@@ -382,17 +382,9 @@ pub fn discover(paths: &[PathBuf]) -> (Vec<InputFile>, Vec<(String, SourceError)
 fn special_kind(p: &Path) -> &'static str {
     #[cfg(unix)]
     {
-        use std::os::unix::fs::FileTypeExt;
         if let Ok(m) = std::fs::metadata(p) {
-            let t = m.file_type();
-            if t.is_fifo() {
-                return "a FIFO";
-            } else if t.is_char_device() {
-                return "a character device";
-            } else if t.is_block_device() {
-                return "a block device";
-            } else if t.is_socket() {
-                return "a socket";
+            if let Some(what) = rocpath_budget::non_regular(m.file_type()) {
+                return what;
             }
         } else {
             return "a dangling symbolic link";

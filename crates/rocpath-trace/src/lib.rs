@@ -161,23 +161,7 @@ impl std::fmt::Display for InputError {
     }
 }
 
-/// What kind of non-regular file a type is (`None` for a regular file or a folder).
-fn non_regular(ft: std::fs::FileType) -> Option<&'static str> {
-    use std::os::unix::fs::FileTypeExt;
-    if ft.is_file() || ft.is_dir() {
-        None
-    } else if ft.is_fifo() {
-        Some("a FIFO")
-    } else if ft.is_char_device() {
-        Some("a character device")
-    } else if ft.is_block_device() {
-        Some("a block device")
-    } else if ft.is_socket() {
-        Some("a socket")
-    } else {
-        Some("not a file")
-    }
-}
+use rocpath_budget::non_regular;
 
 /// Opens a file that is known to be regular (checked again: it may have changed).
 fn open_regular(path: &Path) -> Result<std::fs::File, InputError> {

@@ -1,6 +1,7 @@
 //! Command-line interface definitions (clap). Only syntax lives here; commands are in `cmd/`.
 
 use clap::{Args, Parser, Subcommand};
+use rocpath_arch::TargetId;
 use rocpath_evidence::{Class, Proof};
 use rocpath_ledger::model::{Floor, Layer, SelectionKind};
 use std::path::PathBuf;
@@ -168,7 +169,7 @@ pub struct InventoryArgs {
     pub paths: Vec<PathBuf>,
     /// Keep only this gfx target (`gfx900`) or exact target id (`gfx90a:xnack+`).
     #[arg(long, value_name = "TARGET")]
-    pub target: Option<String>,
+    pub target: Option<TargetId>,
     /// Print TSV (one row per code object) instead of the table.
     #[arg(long, conflicts_with = "json")]
     pub tsv: bool,
@@ -187,7 +188,7 @@ pub struct CheckArgs {
     /// Device target id (`gfx900:xnack-`, `gfx1201`). Without it, the GPUs of this machine
     /// are read from the KFD topology in sysfs or from `rocminfo`.
     #[arg(long, value_name = "TARGET-ID")]
-    pub target: Option<String>,
+    pub target: Option<TargetId>,
     /// Read the devices from a saved `rocminfo` output instead.
     #[arg(long, value_name = "FILE", conflicts_with = "target")]
     pub rocminfo: Option<PathBuf>,
@@ -225,7 +226,7 @@ pub struct IsaArgs {
     pub paths: Vec<PathBuf>,
     /// Keep only this gfx target (`gfx900`) or exact target id (`gfx90a:xnack+`).
     #[arg(long, value_name = "TARGET")]
-    pub target: Option<String>,
+    pub target: Option<TargetId>,
     /// Keep only kernels whose name contains NAME (exact match with --exact).
     #[arg(long, value_name = "NAME")]
     pub kernel: Option<String>,
@@ -618,7 +619,7 @@ pub struct ExplainArgs {
     pub compare: Option<PathBuf>,
     /// With --compare on a trace: the device, when the trace does not name it (`gfx900`).
     #[arg(long, value_name = "gfxNNN")]
-    pub target: Option<String>,
+    pub target: Option<TargetId>,
     /// With --compare: MIOpen's database folder, for cases whose log shows no find-db lookup.
     #[arg(long, value_name = "DIR", default_value = "/opt/rocm/share/miopen/db")]
     pub db: PathBuf,
@@ -650,7 +651,7 @@ pub enum ExplainCommand {
 pub struct ExplainMiopenArgs {
     /// Device target id (`gfx900:xnack-`, `gfx942`, `gfx1201`).
     #[arg(long, value_name = "TARGET-ID")]
-    pub target: String,
+    pub target: TargetId,
     /// Compute units of the device (picks `gfx900_64` and the like; read by some solvers).
     #[arg(long, value_name = "N")]
     pub cu: Option<u32>,
@@ -713,7 +714,7 @@ pub struct ExplainDeriveArgs {
 pub struct ExplainGgmlArgs {
     /// gfx processor (`gfx1201`).
     #[arg(long, value_name = "TARGET")]
-    pub target: String,
+    pub target: TargetId,
     /// ggml type of the weights (`q4_K`, `f16`…); for flash attention, the K/V type.
     #[arg(long = "type", value_name = "TYPE", default_value = "f16")]
     pub ty: String,
@@ -750,7 +751,7 @@ pub struct ExplainGgmlArgs {
 pub struct ExplainRocblasArgs {
     /// gfx processor.
     #[arg(long, value_name = "TARGET")]
-    pub target: String,
+    pub target: TargetId,
     /// `f32`, `f64`, `f16`, `bf16`, `i8`, `c32`, `c64`, `xf32`.
     #[arg(long = "type", value_name = "TYPE")]
     pub ty: String,

@@ -275,7 +275,10 @@ fn check_with_saved_rocminfo_and_override() {
     ]);
     assert_eq!(code, 1, "some libraries have no gfx900 code");
     let d = &v["devices"][0];
-    assert_eq!(d["device"]["target"]["processor"], "gfx900");
+    assert_eq!(
+        d["device"]["target"], "gfx900:xnack-",
+        "rocminfo names the xnack setting"
+    );
     assert_eq!(d["device"]["cus"], 64);
     let libs = d["libraries"].as_array().unwrap();
     let by = |needle: &str| {

@@ -191,7 +191,20 @@ fn killing_an_import_at_random_points_leaves_a_valid_ledger() {
 
     let mut seed = 0x9e37_79b9_7f4a_7c15u64;
     let mut partial_seen = false;
-    for round in 0..10 {
+    let records = |ledger: &Path| {
+        std::fs::read_dir(ledger.join("observations"))
+            .map(|d| {
+                d.filter_map(Result::ok)
+                    .filter(|e| !e.file_name().to_string_lossy().starts_with('.'))
+                    .count()
+            })
+            .unwrap_or(0)
+    };
+    for round in 0..11 {
+        // Each round starts from an empty ledger, so a kill that lands after an earlier
+        // round completed still shows whether this one was cut.
+        std::fs::remove_dir_all(&ledger).unwrap();
+        assert!(rocpath(&["ledger", "init", "ledger"], dir).status.success());
         seed ^= seed << 13;
         seed ^= seed >> 7;
         seed ^= seed << 17;
@@ -203,7 +216,16 @@ fn killing_an_import_at_random_points_leaves_a_valid_ledger() {
             .stderr(std::process::Stdio::null())
             .spawn()
             .unwrap();
-        std::thread::sleep(at);
+        if round == 10 {
+            // The last kill lands right after the first record is written, however fast
+            // or slow the machine is.
+            let until = Instant::now() + full * 4;
+            while records(&ledger) == 0 && Instant::now() < until {
+                std::thread::sleep(Duration::from_micros(200));
+            }
+        } else {
+            std::thread::sleep(at);
+        }
         let _ = child.kill(); // SIGKILL: no cleanup runs
         let _ = child.wait();
 

@@ -14,7 +14,8 @@ pub mod request;
 use db::{Choice, DbFile, FindDb, FindItem, PerfDb};
 use rocpath_evidence::{Class, Evidence, Locator, Proof};
 use rocpath_miopen::Problem;
-use rocpath_miopen::model::context::{Device as ModelDevice, Env};
+pub use rocpath_miopen::model::context::Device;
+use rocpath_miopen::model::context::Env;
 use rocpath_miopen::model::eval::Verdict;
 use rocpath_miopen::model::ir::Model;
 use rocpath_miopen::select::{self, Mode, Prediction, SolverFate, Tri};
@@ -41,49 +42,6 @@ pub fn solver_id(name: &str) -> Option<u32> {
 /// A solver name for a registry id.
 pub fn solver_name(id: u32) -> Option<&'static str> {
     rocpath_miopen::registry::by_id(u64::from(id)).map(rocpath_miopen::registry::display_name)
-}
-
-/// The device as MIOpen sees it.
-#[derive(Debug, Clone, Serialize)]
-pub struct Device {
-    /// Target id as given (`gfx900:xnack-`).
-    pub target: String,
-    /// Processor (`gfx900`).
-    pub processor: String,
-    /// `TargetProperties::DbId` (`gfx900`, `gfx906_nosramecc`, `gfx90a_xnack`…).
-    pub db_id: String,
-    /// Compute units, when known.
-    pub cus: Option<u32>,
-    /// Device memory in bytes, when known.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub vram: Option<u64>,
-}
-
-impl Device {
-    /// From a target id and CU count. `DbId` (src/target_properties.cpp:40-134): the
-    /// processor, `_nosramecc` for gfx906/gfx908 with SRAMECC off, `_sramecc` for others with it
-    /// on, `_xnack` with XNACK on.
-    pub fn new(target: &rocpath_arch::TargetId, cus: Option<u32>) -> Device {
-        use rocpath_arch::FeatureSetting as F;
-        let p = target.processor.clone();
-        let mut db_id = p.clone();
-        let old = p == "gfx906" || p == "gfx908";
-        match target.sramecc {
-            F::Off if old => db_id.push_str("_nosramecc"),
-            F::On if !old => db_id.push_str("_sramecc"),
-            _ => {}
-        }
-        if target.xnack == F::On {
-            db_id.push_str("_xnack");
-        }
-        Device {
-            target: target.full(),
-            processor: p,
-            db_id,
-            cus,
-            vram: None,
-        }
-    }
 }
 
 /// A find-db record given from outside (the one a log shows), with where it was seen.
@@ -548,17 +506,13 @@ pub fn explain(q: &Query) -> Result<MiopenExplanation, ExplainError> {
         })
         .collect();
     ranked.sort_by(|a, b| a.time_ms.total_cmp(&b.time_ms));
-    let mut mdev = match ModelDevice::new(&q.device.target, q.device.cus) {
-        Ok(d) => d,
-        Err(e) => {
-            notes.push(e.to_string());
-            return Ok(empty(q, key, dbs, rec, ranked, notes));
-        }
-    };
-    mdev.vram = q.device.vram;
+    if let Err(e) = q.device.known() {
+        notes.push(e.to_string());
+        return Ok(empty(q, key, dbs, rec, ranked, notes));
+    }
     let sq = select::Query {
         problem: p,
-        device: &mdev,
+        device: &q.device,
         env: &q.env,
         build: &q.build,
         release: q.release.as_deref(),

@@ -164,7 +164,7 @@ fn run_case(a: CaseRunArgs, p: &Printer) -> anyhow::Result<Status> {
         .map(|d| GpuInfo {
             source: d.source,
             name: d.name,
-            target: d.target.to_string(),
+            target: d.target,
             cus: d.cus,
         })
         .collect();

@@ -7,17 +7,11 @@ use rocpath_inventory::device::{self, Device};
 
 fn devices(a: &CheckArgs) -> anyhow::Result<Vec<Device>> {
     if let Some(t) = &a.target {
-        let id = rocpath_arch::TargetId::parse(t).map_err(|e| anyhow::anyhow!("--target: {e}"))?;
-        if rocpath_arch::target(&id.processor).is_none() {
-            anyhow::bail!(
-                "--target: unknown gfx target {:?} (see `rocpath arch`)",
-                id.processor
-            );
-        }
+        super::known_target(t).map_err(|e| anyhow::anyhow!("--target: {e}"))?;
         return Ok(vec![Device {
             source: "--target".into(),
             name: None,
-            target: device::normalize(id),
+            target: device::normalize(t.clone()),
             generic: Vec::new(),
             cus: None,
         }]);

@@ -57,8 +57,6 @@ fn pairs(v: &[String], what: &str) -> anyhow::Result<Vec<(String, String)>> {
 }
 
 fn run_miopen(a: Box<ExplainMiopenArgs>, p: &Printer) -> anyhow::Result<Status> {
-    let target = rocpath_arch::TargetId::parse(&a.target)
-        .map_err(|e| anyhow::anyhow!("{}: {e}", a.target))?;
     let default_mode = match a.mode {
         Some(ExplainMode::Immediate) => Mode::Immediate,
         _ => Mode::Find,
@@ -77,7 +75,7 @@ fn run_miopen(a: Box<ExplainMiopenArgs>, p: &Printer) -> anyhow::Result<Status> 
                 .map_err(|_| anyhow::anyhow!("--build {k}={v}: the value must be an integer"))
         })
         .collect::<anyhow::Result<_>>()?;
-    let mut device = miopen::Device::new(&target, a.cu);
+    let mut device = miopen::Device::new(&a.target, a.cu);
     device.vram = size(a.vram.as_deref())?;
     let mut out = Vec::new();
     for pr in problems {
@@ -204,12 +202,9 @@ fn run_ggml(a: ExplainGgmlArgs, p: &Printer) -> anyhow::Result<Status> {
 }
 
 fn run_rocblas(a: ExplainRocblasArgs, p: &Printer) -> anyhow::Result<Status> {
-    let processor = a.target.split(':').next().unwrap_or(&a.target).to_string();
-    if rocpath_arch::target(&processor).is_none() {
-        anyhow::bail!("unknown gfx target {:?} (see `rocpath arch`)", a.target);
-    }
+    super::known_target(&a.target)?;
     let q = rocblas::Query {
-        processor,
+        processor: a.target.processor.clone(),
         dtype: a.ty.to_ascii_lowercase(),
         rocblas_dir: a.library_dir,
         hipblaslt_dir: a.hipblaslt_dir,
@@ -234,7 +229,7 @@ fn run_rocblas(a: ExplainRocblasArgs, p: &Printer) -> anyhow::Result<Status> {
 }
 
 fn run_compare(file: &std::path::Path, a: &ExplainArgs, p: &Printer) -> anyhow::Result<Status> {
-    let target = a.target.as_deref();
+    let target = a.target.as_ref();
     let bytes = std::fs::read(file).map_err(|e| anyhow::anyhow!("{}: {e}", file.display()))?;
     let doc: serde_json::Value =
         serde_json::from_slice(&bytes).map_err(|e| anyhow::anyhow!("{}: {e}", file.display()))?;

@@ -18,10 +18,7 @@ pub fn status_of(inv: &Inventory) -> Status {
 pub fn run(a: InventoryArgs, p: &Printer) -> anyhow::Result<Status> {
     super::check_paths(&a.paths)?;
     if let Some(t) = &a.target {
-        let proc_ = t.split(':').next().unwrap_or(t);
-        if rocpath_arch::target(proc_).is_none() {
-            anyhow::bail!("unknown gfx target {t:?} (see `rocpath arch`)");
-        }
+        super::known_target(t)?;
     }
     let opts = Options {
         limits: super::limits(&a.scan, p),

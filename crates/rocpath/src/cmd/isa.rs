@@ -18,9 +18,7 @@ impl rocpath_census::Progress for Bar {
 pub fn run(a: IsaArgs, p: &Printer) -> anyhow::Result<Status> {
     super::check_paths(&a.paths)?;
     if let Some(t) = &a.target {
-        if rocpath_arch::target(t.split(':').next().unwrap_or(t)).is_none() {
-            anyhow::bail!("unknown gfx target {t:?} (see `rocpath arch`)");
-        }
+        super::known_target(t)?;
     }
     let opts = Options {
         limits: super::limits(&a.scan, p),

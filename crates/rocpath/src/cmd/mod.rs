@@ -64,6 +64,17 @@ pub fn limits(s: &ScanArgs, p: &Printer) -> Limits {
     }
 }
 
+/// Refuses a target id whose processor the architecture table does not know.
+pub fn known_target(t: &rocpath_arch::TargetId) -> anyhow::Result<()> {
+    if rocpath_arch::target(&t.processor).is_none() {
+        anyhow::bail!(
+            "unknown gfx target {:?} (see `rocpath arch`)",
+            t.to_string()
+        );
+    }
+    Ok(())
+}
+
 /// Checks that every path exists before a long scan starts.
 pub fn check_paths(paths: &[std::path::PathBuf]) -> anyhow::Result<()> {
     for p in paths {

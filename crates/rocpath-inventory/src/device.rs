@@ -94,65 +94,130 @@ pub fn parse_rocminfo(text: &str, source: &str) -> Vec<Device> {
     out
 }
 
+/// What a KFD topology folder says: the GPUs, in node order, and what could not be read.
+#[derive(Debug, Clone, Default)]
+pub struct KfdTopology {
+    /// GPU nodes (CPU-only nodes, with `gfx_target_version 0`, are left out).
+    pub devices: Vec<Device>,
+    /// Nodes or lines that could not be read or understood.
+    pub problems: Vec<KfdProblem>,
+}
+
+/// A node or line of a KFD topology that could not be read or understood.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct KfdProblem {
+    /// The file (`…/nodes/1/properties`).
+    pub path: std::path::PathBuf,
+    /// The 1-based line, for a malformed line.
+    pub line: Option<usize>,
+    /// What is wrong.
+    pub message: String,
+}
+
 /// Reads the GPUs from a KFD topology folder (normally `/sys/class/kfd/kfd/topology/nodes`).
 pub fn read_kfd_topology(nodes: &Path) -> Vec<Device> {
-    let mut out = Vec::new();
+    read_kfd(nodes).devices
+}
+
+/// Reads a KFD topology folder, nodes in numeric order, naming what it cannot read. A
+/// missing folder is an empty topology.
+pub fn read_kfd(nodes: &Path) -> KfdTopology {
+    let mut out = KfdTopology::default();
     let Ok(rd) = std::fs::read_dir(nodes) else {
         return out;
     };
     let mut dirs: Vec<_> = rd.filter_map(|e| e.ok()).map(|e| e.path()).collect();
-    dirs.sort();
+    dirs.sort_by_key(|d| {
+        let n = d
+            .file_name()
+            .and_then(|n| n.to_str())
+            .and_then(|n| n.parse::<u64>().ok());
+        (n.unwrap_or(u64::MAX), d.clone())
+    });
     for d in dirs {
-        let Ok(props) = std::fs::read_to_string(d.join("properties")) else {
-            continue;
-        };
-        let get = |k: &str| {
-            props.lines().find_map(|l| {
-                let (key, v) = l.split_once(' ')?;
-                (key == k).then(|| v.trim().parse::<u64>().ok()).flatten()
-            })
-        };
-        let Some(v) = get("gfx_target_version").filter(|&v| v > 0) else {
-            continue;
-        };
-        let (maj, min, step) = rocpath_arch::split_kfd_version(v as u32);
-        let Some(info) = rocpath_arch::TARGETS
-            .iter()
-            .find(|t| t.version == (maj, min, step) && t.covers.is_empty())
-        else {
-            continue;
-        };
-        let mut target = TargetId::new(info.name);
-        // HSA_CAP_SRAM_EDCSUPPORTED: the device reports ECC for SRAM.
-        if info.sramecc == TargetFeature::Supported {
-            if let Some(cap) = get("capability") {
-                target.sramecc = if cap & 0x0008_0000 != 0 {
-                    FeatureSetting::On
-                } else {
-                    FeatureSetting::Off
-                };
-            }
+        let path = d.join("properties");
+        match std::fs::read_to_string(&path) {
+            Ok(props) => kfd_node(&d, &path, &props, &mut out),
+            Err(e) => out.problems.push(KfdProblem {
+                path,
+                line: None,
+                message: format!("cannot read the node's properties ({e})"),
+            }),
         }
-        let cus = match (get("simd_count"), get("simd_per_cu")) {
-            (Some(s), Some(p)) if p > 0 => Some((s / p) as u32),
-            _ => None,
-        };
-        let name = std::fs::read_to_string(d.join("name"))
-            .ok()
-            .map(|n| n.trim().to_string())
-            .filter(|n| !n.is_empty());
-        out.push(Device {
-            source: format!("sysfs {}", d.display()),
-            name,
-            target: normalize(target),
-            generic: info
-                .generic
-                .map(|g| vec![g.to_string()])
-                .unwrap_or_default(),
-            cus,
-        });
     }
     out
+}
+
+/// The `key value` pairs of a properties file; malformed lines are named.
+fn kfd_properties(path: &Path, props: &str, problems: &mut Vec<KfdProblem>) -> Vec<(String, u64)> {
+    let mut kv = Vec::new();
+    for (i, l) in props.lines().enumerate() {
+        if l.trim().is_empty() {
+            continue;
+        }
+        match l.split_once(' ').map(|(k, v)| (k, v.trim().parse::<u64>())) {
+            Some((k, Ok(v))) => kv.push((k.to_string(), v)),
+            _ => problems.push(KfdProblem {
+                path: path.to_path_buf(),
+                line: Some(i + 1),
+                message: "not a `name number` line".into(),
+            }),
+        }
+    }
+    kv
+}
+
+fn kfd_node(d: &Path, path: &Path, props: &str, out: &mut KfdTopology) {
+    let kv = kfd_properties(path, props, &mut out.problems);
+    let get = |k: &str| kv.iter().find(|(key, _)| key == k).map(|(_, v)| *v);
+    let Some(v) = get("gfx_target_version").filter(|&v| v > 0) else {
+        return;
+    };
+    let known = u32::try_from(v).ok().and_then(|v| {
+        let (maj, min, step) = rocpath_arch::split_kfd_version(v);
+        rocpath_arch::TARGETS
+            .iter()
+            .find(|t| t.version == (maj, min, step) && t.covers.is_empty())
+    });
+    let Some(info) = known else {
+        out.problems.push(KfdProblem {
+            path: path.to_path_buf(),
+            line: None,
+            message: format!(
+                "gfx_target_version {v} names no gfx target LLVM knows; the node is left out"
+            ),
+        });
+        return;
+    };
+    let mut target = TargetId::new(info.name);
+    // HSA_CAP_SRAM_EDCSUPPORTED: the device reports ECC for SRAM.
+    if info.sramecc == TargetFeature::Supported {
+        if let Some(cap) = get("capability") {
+            target.sramecc = if cap & 0x0008_0000 != 0 {
+                FeatureSetting::On
+            } else {
+                FeatureSetting::Off
+            };
+        }
+    }
+    let cus = match (get("simd_count"), get("simd_per_cu")) {
+        (Some(s), Some(p)) if p > 0 => u32::try_from(s / p).ok(),
+        _ => None,
+    };
+    let name = std::fs::read_to_string(d.join("name"))
+        .ok()
+        .map(|n| n.trim().to_string())
+        .filter(|n| !n.is_empty());
+    out.devices.push(Device {
+        source: format!("sysfs {}", d.display()),
+        name,
+        target: normalize(target),
+        generic: info
+            .generic
+            .map(|g| vec![g.to_string()])
+            .unwrap_or_default(),
+        cus,
+    });
 }
 
 /// Finds the GPUs of this machine: KFD topology first, else `rocminfo` on PATH.
@@ -190,8 +255,19 @@ mod tests {
             "simd_count 256\nsimd_per_cu 4\ngfx_target_version 90010\ncapability 746160768\n",
         )
         .unwrap();
+        let n2 = dir.join("2");
+        std::fs::create_dir_all(&n2).unwrap();
+        std::fs::write(
+            n2.join("properties"),
+            "gfx_target_version 999999\nsimd_count x\n",
+        )
+        .unwrap();
+        let t = read_kfd(&dir);
         let d = read_kfd_topology(&dir);
         std::fs::remove_dir_all(&dir).unwrap();
+        assert_eq!(t.problems.len(), 2, "{:?}", t.problems);
+        assert_eq!(t.problems[0].line, Some(2));
+        assert!(t.problems[1].message.contains("999999"));
         assert_eq!(d.len(), 1);
         assert_eq!(d[0].target.processor, "gfx90a");
         assert_eq!(d[0].cus, Some(64));

@@ -7,6 +7,7 @@
 //!   for the instruction-class bars.
 //! - `rocpath.case/1`: case outcomes (taxonomy), forced runs (check rule
 //!   `ledger.forced_as_natural`), case records created at import.
+//! - `rocpath.survey/1`: the device × install verdicts of a machine, for world pages.
 //!
 //! Readers are tolerant: a field that is missing or has another shape gives nothing rather
 //! than an error, so a newer producer never breaks an older ledger.
@@ -556,6 +557,80 @@ pub fn question_stubs(o: &Observation) -> Vec<Question> {
     out
 }
 
+// ---------------------------------------------------------------- survey
+
+/// One device × install verdict of a survey.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct SurveyRow {
+    /// Observation id.
+    pub observation: String,
+    /// The surveyed machine (`observed.host`, or the image folder).
+    pub host: String,
+    /// The device's processor.
+    pub processor: String,
+    /// Its target id.
+    pub target: String,
+    /// The install.
+    pub install: String,
+    /// The outcome (`runs`, `partial`, `no_code`, …).
+    pub outcome: String,
+    /// Why.
+    pub why: String,
+    /// Evidence class of the outcome.
+    pub class: String,
+    /// What falls back (`library: what happens`).
+    pub fallbacks: Vec<String>,
+}
+
+/// The verdicts of a `rocpath.survey/1` document.
+pub fn survey_rows(o: &Observation) -> Vec<SurveyRow> {
+    if schema_of(o) != "rocpath.survey/1" {
+        return Vec::new();
+    }
+    let d = &o.document;
+    let root = str_of(d, "root").unwrap_or("/");
+    let host = d
+        .get("observed")
+        .and_then(|v| str_of(v, "host"))
+        .unwrap_or_default();
+    let host = if root == "/" {
+        host.to_string()
+    } else {
+        format!("{host}:{root}")
+    };
+    d.get("verdicts")
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+        .map(|v| {
+            let target = str_of(v, "target").unwrap_or_default().to_string();
+            SurveyRow {
+                observation: o.id.clone(),
+                host: host.clone(),
+                processor: processor_of(&target),
+                install: str_of(v, "install").unwrap_or_default().to_string(),
+                outcome: str_of(v, "outcome").unwrap_or_default().to_string(),
+                why: str_of(v, "why").unwrap_or_default().to_string(),
+                class: v
+                    .get("evidence")
+                    .and_then(|e| str_of(e, "class"))
+                    .unwrap_or_default()
+                    .to_string(),
+                fallbacks: v
+                    .get("fallbacks")
+                    .and_then(Value::as_array)
+                    .into_iter()
+                    .flatten()
+                    .filter_map(|f| {
+                        Some(format!("{}: {}", str_of(f, "library")?, str_of(f, "then")?))
+                    })
+                    .collect(),
+                target,
+            }
+        })
+        .collect()
+}
+
 /// Processors an observation is about (inventory and isa targets, case devices).
 pub fn processors_of(o: &Observation) -> BTreeSet<String> {
     let mut out = BTreeSet::new();
@@ -575,6 +650,9 @@ pub fn processors_of(o: &Observation) -> BTreeSet<String> {
             if let Some(t) = d.get("targets").and_then(Value::as_object) {
                 out.extend(t.keys().map(|k| processor_of(k)));
             }
+        }
+        "rocpath.survey/1" => {
+            out.extend(survey_rows(o).into_iter().map(|r| r.processor));
         }
         s if s.starts_with("rocpath.case") => {
             out.extend(
@@ -692,6 +770,31 @@ mod tests {
         let stub = case_stubs(&o);
         assert_eq!(stub[0].world, "gfx900");
         assert_eq!(stub[0].observations, ["o1"]);
+    }
+
+    #[test]
+    fn survey_verdicts_by_processor() {
+        let o = obs(json!({
+            "schema": "rocpath.survey/1",
+            "observed": {"host": "vega"},
+            "root": "/",
+            "verdicts": [
+                {"target": "gfx900:xnack-", "install": "rocm-6.4.0", "outcome": "partial",
+                 "why": "1 of 2", "evidence": {"class": "inferred"},
+                 "fallbacks": [{"library": "rocblas/library", "then": "rocBLAS fails"}]}
+            ]
+        }));
+        let r = survey_rows(&o);
+        assert_eq!(r.len(), 1);
+        assert_eq!(
+            (r[0].host.as_str(), r[0].processor.as_str()),
+            ("vega", "gfx900")
+        );
+        assert_eq!(r[0].fallbacks, ["rocblas/library: rocBLAS fails"]);
+        assert_eq!(
+            processors_of(&o).into_iter().collect::<Vec<_>>(),
+            ["gfx900"]
+        );
     }
 
     #[test]

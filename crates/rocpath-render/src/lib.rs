@@ -18,6 +18,7 @@ pub mod lanes;
 pub mod ledger;
 pub mod ollama;
 pub mod strace;
+pub mod survey;
 pub mod trace;
 
 pub(crate) fn table(header: &[&str]) -> Table {

@@ -286,6 +286,16 @@ impl<'a> Site<'a> {
             })
             .map(|o| m.obs_ref(o))
             .collect();
+        let hosts: Vec<Value> = m
+            .surveys
+            .iter()
+            .filter(|r| procs.contains(&r.processor))
+            .map(|r| context! {
+                host => r.host.clone(), target => r.target.clone(), install => r.install.clone(),
+                outcome => r.outcome.clone(), why => r.why.clone(), class => r.class.clone(),
+                fallbacks => r.fallbacks.clone(), url => format!("observations/{}.html", r.observation),
+            })
+            .collect();
         self.w.page(
             &world_url(&wd.id),
             "world.html",
@@ -296,6 +306,7 @@ impl<'a> Site<'a> {
                     id => wd.id.clone(), name => wd.name.clone(), character => tv(&wd.character), status => tv(&wd.status),
                     processors => procs, coverage_rows => cov.rows, no_code => cov.no_code, tensile => cov.tensile, miopen => cov.miopen,
                     groups => self.class_groups(&wd.id), questions => questions, observations => observations,
+                    hosts => hosts,
                 },
                 heat => self.heat.as_ref().filter(|_| cov.any_code),
                 bars_fig => svg::bars(&fams),

@@ -272,6 +272,8 @@ pub struct Model<'a> {
     pub record_index: HashMap<&'a str, HashMap<String, usize>>,
     /// Processors each observation is about.
     pub processors: HashMap<&'a str, BTreeSet<String>>,
+    /// Device × install verdicts of the surveys.
+    pub surveys: Vec<schemas::SurveyRow>,
     /// Cases that list a claim.
     pub cases_by_claim: HashMap<&'a str, Vec<&'a Case>>,
     /// Cases that list an observation.
@@ -291,7 +293,9 @@ impl<'a> Model<'a> {
         let mut outcomes = BTreeMap::new();
         let mut record_index = HashMap::new();
         let mut processors = HashMap::new();
+        let mut surveys = Vec::new();
         for o in &l.observations {
+            surveys.extend(schemas::survey_rows(o));
             schemas::add_coverage(o, &mut coverage);
             schemas::add_isa_families(o, &mut families);
             let oc = schemas::case_outcomes(o);
@@ -353,6 +357,7 @@ impl<'a> Model<'a> {
             outcomes,
             record_index,
             processors,
+            surveys,
         }
     }
 
@@ -446,6 +451,7 @@ impl<'a> Model<'a> {
             .iter()
             .map(|t| schemas::processor_of(t))
             .chain(self.families.keys().map(|(_, p)| p.clone()))
+            .chain(self.surveys.iter().map(|r| r.processor.clone()))
             .collect::<BTreeSet<_>>()
             .into_iter()
             .filter(|p| p.starts_with("gfx") && !seen.contains(p))

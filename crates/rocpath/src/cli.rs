@@ -56,6 +56,9 @@ pub struct Global {
 
 #[derive(Debug, Subcommand)]
 pub enum Command {
+    /// First look at a machine: its AMD GPUs, override variables, ROCm installs, and for
+    /// each device × install whether it runs and what will fall back.
+    Survey(SurveyArgs),
     /// Show the AMD GPU architecture table (gfx targets, families, ISA features).
     Arch(ArchArgs),
     /// List every AMDGPU code object, Tensile library and MIOpen database under PATHs.
@@ -87,6 +90,58 @@ pub enum Command {
     Gates(GatesArgs),
     /// Who put a line there: introducing and last-touching commits, PR, issues, roles.
     Provenance(ProvenanceArgs),
+    /// Print a shell completion script (`source <(rocpath completions bash)`).
+    Completions(CompletionsArgs),
+    /// Write rocpath's man pages (one per command) to a folder, or the main page to stdout.
+    Man(ManArgs),
+}
+
+#[derive(Debug, Args)]
+pub struct SurveyArgs {
+    /// Survey a saved image of a machine under DIR instead of this machine (its own
+    /// /sys/class/kfd, /etc, /opt, /usr, /home); this process's environment is then not read.
+    #[arg(long, value_name = "DIR")]
+    pub root: Option<PathBuf>,
+    /// Read the devices' runtime view from a saved `rocminfo` output (default on this machine:
+    /// run `rocminfo` when it is on PATH, without the override variables).
+    #[arg(long, value_name = "FILE")]
+    pub rocminfo: Option<PathBuf>,
+    /// Do not run `rocminfo`.
+    #[arg(long, conflicts_with = "rocminfo")]
+    pub no_rocminfo: bool,
+    /// More places to survey (folders or files, paths in the machine; repeatable or
+    /// comma-separated): a Python environment, a build folder, an unpacked package.
+    #[arg(long, value_name = "PATH", value_delimiter = ',')]
+    pub paths: Vec<PathBuf>,
+    /// Survey only the --paths, none of the standard places.
+    #[arg(long, requires = "paths")]
+    pub only: bool,
+    /// Home folders to look for venvs, conda, llama.cpp builds and MIOpen caches in
+    /// (default: /root and every folder in /home).
+    #[arg(long, value_name = "DIR")]
+    pub home: Vec<PathBuf>,
+    /// How many folder levels a walk goes below where it starts.
+    #[arg(long, value_name = "N", default_value_t = 8)]
+    pub max_depth: usize,
+    /// Stop looking after this long (`30s`, `2m`); what was not scanned is named.
+    #[arg(long, value_name = "DURATION", value_parser = humantime::parse_duration)]
+    pub max_time: Option<std::time::Duration>,
+    #[command(flatten)]
+    pub scan: ScanArgs,
+}
+
+#[derive(Debug, Args)]
+pub struct CompletionsArgs {
+    /// The shell.
+    #[arg(value_enum)]
+    pub shell: clap_complete::Shell,
+}
+
+#[derive(Debug, Args)]
+pub struct ManArgs {
+    /// Write rocpath.1 and one rocpath-<command>.1 per command into DIR (created).
+    #[arg(short, long, value_name = "DIR")]
+    pub out: Option<PathBuf>,
 }
 
 #[derive(Debug, Args)]

@@ -21,9 +21,10 @@ const FAMILIES: &[&str] = &[
     "provenance",
     "ledger",
     "site",
+    "survey",
 ];
 /// String literals of those families that name files, not rules.
-const FILE_EXTENSIONS: &[&str] = &["json", "html", "toml", "md", "txt", "tsv", "log"];
+const FILE_EXTENSIONS: &[&str] = &["json", "html", "toml", "md", "txt", "tsv", "log", "service"];
 
 fn root() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")

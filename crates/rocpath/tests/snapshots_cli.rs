@@ -192,3 +192,18 @@ fn ledger_commands_in_a_fresh_ledger() {
     let text: Vec<String> = steps.iter().map(|a| outcome(dir.path(), a)).collect();
     settings().bind(|| insta::assert_snapshot!("cli_ledger", text.join("\n")));
 }
+
+#[test]
+fn survey_of_the_saved_machine_images() {
+    let root = rocpath_testdata::repo_root();
+    for (name, image) in [
+        ("cli_survey_gfx900", "gfx900-host"),
+        ("cli_survey_gfx1201", "gfx1201-host"),
+    ] {
+        let dir = format!("crates/rocpath-survey/tests/data/{image}");
+        let text = outcome(&root, &["survey", "--root", &dir]);
+        let mut s = settings();
+        s.add_filter(r"in \d+\.\d+ s", "in [SECONDS] s");
+        s.bind(|| insta::assert_snapshot!(name, text));
+    }
+}

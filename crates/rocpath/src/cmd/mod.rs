@@ -4,6 +4,7 @@
 mod arch;
 mod case;
 mod check;
+mod completions;
 mod diff;
 mod explain;
 mod gates;
@@ -14,6 +15,7 @@ mod ledger;
 mod ollama;
 mod site;
 mod strace;
+mod survey;
 mod trace;
 
 use crate::cli::{Command, ScanArgs};
@@ -38,6 +40,9 @@ pub fn run(cmd: Command, p: &Printer) -> anyhow::Result<Status> {
         Command::Explain(a) => explain::run(a, p),
         Command::Gates(a) => gates::run(a, p),
         Command::Provenance(a) => gates::run_provenance(a, p),
+        Command::Survey(a) => survey::run(a, p),
+        Command::Completions(a) => completions::run(a, p),
+        Command::Man(a) => completions::run_man(a, p),
     }
 }
 

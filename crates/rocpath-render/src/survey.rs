@@ -1,0 +1,189 @@
+//! `rocpath survey` for people: devices, variables, installs, the device × install verdicts
+//! with what falls back, what was not looked into, and the answer. Paths under a saved
+//! machine image are shown as the machine's own paths.
+
+use crate::{bytes, right, table};
+use comfy_table::Cell;
+use rocpath_survey::Survey;
+use std::fmt::Write;
+
+/// A path or text as the machine sees it: the image folder removed.
+fn shown(s: &Survey, text: &str) -> String {
+    if s.root == "/" || s.root.is_empty() {
+        return text.to_string();
+    }
+    text.replace(s.root.trim_end_matches('/'), "")
+}
+
+fn devices(out: &mut String, s: &Survey) {
+    let _ = writeln!(out, "Devices");
+    let mut t = table(&["#", "target", "name", "CUs", "source"]);
+    for d in &s.devices {
+        t.add_row(vec![
+            right(d.index),
+            Cell::new(d.device.target.canonical()),
+            Cell::new(d.device.name.clone().unwrap_or_default()),
+            right(d.device.cus.map(|c| c.to_string()).unwrap_or_default()),
+            Cell::new(shown(s, &d.device.source)),
+        ]);
+    }
+    let _ = writeln!(out, "{t}");
+    for d in &s.devices {
+        for n in &d.notes {
+            let _ = writeln!(out, "  note: device {}: {n}", d.index);
+        }
+    }
+    let _ = writeln!(out);
+}
+
+fn variables(out: &mut String, s: &Survey) {
+    if s.variables.is_empty() {
+        let _ = writeln!(out, "Variables: none of the watched variables is set\n");
+        return;
+    }
+    let _ = writeln!(out, "Variables");
+    let mut t = table(&["scope", "variable", "value", "set in"]);
+    for v in &s.variables {
+        let at = match v.line {
+            Some(l) => format!("{}:{l}", shown(s, &v.source)),
+            None => shown(s, &v.source),
+        };
+        t.add_row(vec![
+            Cell::new(&v.scope),
+            Cell::new(&v.name),
+            Cell::new(&v.value),
+            Cell::new(at),
+        ]);
+    }
+    let _ = writeln!(out, "{t}\n");
+}
+
+fn installs(out: &mut String, s: &Survey) {
+    if s.installs.is_empty() {
+        let _ = writeln!(out, "Installs: none found\n");
+        return;
+    }
+    let _ = writeln!(out, "Installs");
+    let mut t = table(&[
+        "install", "kind", "version", "scope", "files", "size", "path",
+    ]);
+    for i in &s.installs {
+        let version = match (&i.version, &i.build) {
+            (Some(v), _) => v.clone(),
+            (None, Some(b)) => format!("{b} build"),
+            _ => String::new(),
+        };
+        let mut path = i.path.clone();
+        if !i.aliases.is_empty() {
+            path = format!("{path} (also {})", i.aliases.join(", "));
+        }
+        t.add_row(vec![
+            Cell::new(&i.label),
+            Cell::new(i.kind.as_str()),
+            Cell::new(version),
+            Cell::new(&i.scope),
+            right(i.files),
+            right(bytes(i.bytes)),
+            Cell::new(path),
+        ]);
+    }
+    let _ = writeln!(out, "{t}");
+    if !s.user_dbs.is_empty() {
+        let names: Vec<String> = s.user_dbs.iter().map(|u| shown(s, &u.path)).collect();
+        let _ = writeln!(out, "MIOpen user databases: {}", names.join(", "));
+    }
+    let _ = writeln!(out);
+}
+
+fn verdicts(out: &mut String, s: &Survey) {
+    if s.verdicts.is_empty() {
+        return;
+    }
+    let _ = writeln!(out, "Device × install");
+    let mut t = table(&["device", "install", "outcome", "libraries", "why", "class"]);
+    for v in &s.verdicts {
+        let n = &v.libraries;
+        t.add_row(vec![
+            Cell::new(format!("{} {}", v.device, v.target)),
+            Cell::new(&v.install),
+            Cell::new(v.outcome.as_str().to_uppercase()),
+            right(format!("{}/{}/{}", n.runs, n.depends, n.no_code)),
+            Cell::new(shown(s, &v.why)),
+            Cell::new(v.evidence.class.as_str()),
+        ]);
+    }
+    let _ = writeln!(out, "{t}");
+    let _ = writeln!(out, "(libraries: runs/depends/no code)\n");
+    let any = s.verdicts.iter().any(|v| !v.fallbacks.is_empty());
+    if any {
+        let _ = writeln!(out, "What will fall back");
+        for v in s.verdicts.iter().filter(|v| !v.fallbacks.is_empty()) {
+            let _ = writeln!(out, "  device {} × {}:", v.device, v.install);
+            for f in &v.fallbacks {
+                let lib = shown(s, &f.library);
+                let lib = crate::short_library(lib.trim_end_matches(" (Tensile library)"));
+                let _ = writeln!(
+                    out,
+                    "    - {lib}: {} [{}]",
+                    shown(s, &f.then),
+                    f.evidence.class.as_str()
+                );
+            }
+        }
+        let _ = writeln!(out);
+    }
+}
+
+/// The survey for people.
+pub fn survey_table(s: &Survey) -> String {
+    let mut out = String::new();
+    if s.root != "/" {
+        let _ = writeln!(out, "Machine image: {}\n", s.root);
+    }
+    devices(&mut out, s);
+    variables(&mut out, s);
+    installs(&mut out, s);
+    verdicts(&mut out, s);
+    if !s.skipped.is_empty() {
+        let _ = writeln!(out, "Not looked into");
+        for k in &s.skipped {
+            let _ = writeln!(out, "  {}: {}", shown(s, &k.path), k.why);
+        }
+        let _ = writeln!(out);
+    }
+    let _ = writeln!(
+        out,
+        "Answer: {} [{}]",
+        shown(s, &s.answer.text),
+        s.answer.evidence.class.as_str()
+    );
+    out
+}
+
+/// The survey's errors for stderr, one line each.
+pub fn survey_errors(s: &Survey) -> String {
+    let mut out = String::new();
+    for e in &s.errors {
+        match e.line {
+            Some(l) => {
+                let _ = writeln!(out, "error: {}:{l}: {}", e.path, e.message);
+            }
+            None => {
+                let _ = writeln!(out, "error: {}: {}", e.path, e.message);
+            }
+        }
+    }
+    for e in &s.scan_errors {
+        let container = if e.container.is_empty() {
+            String::new()
+        } else {
+            format!(" [{}]", e.container)
+        };
+        let offset = e
+            .offset
+            .map(|o| format!(" at offset {o}"))
+            .unwrap_or_default();
+        let _ = writeln!(out, "error: {}{container}{offset}: {}", e.path, e.message);
+    }
+    out
+}

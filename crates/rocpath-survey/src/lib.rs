@@ -1,0 +1,482 @@
+//! One read-only pass over a machine (or a saved image of one): its AMD GPUs, the variables
+//! that change what the runtime reports or loads, where GPU code is installed, and for each
+//! device × install the `check` verdict and what will fall back.
+//!
+//! Pipeline: [`devices::read`] (KFD topology, rocminfo) → [`env::read`] (environment,
+//! `/etc/environment`, systemd units) → [`installs::discover`] (bounded walks, [`walk`]) →
+//! `rocpath_inventory::scan` per install → [`verdict::verdict`] per device × install.
+//! Nothing is written anywhere.
+
+pub mod devices;
+pub mod env;
+pub mod error;
+pub mod installs;
+pub mod mounts;
+pub mod root;
+pub mod verdict;
+pub mod walk;
+
+use error::{ErrorItem, SurveyError};
+use rocpath_evidence::{Class, Evidence, Locator, Proof};
+use serde::Serialize;
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
+
+pub use devices::{Rocminfo, SurveyDevice};
+pub use env::Variable;
+pub use installs::{Install, Kind};
+pub use verdict::{Fallback, Outcome, Verdict};
+
+/// Rule ids of survey records.
+pub mod rules {
+    /// A GPU read from the KFD topology.
+    pub const DEVICE_KFD: &str = "survey.device_from_kfd";
+    /// A GPU read from rocminfo output.
+    pub const DEVICE_ROCMINFO: &str = "survey.device_from_rocminfo";
+    /// A watched variable set in a scope.
+    pub const VARIABLE: &str = "survey.variable_set";
+    /// An install found.
+    pub const INSTALL: &str = "survey.install_found";
+    /// A MIOpen user database or kernel cache found.
+    pub const USER_DB: &str = "survey.miopen_user_db";
+    /// Every library of the install loads on the device.
+    pub const RUNS: &str = "survey.runs";
+    /// Every library loads, but only as the override's processor.
+    pub const RUNS_WITH_OVERRIDE: &str = "survey.runs_with_override";
+    /// Some libraries load, others have no code.
+    pub const PARTIAL: &str = "survey.partial";
+    /// The answer depends on a device setting not known.
+    pub const DEPENDS: &str = "survey.depends_on_device_setting";
+    /// No library has code for the device.
+    pub const NO_CODE: &str = "survey.no_code";
+    /// The install ships no AMD GPU code.
+    pub const NO_GPU_CODE: &str = "survey.no_gpu_code";
+    /// A visible-devices variable hides the device.
+    pub const HIDDEN: &str = "survey.hidden_by_visible_devices";
+    /// A library without kernels for the device.
+    pub const FALLBACK_NO_KERNELS: &str = "survey.fallback.no_kernels";
+    /// An application that then runs on the CPU.
+    pub const FALLBACK_CPU: &str = "survey.fallback.cpu";
+    /// A Tensile/hipBLASLt folder without the processor.
+    pub const FALLBACK_TENSILE: &str = "survey.fallback.tensile_missing";
+    /// MIOpen without a find-db for the processor.
+    pub const FALLBACK_MIOPEN: &str = "survey.fallback.miopen_heuristics";
+    /// A Tensile path variable replaces the install's kernels.
+    pub const TENSILE_PATH: &str = "survey.tensile_path_in_scope";
+    /// A place not descended into (network file system, depth, time).
+    pub const NOT_DESCENDED: &str = "survey.not_descended";
+    /// No GPU on the machine.
+    pub const NO_GPU: &str = "survey.no_gpu";
+    /// No install with GPU code on the machine.
+    pub const NO_ROCM: &str = "survey.no_rocm";
+    /// Devices and installs found; some device × install does GPU work.
+    pub const GPU_WORK: &str = "survey.gpu_work_possible";
+    /// Devices and installs found; none does GPU work.
+    pub const NO_GPU_WORK: &str = "survey.no_gpu_work";
+}
+
+/// What to survey and how far.
+#[derive(Debug, Clone)]
+pub struct Options {
+    /// The machine's root (`/`, or a saved image).
+    pub root: PathBuf,
+    /// This process's environment, when surveying the live machine.
+    pub process_env: Option<Vec<(String, String)>>,
+    /// rocminfo output, if any.
+    pub rocminfo: Option<Rocminfo>,
+    /// Home folders (machine paths); empty = `/root` and every `/home/*`.
+    pub homes: Vec<PathBuf>,
+    /// More places to survey (machine paths).
+    pub paths: Vec<PathBuf>,
+    /// Only the `paths`, none of the standard places.
+    pub only_paths: bool,
+    /// How deep walks go below where they start.
+    pub max_depth: usize,
+    /// Time for the whole survey; installs not scanned by then are named.
+    pub max_time: Option<Duration>,
+    /// Limits of the inventory scans.
+    pub limits: rocpath_sources::Limits,
+}
+
+impl Default for Options {
+    fn default() -> Self {
+        Options {
+            root: "/".into(),
+            process_env: None,
+            rocminfo: None,
+            homes: Vec::new(),
+            paths: Vec::new(),
+            only_paths: false,
+            max_depth: 8,
+            max_time: None,
+            limits: rocpath_sources::Limits::default(),
+        }
+    }
+}
+
+/// Receives progress (the CLI draws it on stderr).
+pub trait Progress: rocpath_inventory::Progress {
+    /// A new stage (`reading devices`, `scanning rocm-6.4.0 (2/5)`).
+    fn stage(&self, _what: &str) {}
+}
+
+/// A progress receiver that ignores everything.
+pub struct NoProgress;
+impl rocpath_inventory::Progress for NoProgress {}
+impl Progress for NoProgress {}
+
+/// A MIOpen user database or kernel cache (`~/.config/miopen`, `~/.cache/miopen`).
+#[derive(Debug, Clone, Serialize)]
+pub struct UserDb {
+    /// The file (path on this machine).
+    pub path: String,
+    /// Processor.
+    pub processor: String,
+    /// CU count from the name.
+    pub cus: Option<u32>,
+    /// `user-find-db`, `user-perf-db`, `kernel-db`.
+    pub kind: String,
+    /// Evidence.
+    pub evidence: Evidence,
+}
+
+/// A place the survey did not look into, and why.
+#[derive(Debug, Clone, Serialize)]
+pub struct Skipped {
+    /// The machine path.
+    pub path: String,
+    /// Why.
+    pub why: String,
+    /// Evidence.
+    pub evidence: Evidence,
+}
+
+/// The answer in one line.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum AnswerKind {
+    /// A device and an install that does GPU work on it.
+    GpuWork,
+    /// Devices and installs, but none does GPU work.
+    NoGpuWork,
+    /// No AMD GPU.
+    NoGpu,
+    /// A GPU, but no install with GPU code.
+    NoRocm,
+}
+
+/// The survey's answer.
+#[derive(Debug, Clone, Serialize)]
+pub struct Answer {
+    /// Kind.
+    pub kind: AnswerKind,
+    /// In words.
+    pub text: String,
+    /// Evidence.
+    pub evidence: Evidence,
+}
+
+/// Counts and time.
+#[derive(Debug, Clone, Default, Serialize)]
+pub struct Stats {
+    /// Folders read.
+    pub folders: u64,
+    /// Files handed to the inventory.
+    pub files: u64,
+    /// Their bytes.
+    pub bytes: u64,
+    /// Seconds the survey took.
+    pub seconds: f64,
+}
+
+/// Everything a survey found (the JSON document `rocpath.survey/1`).
+#[derive(Debug, Clone, Serialize)]
+pub struct Survey {
+    /// The root surveyed.
+    pub root: String,
+    /// The answer.
+    pub answer: Answer,
+    /// GPUs.
+    pub devices: Vec<SurveyDevice>,
+    /// Watched variables, the last setting per scope and name.
+    pub variables: Vec<Variable>,
+    /// Installs.
+    pub installs: Vec<Install>,
+    /// MIOpen user databases and caches.
+    pub user_dbs: Vec<UserDb>,
+    /// Device × install verdicts.
+    pub verdicts: Vec<Verdict>,
+    /// Places not looked into.
+    pub skipped: Vec<Skipped>,
+    /// What could not be read.
+    pub errors: Vec<ErrorItem>,
+    /// Items of the inventory scans that could not be read.
+    pub scan_errors: Vec<rocpath_inventory::ErrorRecord>,
+    /// Counts and time.
+    pub stats: Stats,
+}
+
+/// The homes of a machine: `/root` and every folder in `/home`.
+fn homes(w: &mut walk::Walker<'_>) -> Vec<PathBuf> {
+    let mut out = vec![PathBuf::from("/root")];
+    for name in w.list(Path::new("/home")) {
+        out.push(Path::new("/home").join(name));
+    }
+    out
+}
+
+/// Surveys the machine.
+pub fn survey(opts: &Options, progress: &dyn Progress) -> Survey {
+    let start = Instant::now();
+    let deadline = opts.max_time.map(|t| start + t);
+    let root = root::Root::new(&opts.root);
+    let mut errors: Vec<SurveyError> = Vec::new();
+    progress.stage("reading mounts and devices");
+    let mounts = read_mounts(&root, &mut errors);
+    let devices = devices::read(&root, opts.rocminfo.as_ref(), &mut errors);
+    let env = env::read(&root, opts.process_env.as_deref(), &mut errors);
+    let mut w = walk::Walker::new(&root, &mounts, deadline);
+    let homes = if opts.homes.is_empty() {
+        homes(&mut w)
+    } else {
+        opts.homes.clone()
+    };
+    progress.stage("looking for installs");
+    let installs = installs::discover(
+        &mut w,
+        &env,
+        &homes,
+        &opts.paths,
+        opts.only_paths,
+        opts.max_depth,
+    );
+    let user_dbs = user_dbs(&mut w, &env, &homes);
+    let mut skipped = Vec::new();
+    let (verdicts, scan_errors, stats) = scan_all(
+        opts,
+        progress,
+        &devices,
+        &installs,
+        &env,
+        &user_dbs,
+        deadline,
+        &mut skipped,
+    );
+    skipped.extend(limits(&w));
+    errors.append(&mut w.errors);
+    let mut errors: Vec<ErrorItem> = errors.iter().map(ErrorItem::from).collect();
+    errors.sort();
+    errors.dedup();
+    let answer = answer(&devices, &installs, &verdicts);
+    Survey {
+        root: opts.root.display().to_string(),
+        answer,
+        devices,
+        variables: env.effective(),
+        installs,
+        user_dbs,
+        verdicts,
+        skipped,
+        errors,
+        scan_errors,
+        stats: Stats {
+            folders: w.dirs,
+            seconds: start.elapsed().as_secs_f64(),
+            ..stats
+        },
+    }
+}
+
+fn read_mounts(root: &root::Root, errors: &mut Vec<SurveyError>) -> Vec<mounts::Mount> {
+    let p = root.join(Path::new("/proc/self/mountinfo"));
+    match std::fs::read_to_string(&p) {
+        Ok(text) => {
+            let (m, mut e) = mounts::parse(&text, &p);
+            errors.append(&mut e);
+            m
+        }
+        Err(_) => Vec::new(),
+    }
+}
+
+/// Scans each install (until the deadline) and gives every device × install its verdict.
+#[allow(clippy::too_many_arguments)]
+fn scan_all(
+    opts: &Options,
+    progress: &dyn Progress,
+    devices: &[SurveyDevice],
+    installs: &[Install],
+    env: &env::Env,
+    user_dbs: &[UserDb],
+    deadline: Option<Instant>,
+    skipped: &mut Vec<Skipped>,
+) -> (Vec<Verdict>, Vec<rocpath_inventory::ErrorRecord>, Stats) {
+    let mut verdicts = Vec::new();
+    let mut scan_errors = Vec::new();
+    let mut stats = Stats::default();
+    let inv_opts = rocpath_inventory::Options {
+        limits: opts.limits.clone(),
+        target: None,
+        no_kernels: true,
+    };
+    for (k, i) in installs.iter().enumerate() {
+        if deadline.is_some_and(|d| Instant::now() > d) {
+            skipped.push(not_descended(
+                &i.path,
+                "not scanned: the time limit (--max-time) was reached first",
+            ));
+            continue;
+        }
+        progress.stage(&format!(
+            "scanning {} ({}/{})",
+            i.label,
+            k + 1,
+            installs.len()
+        ));
+        let inv = rocpath_inventory::scan(&i.paths, &inv_opts, progress);
+        stats.files += i.files as u64;
+        stats.bytes += i.bytes;
+        for d in devices {
+            verdicts.push(verdict::verdict(d, i, &inv, env, user_dbs));
+        }
+        scan_errors.extend(inv.errors);
+    }
+    (verdicts, scan_errors, stats)
+}
+
+fn not_descended(path: &str, why: &str) -> Skipped {
+    Skipped {
+        path: path.to_string(),
+        why: why.to_string(),
+        evidence: Evidence::new(
+            Class::Limited,
+            Proof::ShippedArtifactVerified,
+            rules::NOT_DESCENDED,
+        )
+        .at(Locator::file(path))
+        .because(why.to_string()),
+    }
+}
+
+/// At most this many depth-limit folders are named; the rest are counted.
+const MAX_DEPTH_NAMED: usize = 20;
+
+fn limits(w: &walk::Walker<'_>) -> Vec<Skipped> {
+    let mut out = Vec::new();
+    let mut depth = 0;
+    let mut ls = w.limits.clone();
+    ls.sort();
+    ls.dedup();
+    for l in &ls {
+        match l {
+            walk::Limit::Network(p, t) => out.push(not_descended(
+                &p.display().to_string(),
+                &format!("a network file system ({t}): not descended into"),
+            )),
+            walk::Limit::Time(p) => out.push(not_descended(
+                &p.display().to_string(),
+                "the time limit (--max-time) was reached while walking here",
+            )),
+            walk::Limit::Depth(p) => {
+                depth += 1;
+                if depth <= MAX_DEPTH_NAMED {
+                    out.push(not_descended(
+                        &p.display().to_string(),
+                        "the depth limit (--max-depth) was reached here",
+                    ));
+                }
+            }
+        }
+    }
+    if depth > MAX_DEPTH_NAMED {
+        out.push(not_descended(
+            "…",
+            &format!(
+                "{} more folders at the depth limit (--max-depth)",
+                depth - MAX_DEPTH_NAMED
+            ),
+        ));
+    }
+    out
+}
+
+/// MIOpen user databases and kernel caches: `~/.config/miopen`, `~/.cache/miopen`, and the
+/// folders `MIOPEN_USER_DB_PATH` and `MIOPEN_CUSTOM_CACHE_DIR` name.
+fn user_dbs(w: &mut walk::Walker<'_>, env: &env::Env, homes: &[PathBuf]) -> Vec<UserDb> {
+    let mut places: Vec<PathBuf> = homes
+        .iter()
+        .flat_map(|h| [h.join(".config/miopen"), h.join(".cache/miopen")])
+        .collect();
+    for v in env.effective() {
+        if v.name == "MIOPEN_USER_DB_PATH" || v.name == "MIOPEN_CUSTOM_CACHE_DIR" {
+            places.push(PathBuf::from(&v.value));
+        }
+    }
+    let mut out = Vec::new();
+    for p in places {
+        w.reset_seen();
+        w.walk(&p, 3, &mut |it| {
+            if !it.is_dir {
+                if let Some(rocpath_sources::names::NamedKind::MiopenDb(n)) =
+                    rocpath_sources::names::classify(&it.name())
+                {
+                    let path = it.host.display().to_string();
+                    out.push(UserDb {
+                        evidence: Evidence::new(
+                            Class::Confirmed,
+                            Proof::ShippedArtifactVerified,
+                            rules::USER_DB,
+                        )
+                        .at(Locator::file(&path)),
+                        path,
+                        processor: n.processor,
+                        cus: n.cus,
+                        kind: n.kind.as_str().to_string(),
+                    });
+                }
+            }
+            walk::Visit::Descend
+        });
+    }
+    out
+}
+
+fn answer(devices: &[SurveyDevice], installs: &[Install], verdicts: &[Verdict]) -> Answer {
+    let with_code = installs.iter().any(|i| i.files > 0);
+    let (kind, rule, class, text) = if devices.is_empty() {
+        (
+            AnswerKind::NoGpu,
+            rules::NO_GPU,
+            Class::Confirmed,
+            format!(
+                "no AMD GPU: no GPU node in the KFD topology ({}) and no GPU agent in rocminfo output; is the amdgpu driver loaded?",
+                devices::KFD_NODES
+            ),
+        )
+    } else if !with_code {
+        (AnswerKind::NoRocm, rules::NO_ROCM, Class::Confirmed, "no install with AMD GPU code: no ROCm tree in /opt, no ROCm libraries in /usr/lib, no ROCm build of torch/jax/onnxruntime, no Ollama or llama.cpp HIP backend".to_string())
+    } else {
+        let good = verdicts.iter().filter(|v| v.outcome.positive()).count();
+        let text = format!(
+            "{} GPU(s), {} install(s): {good} of {} device × install pairs do GPU work",
+            devices.len(),
+            installs.len(),
+            verdicts.len()
+        );
+        if good > 0 {
+            (AnswerKind::GpuWork, rules::GPU_WORK, Class::Inferred, text)
+        } else {
+            (
+                AnswerKind::NoGpuWork,
+                rules::NO_GPU_WORK,
+                Class::Inferred,
+                text,
+            )
+        }
+    };
+    Answer {
+        kind,
+        evidence: Evidence::new(class, Proof::ShippedArtifactVerified, rule).because(text.clone()),
+        text,
+    }
+}

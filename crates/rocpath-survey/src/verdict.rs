@@ -1,0 +1,492 @@
+//! Device × install: the `check` verdicts of the install's libraries for the device, as the
+//! device appears in the install's scope (visible or not, overridden or not), summed up into
+//! one outcome, and what will fall back.
+
+use crate::devices::SurveyDevice;
+use crate::env::Env;
+use crate::installs::{Install, Kind};
+use crate::rules;
+use rocpath_evidence::{Class, Evidence, Locator, Proof};
+use rocpath_inventory::Inventory;
+use rocpath_inventory::check::{self, DeviceCheck, LibraryCheck, Override, Verdict as LibVerdict};
+use serde::Serialize;
+
+/// The outcome for one device and one install.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Outcome {
+    /// Every library has code the device loads.
+    Runs,
+    /// Every library has code the device loads, but only because of the override in scope.
+    RunsWithOverride,
+    /// Some libraries have code for the device, others none.
+    Partial,
+    /// It depends on a device setting not known here (xnack).
+    Depends,
+    /// No library has code for the device.
+    NoCode,
+    /// The install ships no AMD GPU code at all (a CPU or CUDA build).
+    NoGpuCode,
+    /// The device is hidden from the install's programs by a visible-devices variable.
+    Hidden,
+}
+
+impl Outcome {
+    /// Short label.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Outcome::Runs => "runs",
+            Outcome::RunsWithOverride => "runs_with_override",
+            Outcome::Partial => "partial",
+            Outcome::Depends => "depends",
+            Outcome::NoCode => "no_code",
+            Outcome::NoGpuCode => "no_gpu_code",
+            Outcome::Hidden => "hidden",
+        }
+    }
+
+    /// Whether the device does GPU work with this install.
+    pub fn positive(self) -> bool {
+        matches!(
+            self,
+            Outcome::Runs | Outcome::RunsWithOverride | Outcome::Partial
+        )
+    }
+}
+
+/// Something that will fall back, and what happens then.
+#[derive(Debug, Clone, Serialize)]
+pub struct Fallback {
+    /// The library or folder.
+    pub library: String,
+    /// What happens.
+    pub then: String,
+    /// Evidence.
+    pub evidence: Evidence,
+}
+
+/// Counts of the install's code libraries by verdict, as the device is seen in scope.
+#[derive(Debug, Clone, Copy, Default, Serialize)]
+pub struct Counts {
+    /// Libraries with code that loads.
+    pub runs: usize,
+    /// Libraries whose answer depends on a device setting.
+    pub depends: usize,
+    /// Libraries without code for the device.
+    pub no_code: usize,
+}
+
+/// The verdict for one device and one install.
+#[derive(Debug, Clone, Serialize)]
+pub struct Verdict {
+    /// Device ordinal.
+    pub device: usize,
+    /// The device's target id.
+    pub target: String,
+    /// The install's label.
+    pub install: String,
+    /// The outcome.
+    pub outcome: Outcome,
+    /// The override in the install's scope, if any.
+    pub r#override: Option<Override>,
+    /// Code libraries by verdict (under the override when there is one).
+    pub libraries: Counts,
+    /// One-line explanation.
+    pub why: String,
+    /// What will fall back.
+    pub fallbacks: Vec<Fallback>,
+    /// Evidence.
+    pub evidence: Evidence,
+    /// The `check` of the install for the device (library by library).
+    pub check: DeviceCheck,
+}
+
+/// Whether a device is visible to a scope's programs: `Err` names the variable that hides it;
+/// `Ok(Some(note))` when a list names devices by UUID, which this survey cannot match.
+fn visibility(env: &Env, scope: &str, index: usize) -> Result<Option<String>, String> {
+    let list = |name: &'static str| env.get(scope, name).map(|v| (name, v.value.clone()));
+    let mut pos = index;
+    if let Some((name, v)) = list("ROCR_VISIBLE_DEVICES") {
+        let ids: Vec<&str> = v
+            .split(',')
+            .map(str::trim)
+            .filter(|s| !s.is_empty())
+            .collect();
+        if ids.iter().any(|s| s.parse::<usize>().is_err()) {
+            return Ok(Some(format!(
+                "{name}={v} names devices by UUID: not matched here"
+            )));
+        }
+        match ids
+            .iter()
+            .position(|s| s.parse::<usize>().ok() == Some(index))
+        {
+            Some(p) => pos = p,
+            None => return Err(format!("{name}={v}")),
+        }
+    }
+    let hip = list("HIP_VISIBLE_DEVICES").or_else(|| list("CUDA_VISIBLE_DEVICES"));
+    if let Some((name, v)) = hip {
+        let ids: Vec<&str> = v
+            .split(',')
+            .map(str::trim)
+            .filter(|s| !s.is_empty())
+            .collect();
+        if ids.iter().any(|s| s.parse::<i64>().is_err()) {
+            return Ok(Some(format!(
+                "{name}={v} names devices by UUID: not matched here"
+            )));
+        }
+        if !ids.iter().any(|s| s.parse::<usize>().ok() == Some(pos)) {
+            return Err(format!("{name}={v}"));
+        }
+    }
+    Ok(None)
+}
+
+/// The verdict of the install `inv` (scanned from `install`) for device `d`.
+pub fn verdict(
+    d: &SurveyDevice,
+    install: &Install,
+    inv: &Inventory,
+    env: &Env,
+    user_dbs: &[crate::UserDb],
+) -> Verdict {
+    let scope = install.scope.as_str();
+    let ov = Override::from_env(d.index, |n| env.get(scope, n).map(|v| v.value.clone()));
+    let c = check::check(inv, &d.device, ov.as_ref());
+    let target = d.device.target.canonical();
+    let mut v = Verdict {
+        device: d.index,
+        target: target.clone(),
+        install: install.label.clone(),
+        outcome: Outcome::NoGpuCode,
+        r#override: ov.clone(),
+        libraries: Counts::default(),
+        why: String::new(),
+        fallbacks: Vec::new(),
+        evidence: Evidence::new(
+            Class::Confirmed,
+            Proof::ShippedArtifactVerified,
+            rules::NO_GPU_CODE,
+        ),
+        check: c,
+    };
+    let vis = visibility(env, scope, d.index);
+    let eff_proc = ov
+        .as_ref()
+        .and_then(|o| o.processor.clone())
+        .unwrap_or_else(|| d.device.target.processor.clone());
+    let code: Vec<&LibraryCheck> = v
+        .check
+        .libraries
+        .iter()
+        .filter(|l| l.kind == "code_objects")
+        .collect();
+    let eff = |l: &LibraryCheck| l.with_override.as_ref().map_or(l.verdict, |o| o.verdict);
+    for l in &code {
+        match eff(l) {
+            LibVerdict::Runs => v.libraries.runs += 1,
+            LibVerdict::Depends => v.libraries.depends += 1,
+            LibVerdict::NoCode => v.libraries.no_code += 1,
+        }
+    }
+    let native_all = !code.is_empty() && code.iter().all(|l| l.verdict == LibVerdict::Runs);
+    let n = &v.libraries;
+    let (outcome, class, rule, why) = if let Err(var) = &vis {
+        (
+            Outcome::Hidden,
+            Class::Inferred,
+            rules::HIDDEN,
+            format!("{var} in {scope} hides device {}", d.index),
+        )
+    } else if code.is_empty() && v.check.libraries.is_empty() {
+        let why = match install.build.as_deref() {
+            Some(b @ ("cuda" | "cpu")) => format!(
+                "a {} build: no AMD GPU code, it runs on the {}",
+                b.to_uppercase(),
+                if b == "cuda" {
+                    "CPU here (no NVIDIA GPU code loads on AMD)"
+                } else {
+                    "CPU"
+                }
+            ),
+            _ => "no AMD GPU code in the files read".into(),
+        };
+        (
+            Outcome::NoGpuCode,
+            Class::Confirmed,
+            rules::NO_GPU_CODE,
+            why,
+        )
+    } else if n.runs > 0 && n.runs == code.len() {
+        if ov.is_some() && !native_all {
+            (
+                Outcome::RunsWithOverride,
+                Class::Inferred,
+                rules::RUNS_WITH_OVERRIDE,
+                format!(
+                    "{} as {eff_proc} (the override), not all as {}",
+                    loads(n.runs),
+                    d.device.target.processor
+                ),
+            )
+        } else {
+            (
+                Outcome::Runs,
+                Class::Inferred,
+                rules::RUNS,
+                format!(
+                    "{} on {}",
+                    loads(n.runs),
+                    if ov.is_some() {
+                        eff_proc.clone()
+                    } else {
+                        target.clone()
+                    }
+                ),
+            )
+        }
+    } else if n.runs > 0 {
+        (
+            Outcome::Partial,
+            Class::Inferred,
+            rules::PARTIAL,
+            format!(
+                "{} of {} load on {eff_proc}; no code in {}, {} depend on a device setting",
+                n.runs,
+                libs(code.len()),
+                n.no_code,
+                n.depends
+            ),
+        )
+    } else if n.depends > 0 {
+        (
+            Outcome::Depends,
+            Class::Unresolved,
+            rules::DEPENDS,
+            format!(
+                "{} with code that loads only with a device setting not known here (xnack)",
+                libs(n.depends)
+            ),
+        )
+    } else if code.is_empty() {
+        // Only Tensile folders or MIOpen databases (a Tensile path variable's folder).
+        let data = &v.check.libraries;
+        let ok = data.iter().filter(|l| eff(l) == LibVerdict::Runs).count();
+        let why = format!(
+            "{ok} of {} Tensile/MIOpen folders have files for {eff_proc} (no host library here)",
+            data.len()
+        );
+        if ok > 0 {
+            (Outcome::Runs, Class::Inferred, rules::RUNS, why)
+        } else {
+            (Outcome::NoCode, Class::Inferred, rules::NO_CODE, why)
+        }
+    } else {
+        let limited = code.iter().any(|l| l.evidence.class == Class::Limited);
+        (
+            Outcome::NoCode,
+            if limited {
+                Class::Limited
+            } else {
+                Class::Confirmed
+            },
+            rules::NO_CODE,
+            format!("no code for {eff_proc} in {}", libs(code.len())),
+        )
+    };
+    let why = match vis {
+        Ok(Some(note)) => format!("{why}; {note}"),
+        _ => why,
+    };
+    v.outcome = outcome;
+    v.evidence = Evidence::new(class, Proof::ShippedArtifactVerified, rule)
+        .at(Locator::file(&install.host))
+        .because(why.clone());
+    v.why = why;
+    if outcome != Outcome::Hidden {
+        v.fallbacks = fallbacks(&v, install, &eff_proc, env, user_dbs);
+    }
+    v
+}
+
+/// `1 library loads`, `2 libraries load`.
+fn loads(n: usize) -> String {
+    if n == 1 {
+        "1 library loads".into()
+    } else {
+        format!("{n} libraries load")
+    }
+}
+
+/// `1 library`, `2 libraries`.
+fn libs(n: usize) -> String {
+    if n == 1 {
+        "1 library".into()
+    } else {
+        format!("{n} libraries")
+    }
+}
+
+fn fallback(library: &str, then: String, class: Class, rule: &str, at: &str) -> Fallback {
+    Fallback {
+        library: library.to_string(),
+        evidence: Evidence::new(class, Proof::ShippedArtifactVerified, rule)
+            .at(Locator::file(at))
+            .because(then.clone()),
+        then,
+    }
+}
+
+/// What falls back for a device whose runtime target (after any override) is `proc`.
+fn fallbacks(
+    v: &Verdict,
+    install: &Install,
+    proc_: &str,
+    env: &Env,
+    user_dbs: &[crate::UserDb],
+) -> Vec<Fallback> {
+    let mut out = Vec::new();
+    let mut has_miopen = false;
+    let mut miopen_db = false;
+    for l in &v.check.libraries {
+        let eff = l.with_override.as_ref().map_or(l.verdict, |o| o.verdict);
+        let class = if l.evidence.class == Class::Limited {
+            Class::Limited
+        } else {
+            Class::Inferred
+        };
+        let file = l.library.rsplit('/').next().unwrap_or(&l.library);
+        has_miopen |= file.starts_with("libMIOpen");
+        match l.kind.as_str() {
+            "code_objects" if eff == LibVerdict::NoCode => {
+                let then = if file.starts_with("libggml-hip") && install.kind == Kind::Ollama {
+                    format!(
+                        "no ggml-hip kernels for {proc_}: Ollama does not offload to this GPU and runs the model on the CPU"
+                    )
+                } else if file.starts_with("libggml-hip") {
+                    format!(
+                        "no ggml-hip kernels for {proc_}: llama.cpp cannot offload layers to this GPU (CPU only)"
+                    )
+                } else if l.verdict == LibVerdict::Runs {
+                    format!(
+                        "has code for {} but not for {proc_}, the processor the override makes the runtime report: its kernels fail to launch (invalid device function)",
+                        v.check.device.target.processor
+                    )
+                } else {
+                    format!(
+                        "no code for {proc_}: its precompiled kernels fail to launch on this GPU (invalid device function)"
+                    )
+                };
+                let rule = if then.contains("CPU") {
+                    rules::FALLBACK_CPU
+                } else {
+                    rules::FALLBACK_NO_KERNELS
+                };
+                out.push(fallback(&l.library, then, class, rule, &l.library));
+            }
+            "tensile" if eff == LibVerdict::NoCode => {
+                let dir = l.library.trim_end_matches(" (Tensile library)");
+                let then = if dir.contains("hipblaslt") {
+                    format!(
+                        "no hipBLASLt kernels for {proc_}: hipBLASLt calls fail, and rocBLAS must take its Tensile path"
+                    )
+                } else {
+                    format!(
+                        "no Tensile catalog for {proc_}: rocBLAS fails with \"Cannot read …TensileLibrary.dat … for GPU arch : {proc_}\" and GEMMs through it do not run"
+                    )
+                };
+                out.push(fallback(
+                    &l.library,
+                    then,
+                    class,
+                    rules::FALLBACK_TENSILE,
+                    dir,
+                ));
+            }
+            "miopen_db" => {
+                miopen_db = true;
+                if eff == LibVerdict::NoCode {
+                    out.push(miopen_fallback(proc_, user_dbs, &l.library));
+                }
+            }
+            _ => {}
+        }
+    }
+    if has_miopen && !miopen_db {
+        out.push(miopen_fallback(proc_, user_dbs, &install.host));
+    }
+    if install.kind != Kind::TensilePath {
+        for name in ["ROCBLAS_TENSILE_LIBPATH", "HIPBLASLT_TENSILE_LIBPATH"] {
+            if let Some(var) = env.get(&install.scope, name) {
+                if v.check.libraries.iter().any(|l| l.kind == "tensile") {
+                    let then = format!(
+                        "{name}={} in {}: the library reads its kernels from there, not from this install (see that folder's row)",
+                        var.value, var.scope
+                    );
+                    out.push(fallback(
+                        name,
+                        then,
+                        Class::Inferred,
+                        rules::TENSILE_PATH,
+                        &var.source,
+                    ));
+                }
+            }
+        }
+    }
+    out
+}
+
+fn miopen_fallback(proc_: &str, user_dbs: &[crate::UserDb], at: &str) -> Fallback {
+    let mine: Vec<&crate::UserDb> = user_dbs
+        .iter()
+        .filter(|u| u.processor == proc_ && u.kind == "user-find-db")
+        .collect();
+    let mut then = format!(
+        "no MIOpen find-db for {proc_}: convolutions take MIOpen's heuristics (immediate mode) or run Find on first use (slow first run)"
+    );
+    if let Some(u) = mine.first() {
+        then.push_str(&format!(
+            "; the user find-db {} keeps earlier Find results",
+            u.path
+        ));
+    }
+    fallback("MIOpen", then, Class::Inferred, rules::FALLBACK_MIOPEN, at)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn env(vars: &[(&str, &str)]) -> Env {
+        let v: Vec<(String, String)> = vars
+            .iter()
+            .map(|(k, v)| (k.to_string(), v.to_string()))
+            .collect();
+        let d = tempfile::tempdir().unwrap();
+        crate::env::read(&crate::root::Root::new(d.path()), Some(&v), &mut Vec::new())
+    }
+
+    #[test]
+    fn visible_devices() {
+        assert_eq!(visibility(&env(&[]), "shell", 1), Ok(None));
+        let e = env(&[
+            ("ROCR_VISIBLE_DEVICES", "1,2"),
+            ("HIP_VISIBLE_DEVICES", "1"),
+        ]);
+        // ROCR keeps devices 1 and 2 as 0 and 1; HIP then keeps the second: device 2.
+        assert!(visibility(&e, "shell", 1).is_err());
+        assert_eq!(visibility(&e, "shell", 2), Ok(None));
+        assert!(
+            visibility(&e, "shell", 0)
+                .unwrap_err()
+                .contains("ROCR_VISIBLE_DEVICES")
+        );
+        let e = env(&[("CUDA_VISIBLE_DEVICES", "-1")]);
+        assert!(visibility(&e, "shell", 0).is_err());
+        let e = env(&[("ROCR_VISIBLE_DEVICES", "GPU-0213fa4ba46c2884")]);
+        assert!(visibility(&e, "shell", 0).unwrap().is_some());
+    }
+}

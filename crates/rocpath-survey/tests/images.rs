@@ -1,0 +1,397 @@
+//! The survey on the committed machine images (`tests/data/README.md`), on images made of
+//! bad input, and on an image built from real Debian ROCm files in `../shared` when present.
+
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic, missing_docs)]
+
+use rocpath_survey::{AnswerKind, NoProgress, Options, Outcome, Survey, survey};
+use std::path::{Path, PathBuf};
+
+fn data(name: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/data")
+        .join(name)
+}
+
+fn run(root: &Path) -> Survey {
+    survey(
+        &Options {
+            root: root.to_path_buf(),
+            ..Options::default()
+        },
+        &NoProgress,
+    )
+}
+
+fn outcome(s: &Survey, install: &str) -> Outcome {
+    s.verdicts
+        .iter()
+        .find(|v| v.install == install)
+        .unwrap_or_else(|| {
+            panic!(
+                "no verdict for {install}: {:?}",
+                s.installs.iter().map(|i| &i.label).collect::<Vec<_>>()
+            )
+        })
+        .outcome
+}
+
+#[test]
+fn gfx900_host() {
+    let s = run(&data("gfx900-host"));
+    assert!(s.errors.is_empty(), "{:?}", s.errors);
+    assert_eq!(s.devices.len(), 1);
+    let d = &s.devices[0];
+    assert_eq!(
+        (d.device.target.processor.as_str(), d.device.cus),
+        ("gfx900", Some(64))
+    );
+    // KFD does not state xnack: the gfx900:xnack- objects depend on it.
+    assert!(d.notes.iter().any(|n| n.contains("xnack")));
+    let labels: Vec<&str> = s.installs.iter().map(|i| i.label.as_str()).collect();
+    assert_eq!(labels.len(), 4, "{labels:?}");
+    let rocm = &s.installs[0];
+    assert_eq!(
+        (rocm.label.as_str(), rocm.version.as_deref()),
+        ("rocm-6.4.0", Some("6.4.0-47"))
+    );
+    assert_eq!(rocm.aliases, ["/opt/rocm"]);
+    // Tensile kernel files are not read, the indexes and libraries are.
+    assert_eq!(rocm.files, 7, "{:?}", rocm.paths);
+    // The override lives in ollama.service only.
+    let ov: Vec<_> = s
+        .variables
+        .iter()
+        .map(|v| (v.scope.as_str(), v.name.as_str(), v.value.as_str()))
+        .collect();
+    assert_eq!(
+        ov,
+        [("ollama.service", "HSA_OVERRIDE_GFX_VERSION", "9.0.6")]
+    );
+    let ollama = s
+        .installs
+        .iter()
+        .find(|i| i.kind == rocpath_survey::Kind::Ollama)
+        .unwrap();
+    assert_eq!(ollama.scope, "ollama.service");
+    assert_eq!(outcome(&s, &ollama.label), Outcome::RunsWithOverride);
+    assert_eq!(outcome(&s, "rocm-6.4.0"), Outcome::Depends);
+    assert_eq!(outcome(&s, "/home/user/venv torch"), Outcome::NoCode);
+    assert_eq!(outcome(&s, "/home/user/cuda-env torch"), Outcome::NoGpuCode);
+    let rocm_v = s
+        .verdicts
+        .iter()
+        .find(|v| v.install == "rocm-6.4.0")
+        .unwrap();
+    let falls: Vec<&str> = rocm_v.fallbacks.iter().map(|f| f.then.as_str()).collect();
+    assert!(
+        falls
+            .iter()
+            .any(|f| f.contains("Cannot read") && f.contains("gfx900")),
+        "{falls:?}"
+    );
+    assert!(
+        falls
+            .iter()
+            .any(|f| f.contains("MIOpen") && f.contains("gfx900_64.HIP")),
+        "{falls:?}"
+    );
+    assert_eq!(s.answer.kind, AnswerKind::GpuWork);
+    assert_eq!(s.user_dbs.len(), 1);
+}
+
+#[test]
+fn gfx1201_host() {
+    let s = run(&data("gfx1201-host"));
+    assert_eq!(s.devices[0].device.target.processor, "gfx1201");
+    assert_eq!(s.devices[0].device.cus, Some(64));
+    // The NFS mount is named and not entered; the link loop ends.
+    assert!(
+        s.skipped
+            .iter()
+            .any(|k| k.path == "/home/ana/nas" && k.why.contains("nfs4")),
+        "{:?}",
+        s.skipped
+    );
+    assert!(!s.installs.iter().any(|i| i.path.contains("/nas")));
+    let labels: Vec<&str> = s.installs.iter().map(|i| i.label.as_str()).collect();
+    assert!(labels.contains(&"/usr/lib/x86_64-linux-gnu"), "{labels:?}");
+    assert!(
+        labels.contains(&"llama.cpp /usr/lib/x86_64-linux-gnu/ggml/backends0"),
+        "{labels:?}"
+    );
+    assert!(
+        labels.contains(&"llama.cpp /home/ana/src/llama.cpp/build/bin"),
+        "{labels:?}"
+    );
+    assert!(
+        labels.contains(&"ROCBLAS_TENSILE_LIBPATH (shell)"),
+        "{labels:?}"
+    );
+    assert_eq!(
+        outcome(&s, "llama.cpp /usr/lib/x86_64-linux-gnu/ggml/backends0"),
+        Outcome::Runs
+    );
+    assert_eq!(
+        outcome(&s, "llama.cpp /home/ana/src/llama.cpp/build/bin"),
+        Outcome::NoCode
+    );
+    let dist = s
+        .verdicts
+        .iter()
+        .find(|v| v.install == "/usr/lib/x86_64-linux-gnu")
+        .unwrap();
+    assert_eq!(dist.outcome, Outcome::Partial);
+    let falls: Vec<&str> = dist.fallbacks.iter().map(|f| f.then.as_str()).collect();
+    assert!(
+        falls
+            .iter()
+            .any(|f| f.starts_with("ROCBLAS_TENSILE_LIBPATH=/opt/tensile-gfx1100")),
+        "{falls:?}"
+    );
+    assert!(
+        falls
+            .iter()
+            .any(|f| f.contains("MIOpen find-db for gfx1201")),
+        "{falls:?}"
+    );
+}
+
+#[test]
+fn visible_devices_hide_a_device() {
+    let d = tempfile::tempdir().unwrap();
+    copy_tree(&data("gfx1201-host"), d.path());
+    std::fs::write(d.path().join("etc/environment"), "HIP_VISIBLE_DEVICES=1\n").unwrap();
+    let s = run(d.path());
+    assert!(
+        s.verdicts.iter().all(|v| v.outcome == Outcome::Hidden),
+        "{:?}",
+        s.verdicts.iter().map(|v| v.outcome).collect::<Vec<_>>()
+    );
+    assert_eq!(s.answer.kind, AnswerKind::NoGpuWork);
+}
+
+fn copy_tree(from: &Path, to: &Path) {
+    for e in std::fs::read_dir(from).unwrap().flatten() {
+        let p = e.path();
+        let dest = to.join(e.file_name());
+        let ft = e.file_type().unwrap();
+        if ft.is_symlink() {
+            std::os::unix::fs::symlink(std::fs::read_link(&p).unwrap(), &dest).unwrap();
+        } else if ft.is_dir() {
+            std::fs::create_dir_all(&dest).unwrap();
+            copy_tree(&p, &dest);
+        } else {
+            std::fs::copy(&p, &dest).unwrap();
+        }
+    }
+}
+
+#[test]
+fn no_gpu_and_no_rocm_are_clear_answers() {
+    let d = tempfile::tempdir().unwrap();
+    std::fs::create_dir_all(d.path().join("opt")).unwrap();
+    let s = run(d.path());
+    assert_eq!(s.answer.kind, AnswerKind::NoGpu);
+    assert!(s.answer.text.contains("no AMD GPU"));
+    let nodes = d.path().join("sys/class/kfd/kfd/topology/nodes/1");
+    std::fs::create_dir_all(&nodes).unwrap();
+    std::fs::write(nodes.join("properties"), "gfx_target_version 120001\n").unwrap();
+    let s = run(d.path());
+    assert_eq!(s.answer.kind, AnswerKind::NoRocm);
+    assert!(s.installs.is_empty());
+}
+
+#[test]
+fn malformed_topology_rocminfo_and_units_are_named() {
+    let d = tempfile::tempdir().unwrap();
+    let n = d.path().join("sys/class/kfd/kfd/topology/nodes");
+    std::fs::create_dir_all(n.join("1")).unwrap();
+    std::fs::create_dir_all(n.join("2")).unwrap();
+    std::fs::write(
+        n.join("1/properties"),
+        "simd_count lots\ngfx_target_version 90000\n\u{0}\u{1}garbage\n",
+    )
+    .unwrap();
+    std::fs::write(n.join("2/properties"), [0xffu8, 0xfe, 0x00]).unwrap();
+    let units = d.path().join("etc/systemd/system");
+    std::fs::create_dir_all(&units).unwrap();
+    std::fs::write(
+        units.join("ollama.service"),
+        "[Service]\nEnvironment=HSA_OVERRIDE_GFX_VERSION\nEnvironmentFile=/etc/missing.env\n",
+    )
+    .unwrap();
+    let rocminfo = rocpath_survey::Rocminfo {
+        text: "Agent 1\n  Name: gfx\u{0}\n  Device Type: GPU\nAgent".into(),
+        source: "saved.txt".into(),
+    };
+    let s = survey(
+        &Options {
+            root: d.path().to_path_buf(),
+            rocminfo: Some(rocminfo),
+            ..Options::default()
+        },
+        &NoProgress,
+    );
+    assert_eq!(s.devices.len(), 1);
+    let msgs: Vec<String> = s
+        .errors
+        .iter()
+        .map(|e| format!("{}:{:?}: {}", e.path, e.line, e.message))
+        .collect();
+    let has = |p: &str, line: Option<usize>| {
+        s.errors
+            .iter()
+            .any(|e| e.path.ends_with(p) && e.line == line)
+    };
+    assert!(has("1/properties", Some(1)), "{msgs:?}");
+    assert!(has("1/properties", Some(3)), "{msgs:?}");
+    assert!(has("2/properties", None), "{msgs:?}");
+    assert!(has("ollama.service", Some(2)), "{msgs:?}");
+    assert!(has("missing.env", None), "{msgs:?}");
+    assert!(has("saved.txt", Some(1)), "{msgs:?}");
+}
+
+#[test]
+fn depth_time_and_only_paths() {
+    let root = data("gfx900-host");
+    let s = survey(
+        &Options {
+            root: root.clone(),
+            max_depth: 1,
+            ..Options::default()
+        },
+        &NoProgress,
+    );
+    assert!(s.skipped.iter().any(|k| k.why.contains("depth limit")));
+    let s = survey(
+        &Options {
+            root: root.clone(),
+            max_time: Some(std::time::Duration::ZERO),
+            ..Options::default()
+        },
+        &NoProgress,
+    );
+    assert!(
+        s.skipped.iter().any(|k| k.why.contains("time limit")),
+        "{:?}",
+        s.skipped
+    );
+    assert!(s.verdicts.is_empty());
+    let s = survey(
+        &Options {
+            root,
+            paths: vec!["/home/user/venv".into()],
+            only_paths: true,
+            ..Options::default()
+        },
+        &NoProgress,
+    );
+    let labels: Vec<&str> = s.installs.iter().map(|i| i.label.as_str()).collect();
+    assert_eq!(labels, ["/home/user/venv torch"]);
+}
+
+/// The real files: Debian's ROCm code objects and Tensile libraries from
+/// `shared/fixtures/codeobjects` laid out as installed, with the real rocminfo of a Vega64.
+#[test]
+fn image_from_real_debian_files() {
+    let (Some(co), Some(shared)) = (
+        rocpath_testdata::codeobjects_dir(),
+        rocpath_testdata::shared_dir(),
+    ) else {
+        return;
+    };
+    let rocminfo = shared.join("fixtures/rocminfo-gfx900.txt");
+    if !rocminfo.is_file() {
+        rocpath_testdata::missing("shared/fixtures/rocminfo-gfx900.txt not found");
+        return;
+    }
+    let d = tempfile::tempdir().unwrap();
+    let lib = d.path().join("usr/lib/x86_64-linux-gnu");
+    let rocblas = lib.join("rocblas/4.4.1/library");
+    let hipblaslt = lib.join("hipblaslt/library");
+    for p in [&rocblas, &hipblaslt] {
+        std::fs::create_dir_all(p).unwrap();
+    }
+    let put = |from: &str, to: &Path| std::fs::copy(co.join(from), to).unwrap();
+    put(
+        "rocsparse0-5.3.0_bundle080.hipfb",
+        &lib.join("librocsparse.hipfb"),
+    );
+    put(
+        "rocblas4-6.4.4_TensileLibrary_lazy_gfx90a.dat",
+        &rocblas.join("TensileLibrary_lazy_gfx90a.dat"),
+    );
+    put(
+        "rocblas4-6.4.4_TensileLibrary_Type_SS_Contraction_l_Ailk_Bjlk_Cijk_Dijk_gfx1102.dat",
+        &rocblas.join("TensileLibrary_Type_SS_Contraction_l_Ailk_Bjlk_Cijk_Dijk_gfx1102.dat"),
+    );
+    put(
+        "hipblaslt-7.1.1_TensileLibrary_SS_SS_UA_Type_SS_Contraction_l_Ailk_Bjlk_Cijk_Dijk_gfx1201.dat",
+        &hipblaslt
+            .join("TensileLibrary_SS_SS_UA_Type_SS_Contraction_l_Ailk_Bjlk_Cijk_Dijk_gfx1201.dat"),
+    );
+    let venv = d.path().join("home/u/env");
+    let torch = venv.join("lib/python3.13/site-packages/torch/lib");
+    std::fs::create_dir_all(&torch).unwrap();
+    std::fs::write(venv.join("pyvenv.cfg"), "version = 3.13\n").unwrap();
+    put(
+        "gloo-rocm-0.0-git20250912_libgloo_hip.so.0.5.0",
+        &torch.join("libgloo_hip.so.0.5.0"),
+    );
+    std::fs::write(torch.join("libamdhip64.so.6"), b"").unwrap();
+    let ollama = d.path().join("usr/lib/ollama");
+    std::fs::create_dir_all(&ollama).unwrap();
+    put(
+        "ggml-hip-0.27.0_bundle009_gfx906.co",
+        &ollama.join("ggml-hip-gfx906.co"),
+    );
+    let s = survey(
+        &Options {
+            root: d.path().to_path_buf(),
+            rocminfo: Some(rocpath_survey::Rocminfo {
+                text: std::fs::read_to_string(&rocminfo).unwrap(),
+                source: rocminfo.display().to_string(),
+            }),
+            ..Options::default()
+        },
+        &NoProgress,
+    );
+    assert!(
+        s.errors.is_empty() && s.scan_errors.is_empty(),
+        "{:?} {:?}",
+        s.errors,
+        s.scan_errors
+    );
+    // rocminfo alone (no KFD in the image): gfx900:xnack-, 64 CUs, the Vega's name.
+    let dev = &s.devices[0].device;
+    assert_eq!(dev.target.canonical(), "gfx900:xnack-");
+    assert_eq!(dev.name.as_deref(), Some("AMD Radeon RX Vega"));
+    // rocSPARSE 5.3 ships gfx900:xnack-: it runs, settled by rocminfo's xnack-.
+    let dist = s
+        .verdicts
+        .iter()
+        .find(|v| v.install == "/usr/lib/x86_64-linux-gnu")
+        .unwrap();
+    let sparse = dist
+        .check
+        .libraries
+        .iter()
+        .find(|l| l.library.ends_with("librocsparse.hipfb"))
+        .unwrap();
+    assert_eq!(sparse.verdict, rocpath_inventory::check::Verdict::Runs);
+    // Debian's rocBLAS 6.4.4 and hipBLASLt 7.1.1 have no Tensile index for gfx900.
+    let t: Vec<&str> = dist.fallbacks.iter().map(|f| f.then.as_str()).collect();
+    assert!(
+        t.iter()
+            .any(|f| f.starts_with("no Tensile catalog for gfx900")),
+        "{t:?}"
+    );
+    assert!(
+        t.iter()
+            .any(|f| f.starts_with("no hipBLASLt kernels for gfx900")),
+        "{t:?}"
+    );
+    // Debian's gloo carries gfx900 code; the ggml-hip gfx906 object does not load on gfx900.
+    assert_eq!(outcome(&s, "/home/u/env torch"), Outcome::Runs);
+    assert_eq!(outcome(&s, "ollama /usr/lib/ollama"), Outcome::NoCode);
+}

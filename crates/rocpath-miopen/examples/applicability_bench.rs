@@ -196,7 +196,11 @@ fn main() {
     }
     if let Some(v) = std::env::var_os("PER_SOLVER") {
         // PER_SOLVER=N: the first N problems (200 when not a number).
-        let n = v.to_str().and_then(|v| v.parse().ok()).unwrap_or(200).min(ps.len());
+        let n = v
+            .to_str()
+            .and_then(|v| v.parse().ok())
+            .unwrap_or(200)
+            .min(ps.len());
         let mut times: Vec<(f64, &str)> = Vec::new();
         for s in &model.solvers {
             let Some(f) = s.is_applicable else { continue };

@@ -833,7 +833,10 @@ impl<'e, 'm> Run<'e, 'm> {
         if let Some(reads) = &mut self.reads {
             // A problem value is the same however often it is read (a loop reads it on
             // every pass): the memo's key keeps its first read only.
-            if reads.iter().any(|(r, _)| r.kind == kind && &*r.name == name) {
+            if reads
+                .iter()
+                .any(|(r, _)| r.kind == kind && &*r.name == name)
+            {
                 return;
             }
             reads.push((

@@ -22,17 +22,7 @@ fn example() -> Vec<u8> {
 fn a_bundle_of_4000_entries_at_one_object_is_decoded_once() {
     let obj = example();
     let n = 4000usize;
-    let id = b"hipv4-amdgcn-amd-amdhsa--gfx1100";
-    let off = 32 + n * (24 + id.len());
-    let mut b = rocpath_sources::bundle::BUNDLE_MAGIC.to_vec();
-    b.extend_from_slice(&(n as u64).to_le_bytes());
-    for _ in 0..n {
-        for v in [off as u64, obj.len() as u64, id.len() as u64] {
-            b.extend_from_slice(&v.to_le_bytes());
-        }
-        b.extend_from_slice(id);
-    }
-    b.extend_from_slice(&obj);
+    let b = rocpath_testdata::bundle::at_one_object(n, &obj, false);
     let dir = tempfile::tempdir().unwrap();
     let f = dir.path().join("shared.hipfb");
     std::fs::write(&f, b).unwrap();

@@ -64,26 +64,19 @@ fn a_truncated_code_object_is_an_error_in_inventory_and_check() {
 
 /// A bundle with a complete gfx1100 entry and the same object cut short by one byte.
 fn bundle_with_a_cut_entry(obj: &[u8]) -> Vec<u8> {
+    use rocpath_testdata::bundle;
     let ids: [&[u8]; 2] = [
         b"hipv4-amdgcn-amd-amdhsa--gfx1100",
         b"hipv4-amdgcn-amd-amdhsa--gfx906",
     ];
-    let hlen = 32 + ids.iter().map(|i| 24 + i.len()).sum::<usize>();
-    let mut b = rocpath_sources::bundle::BUNDLE_MAGIC.to_vec();
-    b.extend_from_slice(&2u64.to_le_bytes());
-    let (a, c) = (hlen as u64, (hlen + obj.len()) as u64);
-    for (id, off, size) in [
-        (ids[0], a, obj.len() as u64),
-        (ids[1], c, obj.len() as u64 - 1),
-    ] {
-        for v in [off, size, id.len() as u64] {
-            b.extend_from_slice(&v.to_le_bytes());
-        }
-        b.extend_from_slice(id);
-    }
-    b.extend_from_slice(obj);
-    b.extend_from_slice(&obj[..obj.len() - 1]);
-    b
+    let (at, len) = (bundle::header_len(&ids), obj.len());
+    let mut body = obj.to_vec();
+    body.extend_from_slice(&obj[..len - 1]);
+    let entries = [
+        (ids[0], at as u64, len as u64),
+        (ids[1], (at + len) as u64, len as u64 - 1),
+    ];
+    bundle::with_entries(&entries, at, &body)
 }
 
 #[test]
@@ -115,17 +108,7 @@ fn an_absence_next_to_an_unreadable_entry_is_not_confirmed() {
 fn entries_sharing_one_object_are_one_record_that_names_them() {
     let obj = example();
     let n = 500usize;
-    let id = b"hipv4-amdgcn-amd-amdhsa--gfx1100";
-    let off = 32 + n * (24 + id.len());
-    let mut b = rocpath_sources::bundle::BUNDLE_MAGIC.to_vec();
-    b.extend_from_slice(&(n as u64).to_le_bytes());
-    for _ in 0..n {
-        for v in [off as u64, obj.len() as u64, id.len() as u64] {
-            b.extend_from_slice(&v.to_le_bytes());
-        }
-        b.extend_from_slice(id);
-    }
-    b.extend_from_slice(&obj);
+    let b = rocpath_testdata::bundle::at_one_object(n, &obj, false);
     let dir = tempfile::tempdir().unwrap();
     let f = dir.path().join("shared.hipfb");
     std::fs::write(&f, b).unwrap();

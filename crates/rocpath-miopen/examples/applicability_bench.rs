@@ -7,6 +7,7 @@
 
 use rocpath_miopen::model::context::{Device, Env};
 use rocpath_miopen::model::eval::{Evaluator, Input, Memo, Outcome};
+use rocpath_miopen::problem::Square2d;
 use rocpath_miopen::{DataType, Direction, Problem};
 use std::collections::HashMap;
 use std::time::Instant;
@@ -48,33 +49,26 @@ fn problems(n: usize) -> Vec<Problem> {
         let k = r.pick(&[16u64, 32, 64, 128, 256]);
         let h = r.pick(&[7u64, 14, 28, 56, 112]);
         let nb = r.pick(&[1u64, 8, 16, 32, 64]);
-        let Some(o) = rocpath_miopen::problem::output_size(h, p, f, s, 1) else {
-            continue;
-        };
         let dir = r.pick(&[
             Direction::Forward,
             Direction::Forward,
             Direction::BackwardData,
             Direction::BackwardWeights,
         ]);
-        out.push(Problem {
-            spatial_dims: 2,
-            in_c: c,
-            in_dhw: [1, h, h],
-            fil_dhw: [1, f, f],
-            out_c: k,
-            out_dhw: [1, o, o],
-            batch: nb,
-            pad: [0, p, p],
-            stride: [0, s, s],
-            dilation: [0, 1, 1],
-            bias: 0,
-            layouts: [l.into(), l.into(), l.into()],
-            types: [t, t, t],
-            casts: [None; 3],
-            groups: g,
+        let sq = Square2d {
+            ty: t,
             direction: dir,
-        });
+            layout: l,
+            c,
+            k,
+            hw: h,
+            filter: f,
+            pad: p,
+            stride: s,
+            groups: g,
+            batch: nb,
+        };
+        out.extend(sq.problem());
     }
     out
 }

@@ -331,6 +331,60 @@ fn suffixes<'a>(
     Ok((main, groups, casts))
 }
 
+/// A 2-D problem with square images and a square filter, one data type and one layout
+/// throughout: the shape generated problems (benchmarks, property tests) take.
+#[derive(Debug, Clone, Copy)]
+pub struct Square2d<'a> {
+    /// Data type of input, weights and output.
+    pub ty: DataType,
+    /// Direction.
+    pub direction: Direction,
+    /// Layout of all three tensors (`NCHW`, `NHWC`).
+    pub layout: &'a str,
+    /// Input channels.
+    pub c: u64,
+    /// Output channels.
+    pub k: u64,
+    /// Image height and width.
+    pub hw: u64,
+    /// Filter height and width.
+    pub filter: u64,
+    /// Padding on each side.
+    pub pad: i64,
+    /// Stride.
+    pub stride: i64,
+    /// Groups.
+    pub groups: u64,
+    /// Batch.
+    pub batch: u64,
+}
+
+impl Square2d<'_> {
+    /// The problem, with its output size; `None` when the filter does not fit the image.
+    pub fn problem(&self) -> Option<Problem> {
+        let o = output_size(self.hw, self.pad, self.filter, self.stride, 1)?;
+        let (t, l) = (self.ty, self.layout);
+        Some(Problem {
+            spatial_dims: 2,
+            in_c: self.c,
+            in_dhw: [1, self.hw, self.hw],
+            fil_dhw: [1, self.filter, self.filter],
+            out_c: self.k,
+            out_dhw: [1, o, o],
+            batch: self.batch,
+            pad: [0, self.pad, self.pad],
+            stride: [0, self.stride, self.stride],
+            dilation: [0, 1, 1],
+            bias: 0,
+            layouts: [l.into(), l.into(), l.into()],
+            types: [t, t, t],
+            casts: [None; 3],
+            groups: self.groups,
+            direction: self.direction,
+        })
+    }
+}
+
 impl Problem {
     /// `EncodeDataTypesForKey` (problem_description.cpp:39-45): one name when all agree.
     pub fn types_key(&self) -> String {
@@ -847,16 +901,11 @@ mod tests {
         fn built_problems_round_trip(c in 1u64..512, h in 1u64..300, k in 1u64..512, y in 1u64..8,
                                      n in 1u64..64, p in 0i64..4, st in 1i64..4, g in 1u64..4,
                                      dir in 0usize..3, ty in 0usize..9, nhwc: bool) {
-            let t = DataType::ALL[ty];
-            let l = if nhwc { "NHWC" } else { "NCHW" };
-            let Some(o) = output_size(h, p, y, st, 1) else { return Ok(()); };
-            let p = Problem {
-                spatial_dims: 2, in_c: c, in_dhw: [1, h, h], fil_dhw: [1, y, y], out_c: k,
-                out_dhw: [1, o, o], batch: n, pad: [0, p, p], stride: [0, st, st],
-                dilation: [0, 1, 1], bias: 0, layouts: [l.into(), l.into(), l.into()],
-                types: [t, t, t], casts: [None; 3], groups: g,
+            let Some(p) = (Square2d {
+                ty: DataType::ALL[ty], layout: if nhwc { "NHWC" } else { "NCHW" },
                 direction: [Direction::Forward, Direction::BackwardData, Direction::BackwardWeights][dir],
-            };
+                c, k, hw: h, filter: y, pad: p, stride: st, groups: g, batch: n,
+            }).problem() else { return Ok(()); };
             proptest::prop_assert_eq!(&Problem::from_fdb_key(&p.fdb_key()).unwrap(), &p);
             proptest::prop_assert_eq!(&Problem::from_network_config(&p.network_config()).unwrap(), &p);
             proptest::prop_assert_eq!(&Problem::from_perf_db_key(&p.perf_db_key()).unwrap(), &p);

@@ -8,6 +8,7 @@ use rocpath_miopen::model::context::{Device, Env};
 use rocpath_miopen::model::eval::Input;
 use rocpath_miopen::model::eval::{Evaluator, Memo};
 use rocpath_miopen::model::pinned;
+use rocpath_miopen::problem::Square2d;
 use rocpath_miopen::{DataType, Direction, Problem};
 use std::collections::HashMap;
 
@@ -41,26 +42,20 @@ fn problem() -> impl Strategy<Value = Problem> {
         .prop_filter_map(
             "no output",
             |((t, d, l), (f, s, padded), (g, c, k), (h, n))| {
-                let p = if padded { (f / 2) as i64 } else { 0 };
-                let o = rocpath_miopen::problem::output_size(h, p, f, s, 1)?;
-                Some(Problem {
-                    spatial_dims: 2,
-                    in_c: c * g,
-                    in_dhw: [1, h, h],
-                    fil_dhw: [1, f, f],
-                    out_c: k * g,
-                    out_dhw: [1, o, o],
-                    batch: n,
-                    pad: [0, p, p],
-                    stride: [0, s, s],
-                    dilation: [0, 1, 1],
-                    bias: 0,
-                    layouts: [l.into(), l.into(), l.into()],
-                    types: [t, t, t],
-                    casts: [None; 3],
-                    groups: g,
+                Square2d {
+                    ty: t,
                     direction: d,
-                })
+                    layout: l,
+                    c: c * g,
+                    k: k * g,
+                    hw: h,
+                    filter: f,
+                    pad: if padded { (f / 2) as i64 } else { 0 },
+                    stride: s,
+                    groups: g,
+                    batch: n,
+                }
+                .problem()
             },
         )
 }

@@ -6,7 +6,7 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
-use rocpath_sources::bundle::{BUNDLE_MAGIC, SharedBy};
+use rocpath_sources::bundle::SharedBy;
 use rocpath_sources::{
     Found, Limits, MemoryBudget, Origin, Sink, SourceError, scan_memory, scan_paths,
 };
@@ -66,32 +66,11 @@ fn scan(data: &[u8], name: &str, limits: &Limits) -> Collect {
     c
 }
 
-/// An offload bundle of `n` entries that all start at the one code object `obj`; with
-/// `vary`, entry `i` claims `i` more bytes (zeros follow the object).
-fn bundle_pointing_at_one_object(n: usize, obj: &[u8], vary: bool) -> Vec<u8> {
-    let id = b"hipv4-amdgcn-amd-amdhsa--gfx1100";
-    let hlen = 32 + n * (24 + id.len());
-    let off = hlen.div_ceil(4096) * 4096;
-    let mut b = BUNDLE_MAGIC.to_vec();
-    b.extend_from_slice(&(n as u64).to_le_bytes());
-    for i in 0..n {
-        let size = obj.len() + if vary { i } else { 0 };
-        for v in [off as u64, size as u64, id.len() as u64] {
-            b.extend_from_slice(&v.to_le_bytes());
-        }
-        b.extend_from_slice(id);
-    }
-    b.resize(off, 0);
-    b.extend_from_slice(obj);
-    b.resize(b.len() + if vary { n } else { 0 }, 0);
-    b
-}
-
 #[test]
 fn thousands_of_entries_at_one_object_are_read_once() {
     let obj = example();
     for vary in [false, true] {
-        let b = bundle_pointing_at_one_object(4000, &obj, vary);
+        let b = rocpath_testdata::bundle::at_one_object(4000, &obj, vary);
         let c = scan(&b, "x.hipfb", &Limits::default());
         assert!(c.errors.lock().unwrap().is_empty(), "{:?}", c.errors);
         let objs = c.objects.lock().unwrap();

@@ -7,6 +7,7 @@
 //! `None` — except under CI (`CI` set), where the data must be there and its absence fails the
 //! test.
 
+pub mod bundle;
 pub mod git;
 pub mod rocpd;
 

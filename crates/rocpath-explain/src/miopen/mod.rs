@@ -508,7 +508,17 @@ pub fn explain(q: &Query) -> Result<MiopenExplanation, ExplainError> {
     ranked.sort_by(|a, b| a.time_ms.total_cmp(&b.time_ms));
     if let Err(e) = q.device.known() {
         notes.push(e.to_string());
-        return Ok(empty(q, key, dbs, rec, ranked, notes));
+        let mut e = base(q, key, dbs, rec, ranked, notes);
+        e.no_prediction = Some(Reason {
+            solver: String::new(),
+            statement: "the device is not one the model can evaluate".into(),
+            evidence: Evidence::new(
+                Class::Unresolved,
+                Proof::Hypothesis,
+                "explain.miopen.unresolved",
+            ),
+        });
+        return Ok(e);
     }
     let sq = select::Query {
         problem: p,
@@ -536,42 +546,18 @@ pub fn explain(q: &Query) -> Result<MiopenExplanation, ExplainError> {
         .collect();
     let (predicted, failure, no_prediction) = outcome(q, &sel, rec.as_ref(), &solvers);
     let tunanet = sel.tunanet.as_ref().map(|v| tunanet_report(q.model, v));
-    Ok(MiopenExplanation {
-        device: q.device.clone(),
-        problem: p.clone(),
-        problem_key: key,
-        network_config: p.network_config(),
-        perf_db_key: p.perf_db_key(),
-        model: ModelUsed {
-            source: q.model.source.short(),
-            release: q.release.clone(),
-        },
-        db_file: dbs.fdb.map(|f| DbUsed {
-            evidence: db_evidence(&f, &q.device),
-            file: f,
-        }),
-        perf_db_file: dbs.pdb.map(|f| DbUsed {
-            evidence: db_evidence(&f, &q.device),
-            file: f,
-        }),
-        record_source: rec.as_ref().map(|r| r.source.clone()),
-        record_found: rec.is_some(),
-        ranked,
-        mode: sel.mode.clone(),
-        find_mode: sel.find_mode,
-        path: sel.steps.clone(),
-        candidates: match &sel.prediction {
-            Prediction::Unresolved { candidates, .. } => candidates.clone(),
-            _ => Vec::new(),
-        },
-        predicted,
-        failure,
-        no_prediction,
-        tunanet,
-        solvers,
-        reasons,
-        notes,
-    })
+    let mut e = base(q, key, dbs, rec, ranked, notes);
+    e.mode = sel.mode.clone();
+    e.find_mode = sel.find_mode;
+    e.path = sel.steps.clone();
+    if let Prediction::Unresolved { candidates, .. } = &sel.prediction {
+        e.candidates = candidates.clone();
+    }
+    (e.predicted, e.failure, e.no_prediction) = (predicted, failure, no_prediction);
+    e.tunanet = tunanet;
+    e.solvers = solvers;
+    e.reasons = reasons;
+    Ok(e)
 }
 
 fn tunanet_report(m: &Model, v: &Verdict) -> SolverReport {
@@ -722,7 +708,9 @@ fn outcome(
     }
 }
 
-fn empty(
+/// What an explanation says before the selection: the device, problem, keys, databases and
+/// record; the path, verdicts and prediction are left empty for the caller to fill.
+fn base(
     q: &Query,
     key: String,
     dbs: Dbs,
@@ -758,15 +746,7 @@ fn empty(
         predicted: None,
         failure: None,
         candidates: Vec::new(),
-        no_prediction: Some(Reason {
-            solver: String::new(),
-            statement: "the device is not one the model can evaluate".into(),
-            evidence: Evidence::new(
-                Class::Unresolved,
-                Proof::Hypothesis,
-                "explain.miopen.unresolved",
-            ),
-        }),
+        no_prediction: None,
         tunanet: None,
         solvers: Vec::new(),
         reasons: Vec::new(),

@@ -396,45 +396,108 @@ impl Collector<'_> {
             }
         }
         let Some(decoder) = Decoder::for_target(&co.target_id.processor) else {
-            let container = origin.member();
-            let evidence = Evidence::new(
-                EvClass::Limited,
-                Proof::ShippedArtifactVerified,
-                rules::NOT_COVERED,
-            )
-            .at(
-                Locator::in_container(&origin.path, container.clone(), Some(offset))
-                    .with_sha256(sha),
-            )
-            .because("the decoder covers GFX8 to GFX12 (without gfx125x)");
-            lock(&self.out).skipped.push(Skipped {
-                path: origin.path.clone(),
-                container,
-                target_id,
-                reason: format!(
-                    "no decoding tables for {} (the decoder covers GFX8 to GFX12)",
-                    co.target_id.processor
-                ),
-                evidence,
-            });
-            return;
+            return self.not_covered(origin, offset, sha, target_id);
         };
+        let need_kernels = self.need_kernels();
+        let w = match self.decode(&origin.path, bytes, &co, &decoder, release) {
+            Ok(w) => w,
+            Err(e) => return self.error(origin, Some(offset), e),
+        };
+        let Walked {
+            total,
+            kernels,
+            disasm,
+            owner_ranges,
+        } = w;
+        // Merge ranges of the same symbol (a symbol can own several ranges if labels in
+        // other sections interleave) and apply the kernel filter.
+        let mut merged = merge_ranges(kernels);
+        if let Some(f) = &self.opts.kernel {
+            merged.retain(|k| f.matches(&k.name));
+            if merged.is_empty() {
+                return;
+            }
+        }
+        let counts = Counts::of(&total);
+        let container = origin.member();
+        let mut evidence = Evidence::new(
+            EvClass::Confirmed,
+            Proof::ShippedArtifactVerified,
+            rules::DECODED,
+        )
+        .at(Locator::file(&origin.path)
+            .with_member(container.clone())
+            .with_offset(offset)
+            .with_sha256(sha));
+        if let Some(s) = shared_by {
+            evidence = evidence.because(s.note("decoded"));
+        }
+        let at = Locator::file(&origin.path)
+            .with_member(container.clone())
+            .with_offset(offset)
+            .with_sha256(sha);
+        let hits = find_hits(&self.opts.find, &merged, &target_id, &at);
+        let rec = CodeObjectCensus {
+            path: origin.path.clone(),
+            library: origin.library(),
+            container,
+            offset,
+            sha256: sha.to_string(),
+            target: target_id,
+            decoder: decoder.processor().to_string(),
+            counts,
+            kernel_count: if need_kernels {
+                merged.len()
+            } else {
+                owner_ranges
+            },
+            kernels: if self.opts.per_kernel {
+                merged
+            } else {
+                Vec::new()
+            },
+            shared_by: shared_by.cloned(),
+            evidence,
+        };
+        let mut out = lock(&self.out);
+        out.code_objects.push(rec);
+        out.find.extend(hits);
+        out.disasm.extend(disasm);
+    }
+}
+
+impl Collector<'_> {
+    /// Per-kernel counts only when something needs them.
+    fn need_kernels(&self) -> bool {
+        self.opts.per_kernel
+            || !self.opts.find.is_empty()
+            || self.opts.kernel.is_some()
+            || self.opts.disasm
+    }
+
+    /// Decodes every code section of one object: the totals, the counts per owning symbol
+    /// range (when needed) and the disassembly asked for. Decoded pages are handed to
+    /// `release`.
+    fn decode(
+        &self,
+        path: &str,
+        bytes: &[u8],
+        co: &rocpath_codeobj::CodeObject,
+        decoder: &Decoder,
+        release: &(dyn Fn(&[u8]) + Sync),
+    ) -> Result<Walked, String> {
         let sections = match rocpath_codeobj::code_sections(bytes) {
             Ok(s) => s,
-            Err(e) => return self.error(origin, Some(offset), format!("sections: {e}")),
+            Err(e) => return Err(format!("sections: {e}")),
         };
         let symbols = match rocpath_codeobj::symbols_with(bytes, false) {
             Ok(s) => s,
-            Err(e) => return self.error(origin, Some(offset), format!("symbols: {e}")),
+            Err(e) => return Err(format!("symbols: {e}")),
         };
         let kernel_names: BTreeSet<&str> = co.kernels.iter().map(|k| k.name.as_str()).collect();
         let is_rel = co.e_type == 1;
         let mut total = Census::new();
-        // Per-kernel counts only when something needs them.
-        let need_kernels = self.opts.per_kernel
-            || !self.opts.find.is_empty()
-            || self.opts.kernel.is_some()
-            || self.opts.disasm;
+        let need_kernels = self.need_kernels();
         let mut acc = Acc::new();
         let mut owner_ranges = 0usize;
         let mut kernels: Vec<KernelCensus> = Vec::new();
@@ -447,37 +510,8 @@ impl Collector<'_> {
             else {
                 continue;
             };
-            let addr_of = |v: u64| if is_rel { sec.addr + v } else { v };
-            // Range starts: every symbol in the section (as llvm-objdump), legacy kernels first
-            // at equal addresses.
-            let mut starts: Vec<SymbolStart> = symbols
-                .iter()
-                .filter(|s| s.section == sec.index)
-                .map(|s| SymbolStart {
-                    address: addr_of(s.value),
-                    kind: if s.kind == rocpath_codeobj::SymbolKind::HsaKernel {
-                        SymbolKind::LegacyKernel
-                    } else {
-                        SymbolKind::Code
-                    },
-                })
-                .collect();
-            starts.sort_by_key(|s| (s.address, s.kind == SymbolKind::Code));
-            // Owners for per-kernel counts: function and kernel symbols only (not labels).
-            let mut owners: Vec<(u64, &str, bool)> = symbols
-                .iter()
-                .filter(|s| s.section == sec.index && s.kind != rocpath_codeobj::SymbolKind::Other)
-                .map(|s| {
-                    (
-                        addr_of(s.value),
-                        s.name.as_str(),
-                        kernel_names.contains(s.name.as_str())
-                            || s.kind == rocpath_codeobj::SymbolKind::HsaKernel,
-                    )
-                })
-                .collect();
-            owners.sort();
-            owners.dedup_by_key(|o| o.0);
+            let base = if is_rel { sec.addr } else { 0 };
+            let (starts, owners) = section_symbols(&symbols, sec.index, base, &kernel_names);
             let mut cur: Option<usize> = None;
             let mut seen_owners = 0usize;
             let mut next_owner = 0usize;
@@ -529,19 +563,7 @@ impl Collector<'_> {
                     if let Some(i) = owner {
                         let name = owners[i].1;
                         if self.opts.kernel.as_ref().is_some_and(|k| k.matches(name)) {
-                            let o = item.offset as usize;
-                            let b = data.get(o..o + usize::from(item.len)).unwrap_or(&[]);
-                            disasm.push(DisasmLine {
-                                path: origin.path.clone(),
-                                kernel: name.to_string(),
-                                address: a,
-                                bytes: b.iter().map(|x| format!("{x:02x}")).collect(),
-                                mnemonic: item.mnemonic.as_str().to_string(),
-                                class: match item.kind {
-                                    ItemKind::Inst(_) => item.mnemonic.class().name().to_string(),
-                                    _ => "data".to_string(),
-                                },
-                            });
+                            disasm.push(DisasmLine::of(path, name, a, data, &item));
                         }
                     }
                 }
@@ -551,88 +573,147 @@ impl Collector<'_> {
             }
             owner_ranges += seen_owners;
         }
-        // Merge ranges of the same symbol (a symbol can own several ranges if labels in
-        // other sections interleave) and apply the kernel filter.
-        let mut merged: Vec<KernelCensus> = Vec::new();
-        for k in kernels {
-            match merged.iter_mut().find(|m| m.name == k.name) {
-                Some(m) => m.counts.merge(&k.counts),
-                None => merged.push(k),
-            }
-        }
-        if let Some(f) = &self.opts.kernel {
-            merged.retain(|k| f.matches(&k.name));
-            if merged.is_empty() {
-                return;
-            }
-        }
-        let counts = Counts::of(&total);
+        Ok(Walked {
+            total,
+            kernels,
+            disasm,
+            owner_ranges,
+        })
+    }
+
+    /// A code object of a processor the decoder has no tables for: listed as skipped.
+    fn not_covered(&self, origin: &Origin, offset: u64, sha: &str, target_id: TargetId) {
         let container = origin.member();
-        let mut evidence = Evidence::new(
-            EvClass::Confirmed,
+        let evidence = Evidence::new(
+            EvClass::Limited,
             Proof::ShippedArtifactVerified,
-            rules::DECODED,
+            rules::NOT_COVERED,
         )
-        .at(Locator::file(&origin.path)
-            .with_member(container.clone())
-            .with_offset(offset)
-            .with_sha256(sha));
-        if let Some(s) = shared_by {
-            evidence = evidence.because(s.note("decoded"));
+        .at(Locator::in_container(&origin.path, container.clone(), Some(offset)).with_sha256(sha))
+        .because("the decoder covers GFX8 to GFX12 (without gfx125x)");
+        let reason = format!(
+            "no decoding tables for {} (the decoder covers GFX8 to GFX12)",
+            target_id.processor
+        );
+        lock(&self.out).skipped.push(Skipped {
+            path: origin.path.clone(),
+            container,
+            target_id,
+            reason,
+            evidence,
+        });
+    }
+}
+
+/// What decoding one code object's sections gave.
+struct Walked {
+    total: Census,
+    kernels: Vec<KernelCensus>,
+    disasm: Vec<DisasmLine>,
+    owner_ranges: usize,
+}
+
+/// Symbols of one section: the range starts the decoder walks (every symbol, as llvm-objdump;
+/// legacy kernels first at equal addresses) and the owners per-kernel counts go to (function
+/// and kernel symbols only, not labels: address, name, is a kernel), both sorted by address.
+fn section_symbols<'s>(
+    symbols: &'s [rocpath_codeobj::CodeSymbol],
+    section: usize,
+    base: u64,
+    kernel_names: &BTreeSet<&str>,
+) -> (Vec<SymbolStart>, Vec<(u64, &'s str, bool)>) {
+    use rocpath_codeobj::SymbolKind as S;
+    let in_sec = symbols.iter().filter(|s| s.section == section);
+    let mut starts: Vec<SymbolStart> = in_sec
+        .clone()
+        .map(|s| SymbolStart {
+            address: base + s.value,
+            kind: if s.kind == S::HsaKernel {
+                SymbolKind::LegacyKernel
+            } else {
+                SymbolKind::Code
+            },
+        })
+        .collect();
+    starts.sort_by_key(|s| (s.address, s.kind == SymbolKind::Code));
+    let mut owners: Vec<(u64, &str, bool)> = in_sec
+        .filter(|s| s.kind != S::Other)
+        .map(|s| {
+            let kernel = kernel_names.contains(s.name.as_str()) || s.kind == S::HsaKernel;
+            (base + s.value, s.name.as_str(), kernel)
+        })
+        .collect();
+    owners.sort();
+    owners.dedup_by_key(|o| o.0);
+    (starts, owners)
+}
+
+/// Ranges of the same symbol merged (a symbol can own several ranges when labels in other
+/// sections interleave), in first-seen order.
+fn merge_ranges(kernels: Vec<KernelCensus>) -> Vec<KernelCensus> {
+    let mut merged: Vec<KernelCensus> = Vec::new();
+    for k in kernels {
+        match merged.iter_mut().find(|m| m.name == k.name) {
+            Some(m) => m.counts.merge(&k.counts),
+            None => merged.push(k),
         }
-        let mut hits = Vec::new();
-        for term in &self.opts.find {
-            for k in &merged {
-                for (m, n) in &k.counts.mnemonics {
-                    if term_matches(term, m) {
-                        hits.push(FindHit {
-                            path: origin.path.clone(),
-                            container: container.clone(),
-                            target_id: target_id.clone(),
-                            kernel: k.name.clone(),
-                            term: term.clone(),
-                            mnemonic: m.clone(),
-                            count: *n,
-                            evidence: Evidence::new(
-                                EvClass::Confirmed,
-                                Proof::ShippedArtifactVerified,
-                                rules::FOUND,
-                            )
-                            .at(Locator::file(&origin.path)
-                                .with_member(container.clone())
-                                .with_offset(offset)
-                                .with_sha256(sha)),
-                        });
-                    }
-                }
+    }
+    merged
+}
+
+/// The searched mnemonics found in the kernels of one code object (at `at`).
+fn find_hits(
+    terms: &[String],
+    kernels: &[KernelCensus],
+    target_id: &TargetId,
+    at: &Locator,
+) -> Vec<FindHit> {
+    let mut hits = Vec::new();
+    for term in terms {
+        for k in kernels {
+            for (m, n) in k
+                .counts
+                .mnemonics
+                .iter()
+                .filter(|(m, _)| term_matches(term, m))
+            {
+                hits.push(FindHit {
+                    path: at.path.clone(),
+                    container: at.member.clone(),
+                    target_id: target_id.clone(),
+                    kernel: k.name.clone(),
+                    term: term.clone(),
+                    mnemonic: m.clone(),
+                    count: *n,
+                    evidence: Evidence::new(
+                        EvClass::Confirmed,
+                        Proof::ShippedArtifactVerified,
+                        rules::FOUND,
+                    )
+                    .at(at.clone()),
+                });
             }
         }
-        let rec = CodeObjectCensus {
-            path: origin.path.clone(),
-            library: origin.library(),
-            container,
-            offset,
-            sha256: sha.to_string(),
-            target: target_id,
-            decoder: decoder.processor().to_string(),
-            counts,
-            kernel_count: if need_kernels {
-                merged.len()
-            } else {
-                owner_ranges
+    }
+    hits
+}
+
+impl DisasmLine {
+    /// One decoded item of `data` (a section starting at its address minus `item.offset`).
+    fn of(path: &str, kernel: &str, address: u64, data: &[u8], item: &Item) -> DisasmLine {
+        let o = item.offset as usize;
+        let b = data.get(o..o + usize::from(item.len)).unwrap_or(&[]);
+        DisasmLine {
+            path: path.to_string(),
+            kernel: kernel.to_string(),
+            address,
+            bytes: b.iter().map(|x| format!("{x:02x}")).collect(),
+            mnemonic: item.mnemonic.as_str().to_string(),
+            class: match item.kind {
+                ItemKind::Inst(_) => item.mnemonic.class().name().to_string(),
+                _ => "data".to_string(),
             },
-            kernels: if self.opts.per_kernel {
-                merged
-            } else {
-                Vec::new()
-            },
-            shared_by: shared_by.cloned(),
-            evidence,
-        };
-        let mut out = lock(&self.out);
-        out.code_objects.push(rec);
-        out.find.extend(hits);
-        out.disasm.extend(disasm);
+        }
     }
 }
 

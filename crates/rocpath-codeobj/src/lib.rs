@@ -362,29 +362,13 @@ pub fn parse(data: &[u8]) -> Result<CodeObject, Error> {
     parse_with(data, Limits::default())
 }
 
-/// Parses a code object with explicit limits.
-pub fn parse_with(data: &[u8], limits: Limits) -> Result<CodeObject, Error> {
-    let h = header(data)?;
-    let elf_extent = elf_extent(data)?;
-    if elf_extent > data.len() as u64 {
-        return Err(Error::Truncated {
-            extent: elf_extent,
-            len: data.len() as u64,
-        });
-    }
-    let ident = &h.e_ident;
-    let abi = match ident.os_abi {
-        ELFOSABI_AMDGPU_HSA => Abi::Hsa,
-        ELFOSABI_AMDGPU_PAL => Abi::Pal,
-        ELFOSABI_AMDGPU_MESA3D => Abi::Mesa3d,
-        _ => Abi::Other,
-    };
-    let abi_version = ident.abi_version;
-    let e_flags = h.e_flags(LE);
-    let e_type = h.e_type(LE);
-    let mut warnings = Vec::new();
-
-    // Notes: from SHT_NOTE sections, else from PT_NOTE segments.
+/// The notes of an object, from its SHT_NOTE sections, else from its PT_NOTE segments, and
+/// the bytes of its executable sections. Problems are warnings: what can be read is kept.
+fn collect_notes<'a>(
+    h: &elf::FileHeader64<LE>,
+    data: &'a [u8],
+    warnings: &mut Vec<String>,
+) -> (Vec<RawNote<'a>>, u64) {
     let mut notes = Vec::new();
     let mut text_bytes = 0u64;
     let mut used_sections = false;
@@ -428,13 +412,24 @@ pub fn parse_with(data: &[u8], limits: Limits) -> Result<CodeObject, Error> {
             }
         }
     }
+    (notes, text_bytes)
+}
 
-    // Legacy notes and metadata.
+/// What the notes tell: legacy facts, metadata and the kernels it lists.
+struct NoteFacts {
+    legacy: LegacyInfo,
+    has_legacy: bool,
+    meta: MetadataInfo,
+    kernels: Vec<Kernel>,
+}
+
+/// Reads the AMDGPU metadata notes and the legacy `AMD` notes.
+fn note_facts(notes: &[RawNote<'_>], limits: &Limits, warnings: &mut Vec<String>) -> NoteFacts {
     let mut legacy = LegacyInfo::default();
     let mut has_legacy = false;
     let mut meta = MetadataInfo::default();
     let mut kernels = Vec::new();
-    for n in &notes {
+    for n in notes {
         match (n.name, n.n_type) {
             (b"AMDGPU", 32) => {
                 meta.notes += 1;
@@ -489,6 +484,65 @@ pub fn parse_with(data: &[u8], limits: Limits) -> Result<CodeObject, Error> {
             _ => {}
         }
     }
+    NoteFacts {
+        legacy,
+        has_legacy,
+        meta,
+        kernels,
+    }
+}
+
+/// The processor: from `EF_AMDGPU_MACH`, else from the legacy ISA note (`gfx` + major,
+/// minor, stepping in hex past 9), else unknown.
+fn processor_of(mach: u32, legacy_isa: Option<(u32, u32, u32)>) -> String {
+    if mach != 0 {
+        rocpath_arch::by_mach(mach)
+            .map(|t| t.name.to_string())
+            .unwrap_or_else(|| format!("{}-mach-0x{mach:x}", rocpath_arch::UNKNOWN_PROCESSOR))
+    } else if let Some((maj, min, step)) = legacy_isa {
+        format!(
+            "gfx{maj}{min}{}",
+            if step < 10 {
+                step.to_string()
+            } else {
+                format!("{:x}", step)
+            }
+        )
+    } else {
+        rocpath_arch::UNKNOWN_PROCESSOR.to_string()
+    }
+}
+
+/// Parses a code object with explicit limits.
+pub fn parse_with(data: &[u8], limits: Limits) -> Result<CodeObject, Error> {
+    let h = header(data)?;
+    let elf_extent = elf_extent(data)?;
+    if elf_extent > data.len() as u64 {
+        return Err(Error::Truncated {
+            extent: elf_extent,
+            len: data.len() as u64,
+        });
+    }
+    let ident = &h.e_ident;
+    let abi = match ident.os_abi {
+        ELFOSABI_AMDGPU_HSA => Abi::Hsa,
+        ELFOSABI_AMDGPU_PAL => Abi::Pal,
+        ELFOSABI_AMDGPU_MESA3D => Abi::Mesa3d,
+        _ => Abi::Other,
+    };
+    let abi_version = ident.abi_version;
+    let e_flags = h.e_flags(LE);
+    let e_type = h.e_type(LE);
+    let mut warnings = Vec::new();
+
+    let (notes, text_bytes) = collect_notes(h, data, &mut warnings);
+
+    let NoteFacts {
+        legacy,
+        has_legacy,
+        meta,
+        mut kernels,
+    } = note_facts(&notes, &limits, &mut warnings);
 
     let version = match (abi, abi_version) {
         (Abi::Hsa, 0) => legacy
@@ -502,22 +556,7 @@ pub fn parse_with(data: &[u8], limits: Limits) -> Result<CodeObject, Error> {
     let mach = e_flags & 0xff;
     let generic_version = ((e_flags >> 24) & 0xff) as u8;
     let (sramecc, xnack) = decode_e_flags(e_flags, version);
-    let processor = if mach != 0 {
-        rocpath_arch::by_mach(mach)
-            .map(|t| t.name.to_string())
-            .unwrap_or_else(|| format!("{}-mach-0x{mach:x}", rocpath_arch::UNKNOWN_PROCESSOR))
-    } else if let Some((maj, min, step)) = legacy.isa {
-        format!(
-            "gfx{maj}{min}{}",
-            if step < 10 {
-                step.to_string()
-            } else {
-                format!("{:x}", step)
-            }
-        )
-    } else {
-        rocpath_arch::UNKNOWN_PROCESSOR.to_string()
-    };
+    let processor = processor_of(mach, legacy.isa);
     let target_id = TargetId {
         processor,
         sramecc,

@@ -22,7 +22,7 @@
 //! ```
 
 pub mod special;
-pub use special::non_regular;
+pub use special::{non_regular, read_small_text};
 
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Condvar, Mutex};

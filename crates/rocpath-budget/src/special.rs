@@ -23,6 +23,27 @@ pub fn non_regular(ft: FileType) -> Option<&'static str> {
     }
 }
 
+/// Reads a small text file (a configuration or properties file) of at most `limit` bytes:
+/// a FIFO or device is refused before it is opened, a longer file is an error. Files such as `/proc/self/mountinfo` that report no size are read up to
+/// the limit like any other. Text that is not UTF-8 is an error, as `read_to_string` has it.
+pub fn read_small_text(path: &std::path::Path, limit: u64) -> std::io::Result<String> {
+    use std::io::{Error, Read};
+    let md = std::fs::metadata(path)?;
+    if let Some(what) = non_regular(md.file_type()) {
+        return Err(Error::other(format!("not a regular file ({what})")));
+    }
+    let mut buf = Vec::new();
+    std::fs::File::open(path)?
+        .take(limit.saturating_add(1))
+        .read_to_end(&mut buf)?;
+    if buf.len() as u64 > limit {
+        return Err(Error::other(format!(
+            "larger than {limit} bytes, more than a configuration file holds"
+        )));
+    }
+    String::from_utf8(buf).map_err(|e| Error::new(std::io::ErrorKind::InvalidData, e))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -42,6 +63,16 @@ mod tests {
             non_regular(std::fs::metadata(&f).unwrap().file_type()),
             None
         );
+        assert_eq!(read_small_text(&f, 1).unwrap(), "x");
+        std::fs::write(&f, b"xy").unwrap();
+        assert!(
+            read_small_text(&f, 1)
+                .unwrap_err()
+                .to_string()
+                .contains("larger than 1")
+        );
         std::fs::remove_file(&f).unwrap();
+        let e = read_small_text(std::path::Path::new("/dev/zero"), 1 << 20).unwrap_err();
+        assert!(e.to_string().contains("a character device"), "{e}");
     }
 }

@@ -5,6 +5,10 @@ use rocpath_arch::{FeatureSetting, TargetFeature, TargetId};
 use serde::Serialize;
 use std::path::Path;
 
+/// Largest KFD properties or rocminfo text read (sysfs files are a few KB; a saved copy
+/// that is a FIFO, a device or a huge file is refused instead of hanging or filling memory).
+pub const MAX_TEXT: u64 = 4 << 20;
+
 /// One GPU agent.
 #[derive(Debug, Clone, Serialize, PartialEq, Eq)]
 pub struct Device {
@@ -136,7 +140,7 @@ pub fn read_kfd(nodes: &Path) -> KfdTopology {
     });
     for d in dirs {
         let path = d.join("properties");
-        match std::fs::read_to_string(&path) {
+        match rocpath_budget::read_small_text(&path, MAX_TEXT) {
             Ok(props) => kfd_node(&d, &path, &props, &mut out),
             Err(e) => out.problems.push(KfdProblem {
                 path,
@@ -204,7 +208,7 @@ fn kfd_node(d: &Path, path: &Path, props: &str, out: &mut KfdTopology) {
         (Some(s), Some(p)) if p > 0 => u32::try_from(s / p).ok(),
         _ => None,
     };
-    let name = std::fs::read_to_string(d.join("name"))
+    let name = rocpath_budget::read_small_text(&d.join("name"), MAX_TEXT)
         .ok()
         .map(|n| n.trim().to_string())
         .filter(|n| !n.is_empty());

@@ -54,8 +54,13 @@ pub fn run_rocminfo(timeout: Duration) -> Option<Rocminfo> {
         .ok()?;
     let mut out = child.stdout.take()?;
     let reader = std::thread::spawn(move || {
+        // rocminfo prints a few KB per agent; more than MAX_TEXT is not its output.
         let mut s = String::new();
-        std::io::Read::read_to_string(&mut out, &mut s).map(|_| s)
+        std::io::Read::read_to_string(
+            &mut std::io::Read::take(&mut out, rocpath_inventory::device::MAX_TEXT),
+            &mut s,
+        )
+        .map(|_| s)
     });
     let start = Instant::now();
     loop {

@@ -147,7 +147,19 @@ pub fn read(
 ) -> Env {
     let mut env = Env::default();
     let etc = root.join(Path::new("/etc/environment"));
-    if let Ok(text) = std::fs::read_to_string(&etc) {
+    let text = match crate::read_text(&etc) {
+        Ok(t) => Some(t),
+        // Most machines have one, but none is not a problem; anything else is said.
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => None,
+        Err(source) => {
+            errors.push(SurveyError::Io {
+                path: etc.clone(),
+                source,
+            });
+            None
+        }
+    };
+    if let Some(text) = text {
         for (line, k, v) in env_file(&text, &etc, errors) {
             if watched(&k) {
                 env.vars.push(variable(
@@ -238,7 +250,7 @@ fn unit_file(
     into: &mut Vec<Variable>,
     errors: &mut Vec<SurveyError>,
 ) {
-    let Ok(text) = std::fs::read_to_string(path) else {
+    let Ok(text) = crate::read_text(path) else {
         return;
     };
     // Only units that set a watched variable are read further than this.
@@ -282,7 +294,7 @@ fn unit_file(
             };
             let host = root.resolve(Path::new(f)).map(|p| root.join(&p));
             match host.and_then(|h| {
-                std::fs::read_to_string(&h)
+                crate::read_text(&h)
                     .map(|t| (h, t))
                     .map_err(|source| SurveyError::Io {
                         path: root.join(Path::new(f)),

@@ -274,7 +274,7 @@ fn rocm_trees(w: &mut Walker<'_>, depth: usize, out: &mut Vec<Install>) {
             .filter(|a| *a != i.path)
             .map(str::to_string)
             .collect();
-        i.version = std::fs::read_to_string(it.host.join(".info/version"))
+        i.version = crate::read_text(it.host.join(".info/version"))
             .ok()
             .map(|v| v.trim().to_string())
             .filter(|v| !v.is_empty());
@@ -483,7 +483,7 @@ fn w_host(w: &Walker<'_>, inside: &Path) -> PathBuf {
 
 /// `__version__ = '2.5.1+rocm6.2'` of `torch/version.py`.
 pub fn torch_version(path: &Path) -> Option<String> {
-    let text = std::fs::read_to_string(path).ok()?;
+    let text = crate::read_text(path).ok()?;
     text.lines().find_map(|l| {
         let v = l
             .trim()

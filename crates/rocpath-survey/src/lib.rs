@@ -287,9 +287,18 @@ pub fn survey(opts: &Options, progress: &dyn Progress) -> Survey {
     }
 }
 
+// Largest configuration, properties or unit file read: the same bound as the KFD readers.
+use rocpath_inventory::device::MAX_TEXT;
+
+/// Reads one small text file of the surveyed machine (a FIFO, a device or a file larger than
+/// [`MAX_TEXT`] is refused by name instead of hanging or filling memory).
+pub(crate) fn read_text(path: impl AsRef<Path>) -> std::io::Result<String> {
+    rocpath_budget::read_small_text(path.as_ref(), MAX_TEXT)
+}
+
 fn read_mounts(root: &root::Root, errors: &mut Vec<SurveyError>) -> Vec<mounts::Mount> {
     let p = root.join(Path::new("/proc/self/mountinfo"));
-    match std::fs::read_to_string(&p) {
+    match crate::read_text(&p) {
         Ok(text) => {
             let (m, mut e) = mounts::parse(&text, &p);
             errors.append(&mut e);

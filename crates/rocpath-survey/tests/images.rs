@@ -252,6 +252,35 @@ fn malformed_topology_rocminfo_and_units_are_named() {
 }
 
 #[test]
+fn fifos_and_devices_in_an_image_are_named_not_opened() {
+    let d = tempfile::tempdir().unwrap();
+    let node = d.path().join("sys/class/kfd/kfd/topology/nodes/1");
+    std::fs::create_dir_all(&node).unwrap();
+    std::fs::create_dir_all(d.path().join("etc")).unwrap();
+    // Opening any of these without a writer would wait forever.
+    for f in [node.join("properties"), d.path().join("etc/environment")] {
+        let made = std::process::Command::new("mkfifo").arg(&f).status();
+        assert!(
+            made.is_ok_and(|s| s.success()),
+            "mkfifo is part of coreutils"
+        );
+    }
+    let s = run(d.path());
+    let named = |p: &str| {
+        s.errors
+            .iter()
+            .any(|e| e.path.ends_with(p) && e.message.contains("a FIFO"))
+    };
+    let msgs: Vec<String> = s
+        .errors
+        .iter()
+        .map(|e| format!("{}: {}", e.path, e.message))
+        .collect();
+    assert!(named("1/properties"), "{msgs:?}");
+    assert!(named("etc/environment"), "{msgs:?}");
+}
+
+#[test]
 fn depth_time_and_only_paths() {
     let root = data("gfx900-host");
     let s = survey(

@@ -17,8 +17,8 @@ fn devices(a: &CheckArgs) -> anyhow::Result<Vec<Device>> {
         }]);
     }
     if let Some(f) = &a.rocminfo {
-        let text =
-            std::fs::read_to_string(f).map_err(|e| anyhow::anyhow!("{}: {e}", f.display()))?;
+        let text = rocpath_budget::read_small_text(f, rocpath_inventory::device::MAX_TEXT)
+            .map_err(|e| anyhow::anyhow!("{}: {e}", f.display()))?;
         let d = device::parse_rocminfo(&text, &format!("rocminfo:{}", f.display()));
         if d.is_empty() {
             anyhow::bail!(

@@ -31,8 +31,8 @@ impl rocpath_survey::Progress for Progress {
 
 fn rocminfo(a: &SurveyArgs) -> anyhow::Result<Option<Rocminfo>> {
     if let Some(f) = &a.rocminfo {
-        let text =
-            std::fs::read_to_string(f).map_err(|e| anyhow::anyhow!("{}: {e}", f.display()))?;
+        let text = rocpath_budget::read_small_text(f, rocpath_inventory::device::MAX_TEXT)
+            .map_err(|e| anyhow::anyhow!("{}: {e}", f.display()))?;
         return Ok(Some(Rocminfo {
             text,
             source: f.display().to_string(),

@@ -240,16 +240,7 @@ pub fn isa_tsv(r: &Report) -> String {
 pub fn errors_text(r: &Report) -> String {
     let mut out = String::new();
     for e in &r.errors {
-        let at = e
-            .offset
-            .map(|o| format!(" at offset {o}"))
-            .unwrap_or_default();
-        let member = if e.container.is_empty() {
-            String::new()
-        } else {
-            format!(" [{}]", e.container)
-        };
-        let _ = writeln!(out, "error: {}{member}{at}: {}", e.path, e.message);
+        crate::error_line(&mut out, &e.path, &e.container, e.offset, &e.message);
     }
     out
 }

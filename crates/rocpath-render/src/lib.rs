@@ -333,18 +333,28 @@ pub fn inventory_tsv(inv: &Inventory, kernels: bool) -> String {
 pub fn errors_text(inv: &Inventory) -> String {
     let mut out = String::new();
     for e in &inv.errors {
-        let at = e
-            .offset
-            .map(|o| format!(" at offset {o}"))
-            .unwrap_or_default();
-        let member = if e.container.is_empty() {
-            String::new()
-        } else {
-            format!(" [{}]", e.container)
-        };
-        let _ = writeln!(out, "error: {}{member}{at}: {}", e.path, e.message);
+        error_line(&mut out, &e.path, &e.container, e.offset, &e.message);
     }
     out
+}
+
+/// One `error:` line: path, `[container]` when inside one, offset when known, message.
+pub(crate) fn error_line(
+    out: &mut String,
+    path: &str,
+    container: &str,
+    offset: Option<u64>,
+    message: &str,
+) {
+    let at = offset
+        .map(|o| format!(" at offset {o}"))
+        .unwrap_or_default();
+    let member = if container.is_empty() {
+        String::new()
+    } else {
+        format!(" [{container}]")
+    };
+    let _ = writeln!(out, "error: {path}{member}{at}: {message}");
 }
 
 fn yes(b: bool) -> &'static str {

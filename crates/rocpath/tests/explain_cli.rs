@@ -7,6 +7,17 @@ fn rocpath() -> Command {
     Command::cargo_bin("rocpath").unwrap()
 }
 
+/// The JSON document a run printed, after checking its exit code (stderr shown if not).
+fn json_with_code(out: &std::process::Output, code: i32) -> serde_json::Value {
+    assert_eq!(
+        out.status.code(),
+        Some(code),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    serde_json::from_slice(&out.stdout).unwrap()
+}
+
 #[test]
 fn miopen_json_predicts_from_the_shipped_find_db() {
     let Some(shared) = rocpath_testdata::shared_dir() else {
@@ -46,13 +57,7 @@ fn miopen_json_predicts_from_the_shipped_find_db() {
         ])
         .output()
         .unwrap();
-    assert_eq!(
-        out.status.code(),
-        Some(0),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let v = json_with_code(&out, 0);
     assert_eq!(v["schema"], "rocpath.explain.miopen/1");
     assert_eq!(
         v["problem_key"],
@@ -100,13 +105,7 @@ fn miopen_json_predicts_from_the_shipped_find_db() {
         ])
         .output()
         .unwrap();
-    assert_eq!(
-        out.status.code(),
-        Some(0),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let v = json_with_code(&out, 0);
     assert_eq!(v["predicted"]["solver"], "ConvDirectNaiveConvFwd");
     assert_eq!(
         v["predicted"]["evidence"]["rule"],
@@ -142,13 +141,7 @@ fn miopen_forced_solver_and_any_target_without_databases() {
         .args("MIOpenDriver convint8 -n 1 -c 64 -H 56 -W 56 -k 64 -y 3 -x 3 -p 1 -q 1 -F 1 -S ConvCkIgemmFwdV6r1DlopsNchw".split(' '))
         .output()
         .unwrap();
-    assert_eq!(
-        out.status.code(),
-        Some(1),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let v = json_with_code(&out, 1);
     assert_eq!(v["failure"]["failure"], "rejected_not_applicable");
     assert!(
         v["notes"][0]

@@ -6,7 +6,8 @@
 use rocpath_miopen::Problem;
 use rocpath_miopen::model::context::{Device, Env};
 use rocpath_miopen::model::eval::{Evaluator, Input, Outcome, Verdict};
-use rocpath_miopen::model::{ir::Model, pinned};
+use rocpath_miopen::model::ir::{Model, Solver};
+use rocpath_miopen::model::pinned;
 use std::collections::HashMap;
 
 fn model() -> &'static Model {
@@ -19,9 +20,15 @@ fn device(t: &str) -> Device {
     d
 }
 
-fn verdict(release: Option<&str>, target: &str, key: &str, solver: &str, env: &[&str]) -> Verdict {
-    let m = model();
-    let ev = Evaluator::new(m, release);
+/// Runs `check` over the verdicts of one problem on one device, environment and release.
+fn with_input<T>(
+    release: Option<&str>,
+    target: &str,
+    key: &str,
+    env: &[&str],
+    check: impl FnOnce(&Evaluator<'static>, &Input) -> T,
+) -> T {
+    let ev = Evaluator::new(model(), release);
     let p = Problem::from_fdb_key(key).unwrap();
     let d = device(target);
     let env = Env::from_pairs(env.iter().copied()).unwrap();
@@ -33,39 +40,36 @@ fn verdict(release: Option<&str>, target: &str, key: &str, solver: &str, env: &[
         build: &build,
         always_enable_naive: false,
     };
-    let s = m
+    check(&ev, &inp)
+}
+
+fn solver(name: &str) -> &'static Solver {
+    model()
         .solvers
         .iter()
-        .find(|s| s.name == solver)
-        .unwrap_or_else(|| panic!("no {solver}"));
-    ev.solver_fn(s, s.is_applicable.unwrap(), &inp, true)
+        .find(|s| s.name == name)
+        .unwrap_or_else(|| panic!("no {name}"))
+}
+
+fn verdict(release: Option<&str>, target: &str, key: &str, name: &str, env: &[&str]) -> Verdict {
+    let s = solver(name);
+    with_input(release, target, key, env, |ev, inp| {
+        ev.solver_fn(s, s.is_applicable.unwrap(), inp, true)
+    })
 }
 
 fn applicable(release: Option<&str>, target: &str, key: &str) -> Vec<&'static str> {
-    let m = model();
-    let ev = Evaluator::new(m, release);
-    let p = Problem::from_fdb_key(key).unwrap();
-    let d = device(target);
-    let env = Env::default();
-    let build = HashMap::new();
-    let inp = Input {
-        problem: &p,
-        device: &d,
-        env: &env,
-        build: &build,
-        always_enable_naive: false,
-    };
-    m.solvers
-        .iter()
-        .filter(|s| {
-            matches!(
-                ev.solver_fn(s, s.is_applicable.unwrap(), &inp, false)
-                    .outcome,
-                Outcome::Bool { v: true }
-            )
-        })
-        .map(|s| s.name.as_str())
-        .collect()
+    with_input(release, target, key, &[], |ev, inp| {
+        model()
+            .solvers
+            .iter()
+            .filter(|s| {
+                let v = ev.solver_fn(s, s.is_applicable.unwrap(), inp, false);
+                matches!(v.outcome, Outcome::Bool { v: true })
+            })
+            .map(|s| s.name.as_str())
+            .collect()
+    })
 }
 
 /// `file:line` of every step of a verdict's chain, from the decisive one.
@@ -398,25 +402,11 @@ mod paths {
 fn a_member_of_a_temporary_uses_the_base_default() {
     // `ConvHipImplicitGemmForwardV4R4Xdlops{}.IsDynamic() && …`: the first class does not
     // override IsDynamic, so the base's `false` decides (the logs say `Skipped (non-dynamic)`).
-    let m = model();
-    let ev = Evaluator::new(m, Some("3.5.1"));
-    let p = Problem::from_fdb_key("128-1-1-1x1-128-1-1-16-0x0-1x1-1x1-0-NCHW-INT8-F").unwrap();
-    let d = device("gfx900:xnack-");
-    let env = Env::default();
-    let build = HashMap::new();
-    let inp = Input {
-        problem: &p,
-        device: &d,
-        env: &env,
-        build: &build,
-        always_enable_naive: false,
-    };
-    let s = m
-        .solvers
-        .iter()
-        .find(|s| s.name == "ConvMPBidirectWinograd_xdlops<2-3>")
-        .unwrap();
-    let v = ev.solver_fn(s, s.is_dynamic.unwrap(), &inp, true);
+    let s = solver("ConvMPBidirectWinograd_xdlops<2-3>");
+    let key = "128-1-1-1x1-128-1-1-16-0x0-1x1-1x1-0-NCHW-INT8-F";
+    let v = with_input(Some("3.5.1"), "gfx900:xnack-", key, &[], |ev, inp| {
+        ev.solver_fn(s, s.is_dynamic.unwrap(), inp, true)
+    });
     assert_eq!(v.outcome, Outcome::Bool { v: false }, "{v:?}");
 }
 

@@ -12,6 +12,10 @@ use rocpath_miopen::{DataType, Direction, Problem};
 use std::collections::HashMap;
 use std::time::Instant;
 
+/// The allocator of the `rocpath` binary, so the figures are the tool's.
+#[global_allocator]
+static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 struct Rng(u64);
 impl Rng {
     fn next(&mut self) -> u64 {

@@ -15,6 +15,7 @@ use super::ir::{BinOp, Callee, Expr, ExprKind, Function, Model, Solver, Stmt, Un
 use crate::problem::{DataType, Direction, Problem};
 use rustc_hash::FxHashMap;
 use serde::Serialize;
+use smallvec::{SmallVec, smallvec};
 use std::collections::HashMap;
 use std::rc::Rc;
 
@@ -113,6 +114,9 @@ enum Val<'m> {
 }
 
 type Vars<'m> = Vec<(&'m str, Val<'m>)>;
+
+/// The paths a statement leaves: nearly always one, kept inline.
+type Paths<'m> = SmallVec<[Path<'m>; 1]>;
 
 const NPOS: i128 = u64::MAX as i128;
 
@@ -640,19 +644,25 @@ impl Memo {
             self.cache.clear();
         }
     }
+}
 
-    /// The value id of read `r` for the current problem, read once.
-    fn value(&mut self, run: &mut Run, r: u32) -> u32 {
-        let i = r as usize;
-        if self.cache.len() <= i {
-            self.cache.resize(i + 1, NOT_READ);
-        }
-        if self.cache[i] == NOT_READ {
-            let v = run.reread(&self.reads.list[i]);
-            self.cache[i] = self.values.id(&(r, RVal::of(&v)));
-        }
-        self.cache[i]
+/// The value id of read `r` for the memo's current problem, read once per problem.
+fn memo_value(
+    cache: &mut Vec<u32>,
+    reads: &Interned<Read>,
+    values: &mut Interned<(u32, RVal)>,
+    run: &mut Run,
+    r: u32,
+) -> u32 {
+    let i = r as usize;
+    if cache.len() <= i {
+        cache.resize(i + 1, NOT_READ);
     }
+    if cache[i] == NOT_READ {
+        let v = run.reread(&reads.list[i]);
+        cache[i] = values.id(&(r, RVal::of(&v)));
+    }
+    cache[i]
 }
 
 impl Default for Memo {
@@ -682,29 +692,31 @@ fn memo_solver<'v>(
     func: u32,
     input: &'v Input<'v>,
 ) -> Outcome {
-    let mut run = new_run(ev, input, Some(solver), false);
     memo.start(input.problem);
     let key = (solver.id, func);
-    let mut trie = memo.tries.remove(&key).unwrap_or_default();
-    let mut at = 0usize;
-    while let Some(node) = trie.get(at) {
-        match node {
-            Node::Leaf(o) => {
-                memo.hits += 1;
-                let o = o.clone();
-                memo.tries.insert(key, trie);
-                return o;
-            }
-            Node::Read { read, next } => {
-                let v = memo.value(&mut run, *read);
-                match next.binary_search_by_key(&v, |&(x, _)| x) {
-                    Ok(k) => at = next[k].1 as usize,
-                    Err(_) => break,
+    // A hit builds no run until a value must be read for this problem the first time.
+    let mut run = None;
+    if let Some(trie) = memo.tries.get(&key) {
+        let mut at = 0usize;
+        while let Some(node) = trie.get(at) {
+            match node {
+                Node::Leaf(o) => {
+                    memo.hits += 1;
+                    return o.clone();
+                }
+                Node::Read { read, next } => {
+                    let run = run.get_or_insert_with(|| new_run(ev, input, Some(solver), false));
+                    let v = memo_value(&mut memo.cache, &memo.reads, &mut memo.values, run, *read);
+                    match next.binary_search_by_key(&v, |&(x, _)| x) {
+                        Ok(k) => at = next[k].1 as usize,
+                        Err(_) => break,
+                    }
                 }
             }
         }
     }
     memo.misses += 1;
+    let mut run = run.unwrap_or_else(|| new_run(ev, input, Some(solver), false));
     run.reads = Some(Vec::new());
     let this = Val::Obj(Obj::Class(class_last(&solver.class)));
     let f = &ev.model.functions[ev.resolve(func) as usize];
@@ -725,8 +737,7 @@ fn memo_solver<'v>(
             (r, memo.values.id(&(r, v)))
         })
         .collect();
-    insert(&mut trie, &reads, outcome.clone());
-    memo.tries.insert(key, trie);
+    insert(memo.tries.entry(key).or_default(), &reads, outcome.clone());
     outcome
 }
 
@@ -891,18 +902,15 @@ impl<'e, 'm> Run<'e, 'm> {
                 Vec::new(),
             );
         }
-        let mut vars: Vars<'m> = Vec::new();
+        let mut vars: Vars<'m> = Vec::with_capacity(f.params.len() + 8);
         let mut args = args.into_iter();
         let extra = args.len().saturating_sub(f.params.len());
         if extra > 0 {
             if let Some(this) = args.next() {
                 vars.push(("this", this));
             }
-        } else if f.class.is_some() {
-            vars.push((
-                "this",
-                Val::Obj(Obj::Class(class_last(f.class.as_deref().unwrap_or("")))),
-            ));
+        } else if let Some(c) = self.ev.fn_class.get(id as usize).copied().flatten() {
+            vars.push(("this", Val::Obj(Obj::Class(c))));
         }
         for p in &f.params {
             vars.push((p.as_str(), args.next().unwrap_or(Val::Void)));
@@ -939,7 +947,7 @@ impl<'e, 'm> Run<'e, 'm> {
         }
     }
 
-    fn merge(&self, id: u32, f: &Function, paths: Vec<Path<'m>>) -> (Val<'m>, Blame, Vec<Step>) {
+    fn merge(&self, id: u32, f: &Function, paths: Paths<'m>) -> (Val<'m>, Blame, Vec<Step>) {
         let mut rets: Vec<(Val<'m>, Blame, Vec<Step>)> = paths
             .into_iter()
             .map(|p| match p.flow {
@@ -1014,12 +1022,12 @@ impl<'e, 'm> Run<'e, 'm> {
         (v, blame, Vec::new())
     }
 
-    fn exec(&mut self, func: u32, stmts: &'m [Stmt], start: Path<'m>) -> Vec<Path<'m>> {
+    fn exec(&mut self, func: u32, stmts: &'m [Stmt], start: Path<'m>) -> Paths<'m> {
         // One path while nothing is undecided: no vector per statement.
         let mut cur = start;
         for (i, s) in stmts.iter().enumerate() {
             let Flow::Fall(vars) = cur.flow else {
-                return vec![cur];
+                return smallvec![cur];
             };
             let mut out = self.stmt(func, s, vars);
             if out.len() == 1 {
@@ -1044,11 +1052,11 @@ impl<'e, 'm> Run<'e, 'm> {
             }
             return self.exec_many(func, &stmts[i + 1..], out);
         }
-        vec![cur]
+        smallvec![cur]
     }
 
     /// The rest of a statement list over several paths.
-    fn exec_many(&mut self, func: u32, stmts: &'m [Stmt], start: Vec<Path<'m>>) -> Vec<Path<'m>> {
+    fn exec_many(&mut self, func: u32, stmts: &'m [Stmt], start: Paths<'m>) -> Paths<'m> {
         let mut paths = if start.len() > 1 {
             dedup_paths(start)
         } else {
@@ -1058,7 +1066,7 @@ impl<'e, 'm> Run<'e, 'm> {
             if paths.iter().all(|p| !matches!(p.flow, Flow::Fall(_))) {
                 break;
             }
-            let mut next = Vec::with_capacity(paths.len());
+            let mut next = Paths::with_capacity(paths.len());
             for p in paths {
                 match p.flow {
                     Flow::Fall(vars) => {
@@ -1080,7 +1088,7 @@ impl<'e, 'm> Run<'e, 'm> {
             }
             if next.len() > MAX_PATHS {
                 let u = self.unknown(func, stmt_line(s), "too many undecided branches");
-                return vec![Path {
+                return smallvec![Path {
                     flow: Flow::Ret(u, Vec::new()),
                     assume: Vec::new(),
                 }];
@@ -1090,21 +1098,21 @@ impl<'e, 'm> Run<'e, 'm> {
         paths
     }
 
-    fn ret(&self, v: Val<'m>, b: Blame) -> Vec<Path<'m>> {
-        vec![Path {
+    fn ret(&self, v: Val<'m>, b: Blame) -> Paths<'m> {
+        smallvec![Path {
             flow: Flow::Ret(v, b),
             assume: Vec::new(),
         }]
     }
 
-    fn fall(vars: Vars<'m>) -> Vec<Path<'m>> {
-        vec![Path {
+    fn fall(vars: Vars<'m>) -> Paths<'m> {
+        smallvec![Path {
             flow: Flow::Fall(vars),
             assume: Vec::new(),
         }]
     }
 
-    fn stmt(&mut self, func: u32, s: &'m Stmt, mut vars: Vars<'m>) -> Vec<Path<'m>> {
+    fn stmt(&mut self, func: u32, s: &'m Stmt, mut vars: Vars<'m>) -> Paths<'m> {
         self.steps += 1;
         if self.steps > MAX_STEPS {
             let u = self.unknown(func, stmt_line(s), "evaluation too long");
@@ -1193,17 +1201,17 @@ impl<'e, 'm> Run<'e, 'm> {
                 els,
             } => self.if_stmt(func, *line, cond, then, els, vars),
             Stmt::Switch { line, value, arms } => self.switch(func, *line, value, arms, vars),
-            Stmt::Break { .. } => vec![Path {
+            Stmt::Break { .. } => smallvec![Path {
                 flow: Flow::Break(vars),
                 assume: Vec::new(),
             }],
-            Stmt::Continue { .. } => vec![Path {
+            Stmt::Continue { .. } => smallvec![Path {
                 flow: Flow::Continue(vars),
                 assume: Vec::new(),
             }],
             Stmt::Throw { line } => {
                 let u = self.unknown(func, *line, "throws an exception");
-                vec![Path {
+                smallvec![Path {
                     flow: Flow::Throw(u, vec![step(func, *line, Some("throw"), None)]),
                     assume: Vec::new(),
                 }]
@@ -1238,7 +1246,7 @@ impl<'e, 'm> Run<'e, 'm> {
         body: &'m [Stmt],
         vars: Vars<'m>,
         n: usize,
-    ) -> Result<Vars<'m>, Vec<Path<'m>>> {
+    ) -> Result<Vars<'m>, Paths<'m>> {
         let start = Path {
             flow: Flow::Fall(vars),
             assume: Vec::new(),
@@ -1249,7 +1257,7 @@ impl<'e, 'm> Run<'e, 'm> {
             return Err(self.ret(u, Vec::new()));
         }
         let Some(p) = out.pop() else {
-            return Err(Vec::new());
+            return Err(Paths::new());
         };
         match p.flow {
             Flow::Fall(mut v) | Flow::Continue(mut v) => {
@@ -1260,7 +1268,7 @@ impl<'e, 'm> Run<'e, 'm> {
                 scope_end(&mut v, n);
                 Err(Self::fall(v))
             }
-            Flow::Ret(..) | Flow::Throw(..) => Err(vec![p]),
+            Flow::Ret(..) | Flow::Throw(..) => Err(smallvec![p]),
         }
     }
 
@@ -1272,7 +1280,7 @@ impl<'e, 'm> Run<'e, 'm> {
         body: &'m [Stmt],
         step: &'m [Stmt],
         mut vars: Vars<'m>,
-    ) -> Vec<Path<'m>> {
+    ) -> Paths<'m> {
         let n = vars.len();
         for _ in 0..MAX_LOOP {
             if let Some(c) = cond {
@@ -1314,7 +1322,7 @@ impl<'e, 'm> Run<'e, 'm> {
         range: &'m Expr,
         body: &'m [Stmt],
         mut vars: Vars<'m>,
-    ) -> Vec<Path<'m>> {
+    ) -> Paths<'m> {
         let (r, _) = self.eval(func, range, &vars);
         let items = match r {
             Val::List(items) if items.len() <= MAX_LOOP => items,
@@ -1344,14 +1352,14 @@ impl<'e, 'm> Run<'e, 'm> {
         body: &'m [Stmt],
         handler: &'m [Stmt],
         vars: Vars<'m>,
-    ) -> Vec<Path<'m>> {
+    ) -> Paths<'m> {
         let before = vars.clone();
         let n = vars.len();
         let start = Path {
             flow: Flow::Fall(vars),
             assume: Vec::new(),
         };
-        let mut out = Vec::new();
+        let mut out = Paths::new();
         for mut p in self.exec(func, body, start) {
             match p.flow {
                 Flow::Throw(..) => {
@@ -1386,7 +1394,7 @@ impl<'e, 'm> Run<'e, 'm> {
         then: &'m [Stmt],
         els: &'m [Stmt],
         vars: Vars<'m>,
-    ) -> Vec<Path<'m>> {
+    ) -> Paths<'m> {
         let (c, cb) = self.eval(func, cond, &vars);
         let branch = |run: &mut Self, body: &'m [Stmt], vars: Vars<'m>, taken: bool, cb: Blame| {
             let n = vars.len();
@@ -1423,7 +1431,7 @@ impl<'e, 'm> Run<'e, 'm> {
                 let why = c.unknown().map(|u| u.why.clone());
                 let mut a = branch(self, then, vars.clone(), true, cb.clone());
                 let mut b = branch(self, els, vars, false, cb);
-                let note = |paths: &mut Vec<Path<'m>>, assumed: bool| {
+                let note = |paths: &mut Paths<'m>, assumed: bool| {
                     for p in paths.iter_mut() {
                         p.assume.insert(
                             0,
@@ -1454,7 +1462,7 @@ impl<'e, 'm> Run<'e, 'm> {
         value: &'m Expr,
         arms: &'m [super::ir::Arm],
         vars: Vars<'m>,
-    ) -> Vec<Path<'m>> {
+    ) -> Paths<'m> {
         let (v, _) = self.eval(func, value, &vars);
         let start = if v.unknown().is_some() {
             None
@@ -1481,12 +1489,12 @@ impl<'e, 'm> Run<'e, 'm> {
         };
         let run_from = |run: &mut Self, i: usize, vars: Vars<'m>| {
             let body: Vec<&'m Stmt> = arms[i..].iter().flat_map(|a| a.body.iter()).collect();
-            let mut paths = vec![Path {
+            let mut paths: Paths<'m> = smallvec![Path {
                 flow: Flow::Fall(vars),
                 assume: Vec::new(),
             }];
             for s in body {
-                let mut next = Vec::new();
+                let mut next = Paths::new();
                 for p in paths {
                     match p.flow {
                         Flow::Fall(vs) => {
@@ -1514,7 +1522,7 @@ impl<'e, 'm> Run<'e, 'm> {
             Some(None) => Self::fall(vars),
             None => {
                 let why = v.unknown().map(|u| u.why.clone()).unwrap_or_default();
-                let mut out = Vec::new();
+                let mut out = Paths::new();
                 for i in 0..arms.len() {
                     let mut ps = run_from(self, i, vars.clone());
                     for p in &mut ps {
@@ -2716,8 +2724,8 @@ fn same_vars(a: &Vars, b: &Vars) -> bool {
 
 /// Merges falling-through paths with the same variables; the merged path keeps the
 /// assumptions both made.
-fn dedup_paths(paths: Vec<Path<'_>>) -> Vec<Path<'_>> {
-    let mut out: Vec<Path> = Vec::with_capacity(paths.len());
+fn dedup_paths(paths: Paths<'_>) -> Paths<'_> {
+    let mut out: Paths = SmallVec::with_capacity(paths.len());
     for p in paths {
         let hit = match &p.flow {
             Flow::Fall(v) => out
@@ -2747,7 +2755,17 @@ fn scope_end<'m>(vars: &mut Vars<'m>, n: usize) {
 }
 
 fn lookup<'v, 'm>(vars: &'v Vars<'m>, name: &str) -> Option<&'v Val<'m>> {
-    vars.iter().rev().find(|(k, _)| *k == name).map(|(_, v)| v)
+    vars.iter()
+        .rev()
+        .find(|(k, _)| same_name(k, name))
+        .map(|(_, v)| v)
+}
+
+/// Name equality, deciding most pairs by length, address or first byte before comparing.
+fn same_name(a: &str, b: &str) -> bool {
+    a.len() == b.len()
+        && (std::ptr::eq(a.as_ptr(), b.as_ptr())
+            || (a.as_bytes().first() == b.as_bytes().first() && a == b))
 }
 
 fn stmt_line(s: &Stmt) -> u32 {

@@ -332,6 +332,11 @@ pub fn check(inv: &Inventory, device: &Device, ov: Option<&Override>) -> DeviceC
     }
     libraries.extend(check_tensile(inv, dev, ov));
     libraries.extend(check_miopen(inv, device, ov));
+    libraries.extend(crate::miopen_cache::check_kernel_cache(
+        inv,
+        device,
+        ov.and_then(|o| o.processor.as_deref()),
+    ));
     let mut summary = BTreeMap::new();
     for l in &libraries {
         *summary.entry(l.verdict.as_str().to_string()).or_insert(0) += 1;

@@ -12,6 +12,7 @@
 pub mod check;
 pub mod device;
 pub mod diff;
+pub mod miopen_cache;
 
 use rocpath_arch::TargetId;
 use rocpath_codeobj::Kernel;

@@ -59,13 +59,15 @@ fn choose<'a>(
     }
 }
 
-/// The kernel-cache verdict for a device, when the inventory holds MIOpen databases.
+/// The kernel-cache verdict for a device, when the inventory holds MIOpen kernel databases
+/// (system or user): without any, nothing is said (an install without them compiles every
+/// kernel on first use, which `explain miopen` states).
 pub fn check_kernel_cache(
     inv: &Inventory,
     device: &Device,
     override_processor: Option<&str>,
 ) -> Vec<LibraryCheck> {
-    if inv.miopen_dbs.is_empty() {
+    if !inv.miopen_dbs.iter().any(|d| d.kind == "kernel-db") {
         return Vec::new();
     }
     let p = device.target.processor.as_str();

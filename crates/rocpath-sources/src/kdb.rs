@@ -42,13 +42,63 @@ fn sqlite_error(e: rusqlite::Error) -> SourceError {
     }
 }
 
-/// Scans a kernel database on disk.
-pub(crate) fn scan_kdb_path(path: &Path, origin: &Origin, depth: u32, ctx: &Ctx<'_>) {
+/// Opens a SQLite file read-only and immutable: no journal, no lock, no `-wal`/`-shm` file
+/// created beside it.
+pub fn open_immutable(path: &Path) -> rusqlite::Result<Connection> {
     let uri = format!("file:{}?mode=ro&immutable=1", uri_path(path));
     let flags = OpenFlags::SQLITE_OPEN_READ_ONLY
         | OpenFlags::SQLITE_OPEN_URI
         | OpenFlags::SQLITE_OPEN_NO_MUTEX;
-    match Connection::open_with_flags(uri, flags) {
+    Connection::open_with_flags(uri, flags)
+}
+
+/// What a kernel database holds, without reading the code objects: the number of rows and
+/// the distinct kernel file names (at most `cap`, each cut at 1 KiB), sorted.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct KdbListing {
+    /// Rows (kernels, one per file name and build options).
+    pub rows: u64,
+    /// Distinct kernel file names (`naive_conv.cpp.o`), the first `cap`.
+    pub names: Vec<String>,
+    /// Distinct names in all.
+    pub distinct: u64,
+}
+
+/// Lists a kernel database on disk (see [`KdbListing`]).
+pub fn list_kdb(path: &Path, cap: usize) -> Result<KdbListing, SourceError> {
+    let conn = open_immutable(path).map_err(sqlite_error)?;
+    columns(&conn)?;
+    let count = |sql: &str| -> Result<u64, SourceError> {
+        conn.query_row(sql, [], |r| r.get::<_, i64>(0))
+            .map(|n| u64::try_from(n).unwrap_or(0))
+            .map_err(sqlite_error)
+    };
+    let rows = count("SELECT count(*) FROM kern_db")?;
+    let distinct = count("SELECT count(DISTINCT kernel_name) FROM kern_db")?;
+    let mut stmt = conn
+        .prepare(
+            "SELECT DISTINCT CAST(substr(kernel_name, 1, 1024) AS BLOB) FROM kern_db ORDER BY 1 LIMIT ?1",
+        )
+        .map_err(sqlite_error)?;
+    let names = stmt
+        .query_map([i64::try_from(cap).unwrap_or(i64::MAX)], |r| {
+            Ok(match r.get_ref(0)? {
+                ValueRef::Blob(b) | ValueRef::Text(b) => String::from_utf8_lossy(b).into_owned(),
+                _ => String::new(),
+            })
+        })
+        .and_then(|rows| rows.collect())
+        .map_err(sqlite_error)?;
+    Ok(KdbListing {
+        rows,
+        names,
+        distinct,
+    })
+}
+
+/// Scans a kernel database on disk.
+pub(crate) fn scan_kdb_path(path: &Path, origin: &Origin, depth: u32, ctx: &Ctx<'_>) {
+    match open_immutable(path) {
         Ok(conn) => scan_conn(&conn, origin, depth, ctx),
         Err(e) => report(ctx, origin, sqlite_error(e)),
     }
@@ -335,5 +385,14 @@ mod tests {
         );
         assert!(is_kdb_name("gfx900_56.kdb") && is_kdb_name("gfx90a6e.UKDB"));
         assert!(!is_kdb_name("gfx900_56.db"));
+    }
+
+    #[test]
+    fn listing_names_the_kernel_files() {
+        let p = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/gfx1201_32.kdb");
+        let l = list_kdb(&p, 1).unwrap();
+        assert_eq!((l.rows, l.distinct), (2, 2));
+        assert_eq!(l.names, vec!["blit_gfx1201.co.o".to_string()]);
+        assert!(list_kdb(Path::new("/nonexistent/x.kdb"), 1).is_err());
     }
 }

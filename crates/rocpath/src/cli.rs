@@ -664,6 +664,10 @@ pub struct ExplainMiopenArgs {
     /// A user find-db (`~/.config/miopen/*.ufdb.txt`) to consult first, as MIOpen does.
     #[arg(long, value_name = "FILE")]
     pub user_db: Option<PathBuf>,
+    /// MIOpen's user kernel cache (`~/.cache/miopen`, or one version folder in it): the
+    /// kernels compiled on earlier runs, which do not compile again.
+    #[arg(long, value_name = "DIR")]
+    pub user_cache: Option<PathBuf>,
     /// An environment variable of the run (`MIOPEN_FIND_MODE=NORMAL`,
     /// `MIOPEN_DEBUG_CONV_CK_IGEMM_FWD_V6R1_DLOPS_NCHW=1`); repeatable. The shell's own
     /// environment is not read.

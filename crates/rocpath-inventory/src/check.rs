@@ -30,6 +30,8 @@ pub mod rules {
     pub const TENSILE_INDEX: &str = "check.tensile_index_for_processor";
     /// No Tensile index or solution file for the processor.
     pub const TENSILE_MISSING: &str = "check.tensile_missing_for_processor";
+    /// Tensile files for the processor are present but the loading library refuses them.
+    pub const TENSILE_UNLOADABLE: &str = "check.tensile_catalog_unloadable";
     /// A MIOpen find-db for the processor is present.
     pub const MIOPEN_DB: &str = "check.miopen_find_db_for_processor";
     /// No MIOpen find-db for the processor.
@@ -330,7 +332,7 @@ pub fn check(inv: &Inventory, device: &Device, ov: Option<&Override>) -> DeviceC
     for (lib, errs) in unreadable.iter().filter(|(l, _)| !groups.contains_key(*l)) {
         libraries.push(unreadable_only(lib, errs));
     }
-    libraries.extend(check_tensile(inv, dev, ov));
+    libraries.extend(crate::catalog::check_catalogs(inv, dev, ov));
     libraries.extend(check_miopen(inv, device, ov));
     libraries.extend(crate::miopen_cache::check_kernel_cache(
         inv,
@@ -394,83 +396,6 @@ fn unreadable_only(lib: &str, errs: &[&ErrorRecord]) -> LibraryCheck {
         with_override: None,
         evidence,
     }
-}
-
-fn check_tensile(inv: &Inventory, dev: &TargetId, ov: Option<&Override>) -> Vec<LibraryCheck> {
-    let mut dirs: BTreeMap<&str, Vec<&crate::TensileRecord>> = BTreeMap::new();
-    for t in &inv.tensile {
-        dirs.entry(&t.library_dir).or_default().push(t);
-    }
-    let eval = |files: &[&crate::TensileRecord], p: &str| -> (Verdict, usize, u64) {
-        let mine: Vec<_> = files
-            .iter()
-            .filter(|t| t.processor.as_deref() == Some(p))
-            .collect();
-        let solutions = mine.iter().map(|t| t.solutions).sum();
-        let has_index = mine.iter().any(|t| t.kind == "lazy_index");
-        let verdict = if has_index || solutions > 0 {
-            Verdict::Runs
-        } else {
-            Verdict::NoCode
-        };
-        (verdict, mine.len(), solutions)
-    };
-    let mut out = Vec::new();
-    for (dir, files) in dirs {
-        let mut procs: Vec<String> = files.iter().filter_map(|t| t.processor.clone()).collect();
-        procs.sort();
-        procs.dedup();
-        let p = dev.processor.as_str();
-        let (verdict, n, solutions) = eval(&files, p);
-        let (class, rule, why) = if verdict == Verdict::Runs {
-            (
-                Class::Inferred,
-                rules::TENSILE_INDEX,
-                format!(
-                    "{n} Tensile files for {p} ({solutions} solutions in the solution files scanned)"
-                ),
-            )
-        } else {
-            (
-                Class::Inferred,
-                rules::TENSILE_MISSING,
-                format!(
-                    "no Tensile file for {p}: rocBLAS/hipBLASLt would report \"Cannot read …TensileLibrary.dat … for GPU arch\" and have no GEMM kernels here (the folder has {})",
-                    procs.join(" ")
-                ),
-            )
-        };
-        let mut evidence =
-            Evidence::new(class, Proof::ShippedArtifactVerified, rule).because(why.clone());
-        if let Some(f) = files
-            .iter()
-            .find(|t| t.processor.as_deref() == Some(p))
-            .or(files.first())
-        {
-            evidence = evidence.at(Locator::file(&f.path).with_member(f.container.clone()));
-        }
-        let with_override = ov.and_then(|o| o.processor.as_ref()).map(|q| {
-            let (v, n, s) = eval(&files, q);
-            OverrideEffect {
-                verdict: v,
-                compatible: n,
-                why: format!("as {q}: {n} Tensile files, {s} solutions"),
-            }
-        });
-        out.push(LibraryCheck {
-            library: format!("{dir}/ (Tensile library)"),
-            kind: "tensile".into(),
-            verdict,
-            compatible: n,
-            total: files.len(),
-            targets: procs,
-            deciders: Vec::new(),
-            why,
-            with_override,
-            evidence,
-        });
-    }
-    out
 }
 
 fn check_miopen(inv: &Inventory, device: &Device, ov: Option<&Override>) -> Vec<LibraryCheck> {

@@ -9,6 +9,7 @@
 //! [`check`] decides, per library, whether a device can load any of its code objects;
 //! [`diff`] compares two inventories.
 
+pub mod catalog;
 pub mod check;
 pub mod device;
 pub mod diff;
@@ -137,6 +138,12 @@ pub struct TensileRecord {
     pub placeholders: usize,
     /// Placeholders whose `.dat` file is not in the scanned set (filled by [`scan`]).
     pub missing_placeholders: Vec<String>,
+    /// `format_version` of an indexed TensileLite catalog (2), if the file has one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub format_version: Option<i64>,
+    /// Why the loading library would refuse the file (present but not loadable), if it would.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub loader_rejects: Option<String>,
     /// Evidence.
     pub evidence: Evidence,
 }
@@ -429,6 +436,8 @@ impl Collector<'_> {
                 problem_types: summary.problem_types,
                 placeholders: summary.placeholders.len(),
                 missing_placeholders: summary.placeholders,
+                format_version: summary.format_version,
+                loader_rejects: summary.loader_rejects,
                 evidence,
             },
         );
@@ -625,6 +634,7 @@ impl Inventory {
                 (
                     t.library_dir.clone(),
                     t.name
+                        .trim_end_matches(".zlib")
                         .trim_end_matches(".dat")
                         .trim_end_matches(".yaml")
                         .to_string(),

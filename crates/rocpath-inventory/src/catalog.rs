@@ -7,7 +7,8 @@
 //! family (`TensileLibrary_lazy_gfx11-generic.dat` for a gfx1100), as a specific object is
 //! preferred to a generic one. A catalog that the loader refuses (an unknown `format_version`,
 //! a bad index table: [`rocpath_tensile::LibrarySummary::loader_rejects`]) is present but not
-//! loadable, and is reported as such.
+//! loadable, and is reported as such — and so is an indexed catalog (`format_version` 2) next
+//! to a hipBLASLt library without the indexed loader ([`judge_loaders`]).
 
 use crate::Inventory;
 use crate::TensileRecord;
@@ -165,4 +166,66 @@ pub(crate) fn check_catalogs(
         });
     }
     out
+}
+
+/// The string only a hipBLASLt build with the indexed-catalog loader holds.
+const INDEXED_LOADER_MARK: &[u8] = b"solutions_index";
+
+/// The hipBLASLt host library that loads the catalogs of `dir` (`…/hipblaslt/library`, or a
+/// per-processor subfolder of it): `libhipblaslt.so*` two or one levels up, on disk.
+fn loader_of(dir: &std::path::Path) -> Option<std::path::PathBuf> {
+    let root = std::path::Path::new(catalog_root(dir.to_str()?));
+    for up in [root.parent()?.parent(), root.parent()]
+        .into_iter()
+        .flatten()
+    {
+        let mut libs: Vec<std::path::PathBuf> = std::fs::read_dir(up)
+            .into_iter()
+            .flatten()
+            .filter_map(|e| e.ok().map(|e| e.path()))
+            .filter(|p| {
+                p.file_name()
+                    .and_then(|n| n.to_str())
+                    .is_some_and(|n| n.starts_with("libhipblaslt.so"))
+                    && p.is_file()
+            })
+            .collect();
+        libs.sort();
+        if let Some(l) = libs.pop() {
+            return Some(l);
+        }
+    }
+    None
+}
+
+/// Whether a host library holds the indexed-catalog loader (its format-2 key names).
+fn reads_indexed(lib: &std::path::Path) -> Option<bool> {
+    let f = std::fs::File::open(lib).ok()?;
+    #[allow(unsafe_code)]
+    // SAFETY: a read-only private mapping of a library file that rocpath does not write; a
+    // concurrent truncation would fault, as for every mapped input (see rocpath-sources).
+    let map = unsafe { memmap2::Mmap::map(&f) }.ok()?;
+    Some(memchr::memmem::find(&map, INDEXED_LOADER_MARK).is_some())
+}
+
+/// Marks the indexed catalogs (`format_version` 2) whose hipBLASLt library on disk has no
+/// indexed loader as refused: that library fails to load them.
+pub(crate) fn judge_loaders(tensile: &mut [TensileRecord]) {
+    let mut seen: BTreeMap<String, Option<(std::path::PathBuf, bool)>> = BTreeMap::new();
+    for t in tensile.iter_mut() {
+        if t.format_version != Some(2) || t.loader_rejects.is_some() || !t.container.is_empty() {
+            continue;
+        }
+        let verdict = seen.entry(t.library_dir.clone()).or_insert_with(|| {
+            let lib = loader_of(std::path::Path::new(&t.library_dir))?;
+            let ok = reads_indexed(&lib)?;
+            Some((lib, ok))
+        });
+        if let Some((lib, false)) = verdict {
+            t.loader_rejects = Some(format!(
+                "format_version 2 (indexed), but {} has no indexed-catalog loader (no `solutions_index` in it): it cannot read this catalog",
+                lib.display()
+            ));
+        }
+    }
 }

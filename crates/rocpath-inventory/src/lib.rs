@@ -576,6 +576,7 @@ pub fn scan(paths: &[PathBuf], opts: &Options, progress: &dyn Progress) -> Inven
         ..Inventory::default()
     };
     inv.finish();
+    catalog::judge_loaders(&mut inv.tensile);
     inv
 }
 

@@ -127,3 +127,74 @@ fn per_arch_folders_zlib_generic_families_and_refused_catalogs() {
     let l = one("gfx900");
     assert_eq!(l.evidence.rule, rules::TENSILE_MISSING);
 }
+
+/// The real catalog rewritten into the indexed layout (as hipBLASLt's `toIndexed` does).
+fn indexed_real(real: &[u8]) -> Vec<u8> {
+    let doc = rmpv::decode::read_value(&mut &real[..]).unwrap();
+    let get = |m: &Value, k: &str| -> Value {
+        m.as_map()
+            .unwrap()
+            .iter()
+            .find(|(key, _)| key.as_str() == Some(k))
+            .map(|(_, v)| v.clone())
+            .unwrap()
+    };
+    let (mut table, mut blob) = (Vec::new(), Vec::new());
+    for s in get(&doc, "solutions").as_array().unwrap() {
+        let off = blob.len() as i64;
+        blob.extend(pack(s));
+        table.extend([
+            get(s, "index"),
+            off.into(),
+            (blob.len() as i64 - off).into(),
+        ]);
+    }
+    pack(&Value::Map(vec![
+        ("format_version".into(), 2.into()),
+        ("solutions_index".into(), Value::Array(table)),
+        ("solutions_blob".into(), Value::Binary(blob)),
+        ("library".into(), get(&doc, "library")),
+    ]))
+}
+
+#[test]
+fn an_indexed_catalog_beside_a_hipblaslt_without_the_indexed_loader_is_refused() {
+    let Some(dir) = rocpath_testdata::codeobjects_dir() else {
+        return;
+    };
+    let real = std::fs::read(dir.join(REAL)).unwrap();
+    let tmp = tempfile::tempdir().unwrap();
+    let lib = tmp.path().join("lib/hipblaslt/library/gfx1201");
+    std::fs::create_dir_all(&lib).unwrap();
+    std::fs::write(
+        lib.join("TensileLibrary_SS_Type_SS_Contraction_l_Ailk_Bjlk_Cijk_Dijk_gfx1201.dat.zlib"),
+        zlib(&indexed_real(&real)),
+    )
+    .unwrap();
+    // Debian's hipBLASLt 7.1.1 when the corpus is unpacked (it predates the indexed loader),
+    // else a stand-in library file with and without the loader's key name.
+    let debian = std::env::var_os("ROCPATH_CORPUS").map(|c| {
+        std::path::PathBuf::from(c)
+            .join("unpacked/libhipblaslt1/usr/lib/x86_64-linux-gnu/libhipblaslt.so.1.1")
+    });
+    let so = tmp.path().join("lib/libhipblaslt.so.1");
+    match debian.filter(|p| p.is_file()) {
+        Some(p) => {
+            std::fs::copy(p, &so).unwrap();
+        }
+        None => std::fs::write(&so, b"host library stand-in without the indexed loader").unwrap(),
+    }
+    let l = tensile_check(tmp.path(), "gfx1201").pop().unwrap();
+    assert_eq!(l.verdict, Verdict::NoCode);
+    assert_eq!(l.evidence.rule, rules::TENSILE_UNLOADABLE);
+    assert!(l.why.contains("no indexed-catalog loader"), "{}", l.why);
+
+    std::fs::write(
+        &so,
+        b"host library stand-in: format_version solutions_index solutions_blob",
+    )
+    .unwrap();
+    let l = tensile_check(tmp.path(), "gfx1201").pop().unwrap();
+    assert_eq!(l.verdict, Verdict::Runs, "{}", l.why);
+    assert!(l.why.contains("format_version 2"), "{}", l.why);
+}

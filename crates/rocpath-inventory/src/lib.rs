@@ -14,6 +14,7 @@ pub mod check;
 pub mod device;
 pub mod diff;
 pub mod miopen_cache;
+pub mod python;
 
 use rocpath_arch::TargetId;
 use rocpath_codeobj::Kernel;
@@ -242,6 +243,9 @@ pub struct Inventory {
     pub errors: Vec<ErrorRecord>,
     /// Statistics.
     pub stats: Stats,
+    /// Python packages with GPU code among the scanned paths (site-packages folders).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub python: Vec<python::PythonPackage>,
 }
 
 struct Collector<'a> {
@@ -577,6 +581,7 @@ pub fn scan(paths: &[PathBuf], opts: &Options, progress: &dyn Progress) -> Inven
     };
     inv.finish();
     catalog::judge_loaders(&mut inv.tensile);
+    inv.attach_python(paths);
     inv
 }
 

@@ -17,6 +17,7 @@ pub mod isa;
 pub mod lanes;
 pub mod ledger;
 pub mod ollama;
+mod python;
 pub mod strace;
 pub mod survey;
 pub mod trace;
@@ -195,6 +196,9 @@ pub fn inventory_table(inv: &Inventory) -> String {
             ]);
         }
         let _ = writeln!(out, "{t}\n");
+    }
+    if !inv.python.is_empty() {
+        out.push_str(&python::python_table(&inv.python));
     }
     if !inv.miopen_dbs.is_empty() {
         let _ = writeln!(out, "MIOpen databases");

@@ -179,6 +179,25 @@ pub struct DeviceCheck {
     pub libraries: Vec<LibraryCheck>,
     /// Counts per verdict.
     pub summary: BTreeMap<String, usize>,
+    /// The device's verdict over its libraries: `runs` (every library), `partial`, `depends`
+    /// (only settings rocpath does not know decide), `no_code` (none), `nothing_checked`.
+    pub verdict: String,
+    /// The same under the override, when one is evaluated.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub verdict_with_override: Option<String>,
+}
+
+/// The verdict of a device over its libraries' verdicts.
+pub fn device_verdict(verdicts: &[Verdict]) -> &'static str {
+    let runs = verdicts.iter().filter(|v| **v == Verdict::Runs).count();
+    let depends = verdicts.iter().filter(|v| **v == Verdict::Depends).count();
+    match (verdicts.len(), runs, depends) {
+        (0, _, _) => "nothing_checked",
+        (n, r, _) if r == n => "runs",
+        (n, r, d) if r + d == n => "depends",
+        (_, 0, 0) => "no_code",
+        _ => "partial",
+    }
 }
 
 /// The grouping key of a code object: Tensile/hipBLASLt kernel files are grouped by folder,
@@ -343,11 +362,22 @@ pub fn check(inv: &Inventory, device: &Device, ov: Option<&Override>) -> DeviceC
     for l in &libraries {
         *summary.entry(l.verdict.as_str().to_string()).or_insert(0) += 1;
     }
+    let own: Vec<Verdict> = libraries.iter().map(|l| l.verdict).collect();
+    let verdict = device_verdict(&own).to_string();
+    let verdict_with_override = ov.and_then(|o| o.processor.as_ref()).map(|_| {
+        let with: Vec<Verdict> = libraries
+            .iter()
+            .map(|l| l.with_override.as_ref().map_or(l.verdict, |o| o.verdict))
+            .collect();
+        device_verdict(&with).to_string()
+    });
     DeviceCheck {
         device: device.clone(),
         r#override: ov.cloned(),
         libraries,
         summary,
+        verdict,
+        verdict_with_override,
     }
 }
 

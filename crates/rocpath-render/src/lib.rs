@@ -552,7 +552,16 @@ pub fn check_table(checks: &[DeviceCheck]) -> String {
         }
         let _ = writeln!(out, "{t}");
         let s: Vec<String> = c.summary.iter().map(|(k, v)| format!("{v} {k}")).collect();
-        let _ = writeln!(out, "{}\n", s.join(", "));
+        let with = match (&c.verdict_with_override, &c.r#override) {
+            (Some(v), Some(o)) => format!("; with {}={}: {}", o.source, o.value, v.to_uppercase()),
+            _ => String::new(),
+        };
+        let _ = writeln!(
+            out,
+            "{}\nDevice verdict: {}{with}\n",
+            s.join(", "),
+            c.verdict.to_uppercase()
+        );
     }
     out
 }

@@ -8,6 +8,8 @@
 //!   raw in data sections (ROCr's blit kernels);
 //! - Windows PE DLLs: the `.hip_fat` section and raw ELFs in data sections;
 //! - MIOpen kernel databases (`*.kdb`, `*.ukdb`: SQLite, bzip2 code objects; see [`kdb`]);
+//! - AOTriton kernel images (`*.aks2`: a directory and code objects in one xz stream; see
+//!   [`aks2`]);
 //! - archives read in place, never unpacked to disk: `.deb` (ar + `data.tar.{xz,zst,gz,bz2}`),
 //!   `.whl`/`.zip`, `.tar`, `.tar.{gz,xz,zst,bz2}`. Members too large to buffer are scanned as
 //!   a stream (see [`stream`]), so memory stays bounded by the largest single code object.
@@ -17,6 +19,7 @@
 //! item and the scan goes on. Files are memory-mapped and only the bytes that structure
 //! parsing needs are touched.
 
+pub mod aks2;
 pub mod archive;
 pub mod bundle;
 pub mod host;
@@ -622,6 +625,8 @@ pub(crate) fn scan_bytes(data: &[u8], origin: &Origin, name: &str, depth: u32, c
         }
     } else if data.starts_with(bundle::BUNDLE_MAGIC) || data.starts_with(bundle::CCOB_MAGIC) {
         host::scan_fatbin_region(data, 0, origin, depth, true, ctx);
+    } else if data.starts_with(aks2::AKS2_MAGIC) {
+        aks2::scan_aks2(data, origin, depth, ctx);
     } else if data.starts_with(b"MZ") {
         host::scan_pe(data, origin, depth, ctx);
     } else if data.starts_with(b"!<arch>\n") {

@@ -454,7 +454,9 @@ pub fn scan_file(path: &Path, limits: &Limits, sink: &dyn Sink) {
                 kind,
                 size,
             });
-            if kdb::is_kdb_name(&name) {
+            // An empty kernel database is an empty cache (MIOpen creates its table on the
+            // first write): nothing to read.
+            if kdb::is_kdb_name(&name) && size > 0 {
                 let ctx = Ctx {
                     limits,
                     sink,

@@ -378,3 +378,16 @@ fn a_database_over_the_budget_is_refused_by_name() {
     assert_eq!(e.len(), 1);
     assert!(e[0].contains("kernel database needs"), "{}", e[0]);
 }
+
+#[test]
+fn an_empty_user_cache_is_named_and_not_an_error() {
+    let tmp = tempfile::tempdir().unwrap();
+    let p = tmp.path().join("gfx1201_32.ukdb");
+    std::fs::write(&p, b"").unwrap();
+    let c = scan(&p, &Limits::default());
+    assert!(c.errors().is_empty(), "{:?}", c.errors());
+    assert_eq!(
+        *c.named.lock().unwrap(),
+        vec!["gfx1201_32.ukdb".to_string()]
+    );
+}

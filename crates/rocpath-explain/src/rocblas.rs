@@ -308,6 +308,9 @@ pub fn hipblaslt_presence(dir: &Path, processor: &str, dtype: &str) -> Option<Pr
 
 /// A catalog file's summary (`.dat`, `.dat.zlib`, `.yaml`).
 fn read_catalog(path: &Path) -> Result<rocpath_tensile::LibrarySummary, String> {
+    if !std::fs::metadata(path).is_ok_and(|m| m.is_file()) {
+        return Err("not a regular file".into());
+    }
     let data = std::fs::read(path).map_err(|e| e.to_string())?;
     let name = path
         .file_name()

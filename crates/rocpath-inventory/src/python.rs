@@ -199,6 +199,10 @@ pub fn packages_in(sp: &Path) -> Vec<PythonPackage> {
 /// `DT_NEEDED` and `DT_RUNPATH`/`DT_RPATH` of an ELF file.
 fn dynamic(path: &Path) -> Option<(Vec<String>, Vec<String>)> {
     use object::read::elf::{Dyn, FileHeader};
+    // Regular files only: a FIFO named like a module would block the open.
+    if !std::fs::metadata(path).is_ok_and(|m| m.is_file()) {
+        return None;
+    }
     let f = std::fs::File::open(path).ok()?;
     #[allow(unsafe_code)]
     // SAFETY: a read-only private mapping of a file rocpath does not write (see rocpath-sources).

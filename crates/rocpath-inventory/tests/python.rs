@@ -39,6 +39,15 @@ fn rocm_cuda_and_cpu_builds_one_row_per_package_and_target() {
     );
     put(&sp, "_rocm_sdk_core/lib/libamdhip64.so.7", b"");
     put(&sp, "numpy/__init__.py", b"");
+    // A FIFO named like a module is not opened (it would block).
+    let fifo = sp.join("_rocm_sdk_core/lib/libhang.so");
+    assert!(
+        std::process::Command::new("mkfifo")
+            .arg(&fifo)
+            .status()
+            .unwrap()
+            .success()
+    );
     let inv = scan(std::slice::from_ref(&sp), &Options::default(), &NoProgress);
     let names: Vec<(&str, &str)> = inv
         .python

@@ -78,8 +78,9 @@ fn is_rocm_lib(n: &str) -> bool {
     .any(|p| n.starts_with(p))
 }
 
-/// The folder of a package whose libraries are read, when `name` is one rocpath knows.
-fn package_lib(sp: &Path, name: &str) -> Option<PathBuf> {
+/// The folder of a package whose libraries are read, when `name` (an entry of the
+/// site-packages folder `sp`) is one rocpath knows.
+pub fn package_lib(sp: &Path, name: &str) -> Option<PathBuf> {
     if name.contains('.') {
         return None; // `.dist-info`, `.pth`, modules
     }

@@ -425,19 +425,12 @@ fn build_of(name: &str, names: &[String]) -> &'static str {
     rocpath_inventory::python::package_build(name, names)
 }
 
-/// torch, jax's ROCm or CUDA plugins and onnxruntime in one site-packages folder.
+/// torch, jax's ROCm or CUDA plugins, onnxruntime and ROCm SDK wheels in one site-packages
+/// folder (the packages `rocpath_inventory::python` knows).
 fn packages(w: &mut Walker<'_>, env: &str, sp: &Path, depth: usize, out: &mut Vec<Install>) {
     for name in list(w, sp) {
-        let lib = match name.as_str() {
-            "torch" => sp.join("torch/lib"),
-            "onnxruntime" => sp.join("onnxruntime/capi"),
-            n if n.starts_with("jax_rocm")
-                || n.starts_with("jax_cuda")
-                || n.starts_with("jaxlib_rocm") =>
-            {
-                sp.join(n)
-            }
-            _ => continue,
+        let Some(lib) = rocpath_inventory::python::package_lib(sp, &name) else {
+            continue;
         };
         w.reset_seen();
         let Some(it) = w.item(&lib, 0).filter(|it| it.is_dir) else {

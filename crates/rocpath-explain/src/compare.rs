@@ -305,6 +305,7 @@ fn one(c: &serde_json::Value, i: usize, doc_path: &Path, opts: &Options) -> Comp
             opts.db_dir.clone()
         },
         user_db: None,
+        user_cache: None,
         record: logged.flatten(),
         problem,
         mode: mode.clone(),

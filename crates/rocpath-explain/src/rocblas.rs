@@ -45,6 +45,9 @@ pub struct Presence {
     pub fallback_files: Vec<String>,
     /// Solutions in the fallback files.
     pub fallback_solutions: u64,
+    /// Files for the target the loading library refuses, with why (not counted above).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub refused_files: Vec<String>,
     /// Evidence.
     pub evidence: Evidence,
 }
@@ -181,32 +184,89 @@ pub fn tensile_presence(dir: &Path, processor: &str, dtype: &str) -> Option<Pres
         target_solutions,
         fallback_files,
         fallback_solutions,
+        refused_files: Vec::new(),
         evidence: ev,
     })
 }
 
-/// hipBLASLt library presence (`TensileLibrary_…_Type_<t>_…_<arch>.dat`).
+/// The catalog files hipBLASLt may read for `processor` under `dir`: the folder itself and its
+/// per-processor subfolder (`library/gfx942/`), as paths relative to `dir`, sorted. Without any
+/// file for the processor, those of its generic family (`gfx11-generic`), with that name.
+fn lt_catalog(dir: &Path, processor: &str) -> (Vec<String>, String) {
+    let list = |sub: &str| -> Vec<String> {
+        std::fs::read_dir(dir.join(sub))
+            .into_iter()
+            .flatten()
+            .filter_map(|e| e.ok()?.file_name().into_string().ok())
+            .map(|n| {
+                if sub.is_empty() {
+                    n
+                } else {
+                    format!("{sub}/{n}")
+                }
+            })
+            .collect()
+    };
+    let of = |p: &str| -> Vec<String> {
+        let mut v: Vec<String> = list("")
+            .into_iter()
+            .chain(list(p))
+            .filter(|n| is_catalog_of(n, p))
+            .collect();
+        v.sort();
+        v
+    };
+    let mine = of(processor);
+    if mine.is_empty() {
+        if let Some(g) = rocpath_arch::target(processor).and_then(|t| t.generic) {
+            let theirs = of(g);
+            if !theirs.is_empty() {
+                return (theirs, g.to_string());
+            }
+        }
+    }
+    (mine, processor.to_string())
+}
+
+/// A TensileLite catalog file of processor `p` (`…_gfx942.dat`, `.dat.zlib`, the per-arch
+/// mapping `TensileLiteLibrary_lazy_gfx942_Mapping.dat`).
+fn is_catalog_of(name: &str, p: &str) -> bool {
+    let file = name.rsplit('/').next().unwrap_or(name);
+    let stem = file.strip_suffix(".zlib").unwrap_or(file);
+    stem.ends_with(&format!("_{p}.dat"))
+        || stem == format!("TensileLiteLibrary_lazy_{p}_Mapping.dat")
+}
+
+/// hipBLASLt library presence (`TensileLibrary_…_Type_<t>_…_<arch>.dat`, `.dat.zlib`, in the
+/// folder or its per-processor subfolder, else for the generic family). Files the loader would
+/// refuse are named in `refused_files` and not counted.
 pub fn hipblaslt_presence(dir: &Path, processor: &str, dtype: &str) -> Option<Presence> {
     let tokens = type_tokens(dtype)?;
-    let mut names: Vec<String> = std::fs::read_dir(dir)
-        .ok()?
-        .filter_map(|e| e.ok()?.file_name().into_string().ok())
-        .collect();
-    names.sort();
-    let suffix = format!("_{processor}.dat");
-    let target_files: Vec<String> = names
-        .iter()
-        .filter(|n| n.ends_with(&suffix) && has_type(n, tokens))
-        .cloned()
-        .collect();
+    if !dir.is_dir() {
+        return None;
+    }
+    let (names, served_as) = lt_catalog(dir, processor);
     let index = names
         .iter()
-        .find(|n| n.starts_with("TensileLiteLibrary_lazy"))
-        .cloned();
-    let target_solutions = target_files
-        .iter()
-        .map(|f| count_solutions(&dir.join(f)))
-        .sum();
+        .find(|n| n.contains("TensileLiteLibrary_lazy") || n.contains("TensileLibrary_lazy_"))
+        .cloned()
+        .or_else(|| {
+            let shared = "TensileLiteLibrary_lazy_Mapping.dat";
+            dir.join(shared).is_file().then(|| shared.to_string())
+        });
+    let mut target_files = Vec::new();
+    let mut refused_files = Vec::new();
+    let mut target_solutions = 0;
+    for f in names.iter().filter(|n| has_type(n, tokens)) {
+        match read_catalog(&dir.join(f)) {
+            Ok(s) if s.loader_rejects.is_none() => {
+                target_solutions += s.solutions;
+                target_files.push(f.clone());
+            }
+            Ok(s) => refused_files.push(format!("{f}: {}", s.loader_rejects.unwrap_or_default())),
+            Err(e) => refused_files.push(format!("{f}: {e}")),
+        }
+    }
     let mut ev = Evidence::new(
         Class::Confirmed,
         Proof::ShippedArtifactVerified,
@@ -220,6 +280,20 @@ pub fn hipblaslt_presence(dir: &Path, processor: &str, dtype: &str) -> Option<Pr
     for f in target_files.iter().take(8) {
         ev = ev.at(Locator::file(dir.join(f).display().to_string()));
     }
+    let mut notes = Vec::new();
+    if served_as != processor {
+        notes.push(format!(
+            "no catalog for {processor}: the files are for its generic family {served_as}"
+        ));
+    }
+    notes.extend(
+        refused_files
+            .iter()
+            .map(|r| format!("present but refused by the loader: {r}")),
+    );
+    if !notes.is_empty() {
+        ev = ev.because(notes.join("; "));
+    }
     Some(Presence {
         dir: dir.display().to_string(),
         index,
@@ -227,8 +301,22 @@ pub fn hipblaslt_presence(dir: &Path, processor: &str, dtype: &str) -> Option<Pr
         target_solutions,
         fallback_files: Vec::new(),
         fallback_solutions: 0,
+        refused_files,
         evidence: ev,
     })
+}
+
+/// A catalog file's summary (`.dat`, `.dat.zlib`, `.yaml`).
+fn read_catalog(path: &Path) -> Result<rocpath_tensile::LibrarySummary, String> {
+    if !std::fs::metadata(path).is_ok_and(|m| m.is_file()) {
+        return Err("not a regular file".into());
+    }
+    let data = std::fs::read(path).map_err(|e| e.to_string())?;
+    let name = path
+        .file_name()
+        .and_then(|n| n.to_str())
+        .unwrap_or_default();
+    rocpath_tensile::summarize(name, &data).map_err(|e| e.to_string())
 }
 
 /// Explains a GEMM of `dtype` on `processor`.

@@ -30,6 +30,8 @@ pub mod rules {
     pub const TENSILE_INDEX: &str = "check.tensile_index_for_processor";
     /// No Tensile index or solution file for the processor.
     pub const TENSILE_MISSING: &str = "check.tensile_missing_for_processor";
+    /// Tensile files for the processor are present but the loading library refuses them.
+    pub const TENSILE_UNLOADABLE: &str = "check.tensile_catalog_unloadable";
     /// A MIOpen find-db for the processor is present.
     pub const MIOPEN_DB: &str = "check.miopen_find_db_for_processor";
     /// No MIOpen find-db for the processor.
@@ -177,6 +179,25 @@ pub struct DeviceCheck {
     pub libraries: Vec<LibraryCheck>,
     /// Counts per verdict.
     pub summary: BTreeMap<String, usize>,
+    /// The device's verdict over its libraries: `runs` (every library), `partial`, `depends`
+    /// (only settings rocpath does not know decide), `no_code` (none), `nothing_checked`.
+    pub verdict: String,
+    /// The same under the override, when one is evaluated.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub verdict_with_override: Option<String>,
+}
+
+/// The verdict of a device over its libraries' verdicts.
+pub fn device_verdict(verdicts: &[Verdict]) -> &'static str {
+    let runs = verdicts.iter().filter(|v| **v == Verdict::Runs).count();
+    let depends = verdicts.iter().filter(|v| **v == Verdict::Depends).count();
+    match (verdicts.len(), runs, depends) {
+        (0, _, _) => "nothing_checked",
+        (n, r, _) if r == n => "runs",
+        (n, r, d) if r + d == n => "depends",
+        (_, 0, 0) => "no_code",
+        _ => "partial",
+    }
 }
 
 /// The grouping key of a code object: Tensile/hipBLASLt kernel files are grouped by folder,
@@ -330,17 +351,33 @@ pub fn check(inv: &Inventory, device: &Device, ov: Option<&Override>) -> DeviceC
     for (lib, errs) in unreadable.iter().filter(|(l, _)| !groups.contains_key(*l)) {
         libraries.push(unreadable_only(lib, errs));
     }
-    libraries.extend(check_tensile(inv, dev, ov));
+    libraries.extend(crate::catalog::check_catalogs(inv, dev, ov));
     libraries.extend(check_miopen(inv, device, ov));
+    libraries.extend(crate::miopen_cache::check_kernel_cache(
+        inv,
+        device,
+        ov.and_then(|o| o.processor.as_deref()),
+    ));
     let mut summary = BTreeMap::new();
     for l in &libraries {
         *summary.entry(l.verdict.as_str().to_string()).or_insert(0) += 1;
     }
+    let own: Vec<Verdict> = libraries.iter().map(|l| l.verdict).collect();
+    let verdict = device_verdict(&own).to_string();
+    let verdict_with_override = ov.and_then(|o| o.processor.as_ref()).map(|_| {
+        let with: Vec<Verdict> = libraries
+            .iter()
+            .map(|l| l.with_override.as_ref().map_or(l.verdict, |o| o.verdict))
+            .collect();
+        device_verdict(&with).to_string()
+    });
     DeviceCheck {
         device: device.clone(),
         r#override: ov.cloned(),
         libraries,
         summary,
+        verdict,
+        verdict_with_override,
     }
 }
 
@@ -389,83 +426,6 @@ fn unreadable_only(lib: &str, errs: &[&ErrorRecord]) -> LibraryCheck {
         with_override: None,
         evidence,
     }
-}
-
-fn check_tensile(inv: &Inventory, dev: &TargetId, ov: Option<&Override>) -> Vec<LibraryCheck> {
-    let mut dirs: BTreeMap<&str, Vec<&crate::TensileRecord>> = BTreeMap::new();
-    for t in &inv.tensile {
-        dirs.entry(&t.library_dir).or_default().push(t);
-    }
-    let eval = |files: &[&crate::TensileRecord], p: &str| -> (Verdict, usize, u64) {
-        let mine: Vec<_> = files
-            .iter()
-            .filter(|t| t.processor.as_deref() == Some(p))
-            .collect();
-        let solutions = mine.iter().map(|t| t.solutions).sum();
-        let has_index = mine.iter().any(|t| t.kind == "lazy_index");
-        let verdict = if has_index || solutions > 0 {
-            Verdict::Runs
-        } else {
-            Verdict::NoCode
-        };
-        (verdict, mine.len(), solutions)
-    };
-    let mut out = Vec::new();
-    for (dir, files) in dirs {
-        let mut procs: Vec<String> = files.iter().filter_map(|t| t.processor.clone()).collect();
-        procs.sort();
-        procs.dedup();
-        let p = dev.processor.as_str();
-        let (verdict, n, solutions) = eval(&files, p);
-        let (class, rule, why) = if verdict == Verdict::Runs {
-            (
-                Class::Inferred,
-                rules::TENSILE_INDEX,
-                format!(
-                    "{n} Tensile files for {p} ({solutions} solutions in the solution files scanned)"
-                ),
-            )
-        } else {
-            (
-                Class::Inferred,
-                rules::TENSILE_MISSING,
-                format!(
-                    "no Tensile file for {p}: rocBLAS/hipBLASLt would report \"Cannot read …TensileLibrary.dat … for GPU arch\" and have no GEMM kernels here (the folder has {})",
-                    procs.join(" ")
-                ),
-            )
-        };
-        let mut evidence =
-            Evidence::new(class, Proof::ShippedArtifactVerified, rule).because(why.clone());
-        if let Some(f) = files
-            .iter()
-            .find(|t| t.processor.as_deref() == Some(p))
-            .or(files.first())
-        {
-            evidence = evidence.at(Locator::file(&f.path).with_member(f.container.clone()));
-        }
-        let with_override = ov.and_then(|o| o.processor.as_ref()).map(|q| {
-            let (v, n, s) = eval(&files, q);
-            OverrideEffect {
-                verdict: v,
-                compatible: n,
-                why: format!("as {q}: {n} Tensile files, {s} solutions"),
-            }
-        });
-        out.push(LibraryCheck {
-            library: format!("{dir}/ (Tensile library)"),
-            kind: "tensile".into(),
-            verdict,
-            compatible: n,
-            total: files.len(),
-            targets: procs,
-            deciders: Vec::new(),
-            why,
-            with_override,
-            evidence,
-        });
-    }
-    out
 }
 
 fn check_miopen(inv: &Inventory, device: &Device, ov: Option<&Override>) -> Vec<LibraryCheck> {

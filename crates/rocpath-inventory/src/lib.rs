@@ -9,9 +9,12 @@
 //! [`check`] decides, per library, whether a device can load any of its code objects;
 //! [`diff`] compares two inventories.
 
+pub mod catalog;
 pub mod check;
 pub mod device;
 pub mod diff;
+pub mod miopen_cache;
+pub mod python;
 
 use rocpath_arch::TargetId;
 use rocpath_codeobj::Kernel;
@@ -136,6 +139,12 @@ pub struct TensileRecord {
     pub placeholders: usize,
     /// Placeholders whose `.dat` file is not in the scanned set (filled by [`scan`]).
     pub missing_placeholders: Vec<String>,
+    /// `format_version` of an indexed TensileLite catalog (2), if the file has one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub format_version: Option<i64>,
+    /// Why the loading library would refuse the file (present but not loadable), if it would.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub loader_rejects: Option<String>,
     /// Evidence.
     pub evidence: Evidence,
 }
@@ -234,6 +243,9 @@ pub struct Inventory {
     pub errors: Vec<ErrorRecord>,
     /// Statistics.
     pub stats: Stats,
+    /// Python packages with GPU code among the scanned paths (site-packages folders).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub python: Vec<python::PythonPackage>,
 }
 
 struct Collector<'a> {
@@ -428,6 +440,8 @@ impl Collector<'_> {
                 problem_types: summary.problem_types,
                 placeholders: summary.placeholders.len(),
                 missing_placeholders: summary.placeholders,
+                format_version: summary.format_version,
+                loader_rejects: summary.loader_rejects,
                 evidence,
             },
         );
@@ -566,6 +580,8 @@ pub fn scan(paths: &[PathBuf], opts: &Options, progress: &dyn Progress) -> Inven
         ..Inventory::default()
     };
     inv.finish();
+    catalog::judge_loaders(&mut inv.tensile);
+    inv.attach_python(paths);
     inv
 }
 
@@ -624,6 +640,7 @@ impl Inventory {
                 (
                     t.library_dir.clone(),
                     t.name
+                        .trim_end_matches(".zlib")
                         .trim_end_matches(".dat")
                         .trim_end_matches(".yaml")
                         .to_string(),

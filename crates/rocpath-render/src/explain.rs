@@ -61,6 +61,9 @@ pub fn miopen(e: &MiopenExplanation, all: bool) -> String {
         "record          {}",
         e.record_source.as_deref().unwrap_or("not found")
     );
+    if let Some(k) = &e.kernel_cache {
+        s.push_str(&kernel_cache(k));
+    }
     if !e.ranked.is_empty() {
         s.push_str(&ranked(e));
     }
@@ -439,5 +442,31 @@ pub fn comparisons(c: &[Comparison]) -> String {
             );
         }
     }
+    s
+}
+
+/// The kernel databases a device opens, and what compiles on the first run.
+fn kernel_cache(k: &rocpath_explain::miopen::kcache::KernelCache) -> String {
+    let mut s = String::new();
+    for d in &k.databases {
+        let what = match (&d.kernels, &d.error) {
+            (Some(n), _) => format!("{n} kernels"),
+            (None, Some(e)) => format!("unreadable: {e}"),
+            (None, None) => "unread".into(),
+        };
+        let _ = writeln!(
+            s,
+            "kernel db       {} ({}, {})  {what}",
+            d.path.display(),
+            d.role,
+            d.choice
+        );
+    }
+    let _ = writeln!(
+        s,
+        "first run       {}  {}",
+        k.first_run.statement,
+        ev(&k.first_run.evidence)
+    );
     s
 }

@@ -17,6 +17,7 @@ pub mod isa;
 pub mod lanes;
 pub mod ledger;
 pub mod ollama;
+mod python;
 pub mod strace;
 pub mod survey;
 pub mod trace;
@@ -195,6 +196,9 @@ pub fn inventory_table(inv: &Inventory) -> String {
             ]);
         }
         let _ = writeln!(out, "{t}\n");
+    }
+    if !inv.python.is_empty() {
+        out.push_str(&python::python_table(&inv.python));
     }
     if !inv.miopen_dbs.is_empty() {
         let _ = writeln!(out, "MIOpen databases");
@@ -548,7 +552,16 @@ pub fn check_table(checks: &[DeviceCheck]) -> String {
         }
         let _ = writeln!(out, "{t}");
         let s: Vec<String> = c.summary.iter().map(|(k, v)| format!("{v} {k}")).collect();
-        let _ = writeln!(out, "{}\n", s.join(", "));
+        let with = match (&c.verdict_with_override, &c.r#override) {
+            (Some(v), Some(o)) => format!("; with {}={}: {}", o.source, o.value, v.to_uppercase()),
+            _ => String::new(),
+        };
+        let _ = writeln!(
+            out,
+            "{}\nDevice verdict: {}{with}\n",
+            s.join(", "),
+            c.verdict.to_uppercase()
+        );
     }
     out
 }

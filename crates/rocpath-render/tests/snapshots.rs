@@ -63,6 +63,8 @@ fn tensile(dir: &str, name: &str, processor: &str, solutions: u64) -> TensileRec
             .collect(),
         placeholders: 0,
         missing_placeholders: Vec::new(),
+        format_version: None,
+        loader_rejects: None,
         evidence: seen("tensile.present", dir),
     }
 }

@@ -243,11 +243,14 @@ fn scan_member(
     if size < 4 {
         return;
     }
-    let is_tensile = matches!(
-        crate::names::classify(name),
-        Some(crate::NamedKind::TensileLibrary)
-    );
-    let limit = if is_tensile {
+    // Tensile catalogs and MIOpen kernel databases are read whole (a SQLite file cannot be
+    // streamed), bounded by the budget.
+    let whole = crate::kdb::is_kdb_name(name)
+        || matches!(
+            crate::names::classify(name),
+            Some(crate::NamedKind::TensileLibrary)
+        );
+    let limit = if whole {
         ctx.limits.max_decompressed
     } else {
         ctx.limits.max_member_buffer

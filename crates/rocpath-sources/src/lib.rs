@@ -7,6 +7,9 @@
 //! - host ELF libraries and executables: the `.hip_fatbin` section, and AMDGPU ELFs embedded
 //!   raw in data sections (ROCr's blit kernels);
 //! - Windows PE DLLs: the `.hip_fat` section and raw ELFs in data sections;
+//! - MIOpen kernel databases (`*.kdb`, `*.ukdb`: SQLite, bzip2 code objects; see [`kdb`]);
+//! - AOTriton kernel images (`*.aks2`: a directory and code objects in one xz stream; see
+//!   [`aks2`]);
 //! - archives read in place, never unpacked to disk: `.deb` (ar + `data.tar.{xz,zst,gz,bz2}`),
 //!   `.whl`/`.zip`, `.tar`, `.tar.{gz,xz,zst,bz2}`. Members too large to buffer are scanned as
 //!   a stream (see [`stream`]), so memory stays bounded by the largest single code object.
@@ -16,9 +19,11 @@
 //! item and the scan goes on. Files are memory-mapped and only the bytes that structure
 //! parsing needs are touched.
 
+pub mod aks2;
 pub mod archive;
 pub mod bundle;
 pub mod host;
+pub mod kdb;
 pub mod names;
 pub mod stream;
 
@@ -438,7 +443,8 @@ pub fn scan_file(path: &Path, limits: &Limits, sink: &dyn Sink) {
         .file_name()
         .map(|n| n.to_string_lossy().into_owned())
         .unwrap_or_default();
-    // Names alone decide MIOpen databases: their content is not needed for the inventory.
+    // Names alone decide MIOpen databases: their content is not needed for the inventory,
+    // except kernel databases, whose code objects are read.
     if let Some(kind) = names::classify(&name) {
         if let NamedKind::MiopenDb(_) = kind {
             let size = std::fs::metadata(path).map(|m| m.len()).unwrap_or(0);
@@ -448,6 +454,16 @@ pub fn scan_file(path: &Path, limits: &Limits, sink: &dyn Sink) {
                 kind,
                 size,
             });
+            // An empty kernel database is an empty cache (MIOpen creates its table on the
+            // first write): nothing to read.
+            if kdb::is_kdb_name(&name) && size > 0 {
+                let ctx = Ctx {
+                    limits,
+                    sink,
+                    map: None,
+                };
+                kdb::scan_kdb_path(path, &origin, 0, &ctx);
+            }
             sink.progress(size);
             return;
         }
@@ -587,6 +603,9 @@ pub(crate) fn scan_bytes(data: &[u8], origin: &Origin, name: &str, depth: u32, c
                     kind,
                     size: data.len() as u64,
                 });
+                if kdb::is_kdb_name(name) {
+                    kdb::scan_kdb_memory(data, origin, depth, ctx);
+                }
                 return;
             }
         }
@@ -608,6 +627,8 @@ pub(crate) fn scan_bytes(data: &[u8], origin: &Origin, name: &str, depth: u32, c
         }
     } else if data.starts_with(bundle::BUNDLE_MAGIC) || data.starts_with(bundle::CCOB_MAGIC) {
         host::scan_fatbin_region(data, 0, origin, depth, true, ctx);
+    } else if data.starts_with(aks2::AKS2_MAGIC) {
+        aks2::scan_aks2(data, origin, depth, ctx);
     } else if data.starts_with(b"MZ") {
         host::scan_pe(data, origin, depth, ctx);
     } else if data.starts_with(b"!<arch>\n") {

@@ -18,7 +18,10 @@ pub fn classify(name: &str) -> Option<NamedKind> {
     if (name.contains("TensileLibrary")
         || name.contains("TensileLiteLibrary")
         || name.contains("hipblasltExtOpLibrary"))
-        && (lower.ends_with(".dat") || lower.ends_with(".yaml") || lower.ends_with(".yml"))
+        && (lower.ends_with(".dat")
+            || lower.ends_with(".dat.zlib")
+            || lower.ends_with(".yaml")
+            || lower.ends_with(".yml"))
     {
         return Some(NamedKind::TensileLibrary);
     }
@@ -50,5 +53,9 @@ mod tests {
             Some(NamedKind::TensileLibrary)
         );
         assert_eq!(classify("TensileLibrary_gfx90a.co"), None);
+        assert_eq!(
+            classify("TensileLibrary_lazy_gfx942.dat.zlib"),
+            Some(NamedKind::TensileLibrary)
+        );
     }
 }

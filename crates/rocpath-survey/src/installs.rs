@@ -420,48 +420,24 @@ fn site_packages(w: &mut Walker<'_>, prefix: &Path) -> Vec<PathBuf> {
     out
 }
 
-/// What the bundled libraries of a package folder are built for.
-fn build_of(names: &[String]) -> &'static str {
-    if names.iter().any(|n| {
-        n.starts_with("libamdhip64")
-            || n.starts_with("libMIOpen")
-            || n.starts_with("librocblas")
-            || n.contains("providers_rocm")
-            || n.contains("providers_migraphx")
-    }) {
-        "rocm"
-    } else if names.iter().any(|n| {
-        n.starts_with("libcudart")
-            || n.starts_with("libc10_cuda")
-            || n.starts_with("libcublas")
-            || n.contains("providers_cuda")
-    }) {
-        "cuda"
-    } else {
-        "cpu"
-    }
+/// What a package folder is built for (one rule for survey and inventory).
+fn build_of(name: &str, names: &[String]) -> &'static str {
+    rocpath_inventory::python::package_build(name, names)
 }
 
-/// torch, jax's ROCm or CUDA plugins and onnxruntime in one site-packages folder.
+/// torch, jax's ROCm or CUDA plugins, onnxruntime and ROCm SDK wheels in one site-packages
+/// folder (the packages `rocpath_inventory::python` knows).
 fn packages(w: &mut Walker<'_>, env: &str, sp: &Path, depth: usize, out: &mut Vec<Install>) {
     for name in list(w, sp) {
-        let lib = match name.as_str() {
-            "torch" => sp.join("torch/lib"),
-            "onnxruntime" => sp.join("onnxruntime/capi"),
-            n if n.starts_with("jax_rocm")
-                || n.starts_with("jax_cuda")
-                || n.starts_with("jaxlib_rocm") =>
-            {
-                sp.join(n)
-            }
-            _ => continue,
+        let Some(lib) = rocpath_inventory::python::package_lib(sp, &name) else {
+            continue;
         };
         w.reset_seen();
         let Some(it) = w.item(&lib, 0).filter(|it| it.is_dir) else {
             continue;
         };
         let names = list(w, &lib);
-        let build = build_of(&names);
+        let build = build_of(&name, &names);
         if name == "onnxruntime" && build != "rocm" {
             continue;
         }
@@ -650,13 +626,18 @@ mod tests {
     }
 
     #[test]
-    fn builds_by_bundled_libraries() {
+    fn builds_by_name_and_bundled_libraries() {
         let v = |n: &[&str]| n.iter().map(|s| s.to_string()).collect::<Vec<_>>();
         assert_eq!(
-            build_of(&v(&["libtorch_hip.so", "libamdhip64.so.6"])),
+            build_of("torch", &v(&["libtorch_hip.so", "libamdhip64.so.6"])),
             "rocm"
         );
-        assert_eq!(build_of(&v(&["libc10_cuda.so", "libtorch.so"])), "cuda");
-        assert_eq!(build_of(&v(&["libtorch_cpu.so"])), "cpu");
+        assert_eq!(
+            build_of("torch", &v(&["libc10_cuda.so", "libtorch.so"])),
+            "cuda"
+        );
+        assert_eq!(build_of("torch", &v(&["libtorch_cpu.so"])), "cpu");
+        // jax's ROCm plugin bundles no ROCm library: its name says it.
+        assert_eq!(build_of("jax_rocm7_plugin", &v(&["_linalg.so"])), "rocm");
     }
 }

@@ -24,6 +24,7 @@
 //! assert_eq!(s.placeholders, ["TensileLibrary_Type_HH_gfx90a"]);
 //! ```
 
+pub mod indexed;
 mod yaml;
 
 use rocpath_mpack::{Kind, Reader, Result as MResult};
@@ -93,6 +94,11 @@ pub struct LibrarySummary {
     pub solution_list: Vec<Solution>,
     /// Solutions counted but not in `solution_list` (past [`MAX_LISTED_SOLUTIONS`]).
     pub unlisted_solutions: u64,
+    /// `format_version` of an indexed TensileLite catalog (2), when the file has one.
+    pub format_version: Option<i64>,
+    /// The first rule of hipBLASLt's loader the file breaks, when it would refuse the whole
+    /// file (an unknown `format_version`, a bad `solutions_index`): present but not loadable.
+    pub loader_rejects: Option<String>,
 }
 
 /// Most solutions kept in [`LibrarySummary::solution_list`]. Real files hold up to a few
@@ -300,10 +306,16 @@ pub fn summarize_msgpack_with(
     let mut out = LibrarySummary::default();
     let mut w = Walk::default();
     let mut saw_library = false;
+    let mut parts = indexed::Parts::default();
     let n = rd.map_len()?;
     for _ in 0..n {
         let key = rd.str_or_skip()?;
         match key {
+            Some("format_version") if rd.peek()? == Kind::Int => parts.version = Some(rd.int()?),
+            Some("solutions_index") if rd.peek()? == Kind::Array => parts.index = Some(rd.raw()?),
+            Some("solutions_blob") if rd.peek()? == Kind::Bin => {
+                parts.blob = Some(indexed::bin_payload(rd.raw()?));
+            }
             Some("solutions") if rd.peek()? == Kind::Array => {
                 let m = rd.array_len()?;
                 for _ in 0..m {
@@ -334,7 +346,8 @@ pub fn summarize_msgpack_with(
             _ => rd.skip()?,
         }
     }
-    if !saw_library && out.solutions == 0 {
+    indexed::read(&parts, &mut out, &mut w)?;
+    if !saw_library && out.solutions == 0 && parts.version.is_none() {
         return summarize_keyed(data);
     }
     out.processors = w.processors;
@@ -399,7 +412,14 @@ fn summarize_keyed(data: &[u8]) -> Result<LibrarySummary, Error> {
             }
             Kind::Str => {
                 let k = rd.str()?;
-                if k.starts_with("gfx") {
+                if !k.is_empty() && k.bytes().all(|b| b.is_ascii_digit()) {
+                    // The per-arch mapping (`TensileLiteLibrary_lazy_<arch>_Mapping.dat`):
+                    // first solution index of a range → the shard that holds it.
+                    ints += 1;
+                    if let Some(name) = rd.str_or_skip()? {
+                        out.placeholders.push(name.to_string());
+                    }
+                } else if k.starts_with("gfx") {
                     gfx += 1;
                     out.processors.insert(k.to_string());
                     let funcs = count_funcs(&mut rd, 1)?;
@@ -445,6 +465,10 @@ pub fn summarize_with(
     budget: &rocpath_budget::MemoryBudget,
 ) -> Result<LibrarySummary, Error> {
     let lower = name.to_ascii_lowercase();
+    if let Some(inner) = lower.strip_suffix(".zlib") {
+        let (bytes, _held) = indexed::inflate(data, budget)?;
+        return summarize_with(inner, &bytes, None, budget);
+    }
     if lower.ends_with(".yaml") || lower.ends_with(".yml") {
         let text = std::str::from_utf8(data).map_err(|e| Error::Yaml(format!("not UTF-8: {e}")))?;
         summarize_yaml_in(text, budget)

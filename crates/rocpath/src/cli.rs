@@ -165,8 +165,12 @@ pub struct ScanArgs {
 #[derive(Debug, Args)]
 pub struct InventoryArgs {
     /// Files or directories: libraries, code objects, bundles, Tensile folders, .deb/.whl/.tar.
-    #[arg(required = true, value_name = "PATH")]
+    #[arg(required_unless_present = "python", value_name = "PATH")]
     pub paths: Vec<PathBuf>,
+    /// Also read the site-packages folders of this Python interpreter (torch, jax's ROCm
+    /// plugins, onnxruntime, ROCm SDK wheels).
+    #[arg(long, value_name = "PYTHON")]
+    pub python: Option<PathBuf>,
     /// Keep only this gfx target (`gfx900`) or exact target id (`gfx90a:xnack+`).
     #[arg(long, value_name = "TARGET")]
     pub target: Option<TargetId>,
@@ -200,8 +204,11 @@ pub struct CheckArgs {
     #[arg(long, conflicts_with = "json")]
     pub tsv: bool,
     /// Files or directories to check.
-    #[arg(required = true, value_name = "PATH")]
+    #[arg(required_unless_present = "python", value_name = "PATH")]
     pub paths: Vec<PathBuf>,
+    /// Also check the site-packages folders of this Python interpreter.
+    #[arg(long, value_name = "PYTHON")]
+    pub python: Option<PathBuf>,
     #[command(flatten)]
     pub scan: ScanArgs,
 }
@@ -664,6 +671,10 @@ pub struct ExplainMiopenArgs {
     /// A user find-db (`~/.config/miopen/*.ufdb.txt`) to consult first, as MIOpen does.
     #[arg(long, value_name = "FILE")]
     pub user_db: Option<PathBuf>,
+    /// MIOpen's user kernel cache (`~/.cache/miopen`, or one version folder in it): the
+    /// kernels compiled on earlier runs, which do not compile again.
+    #[arg(long, value_name = "DIR")]
+    pub user_cache: Option<PathBuf>,
     /// An environment variable of the run (`MIOPEN_FIND_MODE=NORMAL`,
     /// `MIOPEN_DEBUG_CONV_CK_IGEMM_FWD_V6R1_DLOPS_NCHW=1`); repeatable. The shell's own
     /// environment is not read.

@@ -584,3 +584,51 @@ fn isa_json_contract_and_find() {
         "{text}"
     );
 }
+
+/// Two GPUs: the real gfx900 rocminfo with its GPU agent repeated as a gfx1201 (`Agent 3`).
+/// Each device gets its own verdict, and `HSA_OVERRIDE_GFX_VERSION_1` applies to the second
+/// only.
+#[test]
+fn check_gives_one_verdict_per_device_with_per_device_overrides() {
+    let Some(shared) = rocpath_testdata::shared_dir() else {
+        rocpath_testdata::skip("shared/ not present");
+        return;
+    };
+    let text = std::fs::read_to_string(shared.join("fixtures/rocminfo-gfx900.txt")).unwrap();
+    let start = text.find("Agent 2").unwrap();
+    let end = text[start + 7..]
+        .find("Agent ")
+        .map_or(text.len(), |i| start + 7 + i);
+    let second = text[start..end]
+        .replace("Agent 2", "Agent 3")
+        .replace("gfx900:xnack-", "gfx1201")
+        .replace("gfx900", "gfx1201");
+    let tmp = tempfile::tempdir().unwrap();
+    let ri = tmp.path().join("rocminfo.txt");
+    std::fs::write(&ri, format!("{text}\n*******\n{second}")).unwrap();
+    let ex = example().join("install");
+    let out = rocpath()
+        .args(["--json", "check", "--rocminfo"])
+        .arg(&ri)
+        .arg(&ex)
+        .env_remove("HSA_OVERRIDE_GFX_VERSION")
+        .env("HSA_OVERRIDE_GFX_VERSION_1", "11.0.0")
+        .output()
+        .unwrap();
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let devs = v["devices"].as_array().unwrap();
+    assert_eq!(devs.len(), 2, "{}", String::from_utf8_lossy(&out.stderr));
+    assert_eq!(devs[0]["device"]["target"], "gfx900:xnack-");
+    assert!(devs[0]["override"].is_null());
+    assert_eq!(devs[1]["device"]["target"], "gfx1201");
+    assert_eq!(devs[1]["override"]["source"], "HSA_OVERRIDE_GFX_VERSION_1");
+    assert_eq!(devs[1]["override"]["processor"], "gfx1100");
+    for d in devs {
+        let v = d["verdict"].as_str().unwrap();
+        assert!(
+            ["runs", "partial", "no_code", "depends"].contains(&v),
+            "{v}"
+        );
+    }
+    assert!(devs[1]["verdict_with_override"].is_string());
+}

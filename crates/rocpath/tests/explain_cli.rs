@@ -351,3 +351,63 @@ fn compare_a_real_mi25_trace_with_the_ggml_rules() {
         String::from_utf8_lossy(&out.stdout)
     );
 }
+
+#[test]
+fn miopen_kernel_cache_names_what_compiles_on_the_first_run() {
+    let tmp = tempfile::tempdir().unwrap();
+    let db = tmp.path().join("db");
+    let cache = tmp.path().join("cache/3.4.0.0");
+    std::fs::create_dir_all(&db).unwrap();
+    std::fs::create_dir_all(&cache).unwrap();
+    let run = |t: &std::path::Path| {
+        let out = rocpath()
+            .args([
+                "--json", "explain", "miopen", "--target", "gfx1201", "--cu", "32", "--db",
+            ])
+            .arg(&db)
+            .arg("--user-cache")
+            .arg(t)
+            .args([
+                "--",
+                "MIOpenDriver",
+                "conv",
+                "-n",
+                "1",
+                "-c",
+                "8",
+                "-H",
+                "8",
+                "-W",
+                "8",
+                "-k",
+                "8",
+                "-F",
+                "1",
+            ])
+            .output()
+            .unwrap();
+        let code = out.status.code().unwrap();
+        assert!(
+            code == 0 || code == 1,
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        serde_json::from_slice::<serde_json::Value>(&out.stdout).unwrap()
+    };
+    let v = run(&tmp.path().join("cache"));
+    let k = &v["kernel_cache"];
+    assert_eq!(k["databases"].as_array().unwrap().len(), 0);
+    assert_eq!(
+        k["first_run"]["evidence"]["rule"],
+        "explain.miopen.kernels_compile_first_run"
+    );
+    // The committed kernel database (real gfx1201 code objects) as the user cache.
+    let kdb =
+        rocpath_testdata::repo_root().join("crates/rocpath-sources/tests/data/gfx1201_32.kdb");
+    std::fs::copy(kdb, cache.join("gfx1201_32.ukdb")).unwrap();
+    let v = run(&tmp.path().join("cache"));
+    let k = &v["kernel_cache"];
+    assert_eq!(k["databases"][0]["role"], "user");
+    assert_eq!(k["databases"][0]["kernels"], 2);
+    assert_eq!(k["first_run"]["evidence"]["class"], "unresolved");
+}

@@ -9,6 +9,7 @@
 //! what the model cannot decide is `unresolved`, with the line that could not be decided.
 
 pub mod db;
+pub mod kcache;
 pub mod request;
 
 use db::{Choice, DbFile, FindDb, FindItem, PerfDb};
@@ -68,6 +69,9 @@ pub struct Query<'m> {
     pub db_dir: Option<PathBuf>,
     /// A user find-db to consult first.
     pub user_db: Option<PathBuf>,
+    /// MIOpen's user kernel cache folder (`~/.cache/miopen`), whose `<basename>.ukdb` holds
+    /// the kernels compiled on earlier runs.
+    pub user_cache: Option<PathBuf>,
     /// A record given directly (it replaces the database lookups).
     pub record: Option<GivenRecord>,
     /// The problem.
@@ -259,6 +263,10 @@ pub struct MiopenExplanation {
     pub reasons: Vec<Reason>,
     /// Things the reader should know.
     pub notes: Vec<String>,
+    /// The kernel databases the device opens and what compiles on the first run (with a
+    /// system db folder or a user cache).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub kernel_cache: Option<kcache::KernelCache>,
 }
 
 /// Why an explanation could not be made.
@@ -557,6 +565,9 @@ pub fn explain(q: &Query) -> Result<MiopenExplanation, ExplainError> {
     e.tunanet = tunanet;
     e.solvers = solvers;
     e.reasons = reasons;
+    if let Some(p) = &e.predicted {
+        e.kernel_cache = kernel_cache(q, Some(&p.solver));
+    }
     Ok(e)
 }
 
@@ -751,7 +762,22 @@ fn base(
         solvers: Vec::new(),
         reasons: Vec::new(),
         notes,
+        kernel_cache: kernel_cache(q, None),
     }
+}
+
+/// The kernel databases of the device, with a system db folder or a user cache given.
+fn kernel_cache(q: &Query, solver: Option<&str>) -> Option<kcache::KernelCache> {
+    let system = q.db_dir.as_deref().filter(|d| d.is_dir());
+    (system.is_some() || q.user_cache.is_some()).then(|| {
+        kcache::kernel_cache(
+            system,
+            q.user_cache.as_deref(),
+            &q.device.db_id,
+            q.device.cus,
+            solver,
+        )
+    })
 }
 
 fn source_loc(site: &str) -> Locator {

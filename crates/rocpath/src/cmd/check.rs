@@ -39,6 +39,7 @@ fn devices(a: &CheckArgs) -> anyhow::Result<Vec<Device>> {
 
 pub fn run(a: CheckArgs, p: &Printer) -> anyhow::Result<Status> {
     super::check_paths(&a.paths)?;
+    let paths = super::with_python(&a.paths, a.python.as_deref())?;
     let devs = devices(&a)?;
     let bar = p.bar("scanning");
     let opts = rocpath_inventory::Options {
@@ -46,7 +47,7 @@ pub fn run(a: CheckArgs, p: &Printer) -> anyhow::Result<Status> {
         target: None,
         no_kernels: true,
     };
-    let inv = rocpath_inventory::scan(&a.paths, &opts, &BarProgress(bar.clone()));
+    let inv = rocpath_inventory::scan(&paths, &opts, &BarProgress(bar.clone()));
     bar.finish_and_clear();
     p.error_text(&rocpath_render::errors_text(&inv));
     let mut checks = Vec::new();

@@ -85,6 +85,7 @@ fn run_miopen(a: Box<ExplainMiopenArgs>, p: &Printer) -> anyhow::Result<Status> 
             device: device.clone(),
             db_dir: Some(a.db.clone()),
             user_db: a.user_db.clone(),
+            user_cache: a.user_cache.clone(),
             record: None,
             problem: pr,
             mode: mode.clone(),

@@ -17,6 +17,7 @@ pub fn status_of(inv: &Inventory) -> Status {
 
 pub fn run(a: InventoryArgs, p: &Printer) -> anyhow::Result<Status> {
     super::check_paths(&a.paths)?;
+    let paths = super::with_python(&a.paths, a.python.as_deref())?;
     if let Some(t) = &a.target {
         super::known_target(t)?;
     }
@@ -28,7 +29,7 @@ pub fn run(a: InventoryArgs, p: &Printer) -> anyhow::Result<Status> {
     };
     let bar = p.bar("scanning");
     let started = std::time::Instant::now();
-    let inv = rocpath_inventory::scan(&a.paths, &opts, &BarProgress(bar.clone()));
+    let inv = rocpath_inventory::scan(&paths, &opts, &BarProgress(bar.clone()));
     bar.finish_and_clear();
     p.error_text(&rocpath_render::errors_text(&inv));
     if p.global.json {

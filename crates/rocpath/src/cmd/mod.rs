@@ -84,3 +84,27 @@ pub fn check_paths(paths: &[std::path::PathBuf]) -> anyhow::Result<()> {
     }
     Ok(())
 }
+
+/// The paths given, and the site-packages folders of `--python PYTHON`.
+pub fn with_python(
+    paths: &[std::path::PathBuf],
+    python: Option<&std::path::Path>,
+) -> anyhow::Result<Vec<std::path::PathBuf>> {
+    let mut all = paths.to_vec();
+    if let Some(py) = python {
+        let sp = rocpath_inventory::python::site_packages_of(py).map_err(|e| {
+            anyhow::anyhow!(
+                "{}: cannot ask it for its site-packages folders: {e}",
+                py.display()
+            )
+        })?;
+        if sp.is_empty() {
+            anyhow::bail!(
+                "{}: reports no site-packages folder that exists",
+                py.display()
+            );
+        }
+        all.extend(sp);
+    }
+    Ok(all)
+}

@@ -486,27 +486,43 @@ impl Decoder {
     /// Decode the instruction at the start of `bytes`.
     #[inline]
     pub fn decode(&self, bytes: &[u8]) -> Decoded {
+        let r = self.decode_packed(bytes);
+        match packed::family(r) {
+            Some(family) => Decoded::Inst(Inst {
+                len: packed::len(r),
+                mnemonic: Mnemonic(packed::mnemonic(r)),
+                family,
+            }),
+            None if r == packed::UNKNOWN => Decoded::Unknown,
+            None => Decoded::Truncated {
+                needed: packed::len(r),
+            },
+        }
+    }
+
+    /// [`Decoder::decode`] as one packed word (see [`packed`]): built with arithmetic, so the
+    /// decoding loop never assembles an enum through memory.
+    #[inline]
+    pub(crate) fn decode_packed(&self, bytes: &[u8]) -> u32 {
         let Some(dw0) = read32(bytes, 0) else {
-            return Decoded::Truncated { needed: 4 };
+            return packed::truncated(4);
         };
         let fi = usize::from(self.dispatch[(dw0 >> 23) as usize & 511]);
         let (Some(fmt), Some(table)) = (
             self.formats.get(fi.wrapping_sub(1)),
             self.variant.tables.get(fi.wrapping_sub(1)),
         ) else {
-            return Decoded::Unknown;
+            return packed::UNKNOWN;
         };
         let dw1 = read32(bytes, 4);
         if dw1.is_none() && fmt.needs_dw1 {
             // Decide from the first dword alone only when that is unambiguous.
-            return Decoded::Truncated { needed: 8 };
+            return packed::truncated(8);
         }
         let q = u64::from(dw0) | (u64::from(dw1.unwrap_or(0)) << 32);
         let key = fmt.key(q);
-        let mut e = table
-            .get(key * fmt.sub_count + usize::from(fmt.sub_lut[((q >> fmt.sub_at) & 511) as usize]))
-            .copied()
-            .unwrap_or(0);
+        let sub = usize::from(fmt.sub_lut[((q >> fmt.sub_at) & 511) as usize]);
+        let mut e = table.get(key * fmt.sub_count + sub).copied().unwrap_or(0);
         if fmt.vop3p {
             if let Some((pk, px)) = self.variant.px2 {
                 if key == pk {
@@ -518,21 +534,19 @@ impl Decoder {
             e = self.variant.zero;
         }
         let Some(m) = entry::mnemonic(e) else {
-            return Decoded::Unknown;
+            return packed::UNKNOWN;
         };
         let mut dwords = entry::dwords(e);
         let lm = entry::litmask(e);
         if lm != 0 {
             match self.literal(fmt, fi - 1, lm, q) {
                 Some(lit) => dwords += lit,
-                None => return Decoded::Unknown,
+                None => return packed::UNKNOWN,
             }
         }
-        let len = (dwords * 4) as usize;
-        if len > bytes.len() {
-            return Decoded::Truncated {
-                needed: len.min(255) as u8,
-            };
+        let len = dwords * 4;
+        if len as usize > bytes.len() {
+            return packed::truncated(len.min(255));
         }
         let family = match fmt.seg {
             Some(lo) => match (dw0 >> lo) & 3 {
@@ -542,11 +556,7 @@ impl Decoder {
             },
             None => fmt.family,
         };
-        Decoded::Inst(Inst {
-            len: len as u8,
-            mnemonic: Mnemonic(m),
-            family,
-        })
+        packed::inst(m, len, family)
     }
 
     /// Extra dwords for a literal of the source fields in `lm` (0 or 1), or `None` when a
@@ -573,6 +583,43 @@ impl Decoder {
     }
 }
 
+/// The result of decoding packed in a `u32`: bits 15:0 mnemonic id, 23:16 length (or bytes
+/// needed), 31:24 family + 1 (0 when not an instruction: unknown, or truncated with bit 0
+/// set).
+pub(crate) mod packed {
+    use crate::layout::Family;
+
+    /// The word does not decode.
+    pub const UNKNOWN: u32 = 0;
+
+    /// An instruction.
+    #[inline(always)]
+    pub fn inst(m: u16, len: u32, family: Family) -> u32 {
+        u32::from(m) | (len & 0xff) << 16 | (family as u32 + 1) << 24
+    }
+    /// Truncated: `needed` bytes.
+    #[inline(always)]
+    pub fn truncated(needed: u32) -> u32 {
+        1 | (needed & 0xff) << 16
+    }
+    /// Mnemonic id.
+    #[inline(always)]
+    pub fn mnemonic(r: u32) -> u16 {
+        (r & 0xffff) as u16
+    }
+    /// Length (or bytes needed).
+    #[inline(always)]
+    pub fn len(r: u32) -> u8 {
+        ((r >> 16) & 0xff) as u8
+    }
+    /// The family, when `r` is an instruction.
+    #[inline(always)]
+    pub fn family(r: u32) -> Option<Family> {
+        let f = (r >> 24) as usize;
+        Family::ALL.get(f.wrapping_sub(1)).copied()
+    }
+}
+
 /// gfx950's 16-byte scaled MFMA: `v_mfma_ld_scale_b32` followed by a VOP3P MFMA; the entry of
 /// the pair by the second half's opcode, if `bytes` hold one.
 #[cold]
@@ -584,4 +631,22 @@ fn scaled_mfma(bytes: &[u8], fmt: &Fast, px: &[u32]) -> Option<u32> {
     px.get(((dw2 >> 16) & 0x7f) as usize)
         .copied()
         .filter(|&e| e != 0)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn packed_results_round_trip() {
+        for f in Family::ALL {
+            let r = packed::inst(0x1234, 12, f);
+            assert_eq!(packed::family(r), Some(f));
+            assert_eq!((packed::mnemonic(r), packed::len(r)), (0x1234, 12));
+        }
+        assert_eq!(packed::family(packed::UNKNOWN), None);
+        let t = packed::truncated(8);
+        assert_eq!((packed::family(t), packed::len(t)), (None, 8));
+        assert_ne!(t, packed::UNKNOWN);
+    }
 }

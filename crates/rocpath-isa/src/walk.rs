@@ -1,6 +1,6 @@
 //! The `llvm-objdump -d` walk over one executable section.
 
-use crate::decoder::{Decoded, Decoder, Mnemonic};
+use crate::decoder::{Decoder, Mnemonic, packed};
 use crate::layout::Family;
 
 /// What kind of symbol starts a range.
@@ -184,11 +184,14 @@ impl Iterator for Walk<'_, '_> {
                     continue;
                 }
             }
-            let (len, mnemonic, kind) = match self.decoder.decode(rest) {
-                Decoded::Inst(i) => (i.len, i.mnemonic, ItemKind::Inst(i.family)),
-                Decoded::Unknown | Decoded::Truncated { .. } => {
-                    (rest.len().min(4) as u8, Mnemonic::LONG, ItemKind::Long)
-                }
+            let r = self.decoder.decode_packed(rest);
+            let (len, mnemonic, kind) = match packed::family(r) {
+                Some(f) => (
+                    packed::len(r),
+                    Mnemonic(packed::mnemonic(r)),
+                    ItemKind::Inst(f),
+                ),
+                None => (rest.len().min(4) as u8, Mnemonic::LONG, ItemKind::Long),
             };
             self.pos += usize::from(len).max(1);
             return Some(Item {

@@ -360,6 +360,20 @@ mod tests {
         assert!(HashCache::open(&path).is_empty());
     }
 
+    proptest::proptest! {
+        #[test]
+        fn any_cache_line_parses_or_is_ignored(line in "\\PC{0,120}") {
+            let _ = parse_line(&line);
+        }
+
+        #[test]
+        fn written_lines_read_back(dev: u64, ino: u64, size: u64, mtime_ns: i64, off: u64, len: u64, d: [u8; 32]) {
+            let k = FileKey { dev, ino, size, mtime_ns: i128::from(mtime_ns) };
+            let line = format!("{dev}\t{ino}\t{size}\t{mtime_ns}\t{off}\t{len}\t{}", hex(&d));
+            proptest::prop_assert_eq!(parse_line(&line), Some(((k, off, len), d)));
+        }
+    }
+
     #[test]
     fn computed_hash_is_sha256() {
         let h = object_hash(&Hashing::Compute, b"abc", None, |_| {});

@@ -13,7 +13,7 @@ use rocpath_arch::TargetId;
 use rocpath_evidence::{Class as EvClass, Evidence, Locator, Proof};
 use rocpath_isa::{Census, Decoder, Item, ItemKind, Mnemonic, SymbolKind, SymbolStart};
 use rocpath_sources::bundle::SharedBy;
-use rocpath_sources::{Found, Limits, Origin, Sink};
+use rocpath_sources::{Found, HashSource, Limits, ObjectHash, Origin, Sink};
 use serde::Serialize;
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::PathBuf;
@@ -88,9 +88,27 @@ pub struct Counts {
     pub signals: BTreeMap<String, u64>,
 }
 
-fn group_name(g: rocpath_isa::Group) -> String {
-    format!("{g:?}").to_ascii_lowercase()
-}
+/// Groups by index, with the names the JSON uses (the lower-case variant name).
+const GROUPS: [(rocpath_isa::Group, &str); 13] = {
+    use rocpath_isa::Group as G;
+    [
+        (G::Mfma, "mfma"),
+        (G::Wmma, "wmma"),
+        (G::Dot, "dot"),
+        (G::Packed, "packed"),
+        (G::Fma, "fma"),
+        (G::Valu, "valu"),
+        (G::Salu, "salu"),
+        (G::Vmem, "vmem"),
+        (G::Lds, "lds"),
+        (G::Smem, "smem"),
+        (G::Branch, "branch"),
+        (G::Wait, "wait"),
+        (G::Other, "other"),
+    ]
+};
+
+const SIGNALS: [&str; 5] = ["dot4", "packed", "mfma", "fma", "memory"];
 
 impl Counts {
     /// Named counts of a census.
@@ -99,35 +117,58 @@ impl Counts {
     }
 
     /// Named counts from `(mnemonic, count)` pairs covering `code_bytes` bytes.
+    ///
+    /// Counts go into fixed arrays by class, group and signal first; each map is then built
+    /// once from its sorted entries (no string compared per mnemonic).
     pub fn from_pairs(pairs: impl IntoIterator<Item = (Mnemonic, u64)>, code_bytes: u64) -> Counts {
         let mut out = Counts {
             code_bytes,
             ..Counts::default()
         };
+        let mut classes = [(false, 0u64); rocpath_isa::Class::COUNT];
+        let mut groups = [(false, 0u64); GROUPS.len()];
+        let mut signals = [0u64; SIGNALS.len()];
+        let mut names: Vec<(String, u64)> = Vec::new();
         for (m, n) in pairs {
-            let name = m.as_str();
             out.instructions += n;
             if m == Mnemonic::LONG {
                 out.unknown += n;
             }
-            out.mnemonics.insert(name.to_string(), n);
+            names.push((m.as_str().to_string(), n));
             let class = m.class();
-            *out.classes.entry(class.name().to_string()).or_default() += n;
-            *out.groups.entry(group_name(class.group())).or_default() += n;
+            if let Some(c) = classes.get_mut(class as usize) {
+                *c = (true, c.1 + n);
+            }
+            if let Some(c) = groups.get_mut(class.group() as usize) {
+                *c = (true, c.1 + n);
+            }
             let f = m.signals();
-            for (k, on) in [
-                ("dot4", f.dot4()),
-                ("packed", f.packed()),
-                ("mfma", f.mfma()),
-                ("fma", f.fma()),
-                ("memory", f.memory()),
-            ] {
-                let e = out.signals.entry(k.to_string()).or_default();
-                if on {
-                    *e += n;
-                }
+            for (s, on) in
+                signals
+                    .iter_mut()
+                    .zip([f.dot4(), f.packed(), f.mfma(), f.fma(), f.memory()])
+            {
+                *s += if on { n } else { 0 };
             }
         }
+        out.mnemonics = names.into_iter().collect();
+        out.classes = rocpath_isa::Class::ALL
+            .iter()
+            .zip(classes)
+            .filter(|(_, (seen, _))| *seen)
+            .map(|(c, (_, n))| (c.name().to_string(), n))
+            .collect();
+        out.groups = GROUPS
+            .iter()
+            .zip(groups)
+            .filter(|(_, (seen, _))| *seen)
+            .map(|((_, name), (_, n))| (name.to_string(), n))
+            .collect();
+        out.signals = SIGNALS
+            .iter()
+            .zip(signals)
+            .map(|(k, n)| (k.to_string(), n))
+            .collect();
         out
     }
 
@@ -222,8 +263,12 @@ pub struct CodeObjectCensus {
     pub library: String,
     /// Offset in the innermost container.
     pub offset: u64,
-    /// sha256 of the code object.
-    pub sha256: String,
+    /// sha256 of the code object, when hashing was asked for (`--hash`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub sha256: Option<String>,
+    /// How `sha256` was obtained: `computed`, `cached` (the hash cache, same file unchanged)
+    /// or `not_hashed`.
+    pub sha256_source: HashSource,
     /// Target id, written as `target` (full), `target_id` (short) and `processor`.
     #[serde(flatten, with = "rocpath_arch::fields")]
     pub target: TargetId,
@@ -378,7 +423,7 @@ impl Collector<'_> {
         origin: &Origin,
         offset: u64,
         bytes: &[u8],
-        sha: &str,
+        hash: &ObjectHash,
         shared_by: Option<&SharedBy>,
         release: &(dyn Fn(&[u8]) + Sync),
     ) {
@@ -396,7 +441,7 @@ impl Collector<'_> {
             }
         }
         let Some(decoder) = Decoder::for_target(&co.target_id.processor) else {
-            return self.not_covered(origin, offset, sha, target_id);
+            return self.not_covered(origin, offset, hash, target_id);
         };
         let need_kernels = self.need_kernels();
         let w = match self.decode(&origin.path, bytes, &co, &decoder, release) {
@@ -420,29 +465,29 @@ impl Collector<'_> {
         }
         let counts = Counts::of(&total);
         let container = origin.member();
+        let at = with_hash(
+            Locator::file(&origin.path)
+                .with_member(container.clone())
+                .with_offset(offset),
+            hash,
+        );
         let mut evidence = Evidence::new(
             EvClass::Confirmed,
             Proof::ShippedArtifactVerified,
             rules::DECODED,
         )
-        .at(Locator::file(&origin.path)
-            .with_member(container.clone())
-            .with_offset(offset)
-            .with_sha256(sha));
+        .at(at.clone());
         if let Some(s) = shared_by {
             evidence = evidence.because(s.note("decoded"));
         }
-        let at = Locator::file(&origin.path)
-            .with_member(container.clone())
-            .with_offset(offset)
-            .with_sha256(sha);
         let hits = find_hits(&self.opts.find, &merged, &target_id, &at);
         let rec = CodeObjectCensus {
             path: origin.path.clone(),
             library: origin.library(),
             container,
             offset,
-            sha256: sha.to_string(),
+            sha256: hash.sha256.clone(),
+            sha256_source: hash.source,
             target: target_id,
             decoder: decoder.processor().to_string(),
             counts,
@@ -582,14 +627,17 @@ impl Collector<'_> {
     }
 
     /// A code object of a processor the decoder has no tables for: listed as skipped.
-    fn not_covered(&self, origin: &Origin, offset: u64, sha: &str, target_id: TargetId) {
+    fn not_covered(&self, origin: &Origin, offset: u64, hash: &ObjectHash, target_id: TargetId) {
         let container = origin.member();
         let evidence = Evidence::new(
             EvClass::Limited,
             Proof::ShippedArtifactVerified,
             rules::NOT_COVERED,
         )
-        .at(Locator::in_container(&origin.path, container.clone(), Some(offset)).with_sha256(sha))
+        .at(with_hash(
+            Locator::in_container(&origin.path, container.clone(), Some(offset)),
+            hash,
+        ))
         .because("the decoder covers GFX8 to GFX12 (without gfx125x)");
         let reason = format!(
             "no decoding tables for {} (the decoder covers GFX8 to GFX12)",
@@ -602,6 +650,14 @@ impl Collector<'_> {
             reason,
             evidence,
         });
+    }
+}
+
+/// The locator with the object's sha256, when it was hashed.
+fn with_hash(at: Locator, hash: &ObjectHash) -> Locator {
+    match hash.as_str() {
+        Some(h) => at.with_sha256(h),
+        None => at,
     }
 }
 
@@ -652,10 +708,14 @@ fn section_symbols<'s>(
 /// sections interleave), in first-seen order.
 fn merge_ranges(kernels: Vec<KernelCensus>) -> Vec<KernelCensus> {
     let mut merged: Vec<KernelCensus> = Vec::new();
+    let mut at: std::collections::HashMap<String, usize> = std::collections::HashMap::new();
     for k in kernels {
-        match merged.iter_mut().find(|m| m.name == k.name) {
+        match at.get(&k.name).and_then(|&i| merged.get_mut(i)) {
             Some(m) => m.counts.merge(&k.counts),
-            None => merged.push(k),
+            None => {
+                at.insert(k.name.clone(), merged.len());
+                merged.push(k);
+            }
         }
     }
     merged
@@ -776,4 +836,35 @@ pub fn run(paths: &[PathBuf], opts: &Options, progress: &dyn Progress) -> Report
         .cloned()
         .collect();
     r
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn group_names_follow_the_group_order() {
+        for (i, (g, name)) in GROUPS.iter().enumerate() {
+            assert_eq!(*g as usize, i);
+            assert_eq!(*name, format!("{g:?}").to_ascii_lowercase());
+        }
+        for c in rocpath_isa::Class::ALL {
+            assert!((c.group() as usize) < GROUPS.len());
+        }
+    }
+
+    #[test]
+    fn counts_by_class_group_and_signal() {
+        let mfma = Mnemonic::all()
+            .find(|m| m.as_str().starts_with("v_mfma"))
+            .unwrap();
+        let c = Counts::from_pairs([(Mnemonic::LONG, 2), (mfma, 3)], 20);
+        assert_eq!((c.instructions, c.unknown, c.code_bytes), (5, 2, 20));
+        assert_eq!(c.mnemonics[mfma.as_str()], 3);
+        assert_eq!(c.groups["mfma"], 3);
+        assert_eq!(c.signals["mfma"], 3);
+        assert_eq!(c.signals["dot4"], 0);
+        assert_eq!(c.signals.len(), 5);
+        assert_eq!(c.classes.values().sum::<u64>(), 5);
+    }
 }

@@ -34,7 +34,7 @@ fn every_code_object_matches_the_llvm_histogram() {
         let copies: Vec<_> = report
             .code_objects
             .iter()
-            .filter(|c| c.sha256 == row["codeobj_sha256"])
+            .filter(|c| c.sha256.as_deref() == Some(row["codeobj_sha256"].as_str()))
             .collect();
         assert!(
             !copies.is_empty(),

@@ -19,8 +19,9 @@ pub mod python;
 use rocpath_arch::TargetId;
 use rocpath_codeobj::Kernel;
 use rocpath_evidence::{Class, Evidence, Locator, Proof};
+pub use rocpath_sources::HashSource;
 use rocpath_sources::bundle::SharedBy;
-use rocpath_sources::{Found, Limits, NamedKind, Origin, Sink};
+use rocpath_sources::{Found, Hashing, Limits, NamedKind, ObjectHash, Origin, Sink};
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 use std::collections::BTreeMap;
@@ -77,8 +78,13 @@ pub struct CodeObjectRecord {
     pub offset: u64,
     /// Size in bytes.
     pub size: u64,
-    /// sha256 of the object's bytes.
-    pub sha256: String,
+    /// sha256 of the object's bytes, when hashing was asked for (`--hash`, `diff`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sha256: Option<String>,
+    /// How `sha256` was obtained: `computed`, `cached` (from the hash cache: the same file,
+    /// unchanged, hashed by an earlier run) or `not_hashed`.
+    #[serde(default)]
+    pub sha256_source: HashSource,
     /// Target id, written as `target` (full, `amdgcn-amd-amdhsa--gfx90a:xnack+`),
     /// `target_id` (`gfx90a:xnack+`) and `processor` (`gfx90a`).
     #[serde(flatten, with = "rocpath_arch::fields")]
@@ -223,6 +229,30 @@ pub struct Stats {
     pub bytes: u64,
 }
 
+/// How the code objects of a scan were hashed.
+#[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq, Eq)]
+pub struct HashingSummary {
+    /// `off` (no object hashed), `compute` or `cached` (through the hash cache).
+    pub mode: String,
+    /// Objects whose sha256 was computed in this run.
+    pub computed: u64,
+    /// Objects whose sha256 came from the hash cache.
+    pub cached: u64,
+    /// Objects not hashed.
+    pub not_hashed: u64,
+}
+
+impl HashingSummary {
+    /// The name of a hashing policy.
+    pub fn mode_of(h: &Hashing) -> &'static str {
+        match h {
+            Hashing::Off => "off",
+            Hashing::Compute => "compute",
+            Hashing::Cached(_) => "cached",
+        }
+    }
+}
+
 /// Everything a scan found.
 #[derive(Debug, Clone, Default, Serialize, Deserialize)]
 pub struct Inventory {
@@ -246,6 +276,9 @@ pub struct Inventory {
     /// Python packages with GPU code among the scanned paths (site-packages folders).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub python: Vec<python::PythonPackage>,
+    /// How the code objects were hashed.
+    #[serde(default)]
+    pub hashing: HashingSummary,
 }
 
 struct Collector<'a> {
@@ -343,17 +376,19 @@ impl Collector<'_> {
                 return;
             }
         }
-        let sha = sha.to_string();
         let container = origin.member();
+        let mut at = Locator::file(&origin.path)
+            .with_member(container.clone())
+            .with_offset(offset);
+        if let Some(h) = sha.as_str() {
+            at = at.with_sha256(h);
+        }
         let mut evidence = Evidence::new(
             Class::Confirmed,
             Proof::ShippedArtifactVerified,
             rules::CODEOBJ_PRESENT,
         )
-        .at(Locator::file(&origin.path)
-            .with_member(container.clone())
-            .with_offset(offset)
-            .with_sha256(sha.clone()));
+        .at(at);
         if let Some(s) = shared_by {
             evidence = evidence.because(s.note("read"));
         }
@@ -364,7 +399,8 @@ impl Collector<'_> {
             container,
             offset,
             size: bytes.len() as u64,
-            sha256: sha,
+            sha256: sha.sha256.clone(),
+            sha256_source: sha.source,
             family: family_of(&co.target_id.processor).map(str::to_string),
             target: co.target_id,
             code_object_version: co.version,
@@ -415,16 +451,17 @@ impl Collector<'_> {
         } else {
             "solutions"
         };
-        let sha = hex(&Sha256::digest(bytes));
         let container = origin.member();
+        let mut at = Locator::file(&origin.path).with_member(container.clone());
+        if !matches!(self.opts.limits.hashing, Hashing::Off) {
+            at = at.with_sha256(hex(&Sha256::digest(bytes)));
+        }
         let evidence = Evidence::new(
             Class::Confirmed,
             Proof::ShippedArtifactVerified,
             rules::TENSILE_PRESENT,
         )
-        .at(Locator::file(&origin.path)
-            .with_member(container.clone())
-            .with_sha256(sha));
+        .at(at);
         let library_dir = library_dir(origin);
         push(
             &self.tensile,
@@ -487,7 +524,7 @@ struct Object<'a> {
     bytes: &'a [u8],
     bundle_id: Option<&'a str>,
     shared_by: Option<&'a SharedBy>,
-    sha: &'a str,
+    sha: &'a ObjectHash,
 }
 
 /// The folder a Tensile file sits in: its parent directory on disk, or inside an archive.
@@ -579,6 +616,7 @@ pub fn scan(paths: &[PathBuf], opts: &Options, progress: &dyn Progress) -> Inven
         roots: paths.iter().map(|p| p.display().to_string()).collect(),
         ..Inventory::default()
     };
+    inv.hashing.mode = HashingSummary::mode_of(&opts.limits.hashing).to_string();
     inv.finish();
     catalog::judge_loaders(&mut inv.tensile);
     inv.attach_python(paths);
@@ -606,6 +644,15 @@ impl Inventory {
         });
         self.targets.clear();
         self.coverage.clear();
+        let h = &mut self.hashing;
+        (h.computed, h.cached, h.not_hashed) = (0, 0, 0);
+        for co in &self.code_objects {
+            match co.sha256_source {
+                HashSource::Computed => h.computed += 1,
+                HashSource::Cached => h.cached += 1,
+                HashSource::NotHashed => h.not_hashed += 1,
+            }
+        }
         let mut libs_per_target: BTreeMap<&TargetId, std::collections::BTreeSet<&str>> =
             BTreeMap::new();
         for co in &self.code_objects {

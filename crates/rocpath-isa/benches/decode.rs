@@ -62,6 +62,7 @@ fn bench(c: &mut Criterion) {
         for rel in [
             "unpacked/libhipblaslt1/usr/lib/x86_64-linux-gnu/hipblaslt/library/Kernels.so-000-gfx1201.hsaco",
             "unpacked/librocblas0/usr/lib/x86_64-linux-gnu/rocblas/2.47.0/library/TensileLibrary_gfx90a.co",
+            "unpacked/librocblas4/usr/lib/x86_64-linux-gnu/rocblas/4.4.1/library/TensileLibrary_Type_I8I_HPA_Contraction_l_Alik_Bljk_Cijk_Dijk_gfx908.co",
         ] {
             if let Ok(data) = std::fs::read(corpus.join(rel)) {
                 let name = rel.rsplit('/').next().unwrap_or(rel).to_string();

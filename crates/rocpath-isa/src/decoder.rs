@@ -2,7 +2,7 @@
 
 use crate::classify::Class;
 use crate::generated::{mnemonics, tables};
-use crate::layout::{Family, Format, Gen, entry, layout};
+use crate::layout::{Family, Format, Gen, Layout, Sub, entry, layout};
 
 /// Tables of one decoder variant (a set of processors with identical tables).
 #[derive(Debug)]
@@ -217,15 +217,162 @@ impl Decoded {
 #[derive(Debug, Clone, Copy)]
 pub struct Decoder {
     variant: &'static Variant,
-    formats: &'static [Format],
+    formats: &'static [Fast; MAX_FORMATS],
     dispatch: &'static [u8; 512],
     cpu: &'static str,
 }
+
+/// Most formats in one generation's layout.
+const MAX_FORMATS: usize = 20;
+
+/// A [`Format`] laid out for the decoding loop: the key as three fixed (shift, mask, place)
+/// fields (unused ones have mask 0), so computing it is straight-line code without a loop
+/// over a slice, and every other per-format fact precomputed.
+#[derive(Debug, Clone, Copy)]
+struct Fast {
+    key_lo: [u32; 3],
+    key_mask: [u64; 3],
+    key_at: [u32; 3],
+    /// Sub-index: `sub_lut[(q >> sub_at) & 511]` (all zero without one).
+    sub_at: u32,
+    sub_lut: &'static [u8; 512],
+    sub_count: usize,
+    lits: [u32; 3],
+    lit_count: usize,
+    lit_mask: u64,
+    seg: Option<u8>,
+    family: Family,
+    needs_dw1: bool,
+    vop3p: bool,
+    mask: u32,
+    value: u32,
+}
+
+impl Fast {
+    const NONE: Fast = Fast {
+        key_lo: [0; 3],
+        key_mask: [0; 3],
+        key_at: [0; 3],
+        sub_at: 0,
+        sub_lut: &SUB_NONE,
+        sub_count: 1,
+        lits: [0; 3],
+        lit_count: 0,
+        lit_mask: 0,
+        seg: None,
+        family: Family::Sop1,
+        needs_dw1: false,
+        vop3p: false,
+        mask: 0,
+        value: 1,
+    };
+
+    const fn of(f: &Format) -> Fast {
+        let mut x = Fast::NONE;
+        // Fields are most significant first: field i sits above the widths of the later ones.
+        let n = if f.key.len() < 3 { f.key.len() } else { 3 };
+        let mut at = 0u32;
+        let mut i = n;
+        while i > 0 {
+            i -= 1;
+            let (lo, w) = f.key[i];
+            x.key_lo[i] = lo as u32;
+            x.key_mask[i] = (1u64 << w) - 1;
+            x.key_at[i] = at;
+            at += w as u32;
+        }
+        (x.sub_at, x.sub_lut) = match f.sub {
+            Sub::None => (0, &SUB_NONE),
+            Sub::Src0 { sdwa, dpp8 } => (
+                0,
+                match (sdwa, dpp8) {
+                    (true, true) => &SUB_SRC0_SDWA_DPP8,
+                    (true, false) => &SUB_SRC0_SDWA,
+                    (false, true) => &SUB_SRC0_DPP8,
+                    (false, false) => &SUB_SRC0,
+                },
+            ),
+            Sub::Vop3Dpp => (32, &SUB_VOP3_DPP),
+        };
+        x.sub_count = f.sub.count();
+        let mut j = 0;
+        while j < f.lits.len() && j < 3 {
+            x.lits[j] = f.lits[j] as u32;
+            j += 1;
+        }
+        x.lit_count = j;
+        x.lit_mask = (1u64 << f.lit_width) - 1;
+        x.seg = f.seg;
+        x.family = f.family;
+        x.needs_dw1 = f.needs_dw1();
+        x.vop3p = matches!(f.family, Family::Vop3p);
+        x.mask = f.mask;
+        x.value = f.value;
+        x
+    }
+
+    const fn all(l: Layout) -> [Fast; MAX_FORMATS] {
+        let mut t = [Fast::NONE; MAX_FORMATS];
+        let mut i = 0;
+        while i < l.formats.len() && i < MAX_FORMATS {
+            t[i] = Fast::of(&l.formats[i]);
+            i += 1;
+        }
+        t
+    }
+
+    /// Table key of instruction bits `q` (as [`Format::key_of`]).
+    #[inline(always)]
+    fn key(&self, q: u64) -> usize {
+        let [a, b, c] = self.key_lo;
+        let [ma, mb, mc] = self.key_mask;
+        let [sa, sb, sc] = self.key_at;
+        ((((q >> a) & ma) << sa) | (((q >> b) & mb) << sb) | (((q >> c) & mc) << sc)) as usize
+    }
+}
+
+/// `Sub::of` as a table of the 9-bit operand field it reads.
+const fn sub_lut(sub: Sub) -> [u8; 512] {
+    let at = match sub {
+        Sub::Vop3Dpp => 32,
+        _ => 0,
+    };
+    let mut t = [0u8; 512];
+    let mut v = 0;
+    while v < 512 {
+        t[v] = sub.of((v as u64) << at) as u8;
+        v += 1;
+    }
+    t
+}
+
+static SUB_NONE: [u8; 512] = [0; 512];
+static SUB_SRC0: [u8; 512] = sub_lut(Sub::Src0 {
+    sdwa: false,
+    dpp8: false,
+});
+static SUB_SRC0_SDWA: [u8; 512] = sub_lut(Sub::Src0 {
+    sdwa: true,
+    dpp8: false,
+});
+static SUB_SRC0_DPP8: [u8; 512] = sub_lut(Sub::Src0 {
+    sdwa: false,
+    dpp8: true,
+});
+static SUB_SRC0_SDWA_DPP8: [u8; 512] = sub_lut(Sub::Src0 {
+    sdwa: true,
+    dpp8: true,
+});
+static SUB_VOP3_DPP: [u8; 512] = sub_lut(Sub::Vop3Dpp);
 
 static DISPATCH_GFX89: [u8; 512] = layout(Gen::Gfx9).dispatch();
 static DISPATCH_GFX10: [u8; 512] = layout(Gen::Gfx10).dispatch();
 static DISPATCH_GFX11: [u8; 512] = layout(Gen::Gfx11).dispatch();
 static DISPATCH_GFX12: [u8; 512] = layout(Gen::Gfx12).dispatch();
+static FAST_GFX89: [Fast; MAX_FORMATS] = Fast::all(layout(Gen::Gfx9));
+static FAST_GFX10: [Fast; MAX_FORMATS] = Fast::all(layout(Gen::Gfx10));
+static FAST_GFX11: [Fast; MAX_FORMATS] = Fast::all(layout(Gen::Gfx11));
+static FAST_GFX12: [Fast; MAX_FORMATS] = Fast::all(layout(Gen::Gfx12));
 
 /// Generic targets and the processor whose tables they use when LLVM has no separate entry.
 const ALIASES: &[(&str, &str)] = &[("gfx940", "gfx942"), ("gfx941", "gfx942")];
@@ -256,10 +403,10 @@ impl Decoder {
         let (cpu, vi) = tables::CPUS.iter().find(|(c, _)| *c == name)?;
         let variant = tables::VARIANTS.get(usize::from(*vi))?;
         let (formats, dispatch) = match variant.gen_ {
-            Gen::Gfx8 | Gen::Gfx9 => (layout(Gen::Gfx9).formats, &DISPATCH_GFX89),
-            Gen::Gfx10 => (layout(Gen::Gfx10).formats, &DISPATCH_GFX10),
-            Gen::Gfx11 => (layout(Gen::Gfx11).formats, &DISPATCH_GFX11),
-            Gen::Gfx12 => (layout(Gen::Gfx12).formats, &DISPATCH_GFX12),
+            Gen::Gfx8 | Gen::Gfx9 => (&FAST_GFX89, &DISPATCH_GFX89),
+            Gen::Gfx10 => (&FAST_GFX10, &DISPATCH_GFX10),
+            Gen::Gfx11 => (&FAST_GFX11, &DISPATCH_GFX11),
+            Gen::Gfx12 => (&FAST_GFX12, &DISPATCH_GFX12),
         };
         Some(Decoder {
             variant,
@@ -339,44 +486,47 @@ impl Decoder {
     /// Decode the instruction at the start of `bytes`.
     #[inline]
     pub fn decode(&self, bytes: &[u8]) -> Decoded {
-        let Some(dw0) = read32(bytes, 0) else {
-            return Decoded::Truncated { needed: 4 };
-        };
-        let fi = usize::from(
-            self.dispatch
-                .get((dw0 >> 23) as usize)
-                .copied()
-                .unwrap_or(0),
-        );
-        if fi == 0 {
-            return Decoded::Unknown;
+        let r = self.decode_packed(bytes);
+        match packed::family(r) {
+            Some(family) => Decoded::Inst(Inst {
+                len: packed::len(r),
+                mnemonic: Mnemonic(packed::mnemonic(r)),
+                family,
+            }),
+            None if r == packed::UNKNOWN => Decoded::Unknown,
+            None => Decoded::Truncated {
+                needed: packed::len(r),
+            },
         }
-        let Some(fmt) = self.formats.get(fi - 1) else {
-            return Decoded::Unknown;
+    }
+
+    /// [`Decoder::decode`] as one packed word (see [`packed`]): built with arithmetic, so the
+    /// decoding loop never assembles an enum through memory.
+    #[inline]
+    pub(crate) fn decode_packed(&self, bytes: &[u8]) -> u32 {
+        let Some(dw0) = read32(bytes, 0) else {
+            return packed::truncated(4);
+        };
+        let fi = usize::from(self.dispatch[(dw0 >> 23) as usize & 511]);
+        let (Some(fmt), Some(table)) = (
+            self.formats.get(fi.wrapping_sub(1)),
+            self.variant.tables.get(fi.wrapping_sub(1)),
+        ) else {
+            return packed::UNKNOWN;
         };
         let dw1 = read32(bytes, 4);
-        let q = u64::from(dw0) | (u64::from(dw1.unwrap_or(0)) << 32);
-        if dw1.is_none() && fmt.needs_dw1() {
+        if dw1.is_none() && fmt.needs_dw1 {
             // Decide from the first dword alone only when that is unambiguous.
-            return Decoded::Truncated { needed: 8 };
+            return packed::truncated(8);
         }
-        let Some(table) = self.variant.tables.get(fi - 1) else {
-            return Decoded::Unknown;
-        };
-        let key = fmt.key_of(q);
-        let mut e = table
-            .get(key * fmt.sub.count() + fmt.sub.of(q))
-            .copied()
-            .unwrap_or(0);
-        if let Some((pk, px)) = self.variant.px2 {
-            if key == pk && fmt.family == Family::Vop3p {
-                if let Some(dw2) = read32(bytes, 8) {
-                    if dw2 & fmt.mask == fmt.value && read32(bytes, 12).is_some() {
-                        let e2 = px.get(((dw2 >> 16) & 0x7f) as usize).copied().unwrap_or(0);
-                        if e2 != 0 {
-                            e = e2;
-                        }
-                    }
+        let q = u64::from(dw0) | (u64::from(dw1.unwrap_or(0)) << 32);
+        let key = fmt.key(q);
+        let sub = usize::from(fmt.sub_lut[((q >> fmt.sub_at) & 511) as usize]);
+        let mut e = table.get(key * fmt.sub_count + sub).copied().unwrap_or(0);
+        if fmt.vop3p {
+            if let Some((pk, px)) = self.variant.px2 {
+                if key == pk {
+                    e = scaled_mfma(bytes, fmt, px).unwrap_or(e);
                 }
             }
         }
@@ -384,40 +534,19 @@ impl Decoder {
             e = self.variant.zero;
         }
         let Some(m) = entry::mnemonic(e) else {
-            return Decoded::Unknown;
+            return packed::UNKNOWN;
         };
         let mut dwords = entry::dwords(e);
         let lm = entry::litmask(e);
         if lm != 0 {
-            let fmask = (1u64 << fmt.lit_width) - 1;
-            let mut literal = false;
-            let mut j = 0;
-            while j < fmt.lits.len() {
-                if lm & (1 << j) != 0 {
-                    if let Some(&lo) = fmt.lits.get(j) {
-                        let code = ((q >> lo) & fmask) as usize;
-                        if code == 0xff {
-                            literal = true;
-                        } else {
-                            let row = self.variant.reserved.get((fi - 1) * 3 + j);
-                            let bits = row.and_then(|r| r.get(code >> 6)).copied().unwrap_or(0);
-                            if (bits >> (code & 63)) & 1 != 0 {
-                                return Decoded::Unknown;
-                            }
-                        }
-                    }
-                }
-                j += 1;
-            }
-            if literal {
-                dwords += 1;
+            match self.literal(fmt, fi - 1, lm, q) {
+                Some(lit) => dwords += lit,
+                None => return packed::UNKNOWN,
             }
         }
-        let len = (dwords * 4) as usize;
-        if len > bytes.len() {
-            return Decoded::Truncated {
-                needed: len.min(255) as u8,
-            };
+        let len = dwords * 4;
+        if len as usize > bytes.len() {
+            return packed::truncated(len.min(255));
         }
         let family = match fmt.seg {
             Some(lo) => match (dw0 >> lo) & 3 {
@@ -427,10 +556,97 @@ impl Decoder {
             },
             None => fmt.family,
         };
-        Decoded::Inst(Inst {
-            len: len as u8,
-            mnemonic: Mnemonic(m),
-            family,
-        })
+        packed::inst(m, len, family)
+    }
+
+    /// Extra dwords for a literal of the source fields in `lm` (0 or 1), or `None` when a
+    /// field holds a code LLVM rejects for this format.
+    #[inline]
+    fn literal(&self, fmt: &Fast, fi: usize, lm: u32, q: u64) -> Option<u32> {
+        let mut literal = 0;
+        for j in 0..3 {
+            if lm & (1 << j) == 0 || j >= fmt.lit_count {
+                continue;
+            }
+            let code = ((q >> fmt.lits[j]) & fmt.lit_mask) as usize;
+            if code == 0xff {
+                literal = 1;
+            } else {
+                let row = self.variant.reserved.get(fi * 3 + j);
+                let bits = row.and_then(|r| r.get(code >> 6)).copied().unwrap_or(0);
+                if (bits >> (code & 63)) & 1 != 0 {
+                    return None;
+                }
+            }
+        }
+        Some(literal)
+    }
+}
+
+/// The result of decoding packed in a `u32`: bits 15:0 mnemonic id, 23:16 length (or bytes
+/// needed), 31:24 family + 1 (0 when not an instruction: unknown, or truncated with bit 0
+/// set).
+pub(crate) mod packed {
+    use crate::layout::Family;
+
+    /// The word does not decode.
+    pub const UNKNOWN: u32 = 0;
+
+    /// An instruction.
+    #[inline(always)]
+    pub fn inst(m: u16, len: u32, family: Family) -> u32 {
+        u32::from(m) | (len & 0xff) << 16 | (family as u32 + 1) << 24
+    }
+    /// Truncated: `needed` bytes.
+    #[inline(always)]
+    pub fn truncated(needed: u32) -> u32 {
+        1 | (needed & 0xff) << 16
+    }
+    /// Mnemonic id.
+    #[inline(always)]
+    pub fn mnemonic(r: u32) -> u16 {
+        (r & 0xffff) as u16
+    }
+    /// Length (or bytes needed).
+    #[inline(always)]
+    pub fn len(r: u32) -> u8 {
+        ((r >> 16) & 0xff) as u8
+    }
+    /// The family, when `r` is an instruction.
+    #[inline(always)]
+    pub fn family(r: u32) -> Option<Family> {
+        let f = (r >> 24) as usize;
+        Family::ALL.get(f.wrapping_sub(1)).copied()
+    }
+}
+
+/// gfx950's 16-byte scaled MFMA: `v_mfma_ld_scale_b32` followed by a VOP3P MFMA; the entry of
+/// the pair by the second half's opcode, if `bytes` hold one.
+#[cold]
+fn scaled_mfma(bytes: &[u8], fmt: &Fast, px: &[u32]) -> Option<u32> {
+    let dw2 = read32(bytes, 8)?;
+    if dw2 & fmt.mask != fmt.value || read32(bytes, 12).is_none() {
+        return None;
+    }
+    px.get(((dw2 >> 16) & 0x7f) as usize)
+        .copied()
+        .filter(|&e| e != 0)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn packed_results_round_trip() {
+        for f in Family::ALL {
+            let r = packed::inst(0x1234, 12, f);
+            assert_eq!(packed::family(r), Some(f));
+            assert_eq!((packed::mnemonic(r), packed::len(r)), (0x1234, 12));
+        }
+        assert_eq!(packed::family(packed::UNKNOWN), None);
+        let t = packed::truncated(8);
+        assert_eq!((packed::family(t), packed::len(t)), (None, 8));
+        assert_ne!(t, packed::UNKNOWN);
     }
 }

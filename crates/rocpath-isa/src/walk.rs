@@ -1,6 +1,6 @@
 //! The `llvm-objdump -d` walk over one executable section.
 
-use crate::decoder::{Decoded, Decoder, Mnemonic};
+use crate::decoder::{Decoder, Mnemonic, packed};
 use crate::layout::Family;
 
 /// What kind of symbol starts a range.
@@ -160,9 +160,12 @@ impl<'a, 's> Walk<'a, 's> {
 impl Iterator for Walk<'_, '_> {
     type Item = Item;
 
+    #[inline]
     fn next(&mut self) -> Option<Item> {
         loop {
-            if !self.started || self.pos >= self.end {
+            // `pos < end <= section.len()` once a range is started; the walk starts with an
+            // empty range (0..0) so the first call starts one.
+            if self.pos >= self.end {
                 if !self.next_range() {
                     return None;
                 }
@@ -170,46 +173,50 @@ impl Iterator for Walk<'_, '_> {
             }
             let at = self.pos;
             if self.header_left > 0 {
-                self.header_left -= 1;
-                self.pos += 1;
-                return Some(Item {
-                    offset: at as u64,
-                    len: 1,
-                    mnemonic: Mnemonic::BYTE,
-                    kind: ItemKind::Byte,
-                    symbol: self.cur_sym,
-                });
+                return Some(self.header_byte(at));
             }
             let rest = self.section.get(at..).unwrap_or(&[]);
-            let in_range = self.section.get(at..self.end).unwrap_or(&[]);
-            let z = skippable_zeros(in_range);
-            if z > 0 {
-                self.pos += z;
-                continue;
-            }
-            match self.decoder.decode(rest) {
-                Decoded::Inst(i) => {
-                    self.pos += usize::from(i.len);
-                    return Some(Item {
-                        offset: at as u64,
-                        len: i.len,
-                        mnemonic: i.mnemonic,
-                        kind: ItemKind::Inst(i.family),
-                        symbol: self.cur_sym,
-                    });
-                }
-                Decoded::Unknown | Decoded::Truncated { .. } => {
-                    let n = rest.len().min(4);
-                    self.pos += n.max(1);
-                    return Some(Item {
-                        offset: at as u64,
-                        len: n as u8,
-                        mnemonic: Mnemonic::LONG,
-                        kind: ItemKind::Long,
-                        symbol: self.cur_sym,
-                    });
+            // A zero run starts with a zero byte: only then count it.
+            if rest.first() == Some(&0) {
+                let z = skippable_zeros(self.section.get(at..self.end).unwrap_or(&[]));
+                if z > 0 {
+                    self.pos += z;
+                    continue;
                 }
             }
+            let r = self.decoder.decode_packed(rest);
+            let (len, mnemonic, kind) = match packed::family(r) {
+                Some(f) => (
+                    packed::len(r),
+                    Mnemonic(packed::mnemonic(r)),
+                    ItemKind::Inst(f),
+                ),
+                None => (rest.len().min(4) as u8, Mnemonic::LONG, ItemKind::Long),
+            };
+            self.pos += usize::from(len).max(1);
+            return Some(Item {
+                offset: at as u64,
+                len,
+                mnemonic,
+                kind,
+                symbol: self.cur_sym,
+            });
+        }
+    }
+}
+
+impl Walk<'_, '_> {
+    /// One `.byte` line of a legacy kernel header at `at`.
+    #[cold]
+    fn header_byte(&mut self, at: usize) -> Item {
+        self.header_left -= 1;
+        self.pos += 1;
+        Item {
+            offset: at as u64,
+            len: 1,
+            mnemonic: Mnemonic::BYTE,
+            kind: ItemKind::Byte,
+            symbol: self.cur_sym,
         }
     }
 }

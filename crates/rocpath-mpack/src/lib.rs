@@ -238,17 +238,18 @@ impl<'a> Reader<'a> {
             offset: self.offset(),
             needed: 1,
         })?;
-        let m = Marker::from_u8(b);
-        Ok(match marker_name(m) {
-            "nil" => Kind::Nil,
-            "bool" => Kind::Bool,
-            "int" => Kind::Int,
-            "float" => Kind::Float,
-            "str" => Kind::Str,
-            "bin" => Kind::Bin,
-            "array" => Kind::Array,
-            "map" => Kind::Map,
-            "ext" => Kind::Ext,
+        // By the marker byte's ranges (the msgpack specification's table), without building
+        // the marker: peeking is on the path of every value a walker visits.
+        Ok(match b {
+            0x00..=0x7f | 0xe0..=0xff | 0xcc..=0xd3 => Kind::Int,
+            0x80..=0x8f | 0xde | 0xdf => Kind::Map,
+            0x90..=0x9f | 0xdc | 0xdd => Kind::Array,
+            0xa0..=0xbf | 0xd9..=0xdb => Kind::Str,
+            0xc0 => Kind::Nil,
+            0xc2 | 0xc3 => Kind::Bool,
+            0xc4..=0xc6 => Kind::Bin,
+            0xc7..=0xc9 | 0xd4..=0xd8 => Kind::Ext,
+            0xca | 0xcb => Kind::Float,
             _ => {
                 return Err(Error::Type {
                     offset: self.offset(),
@@ -412,14 +413,22 @@ impl<'a> Reader<'a> {
     /// Skips one whole value, however deeply nested (up to [`MAX_DEPTH`]).
     pub fn skip(&mut self) -> Result<()> {
         // Iterative: `pending` counts values still to skip at each open level.
+        // The first levels of the stack live on the stack: skipping is on the path of every
+        // value a walker does not read, and should not allocate.
         let mut pending: u64 = 1;
-        let mut depth_stack: Vec<u64> = Vec::new();
+        let mut near = [0u64; 16];
+        let mut far: Vec<u64> = Vec::new();
+        let mut depth = 0usize;
         loop {
             while pending == 0 {
-                match depth_stack.pop() {
-                    Some(p) => pending = p,
-                    None => return Ok(()),
+                if depth == 0 {
+                    return Ok(());
                 }
+                depth -= 1;
+                pending = match near.get(depth) {
+                    Some(&p) => p,
+                    None => far.pop().unwrap_or(0),
+                };
             }
             pending -= 1;
             let (m, off) = self.marker()?;
@@ -496,10 +505,14 @@ impl<'a> Reader<'a> {
             };
             if children > 0 {
                 self.check_len(off, children, 1)?;
-                if depth_stack.len() as u32 >= MAX_DEPTH {
+                if depth >= MAX_DEPTH as usize {
                     return Err(Error::TooDeep { offset: off });
                 }
-                depth_stack.push(pending);
+                match near.get_mut(depth) {
+                    Some(slot) => *slot = pending,
+                    None => far.push(pending),
+                }
+                depth += 1;
                 pending = children;
             }
         }
@@ -533,6 +546,26 @@ impl<'a> Reader<'a> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn peek_agrees_with_the_marker_for_every_byte() {
+        for b in 0..=255u8 {
+            let data = [b];
+            let want = match marker_name(Marker::from_u8(b)) {
+                "nil" => Some(Kind::Nil),
+                "bool" => Some(Kind::Bool),
+                "int" => Some(Kind::Int),
+                "float" => Some(Kind::Float),
+                "str" => Some(Kind::Str),
+                "bin" => Some(Kind::Bin),
+                "array" => Some(Kind::Array),
+                "map" => Some(Kind::Map),
+                "ext" => Some(Kind::Ext),
+                _ => None,
+            };
+            assert_eq!(Reader::new(&data).peek().ok(), want, "byte {b:#x}");
+        }
+    }
     use proptest::prelude::*;
 
     fn encode(v: &rmpv::Value) -> Vec<u8> {

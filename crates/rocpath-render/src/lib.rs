@@ -315,7 +315,7 @@ pub fn inventory_tsv(inv: &Inventory, kernels: bool) -> String {
                 co.library.clone(),
                 co.offset.to_string(),
                 co.size.to_string(),
-                co.sha256.clone(),
+                co.sha256.clone().unwrap_or_default(),
                 co.target.full(),
                 co.target.processor.clone(),
                 co.family.clone().unwrap_or_default(),

@@ -22,6 +22,7 @@
 pub mod aks2;
 pub mod archive;
 pub mod bundle;
+pub mod hash;
 pub mod host;
 pub mod kdb;
 pub mod names;
@@ -30,6 +31,7 @@ pub mod stream;
 use std::fmt;
 use std::path::{Path, PathBuf};
 
+pub use hash::{HashCache, HashSource, Hashing, ObjectHash};
 pub use names::NamedKind;
 pub use rocpath_budget::{MemoryBudget, OverBudget, Reservation, format_size, parse_size};
 pub use rocpath_miopen::dbname::{DbKind, DbName};
@@ -59,6 +61,8 @@ pub struct Limits {
     pub max_streamed_object: u64,
     /// The run's memory budget, shared by every item scanned in parallel (clones share it).
     pub memory: MemoryBudget,
+    /// Whether code objects are hashed (sha256), and whether through the hash cache.
+    pub hashing: Hashing,
 }
 
 impl Default for Limits {
@@ -72,6 +76,7 @@ impl Default for Limits {
             max_depth: 6,
             max_streamed_object: 2 << 30,
             memory: MemoryBudget::default(),
+            hashing: Hashing::default(),
         }
     }
 }
@@ -228,9 +233,10 @@ pub enum Found<'a> {
         bundle_id: Option<&'a str>,
         /// Other entries of the same bundle that point at these bytes (read once, here).
         shared_by: Option<&'a bundle::SharedBy>,
-        /// sha256 of `bytes`, lower-case hex (computed here, reading the bytes once in
-        /// chunks whose pages are released as they are hashed).
-        sha256: &'a str,
+        /// sha256 of `bytes` and how it was obtained, under [`Limits::hashing`] (computed
+        /// here, reading the bytes once in chunks whose pages are released as they are
+        /// hashed, or taken from the hash cache; absent when hashing is off).
+        sha256: &'a ObjectHash,
         /// Call with sub-slices of `bytes` already processed, to drop their pages from memory
         /// (a no-op unless the bytes are memory-mapped).
         release: &'a (dyn Fn(&[u8]) + Sync),
@@ -283,19 +289,18 @@ pub(crate) struct Ctx<'s> {
     /// The memory map of the file being scanned, if any: pages of handled code objects are
     /// handed back to the kernel so a multi-gigabyte library does not stay resident.
     pub map: Option<&'s memmap2::Mmap>,
+    /// Identity of the file being scanned (device, inode, size, mtime) and its bytes, for
+    /// the hash cache.
+    pub file: Option<(hash::FileKey, &'s [u8])>,
 }
 
 impl Ctx<'_> {
-    /// sha256 of `bytes` (lower-case hex), hashing in chunks and releasing each chunk's
-    /// pages afterwards when they belong to the file's memory map.
-    pub(crate) fn digest(&self, bytes: &[u8]) -> String {
-        use sha2::Digest;
-        let mut h = sha2::Sha256::new();
-        for chunk in bytes.chunks(4 << 20) {
-            h.update(chunk);
-            self.release(chunk);
-        }
-        h.finalize().iter().map(|b| format!("{b:02x}")).collect()
+    /// sha256 of `bytes` under [`Limits::hashing`]: not at all, computed (in chunks, each
+    /// chunk's pages released afterwards when they belong to the file's memory map), or from
+    /// the hash cache when `bytes` are the file's own bytes.
+    pub(crate) fn digest(&self, bytes: &[u8]) -> ObjectHash {
+        let at = self.file.and_then(|(k, own)| hash::key_in(k, own, bytes));
+        hash::object_hash(&self.limits.hashing, bytes, at, |c| self.release(c))
     }
 
     /// Drops the resident pages under `bytes` when they belong to the file's memory map.
@@ -457,10 +462,12 @@ pub fn scan_file(path: &Path, limits: &Limits, sink: &dyn Sink) {
             // An empty kernel database is an empty cache (MIOpen creates its table on the
             // first write): nothing to read.
             if kdb::is_kdb_name(&name) && size > 0 {
+                // Rows of the database, not the file's own bytes: hashed, never cached.
                 let ctx = Ctx {
                     limits,
                     sink,
                     map: None,
+                    file: None,
                 };
                 kdb::scan_kdb_path(path, &origin, 0, &ctx);
             }
@@ -521,7 +528,13 @@ pub fn scan_file(path: &Path, limits: &Limits, sink: &dyn Sink) {
         Held::Buf(b) => (b, None),
         Held::Map(m) => (m, Some(m)),
     };
-    let ctx = Ctx { limits, sink, map };
+    let file_key = file.metadata().ok().and_then(|m| hash::FileKey::of(&m));
+    let ctx = Ctx {
+        limits,
+        sink,
+        map,
+        file: file_key.map(|k| (k, data)),
+    };
     scan_bytes(data, &origin, &name, 0, &ctx);
     sink.progress(len);
 }
@@ -532,6 +545,7 @@ pub fn scan_memory(data: &[u8], origin: &Origin, name: &str, limits: &Limits, si
         limits,
         sink,
         map: None,
+        file: None,
     };
     scan_bytes(data, origin, name, 0, &ctx);
 }

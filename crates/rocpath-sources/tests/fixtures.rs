@@ -31,7 +31,8 @@ impl Sink for Collect {
             } => {
                 let h = format!("{:x}", Sha256::digest(bytes));
                 assert_eq!(
-                    h, sha256,
+                    Some(h.as_str()),
+                    sha256.as_str(),
                     "the sha256 reported with a code object is its bytes' hash"
                 );
                 self.objects

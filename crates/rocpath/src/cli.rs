@@ -160,6 +160,14 @@ pub struct ScanArgs {
     /// Archive members up to this size are buffered; larger ones are scanned as a stream.
     #[arg(long, value_name = "BYTES", default_value_t = 32 << 20)]
     pub max_member_buffer: u64,
+    /// Hash every code object (sha256). Hashes are kept in the hash cache
+    /// (`$XDG_CACHE_HOME/rocpath/hashes-v1.tsv`) by device, inode, size and modification time
+    /// of the file; `sha256_source` says whether each was computed or cached.
+    #[arg(long)]
+    pub hash: bool,
+    /// With --hash: compute every hash, neither reading nor writing the hash cache.
+    #[arg(long, requires = "hash")]
+    pub no_hash_cache: bool,
 }
 
 #[derive(Debug, Args)]

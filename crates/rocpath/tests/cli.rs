@@ -85,7 +85,9 @@ fn inventory_json_contract_on_the_example() {
                 .unwrap()
                 .starts_with("amdgcn-amd-amdhsa--gfx")
         );
-        assert_eq!(co["sha256"].as_str().unwrap().len(), 64);
+        // Hashing is asked for with --hash; the record says it was not hashed.
+        assert!(co.get("sha256").is_none(), "{co}");
+        assert_eq!(co["sha256_source"], "not_hashed");
         let ks = co["kernels"].as_array().unwrap();
         assert_eq!(ks.len(), 3, "{co}");
         let names: BTreeSet<&str> = ks.iter().map(|k| k["name"].as_str().unwrap()).collect();
@@ -149,9 +151,17 @@ fn inventory_json_contract_on_the_example() {
 #[test]
 fn the_deb_gives_the_same_code_objects_as_the_unpacked_install() {
     let ex = example();
-    let (a, _, _) = json(&["inventory", ex.join("install").to_str().unwrap()]);
+    let install = ex.join("install");
+    let (a, _, _) = json(&[
+        "inventory",
+        "--hash",
+        "--no-hash-cache",
+        install.to_str().unwrap(),
+    ]);
     let (b, code, _) = json(&[
         "inventory",
+        "--hash",
+        "--no-hash-cache",
         ex.join("rocm-example_1.1_amd64.deb").to_str().unwrap(),
     ]);
     assert_eq!(code, 0);
@@ -410,7 +420,12 @@ fn real_fixtures_inventory_matches_llvm_manifest() {
     let Some(dir) = rocpath_testdata::codeobjects_dir() else {
         return;
     };
-    let (v, code, stderr) = json(&["inventory", dir.to_str().unwrap()]);
+    let (v, code, stderr) = json(&[
+        "inventory",
+        "--hash",
+        "--no-hash-cache",
+        dir.to_str().unwrap(),
+    ]);
     assert_eq!(code, 0, "{stderr}");
     let manifest = rocpath_testdata::read_tsv(&dir.join("manifest.tsv")).unwrap();
     let want: BTreeSet<String> = manifest
@@ -631,4 +646,46 @@ fn check_gives_one_verdict_per_device_with_per_device_overrides() {
         );
     }
     assert!(devs[1]["verdict_with_override"].is_string());
+}
+
+#[test]
+fn hashes_are_computed_then_taken_from_the_cache_and_say_so() {
+    let cache = tempfile::tempdir().unwrap();
+    let install = example().join("install");
+    let run = || -> Value {
+        let out = rocpath()
+            .env("ROCPATH_CACHE", cache.path())
+            .args(["--json", "inventory", "--hash", install.to_str().unwrap()])
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(0));
+        serde_json::from_slice(&out.stdout).unwrap()
+    };
+    let first = run();
+    let second = run();
+    let n = first["code_objects"].as_array().unwrap().len() as u64;
+    assert_eq!(first["hashing"]["mode"], "cached");
+    assert_eq!(first["hashing"]["computed"], n);
+    let mut cached = 0;
+    for (a, b) in first["code_objects"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .zip(second["code_objects"].as_array().unwrap())
+    {
+        assert_eq!(a["sha256"].as_str().unwrap().len(), 64);
+        assert_eq!(a["sha256"], b["sha256"]);
+        assert_eq!(a["evidence"]["sources"][0]["sha256"], a["sha256"], "{a}");
+        assert_eq!(a["sha256_source"], "computed");
+        // Only a file's own bytes are cached: an object decompressed from a CCOB is hashed
+        // again, and says so.
+        let compressed = b["container"].as_str().unwrap().contains("ccob#");
+        let want = if compressed { "computed" } else { "cached" };
+        assert_eq!(b["sha256_source"], want, "{b}");
+        cached += u64::from(!compressed);
+    }
+    assert!(cached > 0);
+    assert_eq!(second["hashing"]["cached"], cached, "{}", second["hashing"]);
+    assert_eq!(second["hashing"]["computed"], n - cached);
+    assert!(cache.path().join("hashes-v1.tsv").is_file());
 }

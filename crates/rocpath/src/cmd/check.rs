@@ -48,6 +48,7 @@ pub fn run(a: CheckArgs, p: &Printer) -> anyhow::Result<Status> {
         no_kernels: true,
     };
     let inv = rocpath_inventory::scan(&paths, &opts, &BarProgress(bar.clone()));
+    super::save_hashes(&opts.limits, p);
     bar.finish_and_clear();
     p.error_text(&rocpath_render::errors_text(&inv));
     let mut checks = Vec::new();

@@ -28,6 +28,7 @@ fn load(path: &Path, a: &DiffArgs, p: &Printer) -> anyhow::Result<Inventory> {
     };
     let inv = rocpath_inventory::scan(&[path.to_path_buf()], &opts, &BarProgress(bar.clone()));
     bar.finish_and_clear();
+    super::save_hashes(&opts.limits, p);
     Ok(inv)
 }
 

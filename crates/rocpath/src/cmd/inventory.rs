@@ -31,6 +31,7 @@ pub fn run(a: InventoryArgs, p: &Printer) -> anyhow::Result<Status> {
     let started = std::time::Instant::now();
     let inv = rocpath_inventory::scan(&paths, &opts, &BarProgress(bar.clone()));
     bar.finish_and_clear();
+    super::save_hashes(&opts.limits, p);
     p.error_text(&rocpath_render::errors_text(&inv));
     if p.global.json {
         p.json("rocpath.inventory/1", &inv)?;

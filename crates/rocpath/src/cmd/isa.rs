@@ -44,6 +44,7 @@ pub fn run(a: IsaArgs, p: &Printer) -> anyhow::Result<Status> {
     let started = std::time::Instant::now();
     let r = rocpath_census::run(&a.paths, &opts, &Bar(bar.clone()));
     bar.finish_and_clear();
+    super::save_hashes(&opts.limits, p);
     p.error_text(&rocpath_render::isa::errors_text(&r));
     if p.global.json {
         p.json("rocpath.isa/1", &r)?;

@@ -60,7 +60,27 @@ pub fn limits(s: &ScanArgs, p: &Printer) -> Limits {
         max_decompressed: s.max_decompressed,
         max_member_buffer: s.max_member_buffer,
         memory: budget(p),
+        hashing: hashing(s.hash, s.no_hash_cache),
         ..Limits::default()
+    }
+}
+
+/// The hashing policy: off unless asked for; through the hash cache unless told not to.
+pub fn hashing(hash: bool, no_cache: bool) -> rocpath_sources::Hashing {
+    use rocpath_sources::{HashCache, Hashing};
+    match (hash, no_cache) {
+        (false, _) => Hashing::Off,
+        (true, true) => Hashing::Compute,
+        (true, false) => Hashing::Cached(std::sync::Arc::new(HashCache::open_default())),
+    }
+}
+
+/// Writes back the hash cache of a run (a failure is a warning: the run's hashes stand).
+pub fn save_hashes(l: &Limits, p: &Printer) {
+    if let rocpath_sources::Hashing::Cached(c) = &l.hashing {
+        if let Err(e) = c.save() {
+            p.note(&format!("warning: could not write the hash cache: {e}"));
+        }
     }
 }
 

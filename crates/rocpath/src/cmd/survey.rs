@@ -63,6 +63,7 @@ pub fn run(a: SurveyArgs, p: &Printer) -> anyhow::Result<Status> {
     };
     let bar = p.bar("surveying");
     let s = rocpath_survey::survey(&opts, &Progress(bar.clone()));
+    super::save_hashes(&opts.limits, p);
     bar.finish_and_clear();
     p.error_text(&rocpath_render::survey::survey_errors(&s));
     if p.global.json {

@@ -12,6 +12,7 @@
 pub mod check;
 pub mod device;
 pub mod diff;
+pub mod kpack;
 
 use rocpath_arch::TargetId;
 use rocpath_codeobj::Kernel;
@@ -34,6 +35,14 @@ pub mod rules {
     pub const MIOPEN_DB_NAME: &str = "inventory.miopen_db_by_name";
     /// An item could not be read.
     pub const UNREADABLE: &str = "inventory.unreadable";
+    /// A host binary packed for kpack: its marker was read.
+    pub const KPACK_REF: &str = "inventory.kpack_ref";
+    /// A referenced kpack archive is absent, empty, not a file, or matches no file.
+    pub const KPACK_ARCHIVE_MISSING: &str = "inventory.kpack_archive_missing";
+    /// A referenced kpack archive has no entry for the binary.
+    pub const KPACK_NO_ENTRIES: &str = "inventory.kpack_no_entries";
+    /// Fat-binary wrappers still `HIPF` while `.hip_fatbin` was emptied.
+    pub const KPACK_STALE_WRAPPERS: &str = "inventory.kpack_stale_wrappers";
 }
 
 /// Options of a scan.
@@ -163,6 +172,8 @@ pub struct MiopenDbRecord {
     pub evidence: Evidence,
 }
 
+pub use kpack::{KpackArchiveRecord, KpackRefRecord};
+
 /// An item that could not be read.
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq, Eq)]
 pub struct ErrorRecord {
@@ -232,6 +243,9 @@ pub struct Inventory {
     pub coverage: BTreeMap<String, BTreeMap<TargetId, Cell>>,
     /// Items that could not be read.
     pub errors: Vec<ErrorRecord>,
+    /// Host binaries packed for kpack and the archives they resolve to.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub kpack_refs: Vec<KpackRefRecord>,
     /// Statistics.
     pub stats: Stats,
 }
@@ -243,6 +257,7 @@ struct Collector<'a> {
     tensile: Mutex<Vec<TensileRecord>>,
     dbs: Mutex<Vec<MiopenDbRecord>>,
     errors: Mutex<Vec<ErrorRecord>>,
+    kpack_refs: Mutex<Vec<KpackRefRecord>>,
 }
 
 fn push<T>(m: &Mutex<Vec<T>>, v: T) {
@@ -529,6 +544,9 @@ impl Sink for Collector<'_> {
                 kind,
                 size,
             } => self.named(origin, name, kind, size),
+            Found::KpackRef { origin, reference } => {
+                push(&self.kpack_refs, KpackRefRecord::new(origin, reference))
+            }
             Found::Error { origin, error } => {
                 let off = error.offset();
                 self.error(origin, off, error.to_string())
@@ -549,6 +567,7 @@ pub fn scan(paths: &[PathBuf], opts: &Options, progress: &dyn Progress) -> Inven
         tensile: Mutex::new(Vec::new()),
         dbs: Mutex::new(Vec::new()),
         errors: Mutex::new(Vec::new()),
+        kpack_refs: Mutex::new(Vec::new()),
     };
     let totals = rocpath_sources::scan_paths(paths, &opts.limits, &c, |t| {
         progress.begin(t.files, t.bytes)
@@ -558,6 +577,7 @@ pub fn scan(paths: &[PathBuf], opts: &Options, progress: &dyn Progress) -> Inven
         tensile: take(c.tensile),
         miopen_dbs: take(c.dbs),
         errors: take(c.errors),
+        kpack_refs: take(c.kpack_refs),
         stats: Stats {
             files: totals.files,
             bytes: totals.bytes,
@@ -579,6 +599,8 @@ impl Inventory {
             (&a.library_dir, &a.name, &a.path).cmp(&(&b.library_dir, &b.name, &b.path))
         });
         self.miopen_dbs
+            .sort_by(|a, b| (&a.path, &a.container).cmp(&(&b.path, &b.container)));
+        self.kpack_refs
             .sort_by(|a, b| (&a.path, &a.container).cmp(&(&b.path, &b.container)));
         self.errors.sort_by(|a, b| {
             (&a.path, &a.container, a.offset, &a.message).cmp(&(

@@ -9,7 +9,9 @@
 //! - Windows PE DLLs: the `.hip_fat` section and raw ELFs in data sections;
 //! - archives read in place, never unpacked to disk: `.deb` (ar + `data.tar.{xz,zst,gz,bz2}`),
 //!   `.whl`/`.zip`, `.tar`, `.tar.{gz,xz,zst,bz2}`. Members too large to buffer are scanned as
-//!   a stream (see [`stream`]), so memory stays bounded by the largest single code object.
+//!   a stream (see [`stream`]), so memory stays bounded by the largest single code object;
+//! - kpack archives (`.kpack`, see [`kpack`]) and host binaries packed for them: their
+//!   `.rocm_kpack_ref` marker is resolved to the archives the loader would read ([`kpack_ref`]).
 //!
 //! Every find is reported to a [`Sink`] as a [`Found`] with an [`Origin`]: the file and the
 //! chain of containers down to the item. Problems are reported as [`Found::Error`] for that
@@ -19,6 +21,8 @@
 pub mod archive;
 pub mod bundle;
 pub mod host;
+pub mod kpack;
+pub mod kpack_ref;
 pub mod names;
 pub mod stream;
 
@@ -187,7 +191,7 @@ impl Origin {
     /// member `<archive path>:<member path>` (innermost member).
     pub fn library(&self) -> String {
         for link in self.chain.iter().rev() {
-            for prefix in ["deb:", "tar:", "zip:", "ar:"] {
+            for prefix in ["deb:", "tar:", "zip:", "ar:", "kpack:"] {
                 if let Some(rest) = link.strip_prefix(prefix) {
                     let m = rest.rsplit_once(':').map(|x| x.1).unwrap_or(rest);
                     return format!("{}:{}", self.path, m.trim_start_matches("./"));
@@ -253,6 +257,14 @@ pub enum Found<'a> {
         /// Size in bytes.
         size: u64,
     },
+    /// A host binary packed for kpack: its marker and the archives it resolves to (their
+    /// code objects were reported before, as [`Found::CodeObject`]).
+    KpackRef {
+        /// The host binary.
+        origin: &'a Origin,
+        /// The marker and every candidate archive.
+        reference: &'a kpack_ref::KpackRef,
+    },
     /// A problem with one item; the scan goes on.
     Error {
         /// Where it is.
@@ -278,6 +290,8 @@ pub(crate) struct Ctx<'s> {
     /// The memory map of the file being scanned, if any: pages of handled code objects are
     /// handed back to the kernel so a multi-gigabyte library does not stay resident.
     pub map: Option<&'s memmap2::Mmap>,
+    /// kpack entries read through host binaries (see [`kpack_ref::Claims`]).
+    pub claims: Option<&'s kpack_ref::Claims>,
 }
 
 impl Ctx<'_> {
@@ -424,15 +438,34 @@ pub fn scan_paths(
         });
     }
     files.sort_by(|a, b| b.size.cmp(&a.size).then_with(|| a.path.cmp(&b.path)));
+    // kpack archives last: host binaries claim the entries they read through their marker,
+    // and an archive then lists only what no scanned binary read.
+    let (archives, files): (Vec<InputFile>, Vec<InputFile>) = files.into_iter().partition(|f| {
+        f.path
+            .file_name()
+            .is_some_and(|n| kpack_ref::is_kpack_name(&n.to_string_lossy()))
+    });
+    let claims = kpack_ref::Claims::default();
     use rayon::prelude::*;
-    files
-        .par_iter()
-        .for_each(|f| scan_file(&f.path, limits, sink));
+    for group in [files, archives] {
+        group
+            .par_iter()
+            .for_each(|f| scan_file_with(&f.path, limits, sink, Some(&claims)));
+    }
     totals
 }
 
 /// Scans one file on disk.
 pub fn scan_file(path: &Path, limits: &Limits, sink: &dyn Sink) {
+    scan_file_with(path, limits, sink, None)
+}
+
+fn scan_file_with(
+    path: &Path,
+    limits: &Limits,
+    sink: &dyn Sink,
+    claims: Option<&kpack_ref::Claims>,
+) {
     let origin = Origin::file(path.display().to_string());
     let name = path
         .file_name()
@@ -505,7 +538,12 @@ pub fn scan_file(path: &Path, limits: &Limits, sink: &dyn Sink) {
         Held::Buf(b) => (b, None),
         Held::Map(m) => (m, Some(m)),
     };
-    let ctx = Ctx { limits, sink, map };
+    let ctx = Ctx {
+        limits,
+        sink,
+        map,
+        claims,
+    };
     scan_bytes(data, &origin, &name, 0, &ctx);
     sink.progress(len);
 }
@@ -516,6 +554,7 @@ pub fn scan_memory(data: &[u8], origin: &Origin, name: &str, limits: &Limits, si
         limits,
         sink,
         map: None,
+        claims: None,
     };
     scan_bytes(data, origin, name, 0, &ctx);
 }
@@ -608,6 +647,8 @@ pub(crate) fn scan_bytes(data: &[u8], origin: &Origin, name: &str, depth: u32, c
         }
     } else if data.starts_with(bundle::BUNDLE_MAGIC) || data.starts_with(bundle::CCOB_MAGIC) {
         host::scan_fatbin_region(data, 0, origin, depth, true, ctx);
+    } else if data.starts_with(kpack::KPACK_MAGIC) {
+        kpack_ref::scan_archive(data, origin, ctx);
     } else if data.starts_with(b"MZ") {
         host::scan_pe(data, origin, depth, ctx);
     } else if data.starts_with(b"!<arch>\n") {

@@ -10,6 +10,12 @@ pub fn status_of(inv: &Inventory) -> Status {
         Status::Error
     } else if inv.code_objects.is_empty() && inv.tensile.is_empty() && inv.miopen_dbs.is_empty() {
         Status::Negative
+    } else if inv
+        .kpack_refs
+        .iter()
+        .any(|r| r.stale_wrappers > 0 || r.problems().next().is_some())
+    {
+        Status::Negative
     } else {
         Status::Ok
     }

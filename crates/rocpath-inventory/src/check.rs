@@ -383,33 +383,35 @@ fn kpack_verdict(
             rules::KPACK_MISSING,
             format!("{why}; {}", missing_note(&missing)),
         ),
-        Verdict::Runs if refs.iter().any(|r| r.stale_wrappers > 0) => {
+        Verdict::Runs => {
+            let hidden: Vec<&String> = views.iter().flat_map(|v| &v.not_advertised).collect();
+            let all_hidden = !hidden.is_empty()
+                && deciders
+                    .iter()
+                    .all(|d| hidden.iter().any(|h| d.container.contains(h.as_str())));
             let (stale, total) = refs
                 .iter()
                 .map(|r| (r.stale_wrappers, r.wrappers.total))
                 .fold((0, 0), |a, b| (a.0 + b.0, a.1 + b.1));
-            (
-                Class::Unresolved,
-                rules::KPACK_CODE_LOST,
-                format!(
-                    "{why}; but {stale} of {total} fat-binary wrappers still say HIPF over the emptied .hip_fatbin: the code of those translation units was not packed, and whether HIP fails when it registers them or when their kernels launch was not observed"
-                ),
-            )
-        }
-        Verdict::Runs => {
-            let hidden: Vec<&String> = views.iter().flat_map(|v| &v.not_advertised).collect();
-            let all_hidden = deciders
-                .iter()
-                .all(|d| hidden.iter().any(|h| d.container.contains(h.as_str())));
-            if !hidden.is_empty() && all_hidden {
-                (
-                    Class::Unresolved,
-                    rules::KPACK_NOT_ADVERTISED,
-                    format!(
-                        "{why}; but {} does not list {} in gfx_arches, and loaders that choose archives by that list (rocm-kpack's) do not find it",
-                        hidden[0], dev.processor
-                    ),
-                )
+            let mut why = why;
+            let mut rule = rule;
+            if all_hidden {
+                rule = rules::KPACK_NOT_ADVERTISED;
+                why = format!(
+                    "{why}; but {} does not list {} in gfx_arches, and loaders that choose archives by that list (rocm-kpack's) do not find it",
+                    hidden[0], dev.processor
+                );
+            }
+            if stale > 0 {
+                if !all_hidden {
+                    rule = rules::KPACK_CODE_LOST;
+                }
+                why = format!(
+                    "{why}; {stale} of {total} fat-binary wrappers still say HIPF over the emptied .hip_fatbin: the code of those translation units was not packed, and whether HIP fails when it registers them or when their kernels launch was not observed"
+                );
+            }
+            if all_hidden || stale > 0 {
+                (Class::Unresolved, rule, why)
             } else {
                 (class, rule, why)
             }

@@ -8,6 +8,7 @@ use proptest::prelude::*;
 use rocpath_sources::kpack::{self, Scheme};
 use rocpath_sources::kpack_ref::{ArchiveStatus, KpackRef};
 use rocpath_sources::{Found, Limits, MemoryBudget, Origin, Sink, scan_file, scan_paths};
+use rocpath_testdata::kpack::{with_marker, write_kpack};
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 
@@ -73,67 +74,6 @@ const GLOO_ARCHES: [&str; 10] = [
     "gfx1010", "gfx1030", "gfx1100", "gfx1101", "gfx1102", "gfx803", "gfx900", "gfx906", "gfx908",
     "gfx90a",
 ];
-
-/// Writes an archive the way the reference packer does (`none` or `zstd-per-kernel`).
-fn write_kpack(entries: &[(&str, &str, &[u8])], zstd: bool, gfx_arches: &[&str]) -> Vec<u8> {
-    use rmpv::Value;
-    let mut out = b"KPAK\x01\0\0\0".to_vec();
-    out.extend_from_slice(&[0; 56]);
-    let mut toc: Vec<(Value, Value)> = Vec::new();
-    let mut blobs = Vec::new();
-    let region_start = out.len();
-    if zstd {
-        out.extend_from_slice(&(entries.len() as u32).to_le_bytes());
-    }
-    for (i, (bin, arch, bytes)) in entries.iter().enumerate() {
-        if zstd {
-            let f = zstd::bulk::compress(bytes, 3).unwrap();
-            out.extend_from_slice(&(f.len() as u32).to_le_bytes());
-            out.extend_from_slice(&f);
-        } else {
-            blobs.push(Value::Map(vec![
-                ("offset".into(), (out.len() as u64).into()),
-                ("size".into(), (bytes.len() as u64).into()),
-            ]));
-            out.extend_from_slice(bytes);
-        }
-        let entry = Value::Map(vec![
-            ("type".into(), "hsaco".into()),
-            ("ordinal".into(), (i as u64).into()),
-            ("original_size".into(), (bytes.len() as u64).into()),
-        ]);
-        match toc.iter_mut().find(|(k, _)| k.as_str() == Some(bin)) {
-            Some((_, Value::Map(m))) => m.push(((*arch).into(), entry)),
-            _ => toc.push(((*bin).into(), Value::Map(vec![((*arch).into(), entry)]))),
-        }
-    }
-    let region_end = out.len();
-    let mut top = vec![
-        ("format_version".into(), 1.into()),
-        ("group_name".into(), "test".into()),
-        ("gfx_arch_family".into(), "gfxtest".into()),
-        (
-            "gfx_arches".into(),
-            Value::Array(gfx_arches.iter().map(|a| (*a).into()).collect()),
-        ),
-        ("toc".into(), Value::Map(toc)),
-    ];
-    if zstd {
-        top.push(("compression_scheme".into(), "zstd-per-kernel".into()));
-        top.push(("zstd_offset".into(), (region_start as u64).into()));
-        top.push((
-            "zstd_size".into(),
-            ((region_end - region_start) as u64).into(),
-        ));
-    } else {
-        top.push(("compression_scheme".into(), "none".into()));
-        top.push(("blobs".into(), Value::Array(blobs)));
-    }
-    let toc_offset = out.len() as u64;
-    rmpv::encode::write_value(&mut out, &Value::Map(top)).unwrap();
-    out[8..16].copy_from_slice(&toc_offset.to_le_bytes());
-    out
-}
 
 #[test]
 fn reference_archives_read_as_the_reference_tests_expect() {
@@ -397,31 +337,6 @@ fn gloo_objects() -> Vec<(String, Vec<u8>)> {
             (e.arch.clone(), b.to_vec())
         })
         .collect()
-}
-
-/// `host` with its `.rocm_kpack_ref` bytes replaced by a marker with `paths` (zero-padded;
-/// the marker is one MessagePack map and what follows it is not read).
-fn with_marker(host: &[u8], paths: &[&str], key: &str) -> Vec<u8> {
-    use object::{Object, ObjectSection};
-    let f = object::File::parse(host).unwrap();
-    let s = f.section_by_name(".rocm_kpack_ref").unwrap();
-    let (off, size) = s.file_range().unwrap();
-    let v = rmpv::Value::Map(vec![
-        (
-            "kpack_search_paths".into(),
-            rmpv::Value::Array(paths.iter().map(|p| (*p).into()).collect()),
-        ),
-        ("kernel_name".into(), key.into()),
-    ]);
-    let mut m = Vec::new();
-    rmpv::encode::write_value(&mut m, &v).unwrap();
-    let mut out = host.to_vec();
-    let region = &mut out[off as usize..(off + size) as usize];
-    // The marker section keeps its size.
-    assert!(m.len() <= region.len(), "marker too long");
-    region.fill(0);
-    region[..m.len()].copy_from_slice(&m);
-    out
 }
 
 #[test]

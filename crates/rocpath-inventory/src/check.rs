@@ -235,6 +235,8 @@ fn evaluate(objs: &[&CodeObjectRecord], dev: &TargetId) -> (Verdict, Vec<Decider
     }
     if !runs.is_empty() {
         let n = runs.len();
+        // The loader takes an object for the device's own processor before a generic one.
+        runs.sort_by_key(|d| d.rule == rocpath_arch::rules::GENERIC);
         runs.truncate(5);
         (Verdict::Runs, runs, n)
     } else if !depends.is_empty() {
@@ -271,10 +273,11 @@ pub fn check(inv: &Inventory, device: &Device, ov: Option<&Override>) -> DeviceC
                 Class::Inferred,
                 rules::LOADS,
                 format!(
-                    "{compatible} of {} code objects load on {} ({})",
+                    "{compatible} of {} code objects load on {} ({}){}",
                     objs.len(),
                     dev.canonical(),
-                    deciders[0].rule
+                    deciders[0].rule,
+                    preference(&deciders)
                 ),
             ),
             Verdict::Depends => (
@@ -360,6 +363,21 @@ pub fn check(inv: &Inventory, device: &Device, ov: Option<&Override>) -> DeviceC
         r#override: ov.cloned(),
         libraries,
         summary,
+    }
+}
+
+/// When objects for the processor and for its generic target both load, which one the loader
+/// takes.
+fn preference(deciders: &[Decider]) -> String {
+    let generic = deciders
+        .iter()
+        .find(|d| d.rule == rocpath_arch::rules::GENERIC);
+    match (deciders.first(), generic) {
+        (Some(first), Some(g)) if first.rule != rocpath_arch::rules::GENERIC => format!(
+            "; the loader takes the {} object before the generic {} one",
+            first.target_id, g.target_id
+        ),
+        _ => String::new(),
     }
 }
 

@@ -93,6 +93,10 @@ pub struct CodeObjectRecord {
     pub family: Option<String>,
     /// Code object version (2..6).
     pub code_object_version: Option<u8>,
+    /// `EF_AMDGPU_GENERIC_VERSION` of a generic-target object (code object v6): the loader
+    /// accepts it only if it knows this version of the generic target.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub generic_version: Option<u8>,
     /// `e_flags`, hex.
     pub e_flags: String,
     /// Offload bundle entry id, when it came from a bundle.
@@ -371,6 +375,7 @@ impl Collector<'_> {
             family: family_of(&co.target_id.processor).map(str::to_string),
             target: co.target_id,
             code_object_version: co.version,
+            generic_version: (co.generic_version > 0).then_some(co.generic_version),
             e_flags: format!("0x{:x}", co.e_flags),
             bundle_id: bundle_id.map(str::to_string),
             shared_by: shared_by.cloned(),

@@ -407,10 +407,19 @@ fn kpack_verdict(
                 && deciders
                     .iter()
                     .all(|d| hidden.iter().any(|h| d.container.contains(h.as_str())));
-            let (stale, total) = refs
+            let (mut stale, total) = refs
                 .iter()
                 .map(|r| (r.stale_wrappers, r.wrappers.total))
                 .fold((0, 0), |a, b| (a.0 + b.0, a.1 + b.1));
+            // HIPK wrappers whose `#N` object is missing for the device's architecture.
+            let names = crate::kpack::loader_arch_names(dev);
+            stale += refs
+                .iter()
+                .flat_map(|r| &r.missing_indices)
+                .filter(|m| names.first() == Some(&m.arch) || m.arch == dev.processor)
+                .map(|m| m.indices.len() as u32)
+                .max()
+                .unwrap_or(0);
             let mut why = why;
             let mut rule = rule;
             if all_hidden {
@@ -425,7 +434,7 @@ fn kpack_verdict(
                     rule = rules::KPACK_CODE_LOST;
                 }
                 why = format!(
-                    "{why}; {stale} of {total} fat-binary wrappers still say HIPF over the emptied .hip_fatbin: the code of those translation units was not packed, and whether HIP fails when it registers them or when their kernels launch was not observed"
+                    "{why}; {stale} of {total} fat-binary wrappers have no code for it (still HIPF over the emptied .hip_fatbin, or no #N object in the archives): the code of those translation units was not packed, and whether HIP fails when it registers them or when their kernels launch was not observed"
                 );
             }
             if all_hidden || stale > 0 {

@@ -4,7 +4,7 @@
 use crate::rules;
 use rocpath_evidence::{Class, Evidence, Locator, Proof};
 use rocpath_sources::Origin;
-use rocpath_sources::kpack_ref::{ArchiveRef, ArchiveStatus, KpackRef, Wrappers};
+use rocpath_sources::kpack_ref::{ArchiveRef, ArchiveStatus, KpackRef, MissingIndices, Wrappers};
 use serde::{Deserialize, Serialize};
 
 /// One archive a host binary's marker leads to, with evidence.
@@ -41,6 +41,9 @@ pub struct KpackRefRecord {
     pub stale_wrappers: u32,
     /// Candidate archives, in the loader's order.
     pub archives: Vec<KpackArchiveRecord>,
+    /// `HIPK` wrapper indices without an object, per architecture.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub missing_indices: Vec<MissingIndices>,
     /// Evidence for the marker; the note names what the binary lost, if anything.
     pub evidence: Evidence,
 }
@@ -70,6 +73,19 @@ impl KpackRefRecord {
             )
         }
         .at(at());
+        if let Some(m) = r.missing_indices.first() {
+            evidence = evidence.because(format!(
+                "{} of {} code objects missing for {} (wrappers #{})",
+                m.indices.len(),
+                r.wrappers.hipk,
+                m.arch,
+                m.indices
+                    .iter()
+                    .map(u32::to_string)
+                    .collect::<Vec<_>>()
+                    .join(", #")
+            ));
+        }
         if !r.resolved {
             evidence = evidence.because(
                 "inside an archive file: the referenced kpack archives were not looked for",
@@ -94,6 +110,7 @@ impl KpackRefRecord {
             resolved: r.resolved,
             stale_wrappers: stale,
             archives,
+            missing_indices: r.missing_indices.clone(),
             evidence,
         }
     }

@@ -14,7 +14,7 @@ use crate::kpack::{self, Toc};
 use crate::{Ctx, Found, Origin, SourceError};
 use rocpath_mpack::Reader;
 use serde::{Deserialize, Serialize};
-use std::collections::HashSet;
+use std::collections::{BTreeMap, BTreeSet, HashSet};
 use std::path::{Component, Path, PathBuf};
 use std::sync::Mutex;
 
@@ -204,6 +204,36 @@ pub struct KpackRef {
     pub resolved: bool,
     /// Every candidate archive, in the loader's order.
     pub archives: Vec<ArchiveRef>,
+    /// Per architecture found in the archives, the wrapper indices (`#N`) no archive holds an
+    /// object for, when the binary has several `HIPK` wrappers: those wrappers have no code
+    /// for that architecture.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub missing_indices: Vec<MissingIndices>,
+}
+
+/// Wrapper indices without a code object for one architecture.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct MissingIndices {
+    /// The architecture key.
+    pub arch: String,
+    /// Indices of `HIPK` wrappers (`kernel_name#N`) with no object for it.
+    pub indices: Vec<u32>,
+}
+
+/// Indices of `HIPK` wrappers that no entry covers, per architecture present in `seen`.
+fn missing_indices(hipk: u32, seen: &BTreeMap<String, BTreeSet<u32>>) -> Vec<MissingIndices> {
+    if hipk < 2 {
+        return Vec::new();
+    }
+    seen.iter()
+        .filter_map(|(arch, have)| {
+            let indices: Vec<u32> = (0..hipk).filter(|i| !have.contains(i)).collect();
+            (!indices.is_empty()).then(|| MissingIndices {
+                arch: arch.clone(),
+                indices,
+            })
+        })
+        .collect()
 }
 
 impl KpackRef {
@@ -364,18 +394,21 @@ pub(crate) fn scan_host_ref(
         fatbin_emptied,
         resolved: false,
         archives: Vec::new(),
+        missing_indices: Vec::new(),
     };
     // Only a binary that is a file on disk has a folder to resolve against.
     if origin.chain.is_empty() {
         r.resolved = true;
+        let mut seen = BTreeMap::new();
         let dir = Path::new(&origin.path)
             .parent()
             .map(Path::to_path_buf)
             .unwrap_or_default();
         for c in candidates(&dir, &marker) {
-            let a = read_candidate(&c, &marker.kernel_name, origin, ctx);
+            let a = read_candidate(&c, &marker.kernel_name, origin, ctx, &mut seen);
             r.archives.push(a);
         }
+        r.missing_indices = missing_indices(wrappers.hipk, &seen);
     }
     ctx.sink.found(Found::KpackRef {
         origin,
@@ -383,7 +416,14 @@ pub(crate) fn scan_host_ref(
     });
 }
 
-fn read_candidate(c: &Candidate, key: &str, origin: &Origin, ctx: &Ctx<'_>) -> ArchiveRef {
+/// Reads one candidate archive; the `#N` indices of its entries go into `seen` per arch.
+fn read_candidate(
+    c: &Candidate,
+    key: &str,
+    origin: &Origin,
+    ctx: &Ctx<'_>,
+    seen: &mut BTreeMap<String, BTreeSet<u32>>,
+) -> ArchiveRef {
     let shown = fold(&c.path).display().to_string();
     let mut a = ArchiveRef {
         search_path: c.search_path.clone(),
@@ -490,6 +530,10 @@ fn read_candidate(c: &Candidate, key: &str, origin: &Origin, ctx: &Ctx<'_>) -> A
     arches.dedup();
     a.arches = arches;
     a.code_objects = mine.len() as u32;
+    for e in &mine {
+        let index = e.binary_and_index().1;
+        seen.entry(e.arch.clone()).or_default().insert(index);
+    }
     if let Some(claims) = ctx.claims {
         for e in &mine {
             claims.add(&canonical, &e.binary);
@@ -637,6 +681,22 @@ mod tests {
         assert_eq!((w.total, w.hipk, w.hipf), (4, 1, 2));
         assert_eq!(&HIPK.to_le_bytes(), b"HIPK");
         assert_eq!(&HIPF.to_le_bytes(), b"FPIH");
+    }
+
+    #[test]
+    fn wrapper_indices_without_objects() {
+        let mut seen = BTreeMap::new();
+        seen.insert("gfx900".to_string(), BTreeSet::from([0, 2]));
+        seen.insert("gfx906".to_string(), BTreeSet::from([0, 1, 2]));
+        let m = missing_indices(3, &seen);
+        assert_eq!(
+            m,
+            [MissingIndices {
+                arch: "gfx900".into(),
+                indices: vec![1]
+            }]
+        );
+        assert!(missing_indices(1, &seen).is_empty());
     }
 
     #[test]

@@ -531,3 +531,58 @@ proptest! {
         let _ = rocpath_sources::kpack_ref::parse_marker(&bytes);
     }
 }
+
+/// Every wrapper `HIPK` and keys `KEY#N` (the newer splitter): an architecture that lacks the
+/// object of one wrapper is named with the index.
+#[test]
+fn indexed_keys_are_checked_against_the_wrappers() {
+    use object::{Object, ObjectSection};
+    let host = std::fs::read(gloo().join("lib/libgloo_hip.so.0.5.0")).unwrap();
+    let mut host = with_marker(&host, &["../k.kpack"], "g.so");
+    let f = object::File::parse(&host[..]).unwrap();
+    let (off, size) = f
+        .section_by_name(".hipFatBinSegment")
+        .unwrap()
+        .file_range()
+        .unwrap();
+    drop(f);
+    for rec in host[off as usize..(off + size) as usize].chunks_exact_mut(24) {
+        rec[..4].copy_from_slice(b"HIPK");
+    }
+    let d = tempfile::tempdir().unwrap();
+    std::fs::create_dir_all(d.path().join("lib")).unwrap();
+    std::fs::write(d.path().join("lib/g.so"), &host).unwrap();
+    let objs = gloo_objects();
+    let co = &objs[0].1;
+    std::fs::write(
+        d.path().join("k.kpack"),
+        write_kpack(
+            &[
+                ("g.so#0", "gfx900", co),
+                ("g.so#1", "gfx900", co),
+                ("g.so#0", "gfx906", co),
+            ],
+            true,
+            &["gfx900", "gfx906"],
+        ),
+    )
+    .unwrap();
+    let c = Collect::default();
+    scan_paths(&[d.path().join("lib")], &Limits::default(), &c, |_| {});
+    assert_eq!(c.objects().len(), 3);
+    assert!(
+        c.objects()[2].0.ends_with("binary#1 > gfx900"),
+        "{:#?}",
+        c.objects()
+    );
+    let r = c.refs.lock().unwrap()[0].1.clone();
+    assert_eq!((r.wrappers.hipk, r.stale_wrappers()), (2, 0));
+    assert_eq!(r.missing_indices.len(), 1);
+    assert_eq!(
+        (
+            r.missing_indices[0].arch.as_str(),
+            r.missing_indices[0].indices.as_slice()
+        ),
+        ("gfx906", &[1][..])
+    );
+}

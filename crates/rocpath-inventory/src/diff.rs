@@ -60,6 +60,10 @@ pub struct Diff {
     pub libraries: Vec<LibraryDiff>,
     /// Libraries identical in both.
     pub unchanged: usize,
+    /// What packing for kpack left behind, on either side: wrappers without code, archives
+    /// missing or empty (one line per library and problem).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub kpack: Vec<String>,
 }
 
 impl Diff {
@@ -219,7 +223,42 @@ pub fn diff(old: &Inventory, new: &Inventory) -> Diff {
         targets_removed: ta.difference(&tb).map(|&t| t.clone()).collect(),
         libraries,
         unchanged,
+        kpack: kpack_notes("OLD", old, &ro)
+            .chain(kpack_notes("NEW", new, &rn))
+            .collect(),
     }
+}
+
+/// One line per kpack problem of a side: wrappers left without code, archives not read.
+fn kpack_notes<'a>(
+    side: &'a str,
+    inv: &'a Inventory,
+    roots: &'a [&'a str],
+) -> impl Iterator<Item = String> + 'a {
+    inv.kpack_refs.iter().flat_map(move |r| {
+        let lib = normalize_library(&r.library, roots);
+        let mut v = Vec::new();
+        if r.stale_wrappers > 0 {
+            v.push(format!(
+                "{side} {lib}: {} of {} fat-binary wrappers still HIPF over the emptied .hip_fatbin (their code was not packed)",
+                r.stale_wrappers, r.wrappers.total
+            ));
+        }
+        for m in &r.missing_indices {
+            v.push(format!(
+                "{side} {lib}: {} has no object for wrappers {:?}",
+                m.arch, m.indices
+            ));
+        }
+        for a in r.problems() {
+            v.push(format!(
+                "{side} {lib}: kpack archive {} {}",
+                a.archive.search_path,
+                a.archive.status.as_str()
+            ));
+        }
+        v
+    })
 }
 
 #[cfg(test)]

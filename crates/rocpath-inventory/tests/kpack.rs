@@ -173,4 +173,10 @@ fn diff_shows_what_the_split_kept_and_lost() {
         assert_eq!(k.removed.len(), 1);
         assert!(k.added.is_empty());
     }
+    assert_eq!(d.kpack.len(), 1);
+    assert!(
+        d.kpack[0].starts_with("NEW lib/libgloo_hip.so: 1 of 2 fat-binary wrappers"),
+        "{:?}",
+        d.kpack
+    );
 }

@@ -655,6 +655,9 @@ pub fn diff_table(d: &Diff) -> String {
     }
     let _ = writeln!(out, "{t}");
     diff_per_target(&mut out, d);
+    for note in &d.kpack {
+        let _ = writeln!(out, "kpack: {note}");
+    }
     let _ = writeln!(
         out,
         "{} libraries changed, {} unchanged",

@@ -505,6 +505,18 @@ mod tests {
     }
 
     #[test]
+    fn toc_length_bomb_is_refused() {
+        let mut h = b"KPAK\x01\0\0\0".to_vec();
+        h.extend_from_slice(&64u64.to_le_bytes());
+        h.resize(64, 0);
+        // A map32 that claims 4 G entries, then a str32 that claims 4 GiB.
+        h.extend_from_slice(&[0xdf, 0xff, 0xff, 0xff, 0xff, 0xdb, 0xff, 0xff, 0xff, 0xff]);
+        let e = parse(&h).unwrap_err();
+        assert!(e.to_string().contains("exceeds"), "{e}");
+        assert_eq!(e.offset(), Some(64));
+    }
+
+    #[test]
     fn frame_count_bomb_is_refused() {
         let mut d = vec![0u8; 64];
         d.extend_from_slice(&u32::MAX.to_le_bytes());

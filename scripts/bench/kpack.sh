@@ -47,8 +47,9 @@ for side in ORIG PACKED; do
   "$R" -q --json inventory "${!side}" > "$W/$side.json"
 done
 count() { python3 -c "import json; d=json.load(open('$1')); print(len(d['code_objects']), sum(c['kernel_count'] for c in d['code_objects']))"; }
-read -r t_llvm m_llvm < "$W/t-llvm"; read -r t_kp m_kp < "$W/t-kpack"
-read -r t_o m_o < "$W/t-ORIG"; read -r t_p m_p < "$W/t-PACKED"
+read -r t_llvm m_llvm < <(tail -1 "$W/t-llvm"); read -r t_kp m_kp < <(tail -1 "$W/t-kpack")
+# rocpath exits 1 on a packed tree that lost code: time then writes a status line first.
+read -r t_o m_o < <(tail -1 "$W/t-ORIG"); read -r t_p m_p < <(tail -1 "$W/t-PACKED")
 printf 'original %s: %s bytes; packed %s: %s bytes\n' "$ORIG" "$(du -sb "$ORIG" | cut -f1)" "$PACKED" "$(du -sb "$PACKED" | cut -f1)"
 printf 'llvm loop on the original:      %7.2f s  %5d MB  %s code objects\n' "$t_llvm" $((m_llvm/1024)) "$(cat "$W/count-llvm")"
 printf 'kpack_tool loop on the packed:  %7.2f s  %5d MB  %s code objects\n' "$t_kp" $((m_kp/1024)) "$(cat "$W/count-kpack")"

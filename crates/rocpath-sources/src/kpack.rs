@@ -193,12 +193,24 @@ pub fn parse(data: &[u8]) -> Result<Toc, SourceError> {
         Ok(())
     })
     .map_err(mp)?;
-    t.scheme = match t.scheme_name.as_str() {
-        "none" | "" => Scheme::None {
+    t.scheme = scheme(&t.scheme_name, blobs, zoff.zip(zsize), toc_offset)?;
+    Ok(t)
+}
+
+/// The storage scheme from the TOC's keys: `none` (or absent, as the C++ loader reads it) with
+/// `blobs`, or `zstd-per-kernel` with a region that ends before the TOC.
+fn scheme(
+    name: &str,
+    blobs: Option<Vec<(u64, u64)>>,
+    zstd: Option<(u64, u64)>,
+    toc_offset: u64,
+) -> Result<Scheme, SourceError> {
+    match name {
+        "none" | "" => Ok(Scheme::None {
             blobs: blobs.unwrap_or_default(),
-        },
+        }),
         "zstd-per-kernel" => {
-            let (Some(offset), Some(size)) = (zoff, zsize) else {
+            let Some((offset, size)) = zstd else {
                 return Err(fmt(
                     toc_offset,
                     "zstd-per-kernel archive without zstd_offset/zstd_size",
@@ -212,16 +224,13 @@ pub fn parse(data: &[u8]) -> Result<Toc, SourceError> {
                     ),
                 ));
             }
-            Scheme::ZstdPerKernel { offset, size }
+            Ok(Scheme::ZstdPerKernel { offset, size })
         }
-        other => {
-            return Err(fmt(
-                toc_offset,
-                format!("unknown compression_scheme {other:?} (none, zstd-per-kernel are known)"),
-            ));
-        }
-    };
-    Ok(t)
+        other => Err(fmt(
+            toc_offset,
+            format!("unknown compression_scheme {other:?} (none, zstd-per-kernel are known)"),
+        )),
+    }
 }
 
 fn str_array(rd: &mut Reader<'_>) -> rocpath_mpack::Result<Vec<String>> {

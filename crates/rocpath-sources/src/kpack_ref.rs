@@ -437,59 +437,11 @@ fn read_candidate(
         code_objects: 0,
         message: None,
     };
-    let mut set = |s: ArchiveStatus, m: String| {
-        a.status = s;
-        a.message = Some(m);
-    };
-    if let Some(why) = &c.unmatched {
-        set(ArchiveStatus::PatternUnmatched, why.clone());
-        return a;
-    }
-    let meta = match std::fs::metadata(&c.path) {
-        Ok(m) => m,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
-            set(ArchiveStatus::Missing, "no such file".into());
-            return a;
-        }
-        Err(e) => {
-            // ELOOP (symbolic links in a loop), permissions.
-            set(ArchiveStatus::Unreadable, format!("cannot open: {e}"));
-            return a;
-        }
-    };
-    if !meta.is_file() {
-        let what = rocpath_budget::non_regular(meta.file_type()).unwrap_or("a folder");
-        set(ArchiveStatus::NotAFile, format!("{what}, not a file"));
-        return a;
-    }
-    if meta.len() == 0 {
-        set(
-            ArchiveStatus::Empty,
-            "0 bytes: the loader cannot open it".into(),
-        );
-        return a;
-    }
-    let map = match std::fs::File::open(&c.path).and_then(|f| {
-        #[allow(unsafe_code)]
-        // SAFETY: read-only private mapping, as for every scanned file (see `scan_file`).
-        unsafe {
-            memmap2::Mmap::map(&f)
-        }
-    }) {
-        Ok(m) => m,
-        Err(e) => {
-            set(ArchiveStatus::Unreadable, format!("cannot read: {e}"));
-            return a;
-        }
-    };
-    let toc = match kpack::parse(&map) {
-        Ok(t) => t,
-        Err(e) => {
-            let at = e
-                .offset()
-                .map(|o| format!(" at offset {o}"))
-                .unwrap_or_default();
-            set(ArchiveStatus::Unreadable, format!("{e}{at}"));
+    let (map, toc) = match open_archive(c) {
+        Ok(x) => x,
+        Err((status, why)) => {
+            a.status = status;
+            a.message = Some(why);
             return a;
         }
     };
@@ -502,22 +454,32 @@ fn read_candidate(
         .filter(|e| e.binary == key || kpack::split_index(&e.binary).0 == key)
         .collect();
     if mine.is_empty() {
-        let others: Vec<&str> = toc.entries.iter().map(|e| e.binary.as_str()).collect();
-        let mut others = others;
+        let mut others: Vec<&str> = toc.entries.iter().map(|e| e.binary.as_str()).collect();
         others.dedup();
         others.truncate(3);
+        let held = if others.is_empty() {
+            "nothing".to_string()
+        } else {
+            others.join(", ")
+        };
         a.status = ArchiveStatus::NoEntries;
-        a.message = Some(format!(
-            "no entry for {key} (the archive holds {})",
-            if others.is_empty() {
-                "nothing".to_string()
-            } else {
-                others.join(", ")
-            }
-        ));
+        a.message = Some(format!("no entry for {key} (the archive holds {held})"));
         return a;
     }
+    let mut arches: Vec<String> = mine.iter().map(|e| e.arch.clone()).collect();
+    arches.sort();
+    arches.dedup();
+    a.arches = arches;
+    a.code_objects = mine.len() as u32;
     let canonical = std::fs::canonicalize(&c.path).unwrap_or_else(|_| c.path.clone());
+    for e in &mine {
+        seen.entry(e.arch.clone())
+            .or_default()
+            .insert(e.binary_and_index().1);
+        if let Some(claims) = ctx.claims {
+            claims.add(&canonical, &e.binary);
+        }
+    }
     let inner = Ctx {
         limits: ctx.limits,
         sink: ctx.sink,
@@ -525,22 +487,46 @@ fn read_candidate(
         claims: ctx.claims,
     };
     let base = origin.child("kpack_ref").child(shown);
-    let mut arches: Vec<String> = mine.iter().map(|e| e.arch.clone()).collect();
-    arches.sort();
-    arches.dedup();
-    a.arches = arches;
-    a.code_objects = mine.len() as u32;
-    for e in &mine {
-        let index = e.binary_and_index().1;
-        seen.entry(e.arch.clone()).or_default().insert(index);
-    }
-    if let Some(claims) = ctx.claims {
-        for e in &mine {
-            claims.add(&canonical, &e.binary);
-        }
-    }
     emit_entries(&map, &toc, &mine, &base, true, &inner);
     a
+}
+
+/// Opens and maps a candidate archive and reads its TOC, or says why the loader would skip it.
+/// Only regular files are opened (a FIFO or device named by a marker is refused first).
+fn open_archive(c: &Candidate) -> Result<(memmap2::Mmap, Toc), (ArchiveStatus, String)> {
+    if let Some(why) = &c.unmatched {
+        return Err((ArchiveStatus::PatternUnmatched, why.clone()));
+    }
+    let meta = std::fs::metadata(&c.path).map_err(|e| match e.kind() {
+        std::io::ErrorKind::NotFound => (ArchiveStatus::Missing, "no such file".to_string()),
+        // ELOOP (symbolic links in a loop), permissions.
+        _ => (ArchiveStatus::Unreadable, format!("cannot open: {e}")),
+    })?;
+    if !meta.is_file() {
+        let what = rocpath_budget::non_regular(meta.file_type()).unwrap_or("a folder");
+        return Err((ArchiveStatus::NotAFile, format!("{what}, not a file")));
+    }
+    if meta.len() == 0 {
+        let why = "0 bytes: the loader cannot open it".to_string();
+        return Err((ArchiveStatus::Empty, why));
+    }
+    let map = std::fs::File::open(&c.path)
+        .and_then(|f| {
+            #[allow(unsafe_code)]
+            // SAFETY: read-only private mapping, as for every scanned file (see `scan_file`).
+            unsafe {
+                memmap2::Mmap::map(&f)
+            }
+        })
+        .map_err(|e| (ArchiveStatus::Unreadable, format!("cannot read: {e}")))?;
+    let toc = kpack::parse(&map).map_err(|e| {
+        let at = e
+            .offset()
+            .map(|o| format!(" at offset {o}"))
+            .unwrap_or_default();
+        (ArchiveStatus::Unreadable, format!("{e}{at}"))
+    })?;
+    Ok((map, toc))
 }
 
 /// Reads the entries and hands each code object to the sink. With `host`, each is under

@@ -87,6 +87,9 @@ impl KpackRefRecord {
             ));
         }
         if !r.resolved {
+            // What the archives hold for it is not known from the marker alone; archives in
+            // the same archive file are listed by their own entries (`kpack:KEY`).
+            evidence.class = Class::Limited;
             evidence = evidence.because(
                 "inside an archive file: the referenced kpack archives were not looked for",
             );

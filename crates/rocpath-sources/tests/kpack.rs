@@ -586,3 +586,27 @@ fn indexed_keys_are_checked_against_the_wrappers() {
         ("gfx906", &[1][..])
     );
 }
+
+/// A packed tree inside an archive file: the marker is read but not resolved (no folder to
+/// resolve against), and the archive member lists its entries under their keys.
+#[test]
+fn packed_tree_inside_a_tar() {
+    let mut b = tar::Builder::new(Vec::new());
+    for rel in ["lib/libgloo_hip.so.0.5.0", ".kpack/gloo-gfx90X.kpack"] {
+        b.append_path_with_name(gloo().join(rel), rel).unwrap();
+    }
+    let t = b.into_inner().unwrap();
+    let c = Collect::default();
+    rocpath_sources::scan_memory(&t, &Origin::file("p.tar"), "p.tar", &Limits::default(), &c);
+    assert!(c.errors().is_empty(), "{:?}", c.errors());
+    let objs = c.objects();
+    assert_eq!(objs.len(), 10);
+    assert!(
+        objs[0].0.contains(&format!("kpack:{GLOO_KEY} > gfx1010")),
+        "{}",
+        objs[0].0
+    );
+    let r = c.refs.lock().unwrap()[0].1.clone();
+    assert!(!r.resolved && r.archives.is_empty());
+    assert_eq!(r.stale_wrappers(), 1);
+}

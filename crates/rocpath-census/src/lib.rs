@@ -790,6 +790,13 @@ impl Sink for Collector<'_> {
                 ..
             } => self.code_object(origin, offset, bytes, sha256, shared_by, release),
             Found::Error { origin, error } => self.error(origin, error.offset(), error.to_string()),
+            Found::KpackRef { origin, reference } => {
+                for a in reference.archives.iter().filter(|a| a.status.is_problem()) {
+                    let why = a.message.as_deref().unwrap_or("");
+                    let msg = format!("kpack archive {} {}: {why}", a.path, a.status.as_str());
+                    self.error(&origin.child("kpack_ref"), None, msg);
+                }
+            }
             Found::Tensile { .. } | Found::Named { .. } => {}
         }
     }

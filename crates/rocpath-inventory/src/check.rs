@@ -36,6 +36,12 @@ pub mod rules {
     pub const MIOPEN_DB: &str = "check.miopen_find_db_for_processor";
     /// No MIOpen find-db for the processor.
     pub const MIOPEN_NO_DB: &str = "check.miopen_no_find_db";
+    /// The library's code is in kpack archives and the one for the device is absent or empty.
+    pub const KPACK_MISSING: &str = "check.kpack_archive_missing";
+    /// The device's code is in a kpack archive whose `gfx_arches` does not list it.
+    pub const KPACK_NOT_ADVERTISED: &str = "check.kpack_not_advertised";
+    /// Code objects load, but fat-binary wrappers of the library lost their code in packing.
+    pub const KPACK_CODE_LOST: &str = "check.kpack_code_lost";
 }
 
 /// An `HSA_OVERRIDE_GFX_VERSION` setting to evaluate.
@@ -250,6 +256,8 @@ fn evaluate(objs: &[&CodeObjectRecord], dev: &TargetId) -> (Verdict, Vec<Decider
     }
     if !runs.is_empty() {
         let n = runs.len();
+        // The loader takes an object for the device's own processor before a generic one.
+        runs.sort_by_key(|d| d.rule == rocpath_arch::rules::GENERIC);
         runs.truncate(5);
         (Verdict::Runs, runs, n)
     } else if !depends.is_empty() {
@@ -272,6 +280,10 @@ pub fn check(inv: &Inventory, device: &Device, ov: Option<&Override>) -> DeviceC
     for e in inv.errors.iter().filter(|e| about_code(e)) {
         unreadable.entry(group_of(&e.library)).or_default().push(e);
     }
+    let mut kpacked: BTreeMap<String, Vec<&crate::KpackRefRecord>> = BTreeMap::new();
+    for r in inv.kpack_refs.iter().filter(|r| r.resolved) {
+        kpacked.entry(group_of(&r.library)).or_default().push(r);
+    }
     let mut libraries = Vec::new();
     for (lib, objs) in &groups {
         let targets: BTreeSet<String> = objs.iter().map(|c| c.target.to_string()).collect();
@@ -282,10 +294,11 @@ pub fn check(inv: &Inventory, device: &Device, ov: Option<&Override>) -> DeviceC
                 Class::Inferred,
                 rules::LOADS,
                 format!(
-                    "{compatible} of {} code objects load on {} ({})",
+                    "{compatible} of {} code objects load on {} ({}){}",
                     objs.len(),
                     dev.canonical(),
-                    deciders[0].rule
+                    deciders[0].rule,
+                    preference(&deciders)
                 ),
             ),
             Verdict::Depends => (
@@ -310,6 +323,10 @@ pub fn check(inv: &Inventory, device: &Device, ov: Option<&Override>) -> DeviceC
                 format!("{why}; {}", unread_note(errs)),
             ),
             _ => (class, rule, why),
+        };
+        let (class, rule, why) = match kpacked.get(lib) {
+            Some(refs) => kpack_verdict(refs, dev, verdict, &deciders, (class, rule, why)),
+            None => (class, rule, why),
         };
         let mut evidence =
             Evidence::new(class, Proof::ShippedArtifactVerified, rule).because(why.clone());
@@ -351,6 +368,11 @@ pub fn check(inv: &Inventory, device: &Device, ov: Option<&Override>) -> DeviceC
     for (lib, errs) in unreadable.iter().filter(|(l, _)| !groups.contains_key(*l)) {
         libraries.push(unreadable_only(lib, errs));
     }
+    for (lib, refs) in kpacked.iter().filter(|(l, _)| !groups.contains_key(*l)) {
+        if !unreadable.contains_key(lib) {
+            libraries.push(kpack_only(lib, refs, dev));
+        }
+    }
     libraries.extend(crate::catalog::check_catalogs(inv, dev, ov));
     libraries.extend(check_miopen(inv, device, ov));
     libraries.extend(crate::miopen_cache::check_kernel_cache(
@@ -378,6 +400,148 @@ pub fn check(inv: &Inventory, device: &Device, ov: Option<&Override>) -> DeviceC
         summary,
         verdict,
         verdict_with_override,
+    }
+}
+
+/// When objects for the processor and for its generic target both load, which one the loader
+/// takes.
+fn preference(deciders: &[Decider]) -> String {
+    let generic = deciders
+        .iter()
+        .find(|d| d.rule == rocpath_arch::rules::GENERIC);
+    match (deciders.first(), generic) {
+        (Some(first), Some(g)) if first.rule != rocpath_arch::rules::GENERIC => format!(
+            "; the loader takes the {} object before the generic {} one",
+            first.target_id, g.target_id
+        ),
+        _ => String::new(),
+    }
+}
+
+/// The verdict of a library packed for kpack: a missing archive makes "no code" specific, an
+/// archive that does not advertise the device makes "runs" unresolved.
+fn kpack_verdict(
+    refs: &[&crate::KpackRefRecord],
+    dev: &TargetId,
+    verdict: Verdict,
+    deciders: &[Decider],
+    current: (Class, &'static str, String),
+) -> (Class, &'static str, String) {
+    let views: Vec<_> = refs.iter().map(|r| r.for_device(dev)).collect();
+    let missing: Vec<&String> = views.iter().flat_map(|v| &v.missing).collect();
+    let unreadable = views.iter().any(|v| !v.unreadable.is_empty());
+    let (class, rule, why) = current;
+    match verdict {
+        Verdict::NoCode if unreadable => (class, rule, why),
+        Verdict::NoCode if !missing.is_empty() => (
+            Class::Confirmed,
+            rules::KPACK_MISSING,
+            format!("{why}; {}", missing_note(&missing)),
+        ),
+        Verdict::Runs => {
+            let hidden: Vec<&String> = views.iter().flat_map(|v| &v.not_advertised).collect();
+            let all_hidden = !hidden.is_empty()
+                && deciders
+                    .iter()
+                    .all(|d| hidden.iter().any(|h| d.container.contains(h.as_str())));
+            let (mut stale, total) = refs
+                .iter()
+                .map(|r| (r.stale_wrappers, r.wrappers.total))
+                .fold((0, 0), |a, b| (a.0 + b.0, a.1 + b.1));
+            // HIPK wrappers whose `#N` object is missing for the device's architecture.
+            let names = crate::kpack::loader_arch_names(dev);
+            stale += refs
+                .iter()
+                .flat_map(|r| &r.missing_indices)
+                .filter(|m| names.first() == Some(&m.arch) || m.arch == dev.processor)
+                .map(|m| m.indices.len() as u32)
+                .max()
+                .unwrap_or(0);
+            let mut why = why;
+            let mut rule = rule;
+            if all_hidden {
+                rule = rules::KPACK_NOT_ADVERTISED;
+                why = format!(
+                    "{why}; but {} does not list {} in gfx_arches, and loaders that choose archives by that list (rocm-kpack's) do not find it",
+                    hidden[0], dev.processor
+                );
+            }
+            if stale > 0 {
+                if !all_hidden {
+                    rule = rules::KPACK_CODE_LOST;
+                }
+                why = format!(
+                    "{why}; {stale} of {total} fat-binary wrappers have no code for it (still HIPF over the emptied .hip_fatbin, or no #N object in the archives): the code of those translation units was not packed, and whether HIP fails when it registers them or when their kernels launch was not observed"
+                );
+            }
+            if all_hidden || stale > 0 {
+                (Class::Unresolved, rule, why)
+            } else {
+                (class, rule, why)
+            }
+        }
+        _ => (class, rule, why),
+    }
+}
+
+fn missing_note(missing: &[&String]) -> String {
+    let list: Vec<&str> = missing.iter().take(3).map(|s| s.as_str()).collect();
+    format!(
+        "its GPU code is in kpack archives and the one the loader looks for is not there: {} — the load fails (ARCHIVE_NOT_FOUND; HIP reports an invalid device image)",
+        list.join("; ")
+    )
+}
+
+/// A kpack'd library of which no code object was found.
+fn kpack_only(lib: &str, refs: &[&crate::KpackRefRecord], dev: &TargetId) -> LibraryCheck {
+    let views: Vec<_> = refs.iter().map(|r| r.for_device(dev)).collect();
+    let missing: Vec<&String> = views.iter().flat_map(|v| &v.missing).collect();
+    let unreadable: Vec<&String> = views.iter().flat_map(|v| &v.unreadable).collect();
+    let (class, rule, why) = if !unreadable.is_empty() {
+        (
+            Class::Limited,
+            rules::NO_CODE_UNREADABLE,
+            format!(
+                "no readable code object; kpack archive {} could not be read",
+                unreadable[0]
+            ),
+        )
+    } else if !missing.is_empty() {
+        (
+            Class::Confirmed,
+            rules::KPACK_MISSING,
+            format!(
+                "no code object for {}; {}",
+                dev.canonical(),
+                missing_note(&missing)
+            ),
+        )
+    } else {
+        (
+            Class::Confirmed,
+            rules::NO_CODE,
+            format!(
+                "no code object for {} in the library's kpack archives",
+                dev.canonical()
+            ),
+        )
+    };
+    let mut evidence =
+        Evidence::new(class, Proof::ShippedArtifactVerified, rule).because(why.clone());
+    for r in refs.iter().take(3) {
+        evidence = evidence.at(Locator::file(&r.path).with_member("kpack_ref".to_string()));
+    }
+    LibraryCheck {
+        library: lib.to_string(),
+        kind: "code_objects".into(),
+        verdict: Verdict::NoCode,
+        compatible: 0,
+        total: 0,
+        targets: Vec::new(),
+        deciders: Vec::new(),
+        why,
+        with_override: None,
+        evidence,
     }
 }
 

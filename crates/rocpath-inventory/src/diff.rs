@@ -25,7 +25,8 @@ pub struct LibraryDiff {
     pub targets_removed: Vec<TargetId>,
     /// Target ids in both.
     pub targets_kept: Vec<TargetId>,
-    /// Per kept target: kernels only in NEW / only in OLD.
+    /// Per kept target whose kernels or number of code objects changed: kernels only in NEW /
+    /// only in OLD.
     pub kernels: Vec<KernelDiff>,
 }
 
@@ -38,6 +39,10 @@ pub struct KernelDiff {
     pub old: usize,
     /// Kernels in NEW.
     pub new: usize,
+    /// Code objects in OLD.
+    pub objects_old: usize,
+    /// Code objects in NEW.
+    pub objects_new: usize,
     /// Names only in NEW.
     pub added: Vec<String>,
     /// Names only in OLD.
@@ -55,6 +60,10 @@ pub struct Diff {
     pub libraries: Vec<LibraryDiff>,
     /// Libraries identical in both.
     pub unchanged: usize,
+    /// What packing for kpack left behind, on either side: wrappers without code, archives
+    /// missing or empty (one line per library and problem).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub kpack: Vec<String>,
 }
 
 impl Diff {
@@ -92,17 +101,26 @@ pub fn normalize_library(name: &str, roots: &[&str]) -> String {
     parts.join("/").trim_start_matches("./").to_string()
 }
 
-type Index = BTreeMap<String, BTreeMap<TargetId, BTreeSet<String>>>;
+/// Per library and target: kernel names and the number of code objects.
+type Index = BTreeMap<String, BTreeMap<TargetId, Side>>;
+
+#[derive(Default, PartialEq, Eq)]
+struct Side {
+    names: BTreeSet<String>,
+    objects: usize,
+}
 
 fn index(inv: &Inventory, roots: &[&str]) -> Index {
     let mut m: Index = BTreeMap::new();
     for co in &inv.code_objects {
         let lib = normalize_library(&group_key(co), roots);
-        let names = m
+        let side = m
             .entry(lib)
             .or_default()
             .entry(co.target.clone())
             .or_default();
+        side.objects += 1;
+        let names = &mut side.names;
         names.extend(co.kernels.iter().map(|k| k.name.clone()));
         if co.kernels.is_empty() && co.kernel_count > 0 {
             names.insert(format!(
@@ -173,13 +191,15 @@ pub fn diff(old: &Inventory, new: &Inventory) -> Diff {
         let mut kernels = Vec::new();
         for t in &kept {
             let (ka, kb) = (&la[t], &lb[t]);
-            let plus: Vec<String> = kb.difference(ka).cloned().collect();
-            let minus: Vec<String> = ka.difference(kb).cloned().collect();
-            if !plus.is_empty() || !minus.is_empty() {
+            let plus: Vec<String> = kb.names.difference(&ka.names).cloned().collect();
+            let minus: Vec<String> = ka.names.difference(&kb.names).cloned().collect();
+            if !plus.is_empty() || !minus.is_empty() || ka.objects != kb.objects {
                 kernels.push(KernelDiff {
                     target: t.clone(),
-                    old: ka.len(),
-                    new: kb.len(),
+                    old: ka.names.len(),
+                    new: kb.names.len(),
+                    objects_old: ka.objects,
+                    objects_new: kb.objects,
                     added: plus,
                     removed: minus,
                 });
@@ -203,7 +223,42 @@ pub fn diff(old: &Inventory, new: &Inventory) -> Diff {
         targets_removed: ta.difference(&tb).map(|&t| t.clone()).collect(),
         libraries,
         unchanged,
+        kpack: kpack_notes("OLD", old, &ro)
+            .chain(kpack_notes("NEW", new, &rn))
+            .collect(),
     }
+}
+
+/// One line per kpack problem of a side: wrappers left without code, archives not read.
+fn kpack_notes<'a>(
+    side: &'a str,
+    inv: &'a Inventory,
+    roots: &'a [&'a str],
+) -> impl Iterator<Item = String> + 'a {
+    inv.kpack_refs.iter().flat_map(move |r| {
+        let lib = normalize_library(&r.library, roots);
+        let mut v = Vec::new();
+        if r.stale_wrappers > 0 {
+            v.push(format!(
+                "{side} {lib}: {} of {} fat-binary wrappers still HIPF over the emptied .hip_fatbin (their code was not packed)",
+                r.stale_wrappers, r.wrappers.total
+            ));
+        }
+        for m in &r.missing_indices {
+            v.push(format!(
+                "{side} {lib}: {} has no object for wrappers {:?}",
+                m.arch, m.indices
+            ));
+        }
+        for a in r.problems() {
+            v.push(format!(
+                "{side} {lib}: kpack archive {} {}",
+                a.archive.search_path,
+                a.archive.status.as_str()
+            ));
+        }
+        v
+    })
 }
 
 #[cfg(test)]

@@ -15,6 +15,7 @@ pub mod device;
 pub mod diff;
 pub mod miopen_cache;
 pub mod python;
+pub mod kpack;
 
 use rocpath_arch::TargetId;
 use rocpath_codeobj::Kernel;
@@ -38,6 +39,14 @@ pub mod rules {
     pub const MIOPEN_DB_NAME: &str = "inventory.miopen_db_by_name";
     /// An item could not be read.
     pub const UNREADABLE: &str = "inventory.unreadable";
+    /// A host binary packed for kpack: its marker was read.
+    pub const KPACK_REF: &str = "inventory.kpack_ref";
+    /// A referenced kpack archive is absent, empty, not a file, or matches no file.
+    pub const KPACK_ARCHIVE_MISSING: &str = "inventory.kpack_archive_missing";
+    /// A referenced kpack archive has no entry for the binary.
+    pub const KPACK_NO_ENTRIES: &str = "inventory.kpack_no_entries";
+    /// Fat-binary wrappers still `HIPF` while `.hip_fatbin` was emptied.
+    pub const KPACK_STALE_WRAPPERS: &str = "inventory.kpack_stale_wrappers";
 }
 
 /// Options of a scan.
@@ -93,6 +102,10 @@ pub struct CodeObjectRecord {
     pub family: Option<String>,
     /// Code object version (2..6).
     pub code_object_version: Option<u8>,
+    /// `EF_AMDGPU_GENERIC_VERSION` of a generic-target object (code object v6): the loader
+    /// accepts it only if it knows this version of the generic target.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub generic_version: Option<u8>,
     /// `e_flags`, hex.
     pub e_flags: String,
     /// Offload bundle entry id, when it came from a bundle.
@@ -177,6 +190,8 @@ pub struct MiopenDbRecord {
     /// Evidence.
     pub evidence: Evidence,
 }
+
+pub use kpack::{KpackArchiveRecord, KpackRefRecord};
 
 /// An item that could not be read.
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq, Eq)]
@@ -271,6 +286,9 @@ pub struct Inventory {
     pub coverage: BTreeMap<String, BTreeMap<TargetId, Cell>>,
     /// Items that could not be read.
     pub errors: Vec<ErrorRecord>,
+    /// Host binaries packed for kpack and the archives they resolve to.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub kpack_refs: Vec<KpackRefRecord>,
     /// Statistics.
     pub stats: Stats,
     /// Python packages with GPU code among the scanned paths (site-packages folders).
@@ -288,6 +306,7 @@ struct Collector<'a> {
     tensile: Mutex<Vec<TensileRecord>>,
     dbs: Mutex<Vec<MiopenDbRecord>>,
     errors: Mutex<Vec<ErrorRecord>>,
+    kpack_refs: Mutex<Vec<KpackRefRecord>>,
 }
 
 fn push<T>(m: &Mutex<Vec<T>>, v: T) {
@@ -404,6 +423,7 @@ impl Collector<'_> {
             family: family_of(&co.target_id.processor).map(str::to_string),
             target: co.target_id,
             code_object_version: co.version,
+            generic_version: (co.generic_version > 0).then_some(co.generic_version),
             e_flags: format!("0x{:x}", co.e_flags),
             bundle_id: bundle_id.map(str::to_string),
             shared_by: shared_by.cloned(),
@@ -580,6 +600,9 @@ impl Sink for Collector<'_> {
                 kind,
                 size,
             } => self.named(origin, name, kind, size),
+            Found::KpackRef { origin, reference } => {
+                push(&self.kpack_refs, KpackRefRecord::new(origin, reference))
+            }
             Found::Error { origin, error } => {
                 let off = error.offset();
                 self.error(origin, off, error.to_string())
@@ -600,6 +623,7 @@ pub fn scan(paths: &[PathBuf], opts: &Options, progress: &dyn Progress) -> Inven
         tensile: Mutex::new(Vec::new()),
         dbs: Mutex::new(Vec::new()),
         errors: Mutex::new(Vec::new()),
+        kpack_refs: Mutex::new(Vec::new()),
     };
     let totals = rocpath_sources::scan_paths(paths, &opts.limits, &c, |t| {
         progress.begin(t.files, t.bytes)
@@ -609,6 +633,7 @@ pub fn scan(paths: &[PathBuf], opts: &Options, progress: &dyn Progress) -> Inven
         tensile: take(c.tensile),
         miopen_dbs: take(c.dbs),
         errors: take(c.errors),
+        kpack_refs: take(c.kpack_refs),
         stats: Stats {
             files: totals.files,
             bytes: totals.bytes,
@@ -633,6 +658,8 @@ impl Inventory {
             (&a.library_dir, &a.name, &a.path).cmp(&(&b.library_dir, &b.name, &b.path))
         });
         self.miopen_dbs
+            .sort_by(|a, b| (&a.path, &a.container).cmp(&(&b.path, &b.container)));
+        self.kpack_refs
             .sort_by(|a, b| (&a.path, &a.container).cmp(&(&b.path, &b.container)));
         self.errors.sort_by(|a, b| {
             (&a.path, &a.container, a.offset, &a.message).cmp(&(

@@ -222,6 +222,7 @@ pub fn inventory_table(inv: &Inventory) -> String {
         }
         let _ = writeln!(out, "{t}\n");
     }
+    kpack_table(&mut out, inv);
     let _ = writeln!(
         out,
         "{} files, {} read; {} code objects, {} kernels, {} Tensile files, {} MIOpen databases; {} errors",
@@ -237,6 +238,68 @@ pub fn inventory_table(inv: &Inventory) -> String {
         inv.errors.len()
     );
     out
+}
+
+/// Host binaries packed for kpack: each archive their marker leads to, what it holds for the
+/// binary, and the wrappers whose code the packing lost.
+fn kpack_table(out: &mut String, inv: &Inventory) {
+    if inv.kpack_refs.is_empty() {
+        return;
+    }
+    let _ = writeln!(out, "kpack references");
+    let mut t = table(&[
+        "library",
+        "archive",
+        "status",
+        "targets stored",
+        "advertised",
+        "class",
+    ]);
+    for r in &inv.kpack_refs {
+        let lib = short_library(&r.library);
+        if !r.resolved {
+            t.add_row(vec![
+                Cell::new(&lib),
+                Cell::new(r.search_paths.join(" ")),
+                Cell::new("not looked for (inside an archive file)"),
+                Cell::new("-"),
+                Cell::new("-"),
+                Cell::new(r.evidence.class.to_string()),
+            ]);
+        }
+        for a in &r.archives {
+            let status = match &a.archive.message {
+                Some(m) => format!("{}: {m}", a.archive.status.as_str()),
+                None => a.archive.status.as_str().to_string(),
+            };
+            let list = |v: &[String]| {
+                if v.is_empty() {
+                    "-".to_string()
+                } else {
+                    v.join(" ")
+                }
+            };
+            t.add_row(vec![
+                Cell::new(&lib),
+                Cell::new(&a.archive.path),
+                Cell::new(status),
+                Cell::new(list(&a.archive.arches)),
+                Cell::new(list(&a.archive.gfx_arches)),
+                Cell::new(a.evidence.class.to_string()),
+            ]);
+        }
+    }
+    let _ = writeln!(out, "{t}");
+    for r in inv.kpack_refs.iter().filter(|r| r.stale_wrappers > 0) {
+        let _ = writeln!(
+            out,
+            "{}: {} of {} fat-binary wrappers still say HIPF over the emptied .hip_fatbin — their code objects were not packed",
+            short_library(&r.library),
+            r.stale_wrappers,
+            r.wrappers.total
+        );
+    }
+    let _ = writeln!(out);
 }
 
 /// The inventory as TSV: one row per code object (or per kernel with `kernels`).
@@ -604,6 +667,10 @@ pub fn diff_table(d: &Diff) -> String {
         ]);
     }
     let _ = writeln!(out, "{t}");
+    diff_per_target(&mut out, d);
+    for note in &d.kpack {
+        let _ = writeln!(out, "kpack: {note}");
+    }
     let _ = writeln!(
         out,
         "{} libraries changed, {} unchanged",
@@ -611,6 +678,34 @@ pub fn diff_table(d: &Diff) -> String {
         d.unchanged
     );
     out
+}
+
+/// The targets kept by a library whose code objects or kernels changed, one row each.
+fn diff_per_target(out: &mut String, d: &Diff) {
+    if d.libraries.iter().all(|l| l.kernels.is_empty()) {
+        return;
+    }
+    let mut t = table(&[
+        "library",
+        "target",
+        "code objects",
+        "kernels",
+        "kernels lost",
+        "kernels gained",
+    ]);
+    for l in &d.libraries {
+        for k in &l.kernels {
+            t.add_row(vec![
+                Cell::new(short_library(&l.library)),
+                Cell::new(k.target.to_string()),
+                right(format!("{} → {}", k.objects_old, k.objects_new)),
+                right(format!("{} → {}", k.old, k.new)),
+                right(k.removed.len()),
+                right(k.added.len()),
+            ]);
+        }
+    }
+    let _ = writeln!(out, "{t}");
 }
 
 /// A diff as TSV: one row per library and target change.

@@ -35,6 +35,7 @@ fn code_object(path: &str, container: &str, target_id: &str, kernels: usize) -> 
         family: rocpath_arch::target(&target.processor).map(|t| format!("{:?}", t.family)),
         target,
         code_object_version: Some(5),
+        generic_version: None,
         e_flags: "0x52c".into(),
         bundle_id: Some(format!("hipv4-amdgcn-amd-amdhsa--{target_id}")),
         shared_by: None,

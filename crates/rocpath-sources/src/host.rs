@@ -3,7 +3,7 @@
 //! another, and AMDGPU ELFs embedded raw in data sections.
 
 use crate::bundle::{self, BUNDLE_MAGIC, CCOB_MAGIC};
-use crate::{Ctx, Found, Origin, SourceError};
+use crate::{Ctx, Found, Origin, SourceError, kpack_ref};
 use memchr::memmem;
 use object::{Object, ObjectSection};
 use rayon::prelude::*;
@@ -50,8 +50,13 @@ fn scan_object(
             return;
         }
     };
+    let mut kpack = KpackParts::default();
     for section in file.sections() {
         let name = section.name().unwrap_or("");
+        if fatbin_names.contains(&name) && section.kind() == object::SectionKind::UninitializedData
+        {
+            kpack.fatbin_emptied = true;
+        }
         let Some((off, size)) = section.file_range() else {
             continue;
         };
@@ -76,8 +81,23 @@ fn scan_object(
             scan_fatbin_region(bytes, off, &origin.child(link), depth, true, ctx);
         } else if is_data_section(name) {
             scan_embedded_elfs(bytes, off, origin, name, ctx);
+        } else if kpack_ref::REF_SECTIONS.contains(&name) {
+            kpack.marker = Some((bytes, off));
+        } else if kpack_ref::WRAPPER_SECTIONS.contains(&name) {
+            kpack.wrappers = kpack_ref::count_wrappers(bytes);
         }
     }
+    if let Some((bytes, at)) = kpack.marker {
+        kpack_ref::scan_host_ref(bytes, at, kpack.wrappers, kpack.fatbin_emptied, origin, ctx);
+    }
+}
+
+/// What a host binary packed for kpack carries.
+#[derive(Default)]
+struct KpackParts<'a> {
+    marker: Option<(&'a [u8], u64)>,
+    wrappers: kpack_ref::Wrappers,
+    fatbin_emptied: bool,
 }
 
 /// A unit of parallel work inside a fat binary region.
@@ -291,7 +311,7 @@ impl Drop for Release<'_, '_, '_> {
     }
 }
 
-fn shift(e: SourceError, by: u64) -> SourceError {
+pub(crate) fn shift(e: SourceError, by: u64) -> SourceError {
     match e {
         SourceError::Format { offset, msg } => SourceError::Format {
             offset: offset + by,

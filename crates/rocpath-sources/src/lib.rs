@@ -12,7 +12,9 @@
 //!   [`aks2`]);
 //! - archives read in place, never unpacked to disk: `.deb` (ar + `data.tar.{xz,zst,gz,bz2}`),
 //!   `.whl`/`.zip`, `.tar`, `.tar.{gz,xz,zst,bz2}`. Members too large to buffer are scanned as
-//!   a stream (see [`stream`]), so memory stays bounded by the largest single code object.
+//!   a stream (see [`stream`]), so memory stays bounded by the largest single code object;
+//! - kpack archives (`.kpack`, see [`kpack`]) and host binaries packed for them: their
+//!   `.rocm_kpack_ref` marker is resolved to the archives the loader would read ([`kpack_ref`]).
 //!
 //! Every find is reported to a [`Sink`] as a [`Found`] with an [`Origin`]: the file and the
 //! chain of containers down to the item. Problems are reported as [`Found::Error`] for that
@@ -25,6 +27,8 @@ pub mod bundle;
 pub mod hash;
 pub mod host;
 pub mod kdb;
+pub mod kpack;
+pub mod kpack_ref;
 pub mod names;
 pub mod stream;
 
@@ -197,7 +201,7 @@ impl Origin {
     /// member `<archive path>:<member path>` (innermost member).
     pub fn library(&self) -> String {
         for link in self.chain.iter().rev() {
-            for prefix in ["deb:", "tar:", "zip:", "ar:"] {
+            for prefix in ["deb:", "tar:", "zip:", "ar:", "kpack:"] {
                 if let Some(rest) = link.strip_prefix(prefix) {
                     let m = rest.rsplit_once(':').map(|x| x.1).unwrap_or(rest);
                     return format!("{}:{}", self.path, m.trim_start_matches("./"));
@@ -264,6 +268,14 @@ pub enum Found<'a> {
         /// Size in bytes.
         size: u64,
     },
+    /// A host binary packed for kpack: its marker and the archives it resolves to (their
+    /// code objects were reported before, as [`Found::CodeObject`]).
+    KpackRef {
+        /// The host binary.
+        origin: &'a Origin,
+        /// The marker and every candidate archive.
+        reference: &'a kpack_ref::KpackRef,
+    },
     /// A problem with one item; the scan goes on.
     Error {
         /// Where it is.
@@ -292,6 +304,8 @@ pub(crate) struct Ctx<'s> {
     /// Identity of the file being scanned (device, inode, size, mtime) and its bytes, for
     /// the hash cache.
     pub file: Option<(hash::FileKey, &'s [u8])>,
+    /// kpack entries read through host binaries (see [`kpack_ref::Claims`]).
+    pub claims: Option<&'s kpack_ref::Claims>,
 }
 
 impl Ctx<'_> {
@@ -434,15 +448,34 @@ pub fn scan_paths(
         });
     }
     files.sort_by(|a, b| b.size.cmp(&a.size).then_with(|| a.path.cmp(&b.path)));
+    // kpack archives last: host binaries claim the entries they read through their marker,
+    // and an archive then lists only what no scanned binary read.
+    let (archives, files): (Vec<InputFile>, Vec<InputFile>) = files.into_iter().partition(|f| {
+        f.path
+            .file_name()
+            .is_some_and(|n| kpack_ref::is_kpack_name(&n.to_string_lossy()))
+    });
+    let claims = kpack_ref::Claims::default();
     use rayon::prelude::*;
-    files
-        .par_iter()
-        .for_each(|f| scan_file(&f.path, limits, sink));
+    for group in [files, archives] {
+        group
+            .par_iter()
+            .for_each(|f| scan_file_with(&f.path, limits, sink, Some(&claims)));
+    }
     totals
 }
 
 /// Scans one file on disk.
 pub fn scan_file(path: &Path, limits: &Limits, sink: &dyn Sink) {
+    scan_file_with(path, limits, sink, None)
+}
+
+fn scan_file_with(
+    path: &Path,
+    limits: &Limits,
+    sink: &dyn Sink,
+    claims: Option<&kpack_ref::Claims>,
+) {
     let origin = Origin::file(path.display().to_string());
     let name = path
         .file_name()
@@ -468,6 +501,7 @@ pub fn scan_file(path: &Path, limits: &Limits, sink: &dyn Sink) {
                     sink,
                     map: None,
                     file: None,
+                    claims: None,
                 };
                 kdb::scan_kdb_path(path, &origin, 0, &ctx);
             }
@@ -534,6 +568,7 @@ pub fn scan_file(path: &Path, limits: &Limits, sink: &dyn Sink) {
         sink,
         map,
         file: file_key.map(|k| (k, data)),
+        claims,
     };
     scan_bytes(data, &origin, &name, 0, &ctx);
     sink.progress(len);
@@ -546,6 +581,7 @@ pub fn scan_memory(data: &[u8], origin: &Origin, name: &str, limits: &Limits, si
         sink,
         map: None,
         file: None,
+        claims: None,
     };
     scan_bytes(data, origin, name, 0, &ctx);
 }
@@ -643,6 +679,8 @@ pub(crate) fn scan_bytes(data: &[u8], origin: &Origin, name: &str, depth: u32, c
         host::scan_fatbin_region(data, 0, origin, depth, true, ctx);
     } else if data.starts_with(aks2::AKS2_MAGIC) {
         aks2::scan_aks2(data, origin, depth, ctx);
+    } else if data.starts_with(kpack::KPACK_MAGIC) {
+        kpack_ref::scan_archive(data, origin, ctx);
     } else if data.starts_with(b"MZ") {
         host::scan_pe(data, origin, depth, ctx);
     } else if data.starts_with(b"!<arch>\n") {

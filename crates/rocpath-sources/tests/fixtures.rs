@@ -48,6 +48,11 @@ impl Sink for Collect {
             Found::Tensile { origin, .. } => {
                 self.other.lock().unwrap().push(format!("tensile {origin}"))
             }
+            Found::KpackRef { origin, .. } => self
+                .other
+                .lock()
+                .unwrap()
+                .push(format!("kpack_ref {origin}")),
             Found::Named { origin, .. } => {
                 self.other.lock().unwrap().push(format!("named {origin}"))
             }

@@ -9,6 +9,7 @@
 
 pub mod bundle;
 pub mod git;
+pub mod kpack;
 pub mod rocpd;
 
 use std::collections::BTreeMap;

@@ -207,3 +207,28 @@ fn survey_of_the_saved_machine_images() {
         s.bind(|| insta::assert_snapshot!(name, text));
     }
 }
+
+#[test]
+fn kpack_packed_library_in_inventory_check_and_isa() {
+    let tree = "crates/rocpath-sources/tests/data/kpack/gloo-packed";
+    snapshot("cli_kpack_inventory", &["inventory", tree]);
+    snapshot(
+        "cli_kpack_check_gfx906",
+        &["check", "--target", "gfx906", tree],
+    );
+    snapshot(
+        "cli_kpack_check_gfx1030",
+        &["check", "--target", "gfx1030", tree],
+    );
+    snapshot(
+        "cli_kpack_isa_gfx900",
+        &[
+            "isa",
+            "--target",
+            "gfx900",
+            "--find",
+            "s_cbranch_execz",
+            tree,
+        ],
+    );
+}

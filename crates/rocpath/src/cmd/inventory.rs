@@ -6,9 +6,16 @@ use rocpath_inventory::{Inventory, Options};
 
 /// Status of a finished scan: errors win, then "found nothing".
 pub fn status_of(inv: &Inventory) -> Status {
+    let nothing =
+        inv.code_objects.is_empty() && inv.tensile.is_empty() && inv.miopen_dbs.is_empty();
+    // A library packed for kpack whose archive is absent or whose wrappers lost their code.
+    let kpack_loss = inv
+        .kpack_refs
+        .iter()
+        .any(|r| r.stale_wrappers > 0 || r.problems().next().is_some());
     if !inv.errors.is_empty() {
         Status::Error
-    } else if inv.code_objects.is_empty() && inv.tensile.is_empty() && inv.miopen_dbs.is_empty() {
+    } else if nothing || kpack_loss {
         Status::Negative
     } else {
         Status::Ok

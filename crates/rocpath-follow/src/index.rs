@@ -121,7 +121,7 @@ pub fn cache_dir() -> Option<PathBuf> {
     Some(base.join("follow"))
 }
 
-fn cache_file(root: &Path, commit: &str, opts: &IndexOptions) -> Option<PathBuf> {
+fn cache_file(dir: &Path, root: &Path, commit: &str, opts: &IndexOptions) -> PathBuf {
     let mut h = Sha256::new();
     h.update(FORMAT.as_bytes());
     h.update(root.as_os_str().as_encoded_bytes());
@@ -132,7 +132,7 @@ fn cache_file(root: &Path, commit: &str, opts: &IndexOptions) -> Option<PathBuf>
         .iter()
         .map(|b| format!("{b:02x}"))
         .collect();
-    Some(cache_dir()?.join(format!("{hex}.idx")))
+    dir.join(format!("{hex}.idx"))
 }
 
 /// The index of `root` at `commit`: from the cache when it is there, else built (and
@@ -142,7 +142,21 @@ pub fn load_or_build(
     commit: Option<&str>,
     opts: &IndexOptions,
 ) -> Result<(RepoIndex, bool), FollowError> {
-    let cached = commit.and_then(|c| cache_file(root, c, opts));
+    match cache_dir() {
+        Some(d) => load_or_build_in(&d, root, commit, opts),
+        None => Ok((build(root, opts)?, false)),
+    }
+}
+
+/// [`load_or_build`] with the cache in `dir`.
+pub fn load_or_build_in(
+    dir: &Path,
+    root: &Path,
+    commit: Option<&str>,
+    opts: &IndexOptions,
+) -> Result<(RepoIndex, bool), FollowError> {
+    let root_abs = root.canonicalize().unwrap_or_else(|_| root.to_path_buf());
+    let cached = commit.map(|c| cache_file(dir, &root_abs, c, opts));
     if let Some(f) = &cached {
         if let Some(ix) = std::fs::read_to_string(f)
             .ok()

@@ -415,3 +415,64 @@ fn the_index_is_cached_per_commit() {
         other => unreachable!("{:?}", other.0.map(|x| x.1)),
     }
 }
+
+const LAUNCH_GO: &str = r#"package app
+
+type Opts struct {
+	NumGPU int
+}
+
+func launch(o Opts) {
+	params := []string{"--model", "m.gguf"}
+	params = append(params, "-ngl", strconv.Itoa(o.NumGPU))
+	cmd := exec.Command("llama-server", params...)
+	_ = cmd
+}
+"#;
+
+const ARG_CPP: &str = r#"void add_options(std::vector<common_arg> & opts) {
+    add_opt(common_arg(
+        {"-ngl", "--gpu-layers", "--n-gpu-layers"}, "N",
+        "number of layers to store in VRAM",
+        [](common_params & params, int value) {
+            params.n_gpu_layers = value;
+        }
+    ));
+}
+"#;
+
+const LOAD_CPP: &str = r#"void load(const common_params & params) {
+    const int n = params.n_gpu_layers;
+    if (n > 0) {
+        offload(n);
+    }
+}
+"#;
+
+#[test]
+fn a_flag_continues_into_the_argument_table_of_a_second_repository() {
+    let d = tempfile::tempdir().unwrap_or_else(|e| unreachable!("{e}"));
+    write(d.path(), "ollama/app/launch.go", LAUNCH_GO.as_bytes());
+    write(d.path(), "llama.cpp/common/arg.cpp", ARG_CPP.as_bytes());
+    write(d.path(), "llama.cpp/src/load.cpp", LOAD_CPP.as_bytes());
+    let app = d.path().join("ollama");
+    // Alone, the application passes the flag to a program outside it.
+    let doc = run("app/launch.go:NumGPU", &app, &opts());
+    let flag = must(&doc, "app/launch.go", 9, HopKind::Flag);
+    assert_eq!(flag.evidence, HopEvidence::Unresolved);
+    assert!(flag.note.as_deref().unwrap_or("").contains("llama-server"));
+    // With the program's source, the flag's handler takes the value on.
+    let both = [app.clone(), d.path().join("llama.cpp")];
+    let doc = follow("app/launch.go:NumGPU", &both, &opts()).unwrap_or_else(|e| unreachable!("{e}"));
+    let flag = must(&doc, "ollama/app/launch.go", 9, HopKind::Flag);
+    assert_eq!(flag.evidence, HopEvidence::CodeVerified);
+    let table = must(&doc, "llama.cpp/common/arg.cpp", 2, HopKind::Flag);
+    assert_eq!(table.evidence, HopEvidence::Inferred);
+    assert!(table.note.as_deref().unwrap_or("").contains("value"));
+    let field = must(&doc, "llama.cpp/common/arg.cpp", 6, HopKind::Assign);
+    assert_eq!(field.symbol, ".n_gpu_layers");
+    must(&doc, "llama.cpp/src/load.cpp", 2, HopKind::Assign);
+    must(&doc, "llama.cpp/src/load.cpp", 3, HopKind::Branch);
+    must(&doc, "llama.cpp/src/load.cpp", 4, HopKind::CallArg);
+    assert_eq!(doc.repos.len(), 2);
+}

@@ -18,7 +18,10 @@ fn print(h: &rocpath_follow::Hop, d: usize) {
         h.evidence.as_str(),
         h.symbol,
         h.text,
-        h.note.as_deref().map(|n| format!("  ({n})")).unwrap_or_default(),
+        h.note
+            .as_deref()
+            .map(|n| format!("  ({n})"))
+            .unwrap_or_default(),
         w = d * 2
     );
     for c in &h.children {
@@ -41,8 +44,18 @@ fn main() {
     unsafe_free_set_cache(&cache);
     let opts = rocpath_follow::Options::default();
     let t = Instant::now();
-    let cold = rocpath_follow::follow(&spec, &roots, &opts);
+    let cold_repos = rocpath_follow::Repos::open(&roots, &opts);
+    let index_t = t.elapsed();
+    let cold = match &cold_repos {
+        Ok(r) => rocpath_follow::follow_in(&spec, r, &opts),
+        Err(_) => rocpath_follow::follow(&spec, &roots, &opts),
+    };
     let cold_t = t.elapsed();
+    println!(
+        "cold split: index build {:.3} s, trail {:.3} s",
+        index_t.as_secs_f64(),
+        (cold_t - index_t).as_secs_f64()
+    );
     let t = Instant::now();
     let warm = rocpath_follow::follow(&spec, &roots, &opts);
     let warm_t = t.elapsed();
@@ -84,7 +97,9 @@ fn main() {
         }
         (Err(e), _) | (_, Err(e)) => println!("error: {e}"),
     }
-    let lines = grep.map(|o| o.stdout.iter().filter(|&&b| b == b'\n').count()).unwrap_or(0);
+    let lines = grep
+        .map(|o| o.stdout.iter().filter(|&&b| b == b'\n').count())
+        .unwrap_or(0);
     println!(
         "cold {:.3} s, warm {:.3} s, grep -rn {:.3} s ({lines} lines); warm/grep {:.2}",
         cold_t.as_secs_f64(),

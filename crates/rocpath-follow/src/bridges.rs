@@ -44,8 +44,13 @@ fn json_decoded(p: &Parsed, read: Node) -> Option<(String, u64)> {
     let mut found = None;
     syntax::each_node(scope, &mut |n| {
         if found.is_none() && n.kind() == "call_expression" {
-            let callee = n.child_by_field_name("function").map(|c| syntax::last_name(p, c));
-            if matches!(callee, Some("Decode" | "Unmarshal" | "BindJSON" | "ShouldBindJSON")) {
+            let callee = n
+                .child_by_field_name("function")
+                .map(|c| syntax::last_name(p, c));
+            if matches!(
+                callee,
+                Some("Decode" | "Unmarshal" | "BindJSON" | "ShouldBindJSON")
+            ) {
                 if let Some(args) = n.child_by_field_name("arguments") {
                     let mut c = args.walk();
                     if args.named_children(&mut c).any(|a| {
@@ -71,9 +76,14 @@ fn is_written(n: Node) -> bool {
     t.parent().is_some_and(|a| {
         matches!(
             a.kind(),
-            "assignment_statement" | "assignment_expression" | "assignment" | "inc_statement"
+            "assignment_statement"
+                | "assignment_expression"
+                | "assignment"
+                | "inc_statement"
                 | "dec_statement"
-        ) && a.child_by_field_name("left").is_some_and(|l| l.id() == t.id())
+        ) && a
+            .child_by_field_name("left")
+            .is_some_and(|l| l.id() == t.id())
     })
 }
 
@@ -114,22 +124,35 @@ impl Engine<'_> {
             });
             let imports = lang == Lang::Go
                 && origin.is_some_and(|(_, d)| {
-                    !d.is_empty() && memchr::memmem::find(&p.src, format!("/{d}\"").as_bytes()).is_some()
+                    !d.is_empty()
+                        && memchr::memmem::find(&p.src, format!("/{d}\"").as_bytes()).is_some()
                 });
-            let mut reads = Vec::new();
+            let mut reads: Vec<Node> = Vec::new();
             let mut decl_lines = Vec::new();
-            syntax::each_node(p.tree.root_node(), &mut |n| {
-                if field_read(&p, n, name) {
-                    reads.push(n);
-                } else if decls
-                    && n.kind() == "field_declaration"
-                    && n.child_by_field_name("declarator")
-                        .is_some_and(|d| syntax::last_name(&p, d) == name)
-                {
-                    decl_lines.push(p.line(n));
+            for occ in syntax::occurrences(&p, name, 0, p.src.len()) {
+                let Some(par) = occ.parent() else { continue };
+                if field_read(&p, par, name) {
+                    if !reads.iter().any(|r| r.id() == par.id()) {
+                        reads.push(par);
+                    }
+                } else if decls {
+                    let mut cur = occ;
+                    for _ in 0..4 {
+                        let Some(up) = cur.parent() else { break };
+                        if up.kind() == "field_declaration" {
+                            if up
+                                .child_by_field_name("declarator")
+                                .is_some_and(|d| syntax::last_name(&p, d) == name)
+                            {
+                                decl_lines.push(p.line(up));
+                            }
+                            break;
+                        }
+                        cur = up;
+                    }
                 }
-                true
-            });
+            }
+            decl_lines.dedup();
             for line in decl_lines {
                 out.push(self.draft(
                     f,
@@ -146,7 +169,9 @@ impl Engine<'_> {
                     (
                         HopKind::Json,
                         HopEvidence::Inferred,
-                        Some(format!("{var} is decoded from JSON at line {line}: the value crosses between processes as a field of the encoded type")),
+                        Some(format!(
+                            "{var} is decoded from JSON at line {line}: the value crosses between processes as a field of the encoded type"
+                        )),
                     )
                 } else if same || imports {
                     (HopKind::Field, HopEvidence::CodeVerified, None)
@@ -185,19 +210,28 @@ impl Engine<'_> {
         self.prefetch(&files);
         for f in files {
             let Some(p) = self.file(f) else { continue };
-            let mut lits = Vec::new();
-            syntax::each_node(p.tree.root_node(), &mut |n| {
-                if is_string(n.kind()) {
-                    if syntax::string_value(&p, n).is_some_and(|v| {
-                        v == text || json_tag(&v) == Some(text) || v.split('=').next() == Some(text)
-                    }) && from != Some((f, p.line(n)))
-                    {
-                        lits.push(n);
+            let mut lits: Vec<Node> = Vec::new();
+            for occ in syntax::occurrences(&p, text, 0, p.src.len()) {
+                let mut cur = Some(occ);
+                for _ in 0..3 {
+                    let Some(n) = cur else { break };
+                    if is_string(n.kind()) {
+                        let ok = syntax::string_value(&p, n).is_some_and(|v| {
+                            v == text
+                                || json_tag(&v) == Some(text)
+                                || v.split('=').next() == Some(text)
+                        });
+                        if ok
+                            && from != Some((f, p.line(n)))
+                            && !lits.iter().any(|l| l.id() == n.id())
+                        {
+                            lits.push(n);
+                        }
+                        break;
                     }
-                    return false;
+                    cur = n.parent();
                 }
-                true
-            });
+            }
             for n in lits {
                 out.extend(self.receiver(f, &p, n, text, kind));
             }
@@ -228,7 +262,14 @@ impl Engine<'_> {
     }
 
     /// What a string literal equal to the key does there, when it reads the key.
-    fn receiver(&mut self, f: FileRef, p: &Parsed, n: Node, text: &str, kind: HopKind) -> Vec<Draft> {
+    fn receiver(
+        &mut self,
+        f: FileRef,
+        p: &Parsed,
+        n: Node,
+        text: &str,
+        kind: HopKind,
+    ) -> Vec<Draft> {
         let line = p.line(n);
         let value = |node: Node| Item::Value {
             at: f,
@@ -243,9 +284,14 @@ impl Engine<'_> {
             note: Some(note.to_string()),
             item,
         };
-        let Some(par) = n.parent() else { return Vec::new() };
+        let Some(par) = n.parent() else {
+            return Vec::new();
+        };
         if par.kind() == "field_declaration" {
-            let Some(fname) = par.child_by_field_name("name").map(|x| p.text(x).to_string()) else {
+            let Some(fname) = par
+                .child_by_field_name("name")
+                .map(|x| p.text(x).to_string())
+            else {
                 return Vec::new();
             };
             let mut d = hop(
@@ -261,7 +307,10 @@ impl Engine<'_> {
             d.symbol = format!(".{fname}");
             return vec![d];
         }
-        if matches!(par.kind(), "subscript" | "index_expression" | "subscript_argument_list") {
+        if matches!(
+            par.kind(),
+            "subscript" | "index_expression" | "subscript_argument_list"
+        ) {
             let sub = if par.kind() == "subscript_argument_list" {
                 par.parent().unwrap_or(par)
             } else {
@@ -270,7 +319,11 @@ impl Engine<'_> {
             if is_written(sub) {
                 return Vec::new();
             }
-            let k = if p.text(sub).contains("environ") { HopKind::Env } else { kind };
+            let k = if p.text(sub).contains("environ") {
+                HopKind::Env
+            } else {
+                kind
+            };
             return vec![hop(k, "read by this key here", Some(value(sub)))];
         }
         let call = call_of(n);
@@ -279,9 +332,22 @@ impl Engine<'_> {
             let cname = callee.map(|c| syntax::last_name(p, c)).unwrap_or("");
             let ctext = callee.map(|c| p.text(c)).unwrap_or("");
             if GETENV.contains(&cname) || (cname == "get" && ctext.contains("environ")) {
-                return vec![hop(HopKind::Env, "the environment variable is read here", Some(value(call)))];
+                return vec![hop(
+                    HopKind::Env,
+                    "the environment variable is read here",
+                    Some(value(call)),
+                )];
             }
-            if ["Setenv", "setenv", "putenv", "append", "Command", "CommandContext"].contains(&cname) {
+            if [
+                "Setenv",
+                "setenv",
+                "putenv",
+                "append",
+                "Command",
+                "CommandContext",
+            ]
+            .contains(&cname)
+            {
                 return Vec::new();
             }
             if cname == "add_argument" {
@@ -325,9 +391,12 @@ impl Engine<'_> {
             let mut c = args.walk();
             for a in args.named_children(&mut c) {
                 if a.kind() == "keyword_argument"
-                    && a.child_by_field_name("name").is_some_and(|k| p.text(k) == "dest")
+                    && a.child_by_field_name("name")
+                        .is_some_and(|k| p.text(k) == "dest")
                 {
-                    dest = a.child_by_field_name("value").and_then(|v| syntax::string_value(p, v));
+                    dest = a
+                        .child_by_field_name("value")
+                        .and_then(|v| syntax::string_value(p, v));
                 } else if let Some(v) = syntax::string_value(p, a) {
                     if v.starts_with("--") && v.len() > longest.len() {
                         longest = v;
@@ -352,7 +421,14 @@ impl Engine<'_> {
 
     /// A flag in an argument table whose handler is a lambda (llama.cpp's `add_opt`): the
     /// handler's last parameter receives the flag's value.
-    fn flag_table(&mut self, f: FileRef, p: &Parsed, call: Node, text: &str, kind: HopKind) -> Option<Draft> {
+    fn flag_table(
+        &mut self,
+        f: FileRef,
+        p: &Parsed,
+        call: Node,
+        text: &str,
+        kind: HopKind,
+    ) -> Option<Draft> {
         if kind != HopKind::Flag || p.lang != Lang::Cpp {
             return None;
         }

@@ -10,7 +10,9 @@ use std::rc::Rc;
 use tree_sitter::Node;
 
 /// A file of a repository.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, serde::Serialize, serde::Deserialize,
+)]
 pub struct FileRef {
     /// Repository index.
     pub repo: usize,
@@ -29,7 +31,7 @@ pub struct Repo {
 }
 
 /// Something whose value the trail follows further.
-#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+#[derive(Debug, Clone, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
 pub enum Item {
     /// A variable in a function (or file) scope, read after a byte.
     Local {
@@ -99,7 +101,7 @@ impl Item {
 }
 
 /// A parameter a value arrives at.
-#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+#[derive(Debug, Clone, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
 pub struct Param {
     /// The function's file.
     pub at: FileRef,
@@ -114,7 +116,7 @@ pub struct Param {
 }
 
 /// A hop before it is placed in the tree.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
 pub struct Draft {
     /// Its file.
     pub at: FileRef,
@@ -133,7 +135,7 @@ pub struct Draft {
 }
 
 /// Where an item leads.
-#[derive(Debug, Default)]
+#[derive(Debug, Clone, Default, serde::Serialize, serde::Deserialize)]
 pub struct Expansion {
     /// The next hops.
     pub drafts: Vec<Draft>,
@@ -150,6 +152,7 @@ pub struct Engine<'a> {
     /// The repositories.
     pub repos: &'a [Repo],
     parsed: HashMap<FileRef, Option<Rc<Parsed>>>,
+    raw: HashMap<FileRef, Rc<Vec<u8>>>,
     /// Files that could not be read or parsed.
     pub skipped: Vec<Skipped>,
 }
@@ -160,6 +163,7 @@ impl<'a> Engine<'a> {
         Engine {
             repos,
             parsed: HashMap::new(),
+            raw: HashMap::new(),
             skipped: Vec::new(),
         }
     }
@@ -172,6 +176,33 @@ impl<'a> Engine<'a> {
             format!("{}/{f}", r.info.name)
         } else {
             f.clone()
+        }
+    }
+
+    /// Line `line` of a file, trimmed (read without parsing when the file was not parsed).
+    pub fn line_text(&mut self, at: FileRef, line: u64) -> String {
+        if let Some(Some(p)) = self.parsed.get(&at) {
+            return p.line_text(line);
+        }
+        let bytes = match self.raw.get(&at) {
+            Some(b) => b.clone(),
+            None => {
+                let r = &self.repos[at.repo];
+                let path = r.root.join(&r.index.files[at.file as usize].path);
+                let b = Rc::new(std::fs::read(path).unwrap_or_default());
+                self.raw.insert(at, b.clone());
+                b
+            }
+        };
+        let text = bytes
+            .split(|&b| b == b'\n')
+            .nth((line as usize).saturating_sub(1))
+            .unwrap_or(&[]);
+        let t = String::from_utf8_lossy(text);
+        let t = t.trim();
+        match t.char_indices().nth(200) {
+            Some((k, _)) => format!("{}…", &t[..k]),
+            None => t.to_string(),
         }
     }
 
@@ -189,7 +220,6 @@ impl<'a> Engine<'a> {
         let r = &self.repos[at.repo];
         let sf = &r.index.files[at.file as usize];
         let full = r.root.join(&sf.path);
-        let t0 = std::time::Instant::now();
         let parsed = match std::fs::read(&full) {
             Ok(src) => match syntax::parse(sf.lang, src) {
                 Some(p) => Some(Rc::new(p)),
@@ -211,10 +241,6 @@ impl<'a> Engine<'a> {
                 at,
                 "read with syntax errors: hops inside the broken parts may be missing",
             );
-        }
-        #[allow(clippy::print_stderr)]
-        if std::env::var_os("FOLLOW_DEBUG").is_some() {
-            eprintln!("PARSE {:.4} {}", t0.elapsed().as_secs_f64(), sf.path);
         }
         self.parsed.insert(at, parsed.clone());
         parsed
@@ -318,14 +344,15 @@ impl<'a> Engine<'a> {
         if todo.len() < 2 {
             return;
         }
-        #[allow(clippy::print_stderr)]
-        if std::env::var_os("FOLLOW_DEBUG").is_some() {
-            eprintln!("PREFETCH {} {:?}", todo.len(), todo.iter().take(3).map(|t| t.1.display().to_string()).collect::<Vec<_>>());
-        }
         let done: Vec<(FileRef, Option<Parsed>)> = todo
             .into_par_iter()
             .map(|(f, path, lang)| {
-                (f, std::fs::read(path).ok().and_then(|src| syntax::parse(lang, src)))
+                (
+                    f,
+                    std::fs::read(path)
+                        .ok()
+                        .and_then(|src| syntax::parse(lang, src)),
+                )
             })
             .collect();
         for (f, p) in done {
@@ -349,10 +376,6 @@ impl<'a> Engine<'a> {
 
     /// Where an item leads.
     pub fn expand(&mut self, item: &Item) -> Expansion {
-        #[allow(clippy::print_stderr)]
-        if std::env::var_os("FOLLOW_DEBUG").is_some() {
-            eprintln!("EXPAND {item:?}");
-        }
         match item {
             Item::Local {
                 at,
@@ -403,13 +426,23 @@ impl<'a> Engine<'a> {
         let Some(p) = self.file(at) else {
             return Vec::new();
         };
-        let Some(n) = p.tree.root_node().descendant_for_byte_range(range.0, range.1) else {
+        let Some(n) = p
+            .tree
+            .root_node()
+            .descendant_for_byte_range(range.0, range.1)
+        else {
             return Vec::new();
         };
         self.flow_up(at, &p, n)
     }
 
-    fn local(&mut self, at: FileRef, scope: (usize, usize), name: &str, after: usize) -> Vec<Draft> {
+    fn local(
+        &mut self,
+        at: FileRef,
+        scope: (usize, usize),
+        name: &str,
+        after: usize,
+    ) -> Vec<Draft> {
         let Some(p) = self.file(at) else {
             return Vec::new();
         };
@@ -417,18 +450,15 @@ impl<'a> Engine<'a> {
         let Some(sn) = root.descendant_for_byte_range(scope.0, scope.1) else {
             return Vec::new();
         };
-        let mut uses = Vec::new();
-        syntax::each_node(sn, &mut |n: Node| {
-            if n.end_byte() <= after {
-                return false;
-            }
-            if n.kind() == "identifier" && n.start_byte() >= after && p.text(n) == name {
-                if !is_write(p.lang, n) && !is_member_name(n) {
-                    uses.push(n);
-                }
-            }
-            true
-        });
+        let uses: Vec<Node> = syntax::occurrences(&p, name, after.max(scope.0), scope.1)
+            .into_iter()
+            .filter(|n| {
+                n.kind() == "identifier"
+                    && p.text(*n) == name
+                    && !is_write(p.lang, *n)
+                    && !is_member_name(*n)
+            })
+            .collect();
         let mut out = Vec::new();
         for n in uses {
             out.extend(self.flow_up(at, &p, n));
@@ -452,7 +482,7 @@ impl<'a> Engine<'a> {
             if n.kind() == "return_statement" && n.named_child_count() == 0 {
                 line = p.line(n);
             }
-            !(n.kind() == "func_literal")
+            n.kind() != "func_literal"
         });
         Some(self.draft(
             at,
@@ -497,17 +527,14 @@ impl<'a> Engine<'a> {
             if defs > 1 && !self.related(f, &p, def) {
                 continue;
             }
-            let mut calls = Vec::new();
-            syntax::each_node(p.tree.root_node(), &mut |n| {
-                if matches!(n.kind(), "call_expression" | "call") {
-                    if let Some(c) = n.child_by_field_name("function") {
-                        if syntax::last_name(&p, c) == name {
-                            calls.push(n);
-                        }
+            let mut calls: Vec<Node> = Vec::new();
+            for n in syntax::occurrences(&p, name, 0, p.src.len()) {
+                if let Some(c) = call_named(&p, n, name) {
+                    if !calls.iter().any(|x| x.id() == c.id()) {
+                        calls.push(c);
                     }
                 }
-                true
-            });
+            }
             for c in calls {
                 let mut d = self.flow_up(f, &p, c);
                 if d.is_empty() {
@@ -539,6 +566,20 @@ impl<'a> Engine<'a> {
     }
 }
 
+/// The call whose callee ends in the name at `n` (`f(…)`, `x.f(…)`, `ns::f(…)`).
+fn call_named<'t>(p: &Parsed, n: Node<'t>, name: &str) -> Option<Node<'t>> {
+    let mut cur = n;
+    for _ in 0..4 {
+        let par = cur.parent()?;
+        if matches!(par.kind(), "call_expression" | "call") {
+            let f = par.child_by_field_name("function")?;
+            return (f.id() == cur.id() && syntax::last_name(p, f) == name).then_some(par);
+        }
+        cur = par;
+    }
+    None
+}
+
 /// Whether an identifier is written, not read (the target of an assignment or declaration).
 pub fn is_write(lang: Lang, n: Node) -> bool {
     let Some(par) = n.parent() else { return false };
@@ -566,16 +607,19 @@ pub fn is_write(lang: Lang, n: Node) -> bool {
             (par.kind() == "assignment_expression" && field_of(par, "left"))
                 || matches!(
                     par.kind(),
-                    "init_declarator" | "parameter_declaration" | "reference_declarator"
+                    "init_declarator"
+                        | "parameter_declaration"
+                        | "reference_declarator"
                         | "pointer_declarator"
                 ) && !field_of(par, "value")
                 || par.kind() == "declaration"
         }
         Lang::Python => {
-            matches!(par.kind(), "assignment" | "augmented_assignment")
-                && field_of(par, "left")
-                || matches!(par.kind(), "pattern_list" | "parameters" | "default_parameter")
-                    && !field_of(par, "value")
+            matches!(par.kind(), "assignment" | "augmented_assignment") && field_of(par, "left")
+                || matches!(
+                    par.kind(),
+                    "pattern_list" | "parameters" | "default_parameter"
+                ) && !field_of(par, "value")
         }
     }
 }
@@ -585,8 +629,10 @@ pub fn is_write(lang: Lang, n: Node) -> bool {
 fn is_member_name(n: Node) -> bool {
     n.parent().is_some_and(|p| {
         (p.kind() == "attribute"
-            && p.child_by_field_name("attribute").is_some_and(|a| a.id() == n.id()))
+            && p.child_by_field_name("attribute")
+                .is_some_and(|a| a.id() == n.id()))
             || (p.kind() == "keyword_argument"
-                && p.child_by_field_name("name").is_some_and(|a| a.id() == n.id()))
+                && p.child_by_field_name("name")
+                    .is_some_and(|a| a.id() == n.id()))
     })
 }

@@ -9,7 +9,9 @@ pub enum FollowError {
     #[error("{0}: not a folder; give the root of a source checkout")]
     NotADirectory(PathBuf),
     /// The SPEC names a file that is in none of the repositories.
-    #[error("{spec}: no file {file} in the repositories given; give a path relative to a repository root")]
+    #[error(
+        "{spec}: no file {file} in the repositories given; give a path relative to a repository root"
+    )]
     NoSuchFile {
         /// The SPEC.
         spec: String,
@@ -43,7 +45,9 @@ pub enum FollowError {
         nearest: Vec<String>,
     },
     /// The SPEC is empty or malformed.
-    #[error("{0:?}: give FILE:LINE, FILE:SYMBOL or a name (a JSON key, a flag, an environment variable, a field)")]
+    #[error(
+        "{0:?}: give FILE:LINE, FILE:SYMBOL or a name (a JSON key, a flag, an environment variable, a field)"
+    )]
     BadSpec(String),
 }
 

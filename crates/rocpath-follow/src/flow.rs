@@ -15,7 +15,8 @@ enum Step {
 }
 
 fn is_field(par: Node, field: &str, n: Node) -> bool {
-    par.child_by_field_name(field).is_some_and(|c| c.id() == n.id())
+    par.child_by_field_name(field)
+        .is_some_and(|c| c.id() == n.id())
 }
 
 fn named_index(par: Node, n: Node) -> usize {
@@ -31,7 +32,10 @@ fn is_logging(callee: &str) -> bool {
     let l = callee.to_ascii_lowercase();
     let last = l.rsplit(['.', ':']).next().unwrap_or(&l);
     l.contains("log")
-        || matches!(last, "errorf" | "panic" | "panicf" | "wrap" | "wrapf" | "assert" | "abort")
+        || matches!(
+            last,
+            "errorf" | "panic" | "panicf" | "wrap" | "wrapf" | "assert" | "abort"
+        )
         || last.starts_with("fatal")
         || l == "errors.new"
         || l.contains("print")
@@ -115,9 +119,15 @@ impl Engine<'_> {
 
     fn go_step(&mut self, at: FileRef, p: &Parsed, par: Node, n: Node) -> Step {
         match par.kind() {
-            "parenthesized_expression" | "unary_expression" | "binary_expression"
-            | "type_conversion_expression" | "slice_expression" | "type_assertion_expression"
-            | "index_expression" | "selector_expression" | "literal_element"
+            "parenthesized_expression"
+            | "unary_expression"
+            | "binary_expression"
+            | "type_conversion_expression"
+            | "slice_expression"
+            | "type_assertion_expression"
+            | "index_expression"
+            | "selector_expression"
+            | "literal_element"
             | "composite_literal" => Step::Up,
             "call_expression" if is_field(par, "function", n) => Step::Up,
             "argument_list" => match par.parent() {
@@ -125,21 +135,21 @@ impl Engine<'_> {
                 None => Step::Stop,
             },
             "expression_list" => self.go_list(at, p, par, n),
-            "range_clause" if is_field(par, "right", n) => {
-                match par.child_by_field_name("left") {
-                    Some(l) => match l.named_child(l.named_child_count().saturating_sub(1)) {
-                        Some(t) => Step::Land(self.land(at, p, t, HopKind::Assign)),
-                        None => Step::Stop,
-                    },
+            "range_clause" if is_field(par, "right", n) => match par.child_by_field_name("left") {
+                Some(l) => match l.named_child(l.named_child_count().saturating_sub(1)) {
+                    Some(t) => Step::Land(self.land(at, p, t, HopKind::Assign)),
                     None => Step::Stop,
-                }
-            }
+                },
+                None => Step::Stop,
+            },
             "keyed_element" if is_field(par, "value", n) => {
                 let Some(k) = par.child_by_field_name("key") else {
                     return Step::Stop;
                 };
                 let mut d = self.field_draft(at, p, k, HopKind::Field);
-                if let (Some(pkg), Some(Item::Field { origin, .. })) = (literal_package(p, par), &mut d.item) {
+                if let (Some(pkg), Some(Item::Field { origin, .. })) =
+                    (literal_package(p, par), &mut d.item)
+                {
                     *origin = Some((at.repo, format!("pkg:{pkg}")));
                 }
                 Step::Land(vec![d])
@@ -151,9 +161,7 @@ impl Engine<'_> {
             "if_statement" | "for_clause" | "for_statement" if is_field(par, "condition", n) => {
                 self.branch(at, p, par)
             }
-            "expression_switch_statement" if is_field(par, "value", n) => {
-                self.branch(at, p, par)
-            }
+            "expression_switch_statement" if is_field(par, "value", n) => self.branch(at, p, par),
             "expression_case" => self.branch(at, p, par),
             "return_statement" => self.ret(at, p, par),
             k if k.ends_with("_expression") => Step::Up,
@@ -196,10 +204,18 @@ impl Engine<'_> {
 
     fn cpp_step(&mut self, at: FileRef, p: &Parsed, par: Node, n: Node) -> Step {
         match par.kind() {
-            "parenthesized_expression" | "binary_expression" | "unary_expression"
-            | "cast_expression" | "conditional_expression" | "subscript_expression"
-            | "field_expression" | "pointer_expression" | "comma_expression"
-            | "initializer_list" | "update_expression" | "subscript_argument_list" => Step::Up,
+            "parenthesized_expression"
+            | "binary_expression"
+            | "unary_expression"
+            | "cast_expression"
+            | "conditional_expression"
+            | "subscript_expression"
+            | "field_expression"
+            | "pointer_expression"
+            | "comma_expression"
+            | "initializer_list"
+            | "update_expression"
+            | "subscript_argument_list" => Step::Up,
             "call_expression" if is_field(par, "function", n) => Step::Up,
             "argument_list" => match par.parent() {
                 Some(c) if c.kind() == "call_expression" => self.call_step(at, p, c, par, n, None),
@@ -240,9 +256,18 @@ impl Engine<'_> {
 
     fn py_step(&mut self, at: FileRef, p: &Parsed, par: Node, n: Node) -> Step {
         match par.kind() {
-            "parenthesized_expression" | "binary_operator" | "unary_operator"
-            | "boolean_operator" | "not_operator" | "attribute" | "subscript"
-            | "conditional_expression" | "list" | "tuple" | "comparison_operator" | "await"
+            "parenthesized_expression"
+            | "binary_operator"
+            | "unary_operator"
+            | "boolean_operator"
+            | "not_operator"
+            | "attribute"
+            | "subscript"
+            | "conditional_expression"
+            | "list"
+            | "tuple"
+            | "comparison_operator"
+            | "await"
             | "expression_list" => Step::Up,
             "call" if is_field(par, "function", n) => Step::Up,
             "argument_list" => match par.parent() {
@@ -250,7 +275,9 @@ impl Engine<'_> {
                 None => Step::Stop,
             },
             "keyword_argument" if is_field(par, "value", n) => {
-                let kw = par.child_by_field_name("name").map(|k| p.text(k).to_string());
+                let kw = par
+                    .child_by_field_name("name")
+                    .map(|k| p.text(k).to_string());
                 match par.parent().and_then(|l| Some((l, l.parent()?))) {
                     Some((list, call)) => self.call_step(at, p, call, list, par, kw),
                     None => Step::Stop,
@@ -367,7 +394,12 @@ impl Engine<'_> {
             (p.lang, HopKind::CallArg)
         };
         let external = ctext.starts_with("std::") || ctext.starts_with("::std::");
-        let defs = if !external && name.chars().next().is_some_and(|c| c.is_alphabetic() || c == '_') {
+        let defs = if !external
+            && name
+                .chars()
+                .next()
+                .is_some_and(|c| c.is_alphabetic() || c == '_')
+        {
             self.resolve(&name, lang, (!cgo).then_some((at, p)))
         } else {
             Vec::new()
@@ -404,7 +436,7 @@ impl Engine<'_> {
                     Some(k) => d.params.iter().find(|(n, _)| n == k)?.clone(),
                     None => d.params.get(i)?.clone(),
                 };
-                (!pn.is_empty()).then(|| Param {
+                (!pn.is_empty()).then_some(Param {
                     at: *f,
                     line: d.line,
                     name: pn,
@@ -534,7 +566,9 @@ impl Engine<'_> {
                 Some(c) => self.land(at, p, c, kind),
                 None => Vec::new(),
             },
-            "pointer_declarator" | "reference_declarator" | "array_declarator"
+            "pointer_declarator"
+            | "reference_declarator"
+            | "array_declarator"
             | "pointer_expression" => {
                 let inner = t
                     .child_by_field_name("declarator")
@@ -554,7 +588,11 @@ impl Engine<'_> {
 fn literal_package<'a>(p: &'a Parsed, keyed: Node) -> Option<&'a str> {
     let lit = keyed.parent()?.parent()?;
     let ty = lit.child_by_field_name("type")?;
-    let ty = if ty.kind() == "qualified_type" { ty } else { ty.named_child(0)? };
+    let ty = if ty.kind() == "qualified_type" {
+        ty
+    } else {
+        ty.named_child(0)?
+    };
     (ty.kind() == "qualified_type")
         .then(|| ty.child_by_field_name("package").map(|q| p.text(q)))
         .flatten()

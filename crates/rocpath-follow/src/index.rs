@@ -11,7 +11,9 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 
 /// A language with a grammar.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, serde::Serialize, serde::Deserialize,
+)]
 pub enum Lang {
     /// Go.
     Go,
@@ -121,7 +123,7 @@ pub fn cache_dir() -> Option<PathBuf> {
     Some(base.join("follow"))
 }
 
-fn cache_file(dir: &Path, root: &Path, commit: &str, opts: &IndexOptions) -> PathBuf {
+pub(crate) fn cache_file(dir: &Path, root: &Path, commit: &str, opts: &IndexOptions) -> PathBuf {
     let mut h = Sha256::new();
     h.update(FORMAT.as_bytes());
     h.update(root.as_os_str().as_encoded_bytes());
@@ -158,10 +160,7 @@ pub fn load_or_build_in(
     let root_abs = root.canonicalize().unwrap_or_else(|_| root.to_path_buf());
     let cached = commit.map(|c| cache_file(dir, &root_abs, c, opts));
     if let Some(f) = &cached {
-        if let Some(ix) = std::fs::read_to_string(f)
-            .ok()
-            .and_then(|t| read_cache(&t))
-        {
+        if let Some(ix) = std::fs::read_to_string(f).ok().and_then(|t| read_cache(&t)) {
             return Ok((ix, true));
         }
     }
@@ -334,8 +333,23 @@ pub fn tokens(src: &[u8]) -> Vec<&str> {
 }
 
 const NOT_FUNCTIONS: &[&str] = &[
-    "if", "for", "while", "switch", "catch", "return", "sizeof", "defined", "elif", "else",
-    "decltype", "alignof", "static_assert", "noexcept", "throw", "case", "do",
+    "if",
+    "for",
+    "while",
+    "switch",
+    "catch",
+    "return",
+    "sizeof",
+    "defined",
+    "elif",
+    "else",
+    "decltype",
+    "alignof",
+    "static_assert",
+    "noexcept",
+    "throw",
+    "case",
+    "do",
 ];
 
 /// Names that look defined as functions in a source text: `func F(` and `func (r T) F(` in
@@ -375,10 +389,11 @@ pub fn definitions(lang: Lang, src: &[u8]) -> Vec<&str> {
         let is_def = match lang {
             Lang::Go => {
                 let w = word_before(s);
-                w == b"func" || (s > 0 && src[..s].trim_ascii_end().ends_with(b")") && {
-                    let line_start = memchr::memrchr(b'\n', &src[..s]).map_or(0, |k| k + 1);
-                    src[line_start..].starts_with(b"func (")
-                })
+                w == b"func"
+                    || (s > 0 && src[..s].trim_ascii_end().ends_with(b")") && {
+                        let line_start = memchr::memrchr(b'\n', &src[..s]).map_or(0, |k| k + 1);
+                        src[line_start..].starts_with(b"func (")
+                    })
             }
             Lang::Python => word_before(s) == b"def",
             Lang::Cpp => {
@@ -477,7 +492,11 @@ fn read_cache(text: &str) -> Option<RepoIndex> {
             "T" | "D" => {
                 let ids = b
                     .split(',')
-                    .map(|s| s.parse::<u32>().ok().filter(|&i| (i as usize) < ix.files.len()))
+                    .map(|s| {
+                        s.parse::<u32>()
+                            .ok()
+                            .filter(|&i| (i as usize) < ix.files.len())
+                    })
                     .collect::<Option<Vec<u32>>>()?;
                 if tag == "T" {
                     ix.names.insert(a.to_string(), ids);

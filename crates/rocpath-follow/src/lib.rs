@@ -19,6 +19,7 @@ mod engine;
 mod error;
 mod flow;
 pub mod index;
+mod memo;
 mod model;
 mod spec;
 mod syntax;
@@ -133,7 +134,21 @@ fn cost(s: &Slot) -> usize {
 pub fn follow_in(spec: &str, repos: &Repos, opts: &Options) -> Result<FollowDoc, FollowError> {
     let parsed = parse_spec(spec)?;
     let mut eng = Engine::new(&repos.repos);
-    let mut origins = eng.origins(spec, &parsed)?;
+    let keys: Vec<(PathBuf, Option<String>)> = repos
+        .repos
+        .iter()
+        .map(|r| (r.root.clone(), r.info.commit.clone()))
+        .collect();
+    let dir = if opts.cache { index::cache_dir() } else { None };
+    let mut memo = memo::Memo::open(dir.as_deref(), &keys, &opts.index);
+    let mut origins = match memo.origins(spec) {
+        Some(o) => o,
+        None => {
+            let o = eng.origins(spec, &parsed)?;
+            memo.set_origins(spec, &o);
+            o
+        }
+    };
     let matched = origins.len();
     let mut notes = Vec::new();
     let mut truncated = false;
@@ -166,15 +181,28 @@ pub fn follow_in(spec: &str, repos: &Repos, opts: &Options) -> Result<FollowDoc,
             continue;
         };
         if slots[i].depth + 1 >= opts.depth {
-            slots[i].hop.note = Some(join(&slots[i].hop.note, "not followed further: the --depth limit"));
+            slots[i].hop.note = Some(join(
+                &slots[i].hop.note,
+                "not followed further: the --depth limit",
+            ));
             truncated = true;
             continue;
         }
         if !seen.insert(item.seen_key()) {
-            slots[i].hop.note = Some(join(&slots[i].hop.note, "followed above (a cycle or a join)"));
+            slots[i].hop.note = Some(join(
+                &slots[i].hop.note,
+                "followed above (a cycle or a join)",
+            ));
             continue;
         }
-        let exp = eng.expand(&item);
+        let exp = match memo.expansion(&item) {
+            Some(e) => e,
+            None => {
+                let e = eng.expand(&item);
+                memo.set_expansion(&item, &e);
+                e
+            }
+        };
         if let Some(u) = exp.unresolved {
             slots[i].hop.evidence = HopEvidence::Unresolved;
             slots[i].hop.note = Some(join(&slots[i].hop.note, &u));
@@ -188,7 +216,12 @@ pub fn follow_in(spec: &str, repos: &Repos, opts: &Options) -> Result<FollowDoc,
         if drafts.len() > opts.fan_out {
             // Syntactic hops first, then the nearest files.
             let from = slots[i].hop.path.clone();
-            drafts.sort_by_key(|d| (d.evidence != HopEvidence::CodeVerified, nearness(&from, &eng.path(d.at))));
+            drafts.sort_by_key(|d| {
+                (
+                    d.evidence != HopEvidence::CodeVerified,
+                    nearness(&from, &eng.path(d.at)),
+                )
+            });
             let left = drafts.len() - opts.fan_out;
             drafts.truncate(opts.fan_out);
             slots[i].hop.note = Some(join(
@@ -224,6 +257,7 @@ pub fn follow_in(spec: &str, repos: &Repos, opts: &Options) -> Result<FollowDoc,
         ));
     }
     let hops = (0..roots).map(|r| assemble(&mut slots, r)).collect();
+    let memo_skipped = memo.skipped.clone();
     let mut skipped: Vec<Skipped> = repos
         .repos
         .iter()
@@ -239,7 +273,12 @@ pub fn follow_in(spec: &str, repos: &Repos, opts: &Options) -> Result<FollowDoc,
             })
         })
         .collect();
-    skipped.extend(eng.skipped);
+    memo.save(&eng.skipped);
+    for s in eng.skipped.iter().chain(&memo_skipped) {
+        if !skipped.contains(s) {
+            skipped.push(s.clone());
+        }
+    }
     Ok(FollowDoc {
         spec: spec.to_string(),
         repos: repos.infos(),
@@ -271,7 +310,7 @@ fn join(a: &Option<String>, b: &str) -> String {
 }
 
 fn to_hop(eng: &mut Engine, d: &Draft) -> Hop {
-    let text = eng.file(d.at).map(|p| p.line_text(d.line)).unwrap_or_default();
+    let text = eng.line_text(d.at, d.line);
     Hop {
         path: eng.path(d.at),
         line: d.line,

@@ -253,7 +253,11 @@ impl Engine<'_> {
 
 /// Identifier-like nodes (in document order) that pass `keep` and, when given, have the
 /// text `name`.
-fn names_where<'t>(p: &'t Parsed, keep: impl Fn(Node) -> bool, name: Option<&str>) -> Vec<Node<'t>> {
+fn names_where<'t>(
+    p: &'t Parsed,
+    keep: impl Fn(Node) -> bool,
+    name: Option<&str>,
+) -> Vec<Node<'t>> {
     let mut out = Vec::new();
     syntax::each_node(p.tree.root_node(), &mut |n| {
         if matches!(n.kind(), "identifier" | "field_identifier")
@@ -296,7 +300,10 @@ mod tests {
             parse_spec("api/types.go:NumGPU").ok(),
             Some(Spec::FileSymbol("api/types.go".into(), "NumGPU".into()))
         );
-        assert_eq!(parse_spec("num_gpu").ok(), Some(Spec::Name("num_gpu".into())));
+        assert_eq!(
+            parse_spec("num_gpu").ok(),
+            Some(Spec::Name("num_gpu".into()))
+        );
         assert_eq!(parse_spec("ns::x").ok(), Some(Spec::Name("ns::x".into())));
         assert!(parse_spec(" ").is_err());
     }

@@ -76,7 +76,6 @@ impl Parsed {
     pub fn lines(&self) -> usize {
         self.starts.len()
     }
-
 }
 
 /// Every node under `root` in document order, until `f` returns false for one (its subtree
@@ -97,6 +96,36 @@ pub fn each_node<'t>(root: Node<'t>, f: &mut impl FnMut(Node<'t>) -> bool) {
             }
         }
     }
+}
+
+fn is_ident_byte(b: u8) -> bool {
+    b.is_ascii_alphanumeric() || b == b'_'
+}
+
+/// The smallest nodes covering each whole-word occurrence of `name` in `from..to`, found
+/// in the text (no walk over the tree).
+pub fn occurrences<'t>(p: &'t Parsed, name: &str, from: usize, to: usize) -> Vec<Node<'t>> {
+    let (from, to) = (from.min(p.src.len()), to.min(p.src.len()));
+    let mut out = Vec::new();
+    if name.is_empty() || from >= to {
+        return out;
+    }
+    let root = p.tree.root_node();
+    let word = name.bytes().next_back().is_some_and(is_ident_byte);
+    for off in memchr::memmem::find_iter(&p.src[from..to], name.as_bytes()) {
+        let s = from + off;
+        let e = s + name.len();
+        let before =
+            s > 0 && is_ident_byte(p.src[s - 1]) && name.bytes().next().is_some_and(is_ident_byte);
+        let after = word && e < p.src.len() && is_ident_byte(p.src[e]);
+        if before || after {
+            continue;
+        }
+        if let Some(n) = root.descendant_for_byte_range(s, e) {
+            out.push(n);
+        }
+    }
+    out
 }
 
 /// Whether `kind` is a function (or lambda) in `lang`.
@@ -130,8 +159,11 @@ pub fn last_name<'a>(p: &'a Parsed, n: Node) -> &'a str {
         "selector_expression" | "field_expression" => "field",
         "attribute" => "attribute",
         "qualified_identifier" | "template_function" | "template_method" => "name",
-        "pointer_declarator" | "reference_declarator" | "init_declarator"
-        | "function_declarator" | "array_declarator" => "declarator",
+        "pointer_declarator"
+        | "reference_declarator"
+        | "init_declarator"
+        | "function_declarator"
+        | "array_declarator" => "declarator",
         "parenthesized_declarator" => return n.named_child(0).map_or("", |c| last_name(p, c)),
         _ => return p.text(n),
     };
@@ -147,7 +179,10 @@ pub fn last_name<'a>(p: &'a Parsed, n: Node) -> &'a str {
 /// The contents of a string literal node (quotes removed), if `n` is one.
 pub fn string_value(p: &Parsed, n: Node) -> Option<String> {
     match n.kind() {
-        "interpreted_string_literal" | "raw_string_literal" | "string_literal" | "string"
+        "interpreted_string_literal"
+        | "raw_string_literal"
+        | "string_literal"
+        | "string"
         | "raw_string_literal_cpp" => {}
         _ => return None,
     }
@@ -194,13 +229,25 @@ pub fn func_name<'a>(p: &'a Parsed, f: Node) -> Option<&'a str> {
 
 /// Definitions of functions named `name` in a file.
 pub fn find_defs(p: &Parsed, name: &str) -> Vec<FuncDef> {
-    let mut out = Vec::new();
-    each_node(p.tree.root_node(), &mut |n| {
-        if is_function(p.lang, n.kind()) && func_name(p, n) == Some(name) {
-            out.push(func_def(p, n));
+    let mut out: Vec<FuncDef> = Vec::new();
+    for n in occurrences(p, name, 0, p.src.len()) {
+        let mut cur = n;
+        for _ in 0..6 {
+            let Some(par) = cur.parent() else { break };
+            if is_function(p.lang, par.kind()) {
+                let body = par.child_by_field_name("body");
+                let in_body = body.is_some_and(|b| b.start_byte() <= n.start_byte());
+                if !in_body
+                    && func_name(p, par) == Some(name)
+                    && !out.iter().any(|d| d.scope.0 == par.start_byte())
+                {
+                    out.push(func_def(p, par));
+                }
+                break;
+            }
+            cur = par;
         }
-        true
-    });
+    }
     out
 }
 

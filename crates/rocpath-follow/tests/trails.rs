@@ -191,7 +191,10 @@ fn a_field_goes_through_calls_json_and_cgo_into_cpp() {
     let doc = run("srv/options.go:NumGPU", r.path(), &opts());
     assert_eq!(doc.matched, 1);
     let root = &doc.hops[0];
-    assert_eq!((root.path.as_str(), root.line, root.kind), ("srv/options.go", 4, HopKind::Origin));
+    assert_eq!(
+        (root.path.as_str(), root.line, root.kind),
+        ("srv/options.go", 4, HopKind::Origin)
+    );
     // The read, the argument and the parameter, the condition deciding on it, the return.
     let read = must(&doc, "srv/options.go", 20, HopKind::Field);
     assert_eq!(read.evidence, HopEvidence::CodeVerified);
@@ -206,7 +209,12 @@ fn a_field_goes_through_calls_json_and_cgo_into_cpp() {
     // The runner decodes the request from JSON: a name-matched bridge.
     let json = must(&doc, "runner/runner.go", 17, HopKind::Json);
     assert_eq!(json.evidence, HopEvidence::Inferred);
-    assert!(json.note.as_deref().unwrap_or("").contains("decoded from JSON at line 15"));
+    assert!(
+        json.note
+            .as_deref()
+            .unwrap_or("")
+            .contains("decoded from JSON at line 15")
+    );
     // Written into a C struct through cgo, then read in C++.
     let cgo = must(&doc, "runner/runner.go", 17, HopKind::Cgo);
     assert_eq!(cgo.symbol, ".n_layers");
@@ -251,7 +259,10 @@ fn a_flag_to_an_outside_program_is_unresolved_naming_the_command() {
     let flag = must(&doc, "srv/options.go", 30, HopKind::Flag);
     assert_eq!(flag.evidence, HopEvidence::Unresolved);
     let note = flag.note.as_deref().unwrap_or("");
-    assert!(note.contains("--threads") && note.contains("exec.Command"), "{note}");
+    assert!(
+        note.contains("--threads") && note.contains("exec.Command"),
+        "{note}"
+    );
     assert!(flag.children.is_empty());
 }
 
@@ -272,7 +283,12 @@ fn a_recursive_call_is_a_cycle_followed_once() {
     let r = repo();
     let doc = run("srv/cycle.go:k", r.path(), &opts());
     let back = must(&doc, "srv/cycle.go", 3, HopKind::Param);
-    assert!(back.note.as_deref().unwrap_or("").contains("followed above"));
+    assert!(
+        back.note
+            .as_deref()
+            .unwrap_or("")
+            .contains("followed above")
+    );
     assert!(back.children.is_empty());
     must(&doc, "srv/cycle.go", 4, HopKind::Branch);
 }
@@ -297,7 +313,12 @@ fn fan_out_is_capped_with_a_note_and_depth_too() {
     assert!(doc.truncated);
     let root = &doc.hops[0];
     assert_eq!(root.children.len(), 2);
-    assert!(root.note.as_deref().unwrap_or("").contains("more places not followed"));
+    assert!(
+        root.note
+            .as_deref()
+            .unwrap_or("")
+            .contains("more places not followed")
+    );
     let o = Options { depth: 2, ..opts() };
     let doc = run("srv/options.go:NumGPU", r.path(), &o);
     assert!(flat(&doc).iter().all(|(d, _)| *d < 2));
@@ -352,7 +373,11 @@ fn bad_files_are_skipped_with_a_reason_and_the_rest_is_followed() {
     let r = repo();
     write(r.path(), "gen/huge.go", &vec![b'a'; 3 << 20]);
     write(r.path(), "gen/blob.c", b"\x7fELF\x00\x00\x01NumGPU");
-    write(r.path(), "srv/broken.go", b"package srv\nfunc ( {{{ o.NumGPU\n");
+    write(
+        r.path(),
+        "srv/broken.go",
+        b"package srv\nfunc ( {{{ o.NumGPU\n",
+    );
     #[cfg(unix)]
     {
         let l = r.path().join("loop");
@@ -367,7 +392,11 @@ fn bad_files_are_skipped_with_a_reason_and_the_rest_is_followed() {
             .map(|s| s.reason.clone())
             .unwrap_or_default()
     };
-    assert!(reason("huge.go").contains("byte limit"), "{:?}", doc.skipped);
+    assert!(
+        reason("huge.go").contains("byte limit"),
+        "{:?}",
+        doc.skipped
+    );
     assert!(reason("blob.c").contains("binary"));
     assert!(reason("broken.go").contains("syntax errors"));
     #[cfg(unix)]
@@ -381,12 +410,17 @@ fn the_commit_of_a_git_checkout_is_on_every_hop() {
     let git = r.path().join(".git");
     std::fs::create_dir_all(git.join("refs/heads")).unwrap_or_else(|e| unreachable!("{e}"));
     let hash = "0123456789abcdef0123456789abcdef01234567";
-    std::fs::write(git.join("HEAD"), "ref: refs/heads/main\n").unwrap_or_else(|e| unreachable!("{e}"));
+    std::fs::write(git.join("HEAD"), "ref: refs/heads/main\n")
+        .unwrap_or_else(|e| unreachable!("{e}"));
     std::fs::write(git.join("refs/heads/main"), format!("{hash}\n"))
         .unwrap_or_else(|e| unreachable!("{e}"));
     let doc = run("srv/cycle.go:k", r.path(), &opts());
     assert_eq!(doc.repos[0].commit.as_deref(), Some(hash));
-    assert!(flat(&doc).iter().all(|(_, h)| h.commit.as_deref() == Some(hash)));
+    assert!(
+        flat(&doc)
+            .iter()
+            .all(|(_, h)| h.commit.as_deref() == Some(hash))
+    );
 }
 
 #[test]
@@ -394,8 +428,11 @@ fn the_index_is_cached_per_commit() {
     let r = repo();
     let git = r.path().join(".git");
     std::fs::create_dir_all(&git).unwrap_or_else(|e| unreachable!("{e}"));
-    std::fs::write(git.join("HEAD"), "89abcdef0123456789abcdef0123456789abcdef\n")
-        .unwrap_or_else(|e| unreachable!("{e}"));
+    std::fs::write(
+        git.join("HEAD"),
+        "89abcdef0123456789abcdef0123456789abcdef\n",
+    )
+    .unwrap_or_else(|e| unreachable!("{e}"));
     let cache = tempfile::tempdir().unwrap_or_else(|e| unreachable!("{e}"));
     // The cache folder is taken from the environment; this test sets it for itself only
     // through the index functions' explicit folder.
@@ -404,8 +441,10 @@ fn the_index_is_cached_per_commit() {
         ..Options::default()
     };
     let repos = [r.path().to_path_buf()];
-    let first = rocpath_follow::index::load_or_build_in(cache.path(), &repos[0], Some("89ab"), &o.index);
-    let second = rocpath_follow::index::load_or_build_in(cache.path(), &repos[0], Some("89ab"), &o.index);
+    let first =
+        rocpath_follow::index::load_or_build_in(cache.path(), &repos[0], Some("89ab"), &o.index);
+    let second =
+        rocpath_follow::index::load_or_build_in(cache.path(), &repos[0], Some("89ab"), &o.index);
     match (first, second) {
         (Ok((a, false)), Ok((b, true))) => {
             assert_eq!(a.files, b.files);
@@ -463,7 +502,8 @@ fn a_flag_continues_into_the_argument_table_of_a_second_repository() {
     assert!(flag.note.as_deref().unwrap_or("").contains("llama-server"));
     // With the program's source, the flag's handler takes the value on.
     let both = [app.clone(), d.path().join("llama.cpp")];
-    let doc = follow("app/launch.go:NumGPU", &both, &opts()).unwrap_or_else(|e| unreachable!("{e}"));
+    let doc =
+        follow("app/launch.go:NumGPU", &both, &opts()).unwrap_or_else(|e| unreachable!("{e}"));
     let flag = must(&doc, "ollama/app/launch.go", 9, HopKind::Flag);
     assert_eq!(flag.evidence, HopEvidence::CodeVerified);
     let table = must(&doc, "llama.cpp/common/arg.cpp", 2, HopKind::Flag);

@@ -17,7 +17,9 @@ fn header(doc: &FollowDoc, out: &mut String) {
             out,
             "  in {} ({}, {} source files{})",
             r.name,
-            r.commit.as_deref().map_or("no commit", |c| &c[..c.len().min(12)]),
+            r.commit
+                .as_deref()
+                .map_or("no commit", |c| &c[..c.len().min(12)]),
             r.files,
             if r.cached { ", index cached" } else { "" }
         );
@@ -93,10 +95,17 @@ pub fn markdown(doc: &FollowDoc) -> String {
             out,
             "- repository `{}` at {}",
             md_cell(&r.name),
-            r.commit.as_deref().map_or("no commit".to_string(), |c| format!("`{c}`"))
+            r.commit
+                .as_deref()
+                .map_or("no commit".to_string(), |c| format!("`{c}`"))
         );
     }
-    let _ = writeln!(out, "- {} starts, {} hops\n", doc.hops.len(), doc.hop_count());
+    let _ = writeln!(
+        out,
+        "- {} starts, {} hops\n",
+        doc.hops.len(),
+        doc.hop_count()
+    );
     for root in &doc.hops {
         for (d, h) in root.walk() {
             let pad = "   ".repeat(d);
@@ -121,7 +130,11 @@ pub fn markdown(doc: &FollowDoc) -> String {
         let _ = writeln!(out, "> {}", md_cell(n));
     }
     if !doc.skipped.is_empty() {
-        let _ = writeln!(out, "\n{} files skipped (see the JSON document).", doc.skipped.len());
+        let _ = writeln!(
+            out,
+            "\n{} files skipped (see the JSON document).",
+            doc.skipped.len()
+        );
     }
     out
 }

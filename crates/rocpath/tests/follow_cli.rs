@@ -50,7 +50,9 @@ fn the_json_document() {
     let v: serde_json::Value = serde_json::from_str(&out).unwrap();
     assert_eq!(v["schema"], "rocpath.follow/1");
     let root = &v["hops"][0];
-    for key in ["path", "line", "commit", "text", "kind", "evidence", "children"] {
+    for key in [
+        "path", "line", "commit", "text", "kind", "evidence", "children",
+    ] {
         assert!(root.get(key).is_some(), "{key} in {root}");
     }
     assert_eq!(root["kind"], "origin");
@@ -64,5 +66,8 @@ fn a_spec_matching_nothing_is_a_usage_error_with_the_nearest_names() {
     let (code, out, err) = run(&["--from", "num_gpus"]);
     assert_eq!(code, 2);
     assert!(out.is_empty());
-    assert!(err.contains("matches nothing") && err.contains("num_gpu"), "{err}");
+    assert!(
+        err.contains("matches nothing") && err.contains("num_gpu"),
+        "{err}"
+    );
 }

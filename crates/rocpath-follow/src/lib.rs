@@ -91,7 +91,11 @@ impl Repos {
             repos.push(Repo {
                 info: RepoInfo {
                     name,
-                    root: root.display().to_string(),
+                    root: root
+                        .canonicalize()
+                        .unwrap_or_else(|_| root.clone())
+                        .display()
+                        .to_string(),
                     commit: head.commit,
                     files: index.files.len(),
                     cached,

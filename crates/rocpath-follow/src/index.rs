@@ -106,7 +106,7 @@ pub fn is_test(path: &str) -> bool {
             .any(|c| matches!(c, "test" | "tests" | "testdata" | "unittest" | "unittests"))
 }
 
-const FORMAT: &str = "rocpath.follow.index/1";
+const FORMAT: &str = "rocpath.follow.index/2";
 
 /// The cache folder: `$ROCPATH_CACHE`, else `$XDG_CACHE_HOME/rocpath`, else
 /// `~/.cache/rocpath`; the index lives in its `follow` folder.
@@ -308,10 +308,8 @@ pub fn tokens(src: &[u8]) -> Vec<&str> {
             while i < src.len() && is_ident(src[i]) {
                 i += 1;
             }
-            if i - s >= 2 {
-                if let Ok(t) = std::str::from_utf8(&src[s..i]) {
-                    out.push(t);
-                }
+            if let Ok(t) = std::str::from_utf8(&src[s..i]) {
+                out.push(t);
             }
             continue;
         }

@@ -374,7 +374,15 @@ impl Engine<'_> {
         if is_sent(n) {
             return Vec::new();
         }
-        vec![hop(kind, "the name appears here", None)]
+        // Passed on by name (`String("OLLAMA_HOST")`): followed from the literal.
+        vec![hop(
+            kind,
+            "the name appears here",
+            Some(Item::Value {
+                at: f,
+                range: (n.start_byte(), n.end_byte()),
+            }),
+        )]
     }
 
     fn argparse(
@@ -454,6 +462,7 @@ impl Engine<'_> {
                 scope: (lambda.start_byte(), lambda.end_byte()),
                 name: pname,
                 after: body.start_byte().min(last.end_byte()),
+                from_call: false,
             }),
         })
     }

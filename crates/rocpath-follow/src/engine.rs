@@ -43,6 +43,9 @@ pub enum Item {
         name: String,
         /// Reads count from this byte on.
         after: usize,
+        /// It is a parameter the value entered through a call: a return goes back to that
+        /// call only (followed there), not to every caller.
+        from_call: bool,
     },
     /// A struct field, read wherever a field of that name is read.
     Field {
@@ -94,6 +97,19 @@ impl Item {
                 lang: *lang,
                 origin: None,
                 decls: false,
+            },
+            Item::Local {
+                at,
+                scope,
+                name,
+                after,
+                ..
+            } => Item::Local {
+                at: *at,
+                scope: *scope,
+                name: name.clone(),
+                after: *after,
+                from_call: false,
             },
             other => other.clone(),
         }
@@ -153,6 +169,8 @@ pub struct Engine<'a> {
     pub repos: &'a [Repo],
     parsed: HashMap<FileRef, Option<Rc<Parsed>>>,
     raw: HashMap<FileRef, Rc<Vec<u8>>>,
+    /// Following a parameter the value entered through a call.
+    pub in_call: bool,
     /// Files that could not be read or parsed.
     pub skipped: Vec<Skipped>,
 }
@@ -164,6 +182,7 @@ impl<'a> Engine<'a> {
             repos,
             parsed: HashMap::new(),
             raw: HashMap::new(),
+            in_call: false,
             skipped: Vec::new(),
         }
     }
@@ -382,10 +401,16 @@ impl<'a> Engine<'a> {
                 scope,
                 name,
                 after,
-            } => Expansion {
-                drafts: self.local(*at, *scope, name, *after),
-                unresolved: None,
-            },
+                from_call,
+            } => {
+                self.in_call = *from_call;
+                let drafts = self.local(*at, *scope, name, *after);
+                self.in_call = false;
+                Expansion {
+                    drafts,
+                    unresolved: None,
+                }
+            }
             Item::Field {
                 name,
                 lang,
@@ -418,6 +443,7 @@ impl<'a> Engine<'a> {
                 scope: p.scope,
                 name: p.name.clone(),
                 after: p.byte + p.name.len(),
+                from_call: true,
             }),
         )
     }
@@ -464,6 +490,11 @@ impl<'a> Engine<'a> {
             out.extend(self.flow_up(at, &p, n));
         }
         out.extend(self.named_result(at, &p, sn, name));
+        if p.lang == Lang::Go && sn.id() == root.id() {
+            // A package-level variable: read as `pkg.Name` in other packages.
+            let origin = (at.repo, self.dir(at));
+            out.extend(self.field(name, Lang::Go, Some(&origin), false).drafts);
+        }
         out
     }
 
@@ -491,7 +522,7 @@ impl<'a> Engine<'a> {
             HopEvidence::CodeVerified,
             fname.clone(),
             Some(format!("{name} is a named result of {fname}")),
-            Some(Item::Returns {
+            (!self.in_call).then_some(Item::Returns {
                 name: fname,
                 lang: p.lang,
                 def: at,

@@ -102,18 +102,29 @@ impl Engine<'_> {
         let Some(name) = syntax::func_name(p, f).filter(|s| !s.is_empty()) else {
             return Step::Stop;
         };
+        let (note, item) = if self.in_call {
+            (
+                Some("returned to the call the value came through (followed there)".to_string()),
+                None,
+            )
+        } else {
+            (
+                None,
+                Some(Item::Returns {
+                    name: name.to_string(),
+                    lang: p.lang,
+                    def: at,
+                }),
+            )
+        };
         Step::Land(vec![self.draft(
             at,
             p.line(n),
             HopKind::Return,
             HopEvidence::CodeVerified,
             name,
-            None,
-            Some(Item::Returns {
-                name: name.to_string(),
-                lang: p.lang,
-                def: at,
-            }),
+            note,
+            item,
         )])
     }
 
@@ -436,7 +447,7 @@ impl Engine<'_> {
                     Some(k) => d.params.iter().find(|(n, _)| n == k)?.clone(),
                     None => d.params.get(i)?.clone(),
                 };
-                (!pn.is_empty()).then_some(Param {
+                (!pn.is_empty() && pn != "_").then_some(Param {
                     at: *f,
                     line: d.line,
                     name: pn,
@@ -509,6 +520,7 @@ impl Engine<'_> {
                         scope: (scope.start_byte(), scope.end_byte()),
                         name,
                         after: t.end_byte(),
+                        from_call: false,
                     }),
                 )]
             }

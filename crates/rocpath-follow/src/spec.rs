@@ -196,6 +196,7 @@ impl Engine<'_> {
                 scope: (scope.start_byte(), scope.end_byte()),
                 name: name.clone(),
                 after: n.end_byte(),
+                from_call: false,
             };
             return Some(self.origin(at, p, n, name, item));
         }

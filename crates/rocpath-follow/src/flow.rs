@@ -415,6 +415,14 @@ impl Engine<'_> {
         } else {
             Vec::new()
         };
+        let (defs, kind, bound) = if defs.is_empty() && p.lang == Lang::Python {
+            match self.native_binding(&name) {
+                Some((cname, d)) => (d, HopKind::CallArg, Some(cname)),
+                None => (defs, kind, None),
+            }
+        } else {
+            (defs, kind, None)
+        };
         if defs.is_empty() {
             if is_logging(&ctext) && !cgo {
                 return Step::Stop;
@@ -459,7 +467,14 @@ impl Engine<'_> {
         if params.is_empty() {
             return Step::Up;
         }
-        let (ev, note) = if params.len() == 1 {
+        let (ev, note) = if let Some(cname) = &bound {
+            (
+                HopEvidence::Inferred,
+                Some(format!(
+                    "a native extension binds {name} to the C++ function {cname} (pybind11 `def`)"
+                )),
+            )
+        } else if params.len() == 1 {
             (HopEvidence::CodeVerified, None)
         } else {
             (
@@ -500,6 +515,42 @@ impl Engine<'_> {
             ));
         }
         Step::Land(out)
+    }
+
+    /// A Python name bound to a C++ function by a native extension
+    /// (`m.def("name", &cxx_function, …)` in pybind11): the C++ function and its definitions.
+    fn native_binding(&mut self, name: &str) -> Option<(String, Vec<(FileRef, syntax::FuncDef)>)> {
+        let quoted = format!("\"{name}\"");
+        for f in self.files_with(name, Some(Lang::Cpp)) {
+            let Some(p) = self.file(f) else { continue };
+            for occ in syntax::occurrences(&p, &quoted, 0, p.src.len()) {
+                let lit = if occ.kind() == "string_literal" {
+                    occ
+                } else {
+                    occ.parent()?
+                };
+                let Some(args) = lit.parent().filter(|a| a.kind() == "argument_list") else {
+                    continue;
+                };
+                let call = args.parent()?;
+                let callee = call.child_by_field_name("function")?;
+                if syntax::last_name(&p, callee) != "def" {
+                    continue;
+                }
+                let target = args.named_child(1)?;
+                let target = if target.kind() == "pointer_expression" {
+                    target.child_by_field_name("argument")?
+                } else {
+                    target
+                };
+                let cname = syntax::last_name(&p, target).to_string();
+                let defs = self.resolve(&cname, Lang::Cpp, None);
+                if !defs.is_empty() {
+                    return Some((cname, defs));
+                }
+            }
+        }
+        None
     }
 
     /// The hop onto what an assignment writes: a variable, a field, a key.

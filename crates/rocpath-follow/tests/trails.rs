@@ -516,3 +516,39 @@ fn a_flag_continues_into_the_argument_table_of_a_second_repository() {
     must(&doc, "llama.cpp/src/load.cpp", 4, HopKind::CallArg);
     assert_eq!(doc.repos.len(), 2);
 }
+
+const BIND_CPP: &str = r#"#include <pybind11/pybind11.h>
+
+int scale_impl(int n) {
+    int doubled = n * 2;
+    return doubled;
+}
+
+PYBIND11_MODULE(native, m) {
+    m.def("scale", &scale_impl, "scale the layers");
+}
+"#;
+
+const CALLER_PY: &str = r#"import native
+
+
+def run(layers):
+    out = native.scale(layers)
+    return out
+"#;
+
+#[test]
+fn python_goes_into_a_native_extension_where_the_binding_is_visible() {
+    let d = tempfile::tempdir().unwrap_or_else(|e| unreachable!("{e}"));
+    write(d.path(), "ext/bind.cpp", BIND_CPP.as_bytes());
+    write(d.path(), "py/caller.py", CALLER_PY.as_bytes());
+    let doc = run("py/caller.py:layers", d.path(), &opts());
+    let call = must(&doc, "py/caller.py", 5, HopKind::CallArg);
+    assert_eq!(call.evidence, HopEvidence::Inferred);
+    assert!(call.note.as_deref().unwrap_or("").contains("scale_impl"));
+    let param = must(&doc, "ext/bind.cpp", 3, HopKind::Param);
+    assert_eq!(param.symbol, "n");
+    must(&doc, "ext/bind.cpp", 4, HopKind::Assign);
+    must(&doc, "ext/bind.cpp", 5, HopKind::Return);
+    must(&doc, "py/caller.py", 5, HopKind::Assign);
+}

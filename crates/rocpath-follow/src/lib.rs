@@ -10,7 +10,8 @@
 //! boundaries that are matched by name — JSON (a struct tag, a type decoded in another
 //! package), a command-line flag and its definition (Go `flag`, `argparse`, argument tables
 //! with handlers), an environment variable (`setenv` → `getenv`), cgo (a C struct field
-//! written from Go → its reads in C/C++). Syntactic hops are `code_verified`, name-matched
+//! written from Go → its reads in C/C++), a Python call into a native extension whose
+//! pybind11 `def` is in the sources. Syntactic hops are `code_verified`, name-matched
 //! bridges `inferred`, and where the trail leaves the repositories given it is `unresolved`
 //! with the boundary named.
 

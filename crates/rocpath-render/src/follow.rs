@@ -102,8 +102,9 @@ pub fn markdown(doc: &FollowDoc) -> String {
     }
     let _ = writeln!(
         out,
-        "- {} starts, {} hops\n",
+        "- {} start{}, {} hops\n",
         doc.hops.len(),
+        if doc.hops.len() == 1 { "" } else { "s" },
         doc.hop_count()
     );
     for root in &doc.hops {

@@ -399,38 +399,15 @@ impl Engine<'_> {
             }
         }
         let cgo = p.lang == Lang::Go && ctext.starts_with("C.");
-        let (lang, kind) = if cgo {
-            (Lang::Cpp, HopKind::Cgo)
-        } else {
-            (p.lang, HopKind::CallArg)
-        };
-        let external = ctext.starts_with("std::") || ctext.starts_with("::std::");
-        let defs = if !external
-            && name
-                .chars()
-                .next()
-                .is_some_and(|c| c.is_alphabetic() || c == '_')
-        {
-            self.resolve(&name, lang, (!cgo).then_some((at, p)))
-        } else {
-            Vec::new()
-        };
-        let (defs, kind, bound) = if defs.is_empty() && p.lang == Lang::Python {
-            match self.native_binding(&name) {
-                Some((cname, d)) => (d, HopKind::CallArg, Some(cname)),
-                None => (defs, kind, None),
-            }
-        } else {
-            (defs, kind, None)
-        };
+        let (defs, kind, bound) = self.callee_defs(at, p, &name, &ctext, cgo);
+        let discarded = matches!(
+            call.parent().map(|x| x.kind()),
+            Some("expression_statement") | Some("go_statement") | Some("defer_statement")
+        );
         if defs.is_empty() {
             if is_logging(&ctext) && !cgo {
                 return Step::Stop;
             }
-            let discarded = matches!(
-                call.parent().map(|x| x.kind()),
-                Some("expression_statement") | Some("go_statement") | Some("defer_statement")
-            );
             if !discarded || cgo {
                 return Step::Up;
             }
@@ -439,51 +416,30 @@ impl Engine<'_> {
                 p.line(arg),
                 HopKind::CallArg,
                 HopEvidence::Unresolved,
-                name.clone(),
+                name,
                 Some(format!(
                     "passed to {ctext}, which is not defined in the repositories given"
                 )),
                 None,
             )]);
         }
-        let method = matches!(callee.kind(), "attribute");
-        let params: Vec<Param> = defs
-            .iter()
-            .filter_map(|(f, d)| {
-                let i = if d.has_self && method { idx + 1 } else { idx };
-                let (pn, byte) = match &keyword {
-                    Some(k) => d.params.iter().find(|(n, _)| n == k)?.clone(),
-                    None => d.params.get(i)?.clone(),
-                };
-                (!pn.is_empty() && pn != "_").then_some(Param {
-                    at: *f,
-                    line: d.line,
-                    name: pn,
-                    byte,
-                    scope: d.scope,
-                })
-            })
-            .collect();
+        let method = callee.kind() == "attribute";
+        let params = matching_params(&defs, idx, keyword.as_deref(), method);
         if params.is_empty() {
             return Step::Up;
         }
-        let (ev, note) = if let Some(cname) = &bound {
-            (
+        let (ev, note) = match (&bound, params.len()) {
+            (Some(cname), _) => (
                 HopEvidence::Inferred,
                 Some(format!(
                     "a native extension binds {name} to the C++ function {cname} (pybind11 `def`)"
                 )),
-            )
-        } else if params.len() == 1 {
-            (HopEvidence::CodeVerified, None)
-        } else {
-            (
+            ),
+            (None, 1) => (HopEvidence::CodeVerified, None),
+            (None, n) => (
                 HopEvidence::Inferred,
-                Some(format!(
-                    "{} definitions named {name}: each is followed",
-                    params.len()
-                )),
-            )
+                Some(format!("{n} definitions named {name}: each is followed")),
+            ),
         };
         let mut out = vec![self.draft(
             at,
@@ -494,11 +450,7 @@ impl Engine<'_> {
             note,
             Some(Item::Params(params)),
         )];
-        let used = !matches!(
-            call.parent().map(|x| x.kind()),
-            Some("expression_statement") | Some("go_statement") | Some("defer_statement")
-        );
-        if used {
+        if !discarded {
             out.push(self.draft(
                 at,
                 p.line(call),
@@ -515,6 +467,40 @@ impl Engine<'_> {
             ));
         }
         Step::Land(out)
+    }
+
+    /// The definitions a call reaches: in the caller's language (C for cgo), else a C++
+    /// function a Python native extension binds the name to (with that function's name).
+    #[allow(clippy::type_complexity)]
+    fn callee_defs(
+        &mut self,
+        at: FileRef,
+        p: &Parsed,
+        name: &str,
+        ctext: &str,
+        cgo: bool,
+    ) -> (Vec<(FileRef, syntax::FuncDef)>, HopKind, Option<String>) {
+        let (lang, kind) = if cgo {
+            (Lang::Cpp, HopKind::Cgo)
+        } else {
+            (p.lang, HopKind::CallArg)
+        };
+        let external = ctext.starts_with("std::") || ctext.starts_with("::std::");
+        let named = name
+            .chars()
+            .next()
+            .is_some_and(|c| c.is_alphabetic() || c == '_');
+        let defs = if !external && named {
+            self.resolve(name, lang, (!cgo).then_some((at, p)))
+        } else {
+            Vec::new()
+        };
+        if defs.is_empty() && p.lang == Lang::Python {
+            if let Some((cname, d)) = self.native_binding(name) {
+                return (d, HopKind::CallArg, Some(cname));
+            }
+        }
+        (defs, kind, None)
     }
 
     /// A Python name bound to a C++ function by a native extension
@@ -659,6 +645,32 @@ fn literal_package<'a>(p: &'a Parsed, keyed: Node) -> Option<&'a str> {
     (ty.kind() == "qualified_type")
         .then(|| ty.child_by_field_name("package").map(|q| p.text(q)))
         .flatten()
+}
+
+/// The parameter each definition receives the argument at `idx` (or `keyword`) in; a
+/// Python method called on an object skips `self`.
+fn matching_params(
+    defs: &[(FileRef, syntax::FuncDef)],
+    idx: usize,
+    keyword: Option<&str>,
+    method: bool,
+) -> Vec<Param> {
+    defs.iter()
+        .filter_map(|(f, d)| {
+            let i = if d.has_self && method { idx + 1 } else { idx };
+            let (pn, byte) = match keyword {
+                Some(k) => d.params.iter().find(|(n, _)| n == k)?.clone(),
+                None => d.params.get(i)?.clone(),
+            };
+            (!pn.is_empty() && pn != "_").then_some(Param {
+                at: *f,
+                line: d.line,
+                name: pn,
+                byte,
+                scope: d.scope,
+            })
+        })
+        .collect()
 }
 
 /// Whether a Go file uses cgo (`import "C"`).

@@ -10,6 +10,15 @@ use crate::syntax::{self, Parsed};
 use tree_sitter::Node;
 
 const GETENV: &[&str] = &["Getenv", "LookupEnv", "getenv", "secure_getenv", "GetEnv"];
+/// Calls that send a key rather than read it.
+const SENDERS: &[&str] = &[
+    "Setenv",
+    "setenv",
+    "putenv",
+    "append",
+    "Command",
+    "CommandContext",
+];
 const GO_FLAGS: &[&str] = &[
     "Int", "Int64", "Uint", "Uint64", "String", "Bool", "Float64", "Duration", "Func",
 ];
@@ -326,49 +335,9 @@ impl Engine<'_> {
             };
             return vec![hop(k, "read by this key here", Some(value(sub)))];
         }
-        let call = call_of(n);
-        if let Some((call, idx)) = call {
-            let callee = call.child_by_field_name("function");
-            let cname = callee.map(|c| syntax::last_name(p, c)).unwrap_or("");
-            let ctext = callee.map(|c| p.text(c)).unwrap_or("");
-            if GETENV.contains(&cname) || (cname == "get" && ctext.contains("environ")) {
-                return vec![hop(
-                    HopKind::Env,
-                    "the environment variable is read here",
-                    Some(value(call)),
-                )];
-            }
-            if [
-                "Setenv",
-                "setenv",
-                "putenv",
-                "append",
-                "Command",
-                "CommandContext",
-            ]
-            .contains(&cname)
-            {
-                return Vec::new();
-            }
-            if cname == "add_argument" {
-                return self.argparse(f, p, call, text, &hop);
-            }
-            if ctext.starts_with("flag.") || ctext.contains("Flag") {
-                let base = cname.trim_end_matches("Var");
-                if GO_FLAGS.contains(&base) {
-                    let item = if cname.ends_with("Var") {
-                        None
-                    } else {
-                        Some(value(call))
-                    };
-                    return vec![hop(HopKind::Flag, "the flag is defined here", item)];
-                }
-            }
-            if cname == "get" && idx == 0 && kind == HopKind::Json {
-                return vec![hop(kind, "read by this key here", Some(value(call)))];
-            }
-            if let Some(d) = self.flag_table(f, p, call, text, kind) {
-                return vec![d];
+        if let Some((call, idx)) = call_of(n) {
+            if let Some(d) = self.call_receiver(f, p, call, idx, text, kind, &hop) {
+                return d;
             }
         }
         if is_sent(n) {
@@ -383,6 +352,49 @@ impl Engine<'_> {
                 range: (n.start_byte(), n.end_byte()),
             }),
         )]
+    }
+
+    /// A key read by a call it is an argument of: `getenv`, a flag definition (Go `flag`,
+    /// `argparse`, an argument table), `.get(key)`. `Some(empty)` for calls that send it.
+    #[allow(clippy::too_many_arguments)]
+    fn call_receiver(
+        &mut self,
+        f: FileRef,
+        p: &Parsed,
+        call: Node,
+        idx: usize,
+        text: &str,
+        kind: HopKind,
+        hop: &dyn Fn(HopKind, &str, Option<Item>) -> Draft,
+    ) -> Option<Vec<Draft>> {
+        let value = |node: Node| Item::Value {
+            at: f,
+            range: (node.start_byte(), node.end_byte()),
+        };
+        let callee = call.child_by_field_name("function");
+        let cname = callee.map(|c| syntax::last_name(p, c)).unwrap_or("");
+        let ctext = callee.map(|c| p.text(c)).unwrap_or("");
+        if GETENV.contains(&cname) || (cname == "get" && ctext.contains("environ")) {
+            let note = "the environment variable is read here";
+            return Some(vec![hop(HopKind::Env, note, Some(value(call)))]);
+        }
+        if SENDERS.contains(&cname) {
+            return Some(Vec::new());
+        }
+        if cname == "add_argument" {
+            return Some(self.argparse(f, p, call, text, hop));
+        }
+        if ctext.starts_with("flag.") || ctext.contains("Flag") {
+            let base = cname.trim_end_matches("Var");
+            if GO_FLAGS.contains(&base) {
+                let item = (!cname.ends_with("Var")).then(|| value(call));
+                return Some(vec![hop(HopKind::Flag, "the flag is defined here", item)]);
+            }
+        }
+        if cname == "get" && idx == 0 && kind == HopKind::Json {
+            return Some(vec![hop(kind, "read by this key here", Some(value(call)))]);
+        }
+        self.flag_table(f, p, call, text, kind).map(|d| vec![d])
     }
 
     fn argparse(

@@ -290,6 +290,9 @@ pub fn import_file(
         }
     }
     drop(recs);
+    for (path, line) in crate::follow::hop_locations(&doc) {
+        lines.entry(path).or_default().insert(line);
+    }
     let mut inputs = Vec::new();
     let mut quotes = Vec::new();
     for (path, wanted) in &lines {

@@ -26,6 +26,7 @@
 pub mod check;
 pub mod doc;
 pub mod files;
+pub mod follow;
 pub mod import;
 pub mod index;
 pub mod model;

@@ -12,6 +12,7 @@ use std::fmt::Write;
 
 pub mod case;
 pub mod explain;
+pub mod follow;
 pub mod gates;
 pub mod isa;
 pub mod lanes;

@@ -12,6 +12,7 @@
 //!
 //! [`serve`] previews a built site on 127.0.0.1.
 
+mod follow;
 mod pages;
 pub mod serve;
 pub mod svg;
@@ -104,7 +105,7 @@ pub fn environment() -> Result<Environment<'static>, SiteError> {
     let mut env = Environment::new();
     env.set_auto_escape_callback(|_| minijinja::AutoEscape::Html);
     env.set_undefined_behavior(minijinja::UndefinedBehavior::Strict);
-    for (name, src) in TEMPLATES {
+    for (name, src) in TEMPLATES.into_iter().chain(follow::TEMPLATES) {
         env.add_template(name, src)
             .map_err(|e| SiteError::Template {
                 name: name.to_string(),

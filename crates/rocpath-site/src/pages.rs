@@ -704,6 +704,7 @@ impl<'a> Site<'a> {
             context! {
                 o => self.observation_view(o, &r, json_url),
                 cited_by => citing, in_cases => in_cases,
+                trail => crate::follow::trail_view(o),
             },
         )?;
         Ok(r)

@@ -90,6 +90,9 @@ pub enum Command {
     Gates(GatesArgs),
     /// Who put a line there: introducing and last-touching commits, PR, issues, roles.
     Provenance(ProvenanceArgs),
+    /// Follow a value through source code (Go, C, C++, Python) from an option, a field, a
+    /// flag or an environment variable to the code that finally uses it.
+    Follow(FollowArgs),
     /// Print a shell completion script (`source <(rocpath completions bash)`).
     Completions(CompletionsArgs),
     /// Write rocpath's man pages (one per command) to a folder, or the main page to stdout.
@@ -826,4 +829,41 @@ pub struct ProvenanceArgs {
     /// Print TSV instead of the report.
     #[arg(long, conflicts_with = "json")]
     pub tsv: bool,
+}
+
+#[derive(Debug, Args)]
+pub struct FollowArgs {
+    /// Where to start: `FILE:LINE`, `FILE:SYMBOL` (a field, a parameter, a variable), or a
+    /// name used as a JSON key, a flag or an environment variable (`num_gpu`, `-ngl`,
+    /// `HSA_OVERRIDE_GFX_VERSION`).
+    #[arg(long, value_name = "SPEC")]
+    pub from: String,
+    /// Source checkouts to follow the value through (an application and the libraries it
+    /// calls or starts).
+    #[arg(required = true, value_name = "REPO")]
+    pub repos: Vec<PathBuf>,
+    /// Hops from a start to the end of a branch.
+    #[arg(long, default_value_t = 24)]
+    pub depth: usize,
+    /// Hops in the whole trail.
+    #[arg(long, default_value_t = 400)]
+    pub limit: usize,
+    /// Next hops followed from one hop (the rest are counted in a note).
+    #[arg(long, default_value_t = 16)]
+    pub fan_out: usize,
+    /// Places a SPEC may match; the rest are left out with a note.
+    #[arg(long, default_value_t = 40)]
+    pub max_matches: usize,
+    /// Also read tests (`*_test.go`, `test_*.py`, `test/` folders).
+    #[arg(long)]
+    pub include_tests: bool,
+    /// Source files larger than this are skipped (each is reported).
+    #[arg(long, value_name = "BYTES", default_value_t = 2 << 20)]
+    pub max_file_bytes: u64,
+    /// Neither read nor write the index cache.
+    #[arg(long)]
+    pub no_cache: bool,
+    /// Print the trail as Markdown.
+    #[arg(long, conflicts_with = "json")]
+    pub markdown: bool,
 }

@@ -7,6 +7,7 @@ mod check;
 mod completions;
 mod diff;
 mod explain;
+mod follow;
 mod gates;
 mod inventory;
 mod isa;
@@ -41,6 +42,7 @@ pub fn run(cmd: Command, p: &Printer) -> anyhow::Result<Status> {
         Command::Gates(a) => gates::run(a, p),
         Command::Provenance(a) => gates::run_provenance(a, p),
         Command::Survey(a) => survey::run(a, p),
+        Command::Follow(a) => follow::run(a, p),
         Command::Completions(a) => completions::run(a, p),
         Command::Man(a) => completions::run_man(a, p),
     }

@@ -1,0 +1,669 @@
+//! What the trail follows (items), where an item leads (its next hops), and the files parsed
+//! on the way.
+
+use crate::index::{Lang, RepoIndex};
+use crate::model::{HopEvidence, HopKind, RepoInfo, Skipped};
+use crate::syntax::{self, Parsed};
+use std::collections::HashMap;
+use std::path::PathBuf;
+use std::rc::Rc;
+use tree_sitter::Node;
+
+/// A file of a repository.
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, serde::Serialize, serde::Deserialize,
+)]
+pub struct FileRef {
+    /// Repository index.
+    pub repo: usize,
+    /// File index in the repository's index.
+    pub file: u32,
+}
+
+/// A repository with its index.
+pub struct Repo {
+    /// What the document says about it.
+    pub info: RepoInfo,
+    /// Its root.
+    pub root: PathBuf,
+    /// Its index.
+    pub index: RepoIndex,
+}
+
+/// Something whose value the trail follows further.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
+pub enum Item {
+    /// A variable in a function (or file) scope, read after a byte.
+    Local {
+        /// Its file.
+        at: FileRef,
+        /// The scope's byte range.
+        scope: (usize, usize),
+        /// Its name.
+        name: String,
+        /// Reads count from this byte on.
+        after: usize,
+        /// It is a parameter the value entered through a call: a return goes back to that
+        /// call only (followed there), not to every caller.
+        from_call: bool,
+    },
+    /// A struct field, read wherever a field of that name is read.
+    Field {
+        /// Its name.
+        name: String,
+        /// The language it is read in.
+        lang: Lang,
+        /// The repository and folder it was written in (reads there are code_verified).
+        origin: Option<(usize, String)>,
+        /// Also list where fields of that name are declared.
+        decls: bool,
+    },
+    /// The parameters a call's argument arrives at.
+    Params(Vec<Param>),
+    /// A function's callers receive its result.
+    Returns {
+        /// The function.
+        name: String,
+        /// Its language.
+        lang: Lang,
+        /// The file it is defined in.
+        def: FileRef,
+    },
+    /// A name that crosses by text: a JSON key, a flag, an environment variable.
+    Key {
+        /// The key as written (`num_gpu`, `-ngl`, `HSA_OVERRIDE_GFX_VERSION`).
+        text: String,
+        /// Json, Flag or Env.
+        kind: HopKind,
+        /// The file and line that sent it (not counted as a receiver).
+        from: Option<(FileRef, u64)>,
+    },
+    /// The value of an expression: where it flows.
+    Value {
+        /// Its file.
+        at: FileRef,
+        /// Its byte range.
+        range: (usize, usize),
+    },
+}
+
+impl Item {
+    /// The identity that a trail follows once: a field by its name and language, wherever
+    /// it was written.
+    pub fn seen_key(&self) -> Item {
+        match self {
+            Item::Field { name, lang, .. } => Item::Field {
+                name: name.clone(),
+                lang: *lang,
+                origin: None,
+                decls: false,
+            },
+            Item::Local {
+                at,
+                scope,
+                name,
+                after,
+                ..
+            } => Item::Local {
+                at: *at,
+                scope: *scope,
+                name: name.clone(),
+                after: *after,
+                from_call: false,
+            },
+            other => other.clone(),
+        }
+    }
+}
+
+/// A parameter a value arrives at.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
+pub struct Param {
+    /// The function's file.
+    pub at: FileRef,
+    /// The function's line.
+    pub line: u64,
+    /// The parameter.
+    pub name: String,
+    /// Where it is declared.
+    pub byte: usize,
+    /// The function's byte range.
+    pub scope: (usize, usize),
+}
+
+/// A hop before it is placed in the tree.
+#[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
+pub struct Draft {
+    /// Its file.
+    pub at: FileRef,
+    /// Its line.
+    pub line: u64,
+    /// Its kind.
+    pub kind: HopKind,
+    /// Its evidence.
+    pub evidence: HopEvidence,
+    /// What the value is here.
+    pub symbol: String,
+    /// A note.
+    pub note: Option<String>,
+    /// What to follow from here.
+    pub item: Option<Item>,
+}
+
+/// Where an item leads.
+#[derive(Debug, Clone, Default, serde::Serialize, serde::Deserialize)]
+pub struct Expansion {
+    /// The next hops.
+    pub drafts: Vec<Draft>,
+    /// The trail leaves the repositories here (why).
+    pub unresolved: Option<String>,
+}
+
+/// A name defined in more files than this is not resolved (`size`, `Get`): the value is
+/// taken to flow through the call.
+const MAX_DEF_FILES: usize = 200;
+
+/// The follow's state: repositories and the files parsed so far.
+pub struct Engine<'a> {
+    /// The repositories.
+    pub repos: &'a [Repo],
+    parsed: HashMap<FileRef, Option<Rc<Parsed>>>,
+    raw: HashMap<FileRef, Rc<Vec<u8>>>,
+    /// Following a parameter the value entered through a call.
+    pub in_call: bool,
+    /// Files that could not be read or parsed.
+    pub skipped: Vec<Skipped>,
+}
+
+impl<'a> Engine<'a> {
+    /// An engine over indexed repositories.
+    pub fn new(repos: &'a [Repo]) -> Self {
+        Engine {
+            repos,
+            parsed: HashMap::new(),
+            raw: HashMap::new(),
+            in_call: false,
+            skipped: Vec::new(),
+        }
+    }
+
+    /// The path of a file as hops show it.
+    pub fn path(&self, at: FileRef) -> String {
+        let r = &self.repos[at.repo];
+        let f = &r.index.files[at.file as usize].path;
+        if self.repos.len() > 1 {
+            format!("{}/{f}", r.info.name)
+        } else {
+            f.clone()
+        }
+    }
+
+    /// Line `line` of a file, trimmed (read without parsing when the file was not parsed).
+    pub fn line_text(&mut self, at: FileRef, line: u64) -> String {
+        if let Some(Some(p)) = self.parsed.get(&at) {
+            return p.line_text(line);
+        }
+        let bytes = match self.raw.get(&at) {
+            Some(b) => b.clone(),
+            None => {
+                let r = &self.repos[at.repo];
+                let path = r.root.join(&r.index.files[at.file as usize].path);
+                let b = Rc::new(std::fs::read(path).unwrap_or_default());
+                self.raw.insert(at, b.clone());
+                b
+            }
+        };
+        let text = bytes
+            .split(|&b| b == b'\n')
+            .nth((line as usize).saturating_sub(1))
+            .unwrap_or(&[]);
+        let t = String::from_utf8_lossy(text);
+        let t = t.trim();
+        match t.char_indices().nth(200) {
+            Some((k, _)) => format!("{}…", &t[..k]),
+            None => t.to_string(),
+        }
+    }
+
+    /// The folder of a file (Go's package).
+    pub fn dir(&self, at: FileRef) -> String {
+        let f = &self.repos[at.repo].index.files[at.file as usize].path;
+        f.rsplit_once('/').map_or("", |(d, _)| d).to_string()
+    }
+
+    /// The file parsed (once per follow).
+    pub fn file(&mut self, at: FileRef) -> Option<Rc<Parsed>> {
+        if let Some(p) = self.parsed.get(&at) {
+            return p.clone();
+        }
+        let r = &self.repos[at.repo];
+        let sf = &r.index.files[at.file as usize];
+        let full = r.root.join(&sf.path);
+        let parsed = match std::fs::read(&full) {
+            Ok(src) => match syntax::parse(sf.lang, src) {
+                Some(p) => Some(Rc::new(p)),
+                None => {
+                    self.skip(at, "the parser gave up on it");
+                    None
+                }
+            },
+            Err(e) => {
+                self.skip(at, &format!("cannot read: {e}"));
+                None
+            }
+        };
+        if parsed
+            .as_ref()
+            .is_some_and(|p| p.tree.root_node().has_error())
+        {
+            self.skip(
+                at,
+                "read with syntax errors: hops inside the broken parts may be missing",
+            );
+        }
+        self.parsed.insert(at, parsed.clone());
+        parsed
+    }
+
+    fn skip(&mut self, at: FileRef, reason: &str) {
+        self.skipped.push(Skipped {
+            path: self.path(at),
+            reason: reason.to_string(),
+        });
+    }
+
+    /// Files (of a language, when given) that contain `name`.
+    pub fn files_with(&self, name: &str, lang: Option<Lang>) -> Vec<FileRef> {
+        let mut out = Vec::new();
+        for (ri, r) in self.repos.iter().enumerate() {
+            if let Some(ids) = r.index.names.get(name) {
+                for &id in ids {
+                    if lang.is_none_or(|l| r.index.files[id as usize].lang == l) {
+                        out.push(FileRef { repo: ri, file: id });
+                    }
+                }
+            }
+        }
+        out
+    }
+
+    /// A draft at a node.
+    #[allow(clippy::too_many_arguments)]
+    pub fn draft(
+        &self,
+        at: FileRef,
+        line: u64,
+        kind: HopKind,
+        evidence: HopEvidence,
+        symbol: impl Into<String>,
+        note: Option<String>,
+        item: Option<Item>,
+    ) -> Draft {
+        Draft {
+            at,
+            line,
+            kind,
+            evidence,
+            symbol: symbol.into(),
+            note,
+            item,
+        }
+    }
+
+    /// The definitions of a function, in files of `lang`. With a caller, and definitions in
+    /// several files, only the files the caller can reach count (the same folder, an
+    /// imported package, an included file).
+    pub fn resolve(
+        &mut self,
+        name: &str,
+        lang: Lang,
+        caller: Option<(FileRef, &Parsed)>,
+    ) -> Vec<(FileRef, syntax::FuncDef)> {
+        if name.is_empty() {
+            return Vec::new();
+        }
+        let mut files = Vec::new();
+        for (ri, r) in self.repos.iter().enumerate() {
+            if let Some(ids) = r.index.defs.get(name) {
+                for &id in ids {
+                    if r.index.files[id as usize].lang == lang {
+                        files.push(FileRef { repo: ri, file: id });
+                    }
+                }
+            }
+        }
+        if files.len() > MAX_DEF_FILES {
+            return Vec::new();
+        }
+        if let (Some((cf, cp)), true) = (caller, files.len() > 1) {
+            files.retain(|&f| f == cf || self.related(cf, cp, f));
+        }
+        self.prefetch(&files);
+        let mut out = Vec::new();
+        for f in files {
+            if let Some(p) = self.file(f) {
+                out.extend(syntax::find_defs(&p, name).into_iter().map(|d| (f, d)));
+            }
+        }
+        out
+    }
+
+    /// Parses the files not parsed yet, in parallel.
+    pub fn prefetch(&mut self, files: &[FileRef]) {
+        use rayon::prelude::*;
+        let todo: Vec<(FileRef, PathBuf, Lang)> = files
+            .iter()
+            .filter(|f| !self.parsed.contains_key(f))
+            .map(|&f| {
+                let r = &self.repos[f.repo];
+                let sf = &r.index.files[f.file as usize];
+                (f, r.root.join(&sf.path), sf.lang)
+            })
+            .collect();
+        if todo.len() < 2 {
+            return;
+        }
+        let done: Vec<(FileRef, Option<Parsed>)> = todo
+            .into_par_iter()
+            .map(|(f, path, lang)| {
+                (
+                    f,
+                    std::fs::read(path)
+                        .ok()
+                        .and_then(|src| syntax::parse(lang, src)),
+                )
+            })
+            .collect();
+        for (f, p) in done {
+            match p {
+                Some(p) => {
+                    if p.tree.root_node().has_error() {
+                        self.skip(
+                            f,
+                            "read with syntax errors: hops inside the broken parts may be missing",
+                        );
+                    }
+                    self.parsed.insert(f, Some(Rc::new(p)));
+                }
+                None => {
+                    // Read again one by one, to report why.
+                    let _ = self.file(f);
+                }
+            }
+        }
+    }
+
+    /// Where an item leads.
+    pub fn expand(&mut self, item: &Item) -> Expansion {
+        match item {
+            Item::Local {
+                at,
+                scope,
+                name,
+                after,
+                from_call,
+            } => {
+                self.in_call = *from_call;
+                let drafts = self.local(*at, *scope, name, *after);
+                self.in_call = false;
+                Expansion {
+                    drafts,
+                    unresolved: None,
+                }
+            }
+            Item::Field {
+                name,
+                lang,
+                origin,
+                decls,
+            } => self.field(name, *lang, origin.as_ref(), *decls),
+            Item::Params(ps) => Expansion {
+                drafts: ps.iter().map(|p| self.param(p)).collect(),
+                unresolved: None,
+            },
+            Item::Returns { name, lang, def } => self.returns(name, *lang, *def),
+            Item::Key { text, kind, from } => self.key(text, *kind, *from),
+            Item::Value { at, range } => Expansion {
+                drafts: self.value(*at, *range),
+                unresolved: None,
+            },
+        }
+    }
+
+    fn param(&self, p: &Param) -> Draft {
+        self.draft(
+            p.at,
+            p.line,
+            HopKind::Param,
+            HopEvidence::CodeVerified,
+            p.name.clone(),
+            None,
+            Some(Item::Local {
+                at: p.at,
+                scope: p.scope,
+                name: p.name.clone(),
+                after: p.byte + p.name.len(),
+                from_call: true,
+            }),
+        )
+    }
+
+    fn value(&mut self, at: FileRef, range: (usize, usize)) -> Vec<Draft> {
+        let Some(p) = self.file(at) else {
+            return Vec::new();
+        };
+        let Some(n) = p
+            .tree
+            .root_node()
+            .descendant_for_byte_range(range.0, range.1)
+        else {
+            return Vec::new();
+        };
+        self.flow_up(at, &p, n)
+    }
+
+    fn local(
+        &mut self,
+        at: FileRef,
+        scope: (usize, usize),
+        name: &str,
+        after: usize,
+    ) -> Vec<Draft> {
+        let Some(p) = self.file(at) else {
+            return Vec::new();
+        };
+        let root = p.tree.root_node();
+        let Some(sn) = root.descendant_for_byte_range(scope.0, scope.1) else {
+            return Vec::new();
+        };
+        let uses: Vec<Node> = syntax::occurrences(&p, name, after.max(scope.0), scope.1)
+            .into_iter()
+            .filter(|n| {
+                n.kind() == "identifier"
+                    && p.text(*n) == name
+                    && !is_write(p.lang, *n)
+                    && !is_member_name(*n)
+            })
+            .collect();
+        let mut out = Vec::new();
+        for n in uses {
+            out.extend(self.flow_up(at, &p, n));
+        }
+        out.extend(self.named_result(at, &p, sn, name));
+        if p.lang == Lang::Go && sn.id() == root.id() {
+            // A package-level variable: read as `pkg.Name` in other packages.
+            let origin = (at.repo, self.dir(at));
+            out.extend(self.field(name, Lang::Go, Some(&origin), false).drafts);
+        }
+        out
+    }
+
+    /// A Go named result assigned in the function: the value returns at the bare `return`.
+    fn named_result(&self, at: FileRef, p: &Parsed, f: Node, name: &str) -> Option<Draft> {
+        if p.lang != Lang::Go || !syntax::is_function(p.lang, f.kind()) {
+            return None;
+        }
+        let def = syntax::func_def(p, f);
+        if !def.results.iter().any(|r| r == name) {
+            return None;
+        }
+        let fname = syntax::func_name(p, f)?.to_string();
+        let mut line = def.line;
+        syntax::each_node(f, &mut |n| {
+            if n.kind() == "return_statement" && n.named_child_count() == 0 {
+                line = p.line(n);
+            }
+            n.kind() != "func_literal"
+        });
+        Some(self.draft(
+            at,
+            line,
+            HopKind::Return,
+            HopEvidence::CodeVerified,
+            fname.clone(),
+            Some(format!("{name} is a named result of {fname}")),
+            (!self.in_call).then_some(Item::Returns {
+                name: fname,
+                lang: p.lang,
+                def: at,
+            }),
+        ))
+    }
+
+    /// Whether `f` can call into `def`'s file: the same folder, a Go file importing its
+    /// package, a C/C++/Python file naming its file (an include, an import).
+    pub fn related(&self, f: FileRef, p: &Parsed, def: FileRef) -> bool {
+        let dir = self.dir(def);
+        if f.repo == def.repo && self.dir(f) == dir {
+            return true;
+        }
+        let path = &self.repos[def.repo].index.files[def.file as usize].path;
+        let needle = match p.lang {
+            Lang::Go => format!("/{dir}\""),
+            _ => {
+                let base = path.rsplit('/').next().unwrap_or(path);
+                base.split('.').next().unwrap_or(base).to_string()
+            }
+        };
+        !needle.is_empty() && memchr::memmem::find(&p.src, needle.as_bytes()).is_some()
+    }
+
+    fn returns(&mut self, name: &str, lang: Lang, def: FileRef) -> Expansion {
+        let mut out = Vec::new();
+        let defs = self.resolve(name, lang, None).len();
+        let files = self.files_with(name, Some(lang));
+        self.prefetch(&files);
+        for f in files {
+            let Some(p) = self.file(f) else { continue };
+            if defs > 1 && !self.related(f, &p, def) {
+                continue;
+            }
+            let mut calls: Vec<Node> = Vec::new();
+            for n in syntax::occurrences(&p, name, 0, p.src.len()) {
+                if let Some(c) = call_named(&p, n, name) {
+                    if !calls.iter().any(|x| x.id() == c.id()) {
+                        calls.push(c);
+                    }
+                }
+            }
+            for c in calls {
+                let mut d = self.flow_up(f, &p, c);
+                if d.is_empty() {
+                    d.push(self.draft(
+                        f,
+                        p.line(c),
+                        HopKind::Return,
+                        HopEvidence::CodeVerified,
+                        name,
+                        Some("the result is not used further".into()),
+                        None,
+                    ));
+                }
+                if defs > 1 {
+                    for x in &mut d {
+                        x.evidence = HopEvidence::Inferred;
+                        x.note = Some(format!(
+                            "{defs} functions are named {name}: a caller in the package or a file that uses it"
+                        ));
+                    }
+                }
+                out.extend(d);
+            }
+        }
+        Expansion {
+            drafts: out,
+            unresolved: None,
+        }
+    }
+}
+
+/// The call whose callee ends in the name at `n` (`f(…)`, `x.f(…)`, `ns::f(…)`).
+fn call_named<'t>(p: &Parsed, n: Node<'t>, name: &str) -> Option<Node<'t>> {
+    let mut cur = n;
+    for _ in 0..4 {
+        let par = cur.parent()?;
+        if matches!(par.kind(), "call_expression" | "call") {
+            let f = par.child_by_field_name("function")?;
+            return (f.id() == cur.id() && syntax::last_name(p, f) == name).then_some(par);
+        }
+        cur = par;
+    }
+    None
+}
+
+/// Whether an identifier is written, not read (the target of an assignment or declaration).
+pub fn is_write(lang: Lang, n: Node) -> bool {
+    let Some(par) = n.parent() else { return false };
+    let field_of = |p: Node, f: &str| {
+        p.child_by_field_name(f)
+            .is_some_and(|c| c.id() == n.id() || c.id() == par.id())
+    };
+    match lang {
+        Lang::Go => {
+            if par.kind() == "expression_list" {
+                let Some(gp) = par.parent() else { return false };
+                return matches!(
+                    gp.kind(),
+                    "assignment_statement" | "short_var_declaration" | "range_clause"
+                ) && gp
+                    .child_by_field_name("left")
+                    .is_some_and(|l| l.id() == par.id());
+            }
+            matches!(
+                par.kind(),
+                "var_spec" | "parameter_declaration" | "const_spec"
+            ) && field_of(par, "name")
+        }
+        Lang::Cpp => {
+            (par.kind() == "assignment_expression" && field_of(par, "left"))
+                || matches!(
+                    par.kind(),
+                    "init_declarator"
+                        | "parameter_declaration"
+                        | "reference_declarator"
+                        | "pointer_declarator"
+                ) && !field_of(par, "value")
+                || par.kind() == "declaration"
+        }
+        Lang::Python => {
+            matches!(par.kind(), "assignment" | "augmented_assignment") && field_of(par, "left")
+                || matches!(
+                    par.kind(),
+                    "pattern_list" | "parameters" | "default_parameter"
+                ) && !field_of(par, "value")
+        }
+    }
+}
+
+/// Whether an identifier is the member name of an attribute (`x.name` in Python) or the
+/// key of a keyword argument.
+fn is_member_name(n: Node) -> bool {
+    n.parent().is_some_and(|p| {
+        (p.kind() == "attribute"
+            && p.child_by_field_name("attribute")
+                .is_some_and(|a| a.id() == n.id()))
+            || (p.kind() == "keyword_argument"
+                && p.child_by_field_name("name")
+                    .is_some_and(|a| a.id() == n.id()))
+    })
+}

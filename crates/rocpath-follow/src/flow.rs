@@ -1,0 +1,679 @@
+//! Where the value of an expression goes: up through the expressions that carry it
+//! (operators, conversions, calls outside the repositories) to the statement that receives
+//! it — an assignment, an argument, a return, a struct literal field, a condition.
+
+use crate::engine::{Draft, Engine, FileRef, Item, Param};
+use crate::index::Lang;
+use crate::model::{HopEvidence, HopKind};
+use crate::syntax::{self, Parsed};
+use tree_sitter::Node;
+
+enum Step {
+    Up,
+    Stop,
+    Land(Vec<Draft>),
+}
+
+fn is_field(par: Node, field: &str, n: Node) -> bool {
+    par.child_by_field_name(field)
+        .is_some_and(|c| c.id() == n.id())
+}
+
+fn named_index(par: Node, n: Node) -> usize {
+    let mut c = par.walk();
+    par.named_children(&mut c)
+        .filter(|k| k.kind() != "comment")
+        .position(|k| k.id() == n.id())
+        .unwrap_or(0)
+}
+
+/// Names of calls whose discarded result means the value was only logged or printed.
+fn is_logging(callee: &str) -> bool {
+    let l = callee.to_ascii_lowercase();
+    let last = l.rsplit(['.', ':']).next().unwrap_or(&l);
+    l.contains("log")
+        || matches!(
+            last,
+            "errorf" | "panic" | "panicf" | "wrap" | "wrapf" | "assert" | "abort"
+        )
+        || last.starts_with("fatal")
+        || l == "errors.new"
+        || l.contains("print")
+        || l.contains("debug")
+        || l.contains("trace")
+        || l.ends_with(".info")
+        || l.ends_with(".warn")
+        || l.ends_with(".error")
+        || l.ends_with("errorf")
+}
+
+/// The condition of a branch node, on one line, cut to 80 characters.
+fn condition_text(p: &Parsed, n: Node) -> String {
+    let c = n
+        .child_by_field_name("condition")
+        .or_else(|| n.child_by_field_name("value"))
+        .unwrap_or(n);
+    let t: Vec<&str> = p.text(c).split_whitespace().collect();
+    let t = t.join(" ");
+    match t.char_indices().nth(80) {
+        Some((k, _)) => format!("{}…", &t[..k]),
+        None => t,
+    }
+}
+
+const SETENV: &[&str] = &["Setenv", "setenv", "putenv", "_putenv"];
+
+impl Engine<'_> {
+    /// The hops where the value of `start` lands.
+    pub fn flow_up(&mut self, at: FileRef, p: &Parsed, start: Node) -> Vec<Draft> {
+        let mut n = start;
+        for _ in 0..64 {
+            let Some(par) = n.parent() else {
+                return Vec::new();
+            };
+            let step = match p.lang {
+                Lang::Go => self.go_step(at, p, par, n),
+                Lang::Cpp => self.cpp_step(at, p, par, n),
+                Lang::Python => self.py_step(at, p, par, n),
+            };
+            match step {
+                Step::Up => n = par,
+                Step::Stop => return Vec::new(),
+                Step::Land(d) => return d,
+            }
+        }
+        Vec::new()
+    }
+
+    fn branch(&self, at: FileRef, p: &Parsed, n: Node) -> Step {
+        Step::Land(vec![self.draft(
+            at,
+            p.line(n),
+            HopKind::Branch,
+            HopEvidence::CodeVerified,
+            condition_text(p, n),
+            None,
+            None,
+        )])
+    }
+
+    fn ret(&self, at: FileRef, p: &Parsed, n: Node) -> Step {
+        let f = syntax::scope_of(p.lang, n);
+        let Some(name) = syntax::func_name(p, f).filter(|s| !s.is_empty()) else {
+            return Step::Stop;
+        };
+        let (note, item) = if self.in_call {
+            (
+                Some("returned to the call the value came through (followed there)".to_string()),
+                None,
+            )
+        } else {
+            (
+                None,
+                Some(Item::Returns {
+                    name: name.to_string(),
+                    lang: p.lang,
+                    def: at,
+                }),
+            )
+        };
+        Step::Land(vec![self.draft(
+            at,
+            p.line(n),
+            HopKind::Return,
+            HopEvidence::CodeVerified,
+            name,
+            note,
+            item,
+        )])
+    }
+
+    fn go_step(&mut self, at: FileRef, p: &Parsed, par: Node, n: Node) -> Step {
+        match par.kind() {
+            "parenthesized_expression"
+            | "unary_expression"
+            | "binary_expression"
+            | "type_conversion_expression"
+            | "slice_expression"
+            | "type_assertion_expression"
+            | "index_expression"
+            | "selector_expression"
+            | "literal_element"
+            | "composite_literal" => Step::Up,
+            "call_expression" if is_field(par, "function", n) => Step::Up,
+            "argument_list" => match par.parent() {
+                Some(call) => self.call_step(at, p, call, par, n, None),
+                None => Step::Stop,
+            },
+            "expression_list" => self.go_list(at, p, par, n),
+            "range_clause" if is_field(par, "right", n) => match par.child_by_field_name("left") {
+                Some(l) => match l.named_child(l.named_child_count().saturating_sub(1)) {
+                    Some(t) => Step::Land(self.land(at, p, t, HopKind::Assign)),
+                    None => Step::Stop,
+                },
+                None => Step::Stop,
+            },
+            "keyed_element" if is_field(par, "value", n) => {
+                let Some(k) = par.child_by_field_name("key") else {
+                    return Step::Stop;
+                };
+                let mut d = self.field_draft(at, p, k, HopKind::Field);
+                if let (Some(pkg), Some(Item::Field { origin, .. })) =
+                    (literal_package(p, par), &mut d.item)
+                {
+                    *origin = Some((at.repo, format!("pkg:{pkg}")));
+                }
+                Step::Land(vec![d])
+            }
+            "literal_value" => match self.flag_before(at, p, n) {
+                Some(d) => Step::Land(vec![d]),
+                None => Step::Up,
+            },
+            "if_statement" | "for_clause" | "for_statement" if is_field(par, "condition", n) => {
+                self.branch(at, p, par)
+            }
+            "expression_switch_statement" if is_field(par, "value", n) => self.branch(at, p, par),
+            "expression_case" => self.branch(at, p, par),
+            "return_statement" => self.ret(at, p, par),
+            k if k.ends_with("_expression") => Step::Up,
+            _ => Step::Stop,
+        }
+    }
+
+    fn go_list<'t>(&mut self, at: FileRef, p: &Parsed, list: Node<'t>, n: Node<'t>) -> Step {
+        let Some(gp) = list.parent() else {
+            return Step::Stop;
+        };
+        let idx = named_index(list, n);
+        let pick = |targets: Vec<Node<'t>>| -> Option<Node<'t>> {
+            let count = list.named_child_count();
+            if targets.len() == count {
+                targets.get(idx).copied()
+            } else {
+                targets.first().copied()
+            }
+        };
+        let target = match gp.kind() {
+            "assignment_statement" | "short_var_declaration" if is_field(gp, "right", list) => {
+                gp.child_by_field_name("left").and_then(|l| {
+                    let mut c = l.walk();
+                    pick(l.named_children(&mut c).collect())
+                })
+            }
+            "var_spec" if is_field(gp, "value", list) => {
+                let mut c = gp.walk();
+                pick(gp.children_by_field_name("name", &mut c).collect())
+            }
+            "return_statement" => return self.ret(at, p, gp),
+            _ => None,
+        };
+        match target {
+            Some(t) => Step::Land(self.land(at, p, t, HopKind::Assign)),
+            None => Step::Stop,
+        }
+    }
+
+    fn cpp_step(&mut self, at: FileRef, p: &Parsed, par: Node, n: Node) -> Step {
+        match par.kind() {
+            "parenthesized_expression"
+            | "binary_expression"
+            | "unary_expression"
+            | "cast_expression"
+            | "conditional_expression"
+            | "subscript_expression"
+            | "field_expression"
+            | "pointer_expression"
+            | "comma_expression"
+            | "initializer_list"
+            | "update_expression"
+            | "subscript_argument_list" => Step::Up,
+            "call_expression" if is_field(par, "function", n) => Step::Up,
+            "argument_list" => match par.parent() {
+                Some(c) if c.kind() == "call_expression" => self.call_step(at, p, c, par, n, None),
+                Some(c) if c.kind() == "field_initializer" => match c.named_child(0) {
+                    Some(f) => Step::Land(vec![self.field_draft(at, p, f, HopKind::Field)]),
+                    None => Step::Stop,
+                },
+                Some(c) if c.kind() == "init_declarator" => self.cpp_step(at, p, c, par),
+                _ => Step::Stop,
+            },
+            "init_declarator" if is_field(par, "value", n) => {
+                match par.child_by_field_name("declarator") {
+                    Some(d) => Step::Land(self.land(at, p, d, HopKind::Assign)),
+                    None => Step::Stop,
+                }
+            }
+            "assignment_expression" if is_field(par, "right", n) => {
+                match par.child_by_field_name("left") {
+                    Some(l) => Step::Land(self.land(at, p, l, HopKind::Assign)),
+                    None => Step::Stop,
+                }
+            }
+            "initializer_pair" if is_field(par, "value", n) => {
+                match par.child_by_field_name("designator") {
+                    Some(d) => Step::Land(vec![self.field_draft(at, p, d, HopKind::Field)]),
+                    None => Step::Stop,
+                }
+            }
+            "return_statement" => self.ret(at, p, par),
+            "condition_clause" | "while_statement" | "do_statement" | "case_statement" => {
+                self.branch(at, p, par)
+            }
+            "for_statement" if is_field(par, "condition", n) => self.branch(at, p, par),
+            k if k.ends_with("_expression") => Step::Up,
+            _ => Step::Stop,
+        }
+    }
+
+    fn py_step(&mut self, at: FileRef, p: &Parsed, par: Node, n: Node) -> Step {
+        match par.kind() {
+            "parenthesized_expression"
+            | "binary_operator"
+            | "unary_operator"
+            | "boolean_operator"
+            | "not_operator"
+            | "attribute"
+            | "subscript"
+            | "conditional_expression"
+            | "list"
+            | "tuple"
+            | "comparison_operator"
+            | "await"
+            | "expression_list" => Step::Up,
+            "call" if is_field(par, "function", n) => Step::Up,
+            "argument_list" => match par.parent() {
+                Some(c) => self.call_step(at, p, c, par, n, None),
+                None => Step::Stop,
+            },
+            "keyword_argument" if is_field(par, "value", n) => {
+                let kw = par
+                    .child_by_field_name("name")
+                    .map(|k| p.text(k).to_string());
+                match par.parent().and_then(|l| Some((l, l.parent()?))) {
+                    Some((list, call)) => self.call_step(at, p, call, list, par, kw),
+                    None => Step::Stop,
+                }
+            }
+            "assignment" | "augmented_assignment" if is_field(par, "right", n) => {
+                match par.child_by_field_name("left") {
+                    Some(l) => Step::Land(self.land(at, p, l, HopKind::Assign)),
+                    None => Step::Stop,
+                }
+            }
+            "pair" if is_field(par, "value", n) => match par.child_by_field_name("key") {
+                Some(k) => match syntax::string_value(p, k) {
+                    Some(key) => Step::Land(vec![self.key_draft(at, p, k, key, HopKind::Json)]),
+                    None => Step::Stop,
+                },
+                None => Step::Stop,
+            },
+            "return_statement" => self.ret(at, p, par),
+            "if_statement" | "elif_clause" | "while_statement" if is_field(par, "condition", n) => {
+                self.branch(at, p, par)
+            }
+            _ => Step::Stop,
+        }
+    }
+
+    /// A hop onto a field named by `name_node` (a key, a designator, a member initializer).
+    fn field_draft(&self, at: FileRef, p: &Parsed, name_node: Node, kind: HopKind) -> Draft {
+        let name = p.text(name_node).trim_start_matches('.').trim().to_string();
+        self.draft(
+            at,
+            p.line(name_node),
+            kind,
+            HopEvidence::CodeVerified,
+            format!(".{name}"),
+            None,
+            Some(Item::Field {
+                name,
+                lang: p.lang,
+                origin: Some((at.repo, self.dir(at))),
+                decls: false,
+            }),
+        )
+    }
+
+    /// A hop onto a key (JSON, flag, environment variable) sent from here.
+    fn key_draft(&self, at: FileRef, p: &Parsed, n: Node, key: String, kind: HopKind) -> Draft {
+        let line = p.line(n);
+        self.draft(
+            at,
+            line,
+            kind,
+            HopEvidence::CodeVerified,
+            key.clone(),
+            None,
+            Some(Item::Key {
+                text: key,
+                kind,
+                from: Some((at, line)),
+            }),
+        )
+    }
+
+    /// A flag written just before the value in a list of arguments or strings
+    /// (`"-ngl", strconv.Itoa(n)`).
+    fn flag_before(&self, at: FileRef, p: &Parsed, n: Node) -> Option<Draft> {
+        let mut prev = n.prev_named_sibling()?;
+        while prev.kind() == "comment" {
+            prev = prev.prev_named_sibling()?;
+        }
+        let inner = if prev.kind() == "literal_element" {
+            prev.named_child(0)?
+        } else {
+            prev
+        };
+        let v = syntax::string_value(p, inner)?;
+        let flag = v.split('=').next().unwrap_or(&v).to_string();
+        (flag.starts_with('-') && flag.len() > 1 && !flag.contains(' '))
+            .then(|| self.key_draft(at, p, inner, flag, HopKind::Flag))
+    }
+
+    /// Where a value passed to a call goes: a parameter of a function in the repositories,
+    /// a flag, an environment variable, a C function through cgo, or through the call.
+    fn call_step(
+        &mut self,
+        at: FileRef,
+        p: &Parsed,
+        call: Node,
+        list: Node,
+        arg: Node,
+        keyword: Option<String>,
+    ) -> Step {
+        let Some(callee) = call.child_by_field_name("function") else {
+            return Step::Up;
+        };
+        let name = syntax::last_name(p, callee).to_string();
+        let ctext = p.text(callee).to_string();
+        let idx = named_index(list, arg);
+        if let Some(d) = self.flag_before(at, p, arg) {
+            return Step::Land(vec![d]);
+        }
+        if SETENV.contains(&name.as_str()) && idx == 1 {
+            if let Some(k) = list
+                .named_child(0)
+                .and_then(|k| syntax::string_value(p, k).map(|v| (k, v)))
+            {
+                return Step::Land(vec![self.key_draft(at, p, k.0, k.1, HopKind::Env)]);
+            }
+        }
+        let cgo = p.lang == Lang::Go && ctext.starts_with("C.");
+        let (defs, kind, bound) = self.callee_defs(at, p, &name, &ctext, cgo);
+        let discarded = matches!(
+            call.parent().map(|x| x.kind()),
+            Some("expression_statement") | Some("go_statement") | Some("defer_statement")
+        );
+        if defs.is_empty() {
+            if is_logging(&ctext) && !cgo {
+                return Step::Stop;
+            }
+            if !discarded || cgo {
+                return Step::Up;
+            }
+            return Step::Land(vec![self.draft(
+                at,
+                p.line(arg),
+                HopKind::CallArg,
+                HopEvidence::Unresolved,
+                name,
+                Some(format!(
+                    "passed to {ctext}, which is not defined in the repositories given"
+                )),
+                None,
+            )]);
+        }
+        let method = callee.kind() == "attribute";
+        let params = matching_params(&defs, idx, keyword.as_deref(), method);
+        if params.is_empty() {
+            return Step::Up;
+        }
+        let (ev, note) = match (&bound, params.len()) {
+            (Some(cname), _) => (
+                HopEvidence::Inferred,
+                Some(format!(
+                    "a native extension binds {name} to the C++ function {cname} (pybind11 `def`)"
+                )),
+            ),
+            (None, 1) => (HopEvidence::CodeVerified, None),
+            (None, n) => (
+                HopEvidence::Inferred,
+                Some(format!("{n} definitions named {name}: each is followed")),
+            ),
+        };
+        let mut out = vec![self.draft(
+            at,
+            p.line(arg),
+            kind,
+            ev,
+            name.clone(),
+            note,
+            Some(Item::Params(params)),
+        )];
+        if !discarded {
+            out.push(self.draft(
+                at,
+                p.line(call),
+                HopKind::Return,
+                HopEvidence::Inferred,
+                name.clone(),
+                Some(format!(
+                    "the result of {name}, taken to depend on this argument"
+                )),
+                Some(Item::Value {
+                    at,
+                    range: (call.start_byte(), call.end_byte()),
+                }),
+            ));
+        }
+        Step::Land(out)
+    }
+
+    /// The definitions a call reaches: in the caller's language (C for cgo), else a C++
+    /// function a Python native extension binds the name to (with that function's name).
+    #[allow(clippy::type_complexity)]
+    fn callee_defs(
+        &mut self,
+        at: FileRef,
+        p: &Parsed,
+        name: &str,
+        ctext: &str,
+        cgo: bool,
+    ) -> (Vec<(FileRef, syntax::FuncDef)>, HopKind, Option<String>) {
+        let (lang, kind) = if cgo {
+            (Lang::Cpp, HopKind::Cgo)
+        } else {
+            (p.lang, HopKind::CallArg)
+        };
+        let external = ctext.starts_with("std::") || ctext.starts_with("::std::");
+        let named = name
+            .chars()
+            .next()
+            .is_some_and(|c| c.is_alphabetic() || c == '_');
+        let defs = if !external && named {
+            self.resolve(name, lang, (!cgo).then_some((at, p)))
+        } else {
+            Vec::new()
+        };
+        if defs.is_empty() && p.lang == Lang::Python {
+            if let Some((cname, d)) = self.native_binding(name) {
+                return (d, HopKind::CallArg, Some(cname));
+            }
+        }
+        (defs, kind, None)
+    }
+
+    /// A Python name bound to a C++ function by a native extension
+    /// (`m.def("name", &cxx_function, …)` in pybind11): the C++ function and its definitions.
+    fn native_binding(&mut self, name: &str) -> Option<(String, Vec<(FileRef, syntax::FuncDef)>)> {
+        let quoted = format!("\"{name}\"");
+        for f in self.files_with(name, Some(Lang::Cpp)) {
+            let Some(p) = self.file(f) else { continue };
+            for occ in syntax::occurrences(&p, &quoted, 0, p.src.len()) {
+                let lit = if occ.kind() == "string_literal" {
+                    occ
+                } else {
+                    occ.parent()?
+                };
+                let Some(args) = lit.parent().filter(|a| a.kind() == "argument_list") else {
+                    continue;
+                };
+                let call = args.parent()?;
+                let callee = call.child_by_field_name("function")?;
+                if syntax::last_name(&p, callee) != "def" {
+                    continue;
+                }
+                let target = args.named_child(1)?;
+                let target = if target.kind() == "pointer_expression" {
+                    target.child_by_field_name("argument")?
+                } else {
+                    target
+                };
+                let cname = syntax::last_name(&p, target).to_string();
+                let defs = self.resolve(&cname, Lang::Cpp, None);
+                if !defs.is_empty() {
+                    return Some((cname, defs));
+                }
+            }
+        }
+        None
+    }
+
+    /// The hop onto what an assignment writes: a variable, a field, a key.
+    pub fn land(&mut self, at: FileRef, p: &Parsed, t: Node, kind: HopKind) -> Vec<Draft> {
+        match t.kind() {
+            "identifier" if p.text(t) != "_" => {
+                let scope = syntax::scope_of(p.lang, t);
+                let name = p.text(t).to_string();
+                vec![self.draft(
+                    at,
+                    p.line(t),
+                    kind,
+                    HopEvidence::CodeVerified,
+                    name.clone(),
+                    None,
+                    Some(Item::Local {
+                        at,
+                        scope: (scope.start_byte(), scope.end_byte()),
+                        name,
+                        after: t.end_byte(),
+                        from_call: false,
+                    }),
+                )]
+            }
+            "selector_expression" | "field_expression" | "attribute" => {
+                let name = syntax::last_name(p, t).to_string();
+                let cgo = p.lang == Lang::Go
+                    && name.chars().next().is_some_and(|c| c.is_ascii_lowercase())
+                    && is_cgo_file(p);
+                let mut d = self.field_draft(at, p, t, kind);
+                d.symbol = format!(".{name}");
+                if let Some(Item::Field {
+                    name: n,
+                    lang,
+                    decls,
+                    ..
+                }) = &mut d.item
+                {
+                    *n = name.clone();
+                    if cgo {
+                        *lang = Lang::Cpp;
+                        *decls = true;
+                        d.kind = HopKind::Cgo;
+                        d.note = Some(format!(
+                            "a field of a C struct written from Go: followed as {name} in C and C++"
+                        ));
+                    }
+                }
+                vec![d]
+            }
+            "subscript" | "index_expression" | "subscript_expression" => {
+                let key = t
+                    .child_by_field_name("subscript")
+                    .or_else(|| t.child_by_field_name("index"))
+                    .or_else(|| t.named_child(1))
+                    .and_then(|k| syntax::string_value(p, k).map(|v| (k, v)));
+                let base = t
+                    .child_by_field_name("value")
+                    .or_else(|| t.child_by_field_name("operand"))
+                    .or_else(|| t.named_child(0))
+                    .map(|b| p.text(b).to_string())
+                    .unwrap_or_default();
+                match key {
+                    Some((k, v)) => {
+                        let kind = if base.contains("environ") {
+                            HopKind::Env
+                        } else {
+                            HopKind::Json
+                        };
+                        vec![self.key_draft(at, p, k, v, kind)]
+                    }
+                    None => Vec::new(),
+                }
+            }
+            "pattern_list" | "expression_list" | "tuple_pattern" => match t.named_child(0) {
+                Some(c) => self.land(at, p, c, kind),
+                None => Vec::new(),
+            },
+            "pointer_declarator"
+            | "reference_declarator"
+            | "array_declarator"
+            | "pointer_expression" => {
+                let inner = t
+                    .child_by_field_name("declarator")
+                    .or_else(|| t.child_by_field_name("argument"))
+                    .or_else(|| t.named_child(0));
+                match inner {
+                    Some(c) => self.land(at, p, c, kind),
+                    None => Vec::new(),
+                }
+            }
+            _ => Vec::new(),
+        }
+    }
+}
+
+/// The package qualifying a Go composite literal's type (`llama.ModelParams{…}` → `llama`).
+fn literal_package<'a>(p: &'a Parsed, keyed: Node) -> Option<&'a str> {
+    let lit = keyed.parent()?.parent()?;
+    let ty = lit.child_by_field_name("type")?;
+    let ty = if ty.kind() == "qualified_type" {
+        ty
+    } else {
+        ty.named_child(0)?
+    };
+    (ty.kind() == "qualified_type")
+        .then(|| ty.child_by_field_name("package").map(|q| p.text(q)))
+        .flatten()
+}
+
+/// The parameter each definition receives the argument at `idx` (or `keyword`) in; a
+/// Python method called on an object skips `self`.
+fn matching_params(
+    defs: &[(FileRef, syntax::FuncDef)],
+    idx: usize,
+    keyword: Option<&str>,
+    method: bool,
+) -> Vec<Param> {
+    defs.iter()
+        .filter_map(|(f, d)| {
+            let i = if d.has_self && method { idx + 1 } else { idx };
+            let (pn, byte) = match keyword {
+                Some(k) => d.params.iter().find(|(n, _)| n == k)?.clone(),
+                None => d.params.get(i)?.clone(),
+            };
+            (!pn.is_empty() && pn != "_").then_some(Param {
+                at: *f,
+                line: d.line,
+                name: pn,
+                byte,
+                scope: d.scope,
+            })
+        })
+        .collect()
+}
+
+/// Whether a Go file uses cgo (`import "C"`).
+pub fn is_cgo_file(p: &Parsed) -> bool {
+    memchr::memmem::find(&p.src, b"import \"C\"").is_some()
+}

@@ -1,0 +1,555 @@
+//! The index of a repository: its source files and, for every name (identifier, or flag
+//! written in a string such as `"-ngl"`), the files it occurs in. Built once per commit and
+//! kept in the user's cache folder; the trail parses only the files the names lead to.
+
+use crate::error::FollowError;
+use crate::model::Skipped;
+use rayon::prelude::*;
+use sha2::{Digest, Sha256};
+use std::collections::HashMap;
+use std::io::Write;
+use std::path::{Path, PathBuf};
+
+/// A language with a grammar.
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, serde::Serialize, serde::Deserialize,
+)]
+pub enum Lang {
+    /// Go.
+    Go,
+    /// C, C++, CUDA, HIP (read with the C++ grammar).
+    Cpp,
+    /// Python.
+    Python,
+}
+
+impl Lang {
+    /// The language of a file, by its extension.
+    pub fn of(path: &Path) -> Option<Lang> {
+        let ext = path.extension()?.to_str()?.to_ascii_lowercase();
+        Some(match ext.as_str() {
+            "go" => Lang::Go,
+            "py" => Lang::Python,
+            "c" | "h" | "cc" | "cpp" | "cxx" | "hpp" | "hh" | "hxx" | "cu" | "cuh" | "hip"
+            | "inl" | "ipp" => Lang::Cpp,
+            _ => return None,
+        })
+    }
+
+    fn as_str(self) -> &'static str {
+        match self {
+            Lang::Go => "go",
+            Lang::Cpp => "cpp",
+            Lang::Python => "python",
+        }
+    }
+
+    fn parse_name(s: &str) -> Option<Lang> {
+        Some(match s {
+            "go" => Lang::Go,
+            "cpp" => Lang::Cpp,
+            "python" => Lang::Python,
+            _ => return None,
+        })
+    }
+}
+
+/// One indexed source file.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SourceFile {
+    /// Path relative to the repository root, `/`-separated.
+    pub path: String,
+    /// Its language.
+    pub lang: Lang,
+}
+
+/// A repository's index.
+#[derive(Debug, Clone, Default)]
+pub struct RepoIndex {
+    /// The source files.
+    pub files: Vec<SourceFile>,
+    /// Name → the files (indices into `files`) it occurs in, ascending.
+    pub names: HashMap<String, Vec<u32>>,
+    /// Function name → the files (ascending) that seem to define it, by a lexical scan
+    /// (`func F(`, `def f(`, `f(…) … {` in C/C++); the parse decides.
+    pub defs: HashMap<String, Vec<u32>>,
+    /// Files left out.
+    pub skipped: Vec<Skipped>,
+}
+
+/// Index limits.
+#[derive(Debug, Clone, Copy)]
+pub struct IndexOptions {
+    /// Files larger than this are left out (generated sources, amalgamations).
+    pub max_file_bytes: u64,
+    /// Also index tests (`*_test.go`, `test_*.py`, `test/` and `tests/` folders).
+    pub include_tests: bool,
+}
+
+impl Default for IndexOptions {
+    fn default() -> Self {
+        IndexOptions {
+            max_file_bytes: 2 << 20,
+            include_tests: false,
+        }
+    }
+}
+
+/// Whether a relative path is a test.
+pub fn is_test(path: &str) -> bool {
+    let name = path.rsplit('/').next().unwrap_or(path);
+    name.ends_with("_test.go")
+        || name.ends_with("_test.py")
+        || (name.starts_with("test_") && name.ends_with(".py"))
+        || path
+            .split('/')
+            .any(|c| matches!(c, "test" | "tests" | "testdata" | "unittest" | "unittests"))
+}
+
+const FORMAT: &str = "rocpath.follow.index/2";
+
+/// The cache folder: `$ROCPATH_CACHE`, else `$XDG_CACHE_HOME/rocpath`, else
+/// `~/.cache/rocpath`; the index lives in its `follow` folder.
+pub fn cache_dir() -> Option<PathBuf> {
+    let base = if let Some(d) = std::env::var_os("ROCPATH_CACHE").filter(|d| !d.is_empty()) {
+        PathBuf::from(d)
+    } else if let Some(d) = std::env::var_os("XDG_CACHE_HOME").filter(|d| !d.is_empty()) {
+        PathBuf::from(d).join("rocpath")
+    } else {
+        PathBuf::from(std::env::var_os("HOME")?)
+            .join(".cache")
+            .join("rocpath")
+    };
+    Some(base.join("follow"))
+}
+
+pub(crate) fn cache_file(dir: &Path, root: &Path, commit: &str, opts: &IndexOptions) -> PathBuf {
+    let mut h = Sha256::new();
+    h.update(FORMAT.as_bytes());
+    h.update(root.as_os_str().as_encoded_bytes());
+    h.update(commit.as_bytes());
+    h.update(opts.max_file_bytes.to_le_bytes());
+    h.update([u8::from(opts.include_tests)]);
+    let hex: String = h.finalize()[..16]
+        .iter()
+        .map(|b| format!("{b:02x}"))
+        .collect();
+    dir.join(format!("{hex}.idx"))
+}
+
+/// The index of `root` at `commit`: from the cache when it is there, else built (and
+/// cached when there is a commit). Returns whether it came from the cache.
+pub fn load_or_build(
+    root: &Path,
+    commit: Option<&str>,
+    opts: &IndexOptions,
+) -> Result<(RepoIndex, bool), FollowError> {
+    match cache_dir() {
+        Some(d) => load_or_build_in(&d, root, commit, opts),
+        None => Ok((build(root, opts)?, false)),
+    }
+}
+
+/// [`load_or_build`] with the cache in `dir`.
+pub fn load_or_build_in(
+    dir: &Path,
+    root: &Path,
+    commit: Option<&str>,
+    opts: &IndexOptions,
+) -> Result<(RepoIndex, bool), FollowError> {
+    let root_abs = root.canonicalize().unwrap_or_else(|_| root.to_path_buf());
+    let cached = commit.map(|c| cache_file(dir, &root_abs, c, opts));
+    if let Some(f) = &cached {
+        if let Some(ix) = std::fs::read_to_string(f).ok().and_then(|t| read_cache(&t)) {
+            return Ok((ix, true));
+        }
+    }
+    let ix = build(root, opts)?;
+    if let Some(f) = &cached {
+        // A cache that cannot be written only makes the next run slower.
+        let _ = write_cache(f, &ix);
+    }
+    Ok((ix, false))
+}
+
+/// Walks `root` and indexes every source file (links followed, loops reported).
+pub fn build(root: &Path, opts: &IndexOptions) -> Result<RepoIndex, FollowError> {
+    if !root.is_dir() {
+        return Err(FollowError::NotADirectory(root.to_path_buf()));
+    }
+    let mut paths = Vec::new();
+    let mut skipped = Vec::new();
+    let walk = ignore::WalkBuilder::new(root)
+        .follow_links(true)
+        .require_git(false)
+        .build();
+    for entry in walk {
+        match entry {
+            Ok(e) => {
+                if e.file_type().is_some_and(|t| t.is_file())
+                    && Lang::of(e.path()).is_some()
+                    && (opts.include_tests || !is_test(&rel(root, e.path())))
+                {
+                    paths.push(e.into_path());
+                }
+            }
+            Err(err) => skipped.push(Skipped {
+                path: walk_error_path(&err, root),
+                reason: format!("not walked: {err}"),
+            }),
+        }
+    }
+    paths.sort();
+    let per_file: Vec<_> = paths
+        .par_iter()
+        .map(|p| read_tokens(root, p, opts))
+        .collect();
+    let mut ix = RepoIndex {
+        skipped,
+        ..RepoIndex::default()
+    };
+    for item in per_file {
+        match item {
+            Ok((file, tokens, defs)) => {
+                let id = ix.files.len() as u32;
+                ix.files.push(file);
+                for t in tokens {
+                    ix.names.entry(t).or_default().push(id);
+                }
+                for d in defs {
+                    ix.defs.entry(d).or_default().push(id);
+                }
+            }
+            Err(s) => ix.skipped.push(s),
+        }
+    }
+    Ok(ix)
+}
+
+fn walk_error_path(err: &ignore::Error, root: &Path) -> String {
+    let mut e = err;
+    loop {
+        match e {
+            ignore::Error::WithPath { path, .. } => return rel(root, path),
+            ignore::Error::Loop { child, .. } => return rel(root, child),
+            ignore::Error::WithDepth { err, .. } | ignore::Error::WithLineNumber { err, .. } => {
+                e = err
+            }
+            _ => return root.display().to_string(),
+        }
+    }
+}
+
+/// `path` relative to `root`, `/`-separated.
+pub fn rel(root: &Path, path: &Path) -> String {
+    let r = path.strip_prefix(root).unwrap_or(path);
+    r.components()
+        .map(|c| c.as_os_str().to_string_lossy())
+        .collect::<Vec<_>>()
+        .join("/")
+}
+
+fn read_tokens(
+    root: &Path,
+    path: &Path,
+    opts: &IndexOptions,
+) -> Result<(SourceFile, Vec<String>, Vec<String>), Skipped> {
+    let relp = rel(root, path);
+    let skip = |reason: String| Skipped {
+        path: relp.clone(),
+        reason,
+    };
+    let meta = std::fs::metadata(path).map_err(|e| skip(format!("cannot read: {e}")))?;
+    if meta.len() > opts.max_file_bytes {
+        return Err(skip(format!(
+            "{} bytes, over the {} byte limit for a source file (generated?); raise --max-file-bytes to read it",
+            meta.len(),
+            opts.max_file_bytes
+        )));
+    }
+    let bytes = std::fs::read(path).map_err(|e| skip(format!("cannot read: {e}")))?;
+    if memchr::memchr(0, &bytes[..bytes.len().min(8192)]).is_some() {
+        return Err(skip("binary (a NUL byte in its first 8 KiB)".into()));
+    }
+    let lang = Lang::of(path).ok_or_else(|| skip("not a source file".into()))?;
+    let mut tokens = tokens(&bytes);
+    tokens.sort_unstable();
+    tokens.dedup();
+    let mut defs = definitions(lang, &bytes);
+    defs.sort_unstable();
+    defs.dedup();
+    Ok((
+        SourceFile {
+            path: relp.clone(),
+            lang,
+        },
+        tokens.into_iter().map(str::to_string).collect(),
+        defs.into_iter().map(str::to_string).collect(),
+    ))
+}
+
+fn is_ident_start(b: u8) -> bool {
+    b.is_ascii_alphabetic() || b == b'_'
+}
+
+fn is_ident(b: u8) -> bool {
+    b.is_ascii_alphanumeric() || b == b'_'
+}
+
+/// The names in a source text: identifiers, and flags written at the start of a string
+/// (`"-ngl"`, `'--n-gpu-layers'`). Bytes that are not UTF-8 end a name.
+pub fn tokens(src: &[u8]) -> Vec<&str> {
+    let mut out = Vec::new();
+    let mut i = 0;
+    while i < src.len() {
+        let b = src[i];
+        if is_ident_start(b) {
+            let s = i;
+            while i < src.len() && is_ident(src[i]) {
+                i += 1;
+            }
+            if let Ok(t) = std::str::from_utf8(&src[s..i]) {
+                out.push(t);
+            }
+            continue;
+        }
+        if (b == b'"' || b == b'\'') && src.get(i + 1) == Some(&b'-') {
+            let s = i + 1;
+            let mut j = s;
+            while j < src.len() && (is_ident(src[j]) || src[j] == b'-') {
+                j += 1;
+            }
+            if j - s >= 2 && src[s..j].iter().any(u8::is_ascii_alphabetic) {
+                if let Ok(t) = std::str::from_utf8(&src[s..j]) {
+                    out.push(t);
+                }
+            }
+        }
+        i += 1;
+    }
+    out
+}
+
+const NOT_FUNCTIONS: &[&str] = &[
+    "if",
+    "for",
+    "while",
+    "switch",
+    "catch",
+    "return",
+    "sizeof",
+    "defined",
+    "elif",
+    "else",
+    "decltype",
+    "alignof",
+    "static_assert",
+    "noexcept",
+    "throw",
+    "case",
+    "do",
+];
+
+/// Names that look defined as functions in a source text: `func F(` and `func (r T) F(` in
+/// Go, `def f(` in Python, and in C/C++ a name followed by `(…)` and then `{` (after
+/// qualifiers, an initializer list or a trailing return type), not a keyword.
+pub fn definitions(lang: Lang, src: &[u8]) -> Vec<&str> {
+    let mut out = Vec::new();
+    let word_before = |i: usize| -> &[u8] {
+        let mut e = i;
+        while e > 0 && src[e - 1] == b' ' {
+            e -= 1;
+        }
+        let mut s = e;
+        while s > 0 && is_ident(src[s - 1]) {
+            s -= 1;
+        }
+        &src[s..e]
+    };
+    let mut i = 0;
+    while i < src.len() {
+        if !is_ident_start(src[i]) || (i > 0 && is_ident(src[i - 1])) {
+            i += 1;
+            continue;
+        }
+        let s = i;
+        while i < src.len() && is_ident(src[i]) {
+            i += 1;
+        }
+        let name = &src[s..i];
+        let mut j = i;
+        while j < src.len() && src[j] == b' ' {
+            j += 1;
+        }
+        if src.get(j) != Some(&b'(') {
+            continue;
+        }
+        let is_def = match lang {
+            Lang::Go => {
+                let w = word_before(s);
+                w == b"func"
+                    || (s > 0 && src[..s].trim_ascii_end().ends_with(b")") && {
+                        let line_start = memchr::memrchr(b'\n', &src[..s]).map_or(0, |k| k + 1);
+                        src[line_start..].starts_with(b"func (")
+                    })
+            }
+            Lang::Python => word_before(s) == b"def",
+            Lang::Cpp => {
+                let n = std::str::from_utf8(name).unwrap_or("if");
+                !NOT_FUNCTIONS.contains(&n) && body_follows(src, j)
+            }
+        };
+        if is_def {
+            if let Ok(n) = std::str::from_utf8(name) {
+                out.push(n);
+            }
+        }
+    }
+    out
+}
+
+/// Whether the parenthesis at `open` closes and is followed by a function body.
+fn body_follows(src: &[u8], open: usize) -> bool {
+    let mut depth = 0usize;
+    let mut k = open;
+    while k < src.len() && k < open + 4096 {
+        match src[k] {
+            b'(' => depth += 1,
+            b')' => {
+                depth -= 1;
+                if depth == 0 {
+                    break;
+                }
+            }
+            b';' | b'{' | b'}' => return false,
+            _ => {}
+        }
+        k += 1;
+    }
+    // After the parameters: qualifiers, `->` types, an initializer list; then `{`.
+    let rest = &src[(k + 1).min(src.len())..src.len().min(k + 400)];
+    for &b in rest {
+        match b {
+            b'{' => return true,
+            b';' | b'}' | b'=' => return false,
+            _ => {}
+        }
+    }
+    false
+}
+
+fn write_cache(path: &Path, ix: &RepoIndex) -> std::io::Result<()> {
+    if let Some(d) = path.parent() {
+        std::fs::create_dir_all(d)?;
+    }
+    let tmp = path.with_extension(format!("tmp{}", std::process::id()));
+    let mut w = std::io::BufWriter::new(std::fs::File::create(&tmp)?);
+    writeln!(w, "{FORMAT}")?;
+    for f in &ix.files {
+        writeln!(w, "F\t{}\t{}", f.lang.as_str(), f.path)?;
+    }
+    for s in &ix.skipped {
+        writeln!(w, "S\t{}\t{}", s.path, s.reason.replace(['\n', '\t'], " "))?;
+    }
+    let mut names: Vec<_> = ix.names.iter().map(|(n, i)| ("T", n, i)).collect();
+    names.extend(ix.defs.iter().map(|(n, i)| ("D", n, i)));
+    names.sort();
+    for (tag, n, ids) in names {
+        write!(w, "{tag}\t{n}\t")?;
+        for (k, id) in ids.iter().enumerate() {
+            if k > 0 {
+                w.write_all(b",")?;
+            }
+            write!(w, "{id}")?;
+        }
+        w.write_all(b"\n")?;
+    }
+    w.flush()?;
+    drop(w);
+    std::fs::rename(&tmp, path)
+}
+
+fn read_cache(text: &str) -> Option<RepoIndex> {
+    let mut lines = text.lines();
+    if lines.next()? != FORMAT {
+        return None;
+    }
+    let mut ix = RepoIndex::default();
+    for line in lines {
+        let (tag, rest) = line.split_once('\t')?;
+        let (a, b) = rest.split_once('\t')?;
+        match tag {
+            "F" => ix.files.push(SourceFile {
+                path: b.to_string(),
+                lang: Lang::parse_name(a)?,
+            }),
+            "S" => ix.skipped.push(Skipped {
+                path: a.to_string(),
+                reason: b.to_string(),
+            }),
+            "T" | "D" => {
+                let ids = b
+                    .split(',')
+                    .map(|s| {
+                        s.parse::<u32>()
+                            .ok()
+                            .filter(|&i| (i as usize) < ix.files.len())
+                    })
+                    .collect::<Option<Vec<u32>>>()?;
+                if tag == "T" {
+                    ix.names.insert(a.to_string(), ids);
+                } else {
+                    ix.defs.insert(a.to_string(), ids);
+                }
+            }
+            _ => return None,
+        }
+    }
+    Some(ix)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn tokens_take_identifiers_and_quoted_flags() {
+        let t = tokens(b"x := f(\"-ngl\", a_b) // 'x' \"--n-gpu-layers\" \"-\" q");
+        for want in ["-ngl", "ngl", "a_b", "--n-gpu-layers", "gpu", "layers"] {
+            assert!(t.contains(&want), "{want} in {t:?}");
+        }
+        assert!(!t.contains(&"-"));
+    }
+
+    #[test]
+    fn definitions_are_found_lexically() {
+        let go = b"func F(a int) {}\nfunc (s *T) M(x int) (y int) {\n\tG(x)\n}\n";
+        assert_eq!(definitions(Lang::Go, go), vec!["F", "M"]);
+        let py = b"def f(x):\n    g(x)\n";
+        assert_eq!(definitions(Lang::Python, py), vec!["f"]);
+        let c = b"int f(int a) {\n  if (a) { g(a); }\n}\nint h(int);\nA::A(int x) : m(x) {}\n";
+        assert_eq!(definitions(Lang::Cpp, c), vec!["f", "A", "m"]);
+    }
+
+    #[test]
+    fn cache_round_trips() {
+        let mut ix = RepoIndex::default();
+        ix.files.push(SourceFile {
+            path: "a/b.go".into(),
+            lang: Lang::Go,
+        });
+        ix.names.insert("NumGPU".into(), vec![0]);
+        ix.skipped.push(Skipped {
+            path: "big.c".into(),
+            reason: "too\tlarge".into(),
+        });
+        let d = tempfile::tempdir().unwrap_or_else(|e| unreachable!("{e}"));
+        let f = d.path().join("x.idx");
+        write_cache(&f, &ix).unwrap_or_else(|e| unreachable!("{e}"));
+        let back = read_cache(&std::fs::read_to_string(&f).unwrap_or_default());
+        let back = back.unwrap_or_default();
+        assert_eq!(back.files, ix.files);
+        assert_eq!(back.names, ix.names);
+        assert_eq!(back.skipped[0].reason, "too large");
+    }
+}

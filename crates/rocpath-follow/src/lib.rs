@@ -1,0 +1,351 @@
+//! Follows a value through source code: from a SPEC (`FILE:LINE`, `FILE:SYMBOL`, or a bare
+//! name — a field, a JSON key, a flag, an environment variable) forward through Go, C, C++
+//! and Python, across files, packages, processes and languages.
+//!
+//! Each repository is indexed once per commit (names → files, [`index`], cached in the
+//! user's cache folder); the trail then parses only the files its names lead to with
+//! tree-sitter. A value goes up through the expressions that carry it to where it lands
+//! ([`HopKind`]): an assignment, a call argument and the callee's parameter, a return and the
+//! callers, a struct field and its reads, a condition (a branch point), and across the
+//! boundaries that are matched by name — JSON (a struct tag, a type decoded in another
+//! package), a command-line flag and its definition (Go `flag`, `argparse`, argument tables
+//! with handlers), an environment variable (`setenv` → `getenv`), cgo (a C struct field
+//! written from Go → its reads in C/C++), a Python call into a native extension whose
+//! pybind11 `def` is in the sources. Syntactic hops are `code_verified`, name-matched
+//! bridges `inferred`, and where the trail leaves the repositories given it is `unresolved`
+//! with the boundary named.
+
+mod bridges;
+mod engine;
+mod error;
+mod flow;
+pub mod index;
+mod memo;
+mod model;
+mod spec;
+mod syntax;
+
+pub use error::FollowError;
+pub use index::IndexOptions;
+pub use model::*;
+pub use spec::{Spec, parse_spec};
+
+use engine::{Draft, Engine, Item, Repo};
+use std::cmp::Reverse;
+use std::collections::{BinaryHeap, HashSet};
+use std::path::PathBuf;
+
+/// Limits of a follow.
+#[derive(Debug, Clone)]
+pub struct Options {
+    /// Hops from a root to a leaf.
+    pub depth: usize,
+    /// Hops in the whole tree.
+    pub limit: usize,
+    /// Places a SPEC may match before the rest are left out.
+    pub max_matches: usize,
+    /// Next hops kept from one hop (the rest are counted in a note).
+    pub fan_out: usize,
+    /// Index limits.
+    pub index: IndexOptions,
+    /// Read and write the index cache.
+    pub cache: bool,
+}
+
+impl Default for Options {
+    fn default() -> Self {
+        Options {
+            depth: 24,
+            limit: 400,
+            max_matches: 40,
+            fan_out: 16,
+            index: IndexOptions::default(),
+            cache: true,
+        }
+    }
+}
+
+/// Indexed repositories, ready to follow values through.
+pub struct Repos {
+    repos: Vec<Repo>,
+}
+
+impl Repos {
+    /// Indexes (or loads from the cache) each repository.
+    pub fn open(roots: &[PathBuf], opts: &Options) -> Result<Repos, FollowError> {
+        let mut repos: Vec<Repo> = Vec::new();
+        for root in roots {
+            let head = rocpath_gates::head(root);
+            let (index, cached) = if opts.cache {
+                index::load_or_build(root, head.commit.as_deref(), &opts.index)?
+            } else {
+                (index::build(root, &opts.index)?, false)
+            };
+            let mut name = root
+                .canonicalize()
+                .ok()
+                .and_then(|c| c.file_name().map(|f| f.to_string_lossy().into_owned()))
+                .unwrap_or_else(|| root.display().to_string());
+            if repos.iter().any(|r| r.info.name == name) {
+                name = format!("{name}-{}", repos.len() + 1);
+            }
+            repos.push(Repo {
+                info: RepoInfo {
+                    name,
+                    root: root
+                        .canonicalize()
+                        .unwrap_or_else(|_| root.clone())
+                        .display()
+                        .to_string(),
+                    commit: head.commit,
+                    files: index.files.len(),
+                    cached,
+                },
+                root: root.clone(),
+                index,
+            });
+        }
+        Ok(Repos { repos })
+    }
+
+    /// What the document says about each repository.
+    pub fn infos(&self) -> Vec<RepoInfo> {
+        self.repos.iter().map(|r| r.info.clone()).collect()
+    }
+}
+
+/// Indexes the repositories and follows `spec` through them.
+pub fn follow(spec: &str, roots: &[PathBuf], opts: &Options) -> Result<FollowDoc, FollowError> {
+    let repos = Repos::open(roots, opts)?;
+    follow_in(spec, &repos, opts)
+}
+
+struct Slot {
+    hop: Hop,
+    item: Option<Item>,
+    depth: usize,
+    /// Inferred hops from the root to here.
+    inferred: usize,
+    kids: Vec<usize>,
+}
+
+/// The order hops are expanded in: shallow first, a name-matched (inferred) hop counting as
+/// two more levels, so that syntactic trails are followed before guesses.
+fn cost(s: &Slot) -> usize {
+    s.depth + 2 * s.inferred
+}
+
+/// Follows `spec` through indexed repositories.
+pub fn follow_in(spec: &str, repos: &Repos, opts: &Options) -> Result<FollowDoc, FollowError> {
+    let parsed = parse_spec(spec)?;
+    let mut eng = Engine::new(&repos.repos);
+    let keys: Vec<(PathBuf, Option<String>)> = repos
+        .repos
+        .iter()
+        .map(|r| (r.root.clone(), r.info.commit.clone()))
+        .collect();
+    let dir = if opts.cache { index::cache_dir() } else { None };
+    let mut memo = memo::Memo::open(dir.as_deref(), &keys, &opts.index);
+    let mut origins = match memo.origins(spec) {
+        Some(o) => o,
+        None => {
+            let o = eng.origins(spec, &parsed)?;
+            memo.set_origins(spec, &o);
+            o
+        }
+    };
+    let matched = origins.len();
+    let mut notes = Vec::new();
+    let mut truncated = false;
+    if matched > opts.max_matches {
+        notes.push(format!(
+            "{spec} matches {matched} places; the first {} are followed: give FILE:LINE or FILE:SYMBOL for a narrower start",
+            opts.max_matches
+        ));
+        origins.truncate(opts.max_matches);
+        truncated = true;
+    }
+    let mut slots: Vec<Slot> = Vec::new();
+    let mut queue = BinaryHeap::new();
+    for d in origins {
+        let hop = to_hop(&mut eng, &d);
+        queue.push(Reverse((0, slots.len())));
+        slots.push(Slot {
+            hop,
+            item: d.item,
+            depth: 0,
+            inferred: 0,
+            kids: Vec::new(),
+        });
+    }
+    let roots = slots.len();
+    let mut seen: HashSet<Item> = HashSet::new();
+    let mut limit_hit = false;
+    while let Some(Reverse((_, i))) = queue.pop() {
+        let Some(item) = slots[i].item.take() else {
+            continue;
+        };
+        if slots[i].depth + 1 >= opts.depth {
+            slots[i].hop.note = Some(join(
+                &slots[i].hop.note,
+                "not followed further: the --depth limit",
+            ));
+            truncated = true;
+            continue;
+        }
+        if !seen.insert(item.seen_key()) {
+            slots[i].hop.note = Some(join(
+                &slots[i].hop.note,
+                "followed above (a cycle or a join)",
+            ));
+            continue;
+        }
+        let exp = match memo.expansion(&item) {
+            Some(e) => e,
+            None => {
+                let e = eng.expand(&item);
+                memo.set_expansion(&item, &e);
+                e
+            }
+        };
+        if let Some(u) = exp.unresolved {
+            slots[i].hop.evidence = HopEvidence::Unresolved;
+            slots[i].hop.note = Some(join(&slots[i].hop.note, &u));
+        }
+        let mut here = HashSet::new();
+        let mut drafts: Vec<Draft> = exp
+            .drafts
+            .into_iter()
+            .filter(|d| here.insert((d.at, d.line, d.kind, d.symbol.clone())))
+            .collect();
+        if drafts.len() > opts.fan_out {
+            // Syntactic hops first, then the nearest files.
+            let from = slots[i].hop.path.clone();
+            drafts.sort_by_key(|d| {
+                (
+                    d.evidence != HopEvidence::CodeVerified,
+                    nearness(&from, &eng.path(d.at)),
+                )
+            });
+            let left = drafts.len() - opts.fan_out;
+            drafts.truncate(opts.fan_out);
+            slots[i].hop.note = Some(join(
+                &slots[i].hop.note,
+                &format!("{left} more places not followed (--fan-out)"),
+            ));
+            truncated = true;
+        }
+        for d in drafts {
+            if slots.len() >= opts.limit {
+                limit_hit = true;
+                break;
+            }
+            let hop = to_hop(&mut eng, &d);
+            let k = slots.len();
+            let slot = Slot {
+                hop,
+                item: d.item,
+                depth: slots[i].depth + 1,
+                inferred: slots[i].inferred + usize::from(d.evidence != HopEvidence::CodeVerified),
+                kids: Vec::new(),
+            };
+            queue.push(Reverse((cost(&slot), k)));
+            slots.push(slot);
+            slots[i].kids.push(k);
+        }
+    }
+    if limit_hit {
+        truncated = true;
+        notes.push(format!(
+            "the trail reached {} hops (--limit); later branches are left out",
+            opts.limit
+        ));
+    }
+    let hops = (0..roots).map(|r| assemble(&mut slots, r)).collect();
+    let memo_skipped = memo.skipped.clone();
+    let mut skipped: Vec<Skipped> = repos
+        .repos
+        .iter()
+        .flat_map(|r| {
+            let prefix = if repos.repos.len() > 1 {
+                format!("{}/", r.info.name)
+            } else {
+                String::new()
+            };
+            r.index.skipped.iter().map(move |s| Skipped {
+                path: format!("{prefix}{}", s.path),
+                reason: s.reason.clone(),
+            })
+        })
+        .collect();
+    memo.save(&eng.skipped);
+    for s in eng.skipped.iter().chain(&memo_skipped) {
+        if !skipped.contains(s) {
+            skipped.push(s.clone());
+        }
+    }
+    Ok(FollowDoc {
+        spec: spec.to_string(),
+        repos: repos.infos(),
+        depth: opts.depth,
+        limit: opts.limit,
+        matched,
+        truncated,
+        hops,
+        skipped,
+        notes,
+    })
+}
+
+/// How far apart two paths are: 0 the same file, then by the folders they do not share.
+fn nearness(a: &str, b: &str) -> usize {
+    if a == b {
+        return 0;
+    }
+    let (da, db): (Vec<&str>, Vec<&str>) = (a.split('/').collect(), b.split('/').collect());
+    let common = da.iter().zip(&db).take_while(|(x, y)| x == y).count();
+    1 + (da.len() - common) + (db.len() - common)
+}
+
+fn join(a: &Option<String>, b: &str) -> String {
+    match a {
+        Some(a) => format!("{a}; {b}"),
+        None => b.to_string(),
+    }
+}
+
+fn to_hop(eng: &mut Engine, d: &Draft) -> Hop {
+    let text = eng.line_text(d.at, d.line);
+    Hop {
+        path: eng.path(d.at),
+        line: d.line,
+        commit: eng.repos[d.at.repo].info.commit.clone(),
+        text,
+        kind: d.kind,
+        evidence: d.evidence,
+        symbol: d.symbol.clone(),
+        note: d.note.clone(),
+        children: Vec::new(),
+    }
+}
+
+fn assemble(slots: &mut [Slot], i: usize) -> Hop {
+    let kids = std::mem::take(&mut slots[i].kids);
+    let children = kids.into_iter().map(|k| assemble(slots, k)).collect();
+    let mut hop = std::mem::replace(
+        &mut slots[i].hop,
+        Hop {
+            path: String::new(),
+            line: 0,
+            commit: None,
+            text: String::new(),
+            kind: HopKind::Origin,
+            evidence: HopEvidence::CodeVerified,
+            symbol: String::new(),
+            note: None,
+            children: Vec::new(),
+        },
+    );
+    hop.children = children;
+    hop
+}

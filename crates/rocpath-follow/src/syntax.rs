@@ -1,0 +1,334 @@
+//! Parsed files and the small syntax questions the trail asks of them: the text and line of
+//! a node, the function around it, a call's callee, a function's parameters.
+
+use crate::index::Lang;
+use std::cell::RefCell;
+use tree_sitter::{Node, Parser, Tree};
+
+/// One parsed source file.
+pub struct Parsed {
+    /// Its language.
+    pub lang: Lang,
+    /// Its bytes.
+    pub src: Vec<u8>,
+    /// Its syntax tree.
+    pub tree: Tree,
+    starts: Vec<usize>,
+}
+
+thread_local! {
+    static PARSERS: RefCell<Vec<(Lang, Parser)>> = const { RefCell::new(Vec::new()) };
+}
+
+/// Parses `src`; `None` when the grammar cannot be loaded or the parser gives up.
+pub fn parse(lang: Lang, src: Vec<u8>) -> Option<Parsed> {
+    let tree = PARSERS.with(|cell| {
+        let mut v = cell.borrow_mut();
+        if !v.iter().any(|(l, _)| *l == lang) {
+            let mut p = Parser::new();
+            let language: tree_sitter::Language = match lang {
+                Lang::Cpp => tree_sitter_cpp::LANGUAGE.into(),
+                Lang::Python => tree_sitter_python::LANGUAGE.into(),
+                Lang::Go => tree_sitter_go::LANGUAGE.into(),
+            };
+            p.set_language(&language).ok()?;
+            v.push((lang, p));
+        }
+        let (_, p) = v.iter_mut().find(|(l, _)| *l == lang)?;
+        p.reset();
+        p.parse(&src, None)
+    })?;
+    let mut starts = vec![0];
+    starts.extend(memchr::memchr_iter(b'\n', &src).map(|i| i + 1));
+    Some(Parsed {
+        lang,
+        src,
+        tree,
+        starts,
+    })
+}
+
+impl Parsed {
+    /// The text of a node (lossy outside UTF-8).
+    pub fn text(&self, n: Node) -> &str {
+        std::str::from_utf8(&self.src[n.byte_range()]).unwrap_or("")
+    }
+
+    /// The 1-based line a node starts on.
+    pub fn line(&self, n: Node) -> u64 {
+        n.start_position().row as u64 + 1
+    }
+
+    /// Line `line` (1-based), trimmed and cut to 200 characters.
+    pub fn line_text(&self, line: u64) -> String {
+        let i = (line as usize).saturating_sub(1);
+        let a = self.starts.get(i).copied().unwrap_or(self.src.len());
+        let b = self.starts.get(i + 1).copied().unwrap_or(self.src.len());
+        let s = String::from_utf8_lossy(&self.src[a..b]);
+        let t = s.trim();
+        match t.char_indices().nth(200) {
+            Some((k, _)) => format!("{}…", &t[..k]),
+            None => t.to_string(),
+        }
+    }
+
+    /// Lines in the file.
+    pub fn lines(&self) -> usize {
+        self.starts.len()
+    }
+}
+
+/// Every node under `root` in document order, until `f` returns false for one (its subtree
+/// is then skipped).
+pub fn each_node<'t>(root: Node<'t>, f: &mut impl FnMut(Node<'t>) -> bool) {
+    let mut c = root.walk();
+    loop {
+        let descend = f(c.node());
+        if descend && c.goto_first_child() {
+            continue;
+        }
+        loop {
+            if c.goto_next_sibling() {
+                break;
+            }
+            if !c.goto_parent() {
+                return;
+            }
+        }
+    }
+}
+
+fn is_ident_byte(b: u8) -> bool {
+    b.is_ascii_alphanumeric() || b == b'_'
+}
+
+/// The smallest nodes covering each whole-word occurrence of `name` in `from..to`, found
+/// in the text (no walk over the tree).
+pub fn occurrences<'t>(p: &'t Parsed, name: &str, from: usize, to: usize) -> Vec<Node<'t>> {
+    let (from, to) = (from.min(p.src.len()), to.min(p.src.len()));
+    let mut out = Vec::new();
+    if name.is_empty() || from >= to {
+        return out;
+    }
+    let root = p.tree.root_node();
+    let word = name.bytes().next_back().is_some_and(is_ident_byte);
+    for off in memchr::memmem::find_iter(&p.src[from..to], name.as_bytes()) {
+        let s = from + off;
+        let e = s + name.len();
+        let before =
+            s > 0 && is_ident_byte(p.src[s - 1]) && name.bytes().next().is_some_and(is_ident_byte);
+        let after = word && e < p.src.len() && is_ident_byte(p.src[e]);
+        if before || after {
+            continue;
+        }
+        if let Some(n) = root.descendant_for_byte_range(s, e) {
+            out.push(n);
+        }
+    }
+    out
+}
+
+/// Whether `kind` is a function (or lambda) in `lang`.
+pub fn is_function(lang: Lang, kind: &str) -> bool {
+    match lang {
+        Lang::Go => matches!(
+            kind,
+            "function_declaration" | "method_declaration" | "func_literal"
+        ),
+        Lang::Cpp => matches!(kind, "function_definition" | "lambda_expression"),
+        Lang::Python => matches!(kind, "function_definition" | "lambda"),
+    }
+}
+
+/// The function around `n`, or the file's root.
+pub fn scope_of(lang: Lang, n: Node) -> Node {
+    let mut cur = n;
+    while let Some(p) = cur.parent() {
+        if is_function(lang, p.kind()) {
+            return p;
+        }
+        cur = p;
+    }
+    cur
+}
+
+/// The name a callee or declarator finally names: `pkg.F` → `F`, `a::b::f` → `f`,
+/// `obj.m` → `m`, `*p` → `p`.
+pub fn last_name<'a>(p: &'a Parsed, n: Node) -> &'a str {
+    let field = match n.kind() {
+        "selector_expression" | "field_expression" => "field",
+        "attribute" => "attribute",
+        "qualified_identifier" | "template_function" | "template_method" => "name",
+        "pointer_declarator"
+        | "reference_declarator"
+        | "init_declarator"
+        | "function_declarator"
+        | "array_declarator" => "declarator",
+        "parenthesized_declarator" => return n.named_child(0).map_or("", |c| last_name(p, c)),
+        _ => return p.text(n),
+    };
+    match n.child_by_field_name(field) {
+        Some(c) => last_name(p, c),
+        None if n.kind() == "reference_declarator" => {
+            n.named_child(0).map_or("", |c| last_name(p, c))
+        }
+        None => "",
+    }
+}
+
+/// The contents of a string literal node (quotes removed), if `n` is one.
+pub fn string_value(p: &Parsed, n: Node) -> Option<String> {
+    match n.kind() {
+        "interpreted_string_literal"
+        | "raw_string_literal"
+        | "string_literal"
+        | "string"
+        | "raw_string_literal_cpp" => {}
+        _ => return None,
+    }
+    let t = p.text(n);
+    let t = t.trim_start_matches(|c: char| c.is_ascii_alphabetic() && c != '"' && c != '\'');
+    let q = t.chars().next()?;
+    if !matches!(q, '"' | '\'' | '`') {
+        return None;
+    }
+    let inner = t.trim_start_matches(q).trim_end_matches(q);
+    Some(inner.to_string())
+}
+
+/// A function definition.
+#[derive(Debug, Clone)]
+pub struct FuncDef {
+    /// Its line.
+    pub line: u64,
+    /// Parameter names in order (with the byte where each is declared).
+    pub params: Vec<(String, usize)>,
+    /// The function's byte range.
+    pub scope: (usize, usize),
+    /// Go's named results.
+    pub results: Vec<String>,
+    /// A method whose first parameter is `self`/`cls` (Python).
+    pub has_self: bool,
+}
+
+/// The name of a function node.
+pub fn func_name<'a>(p: &'a Parsed, f: Node) -> Option<&'a str> {
+    match p.lang {
+        Lang::Go | Lang::Python => f.child_by_field_name("name").map(|n| p.text(n)),
+        Lang::Cpp => {
+            let mut d = f.child_by_field_name("declarator")?;
+            while d.kind() != "function_declarator" {
+                d = d
+                    .child_by_field_name("declarator")
+                    .or_else(|| d.named_child(0))?;
+            }
+            Some(last_name(p, d.child_by_field_name("declarator")?))
+        }
+    }
+}
+
+/// Definitions of functions named `name` in a file.
+pub fn find_defs(p: &Parsed, name: &str) -> Vec<FuncDef> {
+    let mut out: Vec<FuncDef> = Vec::new();
+    for n in occurrences(p, name, 0, p.src.len()) {
+        let mut cur = n;
+        for _ in 0..6 {
+            let Some(par) = cur.parent() else { break };
+            if is_function(p.lang, par.kind()) {
+                let body = par.child_by_field_name("body");
+                let in_body = body.is_some_and(|b| b.start_byte() <= n.start_byte());
+                if !in_body
+                    && func_name(p, par) == Some(name)
+                    && !out.iter().any(|d| d.scope.0 == par.start_byte())
+                {
+                    out.push(func_def(p, par));
+                }
+                break;
+            }
+            cur = par;
+        }
+    }
+    out
+}
+
+/// The parameters and scope of a function node.
+pub fn func_def(p: &Parsed, f: Node) -> FuncDef {
+    let mut params = Vec::new();
+    let mut results = Vec::new();
+    match p.lang {
+        Lang::Go => {
+            if let Some(pl) = f.child_by_field_name("parameters") {
+                go_params(p, pl, &mut params);
+            }
+            if let Some(r) = f
+                .child_by_field_name("result")
+                .filter(|r| r.kind() == "parameter_list")
+            {
+                let mut rs = Vec::new();
+                go_params(p, r, &mut rs);
+                results = rs.into_iter().map(|(n, _)| n).collect();
+            }
+        }
+        Lang::Cpp => {
+            let mut d = f.child_by_field_name("declarator");
+            while let Some(x) = d {
+                if let Some(pl) = x.child_by_field_name("parameters") {
+                    cpp_params(p, pl, &mut params);
+                    break;
+                }
+                d = x.child_by_field_name("declarator");
+            }
+        }
+        Lang::Python => {
+            if let Some(pl) = f.child_by_field_name("parameters") {
+                py_params(p, pl, &mut params);
+            }
+        }
+    }
+    let has_self = p.lang == Lang::Python
+        && params
+            .first()
+            .is_some_and(|(n, _)| n == "self" || n == "cls");
+    FuncDef {
+        line: p.line(f),
+        params,
+        scope: (f.start_byte(), f.end_byte()),
+        results,
+        has_self,
+    }
+}
+
+fn go_params(p: &Parsed, pl: Node, out: &mut Vec<(String, usize)>) {
+    let mut c = pl.walk();
+    for d in pl.named_children(&mut c) {
+        let mut c2 = d.walk();
+        for n in d.children_by_field_name("name", &mut c2) {
+            out.push((p.text(n).to_string(), n.start_byte()));
+        }
+    }
+}
+
+fn cpp_params(p: &Parsed, pl: Node, out: &mut Vec<(String, usize)>) {
+    let mut c = pl.walk();
+    for d in pl.named_children(&mut c) {
+        match d.child_by_field_name("declarator") {
+            Some(decl) => out.push((last_name(p, decl).to_string(), decl.start_byte())),
+            None => out.push((String::new(), d.start_byte())),
+        }
+    }
+}
+
+fn py_params(p: &Parsed, pl: Node, out: &mut Vec<(String, usize)>) {
+    let mut c = pl.walk();
+    for d in pl.named_children(&mut c) {
+        let n = match d.kind() {
+            "identifier" => Some(d),
+            "default_parameter" | "typed_default_parameter" => d.child_by_field_name("name"),
+            "typed_parameter" => d.named_child(0),
+            _ => None,
+        };
+        if let Some(n) = n {
+            out.push((p.text(n).to_string(), n.start_byte()));
+        }
+    }
+}

@@ -1,0 +1,3 @@
+struct model_params {
+    int n_layers;
+};

@@ -24,6 +24,8 @@
 //! ```
 
 pub mod check;
+pub mod claims;
+pub mod derive;
 pub mod doc;
 pub mod files;
 pub mod import;

@@ -384,6 +384,13 @@ impl WriteGuard {
         self.write_file(&relative_path(FileKind::Observation, &o.id), &bytes)
     }
 
+    /// Removes a claim file (derivation removes the derived claims no rule produces any more
+    /// and no person touched).
+    pub fn remove_claim(&self, id: &str) -> Result<(), StoreError> {
+        let p = self.root.join(relative_path(FileKind::Claim, id));
+        fs::remove_file(&p).map_err(io(&p))
+    }
+
     /// Removes temporaries left by a writer that was killed (only the lock holder may).
     fn remove_temporaries(&self) {
         for d in std::iter::once(self.root.clone()).chain(DIRS.iter().map(|d| self.root.join(d))) {

@@ -271,6 +271,32 @@ pub enum LedgerCommand {
     SetClass(SetClassArgs),
     /// Check the ledger: classes, supports, links, stale evidence, forced runs.
     Check(LedgerCheckArgs),
+    /// Derive claims from the observations (counts, exceptions, classes); deriving again
+    /// updates them and keeps what a person edited.
+    Derive(LedgerDeriveArgs),
+    /// List the claims (id, statement, class, kind, world, derived_by, support).
+    Claims(LedgerClaimsArgs),
+}
+
+#[derive(Debug, Args)]
+pub struct LedgerDeriveArgs {
+    /// The ledger folder.
+    pub ledger: PathBuf,
+    /// Date of the history entries written (YYYY-MM-DD; default: today, UTC).
+    #[arg(long, value_name = "DATE")]
+    pub date: Option<String>,
+}
+
+#[derive(Debug, Args)]
+pub struct LedgerClaimsArgs {
+    /// The ledger folder.
+    pub ledger: PathBuf,
+    /// Only the claims of this world (`gfx900`, or a generation such as `gfx9`, `GCN5`).
+    #[arg(long, value_name = "WORLD")]
+    pub world: Option<String>,
+    /// Only the claims derivation wrote.
+    #[arg(long)]
+    pub derived: bool,
 }
 
 #[derive(Debug, Args)]
@@ -296,6 +322,13 @@ pub struct LedgerImportArgs {
     /// replaces it, so claims that cite it follow the newest run.
     #[arg(long = "as", value_name = "ID")]
     pub name: Option<String>,
+    /// The world the recordings were made in (`gfx900`), for documents that do not name
+    /// their device (Ollama runs, strace splits, lanes).
+    #[arg(long, value_name = "WORLD")]
+    pub world: Option<String>,
+    /// Derive the ledger's claims after importing (as `rocpath ledger derive`).
+    #[arg(long)]
+    pub derive: bool,
 }
 
 #[derive(Debug, Args)]

@@ -172,6 +172,10 @@ pub struct LedgerMeta {
     /// What the ledger is about.
     #[serde(default)]
     pub description: Text,
+    /// The folder the raw recordings are under, relative to the ledger folder: published
+    /// pages show raw paths relative to it (default: the ledger folder).
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub data_root: String,
     /// Declared observation worlds, in display order.
     #[serde(default, rename = "world", skip_serializing_if = "Vec::is_empty")]
     pub worlds: Vec<WorldDecl>,

@@ -212,6 +212,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             ),
             support,
             history,
+            ..Claim::default()
         };
         write(
             &root.join(format!("claims/{}.toml", c.id)),

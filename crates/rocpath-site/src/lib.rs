@@ -12,7 +12,9 @@
 //!
 //! [`serve`] previews a built site on 127.0.0.1.
 
+mod findings;
 mod pages;
+pub mod raw;
 pub mod serve;
 pub mod svg;
 pub mod views;

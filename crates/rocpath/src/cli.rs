@@ -430,6 +430,9 @@ pub struct SiteBuildArgs {
     /// Output folder (created; a previous rocpath site in it is replaced).
     #[arg(short, long, value_name = "DIR")]
     pub out: PathBuf,
+    /// Copy the raw files the observations quote beside the site (`raw/`), for download.
+    #[arg(long)]
+    pub copy_raw: bool,
 }
 
 #[derive(Debug, Args)]

@@ -81,6 +81,46 @@ pub mod rule {
     ];
 }
 
+/// The four blocks of a research page a claim is listed in (the fourth, planned
+/// observations, lists what would answer the open questions).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, serde::Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Block {
+    /// What was observed directly: one case, one run, one install (confirmed).
+    ObservedFacts,
+    /// What the observations add up to: groups, predictions, comparisons, interpretations.
+    CurrentFindings,
+    /// What is not settled (unresolved).
+    OpenQuestions,
+}
+
+/// The rules whose claims state one observation (the others state what several add up to).
+pub const PER_OBSERVATION: [&str; 7] = [
+    rule::CASE_OUTCOME,
+    rule::TRACE_DISPATCH,
+    rule::OLLAMA_PLACEMENT,
+    rule::STRACE_CATALOG,
+    rule::STRACE_LINK,
+    rule::INVENTORY_SHIPPED,
+    rule::ISA_INSTRUCTIONS,
+];
+
+/// The block a claim is listed in; `None` for a rejected derived claim.
+pub fn block_of(c: &Claim) -> Option<Block> {
+    if c.review == Some(Review::Rejected) {
+        return None;
+    }
+    Some(match c.class {
+        Some(Class::Unresolved) | None => Block::OpenQuestions,
+        Some(Class::Confirmed)
+            if c.derived_by.is_empty() || PER_OBSERVATION.contains(&c.derived_by.as_str()) =>
+        {
+            Block::ObservedFacts
+        }
+        _ => Block::CurrentFindings,
+    })
+}
+
 /// What a rule found: a claim to write, before it meets the claim on file.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Finding {

@@ -154,3 +154,45 @@ pub fn claims(doc: &ClaimsDoc) -> String {
     }
     format!("{t}\n{} claims\n", doc.claims.len())
 }
+
+/// `study build`: what was read, imported, derived and built.
+pub fn study(out: &Path, r: &rocpath_study::Report) -> String {
+    let mut s = String::new();
+    let _ = writeln!(s, "data root: {}", r.data_root);
+    let _ = writeln!(
+        s,
+        "{} documents read, {} observations imported",
+        r.documents, r.imported
+    );
+    for k in &r.skipped {
+        let _ = writeln!(s, "  skipped {k}");
+    }
+    let d = &r.derive;
+    let _ = writeln!(
+        s,
+        "derived: {} claims new, {} updated, {} unchanged",
+        d.created.len(),
+        d.updated.len(),
+        d.unchanged
+    );
+    let _ = writeln!(
+        s,
+        "ledger check: {} errors, {} warnings ({})",
+        r.check_errors,
+        r.check_warnings,
+        out.join("ledger").display()
+    );
+    if let Some(site) = &r.site {
+        let _ = writeln!(
+            s,
+            "site: {} pages in {}; open {}",
+            site.pages,
+            out.join("site").display(),
+            out.join("site/index.html").display()
+        );
+    }
+    if let Some(raw) = &r.raw {
+        let _ = writeln!(s, "raw: {} files, {} bytes", raw.files, raw.bytes);
+    }
+    s
+}

@@ -266,6 +266,26 @@ fn prepare_out(out: &Path) -> Result<(), SiteError> {
     .map_err(io)
 }
 
+/// Builds the publishable site of the ledger at `ledger` (already loaded): paths are shown
+/// relative to its data root ([`rocpath_ledger::publish`]); with `copy_raw`, the quoted raw
+/// files are copied under `out/raw/`.
+pub fn build_published(
+    ledger: &Path,
+    mut l: Loaded,
+    out: &Path,
+    opts: &Options,
+    copy_raw: bool,
+) -> Result<(Report, Option<raw::RawReport>), SiteError> {
+    let files = copy_raw.then(|| rocpath_ledger::publish::raw_files(ledger, &l));
+    rocpath_ledger::publish::publishable(ledger, &mut l);
+    let report = build(&l, out, opts)?;
+    let raw = match files {
+        Some(f) => Some(raw::copy_raw(&f, out)?),
+        None => None,
+    };
+    Ok((report, raw))
+}
+
 /// Builds the site of a loaded ledger into `out` (created; a previous rocpath site there is
 /// replaced; any other non-empty folder is refused).
 pub fn build(l: &Loaded, out: &Path, opts: &Options) -> Result<Report, SiteError> {

@@ -90,6 +90,8 @@ pub enum Command {
     Gates(GatesArgs),
     /// Who put a line there: introducing and last-touching commits, PR, issues, roles.
     Provenance(ProvenanceArgs),
+    /// One-command study: read a declared set of recordings, import, derive, check, build the site.
+    Study(StudyArgs),
     /// Print a shell completion script (`source <(rocpath completions bash)`).
     Completions(CompletionsArgs),
     /// Write rocpath's man pages (one per command) to a folder, or the main page to stdout.
@@ -843,4 +845,33 @@ pub struct ProvenanceArgs {
     /// Print TSV instead of the report.
     #[arg(long, conflicts_with = "json")]
     pub tsv: bool,
+}
+
+#[derive(Debug, Args)]
+pub struct StudyArgs {
+    #[command(subcommand)]
+    pub command: StudyCommand,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum StudyCommand {
+    /// Run the readers over the study's recordings (cases, traces, runs, strace, lanes,
+    /// repositories), import them into OUT/ledger, derive the claims, check the ledger and
+    /// build OUT/site. Sets whose recordings are not there are skipped and named.
+    Build(StudyBuildArgs),
+}
+
+#[derive(Debug, Args)]
+pub struct StudyBuildArgs {
+    /// The study file (`schema = "rocpath.study/1"`; see examples/study/).
+    pub study: PathBuf,
+    /// Output folder: documents/, ledger/ (kept and updated by later runs), site/.
+    #[arg(short, long, value_name = "DIR")]
+    pub out: PathBuf,
+    /// Date of the derived claims' history entries (YYYY-MM-DD; default: today, UTC).
+    #[arg(long, value_name = "DATE")]
+    pub date: Option<String>,
+    /// Copy the quoted raw files beside the site (`site/raw/`).
+    #[arg(long)]
+    pub copy_raw: bool,
 }

@@ -36,7 +36,7 @@ fn build_site(
     p: &Printer,
 ) -> anyhow::Result<(rocpath_site::Report, Option<rocpath_site::raw::RawReport>)> {
     let (l, _) = Ledger::open(ledger)?;
-    let mut loaded = l.load()?;
+    let loaded = l.load()?;
     let problems = rocpath_ledger::check::check(l.root(), &loaded);
     let errors = problems
         .iter()
@@ -51,15 +51,10 @@ fn build_site(
     let opts = rocpath_site::Options {
         version: env!("CARGO_PKG_VERSION").to_string(),
     };
-    let raw = copy_raw.then(|| rocpath_ledger::publish::raw_files(ledger, &loaded));
     // Pages show paths relative to the data root, never the absolute paths of this machine.
-    rocpath_ledger::publish::publishable(ledger, &mut loaded);
-    let report = rocpath_site::build(&loaded, out, &opts)?;
-    let raw = match raw {
-        Some(files) => Some(rocpath_site::raw::copy_raw(&files, out)?),
-        None => None,
-    };
-    Ok((report, raw))
+    Ok(rocpath_site::build_published(
+        ledger, loaded, out, &opts, copy_raw,
+    )?)
 }
 
 fn build(a: SiteBuildArgs, p: &Printer) -> anyhow::Result<Status> {

@@ -208,8 +208,7 @@ pub fn matches(pattern: &str, name: &str) -> bool {
         return pattern == name;
     }
     let (first, last) = (parts[0], parts[parts.len() - 1]);
-    if !name.starts_with(first) || name.len() < first.len() + last.len() || !name.ends_with(last)
-    {
+    if !name.starts_with(first) || name.len() < first.len() + last.len() || !name.ends_with(last) {
         return false;
     }
     let mut rest = &name[first.len()..name.len() - last.len()];
@@ -231,7 +230,10 @@ mod tests {
         assert!(matches("*.log", "a.log"));
         assert!(!matches("*.log", "a.log.1"));
         assert!(matches("*_extract.log", "x.solver_extract.log"));
-        assert!(matches("tinyllama_*_195741.*", "tinyllama_r0_w0_k0_first_20260320_195741.json"));
+        assert!(matches(
+            "tinyllama_*_195741.*",
+            "tinyllama_r0_w0_k0_first_20260320_195741.json"
+        ));
         assert!(!matches("tinyllama_warmup_*", "tinyllama_r0_first.json"));
         assert!(matches("a*b*c", "aXbYc"));
         assert!(!matches("a*b*c", "aXc"));
@@ -243,7 +245,11 @@ mod tests {
     fn bad_files_are_named() {
         let d = tempfile::tempdir().unwrap();
         let p = d.path().join("s.toml");
-        std::fs::write(&p, "schema = \"rocpath.study/1\"\n[[cases]]\nname = \"a b\"\n").unwrap();
+        std::fs::write(
+            &p,
+            "schema = \"rocpath.study/1\"\n[[cases]]\nname = \"a b\"\n",
+        )
+        .unwrap();
         let e = load(&p).unwrap_err().to_string();
         assert!(e.contains("\"a b\""), "{e}");
         std::fs::write(&p, "schema = \"rocpath.study/1\"\nbogus = 1\n").unwrap();

@@ -140,7 +140,8 @@ pub fn plan(study: &Study, file: &Path, documents: &Path) -> Result<Plan, StudyE
             if !s.db.is_empty() {
                 args.extend(["--db".into(), text(&root.join(&s.db))]);
             }
-            p.steps.push(step(format!("{}-compare", s.name), &s.world, args, true));
+            p.steps
+                .push(step(format!("{}-compare", s.name), &s.world, args, true));
         }
     }
     let sets: [(&str, &[Set], &[&str]); 4] = [
@@ -182,7 +183,8 @@ pub fn plan(study: &Study, file: &Path, documents: &Path) -> Result<Plan, StudyE
         if all_there && !l.lanes.is_empty() {
             p.steps.push(step(l.name.clone(), &l.world, args, true));
         } else {
-            p.skipped.push(format!("lanes {}: a lane file is missing", l.name));
+            p.skipped
+                .push(format!("lanes {}: a lane file is missing", l.name));
         }
     }
     Ok(p)

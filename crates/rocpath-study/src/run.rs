@@ -86,7 +86,11 @@ pub fn run(
     let total = plan.steps.len() + 3;
     let mut to_import: Vec<(PathBuf, &crate::Step)> = Vec::new();
     for (i, s) in plan.steps.iter().enumerate() {
-        progress(i, total, &format!("rocpath {}", s.args[..2.min(s.args.len())].join(" ")));
+        progress(
+            i,
+            total,
+            &format!("rocpath {}", s.args[..2.min(s.args.len())].join(" ")),
+        );
         let f = documents.join(format!("{}.json", s.id));
         match read(exe, &s.args, &f) {
             Ok(()) => {
@@ -106,13 +110,21 @@ pub fn run(
     progress(plan.steps.len(), total, "ledger import");
     let cwd = std::env::current_dir().map_err(io(Path::new(".")))?;
     for (f, s) in &to_import {
-        match rocpath_ledger::import::import_file_in(&guard, &ledger, f, Some(&s.id), &cwd, &s.world)
-        {
+        match rocpath_ledger::import::import_file_in(
+            &guard,
+            &ledger,
+            f,
+            Some(&s.id),
+            &cwd,
+            &s.world,
+        ) {
             Ok(r) if r.outcome != rocpath_ledger::import::ImportOutcome::Unchanged => {
                 report.imported += 1
             }
             Ok(_) => {}
-            Err(e) => report.failed.push((format!("import {}", f.display()), e.to_string())),
+            Err(e) => report
+                .failed
+                .push((format!("import {}", f.display()), e.to_string())),
         }
     }
     progress(plan.steps.len() + 1, total, "ledger derive");

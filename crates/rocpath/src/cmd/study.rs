@@ -32,8 +32,7 @@ fn build(a: StudyBuildArgs, p: &Printer) -> anyhow::Result<Status> {
         bar.set_position(done as u64);
         bar.set_message(what.to_string());
     };
-    let report =
-        rocpath_study::run(&study, &a.study, &exe, &a.out, &date, a.copy_raw, &progress)?;
+    let report = rocpath_study::run(&study, &a.study, &exe, &a.out, &date, a.copy_raw, &progress)?;
     bar.finish_and_clear();
     for (what, why) in &report.failed {
         p.error_text(&format!("error: {what}: {why}\n"));
@@ -47,8 +46,14 @@ fn build(a: StudyBuildArgs, p: &Printer) -> anyhow::Result<Status> {
                 study: a.study.display().to_string(),
                 out: a.out.display().to_string(),
                 report,
-                evidence: Evidence::new(Class::Confirmed, Proof::ShippedArtifactVerified, "site.built")
-                    .at(Locator::file(a.out.join("site/index.html").display().to_string())),
+                evidence: Evidence::new(
+                    Class::Confirmed,
+                    Proof::ShippedArtifactVerified,
+                    "site.built",
+                )
+                .at(Locator::file(
+                    a.out.join("site/index.html").display().to_string(),
+                )),
             },
         )?;
     } else {

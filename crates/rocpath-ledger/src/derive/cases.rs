@@ -284,7 +284,7 @@ pub fn outcome_findings(facts: &[CaseFact]) -> Vec<Finding> {
                 format!(" ({})", f.reason)
             };
             let statement = Text::new(
-                format!("{}: {}{}{}。", f.name, s.ja_where, s.ja_what, p.ja),
+                format!("{}: {}{} {}。", f.name, s.ja_where, s.ja_what, p.ja),
                 format!("{}: {} {}{reason}.", f.name, s.en, p.en),
             );
             Finding {
@@ -375,7 +375,7 @@ fn group(key: &str, members: &[&CaseFact], fine: bool) -> Finding {
         let p = lead.predicate();
         let m = m_of_n(top_n, n, "cases");
         let mut st = Text::new(
-            format!("{}{}{}{}。", s.ja_where, s.ja_what, m.ja, p.ja),
+            format!("{}{} {} {}。", s.ja_where, s.ja_what, m.ja, p.ja),
             format!("{} {} {}.", capitalized(&s.en), p.en, m.en),
         );
         if !all_agree {
@@ -392,7 +392,7 @@ fn group(key: &str, members: &[&CaseFact], fine: bool) -> Finding {
             .collect();
         Text::new(
             format!(
-                "{}{}{} 件で一つの結果にまとまらない: {}。",
+                "{}{} {} 件で一つの結果にまとまらない: {}。",
                 s.ja_where,
                 s.ja_what,
                 num(n),

@@ -256,6 +256,16 @@ pub fn derive(
     }
     let (loaded, files) = ledger.load_without_observations()?;
     let mut report = DeriveReport::default();
+    let obs = read_all(&files, &mut report);
+    report.observations = obs.len();
+    let found = findings(&obs);
+    let case_claims = write_claims(guard, &loaded, &found, date, &mut report)?;
+    update_cases(guard, &loaded, &case_claims, &mut report)?;
+    Ok(report)
+}
+
+/// The digests of the observation files (read in parallel), each unreadable one named.
+fn read_all(files: &[crate::store::ObservationFile], report: &mut DeriveReport) -> Vec<ObsDigest> {
     let read: Vec<_> = {
         use rayon::prelude::*;
         files
@@ -278,13 +288,27 @@ pub fn derive(
             Err(e) => report.errors.push((f.rel.clone(), e.to_string())),
         }
     }
-    report.observations = obs.len();
-    let found = findings(&obs);
+    obs
+}
+
+/// Writes the claims that changed, removes the untouched ones no rule produces any more;
+/// returns the claims each case record should list.
+fn write_claims(
+    guard: &WriteGuard,
+    loaded: &crate::store::Loaded,
+    found: &[Finding],
+    date: &str,
+    report: &mut DeriveReport,
+) -> Result<BTreeMap<String, Vec<String>>, DeriveError> {
     let by_id: BTreeMap<&str, &Claim> = loaded.claims.iter().map(|c| (c.id.as_str(), c)).collect();
     let mut produced = BTreeSet::new();
     let mut case_claims: BTreeMap<String, Vec<String>> = BTreeMap::new();
-    for f in &found {
+    for f in found {
         let id = f.id();
+        if produced.contains(&id) {
+            // Two findings of one rule and key: the first is written.
+            continue;
+        }
         *report.rules.entry(f.rule.to_string()).or_default() += 1;
         for c in &f.cases {
             case_claims.entry(c.clone()).or_default().push(id.clone());
@@ -314,12 +338,21 @@ pub fn derive(
             report.not_derived_again.push(c.id.clone());
         }
     }
+    Ok(case_claims)
+}
+
+/// Case records list the claims derived from their observations (and no removed one).
+fn update_cases(
+    guard: &WriteGuard,
+    loaded: &crate::store::Loaded,
+    case_claims: &BTreeMap<String, Vec<String>>,
+    report: &mut DeriveReport,
+) -> Result<(), DeriveError> {
     for case in &loaded.cases {
-        let Some(ids) = case_claims.get(&case.id) else {
-            continue;
-        };
         let mut c = case.clone();
-        for id in ids {
+        // A removed claim leaves the case pages that listed it.
+        c.claims.retain(|id| !report.removed.contains(id));
+        for id in case_claims.get(&case.id).into_iter().flatten() {
             if !c.claims.contains(id) {
                 c.claims.push(id.clone());
             }
@@ -329,7 +362,7 @@ pub fn derive(
             report.cases_updated.push(c.id.clone());
         }
     }
-    Ok(report)
+    Ok(())
 }
 
 #[cfg(test)]

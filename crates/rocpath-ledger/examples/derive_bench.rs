@@ -6,6 +6,7 @@
 //! `cargo run --release -p rocpath-ledger --example derive_bench -- DOCS_DIR LEDGER N_CASES N_TRACES`
 //!
 //! DOCS_DIR holds the real documents (`*.json`; schema decides which are cases and traces).
+#![allow(clippy::print_stdout)]
 
 use rocpath_ledger::model::*;
 use rocpath_ledger::store::Ledger;

@@ -303,6 +303,7 @@ fn write_claims(
     let by_id: BTreeMap<&str, &Claim> = loaded.claims.iter().map(|c| (c.id.as_str(), c)).collect();
     let mut produced = BTreeSet::new();
     let mut case_claims: BTreeMap<String, Vec<String>> = BTreeMap::new();
+    let mut to_write = Vec::new();
     for f in found {
         let id = f.id();
         if produced.contains(&id) {
@@ -316,7 +317,7 @@ fn write_claims(
         let old = by_id.get(id.as_str()).copied();
         match merge::merge(old, f, date) {
             Some(claim) => {
-                guard.write_claim(&claim)?;
+                to_write.push(claim);
                 if old.is_some() {
                     report.updated.push(id.clone());
                 } else {
@@ -327,6 +328,7 @@ fn write_claims(
         }
         produced.insert(id);
     }
+    guard.write_claims(&to_write)?;
     for c in &loaded.claims {
         if c.derived_by.is_empty() || produced.contains(&c.id) {
             continue;

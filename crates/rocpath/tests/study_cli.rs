@@ -285,3 +285,77 @@ fn walk(d: &Path) -> Vec<std::path::PathBuf> {
     }
     out
 }
+
+#[test]
+fn import_derive_and_claims_from_the_command_line() {
+    let Some(logs) = rocpath_testdata::fixture_dir("miopen-logs/vega64") else {
+        return;
+    };
+    let tmp = tempfile::tempdir().unwrap();
+    let t = |p: &str| tmp.path().join(p).display().to_string();
+    let mut docs = Vec::new();
+    for name in [
+        "vega64_i8_case1",
+        "vega64_int8_nchw_1x1_fwd_n32",
+        "vega64_int8_force_dlops_ck",
+    ] {
+        let (code, json, err) = run(&[
+            "--json",
+            "case",
+            "read",
+            logs.join(format!("{name}.log")).to_str().unwrap(),
+        ]);
+        // 1: a run that failed (the forced solver rejected) is a negative answer.
+        assert!(code == 0 || code == 1, "{err}");
+        std::fs::write(t(&format!("{name}.json")), json).unwrap();
+        docs.push(t(&format!("{name}.json")));
+    }
+    let (code, _, err) = run(&["ledger", "init", &t("l")]);
+    assert_eq!(code, 0, "{err}");
+    let mut args = vec![
+        "--json", "ledger", "import", "--derive", "--world", "gfx900",
+    ];
+    let l = t("l");
+    args.push(&l);
+    args.extend(docs.iter().map(String::as_str));
+    let (code, json, err) = run(&args);
+    assert_eq!(code, 0, "{err}");
+    let doc: Value = serde_json::from_str(&json).unwrap();
+    assert_eq!(
+        doc["derived"]["created"].as_array().unwrap().len(),
+        4,
+        "{json}"
+    );
+    assert_eq!(
+        doc["derived"]["written"][0]["evidence"]["rule"],
+        "ledger.claim_derived"
+    );
+    // Deriving again changes nothing.
+    let (code, json, _) = run(&["--json", "ledger", "derive", &l, "--date", "2026-12-01"]);
+    assert_eq!(code, 0);
+    let again: Value = serde_json::from_str(&json).unwrap();
+    assert_eq!(again["schema"], "rocpath.ledger.derive/1");
+    assert_eq!(again["unchanged"], 4);
+    assert!(again["written"].as_array().unwrap().is_empty());
+    let (_, json, _) = run(&[
+        "--json",
+        "ledger",
+        "claims",
+        &l,
+        "--derived",
+        "--world",
+        "gfx9",
+    ]);
+    let claims: Value = serde_json::from_str(&json).unwrap();
+    let natural = claims["claims"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|c| c["derived_by"] == "derive.case.group")
+        .unwrap();
+    assert_eq!(natural["class"], "confirmed");
+    assert_eq!(natural["world"], "gfx900");
+    assert_eq!(natural["support"].as_array().unwrap().len(), 2);
+    let (code, text, _) = run(&["ledger", "check", &l]);
+    assert_eq!(code, 0, "{text}");
+}

@@ -732,6 +732,22 @@ mod tests {
         assert_eq!(t[1].as_str(), "3");
     }
 
+    proptest::proptest! {
+        /// Any bytes, and any cut of a real-shaped observation: a digest or an error, and
+        /// the rules run on whatever was read.
+        #[test]
+        fn never_panics(bytes in proptest::collection::vec(proptest::num::u8::ANY, 0..512), cut in 0usize..600) {
+            let _ = parse(&bytes);
+            let text = r#"{"schema":"rocpath.ledger.observation/1","id":"c","imported":{"world":"gfx900"},
+                "document":{"schema":"rocpath.case/1","cases":[{"name":"a","device":{"arch":"gfx900:xnack-"},
+                "problems":[{"problem":{"types":["INT8"],"direction":"F"}}],
+                "outcome":{"kind":"natural","evidence":{"class":"confirmed"}},"selected":{"solver":"S"}}]}}"#;
+            if let Ok(d) = parse(&text.as_bytes()[..cut.min(text.len())]) {
+                let _ = crate::derive::findings(&[d]);
+            }
+        }
+    }
+
     #[test]
     fn other_schemas_and_bad_files() {
         let text = r#"{"schema":"rocpath.ledger.observation/1","id":"x","imported":{},

@@ -63,6 +63,9 @@ pub struct ImportDoc {
     pub imported: Vec<Imported>,
     /// The files that could not be.
     pub errors: Vec<ImportFailure>,
+    /// With `--derive`: the derivation that followed.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub derived: Option<crate::claims::DeriveDoc>,
 }
 
 impl ImportDoc {
@@ -72,6 +75,7 @@ impl ImportDoc {
             ledger: ledger.display().to_string(),
             imported: Vec::new(),
             errors: Vec::new(),
+            derived: None,
         }
     }
 

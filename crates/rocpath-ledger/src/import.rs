@@ -224,6 +224,20 @@ pub fn import_file(
     name: Option<&str>,
     cwd: &Path,
 ) -> Result<ImportReport, ImportError> {
+    import_file_in(guard, ledger, file, name, cwd, "")
+}
+
+/// [`import_file`], recording the world the recording was made in (`--world`), for
+/// documents that do not name their device. A world that differs from the one on file makes
+/// the import a replacement, like a changed document.
+pub fn import_file_in(
+    guard: &WriteGuard,
+    ledger: &Ledger,
+    file: &Path,
+    name: Option<&str>,
+    cwd: &Path,
+    world: &str,
+) -> Result<ImportReport, ImportError> {
     let ioerr = |source| ImportError::Io {
         path: file.to_path_buf(),
         source,
@@ -259,7 +273,7 @@ pub fn import_file(
     if let Ok(old) = fs::read(&dest) {
         outcome = ImportOutcome::Replaced;
         if let Ok(o) = crate::files::parse_observation(&old) {
-            if o.imported.sha256 == sha {
+            if o.imported.sha256 == sha && o.imported.world == world {
                 return Ok(ImportReport {
                     id,
                     file: file.display().to_string(),
@@ -336,6 +350,7 @@ pub fn import_file(
             file: file.display().to_string(),
             sha256: sha,
             base: base.to_string_lossy().replace('\\', "/"),
+            world: world.to_string(),
         },
         inputs,
         quotes,

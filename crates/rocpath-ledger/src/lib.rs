@@ -24,12 +24,15 @@
 //! ```
 
 pub mod check;
+pub mod claims;
+pub mod derive;
 pub mod doc;
 pub mod files;
 pub mod follow;
 pub mod import;
 pub mod index;
 pub mod model;
+pub mod publish;
 pub mod records;
 pub mod schemas;
 pub mod slim;
@@ -245,6 +248,7 @@ pub fn starter_meta(title: Text) -> LedgerMeta {
             "GPU の中で何がどの経路で実行されたか——動いたかどうかではなく、なぜその経路を通ったかを、証拠クラスを明示して記録する。",
             "What ran inside the GPU and which path it took — not whether it worked, but why it took that path — recorded with explicit evidence classes.",
         ),
+        data_root: String::new(),
         worlds: vec![
             w(
                 "gfx900",

@@ -172,6 +172,10 @@ pub struct LedgerMeta {
     /// What the ledger is about.
     #[serde(default)]
     pub description: Text,
+    /// The folder the raw recordings are under, relative to the ledger folder: published
+    /// pages show raw paths relative to it (default: the ledger folder).
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub data_root: String,
     /// Declared observation worlds, in display order.
     #[serde(default, rename = "world", skip_serializing_if = "Vec::is_empty")]
     pub worlds: Vec<WorldDecl>,
@@ -233,6 +237,64 @@ pub struct Claim {
     /// Dated status changes, oldest first.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub history: Vec<HistoryEntry>,
+    /// The derivation rule that wrote the claim (`derive.cases.group`); empty for a claim a
+    /// person recorded.
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub derived_by: String,
+    /// A person's review of a derived claim; derivation keeps it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub review: Option<Review>,
+    /// What the rule computed when it last wrote the claim: its key, counts, exceptions, the
+    /// class and statement it generated (a statement or class that differs from these was
+    /// edited by a person, and derivation keeps the edit).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub derived: Option<Derived>,
+}
+
+/// A person's review of a derived claim.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Review {
+    /// Read and accepted as the rule wrote it.
+    Accepted,
+    /// Accepted with an edit (statement, class, falsified_by).
+    Edited,
+    /// Rejected: kept on file, left out of the findings.
+    Rejected,
+}
+
+impl Review {
+    /// The snake_case name used in files.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Review::Accepted => "accepted",
+            Review::Edited => "edited",
+            Review::Rejected => "rejected",
+        }
+    }
+}
+
+/// What a derivation rule computed for a claim.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Derived {
+    /// The rule's key: what the claim is about (`gfx900|3.5.1|conv_fwd|INT8|natural`).
+    pub key: String,
+    /// Observations that agree with the statement.
+    #[serde(default)]
+    pub agree: u64,
+    /// Observations the rule counted.
+    #[serde(default)]
+    pub of: u64,
+    /// The observations that disagree, each named with what it showed.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub exceptions: Vec<String>,
+    /// The class the rule gave.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub class: Option<Class>,
+    /// The statement the rule generated.
+    #[serde(default)]
+    pub statement: Text,
 }
 
 /// One support of a claim: an imported observation (whole, one record by JSON pointer, or the
@@ -392,6 +454,10 @@ pub struct Imported {
     /// Folder the document's relative input paths are relative to, relative to the ledger
     /// folder (the importing process's working directory).
     pub base: String,
+    /// The world the recording was made in (`ledger import --world`), for documents that do
+    /// not name their device (Ollama runs, strace splits, lanes).
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub world: String,
 }
 
 /// A raw input of an observation.

@@ -312,6 +312,25 @@ fn try_lock(f: &File) -> std::io::Result<bool> {
     }
 }
 
+/// Flushes the file system that holds `path` (all its written data reaches the disk).
+#[cfg(target_os = "linux")]
+fn flush_file_system(path: &Path) -> std::io::Result<()> {
+    let f = File::open(path)?;
+    rustix::fs::syncfs(&f).map_err(std::io::Error::from)
+}
+
+/// Flushes the files one by one where the system has no `syncfs`.
+#[cfg(not(target_os = "linux"))]
+fn flush_file_system(path: &Path) -> std::io::Result<()> {
+    let dir = path.parent().unwrap_or(Path::new("."));
+    for e in fs::read_dir(dir)?.flatten() {
+        if e.file_name().to_string_lossy().starts_with(".tmp-") {
+            File::open(e.path())?.sync_all()?;
+        }
+    }
+    Ok(())
+}
+
 #[cfg(not(unix))]
 fn try_lock(_f: &File) -> std::io::Result<bool> {
     Err(std::io::Error::new(
@@ -360,6 +379,42 @@ impl WriteGuard {
         r
     }
 
+    /// Writes many claims at once, each atomically as [`WriteGuard::write_file`] does, with
+    /// one flush of the file system instead of one per file: every temporary file is written,
+    /// the file system is flushed, then each is renamed over its final name and the folder is
+    /// flushed. A reader never sees half a record; a crash leaves each claim old or new.
+    pub fn write_claims(&self, claims: &[Claim]) -> Result<(), StoreError> {
+        let dir = self.root.join("claims");
+        fs::create_dir_all(&dir).map_err(io(&dir))?;
+        let mut pending = Vec::with_capacity(claims.len());
+        let r = (|| {
+            for c in claims {
+                let text = files::to_toml(c)?;
+                let dest = self.root.join(relative_path(FileKind::Claim, &c.id));
+                let tmp = dir.join(format!(".tmp-{}.toml.{}", c.id, std::process::id()));
+                pending.push((tmp.clone(), dest));
+                let mut f = File::create(&tmp).map_err(io(&tmp))?;
+                f.write_all(text.as_bytes()).map_err(io(&tmp))?;
+            }
+            if let Some((first, _)) = pending.first() {
+                flush_file_system(first).map_err(io(first))?;
+            }
+            for (tmp, dest) in &pending {
+                fs::rename(tmp, dest).map_err(io(dest))?;
+            }
+            if let Ok(d) = File::open(&dir) {
+                let _ = d.sync_all();
+            }
+            Ok(())
+        })();
+        if r.is_err() {
+            for (tmp, _) in &pending {
+                let _ = fs::remove_file(tmp);
+            }
+        }
+        r
+    }
+
     /// Writes a claim to `claims/<id>.toml`.
     pub fn write_claim(&self, c: &Claim) -> Result<(), StoreError> {
         let text = files::to_toml(c)?;
@@ -382,6 +437,13 @@ impl WriteGuard {
     pub fn write_observation(&self, o: &Observation) -> Result<(), StoreError> {
         let bytes = files::observation_to_json(o)?;
         self.write_file(&relative_path(FileKind::Observation, &o.id), &bytes)
+    }
+
+    /// Removes a claim file (derivation removes the derived claims no rule produces any more
+    /// and no person touched).
+    pub fn remove_claim(&self, id: &str) -> Result<(), StoreError> {
+        let p = self.root.join(relative_path(FileKind::Claim, id));
+        fs::remove_file(&p).map_err(io(&p))
     }
 
     /// Removes temporaries left by a writer that was killed (only the lock holder may).

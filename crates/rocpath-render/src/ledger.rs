@@ -2,6 +2,7 @@
 //! its summary line.
 
 use rocpath_ledger::check::{Checked, Severity};
+use rocpath_ledger::claims::{ClaimsDoc, DeriveDoc};
 use rocpath_ledger::doc::{ImportDoc, claim_file};
 use rocpath_ledger::import::ImportOutcome;
 use rocpath_ledger::model::Claim;
@@ -81,5 +82,117 @@ pub fn checked(ledger: &Path, checked: &Checked) -> String {
             format!("{errors} errors, {warnings} warnings")
         }
     );
+    s
+}
+
+/// `ledger derive`: what was written, per rule, and what could not be read.
+pub fn derived(doc: &DeriveDoc) -> String {
+    let r = &doc.report;
+    let mut s = String::new();
+    let _ = writeln!(
+        s,
+        "derived from {} observations: {} claims new, {} updated, {} unchanged",
+        r.observations,
+        r.created.len(),
+        r.updated.len(),
+        r.unchanged
+    );
+    for (rule, n) in &r.rules {
+        let _ = writeln!(s, "  {rule}: {n}");
+    }
+    for id in &r.updated {
+        let _ = writeln!(s, "  updated {}", claim_file(id));
+    }
+    for id in &r.removed {
+        let _ = writeln!(
+            s,
+            "  removed {} (no rule produces it any more)",
+            claim_file(id)
+        );
+    }
+    if !r.not_derived_again.is_empty() {
+        let _ = writeln!(
+            s,
+            "  {} derived claims no rule produced this time (kept): {}",
+            r.not_derived_again.len(),
+            r.not_derived_again.join(", ")
+        );
+    }
+    for (file, why) in &r.errors {
+        let _ = writeln!(s, "error: {file}: {why}");
+    }
+    s
+}
+
+/// `ledger claims`: one row per claim.
+pub fn claims(doc: &ClaimsDoc) -> String {
+    let mut t = crate::table(&["id", "class", "kind", "world", "n", "statement"]);
+    for c in &doc.claims {
+        let n = c
+            .derived
+            .as_ref()
+            .filter(|d| d.of > 0)
+            .map(|d| format!("{}/{}", d.agree, d.of))
+            .unwrap_or_default();
+        let statement = if c.statement.en.is_empty() {
+            &c.statement.ja
+        } else {
+            &c.statement.en
+        };
+        let mut class = c.class.unwrap_or("-").to_string();
+        if let Some(r) = c.review {
+            class.push_str(&format!(" ({r})"));
+        }
+        t.add_row(vec![
+            c.id.clone(),
+            class,
+            c.kind.unwrap_or("-").to_string(),
+            c.world.clone(),
+            n,
+            statement.clone(),
+        ]);
+    }
+    format!("{t}\n{} claims\n", doc.claims.len())
+}
+
+/// `study build`: what was read, imported, derived and built.
+pub fn study(out: &Path, r: &rocpath_study::Report) -> String {
+    let mut s = String::new();
+    let _ = writeln!(s, "data root: {}", r.data_root);
+    let _ = writeln!(
+        s,
+        "{} documents read, {} observations imported",
+        r.documents, r.imported
+    );
+    for k in &r.skipped {
+        let _ = writeln!(s, "  skipped {k}");
+    }
+    let d = &r.derive;
+    let _ = writeln!(
+        s,
+        "derived: {} claims new, {} updated, {} unchanged",
+        d.created.len(),
+        d.updated.len(),
+        d.unchanged
+    );
+    let _ = writeln!(
+        s,
+        "ledger check: {} errors, {} warnings ({})",
+        r.check_errors,
+        r.check_warnings,
+        out.join("ledger").display()
+    );
+    if let Some(site) = &r.site {
+        let _ = writeln!(
+            s,
+            "site: {} pages in {}; open {}",
+            site.pages,
+            out.join("site").display(),
+            out.join("site/index.html").display()
+        );
+    }
+    if let Some(raw) = &r.raw {
+        let _ = writeln!(s, "raw: {} files, {} bytes", raw.files, raw.bytes);
+    }
     s
 }

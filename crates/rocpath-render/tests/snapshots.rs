@@ -380,3 +380,70 @@ fn ledger_import_lines() {
     );
     insta::assert_snapshot!("ledger_import", rocpath_render::ledger::imported(&doc));
 }
+
+#[test]
+fn ledger_derive_and_claims_lines() {
+    use rocpath_ledger::claims::{DeriveDoc, list};
+    use rocpath_ledger::derive::DeriveReport;
+    use rocpath_ledger::model::{Derived, Review, Support};
+    let ledger = Path::new("study-out/ledger");
+    let mut report = DeriveReport {
+        observations: 55,
+        created: vec!["case.group.gfx900-INT8-natural-94be8e38".into()],
+        updated: vec!["lanes.ratio.eval_rate-MI25-Vega64-62563fa6".into()],
+        unchanged: 80,
+        removed: vec!["explain.prediction.old-1a2b3c4d".into()],
+        not_derived_again: vec!["case.outcome.edited-5e6f7a8b".into()],
+        ..DeriveReport::default()
+    };
+    report.rules.insert("derive.case.group".into(), 9);
+    report.rules.insert("derive.case.outcome".into(), 50);
+    report.errors.push((
+        "observations/broken.json".into(),
+        "line 1, column 64: EOF while parsing a string; correct the file there".into(),
+    ));
+    let doc = DeriveDoc::new(ledger, "2026-03-24", report);
+    let claims = vec![
+        Claim {
+            id: "case.group.gfx900-INT8-natural-94be8e38".into(),
+            statement: Text::new(
+                "gfx900 の MIOpen 3.5.1 で、自然選択の INT8 順方向畳み込みは 15 件中 15 件で ConvDirectNaiveConvFwd を選んだ。",
+                "Natural INT8 forward convolution on gfx900 with MIOpen 3.5.1 selected ConvDirectNaiveConvFwd in 15 of 15 cases.",
+            ),
+            class: Some(Class::Confirmed),
+            kind: Some(Proof::RuntimeVerified),
+            world: "gfx900".into(),
+            derived_by: "derive.case.group".into(),
+            derived: Some(Derived {
+                key: "gfx900|MIOpen 3.5.1|conv_fwd|INT8|natural".into(),
+                agree: 15,
+                of: 15,
+                ..Derived::default()
+            }),
+            support: vec![Support {
+                observation: Some("vega64_i8_case1".into()),
+                record: Some("/cases/0/outcome".into()),
+                ..Support::default()
+            }],
+            ..Claim::default()
+        },
+        Claim {
+            id: "gfx900-no-dot4".into(),
+            statement: Text::new("gfx900 に dot4 はない", ""),
+            class: Some(Class::Inferred),
+            kind: Some(Proof::CodeVerified),
+            world: "gfx900".into(),
+            review: Some(Review::Accepted),
+            ..Claim::default()
+        },
+    ];
+    let listed = list(ledger, &claims, Some("gfx9"), false);
+    insta::assert_snapshot!(
+        "ledger_derive_and_claims",
+        format!(
+            "{}\n{}",
+            rocpath_render::ledger::derived(&doc),
+            rocpath_render::ledger::claims(&listed)
+        )
+    );
+}

@@ -64,6 +64,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
                 file: format!("isa-{i}.json"),
                 sha256: format!("{i:064x}"),
                 base: "..".into(),
+                ..Imported::default()
             },
             inputs: vec![Input {
                 path: format!("lib/librocblas{i}.so"),
@@ -109,6 +110,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
                 file: format!("case{i}.json"),
                 sha256: format!("{i:064x}"),
                 base: "..".into(),
+                ..Imported::default()
             },
             inputs: vec![Input {
                 path: log.clone(),
@@ -210,6 +212,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             ),
             support,
             history,
+            ..Claim::default()
         };
         write(
             &root.join(format!("claims/{}.toml", c.id)),

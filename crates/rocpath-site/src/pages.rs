@@ -306,7 +306,7 @@ impl<'a> Site<'a> {
                     id => wd.id.clone(), name => wd.name.clone(), character => tv(&wd.character), status => tv(&wd.status),
                     processors => procs, coverage_rows => cov.rows, no_code => cov.no_code, tensile => cov.tensile, miopen => cov.miopen,
                     groups => self.class_groups(&wd.id), questions => questions, observations => observations,
-                    hosts => hosts,
+                    hosts => hosts, blocks => crate::findings::world_blocks(l, m, &wd.id),
                 },
                 heat => self.heat.as_ref().filter(|_| cov.any_code),
                 bars_fig => svg::bars(&fams),

@@ -93,6 +93,8 @@ pub enum Command {
     /// Follow a value through source code (Go, C, C++, Python) from an option, a field, a
     /// flag or an environment variable to the code that finally uses it.
     Follow(FollowArgs),
+    /// One-command study: read a declared set of recordings, import, derive, check, build the site.
+    Study(StudyArgs),
     /// Print a shell completion script (`source <(rocpath completions bash)`).
     Completions(CompletionsArgs),
     /// Write rocpath's man pages (one per command) to a folder, or the main page to stdout.
@@ -289,6 +291,32 @@ pub enum LedgerCommand {
     SetClass(SetClassArgs),
     /// Check the ledger: classes, supports, links, stale evidence, forced runs.
     Check(LedgerCheckArgs),
+    /// Derive claims from the observations (counts, exceptions, classes); deriving again
+    /// updates them and keeps what a person edited.
+    Derive(LedgerDeriveArgs),
+    /// List the claims (id, statement, class, kind, world, derived_by, support).
+    Claims(LedgerClaimsArgs),
+}
+
+#[derive(Debug, Args)]
+pub struct LedgerDeriveArgs {
+    /// The ledger folder.
+    pub ledger: PathBuf,
+    /// Date of the history entries written (YYYY-MM-DD; default: today, UTC).
+    #[arg(long, value_name = "DATE")]
+    pub date: Option<String>,
+}
+
+#[derive(Debug, Args)]
+pub struct LedgerClaimsArgs {
+    /// The ledger folder.
+    pub ledger: PathBuf,
+    /// Only the claims of this world (`gfx900`, or a generation such as `gfx9`, `GCN5`).
+    #[arg(long, value_name = "WORLD")]
+    pub world: Option<String>,
+    /// Only the claims derivation wrote.
+    #[arg(long)]
+    pub derived: bool,
 }
 
 #[derive(Debug, Args)]
@@ -314,6 +342,13 @@ pub struct LedgerImportArgs {
     /// replaces it, so claims that cite it follow the newest run.
     #[arg(long = "as", value_name = "ID")]
     pub name: Option<String>,
+    /// The world the recordings were made in (`gfx900`), for documents that do not name
+    /// their device (Ollama runs, strace splits, lanes).
+    #[arg(long, value_name = "WORLD")]
+    pub world: Option<String>,
+    /// Derive the ledger's claims after importing (as `rocpath ledger derive`).
+    #[arg(long)]
+    pub derive: bool,
 }
 
 #[derive(Debug, Args)]
@@ -415,6 +450,9 @@ pub struct SiteBuildArgs {
     /// Output folder (created; a previous rocpath site in it is replaced).
     #[arg(short, long, value_name = "DIR")]
     pub out: PathBuf,
+    /// Copy the raw files the observations quote beside the site (`raw/`), for download.
+    #[arg(long)]
+    pub copy_raw: bool,
 }
 
 #[derive(Debug, Args)]
@@ -866,4 +904,33 @@ pub struct FollowArgs {
     /// Print the trail as Markdown.
     #[arg(long, conflicts_with = "json")]
     pub markdown: bool,
+}
+
+#[derive(Debug, Args)]
+pub struct StudyArgs {
+    #[command(subcommand)]
+    pub command: StudyCommand,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum StudyCommand {
+    /// Run the readers over the study's recordings (cases, traces, runs, strace, lanes,
+    /// repositories), import them into OUT/ledger, derive the claims, check the ledger and
+    /// build OUT/site. Sets whose recordings are not there are skipped and named.
+    Build(StudyBuildArgs),
+}
+
+#[derive(Debug, Args)]
+pub struct StudyBuildArgs {
+    /// The study file (`schema = "rocpath.study/1"`; see examples/study/).
+    pub study: PathBuf,
+    /// Output folder: documents/, ledger/ (kept and updated by later runs), site/.
+    #[arg(short, long, value_name = "DIR")]
+    pub out: PathBuf,
+    /// Date of the derived claims' history entries (YYYY-MM-DD; default: today, UTC).
+    #[arg(long, value_name = "DATE")]
+    pub date: Option<String>,
+    /// Copy the quoted raw files beside the site (`site/raw/`).
+    #[arg(long)]
+    pub copy_raw: bool,
 }

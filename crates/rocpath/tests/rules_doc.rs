@@ -22,6 +22,7 @@ const FAMILIES: &[&str] = &[
     "ledger",
     "site",
     "survey",
+    "derive",
 ];
 /// String literals of those families that name files, not rules.
 const FILE_EXTENSIONS: &[&str] = &["json", "html", "toml", "md", "txt", "tsv", "log", "service"];

@@ -1,11 +1,12 @@
 //! `rocpath ledger init|import|add-claim|set-class|check`
 
 use crate::cli::{
-    AddClaimArgs, LedgerArgs, LedgerCheckArgs, LedgerCommand, LedgerImportArgs, LedgerInitArgs,
-    SetClassArgs,
+    AddClaimArgs, LedgerArgs, LedgerCheckArgs, LedgerClaimsArgs, LedgerCommand, LedgerDeriveArgs,
+    LedgerImportArgs, LedgerInitArgs, SetClassArgs,
 };
 use crate::output::{Printer, Status};
 use rocpath_ledger::check::{self, Severity};
+use rocpath_ledger::claims::DeriveDoc;
 use rocpath_ledger::doc::{CheckDoc, ClaimChangedDoc, ClaimRecordedDoc, ImportDoc, InitDoc};
 use rocpath_ledger::import;
 use rocpath_ledger::model::{Claim, Text};
@@ -19,6 +20,8 @@ pub fn run(a: LedgerArgs, p: &Printer) -> anyhow::Result<Status> {
         LedgerCommand::AddClaim(a) => add_claim(*a, p),
         LedgerCommand::SetClass(a) => set_class(a, p),
         LedgerCommand::Check(a) => check(a, p),
+        LedgerCommand::Derive(a) => derive(a, p),
+        LedgerCommand::Claims(a) => claims(a, p),
     }
 }
 
@@ -52,17 +55,26 @@ fn import(a: LedgerImportArgs, p: &Printer) -> anyhow::Result<Status> {
     let cwd = std::env::current_dir()?;
     let mut out = ImportDoc::new(&a.ledger);
     for f in &a.files {
-        let r = import::import_file(&guard, &ledger, f, a.name.as_deref(), &cwd);
+        let world = a.world.as_deref().unwrap_or_default();
+        let r = import::import_file_in(&guard, &ledger, f, a.name.as_deref(), &cwd, world);
         if let Err(e) = &r {
             p.error_text(&format!("error: {e}\n"));
         }
         out.push(f, r);
+    }
+    if a.derive {
+        let date = today(p);
+        let report = rocpath_ledger::derive::derive(&guard, &ledger, &date)?;
+        out.derived = Some(DeriveDoc::new(&a.ledger, &date, report));
     }
     drop(guard);
     if p.global.json {
         p.json("rocpath.ledger.import/1", &out)?;
     } else {
         p.data(&render::imported(&out))?;
+        if let Some(d) = &out.derived {
+            p.data(&render::derived(d))?;
+        }
     }
     Ok(if out.errors.is_empty() {
         Status::Ok
@@ -143,5 +155,47 @@ fn check(a: LedgerCheckArgs, p: &Printer) -> anyhow::Result<Status> {
         Status::Ok
     } else {
         Status::Negative
+    })
+}
+
+fn derive(a: LedgerDeriveArgs, p: &Printer) -> anyhow::Result<Status> {
+    let (ledger, _) = Ledger::open(&a.ledger)?;
+    let date = a.date.unwrap_or_else(|| today(p));
+    let guard = ledger.lock(&p.run.command)?;
+    let report = rocpath_ledger::derive::derive(&guard, &ledger, &date)?;
+    drop(guard);
+    for (file, why) in &report.errors {
+        p.error_text(&format!(
+            "error: {}: {why}\n",
+            a.ledger.join(file).display()
+        ));
+    }
+    let failed = !report.errors.is_empty();
+    let doc = DeriveDoc::new(&a.ledger, &date, report);
+    if p.global.json {
+        p.json("rocpath.ledger.derive/1", &doc)?;
+    } else {
+        p.data(&render::derived(&doc))?;
+    }
+    Ok(if failed { Status::Error } else { Status::Ok })
+}
+
+fn claims(a: LedgerClaimsArgs, p: &Printer) -> anyhow::Result<Status> {
+    let (ledger, _) = Ledger::open(&a.ledger)?;
+    let (loaded, _) = ledger.load_without_observations()?;
+    for (file, e) in &loaded.unreadable {
+        p.error_text(&format!("error: {}: {e}\n", a.ledger.join(file).display()));
+    }
+    let doc =
+        rocpath_ledger::claims::list(&a.ledger, &loaded.claims, a.world.as_deref(), a.derived);
+    if p.global.json {
+        p.json("rocpath.ledger.claims/1", &doc)?;
+    } else {
+        p.data(&render::claims(&doc))?;
+    }
+    Ok(if loaded.unreadable.is_empty() {
+        Status::Ok
+    } else {
+        Status::Error
     })
 }

@@ -16,6 +16,7 @@ mod ledger;
 mod ollama;
 mod site;
 mod strace;
+mod study;
 mod survey;
 mod trace;
 
@@ -43,6 +44,7 @@ pub fn run(cmd: Command, p: &Printer) -> anyhow::Result<Status> {
         Command::Provenance(a) => gates::run_provenance(a, p),
         Command::Survey(a) => survey::run(a, p),
         Command::Follow(a) => follow::run(a, p),
+        Command::Study(a) => study::run(a, p),
         Command::Completions(a) => completions::run(a, p),
         Command::Man(a) => completions::run_man(a, p),
     }

@@ -22,12 +22,19 @@ struct BuildOut {
     out: String,
     #[serde(flatten)]
     report: rocpath_site::Report,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    raw: Option<rocpath_site::raw::RawReport>,
     evidence: Evidence,
 }
 
 /// Builds the site of a ledger; says how the ledger checks (a site is built even when the
 /// check finds problems: the pages show missing links as missing).
-fn build_site(ledger: &Path, out: &Path, p: &Printer) -> anyhow::Result<rocpath_site::Report> {
+fn build_site(
+    ledger: &Path,
+    out: &Path,
+    copy_raw: bool,
+    p: &Printer,
+) -> anyhow::Result<(rocpath_site::Report, Option<rocpath_site::raw::RawReport>)> {
     let (l, _) = Ledger::open(ledger)?;
     let loaded = l.load()?;
     let problems = rocpath_ledger::check::check(l.root(), &loaded);
@@ -44,12 +51,15 @@ fn build_site(ledger: &Path, out: &Path, p: &Printer) -> anyhow::Result<rocpath_
     let opts = rocpath_site::Options {
         version: env!("CARGO_PKG_VERSION").to_string(),
     };
-    Ok(rocpath_site::build(&loaded, out, &opts)?)
+    // Pages show paths relative to the data root, never the absolute paths of this machine.
+    Ok(rocpath_site::build_published(
+        ledger, loaded, out, &opts, copy_raw,
+    )?)
 }
 
 fn build(a: SiteBuildArgs, p: &Printer) -> anyhow::Result<Status> {
     let started = std::time::Instant::now();
-    let report = build_site(&a.ledger, &a.out, p)?;
+    let (report, raw) = build_site(&a.ledger, &a.out, a.copy_raw, p)?;
     if p.global.json {
         p.json(
             "rocpath.site.build/1",
@@ -57,6 +67,7 @@ fn build(a: SiteBuildArgs, p: &Printer) -> anyhow::Result<Status> {
                 ledger: a.ledger.display().to_string(),
                 out: a.out.display().to_string(),
                 report,
+                raw,
                 evidence: Evidence::new(
                     Class::Confirmed,
                     Proof::ShippedArtifactVerified,
@@ -76,6 +87,14 @@ fn build(a: SiteBuildArgs, p: &Printer) -> anyhow::Result<Status> {
             a.out.display(),
             a.out.join("index.html").display()
         ))?;
+        if let Some(r) = &raw {
+            p.data(&format!(
+                "raw: {} files, {} bytes in {}\n",
+                r.files,
+                r.bytes,
+                a.out.join("raw").display()
+            ))?;
+        }
     }
     if p.global.verbose > 0 {
         p.note(&format!(
@@ -105,7 +124,7 @@ fn serve(a: SiteServeArgs, p: &Printer) -> anyhow::Result<Status> {
                 out
             }
         };
-        build_site(&a.path, &out, p)?;
+        build_site(&a.path, &out, false, p)?;
         out
     } else if a.path.join("index.html").is_file() {
         a.path.clone()

@@ -1,0 +1,759 @@
+//! What the derivation rules read of an observation file: its id, the world it was imported
+//! for, and the few fields of its document the rules use, typed per producer schema. The rest
+//! of the document is skipped while parsing (never held as a JSON tree), so deriving over
+//! thousands of observations reads them at the speed of the JSON scanner.
+//!
+//! Readers are tolerant like [`crate::schemas`]: a field of another shape reads as missing.
+
+use crate::files::{ParseError, check_id, check_schema};
+use crate::model::OBSERVATION_SCHEMA;
+use rocpath_evidence::{Class, Proof};
+use serde::Deserialize;
+use serde::de::{self, Deserializer, IgnoredAny};
+use serde_json::value::RawValue;
+use std::collections::BTreeMap;
+use std::path::Path;
+
+/// One observation as the rules see it.
+#[derive(Debug, Clone)]
+pub struct ObsDigest {
+    /// Observation id.
+    pub id: String,
+    /// The world named at import (`ledger import --world`), when the document names none.
+    pub world: String,
+    /// The producer schema.
+    pub schema: String,
+    /// What the rules read of the document.
+    pub doc: Doc,
+}
+
+/// The document, by producer.
+#[derive(Debug, Clone)]
+pub enum Doc {
+    /// `rocpath.case/1`.
+    Case(CaseDoc),
+    /// `rocpath.explain.compare/1`.
+    Compare(CompareDoc),
+    /// `rocpath.trace/1`.
+    Trace(TraceDoc),
+    /// `rocpath.ollama/1`.
+    Ollama(OllamaDoc),
+    /// `rocpath.strace/1`.
+    Strace(StraceDoc),
+    /// `rocpath.lanes/1`.
+    Lanes(LanesDoc),
+    /// `rocpath.inventory/1`.
+    Inventory(InventoryDoc),
+    /// `rocpath.isa/1`.
+    Isa(IsaDoc),
+    /// Any other producer: no rule reads it.
+    Other,
+}
+
+/// A string, number or boolean as text; anything else (or null) as `None`.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Loose(pub Option<String>);
+
+impl<'de> Deserialize<'de> for Loose {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V;
+        impl<'de> de::Visitor<'de> for V {
+            type Value = Loose;
+            fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str("any JSON value")
+            }
+            fn visit_str<E: de::Error>(self, v: &str) -> Result<Loose, E> {
+                Ok(Loose((!v.is_empty()).then(|| v.to_string())))
+            }
+            fn visit_u64<E: de::Error>(self, v: u64) -> Result<Loose, E> {
+                Ok(Loose(Some(v.to_string())))
+            }
+            fn visit_i64<E: de::Error>(self, v: i64) -> Result<Loose, E> {
+                Ok(Loose(Some(v.to_string())))
+            }
+            fn visit_f64<E: de::Error>(self, v: f64) -> Result<Loose, E> {
+                Ok(Loose(Some(v.to_string())))
+            }
+            fn visit_bool<E: de::Error>(self, v: bool) -> Result<Loose, E> {
+                Ok(Loose(Some(v.to_string())))
+            }
+            fn visit_unit<E: de::Error>(self) -> Result<Loose, E> {
+                Ok(Loose(None))
+            }
+            fn visit_none<E: de::Error>(self) -> Result<Loose, E> {
+                Ok(Loose(None))
+            }
+            fn visit_some<D: Deserializer<'de>>(self, d: D) -> Result<Loose, D::Error> {
+                Loose::deserialize(d)
+            }
+            fn visit_seq<A: de::SeqAccess<'de>>(self, mut a: A) -> Result<Loose, A::Error> {
+                while a.next_element::<IgnoredAny>()?.is_some() {}
+                Ok(Loose(None))
+            }
+            fn visit_map<A: de::MapAccess<'de>>(self, mut a: A) -> Result<Loose, A::Error> {
+                while a.next_entry::<IgnoredAny, IgnoredAny>()?.is_some() {}
+                Ok(Loose(None))
+            }
+        }
+        d.deserialize_any(V)
+    }
+}
+
+impl Loose {
+    /// The text, or `""`.
+    pub fn as_str(&self) -> &str {
+        self.0.as_deref().unwrap_or_default()
+    }
+}
+
+/// Reads `T` when the value has its shape, else `T::default()` (a field of another shape
+/// reads as missing rather than failing the document).
+fn lenient<'de, D: Deserializer<'de>, T: Deserialize<'de> + Default>(d: D) -> Result<T, D::Error> {
+    let v = serde_json::Value::deserialize(d)?;
+    Ok(T::deserialize(v).unwrap_or_default())
+}
+
+/// The `evidence` of a record: its class and kind.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(default)]
+pub struct Ev {
+    /// Class.
+    #[serde(deserialize_with = "lenient")]
+    pub class: Option<Class>,
+    /// Kind of proof.
+    #[serde(deserialize_with = "lenient")]
+    pub kind: Option<Proof>,
+    /// Rule id.
+    pub rule: Loose,
+    /// The producer's note.
+    pub note: Loose,
+    /// Where it was read.
+    #[serde(deserialize_with = "lenient")]
+    pub sources: Vec<SourceD>,
+}
+
+/// A raw line an evidence points at.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(default)]
+pub struct SourceD {
+    /// File.
+    pub path: Loose,
+    /// Line.
+    #[serde(deserialize_with = "lenient")]
+    pub line: Option<u64>,
+}
+
+// ---------------------------------------------------------------- case
+
+/// `rocpath.case/1`.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(default)]
+pub struct CaseDoc {
+    /// The cases, in document order (`/cases/<i>`).
+    pub cases: Vec<CaseD>,
+}
+
+/// One case.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(default)]
+pub struct CaseD {
+    /// Case name.
+    pub name: Loose,
+    /// `meta.txt`.
+    #[serde(deserialize_with = "lenient")]
+    pub meta: Option<MetaD>,
+    /// The device as the library logged it.
+    #[serde(deserialize_with = "lenient")]
+    pub device: Option<DeviceD>,
+    /// Logged settings (`miopen_version`, …).
+    #[serde(deserialize_with = "lenient")]
+    pub libraries: Vec<LibD>,
+    /// Problems.
+    #[serde(deserialize_with = "lenient")]
+    pub problems: Vec<ProblemD>,
+    /// The forced solver.
+    #[serde(deserialize_with = "lenient")]
+    pub forced: Option<SolverD>,
+    /// The selected solver.
+    #[serde(deserialize_with = "lenient")]
+    pub selected: Option<SolverD>,
+    /// The outcome.
+    #[serde(deserialize_with = "lenient")]
+    pub outcome: Option<OutcomeD>,
+    /// GEMM calls (rocBLAS / hipBLASLt cases), counted.
+    pub gemm_calls: Count,
+}
+
+/// The number of elements of an array, skipped without being kept (anything else: 0).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Count(pub u64);
+
+impl<'de> Deserialize<'de> for Count {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V;
+        impl<'de> de::Visitor<'de> for V {
+            type Value = Count;
+            fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str("any JSON value")
+            }
+            fn visit_seq<A: de::SeqAccess<'de>>(self, mut a: A) -> Result<Count, A::Error> {
+                let mut n = 0;
+                while a.next_element::<IgnoredAny>()?.is_some() {
+                    n += 1;
+                }
+                Ok(Count(n))
+            }
+            fn visit_map<A: de::MapAccess<'de>>(self, mut a: A) -> Result<Count, A::Error> {
+                while a.next_entry::<IgnoredAny, IgnoredAny>()?.is_some() {}
+                Ok(Count(0))
+            }
+            fn visit_str<E: de::Error>(self, _: &str) -> Result<Count, E> {
+                Ok(Count(0))
+            }
+            fn visit_u64<E: de::Error>(self, _: u64) -> Result<Count, E> {
+                Ok(Count(0))
+            }
+            fn visit_i64<E: de::Error>(self, _: i64) -> Result<Count, E> {
+                Ok(Count(0))
+            }
+            fn visit_f64<E: de::Error>(self, _: f64) -> Result<Count, E> {
+                Ok(Count(0))
+            }
+            fn visit_bool<E: de::Error>(self, _: bool) -> Result<Count, E> {
+                Ok(Count(0))
+            }
+            fn visit_unit<E: de::Error>(self) -> Result<Count, E> {
+                Ok(Count(0))
+            }
+        }
+        d.deserialize_any(V)
+    }
+}
+
+/// `meta.txt` of a case.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(default)]
+pub struct MetaD {
+    /// The command as one line.
+    pub command_line: Loose,
+    /// The environment set for the run.
+    #[serde(deserialize_with = "lenient")]
+    pub env: BTreeMap<String, Loose>,
+}
+
+/// A device.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(default)]
+pub struct DeviceD {
+    /// Target id.
+    pub arch: Loose,
+}
+
+/// A logged setting.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(default)]
+pub struct LibD {
+    /// Name.
+    pub what: Loose,
+    /// Value.
+    pub value: Loose,
+}
+
+/// A problem.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(default)]
+pub struct ProblemD {
+    /// Find-db key.
+    pub key: Loose,
+    /// The parsed problem.
+    #[serde(deserialize_with = "lenient")]
+    pub problem: Option<ProblemFields>,
+}
+
+/// The fields of a problem the rules group by.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(default)]
+pub struct ProblemFields {
+    /// Layouts (input, weights, output).
+    #[serde(deserialize_with = "lenient")]
+    pub layouts: Vec<Loose>,
+    /// Data types.
+    #[serde(deserialize_with = "lenient")]
+    pub types: Vec<Loose>,
+    /// Casts (input, weights, output); null where none.
+    #[serde(deserialize_with = "lenient")]
+    pub casts: Vec<Loose>,
+    /// `F`, `B` or `W`.
+    pub direction: Loose,
+    /// Groups.
+    pub groups: Loose,
+}
+
+/// A forced or selected solver.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(default)]
+pub struct SolverD {
+    /// Solver name.
+    pub solver: Loose,
+    /// How it was forced (`driver_flag`, `env`, …).
+    pub via: Loose,
+}
+
+/// An outcome.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(default)]
+pub struct OutcomeD {
+    /// `natural`, `applicability_reject`, …
+    pub kind: Loose,
+    /// Why, as the producer says.
+    pub reason: Loose,
+    /// Its evidence.
+    #[serde(deserialize_with = "lenient")]
+    pub evidence: Ev,
+}
+
+// ---------------------------------------------------------------- explain --compare
+
+/// `rocpath.explain.compare/1` and `rocpath.lanes/1` share `comparisons[]`; each reads its
+/// own fields.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(default)]
+pub struct CompareDoc {
+    /// Comparisons (`/comparisons/<i>`).
+    pub comparisons: Vec<CmpD>,
+}
+
+/// One prediction against one observation.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(default)]
+pub struct CmpD {
+    /// Case name.
+    pub case: Loose,
+    /// Trace (ggml comparisons).
+    pub trace: Loose,
+    /// Kernel (ggml comparisons).
+    pub kernel: Loose,
+    /// Device target id.
+    pub arch: Loose,
+    /// Find-db key of the problem.
+    pub problem_key: Loose,
+    /// `find`, `forced: S`, …
+    pub mode: Loose,
+    /// MIOpen release modelled.
+    pub release: Loose,
+    /// What ran.
+    pub observed: Loose,
+    /// The observed outcome.
+    pub observed_outcome: Loose,
+    /// The prediction.
+    pub predicted: Loose,
+    /// `agree`, `disagree`, `unresolved`, `not_miopen`, …
+    pub verdict: Loose,
+    /// The comparison in a sentence.
+    pub statement: Loose,
+    /// The open question of a disagreement.
+    pub question: Loose,
+}
+
+// ---------------------------------------------------------------- trace
+
+/// `rocpath.trace/1`.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(default)]
+pub struct TraceDoc {
+    /// Dispatches.
+    pub dispatches: u64,
+    /// Dispatches of BLAS (rocBLAS / Tensile / hipBLASLt) kernels.
+    pub blas_dispatches: u64,
+    /// Families.
+    pub families: Vec<FamilyD>,
+    /// The research counters.
+    #[serde(deserialize_with = "lenient")]
+    pub research: BTreeMap<String, u64>,
+    /// The traces read.
+    pub traces: Vec<TraceFileD>,
+}
+
+/// A kernel family's dispatches.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(default)]
+pub struct FamilyD {
+    /// Family.
+    pub family: Loose,
+    /// Library.
+    pub library: Loose,
+    /// Dispatches.
+    pub dispatches: u64,
+}
+
+/// One trace file.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(default)]
+pub struct TraceFileD {
+    /// Path.
+    pub path: Loose,
+    /// Agents.
+    #[serde(deserialize_with = "lenient")]
+    pub agents: Vec<AgentD>,
+}
+
+/// An agent of a trace.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(default)]
+pub struct AgentD {
+    /// `CPU` or `GPU`.
+    #[serde(rename = "type")]
+    pub kind: Loose,
+    /// `gfx900`.
+    pub name: Loose,
+}
+
+// ---------------------------------------------------------------- ollama
+
+/// `rocpath.ollama/1`.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(default)]
+pub struct OllamaDoc {
+    /// Runs (`/runs/<i>`).
+    pub runs: Vec<RunD>,
+}
+
+/// One run.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(default)]
+pub struct RunD {
+    /// Run name.
+    pub run: Loose,
+    /// Placement verdict.
+    #[serde(deserialize_with = "lenient")]
+    pub verdict: Option<VerdictD>,
+    /// The generate response.
+    #[serde(deserialize_with = "lenient")]
+    pub generate: Option<GenerateD>,
+    /// What the server logged.
+    #[serde(deserialize_with = "lenient")]
+    pub server: Option<ServerD>,
+}
+
+/// A placement verdict.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(default)]
+pub struct VerdictD {
+    /// `GPU`, `CPU`, `MIXED`, `UNSURE`, …
+    pub verdict: Loose,
+    /// Its evidence.
+    #[serde(deserialize_with = "lenient")]
+    pub evidence: Ev,
+}
+
+/// A generate response.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(default)]
+pub struct GenerateD {
+    /// The response fields.
+    #[serde(deserialize_with = "lenient")]
+    pub response: Option<ResponseD>,
+}
+
+/// The fields of a response the rules read.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(default)]
+pub struct ResponseD {
+    /// Model.
+    pub model: Loose,
+}
+
+/// What the server logged.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(default)]
+pub struct ServerD {
+    /// Layers offloaded to the GPU.
+    #[serde(deserialize_with = "lenient")]
+    pub gpu_layers: Option<u64>,
+    /// Devices.
+    #[serde(deserialize_with = "lenient")]
+    pub devices: Vec<ServerDeviceD>,
+}
+
+/// A device the server listed.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(default)]
+pub struct ServerDeviceD {
+    /// `gfx900`.
+    pub compute: Loose,
+    /// Library (`ROCm`, `cpu`).
+    pub library: Loose,
+}
+
+// ---------------------------------------------------------------- strace
+
+/// `rocpath.strace/1`.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(default)]
+pub struct StraceDoc {
+    /// Split files read.
+    pub files: u64,
+    /// The research counters.
+    #[serde(deserialize_with = "lenient")]
+    pub research: BTreeMap<String, u64>,
+    /// The catalog-read verdict.
+    #[serde(deserialize_with = "lenient")]
+    pub catalog_read: Ev,
+    /// The link.
+    #[serde(deserialize_with = "lenient")]
+    pub link: Option<LinkD>,
+    /// Processes read (their split files).
+    pub processes: Vec<ProcessD>,
+}
+
+/// The link of catalog reads and dispatches.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(default)]
+pub struct LinkD {
+    /// `direct_…`, `indirect_…`, `insufficient_evidence`.
+    pub link_status: Loose,
+    /// BLAS kernel dispatches.
+    pub blas_kernel_dispatches: u64,
+    /// rocBLAS GEMM calls.
+    pub rocblas_gemm_calls: u64,
+    /// Its evidence.
+    #[serde(deserialize_with = "lenient")]
+    pub evidence: Ev,
+}
+
+/// One traced process.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(default)]
+pub struct ProcessD {
+    /// Its split file.
+    pub path: Loose,
+}
+
+// ---------------------------------------------------------------- lanes
+
+/// `rocpath.lanes/1`.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(default)]
+pub struct LanesDoc {
+    /// Metric.
+    pub metric: Loose,
+    /// Unit.
+    pub unit: Loose,
+    /// Lanes.
+    #[serde(deserialize_with = "lenient")]
+    pub lanes: Vec<LaneD>,
+    /// Comparisons (`/comparisons/<i>`).
+    #[serde(deserialize_with = "lenient")]
+    pub comparisons: Vec<LaneCmpD>,
+}
+
+/// One lane.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(default)]
+pub struct LaneD {
+    /// Name.
+    pub name: Loose,
+    /// Files.
+    #[serde(deserialize_with = "lenient")]
+    pub files: Vec<Loose>,
+    /// Values.
+    pub n: u64,
+    /// Median.
+    #[serde(deserialize_with = "lenient")]
+    pub median: Option<f64>,
+}
+
+/// A comparison of two lanes.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(default)]
+pub struct LaneCmpD {
+    /// Lane a.
+    pub a: Loose,
+    /// Lane b.
+    pub b: Loose,
+    /// Median of b over median of a.
+    #[serde(deserialize_with = "lenient")]
+    pub ratio_of_medians: Option<f64>,
+    /// Lower end of the 95 % interval.
+    #[serde(deserialize_with = "lenient")]
+    pub ci_low: Option<f64>,
+    /// Upper end.
+    #[serde(deserialize_with = "lenient")]
+    pub ci_high: Option<f64>,
+    /// `differ`, `no_difference_shown`.
+    pub verdict: Loose,
+    /// Its evidence.
+    #[serde(deserialize_with = "lenient")]
+    pub evidence: Ev,
+}
+
+// ---------------------------------------------------------------- inventory, isa
+
+/// `rocpath.inventory/1`: the coverage matrix only.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(default)]
+pub struct InventoryDoc {
+    /// library → target id → cell.
+    pub coverage: BTreeMap<String, BTreeMap<String, CellD>>,
+}
+
+/// One coverage cell.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(default)]
+pub struct CellD {
+    /// Code objects.
+    pub code_objects: u64,
+    /// Kernels.
+    pub kernels: u64,
+}
+
+/// `rocpath.isa/1`: per code object, its kernels' instruction groups.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(default)]
+pub struct IsaDoc {
+    /// Code objects.
+    pub code_objects: Vec<IsaObjectD>,
+}
+
+/// One code object of an isa document.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(default)]
+pub struct IsaObjectD {
+    /// Processor.
+    pub processor: Loose,
+    /// Target id.
+    pub target: Loose,
+    /// Kernels.
+    pub kernels: Vec<IsaKernelD>,
+}
+
+/// One kernel's instruction groups.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(default)]
+pub struct IsaKernelD {
+    /// Name.
+    pub name: Loose,
+    /// Instructions.
+    pub instructions: u64,
+    /// Count per group.
+    #[serde(deserialize_with = "lenient")]
+    pub groups: BTreeMap<String, u64>,
+}
+
+// ---------------------------------------------------------------- reading
+
+#[derive(Deserialize)]
+struct Envelope<'a> {
+    schema: String,
+    id: String,
+    #[serde(borrow)]
+    imported: &'a RawValue,
+    #[serde(default)]
+    #[allow(dead_code)]
+    inputs: IgnoredAny,
+    #[serde(default)]
+    #[allow(dead_code)]
+    quotes: IgnoredAny,
+    #[serde(borrow)]
+    document: &'a RawValue,
+}
+
+#[derive(Deserialize, Default)]
+#[serde(default)]
+struct ImportedWorld {
+    world: Loose,
+}
+
+#[derive(Deserialize, Default)]
+#[serde(default)]
+struct SchemaOnly {
+    schema: Loose,
+}
+
+/// Reads what the rules use of the observation file at `path`.
+pub fn read(path: &Path) -> Result<ObsDigest, ParseError> {
+    let bytes = std::fs::read(path).map_err(|e| ParseError::Read(e.to_string()))?;
+    parse(&bytes)
+}
+
+/// Parses what the rules use of an observation file's bytes.
+pub fn parse(bytes: &[u8]) -> Result<ObsDigest, ParseError> {
+    let text = std::str::from_utf8(bytes).map_err(|e| ParseError::utf8(&e))?;
+    let e: Envelope<'_> = serde_json::from_str(text).map_err(|e| ParseError::json(&e))?;
+    check_schema(&e.schema, OBSERVATION_SCHEMA)?;
+    check_id(&e.id)?;
+    let world: ImportedWorld = serde_json::from_str(e.imported.get()).unwrap_or_default();
+    let raw = e.document.get();
+    let schema: SchemaOnly = serde_json::from_str(raw).map_err(|e| ParseError::json(&e))?;
+    let schema = schema.schema.0.unwrap_or_default();
+    fn typed<'a, T: Deserialize<'a>>(raw: &'a str) -> Result<T, ParseError> {
+        serde_json::from_str(raw).map_err(|e| ParseError::json(&e))
+    }
+    let doc = match schema.as_str() {
+        s if s.starts_with("rocpath.case") => Doc::Case(typed(raw)?),
+        "rocpath.explain.compare/1" => Doc::Compare(typed(raw)?),
+        "rocpath.trace/1" => Doc::Trace(typed(raw)?),
+        "rocpath.ollama/1" => Doc::Ollama(typed(raw)?),
+        "rocpath.strace/1" => Doc::Strace(typed(raw)?),
+        "rocpath.lanes/1" => Doc::Lanes(typed(raw)?),
+        "rocpath.inventory/1" => Doc::Inventory(typed(raw)?),
+        "rocpath.isa/1" => Doc::Isa(typed(raw)?),
+        _ => Doc::Other,
+    };
+    Ok(ObsDigest {
+        id: e.id,
+        world: world.world.0.unwrap_or_default(),
+        schema,
+        doc,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn fields_of_another_shape_read_as_missing() {
+        let text = r#"{"schema":"rocpath.ledger.observation/1","id":"c1",
+            "imported":{"file":"x","sha256":"","base":".","world":"gfx900"},"inputs":[],"quotes":[],
+            "document":{"schema":"rocpath.case/1","cases":[
+              {"name":"a","forced":"yes","outcome":{"kind":"natural","evidence":{"class":"nonsense"}},
+               "problems":[{"problem":{"types":["INT8",3,null],"direction":"F"}}]}]}}"#;
+        let d = parse(text.as_bytes()).unwrap();
+        assert_eq!(d.world, "gfx900");
+        let Doc::Case(c) = d.doc else {
+            panic!("not a case")
+        };
+        let c = &c.cases[0];
+        assert!(c.forced.is_none());
+        assert_eq!(c.outcome.as_ref().unwrap().kind.as_str(), "natural");
+        assert_eq!(c.outcome.as_ref().unwrap().evidence.class, None);
+        let t = &c.problems[0].problem.as_ref().unwrap().types;
+        assert_eq!(t[1].as_str(), "3");
+    }
+
+    proptest::proptest! {
+        /// Any bytes, and any cut of a real-shaped observation: a digest or an error, and
+        /// the rules run on whatever was read.
+        #[test]
+        fn never_panics(bytes in proptest::collection::vec(proptest::num::u8::ANY, 0..512), cut in 0usize..600) {
+            let _ = parse(&bytes);
+            let text = r#"{"schema":"rocpath.ledger.observation/1","id":"c","imported":{"world":"gfx900"},
+                "document":{"schema":"rocpath.case/1","cases":[{"name":"a","device":{"arch":"gfx900:xnack-"},
+                "problems":[{"problem":{"types":["INT8"],"direction":"F"}}],
+                "outcome":{"kind":"natural","evidence":{"class":"confirmed"}},"selected":{"solver":"S"}}]}}"#;
+            if let Ok(d) = parse(&text.as_bytes()[..cut.min(text.len())]) {
+                let _ = crate::derive::findings(&[d]);
+            }
+        }
+    }
+
+    #[test]
+    fn other_schemas_and_bad_files() {
+        let text = r#"{"schema":"rocpath.ledger.observation/1","id":"x","imported":{},
+            "document":{"schema":"rocpath.gates/1","gates":[1,2]}}"#;
+        assert!(matches!(parse(text.as_bytes()).unwrap().doc, Doc::Other));
+        assert!(parse(b"{").is_err());
+        assert!(parse(b"\xff").is_err());
+    }
+}

@@ -1,0 +1,504 @@
+//! Rules over LLM workload recordings: kernel traces (dispatch families per run), Ollama runs
+//! (GPU / CPU placement, per run and across a model's runs), strace splits (catalog reads and
+//! the link status) and A/B lanes (ratio of medians with its interval).
+
+use super::digest::{Doc, Ev, ObsDigest};
+use super::text::{self, num};
+use super::{Finding, record_support, rule};
+use crate::model::*;
+use crate::schemas::{is_processor, processor_of};
+use rocpath_evidence::{Class, Proof};
+use std::collections::BTreeMap;
+
+fn base(p: &str) -> &str {
+    p.rsplit(['/', '\\']).next().unwrap_or(p)
+}
+
+fn names<'a>(paths: impl Iterator<Item = &'a str>) -> String {
+    let mut v: Vec<&str> = paths.filter(|p| !p.is_empty()).map(base).collect();
+    v.sort_unstable();
+    v.dedup();
+    v.join(", ")
+}
+
+fn class_of(e: &Ev, default: Class) -> Class {
+    e.class.unwrap_or(default)
+}
+
+#[allow(clippy::too_many_arguments)]
+fn finding(
+    rule: &'static str,
+    key: String,
+    statement: Text,
+    class: Class,
+    world: String,
+    floor: Floor,
+    support: Vec<Support>,
+    counts: (u64, u64, Vec<String>),
+) -> Finding {
+    Finding {
+        rule,
+        key,
+        statement,
+        class,
+        kind: Proof::RuntimeVerified,
+        world,
+        floor: Some(floor),
+        layer: None,
+        selection: None,
+        agree: counts.0,
+        of: counts.1,
+        exceptions: counts.2,
+        support,
+        cases: Vec::new(),
+    }
+}
+
+/// Dispatches per kernel family of each trace document.
+fn trace_findings(o: &ObsDigest, d: &super::digest::TraceDoc) -> Finding {
+    let files = names(d.traces.iter().map(|t| t.path.as_str()));
+    let world = d
+        .traces
+        .iter()
+        .flat_map(|t| &t.agents)
+        .filter(|a| a.kind.as_str().eq_ignore_ascii_case("gpu"))
+        .map(|a| processor_of(a.name.as_str()))
+        .find(|p| is_processor(p))
+        .unwrap_or_else(|| o.world.clone());
+    let mut fams: Vec<(&str, u64)> = d
+        .families
+        .iter()
+        .map(|f| (f.family.as_str(), f.dispatches))
+        .collect();
+    fams.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(b.0)));
+    let top: Vec<String> = fams
+        .iter()
+        .take(8)
+        .map(|(f, n)| format!("{f} {}", num(*n)))
+        .collect();
+    let blas = d
+        .research
+        .get("kernel_tensile_like_rows")
+        .copied()
+        .unwrap_or(d.blas_dispatches);
+    let label = if files.is_empty() {
+        o.id.clone()
+    } else {
+        files
+    };
+    let on = if world.is_empty() {
+        String::new()
+    } else {
+        format!(" on {world}")
+    };
+    let on_ja = if world.is_empty() {
+        String::new()
+    } else {
+        format!("{world} で")
+    };
+    let statement = Text::new(
+        format!(
+            "{label}: {on_ja}カーネルディスパッチ {} 件({})。Tensile 系(rocBLAS / Tensile / hipBLASLt)のディスパッチは {} 件中 {} 件。",
+            num(d.dispatches),
+            top.join("、"),
+            num(d.dispatches),
+            num(blas)
+        ),
+        format!(
+            "{label}: {} kernel dispatches{on} ({}); {} of the {} dispatches are Tensile-like (rocBLAS / Tensile / hipBLASLt).",
+            num(d.dispatches),
+            top.join(", "),
+            num(blas),
+            num(d.dispatches)
+        ),
+    );
+    let class = if d.dispatches == 0 {
+        Class::Unresolved
+    } else {
+        Class::Confirmed
+    };
+    finding(
+        rule::TRACE_DISPATCH,
+        label,
+        statement,
+        class,
+        world,
+        Floor::Runtime,
+        vec![record_support(&o.id, "", Text::default())],
+        (blas, d.dispatches, Vec::new()),
+    )
+}
+
+struct Placement<'a> {
+    obs: &'a str,
+    index: usize,
+    run: String,
+    model: String,
+    world: String,
+    verdict: String,
+    layers: Option<u64>,
+    class: Class,
+}
+
+fn placement_text(verdict: &str) -> Text {
+    match verdict.to_ascii_uppercase().as_str() {
+        "GPU" => Text::new("GPU で実行された", "ran on the GPU"),
+        "CPU" => Text::new("CPU で実行された", "ran on the CPU"),
+        "MIXED" => Text::new(
+            "GPU と CPU に分かれて実行された",
+            "ran split between GPU and CPU",
+        ),
+        _ => Text::new("配置を判定できなかった", "left its placement undecided"),
+    }
+}
+
+fn placement_findings(ps: &[Placement<'_>]) -> Vec<Finding> {
+    let mut out = Vec::new();
+    let mut groups: BTreeMap<(String, String), Vec<&Placement<'_>>> = BTreeMap::new();
+    for p in ps {
+        let t = placement_text(&p.verdict);
+        let layers = p.layers.map(|l| {
+            (
+                format!("GPU レイヤー {l}"),
+                format!("{l} layers on the GPU"),
+            )
+        });
+        let (lj, le) = layers
+            .map(|(j, e)| (format!("({j})"), format!(" ({e})")))
+            .unwrap_or_default();
+        out.push(finding(
+            rule::OLLAMA_PLACEMENT,
+            p.run.clone(),
+            Text::new(
+                format!(
+                    "Ollama の実行 {}({}): モデルは{}{lj}。",
+                    p.run, p.model, t.ja
+                ),
+                format!(
+                    "Ollama run {} ({}): the model {}{le}.",
+                    p.run, p.model, t.en
+                ),
+            ),
+            p.class,
+            p.world.clone(),
+            Floor::Application,
+            vec![record_support(
+                p.obs,
+                &format!("/runs/{}/verdict", p.index),
+                Text::new(t.ja, t.en),
+            )],
+            (1, 1, Vec::new()),
+        ));
+        groups
+            .entry((p.world.clone(), p.model.clone()))
+            .or_default()
+            .push(p);
+    }
+    for ((world, model), m) in groups {
+        if m.len() < 2 {
+            continue;
+        }
+        out.push(placement_group(&world, &model, &m));
+    }
+    out
+}
+
+fn placement_group(world: &str, model: &str, m: &[&Placement<'_>]) -> Finding {
+    let mut counts: BTreeMap<String, u64> = BTreeMap::new();
+    for p in m {
+        *counts.entry(p.verdict.to_ascii_uppercase()).or_default() += 1;
+    }
+    let (top, top_n) = counts
+        .iter()
+        .max_by(|a, b| a.1.cmp(b.1).then(b.0.cmp(a.0)))
+        .map(|(k, v)| (k.clone(), *v))
+        .unwrap_or_default();
+    let n = m.len() as u64;
+    let exceptions: Vec<String> = m
+        .iter()
+        .filter(|p| p.verdict.to_ascii_uppercase() != top)
+        .map(|p| format!("{}: {}", p.run, p.verdict))
+        .collect();
+    let split: Vec<String> = counts.iter().map(|(k, v)| format!("{k}={v}")).collect();
+    let t = placement_text(&top);
+    let on = if world.is_empty() {
+        String::new()
+    } else {
+        format!(" on {world}")
+    };
+    let m_n = text::m_of_n(top_n, n, "runs");
+    let mut statement = Text::new(
+        format!(
+            "Ollama の {model}{on}: {}モデルは{}({})。",
+            m_n.ja,
+            t.ja,
+            split.join("、")
+        ),
+        format!(
+            "Ollama {model}{on}: the model {} {} ({}).",
+            t.en,
+            m_n.en,
+            split.join(", ")
+        ),
+    );
+    if !exceptions.is_empty() {
+        statement
+            .ja
+            .push_str(&format!("例外: {}。", exceptions.join("、")));
+        statement
+            .en
+            .push_str(&format!(" Exceptions: {}.", exceptions.join("; ")));
+    }
+    let class = if exceptions.is_empty() && m.iter().all(|p| p.class == Class::Confirmed) {
+        Class::Confirmed
+    } else if exceptions.is_empty() {
+        m.iter()
+            .map(|p| p.class)
+            .find(|c| *c != Class::Confirmed)
+            .unwrap_or(Class::Unresolved)
+    } else {
+        Class::Limited
+    };
+    let support = m
+        .iter()
+        .map(|p| {
+            record_support(
+                p.obs,
+                &format!("/runs/{}/verdict", p.index),
+                Text::new(
+                    format!("{}: {}", p.run, p.verdict),
+                    format!("{}: {}", p.run, p.verdict),
+                ),
+            )
+        })
+        .collect();
+    finding(
+        rule::OLLAMA_PLACEMENT_GROUP,
+        format!("{world}|{model}"),
+        statement,
+        class,
+        world.to_string(),
+        Floor::Application,
+        support,
+        (top_n, n, exceptions),
+    )
+}
+
+/// The observation, and the raw lines the catalog-read verdict cites (the document holds
+/// no record of its own for it).
+fn catalog_support(o: &ObsDigest, e: &Ev) -> Vec<Support> {
+    let mut v = vec![record_support(&o.id, "", Text::default())];
+    for s in e
+        .sources
+        .iter()
+        .filter(|s| !s.path.as_str().is_empty())
+        .take(4)
+    {
+        let mut l = rocpath_evidence::Locator::file(s.path.as_str());
+        l.line = s.line;
+        v.push(Support {
+            source: Some(l),
+            ..Support::default()
+        });
+    }
+    v
+}
+
+fn strace_findings(o: &ObsDigest, d: &super::digest::StraceDoc) -> Vec<Finding> {
+    let files = names(d.processes.iter().map(|p| p.path.as_str()));
+    let label = if files.is_empty() {
+        o.id.clone()
+    } else {
+        files
+    };
+    let r = |k: &str| d.research.get(k).copied().unwrap_or(0);
+    let (dat, hsaco, ggml) = (
+        r("fallback_dat_openat"),
+        r("fallback_hsaco_openat"),
+        r("libggml_hip_openat"),
+    );
+    let mut out = vec![finding(
+        rule::STRACE_CATALOG,
+        label.clone(),
+        Text::new(
+            format!(
+                "{label}: フォールバック Tensile カタログの読み込み .dat {} 件、.hsaco {} 件、libggml-hip {} 件(カタログの読み込みであり、ディスパッチではない)。",
+                num(dat),
+                num(hsaco),
+                num(ggml)
+            ),
+            format!(
+                "{label}: fallback Tensile catalog files opened: {} .dat, {} .hsaco; libggml-hip opened {} times (a catalog read, not a dispatch).",
+                num(dat),
+                num(hsaco),
+                num(ggml)
+            ),
+        ),
+        class_of(&d.catalog_read, Class::Confirmed),
+        o.world.clone(),
+        Floor::MathLibrary,
+        catalog_support(o, &d.catalog_read),
+        (dat + hsaco, dat + hsaco, Vec::new()),
+    )];
+    if let Some(l) = &d.link {
+        let status = l.link_status.as_str();
+        out.push(finding(
+            rule::STRACE_LINK,
+            label.clone(),
+            Text::new(
+                format!(
+                    "{label}: カタログ読み込みとディスパッチのリンク状態は {status}(BLAS ディスパッチ {}、rocBLAS GEMM 呼び出し {})。",
+                    num(l.blas_kernel_dispatches),
+                    num(l.rocblas_gemm_calls)
+                ),
+                format!(
+                    "{label}: link status of catalog reads and dispatches: {status} ({} BLAS dispatches, {} rocBLAS GEMM calls).",
+                    num(l.blas_kernel_dispatches),
+                    num(l.rocblas_gemm_calls)
+                ),
+            ),
+            class_of(&l.evidence, Class::Unresolved),
+            o.world.clone(),
+            Floor::MathLibrary,
+            vec![record_support(&o.id, "/link", Text::default())],
+            (0, 0, Vec::new()),
+        ));
+    }
+    out
+}
+
+fn lanes_findings(o: &ObsDigest, d: &super::digest::LanesDoc) -> Vec<Finding> {
+    let lane = |name: &str| d.lanes.iter().find(|l| l.name.as_str() == name);
+    let metric = d.metric.as_str();
+    let unit = d.unit.as_str();
+    let mut out = Vec::new();
+    for (i, c) in d.comparisons.iter().enumerate() {
+        let (a, b) = (c.a.as_str(), c.b.as_str());
+        let (Some(r), Some(lo), Some(hi)) = (c.ratio_of_medians, c.ci_low, c.ci_high) else {
+            continue;
+        };
+        let files = |n: &str| {
+            lane(n)
+                .map(|l| names(l.files.iter().map(|f| f.as_str())))
+                .unwrap_or_default()
+        };
+        let na = lane(a).map_or(0, |l| l.n);
+        let nb = lane(b).map_or(0, |l| l.n);
+        let shown = lo > 1.0 || hi < 1.0;
+        let (lead, lag, x) = if r >= 1.0 { (b, a, r) } else { (a, b, 1.0 / r) };
+        let iv = format!("{}–{}", text::ratio(lo), text::ratio(hi));
+        let statement = if shown {
+            Text::new(
+                format!(
+                    "{metric}({unit}): {lead} が {lag} より {}× 速い(中央値の比 {b}/{a} = {}、95 % 区間 {iv}、n = {na} と {nb})。",
+                    text::ratio(x),
+                    text::ratio(r)
+                ),
+                format!(
+                    "{metric} ({unit}): {lead} ahead of {lag} by {}× (median {b}/{a} = {}, 95 % interval {iv}, n = {na} and {nb}).",
+                    text::ratio(x),
+                    text::ratio(r)
+                ),
+            )
+        } else {
+            Text::new(
+                format!(
+                    "{metric}({unit}): 中央値の比 {b}/{a} = {}(95 % 区間 {iv}、n = {na} と {nb})— 区間が 1 を含み、差は示されない。",
+                    text::ratio(r)
+                ),
+                format!(
+                    "{metric} ({unit}): median {b}/{a} = {} (95 % interval {iv}, n = {na} and {nb}) — no difference shown: the interval includes 1.",
+                    text::ratio(r)
+                ),
+            )
+        };
+        out.push(finding(
+            rule::LANES_RATIO,
+            format!("{metric}|{a}={}|{b}={}", files(a), files(b)),
+            statement,
+            class_of(
+                &c.evidence,
+                if shown {
+                    Class::Inferred
+                } else {
+                    Class::Unresolved
+                },
+            ),
+            o.world.clone(),
+            Floor::Application,
+            vec![record_support(
+                &o.id,
+                &format!("/comparisons/{i}"),
+                Text::default(),
+            )],
+            (u64::from(shown), 1, Vec::new()),
+        ));
+    }
+    out
+}
+
+/// The workload rules.
+pub fn findings(obs: &[ObsDigest]) -> Vec<Finding> {
+    let mut out = Vec::new();
+    let mut placements = Vec::new();
+    let mut by_key: BTreeMap<String, usize> = BTreeMap::new();
+    for o in obs {
+        let found: Vec<Finding> = match &o.doc {
+            Doc::Trace(d) => vec![trace_findings(o, d)],
+            Doc::Strace(d) => strace_findings(o, d),
+            Doc::Lanes(d) => lanes_findings(o, d),
+            Doc::Ollama(d) => {
+                for (i, r) in d.runs.iter().enumerate() {
+                    let Some(v) = &r.verdict else { continue };
+                    let server = r.server.clone().unwrap_or_default();
+                    let world = server
+                        .devices
+                        .iter()
+                        .map(|d| processor_of(d.compute.as_str()))
+                        .find(|p| is_processor(p))
+                        .unwrap_or_else(|| o.world.clone());
+                    placements.push(Placement {
+                        obs: &o.id,
+                        index: i,
+                        run: r.run.0.clone().unwrap_or_else(|| format!("{}#{i}", o.id)),
+                        model: r
+                            .generate
+                            .as_ref()
+                            .and_then(|g| g.response.as_ref())
+                            .and_then(|r| r.model.0.clone())
+                            .unwrap_or_else(|| "?".into()),
+                        world,
+                        verdict: v.verdict.0.clone().unwrap_or_else(|| "UNSURE".into()),
+                        layers: server.gpu_layers,
+                        class: class_of(&v.evidence, Class::Unresolved),
+                    });
+                }
+                Vec::new()
+            }
+            _ => Vec::new(),
+        };
+        // A recording imported twice (same key): the later observation replaces the earlier.
+        for f in found {
+            let k = format!("{}|{}", f.rule, f.key);
+            match by_key.get(&k) {
+                Some(&i) => out[i] = f,
+                None => {
+                    by_key.insert(k, out.len());
+                    out.push(f);
+                }
+            }
+        }
+    }
+    let mut seen: BTreeMap<String, usize> = BTreeMap::new();
+    for (i, p) in placements.iter().enumerate() {
+        seen.insert(p.run.clone(), i);
+    }
+    let kept: Vec<Placement<'_>> = placements
+        .into_iter()
+        .enumerate()
+        .filter(|(i, p)| seen.get(&p.run) == Some(i))
+        .map(|(_, p)| p)
+        .collect();
+    out.extend(placement_findings(&kept));
+    out
+}

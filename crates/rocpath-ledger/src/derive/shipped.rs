@@ -1,0 +1,151 @@
+//! Rules over shipped code: what an inventory finds for each processor, and which
+//! instruction classes the decoded kernels for a processor use (`isa`).
+
+use super::digest::{Doc, ObsDigest};
+use super::text::num;
+use super::{Finding, record_support, rule};
+use crate::model::*;
+use crate::schemas::processor_of;
+use rocpath_evidence::{Class, Proof};
+use std::collections::{BTreeMap, BTreeSet};
+
+fn shipped(rule: &'static str, key: String, statement: Text, world: String, obs: &str) -> Finding {
+    Finding {
+        rule,
+        key,
+        statement,
+        class: Class::Confirmed,
+        kind: Proof::ShippedArtifactVerified,
+        world,
+        floor: Some(Floor::MathLibrary),
+        layer: Some(Layer::Build),
+        selection: None,
+        agree: 0,
+        of: 0,
+        exceptions: Vec::new(),
+        support: vec![record_support(obs, "", Text::default())],
+        cases: Vec::new(),
+    }
+}
+
+fn inventory(o: &ObsDigest, d: &super::digest::InventoryDoc) -> Vec<Finding> {
+    #[derive(Default)]
+    struct P {
+        objects: u64,
+        kernels: u64,
+        libs: BTreeSet<String>,
+    }
+    let mut per: BTreeMap<String, P> = BTreeMap::new();
+    for (lib, row) in &d.coverage {
+        for (target, cell) in row {
+            let p = per.entry(processor_of(target)).or_default();
+            p.objects += cell.code_objects;
+            p.kernels += cell.kernels;
+            if cell.code_objects > 0 {
+                p.libs.insert(lib.clone());
+            }
+        }
+    }
+    per.into_iter()
+        .map(|(proc_, p)| {
+            let libs: Vec<&str> = p.libs.iter().map(String::as_str).take(6).collect();
+            let more = p.libs.len().saturating_sub(libs.len());
+            let more = if more > 0 {
+                format!(" +{more}")
+            } else {
+                String::new()
+            };
+            shipped(
+                rule::INVENTORY_SHIPPED,
+                format!("{}|{proc_}", o.id),
+                Text::new(
+                    format!(
+                        "{}: {proc_} 向けのコードオブジェクト {} 個(カーネル {} 個)を {} 個のライブラリが同梱({}{more})。",
+                        o.id,
+                        num(p.objects),
+                        num(p.kernels),
+                        p.libs.len(),
+                        libs.join("、")
+                    ),
+                    format!(
+                        "{}: {} code objects ({} kernels) for {proc_} shipped in {} libraries ({}{more}).",
+                        o.id,
+                        num(p.objects),
+                        num(p.kernels),
+                        p.libs.len(),
+                        libs.join(", ")
+                    ),
+                ),
+                proc_,
+                &o.id,
+            )
+        })
+        .collect()
+}
+
+fn isa(o: &ObsDigest, d: &super::digest::IsaDoc) -> Vec<Finding> {
+    let mut per: BTreeMap<String, (u64, u64, BTreeMap<String, u64>)> = BTreeMap::new();
+    for co in &d.code_objects {
+        let p = if co.processor.as_str().is_empty() {
+            processor_of(co.target.as_str())
+        } else {
+            co.processor.as_str().to_string()
+        };
+        let e = per.entry(p).or_default();
+        for k in &co.kernels {
+            e.0 += 1;
+            e.1 += k.instructions;
+            for (g, n) in &k.groups {
+                *e.2.entry(g.clone()).or_default() += n;
+            }
+        }
+    }
+    per.into_iter()
+        .filter(|(_, (k, _, _))| *k > 0)
+        .map(|(proc_, (kernels, instr, groups))| {
+            let g = |k: &str| groups.get(k).copied().unwrap_or(0);
+            let (mfma, wmma, dot, packed) = (g("mfma"), g("wmma"), g("dot"), g("packed"));
+            shipped(
+                rule::ISA_INSTRUCTIONS,
+                format!("{}|{proc_}", o.id),
+                Text::new(
+                    format!(
+                        "{}: {proc_} 向けカーネル {} 個の命令 {} 個のうち MFMA {}、WMMA {}、dot {}、packed {}。",
+                        o.id,
+                        num(kernels),
+                        num(instr),
+                        num(mfma),
+                        num(wmma),
+                        num(dot),
+                        num(packed)
+                    ),
+                    format!(
+                        "{}: of the {} instructions of {} kernels for {proc_}, {} are MFMA, {} WMMA, {} dot and {} packed.",
+                        o.id,
+                        num(instr),
+                        num(kernels),
+                        num(mfma),
+                        num(wmma),
+                        num(dot),
+                        num(packed)
+                    ),
+                ),
+                proc_,
+                &o.id,
+            )
+        })
+        .collect()
+}
+
+/// The shipped-code rules.
+pub fn findings(obs: &[ObsDigest]) -> Vec<Finding> {
+    let mut out = Vec::new();
+    for o in obs {
+        match &o.doc {
+            Doc::Inventory(d) => out.extend(inventory(o, d)),
+            Doc::Isa(d) => out.extend(isa(o, d)),
+            _ => {}
+        }
+    }
+    out
+}

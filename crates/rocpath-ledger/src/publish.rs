@@ -1,0 +1,285 @@
+//! Publishable paths: the paths of the machine that recorded or imported the data are shown
+//! relative to the ledger's data root (`data_root` in `ledger.toml`, relative to the ledger
+//! folder), or to the ledger folder when none is declared — never as absolute paths.
+//!
+//! [`publishable`] rewrites a loaded ledger before a site is built from it: every string of
+//! every document (evidence sources, case paths, the command lines in `observed`), the quotes,
+//! the inputs and the cited sources of claims. [`raw_files`] lists the raw inputs that exist
+//! here, with the relative path each is published under (`site build --copy-raw`).
+
+use crate::import::{relative, resolve_input};
+use crate::store::Loaded;
+use serde_json::Value;
+use std::collections::BTreeMap;
+use std::path::{Component, Path, PathBuf};
+
+/// Rewrites absolute paths to publishable relative ones.
+#[derive(Debug, Clone)]
+pub struct Paths {
+    /// The folder paths are relative to (absolute).
+    root: PathBuf,
+    /// `(absolute prefix with a trailing '/', replacement)`, longest first.
+    prefixes: Vec<(String, String)>,
+}
+
+fn normal(p: &Path) -> PathBuf {
+    let mut out = PathBuf::new();
+    for c in p.components() {
+        match c {
+            Component::ParentDir => {
+                out.pop();
+            }
+            Component::CurDir => {}
+            c => out.push(c.as_os_str()),
+        }
+    }
+    out
+}
+
+/// Whether an absolute path names something on this machine (the file, or its folder):
+/// a path of the machine that built the ledger. Paths that only existed where the data was
+/// recorded (`/home/<user>/.config/miopen/…` in a log) are the recording's own words and
+/// stay as they are.
+fn here(p: &str) -> bool {
+    let p = p.split(':').next().unwrap_or(p);
+    let p = Path::new(p);
+    p.exists()
+        || p.parent()
+            .is_some_and(|d| d != Path::new("/") && d.is_dir())
+}
+
+fn absolute(p: &Path) -> PathBuf {
+    let p = std::fs::canonicalize(p).unwrap_or_else(|_| {
+        if p.is_absolute() {
+            p.to_path_buf()
+        } else {
+            std::env::current_dir().unwrap_or_default().join(p)
+        }
+    });
+    normal(&p)
+}
+
+impl Paths {
+    /// The paths of the ledger at `ledger` with its loaded records (`data_root` from its
+    /// `ledger.toml`).
+    pub fn new(ledger: &Path, l: &Loaded) -> Paths {
+        let ledger_abs = absolute(ledger);
+        let root = if l.meta.data_root.is_empty() {
+            ledger_abs.clone()
+        } else {
+            absolute(&ledger_abs.join(&l.meta.data_root))
+        };
+        let mut prefixes: BTreeMap<String, String> = BTreeMap::new();
+        let mut add = |abs: &Path, rel: PathBuf| {
+            let a = abs.to_string_lossy().trim_end_matches('/').to_string();
+            if a.is_empty() {
+                return;
+            }
+            let r = rel.to_string_lossy().replace('\\', "/");
+            let r = if r == "." {
+                String::new()
+            } else {
+                format!("{r}/")
+            };
+            prefixes.insert(format!("{a}/"), r);
+        };
+        add(&root, PathBuf::from("."));
+        // The folders the observations were imported from, and the folders of their inputs.
+        for o in &l.observations {
+            let base = normal(&ledger_abs.join(&o.imported.base));
+            add(&base, relative(&root, &base));
+            for i in &o.inputs {
+                let at = normal(&resolve_input(&ledger_abs, &o.imported.base, &i.path));
+                if let Some(dir) = at.parent() {
+                    add(dir, relative(&root, dir));
+                }
+            }
+        }
+        let mut prefixes: Vec<(String, String)> = prefixes.into_iter().collect();
+        prefixes.sort_by(|a, b| b.0.len().cmp(&a.0.len()).then(a.0.cmp(&b.0)));
+        Paths { root, prefixes }
+    }
+
+    /// The data root (absolute).
+    pub fn root(&self) -> &Path {
+        &self.root
+    }
+
+    /// `s` with every known absolute folder replaced by its relative form.
+    pub fn rewrite(&self, s: &str) -> String {
+        if !s.contains('/') {
+            return s.to_string();
+        }
+        let mut out = s.to_string();
+        for (abs, rel) in &self.prefixes {
+            if out.contains(abs.as_str()) {
+                out = out.replace(abs.as_str(), rel);
+            }
+        }
+        if !out.contains(" /") && !out.starts_with('/') {
+            return out;
+        }
+        // Any other absolute path in the text, word by word.
+        let mut text = String::with_capacity(out.len());
+        for piece in out.split_inclusive(char::is_whitespace) {
+            let word = piece.trim_end();
+            let lead = word.len() - word.trim_start_matches(['(', '"', '\'', '[']).len();
+            let (pre, rest) = word.split_at(lead);
+            let body = rest.trim_end_matches([')', '"', '\'', ']', ',', ';', '.']);
+            if body.starts_with('/') && body[1..].contains('/') && here(body) {
+                text.push_str(pre);
+                text.push_str(&self.path(body));
+                text.push_str(&rest[body.len()..]);
+                text.push_str(&piece[word.len()..]);
+            } else {
+                text.push_str(piece);
+            }
+        }
+        text
+    }
+
+    /// A path as published: relative to the data root.
+    pub fn path(&self, p: &str) -> String {
+        if Path::new(p).is_absolute() {
+            let r = relative(&self.root, &normal(Path::new(p)));
+            r.to_string_lossy().replace('\\', "/")
+        } else {
+            p.to_string()
+        }
+    }
+
+    fn value(&self, v: &mut Value) {
+        match v {
+            Value::String(s) => {
+                if s.starts_with('/') && !s.contains(char::is_whitespace) && here(s) {
+                    // A path on its own: relative to the data root.
+                    *s = self.path(s);
+                } else if s.contains('/') {
+                    *s = self.rewrite(s);
+                }
+            }
+            Value::Array(a) => a.iter_mut().for_each(|x| self.value(x)),
+            Value::Object(m) => m.values_mut().for_each(|x| self.value(x)),
+            _ => {}
+        }
+    }
+}
+
+/// The first word of a command line without its folder (`/x/target/debug/rocpath --json …` →
+/// `rocpath --json …`).
+fn command_name(cmd: &str) -> String {
+    match cmd.split_once(' ') {
+        Some((exe, rest)) if exe.contains('/') => {
+            format!("{} {rest}", exe.rsplit('/').next().unwrap_or(exe))
+        }
+        None if cmd.contains('/') => cmd.rsplit('/').next().unwrap_or(cmd).to_string(),
+        _ => cmd.to_string(),
+    }
+}
+
+/// Rewrites a loaded ledger's paths for publishing (see the module notes).
+pub fn publishable(ledger: &Path, l: &mut Loaded) -> Paths {
+    let paths = Paths::new(ledger, l);
+    for o in &mut l.observations {
+        if let Some(Value::String(c)) = o.document.pointer_mut("/observed/command") {
+            *c = command_name(c);
+        }
+        paths.value(&mut o.document);
+        o.imported.file = paths.path(&paths.rewrite(&o.imported.file));
+        for i in &mut o.inputs {
+            i.path = paths.path(&paths.rewrite(&i.path));
+        }
+        for q in &mut o.quotes {
+            q.path = paths.path(&paths.rewrite(&q.path));
+        }
+    }
+    for c in &mut l.claims {
+        for s in &mut c.support {
+            if let Some(loc) = &mut s.source {
+                loc.path = paths.path(&paths.rewrite(&loc.path));
+            }
+        }
+    }
+    paths
+}
+
+/// A raw input to publish: where it is here, and its published relative path.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
+pub struct RawFile {
+    /// The file here.
+    pub source: PathBuf,
+    /// Its path under the published `raw/` folder (no `..`, no leading `/`).
+    pub published: String,
+}
+
+/// The raw inputs of the ledger's observations that exist here as regular files, each once.
+/// Call it before [`publishable`] (it reads the paths as imported).
+pub fn raw_files(ledger: &Path, l: &Loaded) -> Vec<RawFile> {
+    let paths = Paths::new(ledger, l);
+    let ledger_abs = absolute(ledger);
+    let mut out: BTreeMap<String, PathBuf> = BTreeMap::new();
+    for o in &l.observations {
+        for i in o.inputs.iter().filter(|i| i.sha256.is_some()) {
+            let at = normal(&resolve_input(&ledger_abs, &o.imported.base, &i.path));
+            if !std::fs::metadata(&at).is_ok_and(|m| m.is_file()) {
+                continue;
+            }
+            let rel = paths.path(&at.to_string_lossy());
+            let published: Vec<&str> = rel
+                .split('/')
+                .filter(|c| !c.is_empty() && *c != "." && *c != "..")
+                .collect();
+            if !published.is_empty() {
+                out.entry(published.join("/")).or_insert(at);
+            }
+        }
+    }
+    out.into_iter()
+        .map(|(published, source)| RawFile { source, published })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn commands_lose_their_folder() {
+        assert_eq!(
+            command_name("/w/target/debug/rocpath --json case read x.log"),
+            "rocpath --json case read x.log"
+        );
+        assert_eq!(command_name("rocpath trace"), "rocpath trace");
+        assert_eq!(command_name("/usr/bin/rocpath"), "rocpath");
+    }
+
+    #[test]
+    fn prefixes_are_replaced_longest_first() {
+        let p = Paths {
+            root: PathBuf::from("/data"),
+            prefixes: vec![
+                ("/data/logs/vega64/".into(), "logs/vega64/".into()),
+                ("/data/".into(), String::new()),
+            ],
+        };
+        assert_eq!(
+            p.rewrite("read /data/logs/vega64/a.log and /data/b.txt"),
+            "read logs/vega64/a.log and b.txt"
+        );
+        assert_eq!(p.path("/data/x/y.log"), "x/y.log");
+        let tmp = std::env::temp_dir();
+        let t = tmp.display();
+        assert_eq!(
+            p.rewrite(&format!("the first find-db in {t}/db (see \"{t}/y.txt\").")),
+            format!(
+                "the first find-db in {r}/db (see \"{r}/y.txt\").",
+                r = p.path(&t.to_string())
+            )
+        );
+        // A path of the recording machine stays as recorded.
+        let rec = "in /home/nobody-here-x/.config/miopen/a.txt";
+        assert_eq!(p.rewrite(rec), rec);
+        assert_eq!(p.path("/elsewhere/y.log"), "../elsewhere/y.log");
+        assert_eq!(p.path("rel/y.log"), "rel/y.log");
+    }
+}

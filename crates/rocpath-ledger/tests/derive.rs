@@ -1,0 +1,256 @@
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+//! `ledger derive` on a ledger folder: deterministic and idempotent, a person's edit survives,
+//! a forced case never changes a natural claim, a contradicting case turns a confirmed claim
+//! limited with a dated history entry. Case documents are shaped as `rocpath --json case read`
+//! prints them for the Vega64 logs of the shared fixtures (`vega64_int8_*`): the fields the
+//! rules read, with the same values.
+
+use rocpath_evidence::Class;
+use rocpath_ledger::derive::{self, claim_id, rule};
+use rocpath_ledger::model::*;
+use rocpath_ledger::store::Ledger;
+use rocpath_ledger::{check, import::import_file_in, starter_meta};
+use serde_json::{Value, json};
+use std::collections::BTreeMap;
+use std::path::Path;
+
+const NATURAL_INT8: &str = "gfx900|MIOpen 3.5.1|conv_fwd|INT8|natural";
+
+struct Fixture {
+    dir: tempfile::TempDir,
+    ledger: Ledger,
+}
+
+fn case(name: &str, forced: Option<&str>, outcome: &str, selected: Option<&str>) -> Value {
+    let ev = json!({"class": "confirmed", "kind": "runtime_verified",
+                    "rule": format!("case.outcome.{outcome}")});
+    json!({
+        "schema": "rocpath.case/1",
+        "observed": {"tool": "rocpath", "version": "0.1.0", "command": "rocpath --json case read",
+                     "time": "2026-03-18T00:00:00Z", "host": "test"},
+        "cases": [{
+            "name": name,
+            "meta": {"command_line": "MIOpenDriver convint8 -n 16 -c 32 -H 28 -W 28 -k 32 -y 1 -x 1 -F 1 -t 1",
+                     "env": {"MIOPEN_LOG_LEVEL": "6"}},
+            "device": {"arch": "gfx900:xnack-", "evidence": ev},
+            "libraries": [{"what": "miopen_version", "value": "3.5.1.5b515cf1bca-dirty", "evidence": ev}],
+            "problems": [{"key": "32-28-28-1x1-32-28-28-16-0x0-1x1-1x1-0-NCHW-INT8-F",
+                          "problem": {"layouts": ["NCHW", "NCHW", "NCHW"],
+                                      "types": ["INT8", "INT8", "INT8"],
+                                      "casts": [null, null, null], "direction": "F"},
+                          "evidence": ev}],
+            "forced": forced.map(|s| json!({"solver": s, "via": "driver_flag", "evidence": ev})),
+            "selected": selected.map(|s| json!({"solver": s, "evidence": ev})),
+            "outcome": {"kind": outcome, "reason": "as logged", "evidence": ev},
+            "gemm_calls": []
+        }],
+        "errors": []
+    })
+}
+
+impl Fixture {
+    fn new() -> Fixture {
+        let dir = tempfile::tempdir().unwrap();
+        let ledger = Ledger::init(
+            &dir.path().join("ledger"),
+            &starter_meta(Text::new("t", "t")),
+        )
+        .unwrap();
+        Fixture { dir, ledger }
+    }
+
+    fn import(&self, name: &str, doc: Value) {
+        let f = self.dir.path().join(format!("{name}.json"));
+        std::fs::write(&f, serde_json::to_vec_pretty(&doc).unwrap()).unwrap();
+        let g = self.ledger.lock("test").unwrap();
+        import_file_in(&g, &self.ledger, &f, Some(name), self.dir.path(), "").unwrap();
+    }
+
+    fn derive(&self, date: &str) -> derive::DeriveReport {
+        let g = self.ledger.lock("test").unwrap();
+        derive::derive(&g, &self.ledger, date).unwrap()
+    }
+
+    fn claims_dir(&self) -> BTreeMap<String, Vec<u8>> {
+        snapshot(&self.ledger.root().join("claims"))
+    }
+
+    fn claim(&self, rule: &str, key: &str) -> Claim {
+        let p = self
+            .ledger
+            .root()
+            .join("claims")
+            .join(format!("{}.toml", claim_id(rule, key)));
+        rocpath_ledger::files::parse_claim(&std::fs::read_to_string(p).unwrap()).unwrap()
+    }
+}
+
+fn snapshot(dir: &Path) -> BTreeMap<String, Vec<u8>> {
+    std::fs::read_dir(dir)
+        .unwrap()
+        .flatten()
+        .map(|e| {
+            (
+                e.file_name().to_string_lossy().into_owned(),
+                std::fs::read(e.path()).unwrap(),
+            )
+        })
+        .collect()
+}
+
+fn natural_pair() -> Fixture {
+    let f = Fixture::new();
+    let naive = Some("ConvDirectNaiveConvFwd");
+    f.import(
+        "vega64_i8_case1",
+        case("vega64_i8_case1", None, "natural", naive),
+    );
+    f.import(
+        "vega64_int8_nchw_1x1_fwd_n32",
+        case("vega64_int8_nchw_1x1_fwd_n32", None, "natural", naive),
+    );
+    f
+}
+
+#[test]
+fn deriving_twice_writes_the_same_bytes() {
+    let f = natural_pair();
+    let first = f.derive("2026-03-18");
+    assert_eq!(first.created.len(), 3, "{first:?}");
+    let a = f.claims_dir();
+    let again = f.derive("2026-04-01");
+    assert!(
+        again.created.is_empty() && again.updated.is_empty(),
+        "{again:?}"
+    );
+    assert_eq!(again.unchanged, 3);
+    assert_eq!(f.claims_dir(), a);
+    let c = f.claim(rule::CASE_GROUP, NATURAL_INT8);
+    assert_eq!(c.class, Some(Class::Confirmed));
+    assert_eq!(c.derived_by, rule::CASE_GROUP);
+    assert_eq!(c.support.len(), 2);
+    assert_eq!(c.support[0].record.as_deref(), Some("/cases/0/outcome"));
+    assert_eq!(
+        c.statement.en,
+        "Natural INT8 forward convolution on gfx900 with MIOpen 3.5.1 selected ConvDirectNaiveConvFwd in 2 of 2 cases."
+    );
+    assert!(
+        c.statement.ja.contains("2 件中 2 件で"),
+        "{}",
+        c.statement.ja
+    );
+    let loaded = f.ledger.load().unwrap();
+    let problems = check::check(f.ledger.root(), &loaded);
+    assert!(problems.is_empty(), "{problems:?}");
+    // The case pages list their outcome claim.
+    let case = loaded
+        .cases
+        .iter()
+        .find(|c| c.id == "vega64_i8_case1")
+        .unwrap();
+    assert!(
+        case.claims
+            .contains(&claim_id(rule::CASE_OUTCOME, "vega64_i8_case1"))
+    );
+}
+
+#[test]
+fn a_persons_edit_survives_derivation() {
+    let f = natural_pair();
+    f.derive("2026-03-18");
+    let id = claim_id(rule::CASE_GROUP, NATURAL_INT8);
+    let path = f.ledger.root().join("claims").join(format!("{id}.toml"));
+    let text = std::fs::read_to_string(&path).unwrap();
+    let mut c = rocpath_ledger::files::parse_claim(&text).unwrap();
+    c.statement.ja = "gfx900 の INT8 畳み込みは素朴な直接法に落ちる。".into();
+    c.statement.en = "INT8 convolution on gfx900 falls to the naive direct solver.".into();
+    c.review = Some(Review::Edited);
+    std::fs::write(&path, rocpath_ledger::files::to_toml(&c).unwrap()).unwrap();
+    f.import(
+        "vega64_int8_3x3_s1_n32_c64_k64",
+        case(
+            "vega64_int8_3x3_s1_n32_c64_k64",
+            None,
+            "natural",
+            Some("ConvDirectNaiveConvFwd"),
+        ),
+    );
+    let r = f.derive("2026-03-20");
+    assert!(r.updated.contains(&id), "{r:?}");
+    let after = f.claim(rule::CASE_GROUP, NATURAL_INT8);
+    assert_eq!(after.statement, c.statement);
+    assert_eq!(after.review, Some(Review::Edited));
+    assert_eq!(after.derived.as_ref().unwrap().of, 3);
+    assert_eq!(after.history.last().unwrap().date, "2026-03-20");
+}
+
+#[test]
+fn a_forced_case_never_changes_the_natural_claim() {
+    let f = natural_pair();
+    f.derive("2026-03-18");
+    let id = claim_id(rule::CASE_GROUP, NATURAL_INT8);
+    let before = f.claims_dir()[&format!("{id}.toml")].clone();
+    f.import(
+        "vega64_int8_force_dlops_ck",
+        case(
+            "vega64_int8_force_dlops_ck",
+            Some("ConvCkIgemmFwdV6r1DlopsNchw"),
+            "applicability_reject",
+            None,
+        ),
+    );
+    let r = f.derive("2026-03-19");
+    assert!(!r.updated.contains(&id), "{r:?}");
+    assert_eq!(f.claims_dir()[&format!("{id}.toml")], before);
+    let forced = f.claim(rule::CASE_OUTCOME, "vega64_int8_force_dlops_ck");
+    assert_eq!(forced.selection, Some(SelectionKind::Forced));
+    assert!(
+        forced
+            .statement
+            .en
+            .contains("forced ConvCkIgemmFwdV6r1DlopsNchw"),
+        "{}",
+        forced.statement.en
+    );
+}
+
+#[test]
+fn a_contradicting_case_turns_confirmed_into_limited_with_a_dated_entry() {
+    let f = natural_pair();
+    f.derive("2026-03-18");
+    f.import(
+        "vega64_int8_other",
+        case("vega64_int8_other", None, "natural", Some("GemmFwdRest")),
+    );
+    f.derive("2026-03-21");
+    let c = f.claim(rule::CASE_GROUP, NATURAL_INT8);
+    assert_eq!(c.class, Some(Class::Limited));
+    let d = c.derived.as_ref().unwrap();
+    assert_eq!((d.agree, d.of), (2, 3));
+    assert_eq!(d.exceptions, ["vega64_int8_other: selected GemmFwdRest"]);
+    let last = c.history.last().unwrap();
+    assert_eq!(last.date, "2026-03-21");
+    assert_eq!(last.class, Some(Class::Limited));
+    assert_eq!(last.note.en, "derived again: confirmed 2/2 → limited 2/3");
+    assert!(
+        c.statement.en.contains("Exceptions: vega64_int8_other"),
+        "{}",
+        c.statement.en
+    );
+}
+
+#[test]
+fn an_unreadable_observation_is_named_and_the_rest_derived() {
+    let f = natural_pair();
+    std::fs::write(
+        f.ledger.root().join("observations/broken.json"),
+        b"{\"schema\": \"rocpath.ledger.observation/1\", \"id\": \"broken\", \"docu",
+    )
+    .unwrap();
+    let r = f.derive("2026-03-18");
+    assert_eq!(r.errors.len(), 1);
+    assert_eq!(r.errors[0].0, "observations/broken.json");
+    assert_eq!(r.created.len(), 3);
+    let g = f.ledger.lock("t").unwrap();
+    assert!(derive::derive(&g, &f.ledger, "2026-3-1").is_err());
+}

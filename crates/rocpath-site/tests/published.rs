@@ -1,0 +1,152 @@
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+//! The publishable site of a derived ledger: the world page's four blocks (snapshot), raw
+//! paths shown relative to the ledger's data root and never as this machine's absolute paths,
+//! and `--copy-raw` putting the quoted raw files under `raw/`. The case documents are shaped
+//! as `rocpath --json case read` prints them for the Vega64 logs of the shared fixtures.
+
+use rocpath_ledger::model::*;
+use rocpath_ledger::store::Ledger;
+use rocpath_ledger::{import::import_file_in, starter_meta};
+use serde_json::{Value, json};
+use std::path::Path;
+
+fn case(
+    dir: &Path,
+    name: &str,
+    forced: Option<&str>,
+    outcome: &str,
+    selected: Option<&str>,
+) -> Value {
+    let log = dir.join("recordings/vega64").join(format!("{name}.log"));
+    std::fs::create_dir_all(log.parent().unwrap()).unwrap();
+    std::fs::write(
+        &log,
+        "MIOpen(HIP): Info [get_device_name] Raw device name: gfx900:xnack-\nMIOpen Forward Conv. Algorithm: 1, Solution: 85/ConvDirectNaiveConvFwd\n",
+    )
+    .unwrap();
+    let ev = json!({"class": "confirmed", "kind": "runtime_verified",
+                    "rule": format!("case.outcome.{outcome}"),
+                    "sources": [{"path": log.display().to_string(), "line": 2}]});
+    json!({
+        "schema": "rocpath.case/1",
+        "observed": {"tool": "rocpath", "version": "0.1.0",
+                     "command": format!("/somewhere/bin/rocpath --json case read {}", log.display()),
+                     "time": "2026-03-18T00:00:00Z", "host": "test"},
+        "cases": [{
+            "name": name,
+            "path": log.display().to_string(),
+            "meta": {"command_line": "MIOpenDriver convint8 -n 16 -c 32 -H 28 -W 28 -k 32 -y 1 -x 1"},
+            "device": {"arch": "gfx900:xnack-"},
+            "libraries": [{"what": "miopen_version", "value": "3.5.1.5b515cf1bca-dirty"}],
+            "problems": [{"problem": {"layouts": ["NCHW"], "types": ["INT8"], "direction": "F"}}],
+            "forced": forced.map(|s| json!({"solver": s, "via": "driver_flag"})),
+            "selected": selected.map(|s| json!({"solver": s})),
+            "outcome": {"kind": outcome, "reason": "as logged", "evidence": ev},
+        }],
+        "errors": []
+    })
+}
+
+fn ledger(dir: &Path) -> Ledger {
+    let mut meta = starter_meta(Text::new("台帳", "Ledger"));
+    meta.data_root = "../recordings".into();
+    let l = Ledger::init(&dir.join("ledger"), &meta).unwrap();
+    let g = l.lock("test").unwrap();
+    let naive = Some("ConvDirectNaiveConvFwd");
+    for (name, forced, outcome, selected) in [
+        ("vega64_i8_case1", None, "natural", naive),
+        ("vega64_int8_nchw_1x1_fwd_n32", None, "natural", naive),
+        (
+            "vega64_int8_force_dlops_ck",
+            Some("ConvCkIgemmFwdV6r1DlopsNchw"),
+            "applicability_reject",
+            None,
+        ),
+    ] {
+        let f = dir.join(format!("{name}.json"));
+        let doc = case(dir, name, forced, outcome, selected);
+        std::fs::write(&f, serde_json::to_vec(&doc).unwrap()).unwrap();
+        import_file_in(&g, &l, &f, Some(name), dir, "").unwrap();
+    }
+    rocpath_ledger::derive::derive(&g, &l, "2026-03-18").unwrap();
+    g.write_question(&Question {
+        schema: QUESTION_SCHEMA.into(),
+        id: "q-dot4".into(),
+        text: Text::new(
+            "gfx900 の INT8 に dot4 経路はあるか",
+            "Is there a dot4 path for INT8 on gfx900?",
+        ),
+        world: "gfx900".into(),
+        would_answer: Text::new(
+            "ConvCkIgemmFwdV6r1DlopsNchw を gfx906 で強制した実行",
+            "A run forcing ConvCkIgemmFwdV6r1DlopsNchw on gfx906",
+        ),
+        answer: Vec::new(),
+    })
+    .unwrap();
+    l
+}
+
+fn between<'a>(s: &'a str, from: &str, to: &str) -> &'a str {
+    let a = s.find(from).unwrap();
+    let b = s[a..].find(to).unwrap() + a;
+    &s[a..b]
+}
+
+#[test]
+fn world_page_blocks_and_publishable_paths() {
+    let tmp = tempfile::tempdir().unwrap();
+    let l = ledger(tmp.path());
+    let loaded = l.load().unwrap();
+    let out = tmp.path().join("site");
+    let opts = rocpath_site::Options {
+        version: "test".into(),
+    };
+    let (_, raw) = rocpath_site::build_published(l.root(), loaded, &out, &opts, true).unwrap();
+    let raw = raw.unwrap();
+    assert_eq!(raw.files, 3);
+    assert!(out.join("raw/vega64/vega64_i8_case1.log").is_file());
+
+    let world = std::fs::read_to_string(out.join("worlds/gfx900.html")).unwrap();
+    let blocks = between(
+        &world,
+        "<section class=\"block block-observed\">",
+        "<section class=\"by-class\">",
+    );
+    insta::assert_snapshot!("world_blocks", blocks);
+
+    // No page or data file names the temporary folder the ledger and recordings are in.
+    let here = std::fs::canonicalize(tmp.path())
+        .unwrap()
+        .display()
+        .to_string();
+    let mut n = 0;
+    for e in walk(&out) {
+        if e.starts_with(out.join("raw")) {
+            continue;
+        }
+        let text = std::fs::read_to_string(&e).unwrap_or_default();
+        assert!(!text.contains(&here), "{} names {here}", e.display());
+        n += 1;
+    }
+    assert!(n > 10);
+    let obs = std::fs::read_to_string(out.join("data/vega64_i8_case1.json")).unwrap();
+    assert!(obs.contains("\"vega64/vega64_i8_case1.log\""), "{obs}");
+    assert!(
+        obs.contains("\"rocpath --json case read vega64/vega64_i8_case1.log\""),
+        "{obs}"
+    );
+}
+
+fn walk(d: &Path) -> Vec<std::path::PathBuf> {
+    let mut out = Vec::new();
+    for e in std::fs::read_dir(d).unwrap().flatten() {
+        let p = e.path();
+        if p.is_dir() {
+            out.extend(walk(&p));
+        } else {
+            out.push(p);
+        }
+    }
+    out
+}

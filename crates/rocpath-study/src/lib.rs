@@ -1,0 +1,259 @@
+//! One-command studies: `rocpath study build STUDY.toml -o OUT`.
+//!
+//! A study file declares where its recordings are and which reader reads each set of them:
+//! MIOpen case logs (`case read`, and `explain --compare` against the model), kernel traces
+//! (`trace`), Ollama runs (`ollama read`), strace splits (`strace`), A/B lanes
+//! (`lanes summarize`) and source checkouts (`gates`). [`plan`] turns the file into steps —
+//! one rocpath command per document, each with the observation id and world it is imported
+//! under —, skipping the sets whose recordings are not there; [`run`] executes them with the
+//! rocpath binary given, imports the documents into `OUT/ledger`, derives the claims, checks
+//! the ledger and builds `OUT/site`.
+//!
+//! ```toml
+//! schema = "rocpath.study/1"
+//! title = { ja = "…", en = "…" }
+//! data_roots = ["../../../shared/fixtures", "$ROCPATH_SHARED/fixtures"]
+//!
+//! [[cases]]
+//! name = "vega64"
+//! world = "gfx900"
+//! dir = "miopen-logs/vega64"
+//! files = ["*.log"]
+//! exclude = ["*_extract.log"]
+//! compare = true
+//! ```
+
+mod plan;
+mod run;
+
+pub use plan::{Plan, Step, plan};
+pub use run::{Progress, Report, run};
+
+use rocpath_ledger::model::Text;
+use serde::Deserialize;
+use std::path::{Path, PathBuf};
+
+/// Schema of a study file.
+pub const STUDY_SCHEMA: &str = "rocpath.study/1";
+
+/// A study file.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Study {
+    /// Always [`STUDY_SCHEMA`].
+    pub schema: String,
+    /// Title of the ledger and site.
+    #[serde(default)]
+    pub title: Text,
+    /// Candidate folders of the recordings, relative to the study file (or `$VAR/…`): the
+    /// first that exists is the data root.
+    #[serde(default)]
+    pub data_roots: Vec<String>,
+    /// MIOpen case logs.
+    #[serde(default)]
+    pub cases: Vec<Set>,
+    /// rocprofv3 outputs.
+    #[serde(default)]
+    pub traces: Vec<Set>,
+    /// Ollama / llama.cpp runs.
+    #[serde(default)]
+    pub runs: Vec<Set>,
+    /// strace splits.
+    #[serde(default)]
+    pub strace: Vec<Set>,
+    /// A/B lanes.
+    #[serde(default)]
+    pub lanes: Vec<LaneSet>,
+    /// Source checkouts read for gates.
+    #[serde(default)]
+    pub repositories: Vec<Set>,
+}
+
+/// A set of recordings read by one reader.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Set {
+    /// Name (observation ids start with it).
+    pub name: String,
+    /// The world the recordings were made in (`gfx900`).
+    #[serde(default)]
+    pub world: String,
+    /// Paths relative to the data root.
+    #[serde(default)]
+    pub paths: Vec<String>,
+    /// A folder relative to the data root, with `files` naming the files in it.
+    #[serde(default)]
+    pub dir: String,
+    /// File-name patterns in `dir` (`*` matches any run of characters).
+    #[serde(default)]
+    pub files: Vec<String>,
+    /// File-name patterns left out.
+    #[serde(default)]
+    pub exclude: Vec<String>,
+    /// Cases: also compare them with the model's predictions (`explain --compare`).
+    #[serde(default)]
+    pub compare: bool,
+    /// Cases: MIOpen's database folder for the comparison, relative to the data root.
+    #[serde(default)]
+    pub db: String,
+    /// Extra arguments of the reader.
+    #[serde(default)]
+    pub args: Vec<String>,
+}
+
+/// A/B lanes: `NAME=FILE` each, files relative to the data root.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct LaneSet {
+    /// Name (the observation id).
+    pub name: String,
+    /// The world.
+    #[serde(default)]
+    pub world: String,
+    /// `NAME=FILE[,FILE…]`, the first is lane a.
+    pub lanes: Vec<String>,
+    /// Metric (`eval_rate` when not given).
+    #[serde(default)]
+    pub metric: String,
+}
+
+/// Errors of reading a study file or running it.
+#[derive(Debug, thiserror::Error)]
+pub enum StudyError {
+    /// The file could not be read.
+    #[error("{}: {source}", path.display())]
+    Io {
+        /// The path.
+        path: PathBuf,
+        /// Why.
+        #[source]
+        source: std::io::Error,
+    },
+    /// The file is not a study file.
+    #[error("{}: {message}; see `rocpath study build --help` for the form", path.display())]
+    Form {
+        /// The file.
+        path: PathBuf,
+        /// What is wrong (with line and column when the TOML reader knows).
+        message: String,
+    },
+    /// None of the data roots exists.
+    #[error("{}: none of the data roots exists ({tried}); put the recordings there or add a data_roots entry", path.display())]
+    NoData {
+        /// The study file.
+        path: PathBuf,
+        /// The folders tried.
+        tried: String,
+    },
+    /// The ledger failed.
+    #[error(transparent)]
+    Store(#[from] rocpath_ledger::store::StoreError),
+    /// Deriving failed.
+    #[error(transparent)]
+    Derive(#[from] rocpath_ledger::derive::DeriveError),
+    /// Building the site failed.
+    #[error(transparent)]
+    Site(#[from] rocpath_site::SiteError),
+}
+
+/// Reads a study file.
+pub fn load(path: &Path) -> Result<Study, StudyError> {
+    let text = std::fs::read_to_string(path).map_err(|source| StudyError::Io {
+        path: path.to_path_buf(),
+        source,
+    })?;
+    let form = |message: String| StudyError::Form {
+        path: path.to_path_buf(),
+        message,
+    };
+    let s: Study = toml::from_str(&text).map_err(|e| {
+        let at = e
+            .span()
+            .map(|r| {
+                let before = &text[..r.start.min(text.len())];
+                format!("line {}: ", before.matches('\n').count() + 1)
+            })
+            .unwrap_or_default();
+        form(format!("{at}{}", e.message().trim_end()))
+    })?;
+    if s.schema != STUDY_SCHEMA {
+        return Err(form(format!(
+            "schema {:?}: expected {STUDY_SCHEMA:?}",
+            s.schema
+        )));
+    }
+    let names = s
+        .cases
+        .iter()
+        .chain(&s.traces)
+        .chain(&s.runs)
+        .chain(&s.strace)
+        .chain(&s.repositories)
+        .map(|x| x.name.as_str())
+        .chain(s.lanes.iter().map(|l| l.name.as_str()));
+    for n in names {
+        if !rocpath_ledger::files::valid_id(n) {
+            return Err(form(format!(
+                "name {n:?} cannot start an observation id: use letters, digits, '.', '_' and '-'"
+            )));
+        }
+    }
+    Ok(s)
+}
+
+/// Whether a file name matches a pattern where `*` matches any run of characters.
+pub fn matches(pattern: &str, name: &str) -> bool {
+    let parts: Vec<&str> = pattern.split('*').collect();
+    if parts.len() == 1 {
+        return pattern == name;
+    }
+    let (first, last) = (parts[0], parts[parts.len() - 1]);
+    if !name.starts_with(first) || name.len() < first.len() + last.len() || !name.ends_with(last) {
+        return false;
+    }
+    let mut rest = &name[first.len()..name.len() - last.len()];
+    for p in &parts[1..parts.len() - 1] {
+        match rest.find(p) {
+            Some(i) => rest = &rest[i + p.len()..],
+            None => return false,
+        }
+    }
+    true
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn patterns() {
+        assert!(matches("*.log", "a.log"));
+        assert!(!matches("*.log", "a.log.1"));
+        assert!(matches("*_extract.log", "x.solver_extract.log"));
+        assert!(matches(
+            "tinyllama_*_195741.*",
+            "tinyllama_r0_w0_k0_first_20260320_195741.json"
+        ));
+        assert!(!matches("tinyllama_warmup_*", "tinyllama_r0_first.json"));
+        assert!(matches("a*b*c", "aXbYc"));
+        assert!(!matches("a*b*c", "aXc"));
+        assert!(matches("exact", "exact"));
+        assert!(!matches("ab*ba", "aba"));
+    }
+
+    #[test]
+    fn bad_files_are_named() {
+        let d = tempfile::tempdir().unwrap();
+        let p = d.path().join("s.toml");
+        std::fs::write(
+            &p,
+            "schema = \"rocpath.study/1\"\n[[cases]]\nname = \"a b\"\n",
+        )
+        .unwrap();
+        let e = load(&p).unwrap_err().to_string();
+        assert!(e.contains("\"a b\""), "{e}");
+        std::fs::write(&p, "schema = \"rocpath.study/1\"\nbogus = 1\n").unwrap();
+        let e = load(&p).unwrap_err().to_string();
+        assert!(e.contains("line 2"), "{e}");
+    }
+}

@@ -13,9 +13,9 @@ pub mod catalog;
 pub mod check;
 pub mod device;
 pub mod diff;
+pub mod kpack;
 pub mod miopen_cache;
 pub mod python;
-pub mod kpack;
 
 use rocpath_arch::TargetId;
 use rocpath_codeobj::Kernel;

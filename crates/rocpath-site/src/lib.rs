@@ -12,8 +12,8 @@
 //!
 //! [`serve`] previews a built site on 127.0.0.1.
 
-mod follow;
 mod findings;
+mod follow;
 mod pages;
 pub mod raw;
 pub mod serve;

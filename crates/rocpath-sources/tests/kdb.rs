@@ -38,7 +38,7 @@ impl Sink for Collect {
                 .unwrap()
                 .push(format!("{} | {error}", origin.member())),
             Found::Named { name, .. } => self.named.lock().unwrap().push(name.to_string()),
-            Found::Tensile { .. } => {}
+            Found::Tensile { .. } | Found::KpackRef { .. } => {}
         }
     }
 }

@@ -30,7 +30,7 @@ impl Sink for Collect {
                 ..
             } => self.objects.lock().unwrap().push((
                 origin.to_string(),
-                sha256.to_string(),
+                sha256.as_str().unwrap_or_default().to_string(),
                 bytes.len(),
             )),
             Found::Error { origin, error } => {

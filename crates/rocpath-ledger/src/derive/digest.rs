@@ -46,6 +46,14 @@ pub enum Doc {
     Inventory(InventoryDoc),
     /// `rocpath.isa/1`.
     Isa(IsaDoc),
+    /// `rocpath.check/1`.
+    Check(CheckDoc),
+    /// `rocpath.gates/1`.
+    Gates(GatesDoc),
+    /// `rocpath.provenance/1`.
+    Provenance(ProvenanceDoc),
+    /// `rocpath.follow/1`.
+    Follow(FollowDoc),
     /// Any other producer: no rule reads it.
     Other,
 }
@@ -640,6 +648,239 @@ pub struct IsaKernelD {
     pub groups: BTreeMap<String, u64>,
 }
 
+// ---------------------------------------------------------------- check
+
+/// `rocpath.check/1`: one check per device.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(default)]
+pub struct CheckDoc {
+    /// Devices (`/devices/<i>`).
+    #[serde(deserialize_with = "lenient")]
+    pub devices: Vec<DeviceCheckD>,
+}
+
+/// The check of one device.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(default)]
+pub struct DeviceCheckD {
+    /// The device.
+    #[serde(deserialize_with = "lenient")]
+    pub device: CheckDeviceD,
+    /// One verdict per library (`/devices/<i>/libraries/<j>`).
+    #[serde(deserialize_with = "lenient")]
+    pub libraries: Vec<LibCheckD>,
+}
+
+/// A checked device.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(default)]
+pub struct CheckDeviceD {
+    /// Target id.
+    pub target: Loose,
+}
+
+/// The verdict for one library.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(default)]
+pub struct LibCheckD {
+    /// Library (a path, or a path and what it is).
+    pub library: Loose,
+    /// `code_objects`, `tensile`, `miopen_db`.
+    pub kind: Loose,
+    /// `runs`, `no_code`, `depends`.
+    pub verdict: Loose,
+    /// Objects or files that fit the device.
+    #[serde(deserialize_with = "lenient")]
+    pub compatible: u64,
+    /// Objects or files of the library.
+    #[serde(deserialize_with = "lenient")]
+    pub total: u64,
+    /// The verdict under the override, when one was evaluated.
+    #[serde(deserialize_with = "lenient")]
+    pub with_override: Option<OverrideD>,
+    /// Its evidence.
+    #[serde(deserialize_with = "lenient")]
+    pub evidence: Ev,
+}
+
+/// The verdict under an override.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(default)]
+pub struct OverrideD {
+    /// `runs`, `no_code`, `depends`.
+    pub verdict: Loose,
+}
+
+// ---------------------------------------------------------------- gates, provenance
+
+/// `rocpath.gates/1`.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(default)]
+pub struct GatesDoc {
+    /// The checkouts.
+    #[serde(deserialize_with = "lenient")]
+    pub repos: Vec<RepoD>,
+    /// Gates (`/gates/<i>`).
+    #[serde(deserialize_with = "lenient")]
+    pub gates: Vec<GateD>,
+    /// One table per `--arch` processor (`/targets/<t>/rows/<r>`).
+    #[serde(deserialize_with = "lenient")]
+    pub targets: Vec<TargetTableD>,
+}
+
+/// A checkout.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(default)]
+pub struct RepoD {
+    /// Name.
+    pub name: Loose,
+    /// HEAD commit.
+    pub commit: Loose,
+}
+
+/// One gate.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(default)]
+pub struct GateD {
+    /// Repository name.
+    pub repo: Loose,
+    /// Path in the repository.
+    pub path: Loose,
+    /// Line.
+    #[serde(deserialize_with = "lenient")]
+    pub line: Option<u64>,
+    /// `build` or `selection`.
+    pub layer: Loose,
+    /// Processors the gate covers.
+    #[serde(deserialize_with = "lenient")]
+    pub covers: Vec<Loose>,
+    /// What it guards.
+    pub guards: Loose,
+    /// Its evidence.
+    #[serde(deserialize_with = "lenient")]
+    pub evidence: Ev,
+    /// Its provenance, when traced (`gates --blame`).
+    #[serde(deserialize_with = "lenient")]
+    pub provenance: Option<LineProvD>,
+}
+
+/// The table of one processor.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(default)]
+pub struct TargetTableD {
+    /// The processor.
+    pub arch: Loose,
+    /// Rows.
+    #[serde(deserialize_with = "lenient")]
+    pub rows: Vec<TargetRowD>,
+}
+
+/// How one gate reads for the processor.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(default)]
+pub struct TargetRowD {
+    /// Repository.
+    pub repo: Loose,
+    /// `includes`, `excludes`, `falls_back`.
+    pub verdict: Loose,
+    /// Whether the gate names the processor.
+    #[serde(deserialize_with = "lenient")]
+    pub named: bool,
+}
+
+/// `rocpath.provenance/1`.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(default)]
+pub struct ProvenanceDoc {
+    /// The checkout as given.
+    pub repo: Loose,
+    /// Lines (`/lines/<i>`).
+    #[serde(deserialize_with = "lenient")]
+    pub lines: Vec<LineProvD>,
+}
+
+/// The history of one line.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(default)]
+pub struct LineProvD {
+    /// Path at the newest commit.
+    pub path: Loose,
+    /// Line.
+    #[serde(deserialize_with = "lenient")]
+    pub line: Option<u64>,
+    /// The line's text.
+    pub text: Loose,
+    /// The commit that introduced the gate.
+    #[serde(deserialize_with = "lenient")]
+    pub introduced: Option<CommitD>,
+    /// Rewrites since.
+    pub rewrites: Count,
+    /// `history truncated at …`.
+    pub truncated: Loose,
+    /// What went wrong.
+    pub error: Loose,
+    /// Its evidence.
+    #[serde(deserialize_with = "lenient")]
+    pub evidence: Ev,
+}
+
+/// A commit.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(default)]
+pub struct CommitD {
+    /// Hash.
+    pub hash: Loose,
+    /// Author.
+    pub author: Loose,
+    /// Organisation by e-mail domain.
+    pub affiliation: Loose,
+    /// Author date.
+    pub date: Loose,
+    /// First line of the message.
+    pub subject: Loose,
+}
+
+// ---------------------------------------------------------------- follow
+
+/// `rocpath.follow/1`.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(default)]
+pub struct FollowDoc {
+    /// The SPEC as given.
+    pub spec: Loose,
+    /// Whether a limit cut the trail short.
+    #[serde(deserialize_with = "lenient")]
+    pub truncated: bool,
+    /// The trail (`/hops/<i>/children/<j>/…`).
+    #[serde(deserialize_with = "lenient")]
+    pub hops: Vec<HopD>,
+    /// Notes (limits reached).
+    #[serde(deserialize_with = "lenient")]
+    pub notes: Vec<Loose>,
+}
+
+/// One hop.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(default)]
+pub struct HopD {
+    /// Path (prefixed by the repository when several).
+    pub path: Loose,
+    /// Line.
+    #[serde(deserialize_with = "lenient")]
+    pub line: Option<u64>,
+    /// `assign`, `call-arg`, `branch`, …
+    pub kind: Loose,
+    /// `code_verified`, `inferred`, `unresolved`.
+    pub evidence: Loose,
+    /// What the value is there.
+    pub symbol: Loose,
+    /// Why inferred or unresolved.
+    pub note: Loose,
+    /// Where the value goes from here.
+    #[serde(deserialize_with = "lenient")]
+    pub children: Vec<HopD>,
+}
+
 // ---------------------------------------------------------------- reading
 
 #[derive(Deserialize)]
@@ -698,6 +939,10 @@ pub fn parse(bytes: &[u8]) -> Result<ObsDigest, ParseError> {
         "rocpath.lanes/1" => Doc::Lanes(typed(raw)?),
         "rocpath.inventory/1" => Doc::Inventory(typed(raw)?),
         "rocpath.isa/1" => Doc::Isa(typed(raw)?),
+        "rocpath.check/1" => Doc::Check(typed(raw)?),
+        "rocpath.gates/1" => Doc::Gates(typed(raw)?),
+        "rocpath.provenance/1" => Doc::Provenance(typed(raw)?),
+        crate::follow::FOLLOW_SCHEMA => Doc::Follow(typed(raw)?),
         _ => Doc::Other,
     };
     Ok(ObsDigest {
@@ -751,7 +996,7 @@ mod tests {
     #[test]
     fn other_schemas_and_bad_files() {
         let text = r#"{"schema":"rocpath.ledger.observation/1","id":"x","imported":{},
-            "document":{"schema":"rocpath.gates/1","gates":[1,2]}}"#;
+            "document":{"schema":"rocpath.survey/1","gates":[1,2]}}"#;
         assert!(matches!(parse(text.as_bytes()).unwrap().doc, Doc::Other));
         assert!(parse(b"{").is_err());
         assert!(parse(b"\xff").is_err());

@@ -114,6 +114,14 @@ fn every_kind_derives_deterministically() {
         "{again:?}"
     );
     assert_eq!(f.claims_dir(), a);
+    // Every derived claim passes the ledger's checks (raw inputs of another machine may be
+    // absent: a warning, not an error).
+    let loaded = f.ledger.load().unwrap();
+    let errors: Vec<_> = rocpath_ledger::check::check(f.ledger.root(), &loaded)
+        .into_iter()
+        .filter(|p| p.severity == rocpath_ledger::check::Severity::Error)
+        .collect();
+    assert!(errors.is_empty(), "{errors:#?}");
 }
 
 #[test]
@@ -295,12 +303,20 @@ fn a_trail_ends_somewhere_and_its_boundaries_are_open_questions() {
          (`StartsWith(device_name, \"gfx900\")`, branch) through 1 hops."
     );
     assert_eq!(end.class, Some(Class::Confirmed));
-    let pointers: Vec<_> = end
-        .support
+    // The observation, and the source line of each hop from the start.
+    assert_eq!(
+        end.support[0].observation.as_deref(),
+        Some("follow-device-name")
+    );
+    let lines: Vec<_> = end.support[1..]
         .iter()
-        .map(|s| s.record.clone().unwrap())
+        .map(|s| {
+            let l = s.source.as_ref().unwrap();
+            (l.path.clone(), l.line.unwrap())
+        })
         .collect();
-    assert_eq!(pointers, ["/hops/0", "/hops/0/children/0"]);
+    let file = "/work/src/MIOpen/src/solver/conv/conv_mlir_igemm_fwd.cpp";
+    assert_eq!(lines, [(file.to_string(), 187), (file.to_string(), 188)]);
 
     // The same trail read again, its last hop now unresolved and a new hop inferred.
     let mut newer = doc.clone();

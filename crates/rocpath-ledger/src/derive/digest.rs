@@ -848,6 +848,9 @@ pub struct CommitD {
 pub struct FollowDoc {
     /// The SPEC as given.
     pub spec: Loose,
+    /// The repositories (`name`, `root`).
+    #[serde(deserialize_with = "lenient")]
+    pub repos: Vec<FollowRepoD>,
     /// Whether a limit cut the trail short.
     #[serde(deserialize_with = "lenient")]
     pub truncated: bool,
@@ -857,6 +860,16 @@ pub struct FollowDoc {
     /// Notes (limits reached).
     #[serde(deserialize_with = "lenient")]
     pub notes: Vec<Loose>,
+}
+
+/// A repository of a trail.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(default)]
+pub struct FollowRepoD {
+    /// Name (the path prefix when several).
+    pub name: Loose,
+    /// Where it was.
+    pub root: Loose,
 }
 
 /// One hop.

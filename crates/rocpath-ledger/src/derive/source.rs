@@ -295,17 +295,42 @@ fn provenances(o: &ObsDigest) -> Vec<Finding> {
     }
 }
 
-/// A hop of a trail with its JSON pointer and the hops above it.
+/// A hop of a trail with its JSON pointer and the hops from the start to it.
 struct Walked<'a> {
     hop: &'a HopD,
     pointer: String,
-    chain: Vec<String>,
+    chain: Vec<&'a HopD>,
     all_verified: bool,
+}
+
+/// The observation (a trail's hops are not records) and the source line of each hop, in
+/// the repository it was read in.
+fn hop_supports(o: &ObsDigest, d: &FollowDoc, hops: &[&HopD]) -> Vec<Support> {
+    let repos: Vec<(String, String)> = d
+        .repos
+        .iter()
+        .map(|r| (r.name.as_str().to_string(), r.root.as_str().to_string()))
+        .collect();
+    let mut v = vec![record_support(&o.id, "", Text::default())];
+    for h in hops
+        .iter()
+        .filter(|h| !h.path.as_str().is_empty())
+        .take(MAX_SUPPORT)
+    {
+        let mut l =
+            rocpath_evidence::Locator::file(crate::follow::input_of(&repos, h.path.as_str()));
+        l.line = h.line;
+        v.push(Support {
+            source: Some(l),
+            ..Support::default()
+        });
+    }
+    v
 }
 
 fn walk(d: &FollowDoc) -> Vec<Walked<'_>> {
     let mut out = Vec::new();
-    let mut stack: Vec<(&HopD, String, Vec<String>, bool)> = d
+    let mut stack: Vec<(&HopD, String, Vec<&HopD>, bool)> = d
         .hops
         .iter()
         .enumerate()
@@ -313,7 +338,7 @@ fn walk(d: &FollowDoc) -> Vec<Walked<'_>> {
         .map(|(i, h)| (h, format!("/hops/{i}"), Vec::new(), true))
         .collect();
     while let Some((hop, pointer, mut chain, verified)) = stack.pop() {
-        chain.push(pointer.clone());
+        chain.push(hop);
         let verified = verified && hop.evidence.as_str() == "code_verified";
         for (j, c) in hop.children.iter().enumerate().rev() {
             stack.push((
@@ -364,7 +389,7 @@ fn follow(o: &ObsDigest, d: &FollowDoc) -> Vec<Finding> {
                 Class::Unresolved,
                 Proof::CodeVerified,
                 o.world.clone(),
-                supports(&o.id, std::iter::once(w.pointer.clone())),
+                hop_supports(o, d, &[h]),
             ));
         } else if h.children.is_empty() {
             let mut f = finding(
@@ -389,7 +414,7 @@ fn follow(o: &ObsDigest, d: &FollowDoc) -> Vec<Finding> {
                 },
                 Proof::CodeVerified,
                 o.world.clone(),
-                supports(&o.id, w.chain.iter().cloned()),
+                hop_supports(o, d, &w.chain),
             );
             f.agree = hops;
             f.of = hops;
@@ -408,7 +433,7 @@ fn follow(o: &ObsDigest, d: &FollowDoc) -> Vec<Finding> {
             Class::Unresolved,
             Proof::CodeVerified,
             o.world.clone(),
-            supports(&o.id, std::iter::once("/truncated".to_string())),
+            hop_supports(o, d, &[]),
         ));
     }
     out

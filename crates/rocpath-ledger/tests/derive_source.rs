@@ -157,6 +157,15 @@ fn check_verdicts_carry_the_checks_class() {
         tensile.statement.en
     );
     assert!(tensile.statement.ja.contains("デバイス向けのコードがない"));
+    let db = f.claim(
+        rule::CHECK_VERDICT,
+        "check-gfx900|gfx900:xnack-|MIOpen system find-db",
+    );
+    assert_eq!(
+        db.statement.en,
+        "On gfx900:xnack-, MIOpen system find-db has nothing for the device (0 of 2 find-db files fit the device)."
+    );
+    assert_eq!(db.class, Some(Class::Inferred));
     assert_eq!(block_of(&tensile), Some(derive::Block::ObservedFacts));
 }
 

@@ -150,16 +150,20 @@ fn short_library(lib: &str) -> String {
     format!("{name}{what}")
 }
 
-/// A check verdict in words (`runs`, `no_code`, `depends`).
-fn verdict_words(v: &str) -> Text {
-    match v {
-        "runs" => Text::new("動く", "runs"),
-        "no_code" => Text::new("デバイス向けのコードがない", "has no code for the device"),
-        "depends" => Text::new(
+/// A check verdict in words (`runs`, `no_code`, `depends`); a Tensile folder or a find-db
+/// without files for the device has nothing for it rather than no code.
+fn verdict_words(v: &str, kind: &str) -> Text {
+    match (v, kind) {
+        ("runs", _) => Text::new("動く", "runs"),
+        ("no_code", "code_objects" | "") => {
+            Text::new("デバイス向けのコードがない", "has no code for the device")
+        }
+        ("no_code", _) => Text::new("デバイス向けのファイルがない", "has nothing for the device"),
+        ("depends", _) => Text::new(
             "デバイスの xnack/sramecc 設定次第",
             "depends on the device's xnack/sramecc setting",
         ),
-        other => Text::new(other, other),
+        (other, _) => Text::new(other, other),
     }
 }
 
@@ -191,13 +195,13 @@ fn check(o: &ObsDigest, d: &super::digest::CheckDoc) -> Vec<Finding> {
             };
             let (name, v, u) = (
                 short_library(l.library.as_str()),
-                verdict_words(verdict),
+                verdict_words(verdict, l.kind.as_str()),
                 unit(l.kind.as_str()),
             );
             let ov = l
                 .with_override
                 .as_ref()
-                .map(|w| verdict_words(w.verdict.as_str()));
+                .map(|w| verdict_words(w.verdict.as_str(), l.kind.as_str()));
             let (ov_ja, ov_en) = ov.map_or((String::new(), String::new()), |w| {
                 (
                     format!("オーバーライドでは{}。", w.ja),

@@ -1006,6 +1006,40 @@ mod tests {
         }
     }
 
+    proptest::proptest! {
+        /// Any cut of a trail, a gates scan or a check: a digest or an error, never a panic.
+        #[test]
+        fn source_documents_never_panic(cut in 0usize..700, which in 0usize..3) {
+            let docs = [
+                r#"{"schema":"rocpath.follow/1","spec":"num_gpu","repos":[{"name":"app","root":"/src/app"}],
+                   "truncated":true,"notes":["limit"],"hops":[{"path":"a.go","line":3,"evidence":"code_verified",
+                   "symbol":"n","kind":"origin","children":[{"path":"b.go","line":9,"evidence":"unresolved",
+                   "symbol":"m","kind":"call-arg","note":"cgo","children":[]}]}]}"#,
+                r#"{"schema":"rocpath.gates/1","repos":[{"name":"MIOpen","commit":"2d1fd997a6fc"}],
+                   "gates":[{"repo":"MIOpen","path":"s.cpp","line":4,"layer":"selection","covers":["gfx900"],
+                   "guards":"S","evidence":{"class":"confirmed"},"provenance":{"path":"s.cpp","line":4,
+                   "introduced":{"hash":"abc","author":"A","date":"2021-01-01"},"evidence":{"class":"confirmed"}}}],
+                   "targets":[{"arch":"gfx900","rows":[{"repo":"MIOpen","verdict":"includes","named":true}]}]}"#,
+                r#"{"schema":"rocpath.check/1","devices":[{"device":{"target":"gfx900:xnack-"},
+                   "libraries":[{"library":"/opt/rocm/lib/librocblas.so","kind":"code_objects","verdict":"runs",
+                   "compatible":1,"total":5,"with_override":{"verdict":"runs"},"evidence":{"class":"inferred"}}]}]}"#,
+            ];
+            let doc = docs[which];
+            let text = format!(
+                r#"{{"schema":"rocpath.ledger.observation/1","id":"o","imported":{{"world":"gfx900"}},"document":{}}}"#,
+                &doc[..cut.min(doc.len())]
+            );
+            match parse(text.as_bytes()) {
+                Ok(d) => {
+                    let found = crate::derive::findings(&[d]);
+                    // The whole document gives findings of its rules.
+                    proptest::prop_assert!(cut < doc.len() || !found.is_empty());
+                }
+                Err(_) => proptest::prop_assert!(cut < doc.len()),
+            }
+        }
+    }
+
     #[test]
     fn other_schemas_and_bad_files() {
         let text = r#"{"schema":"rocpath.ledger.observation/1","id":"x","imported":{},

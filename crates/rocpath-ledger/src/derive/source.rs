@@ -279,7 +279,10 @@ fn provenances(o: &ObsDigest) -> Vec<Finding> {
             .gates
             .iter()
             .enumerate()
-            .filter(|(_, g)| g.covers.iter().any(|p| p.as_str() == o.world))
+            .filter(|(_, g)| {
+                let world = crate::schemas::processor_of(&o.world);
+                g.covers.iter().any(|p| p.as_str() == world)
+            })
             .filter_map(|(i, g)| {
                 let l = g.provenance.as_ref()?;
                 Some(provenance(

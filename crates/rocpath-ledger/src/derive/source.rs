@@ -394,7 +394,8 @@ fn follow(o: &ObsDigest, d: &FollowDoc) -> Vec<Finding> {
                 o.world.clone(),
                 hop_supports(o, d, &[h]),
             ));
-        } else if h.children.is_empty() {
+        } else if h.children.is_empty() && hops > 0 {
+            // An end (a start with no next hop says nothing about where the value goes).
             let mut f = finding(
                 rule::FOLLOW_END,
                 format!("{}|{}", o.id, w.pointer),

@@ -55,7 +55,7 @@ pub fn is_trail(doc: &Value) -> bool {
 
 /// Where a hop's file is: its repository's root joined with the path (the repository's
 /// name stripped when the trail went through several).
-fn input_of(repos: &[(String, String)], path: &str) -> String {
+pub(crate) fn input_of(repos: &[(String, String)], path: &str) -> String {
     if let [(_, root)] = repos {
         return format!("{}/{path}", root.trim_end_matches('/'));
     }

@@ -46,6 +46,14 @@ pub enum Doc {
     Inventory(InventoryDoc),
     /// `rocpath.isa/1`.
     Isa(IsaDoc),
+    /// `rocpath.check/1`.
+    Check(CheckDoc),
+    /// `rocpath.gates/1`.
+    Gates(GatesDoc),
+    /// `rocpath.provenance/1`.
+    Provenance(ProvenanceDoc),
+    /// `rocpath.follow/1`.
+    Follow(FollowDoc),
     /// Any other producer: no rule reads it.
     Other,
 }
@@ -640,6 +648,252 @@ pub struct IsaKernelD {
     pub groups: BTreeMap<String, u64>,
 }
 
+// ---------------------------------------------------------------- check
+
+/// `rocpath.check/1`: one check per device.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(default)]
+pub struct CheckDoc {
+    /// Devices (`/devices/<i>`).
+    #[serde(deserialize_with = "lenient")]
+    pub devices: Vec<DeviceCheckD>,
+}
+
+/// The check of one device.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(default)]
+pub struct DeviceCheckD {
+    /// The device.
+    #[serde(deserialize_with = "lenient")]
+    pub device: CheckDeviceD,
+    /// One verdict per library (`/devices/<i>/libraries/<j>`).
+    #[serde(deserialize_with = "lenient")]
+    pub libraries: Vec<LibCheckD>,
+}
+
+/// A checked device.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(default)]
+pub struct CheckDeviceD {
+    /// Target id.
+    pub target: Loose,
+}
+
+/// The verdict for one library.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(default)]
+pub struct LibCheckD {
+    /// Library (a path, or a path and what it is).
+    pub library: Loose,
+    /// `code_objects`, `tensile`, `miopen_db`.
+    pub kind: Loose,
+    /// `runs`, `no_code`, `depends`.
+    pub verdict: Loose,
+    /// Objects or files that fit the device.
+    #[serde(deserialize_with = "lenient")]
+    pub compatible: u64,
+    /// Objects or files of the library.
+    #[serde(deserialize_with = "lenient")]
+    pub total: u64,
+    /// The verdict under the override, when one was evaluated.
+    #[serde(deserialize_with = "lenient")]
+    pub with_override: Option<OverrideD>,
+    /// Its evidence.
+    #[serde(deserialize_with = "lenient")]
+    pub evidence: Ev,
+}
+
+/// The verdict under an override.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(default)]
+pub struct OverrideD {
+    /// `runs`, `no_code`, `depends`.
+    pub verdict: Loose,
+}
+
+// ---------------------------------------------------------------- gates, provenance
+
+/// `rocpath.gates/1`.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(default)]
+pub struct GatesDoc {
+    /// The checkouts.
+    #[serde(deserialize_with = "lenient")]
+    pub repos: Vec<RepoD>,
+    /// Gates (`/gates/<i>`).
+    #[serde(deserialize_with = "lenient")]
+    pub gates: Vec<GateD>,
+    /// One table per `--arch` processor (`/targets/<t>/rows/<r>`).
+    #[serde(deserialize_with = "lenient")]
+    pub targets: Vec<TargetTableD>,
+}
+
+/// A checkout.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(default)]
+pub struct RepoD {
+    /// Name.
+    pub name: Loose,
+    /// HEAD commit.
+    pub commit: Loose,
+}
+
+/// One gate.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(default)]
+pub struct GateD {
+    /// Repository name.
+    pub repo: Loose,
+    /// Path in the repository.
+    pub path: Loose,
+    /// Line.
+    #[serde(deserialize_with = "lenient")]
+    pub line: Option<u64>,
+    /// `build` or `selection`.
+    pub layer: Loose,
+    /// Processors the gate covers.
+    #[serde(deserialize_with = "lenient")]
+    pub covers: Vec<Loose>,
+    /// What it guards.
+    pub guards: Loose,
+    /// Its evidence.
+    #[serde(deserialize_with = "lenient")]
+    pub evidence: Ev,
+    /// Its provenance, when traced (`gates --blame`).
+    #[serde(deserialize_with = "lenient")]
+    pub provenance: Option<LineProvD>,
+}
+
+/// The table of one processor.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(default)]
+pub struct TargetTableD {
+    /// The processor.
+    pub arch: Loose,
+    /// Rows.
+    #[serde(deserialize_with = "lenient")]
+    pub rows: Vec<TargetRowD>,
+}
+
+/// How one gate reads for the processor.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(default)]
+pub struct TargetRowD {
+    /// Repository.
+    pub repo: Loose,
+    /// `includes`, `excludes`, `falls_back`.
+    pub verdict: Loose,
+    /// Whether the gate names the processor.
+    #[serde(deserialize_with = "lenient")]
+    pub named: bool,
+}
+
+/// `rocpath.provenance/1`.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(default)]
+pub struct ProvenanceDoc {
+    /// The checkout as given.
+    pub repo: Loose,
+    /// Lines (`/lines/<i>`).
+    #[serde(deserialize_with = "lenient")]
+    pub lines: Vec<LineProvD>,
+}
+
+/// The history of one line.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(default)]
+pub struct LineProvD {
+    /// Path at the newest commit.
+    pub path: Loose,
+    /// Line.
+    #[serde(deserialize_with = "lenient")]
+    pub line: Option<u64>,
+    /// The line's text.
+    pub text: Loose,
+    /// The commit that introduced the gate.
+    #[serde(deserialize_with = "lenient")]
+    pub introduced: Option<CommitD>,
+    /// Rewrites since.
+    pub rewrites: Count,
+    /// `history truncated at …`.
+    pub truncated: Loose,
+    /// What went wrong.
+    pub error: Loose,
+    /// Its evidence.
+    #[serde(deserialize_with = "lenient")]
+    pub evidence: Ev,
+}
+
+/// A commit.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(default)]
+pub struct CommitD {
+    /// Hash.
+    pub hash: Loose,
+    /// Author.
+    pub author: Loose,
+    /// Organisation by e-mail domain.
+    pub affiliation: Loose,
+    /// Author date.
+    pub date: Loose,
+    /// First line of the message.
+    pub subject: Loose,
+}
+
+// ---------------------------------------------------------------- follow
+
+/// `rocpath.follow/1`.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(default)]
+pub struct FollowDoc {
+    /// The SPEC as given.
+    pub spec: Loose,
+    /// The repositories (`name`, `root`).
+    #[serde(deserialize_with = "lenient")]
+    pub repos: Vec<FollowRepoD>,
+    /// Whether a limit cut the trail short.
+    #[serde(deserialize_with = "lenient")]
+    pub truncated: bool,
+    /// The trail (`/hops/<i>/children/<j>/…`).
+    #[serde(deserialize_with = "lenient")]
+    pub hops: Vec<HopD>,
+    /// Notes (limits reached).
+    #[serde(deserialize_with = "lenient")]
+    pub notes: Vec<Loose>,
+}
+
+/// A repository of a trail.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(default)]
+pub struct FollowRepoD {
+    /// Name (the path prefix when several).
+    pub name: Loose,
+    /// Where it was.
+    pub root: Loose,
+}
+
+/// One hop.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(default)]
+pub struct HopD {
+    /// Path (prefixed by the repository when several).
+    pub path: Loose,
+    /// Line.
+    #[serde(deserialize_with = "lenient")]
+    pub line: Option<u64>,
+    /// `assign`, `call-arg`, `branch`, …
+    pub kind: Loose,
+    /// `code_verified`, `inferred`, `unresolved`.
+    pub evidence: Loose,
+    /// What the value is there.
+    pub symbol: Loose,
+    /// Why inferred or unresolved.
+    pub note: Loose,
+    /// Where the value goes from here.
+    #[serde(deserialize_with = "lenient")]
+    pub children: Vec<HopD>,
+}
+
 // ---------------------------------------------------------------- reading
 
 #[derive(Deserialize)]
@@ -698,6 +952,10 @@ pub fn parse(bytes: &[u8]) -> Result<ObsDigest, ParseError> {
         "rocpath.lanes/1" => Doc::Lanes(typed(raw)?),
         "rocpath.inventory/1" => Doc::Inventory(typed(raw)?),
         "rocpath.isa/1" => Doc::Isa(typed(raw)?),
+        "rocpath.check/1" => Doc::Check(typed(raw)?),
+        "rocpath.gates/1" => Doc::Gates(typed(raw)?),
+        "rocpath.provenance/1" => Doc::Provenance(typed(raw)?),
+        crate::follow::FOLLOW_SCHEMA => Doc::Follow(typed(raw)?),
         _ => Doc::Other,
     };
     Ok(ObsDigest {
@@ -748,10 +1006,44 @@ mod tests {
         }
     }
 
+    proptest::proptest! {
+        /// Any cut of a trail, a gates scan or a check: a digest or an error, never a panic.
+        #[test]
+        fn source_documents_never_panic(cut in 0usize..700, which in 0usize..3) {
+            let docs = [
+                r#"{"schema":"rocpath.follow/1","spec":"num_gpu","repos":[{"name":"app","root":"/src/app"}],
+                   "truncated":true,"notes":["limit"],"hops":[{"path":"a.go","line":3,"evidence":"code_verified",
+                   "symbol":"n","kind":"origin","children":[{"path":"b.go","line":9,"evidence":"unresolved",
+                   "symbol":"m","kind":"call-arg","note":"cgo","children":[]}]}]}"#,
+                r#"{"schema":"rocpath.gates/1","repos":[{"name":"MIOpen","commit":"2d1fd997a6fc"}],
+                   "gates":[{"repo":"MIOpen","path":"s.cpp","line":4,"layer":"selection","covers":["gfx900"],
+                   "guards":"S","evidence":{"class":"confirmed"},"provenance":{"path":"s.cpp","line":4,
+                   "introduced":{"hash":"abc","author":"A","date":"2021-01-01"},"evidence":{"class":"confirmed"}}}],
+                   "targets":[{"arch":"gfx900","rows":[{"repo":"MIOpen","verdict":"includes","named":true}]}]}"#,
+                r#"{"schema":"rocpath.check/1","devices":[{"device":{"target":"gfx900:xnack-"},
+                   "libraries":[{"library":"/opt/rocm/lib/librocblas.so","kind":"code_objects","verdict":"runs",
+                   "compatible":1,"total":5,"with_override":{"verdict":"runs"},"evidence":{"class":"inferred"}}]}]}"#,
+            ];
+            let doc = docs[which];
+            let text = format!(
+                r#"{{"schema":"rocpath.ledger.observation/1","id":"o","imported":{{"world":"gfx900"}},"document":{}}}"#,
+                &doc[..cut.min(doc.len())]
+            );
+            match parse(text.as_bytes()) {
+                Ok(d) => {
+                    let found = crate::derive::findings(&[d]);
+                    // The whole document gives findings of its rules.
+                    proptest::prop_assert!(cut < doc.len() || !found.is_empty());
+                }
+                Err(_) => proptest::prop_assert!(cut < doc.len()),
+            }
+        }
+    }
+
     #[test]
     fn other_schemas_and_bad_files() {
         let text = r#"{"schema":"rocpath.ledger.observation/1","id":"x","imported":{},
-            "document":{"schema":"rocpath.gates/1","gates":[1,2]}}"#;
+            "document":{"schema":"rocpath.survey/1","gates":[1,2]}}"#;
         assert!(matches!(parse(text.as_bytes()).unwrap().doc, Doc::Other));
         assert!(parse(b"{").is_err());
         assert!(parse(b"\xff").is_err());

@@ -26,6 +26,12 @@
 //! | `derive.lanes.ratio` | `rocpath.lanes/1` | the ratio of medians with its interval |
 //! | `derive.inventory.shipped` | `rocpath.inventory/1` | the code shipped for a processor |
 //! | `derive.isa.instructions` | `rocpath.isa/1` | the instruction classes of the code shipped for a processor |
+//! | `derive.check.verdict` | `rocpath.check/1` | runs / no code / depends for one library on one device |
+//! | `derive.gates.target` | `rocpath.gates/1` | the gates of a checkout that cover a processor |
+//! | `derive.gates.table` | `rocpath.gates/1` | how a checkout's gates read for a processor (`--arch`) |
+//! | `derive.provenance.gate` | `rocpath.provenance/1`, `rocpath.gates/1` (`--blame`) | who added a gate, and when |
+//! | `derive.follow.end` | `rocpath.follow/1` | where a followed value ends up, through how many hops |
+//! | `derive.follow.boundary` | `rocpath.follow/1` | where a trail stops unresolved (an open question) |
 
 pub mod cases;
 pub mod digest;
@@ -33,6 +39,7 @@ pub mod explain;
 pub mod merge;
 pub mod runs;
 pub mod shipped;
+pub mod source;
 pub mod text;
 
 use crate::model::*;
@@ -65,8 +72,20 @@ pub mod rule {
     pub const INVENTORY_SHIPPED: &str = "derive.inventory.shipped";
     /// Instruction classes of the shipped code.
     pub const ISA_INSTRUCTIONS: &str = "derive.isa.instructions";
+    /// A check's verdict for one library on one device.
+    pub const CHECK_VERDICT: &str = "derive.check.verdict";
+    /// The gates of a checkout that cover a processor.
+    pub const GATES_TARGET: &str = "derive.gates.target";
+    /// How a checkout's gates read for one processor (`gates --arch`).
+    pub const GATES_TABLE: &str = "derive.gates.table";
+    /// Who added a gate, and when.
+    pub const PROVENANCE_GATE: &str = "derive.provenance.gate";
+    /// Where a followed value ends up.
+    pub const FOLLOW_END: &str = "derive.follow.end";
+    /// Where a trail stops unresolved.
+    pub const FOLLOW_BOUNDARY: &str = "derive.follow.boundary";
     /// Every rule, in the order they run.
-    pub const ALL: [&str; 11] = [
+    pub const ALL: [&str; 17] = [
         CASE_OUTCOME,
         CASE_GROUP,
         EXPLAIN_PREDICTION,
@@ -78,6 +97,12 @@ pub mod rule {
         LANES_RATIO,
         INVENTORY_SHIPPED,
         ISA_INSTRUCTIONS,
+        CHECK_VERDICT,
+        GATES_TARGET,
+        GATES_TABLE,
+        PROVENANCE_GATE,
+        FOLLOW_END,
+        FOLLOW_BOUNDARY,
     ];
 }
 
@@ -95,7 +120,7 @@ pub enum Block {
 }
 
 /// The rules whose claims state one observation (the others state what several add up to).
-pub const PER_OBSERVATION: [&str; 7] = [
+pub const PER_OBSERVATION: [&str; 11] = [
     rule::CASE_OUTCOME,
     rule::TRACE_DISPATCH,
     rule::OLLAMA_PLACEMENT,
@@ -103,6 +128,10 @@ pub const PER_OBSERVATION: [&str; 7] = [
     rule::STRACE_LINK,
     rule::INVENTORY_SHIPPED,
     rule::ISA_INSTRUCTIONS,
+    rule::CHECK_VERDICT,
+    rule::GATES_TARGET,
+    rule::PROVENANCE_GATE,
+    rule::FOLLOW_END,
 ];
 
 /// The block a claim is listed in; `None` for a rejected derived claim.
@@ -207,6 +236,7 @@ pub fn findings(obs: &[ObsDigest]) -> Vec<Finding> {
     out.extend(explain::findings(obs));
     out.extend(runs::findings(obs));
     out.extend(shipped::findings(obs));
+    out.extend(source::findings(obs));
     out
 }
 

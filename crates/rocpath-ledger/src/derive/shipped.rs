@@ -1,5 +1,6 @@
-//! Rules over shipped code: what an inventory finds for each processor, and which
-//! instruction classes the decoded kernels for a processor use (`isa`).
+//! Rules over shipped code: what an inventory finds for each processor, which
+//! instruction classes the decoded kernels for a processor use (`isa`), and whether each
+//! library has code the device loads (`check`).
 
 use super::digest::{Doc, ObsDigest};
 use super::text::num;
@@ -137,6 +138,113 @@ fn isa(o: &ObsDigest, d: &super::digest::IsaDoc) -> Vec<Finding> {
         .collect()
 }
 
+/// A library as a statement names it: the last part of its path, with what it is
+/// (`library (Tensile kernels)`), never the folder of the machine that checked it.
+fn short_library(lib: &str) -> String {
+    let (path, what) = match lib.find(" (") {
+        Some(i) => lib.split_at(i),
+        None => (lib, ""),
+    };
+    let path = path.trim_end_matches(['/', '\\']);
+    let name = path.rsplit(['/', '\\']).next().unwrap_or(path);
+    format!("{name}{what}")
+}
+
+/// A check verdict in words (`runs`, `no_code`, `depends`); a Tensile folder or a find-db
+/// without files for the device has nothing for it rather than no code.
+fn verdict_words(v: &str, kind: &str) -> Text {
+    match (v, kind) {
+        ("runs", _) => Text::new("動く", "runs"),
+        ("no_code", "code_objects" | "") => {
+            Text::new("デバイス向けのコードがない", "has no code for the device")
+        }
+        ("no_code", _) => Text::new("デバイス向けのファイルがない", "has nothing for the device"),
+        ("depends", _) => Text::new(
+            "デバイスの xnack/sramecc 設定次第",
+            "depends on the device's xnack/sramecc setting",
+        ),
+        (other, _) => Text::new(other, other),
+    }
+}
+
+/// What a library's objects are, by the check's kind.
+fn unit(kind: &str) -> Text {
+    match kind {
+        "tensile" => Text::new("Tensile ファイル", "Tensile files"),
+        "miopen_db" => Text::new("find-db ファイル", "find-db files"),
+        _ => Text::new("コードオブジェクト", "code objects"),
+    }
+}
+
+/// One finding per device and library of a check: the verdict with the check's class.
+fn check(o: &ObsDigest, d: &super::digest::CheckDoc) -> Vec<Finding> {
+    let mut out = Vec::new();
+    for (i, dev) in d.devices.iter().enumerate() {
+        let target = dev.device.target.as_str();
+        let world = if target.is_empty() {
+            o.world.clone()
+        } else {
+            processor_of(target)
+        };
+        for (j, l) in dev.libraries.iter().enumerate() {
+            let verdict = l.verdict.as_str();
+            let default = match verdict {
+                "runs" => Class::Inferred,
+                "no_code" => Class::Confirmed,
+                _ => Class::Unresolved,
+            };
+            let (name, v, u) = (
+                short_library(l.library.as_str()),
+                verdict_words(verdict, l.kind.as_str()),
+                unit(l.kind.as_str()),
+            );
+            let ov = l
+                .with_override
+                .as_ref()
+                .map(|w| verdict_words(w.verdict.as_str(), l.kind.as_str()));
+            let (ov_ja, ov_en) = ov.map_or((String::new(), String::new()), |w| {
+                (
+                    format!("オーバーライドでは{}。", w.ja),
+                    format!(" With the override it {}.", w.en),
+                )
+            });
+            let mut f = shipped(
+                rule::CHECK_VERDICT,
+                format!("{}|{target}|{}", o.id, l.library.as_str()),
+                Text::new(
+                    format!(
+                        "{target} で {name} は{}({} 個中 {} 個の{}がデバイスに合う)。{ov_ja}",
+                        v.ja,
+                        num(l.total),
+                        num(l.compatible),
+                        u.ja
+                    ),
+                    format!(
+                        "On {target}, {name} {} ({} of {} {} fit the device).{ov_en}",
+                        v.en,
+                        num(l.compatible),
+                        num(l.total),
+                        u.en
+                    ),
+                ),
+                world.clone(),
+                &o.id,
+            );
+            f.class = l.evidence.class.unwrap_or(default);
+            f.kind = l.evidence.kind.unwrap_or(Proof::ShippedArtifactVerified);
+            f.agree = l.compatible;
+            f.of = l.total;
+            f.support = vec![record_support(
+                &o.id,
+                &format!("/devices/{i}/libraries/{j}"),
+                Text::default(),
+            )];
+            out.push(f);
+        }
+    }
+    out
+}
+
 /// The shipped-code rules.
 pub fn findings(obs: &[ObsDigest]) -> Vec<Finding> {
     let mut out = Vec::new();
@@ -144,6 +252,7 @@ pub fn findings(obs: &[ObsDigest]) -> Vec<Finding> {
         match &o.doc {
             Doc::Inventory(d) => out.extend(inventory(o, d)),
             Doc::Isa(d) => out.extend(isa(o, d)),
+            Doc::Check(d) => out.extend(check(o, d)),
             _ => {}
         }
     }

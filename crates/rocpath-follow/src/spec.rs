@@ -226,6 +226,38 @@ impl Engine<'_> {
                 out.push(d);
             }
         }
+        if out.is_empty() {
+            out = self.by_identifier(name);
+        }
+        out
+    }
+
+    /// A name that is neither a field nor a key read as a string, but an identifier of the
+    /// code (an environment variable declared by a macro, `MIOPEN_DECLARE_ENV_VAR(NAME)`, a
+    /// constant): each place it is written or used starts a branch.
+    fn by_identifier(&mut self, name: &str) -> Vec<Draft> {
+        let mut out = Vec::new();
+        for f in self.files_with(name, None) {
+            let Some(p) = self.file(f) else { continue };
+            for n in names_where(&p, |_| true, Some(name)) {
+                let d = match self.declared(f, &p, n) {
+                    Some(d) => d,
+                    None => self.origin(
+                        f,
+                        &p,
+                        n,
+                        name.to_string(),
+                        Item::Value {
+                            at: f,
+                            range: (n.start_byte(), n.end_byte()),
+                        },
+                    ),
+                };
+                if !out.iter().any(|o: &Draft| o.at == d.at && o.line == d.line) {
+                    out.push(d);
+                }
+            }
+        }
         out
     }
 

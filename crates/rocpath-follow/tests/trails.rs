@@ -552,3 +552,29 @@ fn python_goes_into_a_native_extension_where_the_binding_is_visible() {
     must(&doc, "ext/bind.cpp", 5, HopKind::Return);
     must(&doc, "py/caller.py", 5, HopKind::Assign);
 }
+
+/// An environment variable declared by a macro is an identifier, not a string: the trail
+/// starts at its declaration and at each use.
+#[test]
+fn a_name_declared_by_a_macro_starts_at_its_uses() {
+    let d = tempfile::tempdir().unwrap_or_else(|e| unreachable!("{e}"));
+    write(
+        d.path(),
+        "src/controls.cpp",
+        b"DECLARE_ENV_VAR_STR(MY_FIND_MODE)\n\
+          \n\
+          int Lookup(int variable) {\n\
+          \x20   return variable + 1;\n\
+          }\n\
+          \n\
+          int Mode() {\n\
+          \x20   int value = Lookup(MY_FIND_MODE);\n\
+          \x20   return value;\n\
+          }\n",
+    );
+    let doc = run("MY_FIND_MODE", d.path(), &opts());
+    must(&doc, "src/controls.cpp", 1, HopKind::Origin);
+    must(&doc, "src/controls.cpp", 8, HopKind::Origin);
+    must(&doc, "src/controls.cpp", 8, HopKind::CallArg);
+    must(&doc, "src/controls.cpp", 3, HopKind::Param);
+}

@@ -3,6 +3,7 @@
 use crate::classify::Class;
 use crate::generated::{mnemonics, tables};
 use crate::layout::{Family, Format, Gen, Layout, Sub, entry, layout};
+use std::sync::OnceLock;
 
 /// Tables of one decoder variant (a set of processors with identical tables).
 #[derive(Debug)]
@@ -230,6 +231,8 @@ const MAX_FORMATS: usize = 20;
 /// over a slice, and every other per-format fact precomputed.
 #[derive(Debug, Clone, Copy)]
 struct Fast {
+    /// The format's table in the decoder's variant (empty in the per-generation templates).
+    table: &'static [u32],
     key_lo: [u32; 3],
     key_mask: [u64; 3],
     key_at: [u32; 3],
@@ -250,6 +253,7 @@ struct Fast {
 
 impl Fast {
     const NONE: Fast = Fast {
+        table: &[],
         key_lo: [0; 3],
         key_mask: [0; 3],
         key_at: [0; 3],
@@ -374,6 +378,19 @@ static FAST_GFX10: [Fast; MAX_FORMATS] = Fast::all(layout(Gen::Gfx10));
 static FAST_GFX11: [Fast; MAX_FORMATS] = Fast::all(layout(Gen::Gfx11));
 static FAST_GFX12: [Fast; MAX_FORMATS] = Fast::all(layout(Gen::Gfx12));
 
+/// The formats of one variant: the generation's template with each format's table, so the
+/// decoding loop reaches the table in the same load as the format.
+fn with_tables(template: &[Fast; MAX_FORMATS], variant: &Variant) -> [Fast; MAX_FORMATS] {
+    let mut t = *template;
+    for (f, table) in t.iter_mut().zip(variant.tables) {
+        f.table = table;
+    }
+    t
+}
+
+/// Formats by variant index, built on first use (a few microseconds).
+static FAST_BY_VARIANT: [OnceLock<Box<[Fast; MAX_FORMATS]>>; 32] = [const { OnceLock::new() }; 32];
+
 /// Generic targets and the processor whose tables they use when LLVM has no separate entry.
 const ALIASES: &[(&str, &str)] = &[("gfx940", "gfx942"), ("gfx941", "gfx942")];
 
@@ -402,12 +419,15 @@ impl Decoder {
             .map_or(name.as_str(), |(_, b)| b);
         let (cpu, vi) = tables::CPUS.iter().find(|(c, _)| *c == name)?;
         let variant = tables::VARIANTS.get(usize::from(*vi))?;
-        let (formats, dispatch) = match variant.gen_ {
+        let (template, dispatch) = match variant.gen_ {
             Gen::Gfx8 | Gen::Gfx9 => (&FAST_GFX89, &DISPATCH_GFX89),
             Gen::Gfx10 => (&FAST_GFX10, &DISPATCH_GFX10),
             Gen::Gfx11 => (&FAST_GFX11, &DISPATCH_GFX11),
             Gen::Gfx12 => (&FAST_GFX12, &DISPATCH_GFX12),
         };
+        let formats: &'static [Fast; MAX_FORMATS] = FAST_BY_VARIANT
+            .get(usize::from(*vi))?
+            .get_or_init(|| Box::new(with_tables(template, variant)));
         Some(Decoder {
             variant,
             formats,
@@ -504,14 +524,18 @@ impl Decoder {
     /// decoding loop never assembles an enum through memory.
     #[inline]
     pub(crate) fn decode_packed(&self, bytes: &[u8]) -> u32 {
+        self.decode_with::<true>(bytes)
+    }
+
+    /// [`Decoder::decode_packed`]; without `FAMILY` the family bits of an instruction only say
+    /// that it is one (they hold [`Family::Sop1`]), which spares counting loops the work.
+    #[inline(always)]
+    pub(crate) fn decode_with<const FAMILY: bool>(&self, bytes: &[u8]) -> u32 {
         let Some(dw0) = read32(bytes, 0) else {
             return packed::truncated(4);
         };
         let fi = usize::from(self.dispatch[(dw0 >> 23) as usize & 511]);
-        let (Some(fmt), Some(table)) = (
-            self.formats.get(fi.wrapping_sub(1)),
-            self.variant.tables.get(fi.wrapping_sub(1)),
-        ) else {
+        let Some(fmt) = self.formats.get(fi.wrapping_sub(1)) else {
             return packed::UNKNOWN;
         };
         let dw1 = read32(bytes, 4);
@@ -522,7 +546,11 @@ impl Decoder {
         let q = u64::from(dw0) | (u64::from(dw1.unwrap_or(0)) << 32);
         let key = fmt.key(q);
         let sub = usize::from(fmt.sub_lut[((q >> fmt.sub_at) & 511) as usize]);
-        let mut e = table.get(key * fmt.sub_count + sub).copied().unwrap_or(0);
+        let mut e = fmt
+            .table
+            .get(key * fmt.sub_count + sub)
+            .copied()
+            .unwrap_or(0);
         if fmt.vop3p {
             if let Some((pk, px)) = self.variant.px2 {
                 if key == pk {
@@ -549,6 +577,7 @@ impl Decoder {
             return packed::truncated(len.min(255));
         }
         let family = match fmt.seg {
+            _ if !FAMILY => Family::Sop1,
             Some(lo) => match (dw0 >> lo) & 3 {
                 1 => Family::Scratch,
                 2 => Family::Global,
@@ -648,5 +677,18 @@ mod tests {
         let t = packed::truncated(8);
         assert_eq!((packed::family(t), packed::len(t)), (None, 8));
         assert_ne!(t, packed::UNKNOWN);
+    }
+
+    #[test]
+    fn every_variant_has_formats_and_every_processor_a_decoder() {
+        assert!(tables::VARIANTS.len() <= FAST_BY_VARIANT.len());
+        for p in Decoder::processors() {
+            let d = Decoder::for_target(p);
+            assert!(d.is_some(), "{p}");
+            if let Some(d) = d {
+                let n = layout(d.generation()).formats.len();
+                assert!(d.formats.iter().take(n).all(|f| !f.table.is_empty()), "{p}");
+            }
+        }
     }
 }

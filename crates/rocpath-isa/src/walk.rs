@@ -273,7 +273,7 @@ impl Decoder {
                     continue;
                 }
             }
-            let r = self.decode_packed(rest);
+            let r = self.decode_with::<false>(rest);
             let (len, m) = if packed::family(r).is_some() {
                 (packed::len(r), packed::mnemonic(r))
             } else {

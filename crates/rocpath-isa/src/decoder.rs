@@ -233,9 +233,10 @@ const MAX_FORMATS: usize = 20;
 struct Fast {
     /// The format's table in the decoder's variant (empty in the per-generation templates).
     table: &'static [u32],
-    key_lo: [u32; 3],
+    /// Key field `i` is `q.rotate_right(key_rot[i]) & key_mask[i]`: the rotation brings the
+    /// field's lowest bit to its place in the key, the mask (already at that place) keeps it.
+    key_rot: [u32; 3],
     key_mask: [u64; 3],
-    key_at: [u32; 3],
     /// Sub-index: `sub_lut[(q >> sub_at) & 511]` (all zero without one).
     sub_at: u32,
     sub_lut: &'static [u8; 512],
@@ -254,9 +255,8 @@ struct Fast {
 impl Fast {
     const NONE: Fast = Fast {
         table: &[],
-        key_lo: [0; 3],
+        key_rot: [0; 3],
         key_mask: [0; 3],
-        key_at: [0; 3],
         sub_at: 0,
         sub_lut: &SUB_NONE,
         sub_count: 1,
@@ -280,9 +280,8 @@ impl Fast {
         while i > 0 {
             i -= 1;
             let (lo, w) = f.key[i];
-            x.key_lo[i] = lo as u32;
-            x.key_mask[i] = (1u64 << w) - 1;
-            x.key_at[i] = at;
+            x.key_rot[i] = (lo as u32 + 64 - at) % 64;
+            x.key_mask[i] = ((1u64 << w) - 1) << at;
             at += w as u32;
         }
         (x.sub_at, x.sub_lut) = match f.sub {
@@ -328,10 +327,9 @@ impl Fast {
     /// Table key of instruction bits `q` (as [`Format::key_of`]).
     #[inline(always)]
     fn key(&self, q: u64) -> usize {
-        let [a, b, c] = self.key_lo;
+        let [a, b, c] = self.key_rot;
         let [ma, mb, mc] = self.key_mask;
-        let [sa, sb, sc] = self.key_at;
-        ((((q >> a) & ma) << sa) | (((q >> b) & mb) << sb) | (((q >> c) & mc) << sc)) as usize
+        ((q.rotate_right(a) & ma) | (q.rotate_right(b) & mb) | (q.rotate_right(c) & mc)) as usize
     }
 }
 
@@ -531,14 +529,20 @@ impl Decoder {
     /// that it is one (they hold [`Family::Sop1`]), which spares counting loops the work.
     #[inline(always)]
     pub(crate) fn decode_with<const FAMILY: bool>(&self, bytes: &[u8]) -> u32 {
-        let Some(dw0) = read32(bytes, 0) else {
-            return packed::truncated(4);
+        let (dw0, dw1) = match bytes.first_chunk::<8>() {
+            Some(c) => {
+                let q = u64::from_le_bytes(*c);
+                (q as u32, Some((q >> 32) as u32))
+            }
+            None => match read32(bytes, 0) {
+                Some(dw0) => (dw0, None),
+                None => return packed::truncated(4),
+            },
         };
         let fi = usize::from(self.dispatch[(dw0 >> 23) as usize & 511]);
         let Some(fmt) = self.formats.get(fi.wrapping_sub(1)) else {
             return packed::UNKNOWN;
         };
-        let dw1 = read32(bytes, 4);
         if dw1.is_none() && fmt.needs_dw1 {
             // Decide from the first dword alone only when that is unambiguous.
             return packed::truncated(8);
@@ -677,6 +681,23 @@ mod tests {
         let t = packed::truncated(8);
         assert_eq!((packed::family(t), packed::len(t)), (None, 8));
         assert_ne!(t, packed::UNKNOWN);
+    }
+
+    #[test]
+    fn fast_keys_are_the_layout_keys() {
+        let mut q: u64 = 0x9e37_79b9_7f4a_7c15;
+        for g in [Gen::Gfx8, Gen::Gfx9, Gen::Gfx10, Gen::Gfx11, Gen::Gfx12] {
+            for f in layout(g).formats {
+                let fast = Fast::of(f);
+                for _ in 0..4096 {
+                    q = q
+                        .wrapping_mul(6_364_136_223_846_793_005)
+                        .wrapping_add(1_442_695_040_888_963_407);
+                    assert_eq!(fast.key(q), f.key_of(q), "{} {q:#x}", f.name);
+                    assert_eq!(fast.key(!0), f.key_of(!0), "{}", f.name);
+                }
+            }
+        }
     }
 
     #[test]

@@ -645,6 +645,11 @@ pub(crate) mod packed {
     pub fn len(r: u32) -> u8 {
         ((r >> 16) & 0xff) as u8
     }
+    /// Whether `r` is an instruction (cheaper than [`family`] when the family is not needed).
+    #[inline(always)]
+    pub fn is_inst(r: u32) -> bool {
+        r >> 24 != 0
+    }
     /// The family, when `r` is an instruction.
     #[inline(always)]
     pub fn family(r: u32) -> Option<Family> {
@@ -675,9 +680,11 @@ mod tests {
         for f in Family::ALL {
             let r = packed::inst(0x1234, 12, f);
             assert_eq!(packed::family(r), Some(f));
+            assert!(packed::is_inst(r));
             assert_eq!((packed::mnemonic(r), packed::len(r)), (0x1234, 12));
         }
         assert_eq!(packed::family(packed::UNKNOWN), None);
+        assert!(!packed::is_inst(packed::UNKNOWN) && !packed::is_inst(packed::truncated(8)));
         let t = packed::truncated(8);
         assert_eq!((packed::family(t), packed::len(t)), (None, 8));
         assert_ne!(t, packed::UNKNOWN);

@@ -274,7 +274,7 @@ impl Decoder {
                 }
             }
             let r = self.decode_with::<false>(rest);
-            let (len, m) = if packed::family(r).is_some() {
+            let (len, m) = if packed::is_inst(r) {
                 (packed::len(r), packed::mnemonic(r))
             } else {
                 (rest.len().min(4) as u8, Mnemonic::LONG.id())

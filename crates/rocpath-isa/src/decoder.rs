@@ -233,6 +233,8 @@ const MAX_FORMATS: usize = 20;
 struct Fast {
     /// The format's table in the decoder's variant (empty in the per-generation templates).
     table: &'static [u32],
+    /// The variant's reserved source-operand codes of this format, by literal field.
+    reserved: &'static [[u64; 8]; 3],
     /// Key field `i` is `q.rotate_right(key_rot[i]) & key_mask[i]`: the rotation brings the
     /// field's lowest bit to its place in the key, the mask (already at that place) keeps it.
     key_rot: [u32; 3],
@@ -255,6 +257,7 @@ struct Fast {
 impl Fast {
     const NONE: Fast = Fast {
         table: &[],
+        reserved: &NO_RESERVED,
         key_rot: [0; 3],
         key_mask: [0; 3],
         sub_at: 0,
@@ -380,11 +383,18 @@ static FAST_GFX12: [Fast; MAX_FORMATS] = Fast::all(layout(Gen::Gfx12));
 /// decoding loop reaches the table in the same load as the format.
 fn with_tables(template: &[Fast; MAX_FORMATS], variant: &Variant) -> [Fast; MAX_FORMATS] {
     let mut t = *template;
-    for (f, table) in t.iter_mut().zip(variant.tables) {
+    for (fi, (f, table)) in t.iter_mut().zip(variant.tables).enumerate() {
         f.table = table;
+        f.reserved = variant
+            .reserved
+            .get(fi * 3..fi * 3 + 3)
+            .and_then(|r| r.try_into().ok())
+            .unwrap_or(&NO_RESERVED);
     }
     t
 }
+
+static NO_RESERVED: [[u64; 8]; 3] = [[0; 8]; 3];
 
 /// Formats by variant index, built on first use (a few microseconds).
 static FAST_BY_VARIANT: [OnceLock<Box<[Fast; MAX_FORMATS]>>; 32] = [const { OnceLock::new() }; 32];
@@ -571,7 +581,7 @@ impl Decoder {
         let mut dwords = entry::dwords(e);
         let lm = entry::litmask(e);
         if lm != 0 {
-            match self.literal(fmt, fi - 1, lm, q) {
+            match literal(fmt, lm, q) {
                 Some(lit) => dwords += lit,
                 None => return packed::UNKNOWN,
             }
@@ -591,29 +601,27 @@ impl Decoder {
         };
         packed::inst(m, len, family)
     }
+}
 
-    /// Extra dwords for a literal of the source fields in `lm` (0 or 1), or `None` when a
-    /// field holds a code LLVM rejects for this format.
-    #[inline]
-    fn literal(&self, fmt: &Fast, fi: usize, lm: u32, q: u64) -> Option<u32> {
-        let mut literal = 0;
-        for j in 0..3 {
-            if lm & (1 << j) == 0 || j >= fmt.lit_count {
-                continue;
-            }
-            let code = ((q >> fmt.lits[j]) & fmt.lit_mask) as usize;
-            if code == 0xff {
-                literal = 1;
-            } else {
-                let row = self.variant.reserved.get(fi * 3 + j);
-                let bits = row.and_then(|r| r.get(code >> 6)).copied().unwrap_or(0);
-                if (bits >> (code & 63)) & 1 != 0 {
-                    return None;
-                }
-            }
+/// Extra dwords for a literal of the source fields in `lm` (0 or 1), or `None` when a field
+/// holds a code LLVM rejects for this format.
+#[inline(always)]
+fn literal(fmt: &Fast, lm: u32, q: u64) -> Option<u32> {
+    let mut literal = 0;
+    let mut rejected = 0;
+    for (j, (&lo, row)) in fmt.lits.iter().zip(fmt.reserved).enumerate() {
+        if lm & (1 << j) == 0 || j >= fmt.lit_count {
+            continue;
         }
-        Some(literal)
+        // Fields are at most 9 bits wide: `code >> 6` indexes the 8 words of the row.
+        let code = ((q >> lo) & fmt.lit_mask & 511) as usize;
+        if code == 0xff {
+            literal = 1;
+        } else {
+            rejected |= (row[code >> 6] >> (code & 63)) & 1;
+        }
     }
+    (rejected == 0).then_some(literal)
 }
 
 /// The result of decoding packed in a `u32`: bits 15:0 mnemonic id, 23:16 length (or bytes

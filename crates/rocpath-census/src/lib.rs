@@ -561,6 +561,7 @@ impl Collector<'_> {
             let mut seen_owners = 0usize;
             let mut next_owner = 0usize;
             let mut last_a = 0u64;
+            let mut next_at = owners.first().map_or(u64::MAX, |o| o.0);
             let flush = |idx: Option<usize>, acc: &mut Acc, kernels: &mut Vec<KernelCensus>| {
                 if let (Some(i), Some(counts)) = (idx, acc.take()) {
                     let (_, name, is_kernel) = owners[i];
@@ -586,9 +587,14 @@ impl Collector<'_> {
                 // searching for each instruction.
                 if a < last_a {
                     next_owner = owners.partition_point(|o| o.0 <= a);
+                    next_at = owners.get(next_owner).map_or(u64::MAX, |o| o.0);
                 }
-                while owners.get(next_owner).is_some_and(|o| o.0 <= a) {
-                    next_owner += 1;
+                // One comparison per item; the owner list is only read at a boundary.
+                if a >= next_at {
+                    while owners.get(next_owner).is_some_and(|o| o.0 <= a) {
+                        next_owner += 1;
+                    }
+                    next_at = owners.get(next_owner).map_or(u64::MAX, |o| o.0);
                 }
                 last_a = a;
                 let owner = next_owner.checked_sub(1);

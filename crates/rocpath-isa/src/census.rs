@@ -211,9 +211,9 @@ impl Decoder {
     /// Census of one executable section walked like `llvm-objdump -d` (see [`Decoder::walk`]).
     pub fn census(&self, section: &[u8], address: u64, symbols: &[SymbolStart]) -> Census {
         let mut c = Census::new();
-        for item in self.walk(section, address, symbols) {
-            c.add_item(&item);
-        }
+        c.bytes += self
+            .walk(section, address, symbols)
+            .count_into(&mut c.counts);
         c
     }
 }

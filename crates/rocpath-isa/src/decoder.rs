@@ -3,6 +3,7 @@
 use crate::classify::Class;
 use crate::generated::{mnemonics, tables};
 use crate::layout::{Family, Format, Gen, Layout, Sub, entry, layout};
+use std::sync::OnceLock;
 
 /// Tables of one decoder variant (a set of processors with identical tables).
 #[derive(Debug)]
@@ -230,9 +231,14 @@ const MAX_FORMATS: usize = 20;
 /// over a slice, and every other per-format fact precomputed.
 #[derive(Debug, Clone, Copy)]
 struct Fast {
-    key_lo: [u32; 3],
+    /// The format's table in the decoder's variant (empty in the per-generation templates).
+    table: &'static [u32],
+    /// The variant's reserved source-operand codes of this format, by literal field.
+    reserved: &'static [[u64; 8]; 3],
+    /// Key field `i` is `q.rotate_right(key_rot[i]) & key_mask[i]`: the rotation brings the
+    /// field's lowest bit to its place in the key, the mask (already at that place) keeps it.
+    key_rot: [u32; 3],
     key_mask: [u64; 3],
-    key_at: [u32; 3],
     /// Sub-index: `sub_lut[(q >> sub_at) & 511]` (all zero without one).
     sub_at: u32,
     sub_lut: &'static [u8; 512],
@@ -250,9 +256,10 @@ struct Fast {
 
 impl Fast {
     const NONE: Fast = Fast {
-        key_lo: [0; 3],
+        table: &[],
+        reserved: &NO_RESERVED,
+        key_rot: [0; 3],
         key_mask: [0; 3],
-        key_at: [0; 3],
         sub_at: 0,
         sub_lut: &SUB_NONE,
         sub_count: 1,
@@ -276,9 +283,8 @@ impl Fast {
         while i > 0 {
             i -= 1;
             let (lo, w) = f.key[i];
-            x.key_lo[i] = lo as u32;
-            x.key_mask[i] = (1u64 << w) - 1;
-            x.key_at[i] = at;
+            x.key_rot[i] = (lo as u32 + 64 - at) % 64;
+            x.key_mask[i] = ((1u64 << w) - 1) << at;
             at += w as u32;
         }
         (x.sub_at, x.sub_lut) = match f.sub {
@@ -324,10 +330,9 @@ impl Fast {
     /// Table key of instruction bits `q` (as [`Format::key_of`]).
     #[inline(always)]
     fn key(&self, q: u64) -> usize {
-        let [a, b, c] = self.key_lo;
+        let [a, b, c] = self.key_rot;
         let [ma, mb, mc] = self.key_mask;
-        let [sa, sb, sc] = self.key_at;
-        ((((q >> a) & ma) << sa) | (((q >> b) & mb) << sb) | (((q >> c) & mc) << sc)) as usize
+        ((q.rotate_right(a) & ma) | (q.rotate_right(b) & mb) | (q.rotate_right(c) & mc)) as usize
     }
 }
 
@@ -374,6 +379,26 @@ static FAST_GFX10: [Fast; MAX_FORMATS] = Fast::all(layout(Gen::Gfx10));
 static FAST_GFX11: [Fast; MAX_FORMATS] = Fast::all(layout(Gen::Gfx11));
 static FAST_GFX12: [Fast; MAX_FORMATS] = Fast::all(layout(Gen::Gfx12));
 
+/// The formats of one variant: the generation's template with each format's table, so the
+/// decoding loop reaches the table in the same load as the format.
+fn with_tables(template: &[Fast; MAX_FORMATS], variant: &Variant) -> [Fast; MAX_FORMATS] {
+    let mut t = *template;
+    for (fi, (f, table)) in t.iter_mut().zip(variant.tables).enumerate() {
+        f.table = table;
+        f.reserved = variant
+            .reserved
+            .get(fi * 3..fi * 3 + 3)
+            .and_then(|r| r.try_into().ok())
+            .unwrap_or(&NO_RESERVED);
+    }
+    t
+}
+
+static NO_RESERVED: [[u64; 8]; 3] = [[0; 8]; 3];
+
+/// Formats by variant index, built on first use (a few microseconds).
+static FAST_BY_VARIANT: [OnceLock<Box<[Fast; MAX_FORMATS]>>; 32] = [const { OnceLock::new() }; 32];
+
 /// Generic targets and the processor whose tables they use when LLVM has no separate entry.
 const ALIASES: &[(&str, &str)] = &[("gfx940", "gfx942"), ("gfx941", "gfx942")];
 
@@ -402,12 +427,15 @@ impl Decoder {
             .map_or(name.as_str(), |(_, b)| b);
         let (cpu, vi) = tables::CPUS.iter().find(|(c, _)| *c == name)?;
         let variant = tables::VARIANTS.get(usize::from(*vi))?;
-        let (formats, dispatch) = match variant.gen_ {
+        let (template, dispatch) = match variant.gen_ {
             Gen::Gfx8 | Gen::Gfx9 => (&FAST_GFX89, &DISPATCH_GFX89),
             Gen::Gfx10 => (&FAST_GFX10, &DISPATCH_GFX10),
             Gen::Gfx11 => (&FAST_GFX11, &DISPATCH_GFX11),
             Gen::Gfx12 => (&FAST_GFX12, &DISPATCH_GFX12),
         };
+        let formats: &'static [Fast; MAX_FORMATS] = FAST_BY_VARIANT
+            .get(usize::from(*vi))?
+            .get_or_init(|| Box::new(with_tables(template, variant)));
         Some(Decoder {
             variant,
             formats,
@@ -504,17 +532,27 @@ impl Decoder {
     /// decoding loop never assembles an enum through memory.
     #[inline]
     pub(crate) fn decode_packed(&self, bytes: &[u8]) -> u32 {
-        let Some(dw0) = read32(bytes, 0) else {
-            return packed::truncated(4);
+        self.decode_with::<true>(bytes)
+    }
+
+    /// [`Decoder::decode_packed`]; without `FAMILY` the family bits of an instruction only say
+    /// that it is one (they hold [`Family::Sop1`]), which spares counting loops the work.
+    #[inline(always)]
+    pub(crate) fn decode_with<const FAMILY: bool>(&self, bytes: &[u8]) -> u32 {
+        let (dw0, dw1) = match bytes.first_chunk::<8>() {
+            Some(c) => {
+                let q = u64::from_le_bytes(*c);
+                (q as u32, Some((q >> 32) as u32))
+            }
+            None => match read32(bytes, 0) {
+                Some(dw0) => (dw0, None),
+                None => return packed::truncated(4),
+            },
         };
         let fi = usize::from(self.dispatch[(dw0 >> 23) as usize & 511]);
-        let (Some(fmt), Some(table)) = (
-            self.formats.get(fi.wrapping_sub(1)),
-            self.variant.tables.get(fi.wrapping_sub(1)),
-        ) else {
+        let Some(fmt) = self.formats.get(fi.wrapping_sub(1)) else {
             return packed::UNKNOWN;
         };
-        let dw1 = read32(bytes, 4);
         if dw1.is_none() && fmt.needs_dw1 {
             // Decide from the first dword alone only when that is unambiguous.
             return packed::truncated(8);
@@ -522,7 +560,11 @@ impl Decoder {
         let q = u64::from(dw0) | (u64::from(dw1.unwrap_or(0)) << 32);
         let key = fmt.key(q);
         let sub = usize::from(fmt.sub_lut[((q >> fmt.sub_at) & 511) as usize]);
-        let mut e = table.get(key * fmt.sub_count + sub).copied().unwrap_or(0);
+        let mut e = fmt
+            .table
+            .get(key * fmt.sub_count + sub)
+            .copied()
+            .unwrap_or(0);
         if fmt.vop3p {
             if let Some((pk, px)) = self.variant.px2 {
                 if key == pk {
@@ -539,7 +581,7 @@ impl Decoder {
         let mut dwords = entry::dwords(e);
         let lm = entry::litmask(e);
         if lm != 0 {
-            match self.literal(fmt, fi - 1, lm, q) {
+            match literal(fmt, lm, q) {
                 Some(lit) => dwords += lit,
                 None => return packed::UNKNOWN,
             }
@@ -549,6 +591,7 @@ impl Decoder {
             return packed::truncated(len.min(255));
         }
         let family = match fmt.seg {
+            _ if !FAMILY => Family::Sop1,
             Some(lo) => match (dw0 >> lo) & 3 {
                 1 => Family::Scratch,
                 2 => Family::Global,
@@ -558,29 +601,27 @@ impl Decoder {
         };
         packed::inst(m, len, family)
     }
+}
 
-    /// Extra dwords for a literal of the source fields in `lm` (0 or 1), or `None` when a
-    /// field holds a code LLVM rejects for this format.
-    #[inline]
-    fn literal(&self, fmt: &Fast, fi: usize, lm: u32, q: u64) -> Option<u32> {
-        let mut literal = 0;
-        for j in 0..3 {
-            if lm & (1 << j) == 0 || j >= fmt.lit_count {
-                continue;
-            }
-            let code = ((q >> fmt.lits[j]) & fmt.lit_mask) as usize;
-            if code == 0xff {
-                literal = 1;
-            } else {
-                let row = self.variant.reserved.get(fi * 3 + j);
-                let bits = row.and_then(|r| r.get(code >> 6)).copied().unwrap_or(0);
-                if (bits >> (code & 63)) & 1 != 0 {
-                    return None;
-                }
-            }
+/// Extra dwords for a literal of the source fields in `lm` (0 or 1), or `None` when a field
+/// holds a code LLVM rejects for this format.
+#[inline(always)]
+fn literal(fmt: &Fast, lm: u32, q: u64) -> Option<u32> {
+    let mut literal = 0;
+    let mut rejected = 0;
+    for (j, (&lo, row)) in fmt.lits.iter().zip(fmt.reserved).enumerate() {
+        if lm & (1 << j) == 0 || j >= fmt.lit_count {
+            continue;
         }
-        Some(literal)
+        // Fields are at most 9 bits wide: `code >> 6` indexes the 8 words of the row.
+        let code = ((q >> lo) & fmt.lit_mask & 511) as usize;
+        if code == 0xff {
+            literal = 1;
+        } else {
+            rejected |= (row[code >> 6] >> (code & 63)) & 1;
+        }
     }
+    (rejected == 0).then_some(literal)
 }
 
 /// The result of decoding packed in a `u32`: bits 15:0 mnemonic id, 23:16 length (or bytes
@@ -612,6 +653,11 @@ pub(crate) mod packed {
     pub fn len(r: u32) -> u8 {
         ((r >> 16) & 0xff) as u8
     }
+    /// Whether `r` is an instruction (cheaper than [`family`] when the family is not needed).
+    #[inline(always)]
+    pub fn is_inst(r: u32) -> bool {
+        r >> 24 != 0
+    }
     /// The family, when `r` is an instruction.
     #[inline(always)]
     pub fn family(r: u32) -> Option<Family> {
@@ -642,11 +688,43 @@ mod tests {
         for f in Family::ALL {
             let r = packed::inst(0x1234, 12, f);
             assert_eq!(packed::family(r), Some(f));
+            assert!(packed::is_inst(r));
             assert_eq!((packed::mnemonic(r), packed::len(r)), (0x1234, 12));
         }
         assert_eq!(packed::family(packed::UNKNOWN), None);
+        assert!(!packed::is_inst(packed::UNKNOWN) && !packed::is_inst(packed::truncated(8)));
         let t = packed::truncated(8);
         assert_eq!((packed::family(t), packed::len(t)), (None, 8));
         assert_ne!(t, packed::UNKNOWN);
+    }
+
+    #[test]
+    fn fast_keys_are_the_layout_keys() {
+        let mut q: u64 = 0x9e37_79b9_7f4a_7c15;
+        for g in [Gen::Gfx8, Gen::Gfx9, Gen::Gfx10, Gen::Gfx11, Gen::Gfx12] {
+            for f in layout(g).formats {
+                let fast = Fast::of(f);
+                for _ in 0..4096 {
+                    q = q
+                        .wrapping_mul(6_364_136_223_846_793_005)
+                        .wrapping_add(1_442_695_040_888_963_407);
+                    assert_eq!(fast.key(q), f.key_of(q), "{} {q:#x}", f.name);
+                    assert_eq!(fast.key(!0), f.key_of(!0), "{}", f.name);
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn every_variant_has_formats_and_every_processor_a_decoder() {
+        assert!(tables::VARIANTS.len() <= FAST_BY_VARIANT.len());
+        for p in Decoder::processors() {
+            let d = Decoder::for_target(p);
+            assert!(d.is_some(), "{p}");
+            if let Some(d) = d {
+                let n = layout(d.generation()).formats.len();
+                assert!(d.formats.iter().take(n).all(|f| !f.table.is_empty()), "{p}");
+            }
+        }
     }
 }

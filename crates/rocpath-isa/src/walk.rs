@@ -111,7 +111,7 @@ impl<'a, 's> Walk<'a, 's> {
     }
 
     /// Start the next range. Returns false when the section is done.
-    fn next_range(&mut self) -> bool {
+    pub(crate) fn next_range(&mut self) -> bool {
         let len = self.section.len();
         if !self.started {
             self.started = true;
@@ -221,7 +221,73 @@ impl Walk<'_, '_> {
     }
 }
 
+impl Walk<'_, '_> {
+    /// Count the rest of the walk into `counts` (by mnemonic id) and return the bytes covered:
+    /// the same items as iterating, in a loop that keeps its state in locals.
+    pub(crate) fn count_into(mut self, counts: &mut [u64]) -> u64 {
+        let mut bytes = 0u64;
+        let section = self.section;
+        loop {
+            if self.pos >= self.end && !self.next_range() {
+                return bytes;
+            }
+            if self.header_left > 0 {
+                let n = self.header_left;
+                if let Some(c) = counts.get_mut(usize::from(Mnemonic::BYTE.id())) {
+                    *c += n as u64;
+                }
+                bytes += n as u64;
+                self.pos += n;
+                self.header_left = 0;
+            }
+            let (pos, b) = self
+                .decoder
+                .count_range(section, self.pos, self.end, counts);
+            self.pos = pos;
+            bytes += b;
+        }
+    }
+}
+
 impl Decoder {
+    /// Count the items from `pos` to `end` of `section` (a range of the walk, past any legacy
+    /// header) into `counts`; returns where the range's last item ends and the bytes covered.
+    #[inline]
+    fn count_range(
+        &self,
+        section: &[u8],
+        mut pos: usize,
+        end: usize,
+        counts: &mut [u64],
+    ) -> (usize, u64) {
+        let mut bytes = 0u64;
+        let end = end.min(section.len());
+        while pos < end {
+            let Some(rest) = section.get(pos..) else {
+                break;
+            };
+            if rest.first() == Some(&0) {
+                let z = skippable_zeros(section.get(pos..end).unwrap_or(&[]));
+                if z > 0 {
+                    pos += z;
+                    continue;
+                }
+            }
+            let r = self.decode_with::<false>(rest);
+            let (len, m) = if packed::is_inst(r) {
+                (packed::len(r), packed::mnemonic(r))
+            } else {
+                (rest.len().min(4) as u8, Mnemonic::LONG.id())
+            };
+            if let Some(c) = counts.get_mut(usize::from(m)) {
+                *c += 1;
+            }
+            bytes += u64::from(len);
+            pos += usize::from(len).max(1);
+        }
+        (pos, bytes)
+    }
+
     /// Walk one executable section like `llvm-objdump -d` does: one range per distinct symbol
     /// address (`symbols`, sorted by address; symbols outside the section are ignored), plus
     /// the bytes before the first symbol. Inside a range, runs of 8 or more zero bytes are

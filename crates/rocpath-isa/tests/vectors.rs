@@ -401,3 +401,37 @@ proptest! {
         prop_assert!(n <= 10_000);
     }
 }
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(1000))]
+    #[test]
+    fn census_counts_what_the_walk_yields(
+        words in proptest::collection::vec(any::<u32>(), 0..80),
+        zeros in proptest::collection::vec((0usize..80, 1usize..24), 0..4),
+        addrs in proptest::collection::vec(0u64..400, 0..6),
+        t in 0usize..64,
+    ) {
+        // Random words with zero runs punched in, symbols anywhere (also outside, unsorted,
+        // legacy kernels), every processor: the census loop and the iterator agree.
+        let mut bytes = words_to_bytes(&words);
+        for (at, n) in zeros {
+            for b in bytes.iter_mut().skip(at * 4).take(n) {
+                *b = 0;
+            }
+        }
+        let procs: Vec<&str> = Decoder::processors().collect();
+        let dec = Decoder::for_target(procs[t % procs.len()]).unwrap();
+        let syms: Vec<SymbolStart> = addrs
+            .iter()
+            .enumerate()
+            .map(|(i, &a)| SymbolStart { address: a, kind: if i % 3 == 2 { SymbolKind::LegacyKernel } else { SymbolKind::Code } })
+            .collect();
+        let mut want = rocpath_isa::Census::new();
+        for it in dec.walk(&bytes, 16, &syms) {
+            want.add_item(&it);
+        }
+        let got = dec.census(&bytes, 16, &syms);
+        prop_assert_eq!(got.bytes(), want.bytes());
+        prop_assert_eq!(got.histogram(), want.histogram());
+    }
+}

@@ -1,5 +1,5 @@
-//! Trails through a small repository written here: a Go server that sends a value to a Go
-//! runner as JSON, which hands it to C through cgo; the same value as a flag to a Python
+//! Trails through a small repository (`crates/rocpath/tests/data/follow`, copied per
+//! test): a Go server that sends a value to a Go runner as JSON, which hands it to C through cgo; the same value as a flag to a Python
 //! worker and as an environment variable; a flag to a program outside the repository; a
 //! recursive function (a cycle), a variable never read (a dead end), and a value read in
 //! several places (a fan-out). The shapes are those of Ollama, llama.cpp and their tools.
@@ -7,124 +7,21 @@
 use rocpath_follow::{FollowDoc, FollowError, Hop, HopEvidence, HopKind, Options, follow};
 use std::path::{Path, PathBuf};
 
-const OPTIONS_GO: &str = r#"package srv
-
-type Options struct {
-	NumGPU    int `json:"num_gpu"`
-	NumThread int `json:"num_thread"`
-}
-
-type LoadRequest struct {
-	Layers int
-}
-
-func plan(requested int) int {
-	if requested < 0 {
-		return 0
-	}
-	return requested * 2
-}
-
-func Start(o Options) LoadRequest {
-	n := plan(o.NumGPU)
-	req := LoadRequest{Layers: n}
-	return req
-}
-
-func Launch(o Options) {
-	args := []string{"--gpu-layers", strconv.Itoa(o.NumGPU)}
-	cmd := exec.Command("worker", args...)
-	_ = cmd
-	os.Setenv("TEST_GPU_LAYERS", strconv.Itoa(o.NumGPU))
-	ext := exec.Command("llama-server", "--threads", strconv.Itoa(o.NumThread))
-	_ = ext
-	unused := o.NumGPU
-}
-"#;
-
-const CYCLE_GO: &str = r#"package srv
-
-func countdown(k int) int {
-	if k == 0 {
-		return 0
-	}
-	return countdown(k - 1)
-}
-"#;
-
-const RUNNER_GO: &str = r#"package runner
-
-// #include "model.h"
-import "C"
-
-import (
-	"encoding/json"
-	"net/http"
-
-	"example.com/app/srv"
-)
-
-func load(w http.ResponseWriter, r *http.Request) {
-	var req srv.LoadRequest
-	json.NewDecoder(r.Body).Decode(&req)
-	var cparams C.struct_model_params
-	cparams.n_layers = C.int(req.Layers)
-}
-"#;
-
-const MODEL_H: &str = "struct model_params {\n    int n_layers;\n};\n";
-
-const MODEL_CPP: &str = r#"#include "model.h"
-
-int first_gpu_layer(const model_params & params, int total) {
-    const int n = params.n_layers;
-    int start = total - n;
-    if (start < 0) {
-        return 0;
-    }
-    return start;
-}
-"#;
-
-const WORKER_PY: &str = r#"import argparse
-import os
-
-
-def main():
-    p = argparse.ArgumentParser()
-    p.add_argument("--gpu-layers", type=int, default=0)
-    args = p.parse_args()
-    use(args.gpu_layers)
-
-
-def use(layers):
-    if layers > 0:
-        print("gpu")
-    total = layers + 1
-    return total
-
-
-def env():
-    v = os.environ.get("TEST_GPU_LAYERS")
-    return v
-
-
-def read(opts):
-    g = opts["num_gpu"]
-    return g
-"#;
-
+/// The repository of `crates/rocpath/tests/data/follow` (the CLI snapshots read it in
+/// place), copied so a test can add files to it.
 fn repo() -> tempfile::TempDir {
+    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("../rocpath/tests/data/follow");
     let d = tempfile::tempdir().unwrap_or_else(|e| unreachable!("{e}"));
-    for (p, text) in [
-        ("srv/options.go", OPTIONS_GO),
-        ("srv/cycle.go", CYCLE_GO),
-        ("runner/runner.go", RUNNER_GO),
-        ("native/model.h", MODEL_H),
-        ("native/model.cpp", MODEL_CPP),
-        ("tools/worker.py", WORKER_PY),
+    for rel in [
+        "srv/options.go",
+        "srv/cycle.go",
+        "runner/runner.go",
+        "native/model.h",
+        "native/model.cpp",
+        "tools/worker.py",
     ] {
-        write(d.path(), p, text.as_bytes());
+        let bytes = std::fs::read(src.join(rel)).unwrap_or_else(|e| unreachable!("{rel}: {e}"));
+        write(d.path(), rel, &bytes);
     }
     d
 }

@@ -2,8 +2,7 @@
 //! a node, the function around it, a call's callee, a function's parameters.
 
 use crate::index::Lang;
-use std::cell::RefCell;
-use tree_sitter::{Node, Parser, Tree};
+use tree_sitter::{Node, Tree};
 
 /// One parsed source file.
 pub struct Parsed {
@@ -16,28 +15,14 @@ pub struct Parsed {
     starts: Vec<usize>,
 }
 
-thread_local! {
-    static PARSERS: RefCell<Vec<(Lang, Parser)>> = const { RefCell::new(Vec::new()) };
-}
-
 /// Parses `src`; `None` when the grammar cannot be loaded or the parser gives up.
 pub fn parse(lang: Lang, src: Vec<u8>) -> Option<Parsed> {
-    let tree = PARSERS.with(|cell| {
-        let mut v = cell.borrow_mut();
-        if !v.iter().any(|(l, _)| *l == lang) {
-            let mut p = Parser::new();
-            let language: tree_sitter::Language = match lang {
-                Lang::Cpp => tree_sitter_cpp::LANGUAGE.into(),
-                Lang::Python => tree_sitter_python::LANGUAGE.into(),
-                Lang::Go => tree_sitter_go::LANGUAGE.into(),
-            };
-            p.set_language(&language).ok()?;
-            v.push((lang, p));
-        }
-        let (_, p) = v.iter_mut().find(|(l, _)| *l == lang)?;
-        p.reset();
-        p.parse(&src, None)
-    })?;
+    let grammar = match lang {
+        Lang::Cpp => rocpath_gates::syntax::Lang::Cpp,
+        Lang::Python => rocpath_gates::syntax::Lang::Python,
+        Lang::Go => rocpath_gates::syntax::Lang::Go,
+    };
+    let tree = rocpath_gates::syntax::parse(grammar, &src, None)?;
     let mut starts = vec![0];
     starts.extend(memchr::memchr_iter(b'\n', &src).map(|i| i + 1));
     Some(Parsed {

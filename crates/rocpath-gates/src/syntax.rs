@@ -63,7 +63,9 @@ thread_local! {
     static PARSERS: RefCell<Vec<(Lang, Parser)>> = const { RefCell::new(Vec::new()) };
 }
 
-fn parse(lang: Lang, src: &[u8], range: Option<tree_sitter::Range>) -> Option<Tree> {
+/// Parses `src` (only `range` of it when given) with one parser per language and thread;
+/// `None` when the grammar cannot be loaded or the parser gives up.
+pub fn parse(lang: Lang, src: &[u8], range: Option<tree_sitter::Range>) -> Option<Tree> {
     PARSERS.with(|cell| {
         let mut v = cell.borrow_mut();
         if !v.iter().any(|(l, _)| *l == lang) {

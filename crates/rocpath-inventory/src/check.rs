@@ -531,6 +531,11 @@ fn kpack_only(lib: &str, refs: &[&crate::KpackRefRecord], dev: &TargetId) -> Lib
     for r in refs.iter().take(3) {
         evidence = evidence.at(Locator::file(&r.path).with_member("kpack_ref".to_string()));
     }
+    no_code(lib, why, evidence)
+}
+
+/// A code library with no code object that loads: the verdict `no_code`, explained.
+fn no_code(lib: &str, why: String, evidence: Evidence) -> LibraryCheck {
     LibraryCheck {
         library: lib.to_string(),
         kind: "code_objects".into(),
@@ -578,18 +583,7 @@ fn unreadable_only(lib: &str, errs: &[&ErrorRecord]) -> LibraryCheck {
             e.offset,
         ));
     }
-    LibraryCheck {
-        library: lib.to_string(),
-        kind: "code_objects".into(),
-        verdict: Verdict::NoCode,
-        compatible: 0,
-        total: 0,
-        targets: Vec::new(),
-        deciders: Vec::new(),
-        why,
-        with_override: None,
-        evidence,
-    }
+    no_code(lib, why, evidence)
 }
 
 fn check_miopen(inv: &Inventory, device: &Device, ov: Option<&Override>) -> Vec<LibraryCheck> {

@@ -218,17 +218,7 @@ pub fn follow_in(spec: &str, repos: &Repos, opts: &Options) -> Result<FollowDoc,
             .into_iter()
             .filter(|d| here.insert((d.at, d.line, d.kind, d.symbol.clone())))
             .collect();
-        if drafts.len() > opts.fan_out {
-            // Syntactic hops first, then the nearest files.
-            let from = slots[i].hop.path.clone();
-            drafts.sort_by_key(|d| {
-                (
-                    d.evidence != HopEvidence::CodeVerified,
-                    nearness(&from, &eng.path(d.at)),
-                )
-            });
-            let left = drafts.len() - opts.fan_out;
-            drafts.truncate(opts.fan_out);
+        if let Some(left) = cap_fan_out(&mut drafts, &slots[i].hop.path, &eng, opts.fan_out) {
             slots[i].hop.note = Some(join(
                 &slots[i].hop.note,
                 &format!("{left} more places not followed (--fan-out)"),
@@ -262,6 +252,39 @@ pub fn follow_in(spec: &str, repos: &Repos, opts: &Options) -> Result<FollowDoc,
         ));
     }
     let hops = (0..roots).map(|r| assemble(&mut slots, r)).collect();
+    let skipped = skipped_files(repos, &eng, memo);
+    Ok(FollowDoc {
+        spec: spec.to_string(),
+        repos: repos.infos(),
+        depth: opts.depth,
+        limit: opts.limit,
+        matched,
+        truncated,
+        hops,
+        skipped,
+        notes,
+    })
+}
+
+/// Keeps the `fan_out` next hops to follow from one hop: syntactic hops first, then those in
+/// the nearest files. Returns how many were left out, if any.
+fn cap_fan_out(drafts: &mut Vec<Draft>, from: &str, eng: &Engine, fan_out: usize) -> Option<usize> {
+    if drafts.len() <= fan_out {
+        return None;
+    }
+    drafts.sort_by_key(|d| {
+        (
+            d.evidence != HopEvidence::CodeVerified,
+            nearness(from, &eng.path(d.at)),
+        )
+    });
+    let left = drafts.len() - fan_out;
+    drafts.truncate(fan_out);
+    Some(left)
+}
+
+/// Every file the index or the trail skipped (each once), and the trail's steps saved.
+fn skipped_files(repos: &Repos, eng: &Engine, memo: memo::Memo) -> Vec<Skipped> {
     let memo_skipped = memo.skipped.clone();
     let mut skipped: Vec<Skipped> = repos
         .repos
@@ -284,17 +307,7 @@ pub fn follow_in(spec: &str, repos: &Repos, opts: &Options) -> Result<FollowDoc,
             skipped.push(s.clone());
         }
     }
-    Ok(FollowDoc {
-        spec: spec.to_string(),
-        repos: repos.infos(),
-        depth: opts.depth,
-        limit: opts.limit,
-        matched,
-        truncated,
-        hops,
-        skipped,
-        notes,
-    })
+    skipped
 }
 
 /// How far apart two paths are: 0 the same file, then by the folders they do not share.

@@ -5,21 +5,15 @@
 //! prints them for the Vega64 logs of the shared fixtures (`vega64_int8_*`): the fields the
 //! rules read, with the same values.
 
+mod common;
+use common::Fixture;
 use rocpath_evidence::Class;
+use rocpath_ledger::check;
 use rocpath_ledger::derive::{self, claim_id, rule};
 use rocpath_ledger::model::*;
-use rocpath_ledger::store::Ledger;
-use rocpath_ledger::{check, import::import_file_in, starter_meta};
 use serde_json::{Value, json};
-use std::collections::BTreeMap;
-use std::path::Path;
 
 const NATURAL_INT8: &str = "gfx900|MIOpen 3.5.1|conv_fwd|INT8|natural";
-
-struct Fixture {
-    dir: tempfile::TempDir,
-    ledger: Ledger,
-}
 
 fn case(name: &str, forced: Option<&str>, outcome: &str, selected: Option<&str>) -> Value {
     let ev = json!({"class": "confirmed", "kind": "runtime_verified",
@@ -46,56 +40,6 @@ fn case(name: &str, forced: Option<&str>, outcome: &str, selected: Option<&str>)
         }],
         "errors": []
     })
-}
-
-impl Fixture {
-    fn new() -> Fixture {
-        let dir = tempfile::tempdir().unwrap();
-        let ledger = Ledger::init(
-            &dir.path().join("ledger"),
-            &starter_meta(Text::new("t", "t")),
-        )
-        .unwrap();
-        Fixture { dir, ledger }
-    }
-
-    fn import(&self, name: &str, doc: Value) {
-        let f = self.dir.path().join(format!("{name}.json"));
-        std::fs::write(&f, serde_json::to_vec_pretty(&doc).unwrap()).unwrap();
-        let g = self.ledger.lock("test").unwrap();
-        import_file_in(&g, &self.ledger, &f, Some(name), self.dir.path(), "").unwrap();
-    }
-
-    fn derive(&self, date: &str) -> derive::DeriveReport {
-        let g = self.ledger.lock("test").unwrap();
-        derive::derive(&g, &self.ledger, date).unwrap()
-    }
-
-    fn claims_dir(&self) -> BTreeMap<String, Vec<u8>> {
-        snapshot(&self.ledger.root().join("claims"))
-    }
-
-    fn claim(&self, rule: &str, key: &str) -> Claim {
-        let p = self
-            .ledger
-            .root()
-            .join("claims")
-            .join(format!("{}.toml", claim_id(rule, key)));
-        rocpath_ledger::files::parse_claim(&std::fs::read_to_string(p).unwrap()).unwrap()
-    }
-}
-
-fn snapshot(dir: &Path) -> BTreeMap<String, Vec<u8>> {
-    std::fs::read_dir(dir)
-        .unwrap()
-        .flatten()
-        .map(|e| {
-            (
-                e.file_name().to_string_lossy().into_owned(),
-                std::fs::read(e.path()).unwrap(),
-            )
-        })
-        .collect()
 }
 
 fn natural_pair() -> Fixture {

@@ -4,21 +4,14 @@
 //! claims are deterministic, and a newer document that contradicts one changes its class
 //! with a dated history entry.
 
+mod common;
+use common::Fixture;
 use rocpath_evidence::{Class, Proof};
 use rocpath_ledger::derive::{self, block_of, claim_id, rule};
-use rocpath_ledger::model::*;
-use rocpath_ledger::store::Ledger;
-use rocpath_ledger::{import::import_file_in, starter_meta};
 use serde_json::Value;
-use std::collections::BTreeMap;
 use std::path::PathBuf;
 
 const BLAS: &str = "examples/data/install/opt/rocm-example/lib/libexample_blas.so.1.1";
-
-struct Fixture {
-    dir: tempfile::TempDir,
-    ledger: Ledger,
-}
 
 fn data(name: &str) -> Value {
     let p = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
@@ -27,62 +20,15 @@ fn data(name: &str) -> Value {
     serde_json::from_slice(&std::fs::read(p).unwrap()).unwrap()
 }
 
-impl Fixture {
-    fn new() -> Fixture {
-        let dir = tempfile::tempdir().unwrap();
-        let ledger = Ledger::init(
-            &dir.path().join("ledger"),
-            &starter_meta(Text::new("t", "t")),
-        )
-        .unwrap();
-        Fixture { dir, ledger }
-    }
-
-    fn import(&self, name: &str, doc: &Value, world: &str) {
-        let f = self.dir.path().join(format!("{name}.json"));
-        std::fs::write(&f, serde_json::to_vec_pretty(doc).unwrap()).unwrap();
-        let g = self.ledger.lock("test").unwrap();
-        import_file_in(&g, &self.ledger, &f, Some(name), self.dir.path(), world).unwrap();
-    }
-
-    fn derive(&self, date: &str) -> derive::DeriveReport {
-        let g = self.ledger.lock("test").unwrap();
-        derive::derive(&g, &self.ledger, date).unwrap()
-    }
-
-    fn claim(&self, rule: &str, key: &str) -> Claim {
-        let p = self
-            .ledger
-            .root()
-            .join("claims")
-            .join(format!("{}.toml", claim_id(rule, key)));
-        let text = std::fs::read_to_string(&p).unwrap_or_else(|e| panic!("{}: {e}", p.display()));
-        rocpath_ledger::files::parse_claim(&text).unwrap()
-    }
-
-    fn claims_dir(&self) -> BTreeMap<String, Vec<u8>> {
-        std::fs::read_dir(self.ledger.root().join("claims"))
-            .unwrap()
-            .flatten()
-            .map(|e| {
-                (
-                    e.file_name().to_string_lossy().into_owned(),
-                    std::fs::read(e.path()).unwrap(),
-                )
-            })
-            .collect()
-    }
-}
-
 fn all(f: &Fixture) {
-    f.import("check-gfx900", &data("check_example_gfx900.json"), "");
-    f.import("gates-miopen", &data("gates_miopen_gfx900.json"), "gfx900");
-    f.import(
+    f.import_in("check-gfx900", &data("check_example_gfx900.json"), "");
+    f.import_in("gates-miopen", &data("gates_miopen_gfx900.json"), "gfx900");
+    f.import_in(
         "provenance-mlir",
         &data("provenance_mlir_igemm_fwd.json"),
         "gfx900",
     );
-    f.import(
+    f.import_in(
         "follow-device-name",
         &data("follow_device_name.json"),
         "gfx900",
@@ -173,7 +119,7 @@ fn check_verdicts_carry_the_checks_class() {
 fn a_newer_check_that_contradicts_changes_the_class_with_a_dated_entry() {
     let f = Fixture::new();
     let doc = data("check_example_gfx900.json");
-    f.import("check-gfx900", &doc, "");
+    f.import_in("check-gfx900", &doc, "");
     f.derive("2026-11-23");
     let key = format!("check-gfx900|gfx900:xnack-|{BLAS}");
     assert_eq!(
@@ -187,7 +133,7 @@ fn a_newer_check_that_contradicts_changes_the_class_with_a_dated_entry() {
     lib["compatible"] = 0.into();
     lib["evidence"]["class"] = "confirmed".into();
     lib["evidence"]["rule"] = "check.no_compatible_code_object".into();
-    f.import("check-gfx900", &newer, "");
+    f.import_in("check-gfx900", &newer, "");
     let r = f.derive("2026-11-30");
     let id = claim_id(rule::CHECK_VERDICT, &key);
     assert!(r.updated.contains(&id), "{r:?}");
@@ -281,7 +227,7 @@ fn a_cut_history_is_an_open_question() {
     line["truncated"] = "history truncated at d1a42ea69ecd".into();
     line["evidence"]["class"] = "unresolved".into();
     line["evidence"]["rule"] = "provenance.history_truncated".into();
-    f.import("provenance-mlir", &doc, "gfx900");
+    f.import_in("provenance-mlir", &doc, "gfx900");
     f.derive("2026-11-23");
     let p = f.claim(
         rule::PROVENANCE_GATE,
@@ -302,7 +248,7 @@ fn a_cut_history_is_an_open_question() {
 fn a_trail_ends_somewhere_and_its_boundaries_are_open_questions() {
     let f = Fixture::new();
     let doc = data("follow_device_name.json");
-    f.import("follow-device-name", &doc, "gfx900");
+    f.import_in("follow-device-name", &doc, "gfx900");
     f.derive("2026-11-23");
     let key = "follow-device-name|/hops/0/children/0";
     let end = f.claim(rule::FOLLOW_END, key);
@@ -339,7 +285,7 @@ fn a_trail_ends_somewhere_and_its_boundaries_are_open_questions() {
     }]);
     newer["truncated"] = true.into();
     newer["notes"] = serde_json::json!(["hop limit 60 reached"]);
-    f.import("follow-device-name", &newer, "gfx900");
+    f.import_in("follow-device-name", &newer, "gfx900");
     let r = f.derive("2026-11-30");
     assert!(
         r.removed.contains(&claim_id(rule::FOLLOW_END, key)),
@@ -370,12 +316,12 @@ fn a_trail_ends_somewhere_and_its_boundaries_are_open_questions() {
 fn a_trail_through_an_inferred_hop_turns_inferred_with_a_dated_entry() {
     let f = Fixture::new();
     let mut doc = data("follow_device_name.json");
-    f.import("follow-device-name", &doc, "gfx900");
+    f.import_in("follow-device-name", &doc, "gfx900");
     f.derive("2026-11-23");
     let key = "follow-device-name|/hops/0/children/0";
     assert_eq!(f.claim(rule::FOLLOW_END, key).class, Some(Class::Confirmed));
     doc["hops"][0]["evidence"] = "inferred".into();
-    f.import("follow-device-name", &doc, "gfx900");
+    f.import_in("follow-device-name", &doc, "gfx900");
     f.derive("2026-11-30");
     let end = f.claim(rule::FOLLOW_END, key);
     assert_eq!(end.class, Some(Class::Inferred));

@@ -121,7 +121,7 @@ fn world_page_blocks_and_publishable_paths() {
         .display()
         .to_string();
     let mut n = 0;
-    for e in walk(&out) {
+    for e in rocpath_testdata::files_under(&out) {
         if e.starts_with(out.join("raw")) {
             continue;
         }
@@ -136,17 +136,4 @@ fn world_page_blocks_and_publishable_paths() {
         obs.contains("\"rocpath --json case read vega64/vega64_i8_case1.log\""),
         "{obs}"
     );
-}
-
-fn walk(d: &Path) -> Vec<std::path::PathBuf> {
-    let mut out = Vec::new();
-    for e in std::fs::read_dir(d).unwrap().flatten() {
-        let p = e.path();
-        if p.is_dir() {
-            out.extend(walk(&p));
-        } else {
-            out.push(p);
-        }
-    }
-    out
 }

@@ -115,3 +115,17 @@ pub fn fixture_dir(name: &str) -> Option<PathBuf> {
     }
     d
 }
+
+/// Every file under `dir`, depth first (an unreadable folder is left out).
+pub fn files_under(dir: &Path) -> Vec<PathBuf> {
+    let mut out = Vec::new();
+    for e in std::fs::read_dir(dir).into_iter().flatten().flatten() {
+        let p = e.path();
+        if p.is_dir() {
+            out.extend(files_under(&p));
+        } else {
+            out.push(p);
+        }
+    }
+    out
+}

@@ -24,6 +24,19 @@ pub struct Device {
     pub cus: Option<u32>,
 }
 
+impl Device {
+    /// A device described by a target id alone (`--target`): normalized, nothing else known.
+    pub fn from_target(t: TargetId) -> Device {
+        Device {
+            source: "--target".into(),
+            name: None,
+            target: normalize(t),
+            generic: Vec::new(),
+            cus: None,
+        }
+    }
+}
+
 /// Fills in "unsupported" for features the processor does not have, so an unspecified feature
 /// on a device that cannot have it is not mistaken for an unknown setting.
 pub fn normalize(mut t: TargetId) -> TargetId {

@@ -10,7 +10,7 @@ use rmpv::Value;
 use rocpath_arch::TargetId;
 use rocpath_evidence::Class;
 use rocpath_inventory::check::{LibraryCheck, Verdict, check, rules};
-use rocpath_inventory::device::{Device, normalize};
+use rocpath_inventory::device::Device;
 use rocpath_inventory::{NoProgress, Options, scan};
 use std::io::Write;
 use std::path::Path;
@@ -31,13 +31,7 @@ fn zlib(b: &[u8]) -> Vec<u8> {
 }
 
 fn device(t: &str) -> Device {
-    Device {
-        source: "--target".into(),
-        name: None,
-        target: normalize(TargetId::parse(t).unwrap()),
-        generic: Vec::new(),
-        cus: None,
-    }
+    Device::from_target(TargetId::parse(t).unwrap())
 }
 
 fn tensile_check(root: &Path, t: &str) -> Vec<LibraryCheck> {

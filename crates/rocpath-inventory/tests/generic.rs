@@ -6,17 +6,11 @@
 
 use rocpath_arch::TargetId;
 use rocpath_inventory::check::{Verdict, check};
-use rocpath_inventory::device::{Device, normalize};
+use rocpath_inventory::device::Device;
 use rocpath_inventory::{NoProgress, Options, scan};
 
 fn device(t: &str) -> Device {
-    Device {
-        source: "--target".into(),
-        name: None,
-        target: normalize(TargetId::parse(t).unwrap()),
-        generic: Vec::new(),
-        cus: None,
-    }
+    Device::from_target(TargetId::parse(t).unwrap())
 }
 
 #[test]

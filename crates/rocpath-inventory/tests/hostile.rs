@@ -9,7 +9,7 @@
 use rocpath_arch::TargetId;
 use rocpath_evidence::Class;
 use rocpath_inventory::check::{Verdict, check, rules};
-use rocpath_inventory::device::{Device, normalize};
+use rocpath_inventory::device::Device;
 use rocpath_inventory::{NoProgress, Options, scan};
 
 fn example() -> Vec<u8> {
@@ -20,13 +20,7 @@ fn example() -> Vec<u8> {
 }
 
 fn device(t: &str) -> Device {
-    Device {
-        source: "--target".into(),
-        name: None,
-        target: normalize(TargetId::parse(t).unwrap()),
-        generic: Vec::new(),
-        cus: None,
-    }
+    Device::from_target(TargetId::parse(t).unwrap())
 }
 
 #[test]

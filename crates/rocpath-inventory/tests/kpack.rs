@@ -17,13 +17,7 @@ fn packed() -> PathBuf {
 }
 
 fn device(t: &str) -> Device {
-    Device {
-        source: "--target".into(),
-        name: None,
-        target: rocpath_inventory::device::normalize(TargetId::parse(t).unwrap()),
-        generic: Vec::new(),
-        cus: None,
-    }
+    Device::from_target(TargetId::parse(t).unwrap())
 }
 
 fn inv(p: &Path) -> Inventory {

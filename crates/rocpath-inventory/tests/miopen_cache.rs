@@ -9,7 +9,7 @@
 use rocpath_arch::TargetId;
 use rocpath_evidence::Class;
 use rocpath_inventory::check::{LibraryCheck, Verdict, check};
-use rocpath_inventory::device::{Device, normalize};
+use rocpath_inventory::device::Device;
 use rocpath_inventory::miopen_cache::rules;
 use rocpath_inventory::{NoProgress, Options, scan};
 use std::path::Path;
@@ -20,11 +20,8 @@ fn kdb() -> std::path::PathBuf {
 
 fn device(t: &str, cus: Option<u32>) -> Device {
     Device {
-        source: "--target".into(),
-        name: None,
-        target: normalize(TargetId::parse(t).unwrap()),
-        generic: Vec::new(),
         cus,
+        ..Device::from_target(TargetId::parse(t).unwrap())
     }
 }
 

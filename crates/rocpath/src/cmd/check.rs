@@ -8,13 +8,7 @@ use rocpath_inventory::device::{self, Device};
 fn devices(a: &CheckArgs) -> anyhow::Result<Vec<Device>> {
     if let Some(t) = &a.target {
         super::known_target(t).map_err(|e| anyhow::anyhow!("--target: {e}"))?;
-        return Ok(vec![Device {
-            source: "--target".into(),
-            name: None,
-            target: device::normalize(t.clone()),
-            generic: Vec::new(),
-            cus: None,
-        }]);
+        return Ok(vec![Device::from_target(t.clone())]);
     }
     if let Some(f) = &a.rocminfo {
         let text = rocpath_budget::read_small_text(f, rocpath_inventory::device::MAX_TEXT)

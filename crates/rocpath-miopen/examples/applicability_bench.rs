@@ -127,7 +127,10 @@ fn main() {
             }
         }
         if std::env::var_os("MEMO_STATS").is_some() {
-            println!("memo hits {} misses {}", memo.hits, memo.misses);
+            println!(
+                "memo hits {} misses {}; helper calls: hits {} misses {}",
+                memo.hits, memo.misses, memo.call_hits, memo.call_misses
+            );
             for ((id, f), n) in memo.sizes().iter().take(12) {
                 let s = model.solvers.iter().find(|s| s.id == *id).unwrap();
                 let which = if Some(*f) == s.is_applicable {

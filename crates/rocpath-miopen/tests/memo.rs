@@ -1,7 +1,7 @@
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic, missing_docs)]
 //! The read-path memo answers exactly what a full evaluation answers: for a stream of
 //! generated problems, every solver's `IsApplicable` and `IsDynamic` outcome from
-//! `solver_fn_memo` equals `solver_fn`'s, on three generations, with one memo per device.
+//! `solver_fn_memo` equals `solver_fn`'s, on four targets, with one memo per device.
 
 use proptest::prelude::*;
 use rocpath_miopen::model::context::{Device, Env};
@@ -97,7 +97,7 @@ proptest! {
     #![proptest_config(ProptestConfig { cases: 6, ..ProptestConfig::default() })]
     #[test]
     fn memo_equals_full_evaluation(ps in prop::collection::vec(problem(), 24..40)) {
-        for t in ["gfx900:xnack-", "gfx942:sramecc+:xnack-", "gfx1201"] {
+        for t in ["gfx900:xnack-", "gfx942:sramecc+:xnack-", "gfx90a:sramecc+:xnack-", "gfx1201"] {
             same_outcomes(t, &ps);
         }
     }

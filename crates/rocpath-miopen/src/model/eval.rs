@@ -19,6 +19,10 @@ use smallvec::{SmallVec, smallvec};
 use std::collections::HashMap;
 use std::rc::Rc;
 
+mod memo;
+pub use memo::Memo;
+use memo::{ReadKind, Reads, call_key};
+
 /// Paths an evaluation may split into before it gives up.
 const MAX_PATHS: usize = 256;
 /// Nested calls before it gives up.
@@ -57,7 +61,7 @@ pub struct Unknown {
 }
 
 /// An object the functions read.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
 enum Obj<'m> {
     Problem,
     Ctx,
@@ -432,7 +436,11 @@ fn new_run<'e, 'v>(
         trace,
         dev_name: device_name(inp),
         solver_class,
-        reads: None,
+        memo: None,
+        frames: Vec::new(),
+        limits: 0,
+        solver_dep: 0,
+        deepest: 0,
     }
 }
 
@@ -516,273 +524,6 @@ fn device_name<'v>(inp: &Input<'v>) -> &'v str {
     }
 }
 
-/// Which problem value a function read.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-enum ReadKind {
-    Getter,
-    Tensor(u8),
-    Conv,
-    ProblemField,
-    ConvField,
-}
-
-#[derive(Debug, Clone, PartialEq, Eq, Hash)]
-struct Read {
-    kind: ReadKind,
-    name: Box<str>,
-}
-
-/// A read value, comparable.
-#[derive(Debug, Clone, PartialEq, Eq, Hash)]
-enum RVal {
-    I(i128),
-    B(bool),
-    F(u64),
-    S(Box<str>),
-    L(Vec<RVal>),
-    Opt(Box<RVal>),
-    Other(Box<str>),
-}
-
-impl RVal {
-    fn of(v: &Val) -> RVal {
-        match v {
-            Val::Int(i) => RVal::I(*i),
-            Val::Bool(b) => RVal::B(*b),
-            Val::Float(f) => RVal::F(f.to_bits()),
-            Val::Str(s) => RVal::S(Box::from(&**s)),
-            Val::Sym(s) => RVal::S(Box::from(*s)),
-            Val::List(l) => RVal::L(l.iter().map(RVal::of).collect()),
-            Val::Opt(x) => RVal::Opt(Box::new(RVal::of(x))),
-            other => RVal::Other(Box::from(other.show())),
-        }
-    }
-}
-
-enum Node {
-    Leaf(Outcome),
-    /// A read (by id) and, per value id read (sorted by value id), the next node.
-    Read {
-        read: u32,
-        next: Vec<(u32, u32)>,
-    },
-}
-
-const NOT_READ: u32 = u32::MAX;
-
-/// Verdicts of one device, environment and build, remembered by the problem values each
-/// evaluation read: a problem that reads the same values on the same path gets the same
-/// verdict without running the function again (the evaluation is deterministic in them).
-/// Reads and their values are interned, and each read is made once per problem. Only
-/// verdicts without blame are kept. One memo per thread.
-pub struct Memo {
-    tries: FxHashMap<(u64, u32), Vec<Node>>,
-    reads: Interned<Read>,
-    values: Interned<(u32, RVal)>,
-    /// The problem the read cache belongs to.
-    problem: Option<Problem>,
-    /// Per read id, the value id it has for `problem` (or `NOT_READ`).
-    cache: Vec<u32>,
-    /// Verdicts answered from the memo.
-    pub hits: u64,
-    /// Verdicts evaluated.
-    pub misses: u64,
-}
-
-struct Interned<T> {
-    ids: FxHashMap<T, u32>,
-    list: Vec<T>,
-}
-
-impl<T: std::hash::Hash + Eq + Clone> Interned<T> {
-    fn new() -> Self {
-        Interned {
-            ids: FxHashMap::default(),
-            list: Vec::new(),
-        }
-    }
-    fn id(&mut self, t: &T) -> u32 {
-        if let Some(&i) = self.ids.get(t) {
-            return i;
-        }
-        let i = u32::try_from(self.list.len()).unwrap_or(u32::MAX);
-        self.list.push(t.clone());
-        self.ids.insert(t.clone(), i);
-        i
-    }
-}
-
-impl Memo {
-    /// An empty memo. Use it with one device, environment and build only.
-    pub fn new() -> Memo {
-        Memo {
-            tries: FxHashMap::default(),
-            reads: Interned::new(),
-            values: Interned::new(),
-            problem: None,
-            cache: Vec::new(),
-            hits: 0,
-            misses: 0,
-        }
-    }
-
-    /// Remembered verdicts per (solver id, function), most first.
-    pub fn sizes(&self) -> Vec<((u64, u32), usize)> {
-        let mut v: Vec<_> = self
-            .tries
-            .iter()
-            .map(|(k, t)| (*k, t.iter().filter(|n| matches!(n, Node::Leaf(_))).count()))
-            .collect();
-        v.sort_by_key(|e| std::cmp::Reverse(e.1));
-        v
-    }
-
-    /// Points the read cache at `p`.
-    fn start(&mut self, p: &Problem) {
-        if self.problem.as_ref() != Some(p) {
-            self.problem = Some(p.clone());
-            self.cache.clear();
-        }
-    }
-}
-
-/// The value id of read `r` for the memo's current problem, read once per problem.
-fn memo_value(
-    cache: &mut Vec<u32>,
-    reads: &Interned<Read>,
-    values: &mut Interned<(u32, RVal)>,
-    run: &mut Run,
-    r: u32,
-) -> u32 {
-    let i = r as usize;
-    if cache.len() <= i {
-        cache.resize(i + 1, NOT_READ);
-    }
-    if cache[i] == NOT_READ {
-        let v = run.reread(&reads.list[i]);
-        cache[i] = values.id(&(r, RVal::of(&v)));
-    }
-    cache[i]
-}
-
-impl Default for Memo {
-    fn default() -> Self {
-        Memo::new()
-    }
-}
-
-impl<'m> Evaluator<'m> {
-    /// [`Evaluator::solver_fn`] without blame, answered from `memo` when an earlier problem
-    /// read the same values.
-    pub fn solver_fn_memo(
-        &self,
-        memo: &mut Memo,
-        solver: &Solver,
-        func: u32,
-        input: &Input,
-    ) -> Outcome {
-        memo_solver(self, memo, solver, func, input)
-    }
-}
-
-fn memo_solver<'v>(
-    ev: &Evaluator<'v>,
-    memo: &mut Memo,
-    solver: &'v Solver,
-    func: u32,
-    input: &'v Input<'v>,
-) -> Outcome {
-    memo.start(input.problem);
-    let key = (solver.id, func);
-    // A hit builds no run until a value must be read for this problem the first time.
-    let mut run = None;
-    if let Some(trie) = memo.tries.get(&key) {
-        let mut at = 0usize;
-        while let Some(node) = trie.get(at) {
-            match node {
-                Node::Leaf(o) => {
-                    memo.hits += 1;
-                    return o.clone();
-                }
-                Node::Read { read, next } => {
-                    let run = run.get_or_insert_with(|| new_run(ev, input, Some(solver), false));
-                    let v = memo_value(&mut memo.cache, &memo.reads, &mut memo.values, run, *read);
-                    match next.binary_search_by_key(&v, |&(x, _)| x) {
-                        Ok(k) => at = next[k].1 as usize,
-                        Err(_) => break,
-                    }
-                }
-            }
-        }
-    }
-    memo.misses += 1;
-    let mut run = run.unwrap_or_else(|| new_run(ev, input, Some(solver), false));
-    run.reads = Some(Vec::new());
-    let this = Val::Obj(Obj::Class(class_last(&solver.class)));
-    let f = &ev.model.functions[ev.resolve(func) as usize];
-    let mut args = vec![this];
-    if f.params.len() >= 2 {
-        args.push(Val::Obj(Obj::Ctx));
-        args.push(Val::Obj(Obj::Problem));
-    }
-    let (v, blame, undecided) = run.call(func, args, &[]);
-    let outcome = ev.verdict(func, f, v, blame, undecided).outcome;
-    let reads: Vec<(u32, u32)> = run
-        .reads
-        .take()
-        .unwrap_or_default()
-        .into_iter()
-        .map(|(r, v)| {
-            let r = memo.reads.id(&r);
-            (r, memo.values.id(&(r, v)))
-        })
-        .collect();
-    insert(memo.tries.entry(key).or_default(), &reads, outcome.clone());
-    outcome
-}
-
-/// Adds a read sequence (read id, value id) and its outcome to a trie (the root is node 0).
-fn insert(trie: &mut Vec<Node>, reads: &[(u32, u32)], outcome: Outcome) {
-    let mut at = 0usize;
-    let mut i = 0usize;
-    loop {
-        if at >= trie.len() {
-            match reads.get(i) {
-                Some(&(r, _)) => trie.push(Node::Read {
-                    read: r,
-                    next: Vec::new(),
-                }),
-                None => {
-                    trie.push(Node::Leaf(outcome));
-                    return;
-                }
-            }
-        }
-        let Ok(n) = u32::try_from(trie.len()) else {
-            return;
-        };
-        match &mut trie[at] {
-            Node::Leaf(_) => return,
-            Node::Read { read, next } => {
-                let Some(&(r, v)) = reads.get(i) else { return };
-                if *read != r {
-                    // The same values so far must lead to the same next read; anything else
-                    // means the evaluation was not deterministic in its reads: not cached.
-                    return;
-                }
-                match next.binary_search_by_key(&v, |&(x, _)| x) {
-                    Ok(k) => at = next[k].1 as usize,
-                    Err(k) => {
-                        next.insert(k, (v, n));
-                        at = n as usize;
-                    }
-                }
-                i += 1;
-            }
-        }
-    }
-}
-
 fn class_last(class: &str) -> &str {
     let c = class.split('<').next().unwrap_or(class).trim();
     c.rsplit("::").next().unwrap_or(c)
@@ -817,8 +558,16 @@ struct Run<'e, 'm> {
     dev_name: &'m str,
     /// The solver's class name, no namespace or template arguments.
     solver_class: &'m str,
-    /// The problem values read, in order, when a memo records them.
-    reads: Option<Vec<(Read, RVal)>>,
+    /// The memo of a memoised evaluation.
+    memo: Option<&'e mut Memo<'m>>,
+    /// The problem values read, per memoised call being evaluated (innermost last).
+    frames: Vec<Reads>,
+    /// Times the evaluator's depth or step limit cut an evaluation.
+    limits: u32,
+    /// Times a value depended on which solver is evaluated (its template arguments, `this`).
+    solver_dep: u32,
+    /// The deepest call depth reached.
+    deepest: u32,
 }
 
 fn step(func: u32, line: u32, text: Option<&str>, value: Option<String>) -> Step {
@@ -839,39 +588,6 @@ fn norm_sym(s: &str) -> &str {
 }
 
 impl<'e, 'm> Run<'e, 'm> {
-    /// Records a problem value read, when a memo asks.
-    fn note(&mut self, kind: ReadKind, name: &str, v: &Val<'m>) {
-        if let Some(reads) = &mut self.reads {
-            // A problem value is the same however often it is read (a loop reads it on
-            // every pass): the memo's key keeps its first read only.
-            if reads
-                .iter()
-                .any(|(r, _)| r.kind == kind && &*r.name == name)
-            {
-                return;
-            }
-            reads.push((
-                Read {
-                    kind,
-                    name: Box::from(name),
-                },
-                RVal::of(v),
-            ));
-        }
-    }
-
-    /// Reads one problem value again, for a memo's walk.
-    fn reread(&mut self, r: &Read) -> Val<'m> {
-        let n = &*r.name;
-        match r.kind {
-            ReadKind::Getter => self.problem_getter(n).unwrap_or(Val::Void),
-            ReadKind::Tensor(i) => self.object_method(0, 0, &Obj::Tensor(i), n, &[]),
-            ReadKind::Conv => self.object_method(0, 0, &Obj::Conv, n, &[]),
-            ReadKind::ProblemField => self.field(0, 0, &Val::Obj(Obj::Problem), n),
-            ReadKind::ConvField => self.field(0, 0, &Val::Obj(Obj::Conv), n),
-        }
-    }
-
     fn unknown(&self, func: u32, line: u32, why: impl Into<String>) -> Val<'m> {
         Val::Unknown(Rc::new(Unknown {
             func,
@@ -888,6 +604,22 @@ impl<'e, 'm> Run<'e, 'm> {
         targs: &[Val<'m>],
     ) -> (Val<'m>, Blame, Vec<Step>) {
         let id = self.ev.resolve(id);
+        if self.memo.is_some() && !self.trace {
+            if let Some(key) = call_key(id, &args, targs) {
+                return self.call_memo(key, args, targs);
+            }
+        }
+        self.call_body(id, args, targs)
+    }
+
+    /// Calls function `id` (resolved) by evaluating its body.
+    fn call_body(
+        &mut self,
+        id: u32,
+        args: Vec<Val<'m>>,
+        targs: &[Val<'m>],
+    ) -> (Val<'m>, Blame, Vec<Step>) {
+        self.deepest = self.deepest.max(self.depth);
         let Some(f) = self.ev.model.functions.get(id as usize) else {
             return (
                 self.unknown(id, 0, "no such function"),
@@ -896,15 +628,23 @@ impl<'e, 'm> Run<'e, 'm> {
             );
         };
         if self.depth >= MAX_DEPTH {
+            self.limits += 1;
             return (
                 self.unknown(id, f.site.line, "calls nest too deep"),
                 Vec::new(),
                 Vec::new(),
             );
         }
+        let extra = args.len().saturating_sub(f.params.len());
+        if extra > 0 {
+            if let Some(u @ Val::Unknown(_)) = args.first() {
+                // A member of an object whose state is unknown (changed by a statement that
+                // is not modelled): unknown for that reason, as for a member not resolved.
+                return (u.clone(), Vec::new(), Vec::new());
+            }
+        }
         let mut vars: Vars<'m> = Vec::with_capacity(f.params.len() + 8);
         let mut args = args.into_iter();
-        let extra = args.len().saturating_sub(f.params.len());
         if extra > 0 {
             if let Some(this) = args.next() {
                 vars.push(("this", this));
@@ -929,7 +669,7 @@ impl<'e, 'm> Run<'e, 'm> {
         self.merge(id, f, paths)
     }
 
-    fn bind_templates(&self, id: u32, f: &'m Function, targs: &[Val<'m>], vars: &mut Vars<'m>) {
+    fn bind_templates(&mut self, id: u32, f: &'m Function, targs: &[Val<'m>], vars: &mut Vars<'m>) {
         if !targs.is_empty() {
             for (n, v) in f.template_params.iter().zip(targs) {
                 vars.push((n.as_str(), v.clone()));
@@ -939,7 +679,8 @@ impl<'e, 'm> Run<'e, 'm> {
         let Some(solver) = self.solver else { return };
         let of_solver =
             self.ev.fn_class.get(id as usize).copied().flatten() == Some(self.solver_class);
-        if of_solver {
+        if of_solver && !f.template_params.is_empty() {
+            self.solver_dep += 1;
             // By position: an out-of-line member may name the class's parameters differently.
             for (n, (_, v)) in f.template_params.iter().zip(&solver.template_args) {
                 vars.push((n.as_str(), Val::Int(i128::from(*v))));
@@ -1115,6 +856,7 @@ impl<'e, 'm> Run<'e, 'm> {
     fn stmt(&mut self, func: u32, s: &'m Stmt, mut vars: Vars<'m>) -> Paths<'m> {
         self.steps += 1;
         if self.steps > MAX_STEPS {
+            self.limits += 1;
             let u = self.unknown(func, stmt_line(s), "evaluation too long");
             return self.ret(u, Vec::new());
         }
@@ -1554,6 +1296,7 @@ impl<'e, 'm> Run<'e, 'm> {
     fn eval(&mut self, func: u32, e: &'m Expr, vars: &Vars<'m>) -> (Val<'m>, Blame) {
         self.steps += 1;
         if self.steps > MAX_STEPS {
+            self.limits += 1;
             return (self.unknown(func, e.l, "evaluation too long"), Vec::new());
         }
         match &e.k {
@@ -1566,7 +1309,10 @@ impl<'e, 'm> Run<'e, 'm> {
             ExprKind::Var { v } => match lookup(vars, v) {
                 Some(x) => (x.clone(), Vec::new()),
                 None if v == "this" => match self.solver {
-                    Some(s) => (Val::Obj(Obj::Class(class_last(&s.class))), Vec::new()),
+                    Some(s) => {
+                        self.solver_dep += 1;
+                        (Val::Obj(Obj::Class(class_last(&s.class))), Vec::new())
+                    }
                     None => (
                         self.unknown(func, e.l, "`this` outside a solver"),
                         Vec::new(),
@@ -1860,7 +1606,7 @@ impl<'e, 'm> Run<'e, 'm> {
         }
     }
 
-    fn symbol(&self, func: u32, line: u32, name: &'m str) -> Val<'m> {
+    fn symbol(&mut self, func: u32, line: u32, name: &'m str) -> Val<'m> {
         match name {
             "npos" => Val::Int(NPOS),
             "true" => Val::Bool(true),
@@ -1883,7 +1629,9 @@ impl<'e, 'm> Run<'e, 'm> {
             _ if name == "AlwaysEnableConvDirectNaive"
                 || name.ends_with("::AlwaysEnableConvDirectNaive") =>
             {
-                Val::Bool(self.inp.always_enable_naive)
+                let v = Val::Bool(self.inp.always_enable_naive);
+                self.note(ReadKind::Naive, "AlwaysEnableConvDirectNaive", &v);
+                v
             }
             _ if name == "IsWarmupOngoing" || name.ends_with("::IsWarmupOngoing") => {
                 Val::Bool(false)

@@ -130,12 +130,28 @@ struct CallLeaf<'m> {
     depth: u32,
 }
 
-enum Node<L> {
-    Leaf(L),
+/// A trie of read paths: compact nodes (a walk touches one cache line per read), leaves apart.
+struct Trie<L> {
+    nodes: Vec<Node>,
+    leaves: Vec<L>,
+}
+
+impl<L> Default for Trie<L> {
+    fn default() -> Self {
+        Trie {
+            nodes: Vec::new(),
+            leaves: Vec::new(),
+        }
+    }
+}
+
+enum Node {
+    /// The index of a leaf.
+    Leaf(u32),
     /// A read (by id) and, per value id read (sorted by value id), the next node.
     Read {
         read: u32,
-        next: Vec<(u32, u32)>,
+        next: SmallVec<[(u32, u32); 2]>,
     },
 }
 
@@ -148,8 +164,8 @@ pub(super) type Reads = Vec<(u32, u32)>;
 /// evaluation read. Reads and their values are interned, and each read is made once per
 /// problem. Only results without blame are kept. One memo per thread.
 pub struct Memo<'m> {
-    solvers: FxHashMap<(u64, u32), Vec<Node<Outcome>>>,
-    calls: FxHashMap<CallKey<'m>, Vec<Node<CallLeaf<'m>>>>,
+    solvers: FxHashMap<(u64, u32), Trie<Outcome>>,
+    calls: FxHashMap<CallKey<'m>, Trie<CallLeaf<'m>>>,
     /// Functions seen to depend on the solver evaluated: their calls are keyed by solver too.
     solver_dep: FxHashSet<u32>,
     reads: Interned<Read<'m>>,
@@ -222,7 +238,7 @@ impl<'m> Memo<'m> {
         let mut v: Vec<_> = self
             .solvers
             .iter()
-            .map(|(k, t)| (*k, t.iter().filter(|n| matches!(n, Node::Leaf(_))).count()))
+            .map(|(k, t)| (*k, t.leaves.len()))
             .collect();
         v.sort_by_key(|e| std::cmp::Reverse(e.1));
         v
@@ -253,13 +269,13 @@ impl<'m> Memo<'m> {
     }
 
     /// Adds a path to a trie, unless the memo is full.
-    fn insert<L>(nodes: &mut usize, trie: &mut Vec<Node<L>>, reads: &[(u32, u32)], leaf: L) {
+    fn insert<L>(nodes: &mut usize, trie: &mut Trie<L>, reads: &[(u32, u32)], leaf: L) {
         if *nodes >= MAX_NODES {
             return;
         }
-        let before = trie.len();
+        let before = trie.nodes.len();
         insert(trie, reads, leaf);
-        *nodes += trie.len() - before;
+        *nodes += trie.nodes.len() - before;
     }
 }
 
@@ -285,14 +301,14 @@ fn memo_value<'m>(
 /// Walks a trie from its root, reading each value its path asks for: the leaf reached, with
 /// the reads made on the way in `path`.
 fn walk<'t, L>(
-    trie: &'t [Node<L>],
+    trie: &'t Trie<L>,
     mut value: impl FnMut(u32) -> u32,
     path: &mut Reads,
 ) -> Option<&'t L> {
     let mut at = 0usize;
     loop {
-        match trie.get(at)? {
-            Node::Leaf(l) => return Some(l),
+        match trie.nodes.get(at)? {
+            Node::Leaf(l) => return trie.leaves.get(*l as usize),
             Node::Read { read, next } => {
                 let v = value(*read);
                 path.push((*read, v));
@@ -304,29 +320,31 @@ fn walk<'t, L>(
 }
 
 /// Adds a read sequence (read id, value id) and its leaf to a trie (the root is node 0).
-fn insert<L>(trie: &mut Vec<Node<L>>, reads: &[(u32, u32)], leaf: L) {
+fn insert<L>(trie: &mut Trie<L>, reads: &[(u32, u32)], leaf: L) {
     let mut at = 0usize;
     let mut i = 0usize;
     let mut leaf = Some(leaf);
     loop {
-        if at >= trie.len() {
+        if at >= trie.nodes.len() {
             match reads.get(i) {
-                Some(&(r, _)) => trie.push(Node::Read {
+                Some(&(r, _)) => trie.nodes.push(Node::Read {
                     read: r,
-                    next: Vec::new(),
+                    next: SmallVec::new(),
                 }),
                 None => {
-                    if let Some(l) = leaf.take() {
-                        trie.push(Node::Leaf(l));
-                    }
+                    let (Some(l), Ok(k)) = (leaf.take(), u32::try_from(trie.leaves.len())) else {
+                        return;
+                    };
+                    trie.leaves.push(l);
+                    trie.nodes.push(Node::Leaf(k));
                     return;
                 }
             }
         }
-        let Ok(n) = u32::try_from(trie.len()) else {
+        let Ok(n) = u32::try_from(trie.nodes.len()) else {
             return;
         };
-        match &mut trie[at] {
+        match &mut trie.nodes[at] {
             Node::Leaf(_) => return,
             Node::Read { read, next } => {
                 let Some(&(r, v)) = reads.get(i) else { return };

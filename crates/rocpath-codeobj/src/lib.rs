@@ -570,11 +570,9 @@ pub fn parse_with(data: &[u8], limits: Limits) -> Result<CodeObject, Error> {
     {
         {
             for s in syms.into_iter().filter(|s| s.kind == SymbolKind::HsaKernel) {
-                kernels.push(Kernel {
-                    name: s.name.clone(),
-                    symbol: s.name,
-                    ..Kernel::default()
-                });
+                let mut k = Kernel::named(s.name.clone());
+                k.set_symbol(s.name);
+                kernels.push(k);
             }
         }
     }

@@ -80,7 +80,7 @@ fn every_fixture_code_object_agrees_with_llvm() {
             assert_eq!(refk.len(), co.kernels.len(), "{what}");
             for (r, k) in refk.iter().zip(&co.kernels) {
                 assert_eq!(r["name"], k.name, "{what}");
-                assert_eq!(r["symbol"], k.symbol, "{what}");
+                assert_eq!(r["symbol"], k.symbol(), "{what}");
                 assert_eq!(r["sgpr_count"], opt(k.sgpr_count), "{what} {}", k.name);
                 assert_eq!(r["vgpr_count"], opt(k.vgpr_count), "{what} {}", k.name);
                 assert_eq!(r["agpr_count"], opt(k.agpr_count), "{what} {}", k.name);

@@ -335,7 +335,7 @@ pub fn inventory_tsv(inv: &Inventory, kernels: bool) -> String {
                         co.container.clone(),
                         co.target.to_string(),
                         k.name.clone(),
-                        k.symbol.clone(),
+                        k.symbol().into_owned(),
                         o(k.sgpr_count),
                         o(k.vgpr_count),
                         o(k.agpr_count),

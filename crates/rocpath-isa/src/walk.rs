@@ -223,13 +223,17 @@ impl Walk<'_, '_> {
 
 impl Walk<'_, '_> {
     /// Count the rest of the walk into `counts` (by mnemonic id) and return the bytes covered:
-    /// the same items as iterating, in a loop that keeps its state in locals.
+    /// the same items as iterating, in a loop that keeps its state in locals. Ranges are
+    /// independent (each starts at its symbol), so they are counted two at a time,
+    /// interleaved: the next instruction of a range waits for this one's length (a chain of
+    /// dependent loads), and the other range's chain runs beside it.
     pub(crate) fn count_into(mut self, counts: &mut [u64]) -> u64 {
         let mut bytes = 0u64;
         let section = self.section;
+        let mut pending: Option<(usize, usize)> = None;
         loop {
             if self.pos >= self.end && !self.next_range() {
-                return bytes;
+                break;
             }
             if self.header_left > 0 {
                 let n = self.header_left;
@@ -240,13 +244,25 @@ impl Walk<'_, '_> {
                 self.pos += n;
                 self.header_left = 0;
             }
-            let (pos, b) = self
-                .decoder
-                .count_range(section, self.pos, self.end, counts);
-            self.pos = pos;
-            bytes += b;
+            let range = (self.pos, self.end);
+            // This range is counted here, whole (the walk moves on to the next symbol).
+            self.pos = self.end;
+            match pending.take() {
+                None => pending = Some(range),
+                Some(other) => bytes += self.decoder.count_pair(section, other, range, counts),
+            }
         }
+        if let Some((pos, end)) = pending {
+            bytes += self.decoder.count_range(section, pos, end, counts).1;
+        }
+        bytes
     }
+}
+
+/// Bytes the items of a range covered: from its start to where its last item ends, less the
+/// zero runs skipped.
+fn covered(start: usize, end: usize, skipped: usize) -> u64 {
+    end.saturating_sub(start).saturating_sub(skipped) as u64
 }
 
 impl Decoder {
@@ -260,32 +276,68 @@ impl Decoder {
         end: usize,
         counts: &mut [u64],
     ) -> (usize, u64) {
-        let mut bytes = 0u64;
+        let (start, mut skipped) = (pos, 0usize);
         let end = end.min(section.len());
         while pos < end {
-            let Some(rest) = section.get(pos..) else {
-                break;
-            };
-            if rest.first() == Some(&0) {
-                let z = skippable_zeros(section.get(pos..end).unwrap_or(&[]));
-                if z > 0 {
-                    pos += z;
-                    continue;
-                }
-            }
-            let r = self.decode_with::<false>(rest);
-            let (len, m) = if packed::is_inst(r) {
-                (packed::len(r), packed::mnemonic(r))
-            } else {
-                (rest.len().min(4) as u8, Mnemonic::LONG.id())
-            };
-            if let Some(c) = counts.get_mut(usize::from(m)) {
-                *c += 1;
-            }
-            bytes += u64::from(len);
-            pos += usize::from(len).max(1);
+            pos = self.count_one(section, pos, end, counts, &mut skipped);
         }
-        (pos, bytes)
+        (pos, covered(start, pos, skipped))
+    }
+
+    /// [`Decoder::count_range`] over two ranges at once, one item of each per pass; returns the
+    /// bytes covered.
+    fn count_pair(
+        &self,
+        section: &[u8],
+        (mut p1, e1): (usize, usize),
+        (mut p2, e2): (usize, usize),
+        counts: &mut [u64],
+    ) -> u64 {
+        let (e1, e2) = (e1.min(section.len()), e2.min(section.len()));
+        let (s1, s2) = (p1, p2);
+        let (mut z1, mut z2) = (0usize, 0usize);
+        while p1 < e1 && p2 < e2 {
+            p1 = self.count_one(section, p1, e1, counts, &mut z1);
+            p2 = self.count_one(section, p2, e2, counts, &mut z2);
+        }
+        covered(s1, p1, z1)
+            + covered(s2, p2, z2)
+            + self.count_range(section, p1, e1, counts).1
+            + self.count_range(section, p2, e2, counts).1
+    }
+
+    /// One step of a range at `pos` (`pos < end`): a zero run skipped (added to `skipped`), or
+    /// one item counted, which covers the bytes up to the position returned.
+    #[inline(always)]
+    fn count_one(
+        &self,
+        section: &[u8],
+        pos: usize,
+        end: usize,
+        counts: &mut [u64],
+        skipped: &mut usize,
+    ) -> usize {
+        let Some(rest) = section.get(pos..) else {
+            return end;
+        };
+        if rest.first() == Some(&0) {
+            let z = skippable_zeros(section.get(pos..end).unwrap_or(&[]));
+            if z > 0 {
+                *skipped += z;
+                return pos + z;
+            }
+        }
+        let r = self.decode_with::<false>(rest);
+        let (len, m) = if packed::is_inst(r) {
+            (packed::len(r), packed::mnemonic(r))
+        } else {
+            (rest.len().min(4) as u8, Mnemonic::LONG.id())
+        };
+        if let Some(c) = counts.get_mut(usize::from(m)) {
+            *c += 1;
+        }
+        // An item covers at least one byte (`rest` is not empty): what it covers is the step.
+        pos + usize::from(len).max(1)
     }
 
     /// Walk one executable section like `llvm-objdump -d` does: one range per distinct symbol

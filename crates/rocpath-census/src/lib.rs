@@ -11,7 +11,9 @@
 
 use rocpath_arch::TargetId;
 use rocpath_evidence::{Class as EvClass, Evidence, Locator, Proof};
-use rocpath_isa::{Census, Decoder, Item, ItemKind, Mnemonic, SymbolKind, SymbolStart};
+use rocpath_isa::{
+    Census, Decoder, Item, ItemKind, Mnemonic, Range, SymbolKind, SymbolStart, Tally,
+};
 use rocpath_sources::bundle::SharedBy;
 use rocpath_sources::{Found, HashSource, Limits, ObjectHash, Origin, Sink};
 use serde::Serialize;
@@ -187,56 +189,6 @@ impl Counts {
                 *dst.entry(k.clone()).or_default() += v;
             }
         }
-    }
-}
-
-/// Per-kernel counts kept sparse: a code object can have tens of thousands of kernels, and
-/// a full histogram per kernel would be zeroed and scanned for each.
-struct Acc {
-    counts: Vec<u64>,
-    touched: Vec<u16>,
-    bytes: u64,
-}
-
-impl Acc {
-    fn new() -> Acc {
-        Acc {
-            counts: vec![0; Mnemonic::COUNT],
-            touched: Vec::new(),
-            bytes: 0,
-        }
-    }
-
-    #[inline]
-    fn add(&mut self, item: &Item) {
-        let id = item.mnemonic.id();
-        if let Some(c) = self.counts.get_mut(usize::from(id)) {
-            if *c == 0 {
-                self.touched.push(id);
-            }
-            *c += 1;
-        }
-        self.bytes += u64::from(item.len);
-    }
-
-    /// The counts gathered since the last call, or `None` if there were none; resets.
-    fn take(&mut self) -> Option<Counts> {
-        if self.touched.is_empty() {
-            return None;
-        }
-        let mut pairs = Vec::with_capacity(self.touched.len());
-        for &id in &self.touched {
-            if let (Some(m), Some(n)) =
-                (Mnemonic::from_id(id), self.counts.get_mut(usize::from(id)))
-            {
-                pairs.push((m, *n));
-                *n = 0;
-            }
-        }
-        self.touched.clear();
-        let out = Counts::from_pairs(pairs, self.bytes);
-        self.bytes = 0;
-        Some(out)
     }
 }
 
@@ -543,7 +495,7 @@ impl Collector<'_> {
         let is_rel = co.e_type == 1;
         let mut total = Census::new();
         let need_kernels = self.need_kernels();
-        let mut acc = Acc::new();
+        let mut tally = Tally::new();
         let mut owner_ranges = 0usize;
         let mut kernels: Vec<KernelCensus> = Vec::new();
         let mut disasm = Vec::new();
@@ -557,72 +509,43 @@ impl Collector<'_> {
             };
             let base = if is_rel { sec.addr } else { 0 };
             let (starts, owners) = section_symbols(&symbols, sec.index, base, &kernel_names);
-            let mut cur: Option<usize> = None;
-            let mut seen_owners = 0usize;
-            let mut next_owner = 0usize;
-            let mut last_a = 0u64;
-            let mut next_at = owners.first().map_or(u64::MAX, |o| o.0);
-            let flush = |idx: Option<usize>, acc: &mut Acc, kernels: &mut Vec<KernelCensus>| {
-                if let (Some(i), Some(counts)) = (idx, acc.take()) {
-                    let (_, name, is_kernel) = owners[i];
-                    kernels.push(KernelCensus {
-                        name: name.to_string(),
-                        is_kernel,
-                        counts,
+            let walk = decoder.walk(data, sec.addr, &starts);
+            let mut by_range = ByRange {
+                decoder,
+                data,
+                addr: sec.addr,
+                owners: &owners,
+                need_kernels,
+                release,
+                total: &mut total,
+                tally: &mut tally,
+                kernels: &mut kernels,
+                cur: None,
+                seen: 0,
+                released: 0,
+                batch: Vec::new(),
+            };
+            if self.opts.disasm {
+                let want = |name: &str| self.opts.kernel.as_ref().is_some_and(|k| k.matches(name));
+                for item in walk {
+                    by_range.item(&item, |owner| {
+                        if want(owner) {
+                            disasm.push(DisasmLine::of(
+                                path,
+                                owner,
+                                sec.addr + item.offset,
+                                data,
+                                &item,
+                            ));
+                        }
                     });
                 }
-            };
-            // Pages already decoded are handed back in 8 MiB steps (large Tensile objects
-            // reach 400 MB of code).
-            let mut released = 0usize;
-            for item in decoder.walk(data, sec.addr, &starts) {
-                let o = item.offset as usize;
-                if o - released >= 8 << 20 {
-                    release(data.get(released..o).unwrap_or(&[]));
-                    released = o;
-                }
-                total.add_item(&item);
-                let a = sec.addr + item.offset;
-                // Items come in address order: advance through the owners instead of
-                // searching for each instruction.
-                if a < last_a {
-                    next_owner = owners.partition_point(|o| o.0 <= a);
-                    next_at = owners.get(next_owner).map_or(u64::MAX, |o| o.0);
-                }
-                // One comparison per item; the owner list is only read at a boundary.
-                if a >= next_at {
-                    while owners.get(next_owner).is_some_and(|o| o.0 <= a) {
-                        next_owner += 1;
-                    }
-                    next_at = owners.get(next_owner).map_or(u64::MAX, |o| o.0);
-                }
-                last_a = a;
-                let owner = next_owner.checked_sub(1);
-                if owner != cur {
-                    if need_kernels {
-                        flush(cur, &mut acc, &mut kernels);
-                    }
-                    if owner.is_some() {
-                        seen_owners += 1;
-                    }
-                    cur = owner;
-                }
-                if need_kernels && owner.is_some() {
-                    acc.add(&item);
-                }
-                if self.opts.disasm {
-                    if let Some(i) = owner {
-                        let name = owners[i].1;
-                        if self.opts.kernel.as_ref().is_some_and(|k| k.matches(name)) {
-                            disasm.push(DisasmLine::of(path, name, a, data, &item));
-                        }
-                    }
+            } else {
+                for r in walk.ranges() {
+                    by_range.range(&r);
                 }
             }
-            if need_kernels {
-                flush(cur, &mut acc, &mut kernels);
-            }
-            owner_ranges += seen_owners;
+            owner_ranges += by_range.finish();
         }
         Ok(Walked {
             total,
@@ -664,6 +587,123 @@ fn with_hash(at: Locator, hash: &ObjectHash) -> Locator {
     match hash.as_str() {
         Some(h) => at.with_sha256(h),
         None => at,
+    }
+}
+
+/// Counts of one section gathered by owning symbol: the object's totals, and per owner
+/// (function or kernel symbol) when kernels are needed. Every owner starts a range of the
+/// walk, so a range has one owner (the last at or before its start).
+struct ByRange<'a, 's> {
+    decoder: &'a Decoder,
+    data: &'a [u8],
+    addr: u64,
+    owners: &'a [(u64, &'s str, bool)],
+    need_kernels: bool,
+    release: &'a (dyn Fn(&[u8]) + Sync),
+    total: &'a mut Census,
+    tally: &'a mut Tally,
+    kernels: &'a mut Vec<KernelCensus>,
+    /// The current owner (index into `owners`).
+    cur: Option<usize>,
+    /// Owner ranges started.
+    seen: usize,
+    /// Section bytes handed back so far.
+    released: usize,
+    /// Ranges not yet counted, when no kernel needs them apart.
+    batch: Vec<Range>,
+}
+
+/// Decoded pages are handed back in steps of this many bytes (large Tensile objects reach
+/// 400 MB of code).
+const RELEASE_STEP: usize = 8 << 20;
+
+impl<'s> ByRange<'_, 's> {
+    /// The owner of section offset `at`.
+    fn owner_at(&self, at: u64) -> Option<usize> {
+        let a = self.addr + at;
+        self.owners.partition_point(|o| o.0 <= a).checked_sub(1)
+    }
+
+    /// Moves to `owner`, closing the current one's counts.
+    fn enter(&mut self, owner: Option<usize>) {
+        if owner == self.cur {
+            return;
+        }
+        self.close();
+        if owner.is_some() {
+            self.seen += 1;
+        }
+        self.cur = owner;
+    }
+
+    /// Adds the counts gathered for the current owner to the totals, and to its kernel.
+    fn close(&mut self) {
+        if self.tally.is_empty() {
+            return;
+        }
+        let (pairs, bytes) = self.tally.drain_into(self.total);
+        if let Some(i) = self.cur.filter(|_| self.need_kernels) {
+            let (_, name, is_kernel) = self.owners[i];
+            self.kernels.push(KernelCensus {
+                name: name.to_string(),
+                is_kernel,
+                counts: Counts::from_pairs(pairs, bytes),
+            });
+        }
+    }
+
+    /// One range of the walk: counted apart for its owner when kernels are needed, else in
+    /// batches of about `RELEASE_STEP` bytes, two ranges at a time.
+    fn range(&mut self, r: &Range) {
+        if r.has_items(self.data) {
+            self.enter(self.owner_at(r.start as u64));
+        }
+        if self.need_kernels {
+            self.decoder.count_range(self.data, r, self.tally);
+            self.release_to(r.end);
+            return;
+        }
+        self.batch.push(*r);
+        if r.end - self.released >= RELEASE_STEP {
+            self.flush_batch();
+        }
+    }
+
+    /// Counts the batched ranges into the totals and hands their pages back.
+    fn flush_batch(&mut self) {
+        self.decoder
+            .census_ranges(self.data, &self.batch, self.total);
+        if let Some(end) = self.batch.last().map(|r| r.end) {
+            self.release_to(end);
+        }
+        self.batch.clear();
+    }
+
+    /// Hands back the section's pages before `at`, in steps.
+    fn release_to(&mut self, at: usize) {
+        if at.saturating_sub(self.released) >= RELEASE_STEP {
+            (self.release)(self.data.get(self.released..at).unwrap_or(&[]));
+            self.released = at;
+        }
+    }
+
+    /// One walked item (the disassembly's path): counted for its owner; `line` is called with
+    /// the owner's name.
+    fn item(&mut self, item: &Item, mut line: impl FnMut(&'s str)) {
+        self.release_to(item.offset as usize);
+        let owner = self.owner_at(item.offset);
+        self.enter(owner);
+        self.tally.add_item(item);
+        if let Some(i) = owner {
+            line(self.owners[i].1);
+        }
+    }
+
+    /// Ends the section; returns the owner ranges it had.
+    fn finish(mut self) -> usize {
+        self.flush_batch();
+        self.close();
+        self.seen
     }
 }
 

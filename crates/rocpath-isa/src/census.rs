@@ -25,8 +25,8 @@ pub struct SignalCounts {
 /// censuses add up to a per-object census, and per-thread censuses reduce to one.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Census {
-    counts: Vec<u64>,
-    bytes: u64,
+    pub(crate) counts: Vec<u64>,
+    pub(crate) bytes: u64,
 }
 
 impl Default for Census {
@@ -51,6 +51,18 @@ impl Census {
             *c += 1;
         }
         self.bytes += len;
+    }
+
+    /// Count `n` instructions of mnemonic `m` (their bytes with [`Census::add_bytes`]).
+    pub fn add_n(&mut self, m: Mnemonic, n: u64) {
+        if let Some(c) = self.counts.get_mut(usize::from(m.id())) {
+            *c += n;
+        }
+    }
+
+    /// Add covered bytes.
+    pub fn add_bytes(&mut self, n: u64) {
+        self.bytes += n;
     }
 
     /// Count one walked item.

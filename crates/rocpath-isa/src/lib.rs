@@ -70,7 +70,7 @@ pub use census::{Census, ClassCounts, SignalCounts};
 pub use classify::{Class, Group};
 pub use decoder::{Decoded, Decoder, Inst, Mnemonic, Signals};
 pub use layout::{Family, Gen};
-pub use walk::{Item, ItemKind, SymbolKind, SymbolStart, Walk};
+pub use walk::{Item, ItemKind, Range, SymbolKind, SymbolStart, Tally, Walk};
 
 /// Version of LLVM whose disassembler the tables were generated from.
 pub const LLVM_VERSION: &str = "22.1.8";

@@ -1,5 +1,6 @@
 //! The `llvm-objdump -d` walk over one executable section.
 
+use crate::census::Census;
 use crate::decoder::{Decoder, Mnemonic, packed};
 use crate::layout::Family;
 
@@ -227,35 +228,141 @@ impl Walk<'_, '_> {
     /// independent (each starts at its symbol), so they are counted two at a time,
     /// interleaved: the next instruction of a range waits for this one's length (a chain of
     /// dependent loads), and the other range's chain runs beside it.
-    pub(crate) fn count_into(mut self, counts: &mut [u64]) -> u64 {
-        let mut bytes = 0u64;
+    pub(crate) fn count_into(self, counts: &mut [u64]) -> u64 {
         let section = self.section;
-        let mut pending: Option<(usize, usize)> = None;
-        loop {
+        let decoder = self.decoder;
+        decoder.count_ranges(section, self.ranges(), counts)
+    }
+
+    /// The rest of the walk as ranges (one per distinct symbol address, plus the bytes before
+    /// the first symbol), without decoding them: count them with [`Decoder::count_range`] or
+    /// [`Decoder::census_ranges`].
+    pub fn ranges(mut self) -> impl Iterator<Item = Range> {
+        std::iter::from_fn(move || {
             if self.pos >= self.end && !self.next_range() {
-                break;
+                return None;
             }
-            if self.header_left > 0 {
-                let n = self.header_left;
-                if let Some(c) = counts.get_mut(usize::from(Mnemonic::BYTE.id())) {
-                    *c += n as u64;
-                }
-                bytes += n as u64;
-                self.pos += n;
-                self.header_left = 0;
-            }
-            let range = (self.pos, self.end);
-            // This range is counted here, whole (the walk moves on to the next symbol).
+            let r = Range {
+                start: self.pos,
+                header: self.header_left,
+                end: self.end,
+                symbol: self.cur_sym,
+            };
+            // The walk moves on to the next symbol.
             self.pos = self.end;
-            match pending.take() {
-                None => pending = Some(range),
-                Some(other) => bytes += self.decoder.count_pair(section, other, range, counts),
+            self.header_left = 0;
+            Some(r)
+        })
+    }
+}
+
+/// One range of a walk: from a symbol (or the section start) to the next symbol. Its items
+/// are those the iterator yields between the two; the last may extend past `end`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Range {
+    /// Section offset of the symbol (where a legacy kernel's header starts).
+    pub start: usize,
+    /// `.byte` lines of a legacy kernel header at `start`; decoding starts after them.
+    pub header: usize,
+    /// Section offset of the next symbol (or the section end).
+    pub end: usize,
+    /// As [`Item::symbol`].
+    pub symbol: Option<u32>,
+}
+
+impl Range {
+    /// Whether the range yields any item (it may be one skipped run of zeros).
+    pub fn has_items(&self, section: &[u8]) -> bool {
+        if self.header > 0 {
+            return true;
+        }
+        let b = section
+            .get(self.start..self.end.min(section.len()))
+            .unwrap_or(&[]);
+        !b.is_empty() && skippable_zeros(b) < b.len()
+    }
+}
+
+/// Where counts go: an array by mnemonic id, or a [`Tally`].
+pub(crate) trait Sink {
+    fn count(&mut self, m: u16, n: u64);
+}
+
+impl Sink for [u64] {
+    #[inline(always)]
+    fn count(&mut self, m: u16, n: u64) {
+        if let Some(c) = self.get_mut(usize::from(m)) {
+            *c += n;
+        }
+    }
+}
+
+/// Counts by mnemonic that remember which mnemonics they saw, so reading and resetting them
+/// costs the mnemonics seen, not all of them: per-kernel totals of a census.
+#[derive(Debug, Clone)]
+pub struct Tally {
+    counts: Vec<u64>,
+    touched: Vec<u16>,
+    bytes: u64,
+}
+
+impl Default for Tally {
+    fn default() -> Self {
+        Tally::new()
+    }
+}
+
+impl Sink for Tally {
+    #[inline(always)]
+    fn count(&mut self, m: u16, n: u64) {
+        if let Some(c) = self.counts.get_mut(usize::from(m)) {
+            if *c == 0 {
+                self.touched.push(m);
+            }
+            *c += n;
+        }
+    }
+}
+
+impl Tally {
+    /// An empty tally.
+    pub fn new() -> Tally {
+        Tally {
+            counts: vec![0; Mnemonic::COUNT],
+            touched: Vec::new(),
+            bytes: 0,
+        }
+    }
+
+    /// Count one walked item.
+    #[inline]
+    pub fn add_item(&mut self, item: &Item) {
+        self.count(item.mnemonic.id(), 1);
+        self.bytes += u64::from(item.len);
+    }
+
+    /// Whether nothing was counted since the last drain.
+    pub fn is_empty(&self) -> bool {
+        self.touched.is_empty()
+    }
+
+    /// The counts since the last drain (mnemonic, count) and the bytes they cover, also added
+    /// to `total`; resets.
+    pub fn drain_into(&mut self, total: &mut Census) -> (Vec<(Mnemonic, u64)>, u64) {
+        let mut pairs = Vec::with_capacity(self.touched.len());
+        for &id in &self.touched {
+            if let (Some(m), Some(n)) =
+                (Mnemonic::from_id(id), self.counts.get_mut(usize::from(id)))
+            {
+                total.add_n(m, *n);
+                pairs.push((m, *n));
+                *n = 0;
             }
         }
-        if let Some((pos, end)) = pending {
-            bytes += self.decoder.count_range(section, pos, end, counts).1;
-        }
-        bytes
+        self.touched.clear();
+        let bytes = std::mem::take(&mut self.bytes);
+        total.add_bytes(bytes);
+        (pairs, bytes)
     }
 }
 
@@ -266,15 +373,54 @@ fn covered(start: usize, end: usize, skipped: usize) -> u64 {
 }
 
 impl Decoder {
+    /// Count the items of one range of a walk (see [`Walk::ranges`]) into `tally`.
+    pub fn count_range(&self, section: &[u8], r: &Range, tally: &mut Tally) {
+        if r.header > 0 {
+            tally.count(Mnemonic::BYTE.id(), r.header as u64);
+        }
+        let (_, b) = self.count_span(section, r.start + r.header, r.end, tally);
+        tally.bytes += b + r.header as u64;
+    }
+
+    /// Count the items of `ranges` (of a walk over `section`) into `census`, two ranges at a
+    /// time, interleaved.
+    pub fn census_ranges(&self, section: &[u8], ranges: &[Range], census: &mut Census) {
+        census.bytes += self.count_ranges(section, ranges.iter().copied(), &mut census.counts);
+    }
+
+    /// [`Decoder::census_ranges`] into counts by mnemonic id; returns the bytes covered.
+    fn count_ranges(
+        &self,
+        section: &[u8],
+        ranges: impl Iterator<Item = Range>,
+        counts: &mut [u64],
+    ) -> u64 {
+        let mut bytes = 0u64;
+        let mut pending: Option<(usize, usize)> = None;
+        for r in ranges {
+            counts.count(Mnemonic::BYTE.id(), r.header as u64);
+            bytes += r.header as u64;
+            let span = (r.start + r.header, r.end);
+            match pending.take() {
+                None => pending = Some(span),
+                Some(other) => bytes += self.count_pair(section, other, span, counts),
+            }
+        }
+        if let Some((pos, end)) = pending {
+            bytes += self.count_span(section, pos, end, counts).1;
+        }
+        bytes
+    }
+
     /// Count the items from `pos` to `end` of `section` (a range of the walk, past any legacy
     /// header) into `counts`; returns where the range's last item ends and the bytes covered.
     #[inline]
-    fn count_range(
+    fn count_span<S: Sink + ?Sized>(
         &self,
         section: &[u8],
         mut pos: usize,
         end: usize,
-        counts: &mut [u64],
+        counts: &mut S,
     ) -> (usize, u64) {
         let (start, mut skipped) = (pos, 0usize);
         let end = end.min(section.len());
@@ -302,19 +448,19 @@ impl Decoder {
         }
         covered(s1, p1, z1)
             + covered(s2, p2, z2)
-            + self.count_range(section, p1, e1, counts).1
-            + self.count_range(section, p2, e2, counts).1
+            + self.count_span(section, p1, e1, counts).1
+            + self.count_span(section, p2, e2, counts).1
     }
 
     /// One step of a range at `pos` (`pos < end`): a zero run skipped (added to `skipped`), or
     /// one item counted, which covers the bytes up to the position returned.
     #[inline(always)]
-    fn count_one(
+    fn count_one<S: Sink + ?Sized>(
         &self,
         section: &[u8],
         pos: usize,
         end: usize,
-        counts: &mut [u64],
+        counts: &mut S,
         skipped: &mut usize,
     ) -> usize {
         let Some(rest) = section.get(pos..) else {
@@ -333,9 +479,7 @@ impl Decoder {
         } else {
             (rest.len().min(4) as u8, Mnemonic::LONG.id())
         };
-        if let Some(c) = counts.get_mut(usize::from(m)) {
-            *c += 1;
-        }
+        counts.count(m, 1);
         // An item covers at least one byte (`rest` is not empty): what it covers is the step.
         pos + usize::from(len).max(1)
     }

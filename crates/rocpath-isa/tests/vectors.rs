@@ -435,3 +435,49 @@ proptest! {
         prop_assert_eq!(got.histogram(), want.histogram());
     }
 }
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(500))]
+    #[test]
+    fn ranges_counted_apart_add_up_to_the_walk(
+        words in proptest::collection::vec(any::<u32>(), 0..80),
+        zeros in proptest::collection::vec((0usize..80, 1usize..24), 0..4),
+        addrs in proptest::collection::vec(0u64..400, 0..6),
+        t in 0usize..64,
+    ) {
+        // Each range counted into a tally (per-kernel totals), and all ranges batched into a
+        // census: both equal what the iterator yields, item by item.
+        let mut bytes = words_to_bytes(&words);
+        for (at, n) in zeros {
+            for b in bytes.iter_mut().skip(at * 4).take(n) {
+                *b = 0;
+            }
+        }
+        let procs: Vec<&str> = Decoder::processors().collect();
+        let dec = Decoder::for_target(procs[t % procs.len()]).unwrap();
+        let syms: Vec<SymbolStart> = addrs
+            .iter()
+            .enumerate()
+            .map(|(i, &a)| SymbolStart { address: a, kind: if i % 3 == 2 { SymbolKind::LegacyKernel } else { SymbolKind::Code } })
+            .collect();
+        let mut want = rocpath_isa::Census::new();
+        for it in dec.walk(&bytes, 16, &syms) {
+            want.add_item(&it);
+        }
+        let ranges: Vec<rocpath_isa::Range> = dec.walk(&bytes, 16, &syms).ranges().collect();
+        let mut by_tally = rocpath_isa::Census::new();
+        let mut tally = rocpath_isa::Tally::new();
+        for r in &ranges {
+            dec.count_range(&bytes, r, &mut tally);
+            let has = !tally.is_empty();
+            prop_assert_eq!(has, r.has_items(&bytes));
+            tally.drain_into(&mut by_tally);
+        }
+        let mut batched = rocpath_isa::Census::new();
+        dec.census_ranges(&bytes, &ranges, &mut batched);
+        for got in [&by_tally, &batched] {
+            prop_assert_eq!(got.bytes(), want.bytes());
+            prop_assert_eq!(got.histogram(), want.histogram());
+        }
+    }
+}

@@ -495,7 +495,7 @@ impl Collector<'_> {
         let is_rel = co.e_type == 1;
         let mut total = Census::new();
         let need_kernels = self.need_kernels();
-        let mut tally = Tally::new();
+        let (mut tally, mut spare) = (Tally::new(), Tally::new());
         let mut owner_ranges = 0usize;
         let mut kernels: Vec<KernelCensus> = Vec::new();
         let mut disasm = Vec::new();
@@ -519,6 +519,8 @@ impl Collector<'_> {
                 release,
                 total: &mut total,
                 tally: &mut tally,
+                spare: &mut spare,
+                pending: None,
                 kernels: &mut kernels,
                 cur: None,
                 seen: 0,
@@ -602,6 +604,10 @@ struct ByRange<'a, 's> {
     release: &'a (dyn Fn(&[u8]) + Sync),
     total: &'a mut Census,
     tally: &'a mut Tally,
+    /// The second lane's counts, when two ranges are counted at once.
+    spare: &'a mut Tally,
+    /// A range with items waiting for a second one (per-kernel counting).
+    pending: Option<Range>,
     kernels: &'a mut Vec<KernelCensus>,
     /// The current owner (index into `owners`).
     cur: Option<usize>,
@@ -655,17 +661,40 @@ impl<'s> ByRange<'_, 's> {
     /// One range of the walk: counted apart for its owner when kernels are needed, else in
     /// batches of about `RELEASE_STEP` bytes, two ranges at a time.
     fn range(&mut self, r: &Range) {
+        if self.need_kernels {
+            // A range without items has no owner to enter.
+            if r.has_items(self.data) {
+                match self.pending.take() {
+                    None => self.pending = Some(*r),
+                    Some(a) => self.pair(&a, r),
+                }
+            }
+            // Pages are handed back only behind what has been counted.
+            let counted = self.pending.map_or(r.end, |p| p.start);
+            self.release_to(counted);
+            return;
+        }
         if r.has_items(self.data) {
             self.enter(self.owner_at(r.start as u64));
-        }
-        if self.need_kernels {
-            self.decoder.count_range(self.data, r, self.tally);
-            self.release_to(r.end);
-            return;
         }
         self.batch.push(*r);
         if r.end - self.released >= RELEASE_STEP {
             self.flush_batch();
+        }
+    }
+
+    /// Two ranges with items, in walk order, counted at once: `a` for its owner, `b` apart
+    /// and then for its own (the same or the next).
+    fn pair(&mut self, a: &Range, b: &Range) {
+        self.enter(self.owner_at(a.start as u64));
+        let owner_b = self.owner_at(b.start as u64);
+        self.decoder
+            .count_range_pair(self.data, (a, &mut *self.tally), (b, &mut *self.spare));
+        if owner_b == self.cur {
+            self.tally.absorb(self.spare);
+        } else {
+            self.enter(owner_b);
+            std::mem::swap(self.tally, self.spare);
         }
     }
 
@@ -701,6 +730,10 @@ impl<'s> ByRange<'_, 's> {
 
     /// Ends the section; returns the owner ranges it had.
     fn finish(mut self) -> usize {
+        if let Some(r) = self.pending.take() {
+            self.enter(self.owner_at(r.start as u64));
+            self.decoder.count_range(self.data, &r, self.tally);
+        }
         self.flush_batch();
         self.close();
         self.seen

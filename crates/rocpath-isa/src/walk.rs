@@ -3,6 +3,7 @@
 use crate::census::Census;
 use crate::decoder::{Decoder, Mnemonic, packed};
 use crate::layout::Family;
+use std::cell::Cell;
 
 /// What kind of symbol starts a range.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -297,6 +298,16 @@ impl Sink for [u64] {
     }
 }
 
+/// One array shared by both lanes of [`Decoder::count_pair`].
+impl Sink for &[Cell<u64>] {
+    #[inline(always)]
+    fn count(&mut self, m: u16, n: u64) {
+        if let Some(c) = self.get(usize::from(m)) {
+            c.set(c.get() + n);
+        }
+    }
+}
+
 /// Counts by mnemonic that remember which mnemonics they saw, so reading and resetting them
 /// costs the mnemonics seen, not all of them: per-kernel totals of a census.
 #[derive(Debug, Clone)]
@@ -325,6 +336,19 @@ impl Sink for Tally {
 }
 
 impl Tally {
+    /// Moves `other`'s counts into this tally.
+    pub fn absorb(&mut self, other: &mut Tally) {
+        for i in 0..other.touched.len() {
+            let id = other.touched[i];
+            if let Some(c) = other.counts.get_mut(usize::from(id)) {
+                let n = std::mem::take(c);
+                self.count(id, n);
+            }
+        }
+        other.touched.clear();
+        self.bytes += std::mem::take(&mut other.bytes);
+    }
+
     /// An empty tally.
     pub fn new() -> Tally {
         Tally {
@@ -382,6 +406,30 @@ impl Decoder {
         tally.bytes += b + r.header as u64;
     }
 
+    /// [`Decoder::count_range`] of two ranges at once, interleaved, each into its own tally.
+    pub fn count_range_pair(
+        &self,
+        section: &[u8],
+        (a, ta): (&Range, &mut Tally),
+        (b, tb): (&Range, &mut Tally),
+    ) {
+        for (r, t) in [(a, &mut *ta), (b, &mut *tb)] {
+            if r.header > 0 {
+                t.count(Mnemonic::BYTE.id(), r.header as u64);
+                t.bytes += r.header as u64;
+            }
+        }
+        let (ba, bb) = self.count_pair(
+            section,
+            (a.start + a.header, a.end),
+            (b.start + b.header, b.end),
+            ta,
+            tb,
+        );
+        ta.bytes += ba;
+        tb.bytes += bb;
+    }
+
     /// Count the items of `ranges` (of a walk over `section`) into `census`, two ranges at a
     /// time, interleaved.
     pub fn census_ranges(&self, section: &[u8], ranges: &[Range], census: &mut Census) {
@@ -397,17 +445,21 @@ impl Decoder {
     ) -> u64 {
         let mut bytes = 0u64;
         let mut pending: Option<(usize, usize)> = None;
+        let cells = Cell::from_mut(counts).as_slice_of_cells();
         for r in ranges {
-            counts.count(Mnemonic::BYTE.id(), r.header as u64);
+            (&mut &*cells).count(Mnemonic::BYTE.id(), r.header as u64);
             bytes += r.header as u64;
             let span = (r.start + r.header, r.end);
             match pending.take() {
                 None => pending = Some(span),
-                Some(other) => bytes += self.count_pair(section, other, span, counts),
+                Some(other) => {
+                    let (a, b) = self.count_pair(section, other, span, &mut &*cells, &mut &*cells);
+                    bytes += a + b;
+                }
             }
         }
         if let Some((pos, end)) = pending {
-            bytes += self.count_span(section, pos, end, counts).1;
+            bytes += self.count_span(section, pos, end, &mut &*cells).1;
         }
         bytes
     }
@@ -430,26 +482,27 @@ impl Decoder {
         (pos, covered(start, pos, skipped))
     }
 
-    /// [`Decoder::count_range`] over two ranges at once, one item of each per pass; returns the
-    /// bytes covered.
-    fn count_pair(
+    /// [`Decoder::count_span`] of two spans at once, one item of each per pass, each into its
+    /// sink; returns the bytes each covered.
+    fn count_pair<A: Sink + ?Sized, B: Sink + ?Sized>(
         &self,
         section: &[u8],
         (mut p1, e1): (usize, usize),
         (mut p2, e2): (usize, usize),
-        counts: &mut [u64],
-    ) -> u64 {
+        a: &mut A,
+        b: &mut B,
+    ) -> (u64, u64) {
         let (e1, e2) = (e1.min(section.len()), e2.min(section.len()));
         let (s1, s2) = (p1, p2);
         let (mut z1, mut z2) = (0usize, 0usize);
         while p1 < e1 && p2 < e2 {
-            p1 = self.count_one(section, p1, e1, counts, &mut z1);
-            p2 = self.count_one(section, p2, e2, counts, &mut z2);
+            p1 = self.count_one(section, p1, e1, a, &mut z1);
+            p2 = self.count_one(section, p2, e2, b, &mut z2);
         }
-        covered(s1, p1, z1)
-            + covered(s2, p2, z2)
-            + self.count_span(section, p1, e1, counts).1
-            + self.count_span(section, p2, e2, counts).1
+        (
+            covered(s1, p1, z1) + self.count_span(section, p1, e1, a).1,
+            covered(s2, p2, z2) + self.count_span(section, p2, e2, b).1,
+        )
     }
 
     /// One step of a range at `pos` (`pos < end`): a zero run skipped (added to `skipped`), or

@@ -185,6 +185,58 @@ impl<R: Read> Bounded<R> {
         (&self.dropped, self.dropped_count)
     }
 
+    /// [`Bounded::byte`] for each byte of `buf`: runs of bytes that change nothing but the
+    /// field state (no quote, no line break) are taken whole.
+    fn feed(&mut self, mut buf: &[u8]) {
+        while !buf.is_empty() {
+            let run = match self.state {
+                // Inside quotes only a quote, and a line feed for the line count, matter.
+                Q::Quoted => memchr::memchr2(b'"', b'\n', buf),
+                _ => memchr::memchr3(b'"', b'\n', b'\r', buf),
+            }
+            .unwrap_or(buf.len());
+            let (plain, rest) = buf.split_at(run);
+            if !plain.is_empty() {
+                self.plain(plain);
+            }
+            match rest.split_first() {
+                Some((&b, rest)) => {
+                    self.byte(b);
+                    buf = rest;
+                }
+                None => buf = rest,
+            }
+        }
+    }
+
+    /// Bytes without a quote or line break (in quotes: without a quote or line feed), as
+    /// [`Bounded::byte`] would take them one by one.
+    fn plain(&mut self, p: &[u8]) {
+        if !self.skipping {
+            self.record.extend_from_slice(p);
+        }
+        if self.state != Q::Quoted {
+            self.state = if p.last() == Some(&b',') {
+                Q::FieldStart
+            } else {
+                Q::Unquoted
+            };
+        }
+        self.check_length();
+    }
+
+    /// Starts skipping the record in progress once it is longer than allowed.
+    fn check_length(&mut self) {
+        if !self.skipping && self.record.len() > self.max {
+            self.skipping = true;
+            self.record.clear();
+            if self.dropped.len() < 100 {
+                self.dropped.push(self.record_line);
+            }
+            self.dropped_count += 1;
+        }
+    }
+
     fn byte(&mut self, b: u8) {
         if !self.skipping {
             self.record.push(b);
@@ -212,14 +264,7 @@ impl<R: Read> Bounded<R> {
             }
             return;
         }
-        if !self.skipping && self.record.len() > self.max {
-            self.skipping = true;
-            self.record.clear();
-            if self.dropped.len() < 100 {
-                self.dropped.push(self.record_line);
-            }
-            self.dropped_count += 1;
-        }
+        self.check_length();
     }
 
     fn end_record(&mut self) {
@@ -253,9 +298,7 @@ impl<R: Read> Bounded<R> {
                 }
                 break;
             }
-            for &b in &chunk[..n] {
-                self.byte(b);
-            }
+            self.feed(&chunk[..n]);
         }
         Ok(())
     }
@@ -595,6 +638,28 @@ mod tests {
         b.read_to_string(&mut out).unwrap();
         assert_eq!(out, "\x01\nab\n");
         assert_eq!(b.dropped(), (&[1u64][..], 1));
+    }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(500))]
+        #[test]
+        fn runs_taken_whole_equal_byte_by_byte(
+            t in proptest::collection::vec(proptest::sample::select(b"ab,\"\r\n".to_vec()), 0..200),
+            max in 1usize..40,
+        ) {
+            let mut whole = Bounded::new(&[][..], max);
+            let mut one = Bounded::new(&[][..], max);
+            whole.feed(&t);
+            for &b in &t {
+                one.byte(b);
+            }
+            proptest::prop_assert_eq!(&whole.ready, &one.ready);
+            proptest::prop_assert_eq!(&whole.record, &one.record);
+            proptest::prop_assert_eq!(whole.state, one.state);
+            proptest::prop_assert_eq!(whole.line, one.line);
+            proptest::prop_assert_eq!(whole.dropped(), one.dropped());
+            proptest::prop_assert_eq!(whole.skipping, one.skipping);
+        }
     }
 
     #[test]

@@ -82,12 +82,16 @@ fn source(conn: &Connection, base: &'static str) -> Result<Option<String>, Rocpd
     })
 }
 
-/// Opens a database read-only.
+/// Opens a database read-only. The GROUP BY over the dispatch table sorts every dispatch:
+/// SQLite's sorter may use as many helper threads as the run has workers (`--threads`);
+/// its memory stays SQLite's own bounded sort buffers.
 pub fn open(path: &Path) -> Result<Connection, RocpdError> {
     let conn = Connection::open_with_flags(
         path,
         OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_NO_MUTEX,
     )?;
+    let threads = rayon::current_num_threads().clamp(1, 8) as i64;
+    conn.pragma_update(None, "threads", threads)?;
     Ok(conn)
 }
 

@@ -446,10 +446,17 @@ impl Decoder {
         let mut bytes = 0u64;
         let mut pending: Option<(usize, usize)> = None;
         let cells = Cell::from_mut(counts).as_slice_of_cells();
-        for r in ranges {
-            (&mut &*cells).count(Mnemonic::BYTE.id(), r.header as u64);
-            bytes += r.header as u64;
-            let span = (r.start + r.header, r.end);
+        let mut spans: Vec<(usize, usize)> = ranges
+            .map(|r| {
+                (&mut &*cells).count(Mnemonic::BYTE.id(), r.header as u64);
+                bytes += r.header as u64;
+                (r.start + r.header, r.end)
+            })
+            .collect();
+        // Counts add up in any order: partners of about the same length leave the shortest
+        // single-lane tails.
+        spans.sort_unstable_by_key(|&(p, e)| std::cmp::Reverse(e.saturating_sub(p)));
+        for span in spans {
             match pending.take() {
                 None => pending = Some(span),
                 Some(other) => {

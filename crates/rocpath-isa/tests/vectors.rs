@@ -402,6 +402,37 @@ proptest! {
     }
 }
 
+/// Random words with zero runs punched in, symbols anywhere (also outside, unsorted, legacy
+/// kernels) and the decoder of processor `t` (modulo their number).
+fn random_section(
+    words: &[u32],
+    zeros: &[(usize, usize)],
+    addrs: &[u64],
+    t: usize,
+) -> (Vec<u8>, Decoder, Vec<SymbolStart>) {
+    let mut bytes = words_to_bytes(words);
+    for &(at, n) in zeros {
+        for b in bytes.iter_mut().skip(at * 4).take(n) {
+            *b = 0;
+        }
+    }
+    let procs: Vec<&str> = Decoder::processors().collect();
+    let dec = Decoder::for_target(procs[t % procs.len()]).unwrap();
+    let syms = addrs
+        .iter()
+        .enumerate()
+        .map(|(i, &a)| SymbolStart {
+            address: a,
+            kind: if i % 3 == 2 {
+                SymbolKind::LegacyKernel
+            } else {
+                SymbolKind::Code
+            },
+        })
+        .collect();
+    (bytes, dec, syms)
+}
+
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(1000))]
     #[test]
@@ -413,19 +444,7 @@ proptest! {
     ) {
         // Random words with zero runs punched in, symbols anywhere (also outside, unsorted,
         // legacy kernels), every processor: the census loop and the iterator agree.
-        let mut bytes = words_to_bytes(&words);
-        for (at, n) in zeros {
-            for b in bytes.iter_mut().skip(at * 4).take(n) {
-                *b = 0;
-            }
-        }
-        let procs: Vec<&str> = Decoder::processors().collect();
-        let dec = Decoder::for_target(procs[t % procs.len()]).unwrap();
-        let syms: Vec<SymbolStart> = addrs
-            .iter()
-            .enumerate()
-            .map(|(i, &a)| SymbolStart { address: a, kind: if i % 3 == 2 { SymbolKind::LegacyKernel } else { SymbolKind::Code } })
-            .collect();
+        let (bytes, dec, syms) = random_section(&words, &zeros, &addrs, t);
         let mut want = rocpath_isa::Census::new();
         for it in dec.walk(&bytes, 16, &syms) {
             want.add_item(&it);
@@ -447,19 +466,7 @@ proptest! {
     ) {
         // Each range counted into a tally (per-kernel totals), and all ranges batched into a
         // census: both equal what the iterator yields, item by item.
-        let mut bytes = words_to_bytes(&words);
-        for (at, n) in zeros {
-            for b in bytes.iter_mut().skip(at * 4).take(n) {
-                *b = 0;
-            }
-        }
-        let procs: Vec<&str> = Decoder::processors().collect();
-        let dec = Decoder::for_target(procs[t % procs.len()]).unwrap();
-        let syms: Vec<SymbolStart> = addrs
-            .iter()
-            .enumerate()
-            .map(|(i, &a)| SymbolStart { address: a, kind: if i % 3 == 2 { SymbolKind::LegacyKernel } else { SymbolKind::Code } })
-            .collect();
+        let (bytes, dec, syms) = random_section(&words, &zeros, &addrs, t);
         let mut want = rocpath_isa::Census::new();
         for it in dec.walk(&bytes, 16, &syms) {
             want.add_item(&it);

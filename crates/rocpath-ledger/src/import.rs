@@ -290,9 +290,57 @@ pub fn import_file_in(
         }
     }
 
-    // Raw inputs and the lines the evidence points at.
+    let lines = cited_lines(&recs, &doc);
+    drop(recs);
+    let (inputs, quotes) = hash_and_quote(&lines, cwd);
+
+    let root_abs = fs::canonicalize(ledger.root()).map_err(|source| StoreError::Io {
+        path: ledger.root().to_path_buf(),
+        source,
+    })?;
+    let cwd_abs = fs::canonicalize(cwd).unwrap_or_else(|_| cwd.to_path_buf());
+    let base = relative(&root_abs, &cwd_abs);
+    let obs = Observation {
+        schema: OBSERVATION_SCHEMA.to_string(),
+        id: id.clone(),
+        imported: Imported {
+            file: file.display().to_string(),
+            sha256: sha,
+            base: base.to_string_lossy().replace('\\', "/"),
+            world: world.to_string(),
+        },
+        inputs,
+        quotes,
+        document: doc,
+    };
+    guard.write_observation(&obs)?;
+
+    let (cases_created, questions_created) = if outcome == ImportOutcome::New {
+        create_stubs(guard, ledger, &obs)?
+    } else {
+        (Vec::new(), Vec::new())
+    };
+    Ok(ImportReport {
+        id,
+        file: file.display().to_string(),
+        schema,
+        outcome,
+        records: n_records,
+        inputs: obs.inputs.len(),
+        hashed: obs.inputs.iter().filter(|i| i.sha256.is_some()).count(),
+        quotes: obs.quotes.len(),
+        cases_created,
+        questions_created,
+    })
+}
+
+/// The files the records' evidence and a trail's hops cite, each with the lines cited.
+fn cited_lines(
+    recs: &[records::Record],
+    doc: &serde_json::Value,
+) -> BTreeMap<String, BTreeSet<u64>> {
     let mut lines: BTreeMap<String, BTreeSet<u64>> = BTreeMap::new();
-    for r in &recs {
+    for r in recs {
         for l in &r.evidence.sources {
             if l.path.is_empty() {
                 continue;
@@ -303,13 +351,18 @@ pub fn import_file_in(
             }
         }
     }
-    drop(recs);
-    for (path, line) in crate::follow::hop_locations(&doc) {
+    for (path, line) in crate::follow::hop_locations(doc) {
         lines.entry(path).or_default().insert(line);
     }
+    lines
+}
+
+/// Each cited file hashed (relative paths from `cwd`) and its cited lines quoted; a file that
+/// cannot be read is an input with a note.
+fn hash_and_quote(lines: &BTreeMap<String, BTreeSet<u64>>, cwd: &Path) -> (Vec<Input>, Vec<Quote>) {
     let mut inputs = Vec::new();
     let mut quotes = Vec::new();
-    for (path, wanted) in &lines {
+    for (path, wanted) in lines {
         let p = Path::new(path);
         let at = if p.is_absolute() {
             p.to_path_buf()
@@ -336,58 +389,32 @@ pub fn import_file_in(
         }
         inputs.push(input);
     }
+    (inputs, quotes)
+}
 
-    let root_abs = fs::canonicalize(ledger.root()).map_err(|source| StoreError::Io {
-        path: ledger.root().to_path_buf(),
-        source,
-    })?;
-    let cwd_abs = fs::canonicalize(cwd).unwrap_or_else(|_| cwd.to_path_buf());
-    let base = relative(&root_abs, &cwd_abs);
-    let obs = Observation {
-        schema: OBSERVATION_SCHEMA.to_string(),
-        id: id.clone(),
-        imported: Imported {
-            file: file.display().to_string(),
-            sha256: sha,
-            base: base.to_string_lossy().replace('\\', "/"),
-            world: world.to_string(),
-        },
-        inputs,
-        quotes,
-        document: doc,
-    };
-    guard.write_observation(&obs)?;
-
-    let mut cases_created = Vec::new();
-    let mut questions_created = Vec::new();
-    if outcome == ImportOutcome::New {
-        for case in schemas::case_stubs(&obs) {
-            let p = ledger.record_path(crate::files::FileKind::Case, &case.id);
-            if !p.exists() {
-                guard.write_case(&case)?;
-                cases_created.push(case.id);
-            }
-        }
-        for q in schemas::question_stubs(&obs) {
-            let p = ledger.record_path(crate::files::FileKind::Question, &q.id);
-            if !p.exists() {
-                guard.write_question(&q)?;
-                questions_created.push(q.id);
-            }
+/// The case and question stubs a new observation opens, those not already in the ledger.
+fn create_stubs(
+    guard: &WriteGuard,
+    ledger: &Ledger,
+    obs: &Observation,
+) -> Result<(Vec<String>, Vec<String>), ImportError> {
+    let mut cases = Vec::new();
+    let mut questions = Vec::new();
+    for case in schemas::case_stubs(obs) {
+        let p = ledger.record_path(crate::files::FileKind::Case, &case.id);
+        if !p.exists() {
+            guard.write_case(&case)?;
+            cases.push(case.id);
         }
     }
-    Ok(ImportReport {
-        id,
-        file: file.display().to_string(),
-        schema,
-        outcome,
-        records: n_records,
-        inputs: obs.inputs.len(),
-        hashed: obs.inputs.iter().filter(|i| i.sha256.is_some()).count(),
-        quotes: obs.quotes.len(),
-        cases_created,
-        questions_created,
-    })
+    for q in schemas::question_stubs(obs) {
+        let p = ledger.record_path(crate::files::FileKind::Question, &q.id);
+        if !p.exists() {
+            guard.write_question(&q)?;
+            questions.push(q.id);
+        }
+    }
+    Ok((cases, questions))
 }
 
 /// Reads the wanted 1-based lines (`path` is how the quotes name the file) of a text file (streamed; CR LF and invalid UTF-8

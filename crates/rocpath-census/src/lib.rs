@@ -678,7 +678,7 @@ impl<'s> ByRange<'_, 's> {
             self.enter(self.owner_at(r.start as u64));
         }
         self.batch.push(*r);
-        if r.end - self.released >= RELEASE_STEP {
+        if r.end.saturating_sub(self.released) >= RELEASE_STEP {
             self.flush_batch();
         }
     }

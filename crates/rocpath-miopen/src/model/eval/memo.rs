@@ -498,13 +498,7 @@ impl<'e, 'm> Run<'e, 'm> {
         self.frames.push(Reads::new());
         let (v, blame, undecided) = self.call_body(key.func, args, targs);
         let reads = self.frames.pop().unwrap_or_default();
-        let leaf = CallLeaf {
-            v: v.clone(),
-            blame: blame.clone(),
-            undecided: undecided.clone(),
-            steps: self.steps - steps,
-            depth: self.deepest - self.depth,
-        };
+        let (took_steps, took_depth) = (self.steps - steps, self.deepest - self.depth);
         self.deepest = self.deepest.max(deepest);
         if let Some(frame) = self.frames.last_mut() {
             merge_reads(frame, &reads);
@@ -519,6 +513,13 @@ impl<'e, 'm> Run<'e, 'm> {
                 memo.solver_dep.insert(key.func);
                 key.solver = solver_id;
             }
+            let leaf = CallLeaf {
+                v: v.clone(),
+                blame: blame.clone(),
+                undecided: undecided.clone(),
+                steps: took_steps,
+                depth: took_depth,
+            };
             let trie = memo.calls.entry(key).or_default();
             Memo::insert(&mut memo.nodes, trie, &reads, leaf);
         }

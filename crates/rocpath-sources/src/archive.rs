@@ -1,17 +1,24 @@
 //! Archives read in place: `.deb` (ar), tar (plain or compressed), zip/wheel.
 //!
-//! Nothing is unpacked to disk. Members up to [`Limits::max_member_buffer`] bytes are read
-//! into memory and scanned like files; larger members are scanned as a stream
-//! ([`crate::stream`]). Member paths that would escape the archive (`..`, absolute paths)
-//! are reported as errors and not scanned. The total number of bytes decompressed from one
-//! archive is capped ([`Limits::max_archive_bytes`]) against decompression bombs.
+//! Nothing is unpacked to disk, and a member is read as the file it would be once unpacked:
+//! what is found in it, and at which offsets, is what scanning the unpacked file finds.
+//! Members up to [`Limits::max_member_buffer`] bytes are read into memory and scanned like
+//! files. A larger member is read by what it holds: a host binary or a fat binary is scanned
+//! as a stream ([`crate::stream`]), a tar inside it is read as a stream of its own members,
+//! and what can only be read whole (one code object, a zip, an ar archive, a Tensile library,
+//! a kernel database) is read whole within the memory budget — or, when the budget cannot
+//! hold it, reported by name with the option that raises it. Member paths that would escape
+//! the archive (`..`, absolute paths) are reported as errors and not scanned. The total number
+//! of bytes decompressed from one archive is capped ([`Limits::max_archive_bytes`]) against
+//! decompression bombs.
 //!
 //! [`Limits::max_member_buffer`]: crate::Limits::max_member_buffer
 //! [`Limits::max_archive_bytes`]: crate::Limits::max_archive_bytes
 
+use crate::stream::{self, Content};
 use crate::{
-    Compression, Ctx, Found, Origin, SourceError, compression, looks_like_tar_name, scan_bytes,
-    stream,
+    Compression, Ctx, Found, NamedKind, Origin, SourceError, bundle, compression, is_tar,
+    looks_like_tar_name, scan_bytes,
 };
 use std::io::{self, Read};
 use std::path::{Component, Path};
@@ -35,13 +42,13 @@ impl<R: Read> Read for Budget<R> {
     }
 }
 
-fn decoder<'a>(data: &'a [u8], c: Option<Compression>) -> io::Result<Box<dyn Read + Send + 'a>> {
+fn decoder<'a>(rd: Box<dyn Read + 'a>, c: Option<Compression>) -> io::Result<Box<dyn Read + 'a>> {
     Ok(match c {
-        None => Box::new(data),
-        Some(Compression::Gzip) => Box::new(flate2::read::MultiGzDecoder::new(data)),
-        Some(Compression::Xz) => Box::new(xz2::read::XzDecoder::new_multi_decoder(data)),
-        Some(Compression::Zstd) => Box::new(zstd::stream::read::Decoder::with_buffer(data)?),
-        Some(Compression::Bzip2) => Box::new(bzip2::read::MultiBzDecoder::new(data)),
+        None => rd,
+        Some(Compression::Gzip) => Box::new(flate2::read::MultiGzDecoder::new(rd)),
+        Some(Compression::Xz) => Box::new(xz2::read::XzDecoder::new_multi_decoder(rd)),
+        Some(Compression::Zstd) => Box::new(zstd::stream::read::Decoder::new(rd)?),
+        Some(Compression::Bzip2) => Box::new(bzip2::read::MultiBzDecoder::new(rd)),
     })
 }
 
@@ -149,12 +156,34 @@ pub(crate) fn scan_tar(
     depth: u32,
     ctx: &Ctx<'_>,
 ) {
+    scan_tar_stream(Box::new(data), c, origin, prefix, depth, ctx);
+}
+
+/// [`scan_tar`] over a reader: a tar inside a member too large to buffer is read as it comes.
+fn scan_tar_stream(
+    rd: Box<dyn Read + '_>,
+    c: Option<Compression>,
+    origin: &Origin,
+    prefix: &str,
+    depth: u32,
+    ctx: &Ctx<'_>,
+) {
     let tar_origin = match prefix.strip_suffix(':') {
         Some(link) if !link.is_empty() => origin.child(link),
         _ => origin.clone(),
     };
+    if depth > ctx.limits.max_depth {
+        ctx.sink.found(Found::Error {
+            origin: &tar_origin,
+            error: SourceError::Limit {
+                offset: 0,
+                msg: format!("containers nested deeper than {}", ctx.limits.max_depth),
+            },
+        });
+        return;
+    }
     let prefix = if prefix.is_empty() { "tar:" } else { prefix };
-    let rd = match decoder(data, c) {
+    let rd = match decoder(rd, c) {
         Ok(r) => r,
         Err(e) => {
             ctx.sink.found(Found::Error {
@@ -230,8 +259,73 @@ pub(crate) fn scan_tar(
     }
 }
 
+/// How a member too large to buffer is read.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum How {
+    /// Read whole (within the memory budget and under `limit`), then scanned like a file;
+    /// `what` names it in messages.
+    Whole { what: &'static str, limit: Limit },
+    /// A tar (compressed or not): its members are read as they come.
+    Tar(Option<Compression>),
+    /// Scanned as a stream.
+    Stream(Content),
+    /// Nothing rocpath reads (as when the unpacked file is scanned).
+    Skip,
+}
+
+/// The per-item limit that bounds a member read whole.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Limit {
+    /// [`Limits::max_streamed_object`](crate::Limits::max_streamed_object).
+    Object,
+    /// [`Limits::max_decompressed`](crate::Limits::max_decompressed) (`--max-decompressed`).
+    Decompressed,
+}
+
+/// How a member is read, from its name and its first bytes, in the order [`scan_bytes`]
+/// dispatches a file (so the member is read as the unpacked file would be).
+fn how(head: &[u8], name: &str) -> How {
+    let whole = |what| How::Whole {
+        what,
+        limit: Limit::Decompressed,
+    };
+    match crate::names::classify(name) {
+        Some(NamedKind::TensileLibrary) => return whole("Tensile library"),
+        Some(NamedKind::MiopenDb(_)) => return whole("MIOpen kernel database"),
+        None => {}
+    }
+    if head.starts_with(b"\x7fELF") {
+        if rocpath_codeobj::is_amdgpu_elf(head) {
+            How::Whole {
+                what: "code object",
+                limit: Limit::Object,
+            }
+        } else {
+            How::Stream(Content::Host)
+        }
+    } else if head.starts_with(bundle::BUNDLE_MAGIC) || head.starts_with(bundle::CCOB_MAGIC) {
+        How::Stream(Content::Fatbin)
+    } else if head.starts_with(crate::aks2::AKS2_MAGIC) {
+        whole("AOTriton image")
+    } else if head.starts_with(crate::kpack::KPACK_MAGIC) {
+        whole("kpack archive")
+    } else if head.starts_with(b"MZ") {
+        How::Stream(Content::Host)
+    } else if head.starts_with(b"!<arch>\n") {
+        whole("ar archive")
+    } else if head.starts_with(b"PK\x03\x04") || head.starts_with(b"PK\x05\x06") {
+        whole("zip archive")
+    } else if is_tar(head) {
+        How::Tar(None)
+    } else if let Some(c) = compression(head).filter(|_| looks_like_tar_name(name)) {
+        How::Tar(Some(c))
+    } else {
+        How::Skip
+    }
+}
+
 /// Scans one archive member given as a reader of `size` bytes: buffered (its size reserved
-/// from the memory budget first) when it is small enough, else as a stream.
+/// from the memory budget first) when it is small enough, else as [`how`] says.
 fn scan_member(
     rd: &mut dyn Read,
     size: u64,
@@ -243,28 +337,82 @@ fn scan_member(
     if size < 4 {
         return;
     }
-    // Tensile catalogs and MIOpen kernel databases are read whole (a SQLite file cannot be
-    // streamed), bounded by the budget.
-    let whole = crate::kdb::is_kdb_name(name)
-        || matches!(
-            crate::names::classify(name),
-            Some(crate::NamedKind::TensileLibrary)
-        );
-    let limit = if whole {
-        ctx.limits.max_decompressed
-    } else {
-        ctx.limits.max_member_buffer
-    };
-    if size > limit {
-        stream::scan_stream(rd, origin, name, size, depth + 1, ctx);
+    if size <= ctx.limits.max_member_buffer {
+        read_whole(rd, size, origin, name, depth, ctx, "archive member");
         return;
     }
+    // MIOpen databases other than kernel databases are known by their name alone.
+    if let Some(kind @ NamedKind::MiopenDb(_)) = crate::names::classify(name) {
+        if !crate::kdb::is_kdb_name(name) {
+            ctx.sink.found(Found::Named {
+                origin,
+                name,
+                kind,
+                size,
+            });
+            return;
+        }
+    }
+    // The first bytes decide; they are read again in front of the rest.
+    let mut head = Vec::with_capacity(512);
+    if let Err(e) = (&mut *rd).take(512).read_to_end(&mut head) {
+        ctx.sink.found(Found::Error {
+            origin,
+            error: SourceError::Io(format!("reading member: {e}")),
+        });
+        return;
+    }
+    let mut rest = io::Cursor::new(&head[..]).chain(rd);
+    match how(&head, name) {
+        How::Whole { what, limit } => {
+            let (max, raise) = match limit {
+                Limit::Object => (ctx.limits.max_streamed_object, ""),
+                Limit::Decompressed => (
+                    ctx.limits.max_decompressed,
+                    " (raise it with --max-decompressed if this is genuine)",
+                ),
+            };
+            if size > max {
+                ctx.sink.found(Found::Error {
+                    origin,
+                    error: SourceError::Limit {
+                        offset: 0,
+                        msg: format!(
+                            "{what} of {size} bytes must be read whole, and is over the limit of {max} bytes{raise}"
+                        ),
+                    },
+                });
+                return;
+            }
+            let what = format!("{what} (an archive member read whole)");
+            read_whole(&mut rest, size, origin, name, depth, ctx, &what);
+        }
+        How::Tar(c) => scan_tar_stream(Box::new(rest), c, origin, "", depth + 1, ctx),
+        How::Stream(content) => {
+            stream::scan_stream(&mut rest, origin, size, content, depth + 1, ctx)
+        }
+        How::Skip => {}
+    }
+}
+
+/// Reads a member of `size` bytes into a buffer of exactly that size, reserved from the
+/// memory budget first (a refusal names the member as `what` and says to raise
+/// `--max-memory`), and scans it like a file.
+fn read_whole(
+    rd: &mut dyn Read,
+    size: u64,
+    origin: &Origin,
+    name: &str,
+    depth: u32,
+    ctx: &Ctx<'_>,
+    what: &str,
+) {
     let _held = match ctx.limits.memory.reserve(size) {
         Ok(r) => r,
         Err(e) => {
             ctx.sink.found(Found::Error {
                 origin,
-                error: SourceError::budget(0, "archive member", e),
+                error: SourceError::budget(0, what, e),
             });
             return;
         }
@@ -272,12 +420,16 @@ fn scan_member(
     // A buffer of exactly the member's size, freed after it is scanned: what is held is
     // what is reserved.
     let mut buf = Vec::new();
-    if buf.try_reserve_exact(size as usize).is_err() {
+    if usize::try_from(size)
+        .ok()
+        .and_then(|s| buf.try_reserve_exact(s).ok())
+        .is_none()
+    {
         ctx.sink.found(Found::Error {
             origin,
             error: SourceError::Limit {
                 offset: 0,
-                msg: format!("cannot allocate {size} bytes for the archive member"),
+                msg: format!("cannot allocate {size} bytes for the {what}"),
             },
         });
         return;

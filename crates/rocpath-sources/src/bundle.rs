@@ -224,6 +224,21 @@ pub fn group_entries(entries: &[BundleEntry]) -> Vec<(&BundleEntry, Option<Share
         .collect()
 }
 
+/// True for an entry that holds LLVM bitcode (relocatable device code, raw or in its
+/// wrapper): no machine code, nothing to report.
+pub fn is_bitcode(bytes: &[u8]) -> bool {
+    bytes.starts_with(b"BC") || bytes.starts_with(&[0xde, 0xc0, 0x17, 0x0b])
+}
+
+/// The message for a device entry whose bytes are not an AMDGPU ELF (nor bitcode).
+pub fn not_amdgpu_elf(id: &str, bytes: &[u8]) -> String {
+    let head: Vec<String> = bytes.iter().take(4).map(|b| format!("{b:02x}")).collect();
+    format!(
+        "bundle entry {id} is not an AMDGPU ELF (starts with {})",
+        head.join(" ")
+    )
+}
+
 /// A parsed CCOB header.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct CcobHeader {

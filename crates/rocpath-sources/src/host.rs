@@ -233,7 +233,7 @@ pub(crate) fn scan_fatbin_region(
             shared,
         } => {
             let _release = Release(ctx, bytes);
-            if bytes.starts_with(b"BC") || bytes.starts_with(&[0xde, 0xc0, 0x17, 0x0b]) {
+            if bundle::is_bitcode(bytes) {
                 // LLVM bitcode (relocatable device code): no machine code.
             } else if rocpath_codeobj::is_amdgpu_elf(bytes) {
                 let release = |b: &[u8]| ctx.release(b);
@@ -247,15 +247,11 @@ pub(crate) fn scan_fatbin_region(
                     shared_by: shared.as_ref(),
                 });
             } else {
-                let head: Vec<String> = bytes.iter().take(4).map(|b| format!("{b:02x}")).collect();
                 ctx.sink.found(Found::Error {
                     origin: &origin,
                     error: SourceError::Format {
                         offset,
-                        msg: format!(
-                            "bundle entry {id} is not an AMDGPU ELF (starts with {})",
-                            head.join(" ")
-                        ),
+                        msg: bundle::not_amdgpu_elf(&id, bytes),
                     },
                 });
             }

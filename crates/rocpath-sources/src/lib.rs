@@ -11,8 +11,11 @@
 //! - AOTriton kernel images (`*.aks2`: a directory and code objects in one xz stream; see
 //!   [`aks2`]);
 //! - archives read in place, never unpacked to disk: `.deb` (ar + `data.tar.{xz,zst,gz,bz2}`),
-//!   `.whl`/`.zip`, `.tar`, `.tar.{gz,xz,zst,bz2}`. Members too large to buffer are scanned as
-//!   a stream (see [`stream`]), so memory stays bounded by the largest single code object;
+//!   `.whl`/`.zip`, `.tar`, `.tar.{gz,xz,zst,bz2}`. A member is read as the file it would be
+//!   once unpacked, at the same offsets. Members too large to buffer are scanned as a stream
+//!   (see [`stream`]), so memory stays bounded by the largest single code object; those that
+//!   cannot be streamed (a lone code object, a nested zip) are read whole within the memory
+//!   budget or refused by name;
 //! - kpack archives (`.kpack`, see [`kpack`]) and host binaries packed for them: their
 //!   `.rocm_kpack_ref` marker is resolved to the archives the loader would read ([`kpack_ref`]).
 //!
@@ -52,11 +55,15 @@ pub struct Limits {
     pub max_bundle_entries: u64,
     /// Longest bundle entry id accepted.
     pub max_bundle_id_len: u64,
-    /// Largest decompressed CCOB payload accepted.
+    /// Largest decompressed CCOB payload accepted, and largest archive member read whole when
+    /// it cannot be streamed (a zip, a Tensile library, a kernel database inside an archive).
     pub max_decompressed: u64,
     /// Archive members up to this size are read into memory and parsed like files; larger
-    /// ones are scanned as a stream.
+    /// ones are scanned as a stream when their content allows it, else read whole.
     pub max_member_buffer: u64,
+    /// Bytes a streamed member is read at a time: the least its window holds (at least
+    /// 4 KiB). Objects larger than it are read whole across its edge.
+    pub stream_chunk: u64,
     /// Most uncompressed bytes read from one archive (zip-bomb guard).
     pub max_archive_bytes: u64,
     /// Deepest container nesting followed.
@@ -76,6 +83,7 @@ impl Default for Limits {
             max_bundle_id_len: 4096,
             max_decompressed: 4 << 30,
             max_member_buffer: 32 << 20,
+            stream_chunk: 4 << 20,
             max_archive_bytes: 256 << 30,
             max_depth: 6,
             max_streamed_object: 2 << 30,

@@ -180,16 +180,26 @@ fn an_archive_member_over_the_budget_is_refused_by_name_and_the_rest_goes_on() {
     assert_eq!(objs[0].0, "x.tar > tar:lib/k.hsaco");
 }
 
+/// The example object with its machine changed to x86-64: the start of a host binary.
+fn host_header() -> Vec<u8> {
+    let mut h = example()[..64].to_vec();
+    h[18..20].copy_from_slice(&62u16.to_le_bytes());
+    h
+}
+
 #[test]
 fn a_streamed_object_over_the_budget_is_refused_and_the_stream_goes_on() {
-    // A member larger than the buffer limit is scanned as a stream; the window that would
-    // hold the first object does not fit, the second object (after 5 MiB) is still found.
-    // (The stream reads in 4 MiB steps, so its window alone needs up to 8 MiB.)
+    // A host binary larger than the buffer limit is scanned as a stream; the window that
+    // would hold its first embedded object does not fit, the second object (after 17 MiB) is
+    // still found at its own offset.
     let obj = example();
-    let mut member = obj.clone();
+    let mut member = host_header();
+    member.resize(0x1000, 0);
+    let first = member.len();
+    member.extend_from_slice(&obj);
     // Claim a section table far away: holding the object needs a 16 MiB window.
-    member[0x28..0x30].copy_from_slice(&(16u64 << 20).to_le_bytes());
-    member.resize(5 << 20, 0);
+    member[first + 0x28..first + 0x30].copy_from_slice(&(16u64 << 20).to_le_bytes());
+    member.resize(17 << 20, 0);
     member.extend_from_slice(&obj);
     let t = tar_of(&[("lib/two.bin", &member[..])]);
     let limits = Limits {
@@ -199,15 +209,92 @@ fn a_streamed_object_over_the_budget_is_refused_and_the_stream_goes_on() {
     let c = scan(&t, "x.tar", &limits);
     let errors = c.errors.lock().unwrap();
     assert_eq!(errors.len(), 1, "{errors:?}");
-    assert_eq!(errors[0].0, "x.tar > tar:lib/two.bin > elf@0x0");
+    assert_eq!(errors[0].0, "x.tar > tar:lib/two.bin > elf@0x1000");
     assert!(
         matches!(errors[0].1, SourceError::Budget { .. }),
         "{}",
         errors[0].1
     );
+    assert!(errors[0].1.to_string().contains("--max-memory"));
     let objs = c.objects.lock().unwrap();
     assert_eq!(objs.len(), 1, "{objs:?}");
-    assert_eq!(objs[0].1, 5 << 20);
+    assert_eq!(objs[0].1, 17 << 20);
+}
+
+#[test]
+fn a_member_read_whole_over_the_budget_is_refused_by_name() {
+    // A member that is one code object (or a zip, or a Tensile library) cannot be streamed:
+    // it is read whole, and when the budget cannot hold it, it is named with what it is and
+    // the option that raises the budget; the next member is still read.
+    let obj = example();
+    let mut big = obj.clone();
+    big.resize(3 << 20, 0);
+    let mut zw = zip::ZipWriter::new(std::io::Cursor::new(Vec::new()));
+    let stored =
+        zip::write::SimpleFileOptions::default().compression_method(zip::CompressionMethod::Stored);
+    zw.start_file("k.hsaco", stored).unwrap();
+    std::io::Write::write_all(&mut zw, &big).unwrap();
+    let wheel = zw.finish().unwrap().into_inner();
+    let t = tar_of(&[
+        ("lib/big.hsaco", &big[..]),
+        ("lib/pkg.whl", &wheel[..]),
+        ("lib/k.hsaco", &obj[..]),
+    ]);
+    let limits = Limits {
+        max_member_buffer: 1 << 20,
+        ..budget(2 << 20)
+    };
+    let c = scan(&t, "x.tar", &limits);
+    let errors = c.errors.lock().unwrap();
+    assert_eq!(errors.len(), 2, "{errors:?}");
+    assert_eq!(errors[0].0, "x.tar > tar:lib/big.hsaco");
+    assert!(
+        errors[0]
+            .1
+            .to_string()
+            .starts_with("code object (an archive member read whole) needs 3 MiB of memory"),
+        "{}",
+        errors[0].1
+    );
+    assert_eq!(errors[1].0, "x.tar > tar:lib/pkg.whl");
+    assert!(
+        errors[1].1.to_string().starts_with("zip archive"),
+        "{}",
+        errors[1].1
+    );
+    for (_, e) in errors.iter() {
+        assert!(matches!(e, SourceError::Budget { .. }), "{e}");
+        assert!(e.to_string().contains("raise it with --max-memory"), "{e}");
+    }
+    let objs = c.objects.lock().unwrap();
+    assert_eq!(objs.len(), 1, "{objs:?}");
+    assert_eq!(objs[0].0, "x.tar > tar:lib/k.hsaco");
+    // Within the budget both are read, as the unpacked files would be.
+    let c = scan(
+        &t,
+        "x.tar",
+        &Limits {
+            max_member_buffer: 1 << 20,
+            ..budget(16 << 20)
+        },
+    );
+    assert!(c.errors.lock().unwrap().is_empty());
+    let mut got: Vec<String> = c
+        .objects
+        .lock()
+        .unwrap()
+        .iter()
+        .map(|o| o.0.clone())
+        .collect();
+    got.sort();
+    assert_eq!(
+        got,
+        [
+            "x.tar > tar:lib/big.hsaco",
+            "x.tar > tar:lib/k.hsaco",
+            "x.tar > tar:lib/pkg.whl > zip:k.hsaco",
+        ]
+    );
 }
 
 /// An ar archive (a `.deb`) of the given members.

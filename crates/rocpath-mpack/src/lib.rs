@@ -389,6 +389,27 @@ impl<'a> Reader<'a> {
         })
     }
 
+    /// Reads a number as f64: a float (f32 widened exactly) or an integer (converted as C++
+    /// converts an integer to `double`), as a serializer that reads a `double` field accepts.
+    pub fn float(&mut self) -> Result<f64> {
+        if self.peek()? == Kind::Int {
+            return Ok(self.int()? as f64);
+        }
+        let (m, off) = self.marker()?;
+        Ok(match m {
+            Marker::F32 => f64::from(f32::from_bits(self.be(4)? as u32)),
+            Marker::F64 => f64::from_bits(self.be(8)?),
+            other => {
+                self.pos -= 1;
+                return Err(Error::Type {
+                    offset: off,
+                    expected: "number",
+                    found: marker_name(other),
+                });
+            }
+        })
+    }
+
     /// Reads a non-negative integer that fits u64, or returns `None` (consuming the value)
     /// for any other value.
     pub fn u64_or_skip(&mut self) -> Result<Option<u64>> {

@@ -24,6 +24,7 @@
 //! assert_eq!(s.placeholders, ["TensileLibrary_Type_HH_gfx90a"]);
 //! ```
 
+pub mod catalog;
 pub mod indexed;
 mod yaml;
 
@@ -31,7 +32,9 @@ use rocpath_mpack::{Kind, Reader, Result as MResult};
 use serde::Serialize;
 use std::collections::{BTreeMap, BTreeSet};
 
-pub use yaml::{MAX_EXPANSION, summarize_yaml, summarize_yaml_in};
+pub use yaml::{
+    MAX_EXPANSION, summarize_yaml, summarize_yaml_in, yaml_to_msgpack, yaml_to_msgpack_in,
+};
 
 /// Why a library file could not be summarized.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -53,6 +56,14 @@ pub enum Error {
     Expansion {
         /// The bound, in bytes of MessagePack.
         limit: u64,
+    },
+    /// The catalog's structure breaks a rule of the loading library.
+    #[error("catalog at offset {offset}: {msg}")]
+    Catalog {
+        /// Offset of the value.
+        offset: u64,
+        /// What is wrong.
+        msg: String,
     },
     /// The file does not fit in the run's memory budget.
     #[error("the library {0}")]

@@ -204,6 +204,23 @@ pub fn summarize_yaml(text: &str) -> Result<LibrarySummary, Error> {
 /// Summarizes a YAML Tensile library, reserving the memory of its MessagePack form from
 /// `budget`. Aliases are expanded up to [`MAX_EXPANSION`] times the text.
 pub fn summarize_yaml_in(text: &str, budget: &MemoryBudget) -> Result<LibrarySummary, Error> {
+    let (bytes, _held) = yaml_to_msgpack_in(text, budget)?;
+    summarize_msgpack(&bytes)
+}
+
+/// Converts a YAML Tensile library to its MessagePack form (the bytes the `.dat` of the same
+/// library would hold), with a budget of its own.
+pub fn yaml_to_msgpack(text: &str) -> Result<Vec<u8>, Error> {
+    Ok(yaml_to_msgpack_in(text, &MemoryBudget::default())?.0)
+}
+
+/// Converts a YAML Tensile library to MessagePack, reserving the output from `budget` (the
+/// reservation is returned with the bytes). Aliases are expanded up to [`MAX_EXPANSION`] times
+/// the text.
+pub fn yaml_to_msgpack_in(
+    text: &str,
+    budget: &MemoryBudget,
+) -> Result<(Vec<u8>, Reservation), Error> {
     if text.len() > MAX_YAML_BYTES {
         return Err(Error::Yaml(format!(
             "{} bytes, over the {MAX_YAML_BYTES}-byte limit",
@@ -231,7 +248,7 @@ pub fn summarize_yaml_in(text: &str, budget: &MemoryBudget) -> Result<LibrarySum
     if !enc.done {
         return Err(Error::Yaml("empty document".into()));
     }
-    summarize_msgpack(&enc.out)
+    Ok((enc.out, enc.held))
 }
 
 #[cfg(test)]

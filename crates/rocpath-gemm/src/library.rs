@@ -1,0 +1,330 @@
+//! A catalog folder loaded as the host library loads it: the master file for the processor,
+//! then each `Placeholder` file on first use, every matching table sorted as the loader sorts
+//! it, every solution index resolved within its own file.
+//!
+//! Sources: ROCm/rocBLAS 6.4.4 `library/src/tensile_host.cpp:796-853` (which master file:
+//! `<dir>[/<processor>]/TensileLibrary_lazy_<processor>.dat`, else `TensileLibrary_<processor>.dat`,
+//! else `TensileLibrary.dat`, else "Cannot read … for GPU arch" and abort); ROCm/Tensile@be49885f
+//! `Serialization/PlaceholderLibrary.hpp:53-71` (a placeholder names `<folder of the
+//! master>/<value><suffix of the master>`), `PlaceholderLibrary.hpp:128-185` (loaded on first
+//! use), `Serialization/MatchingLibrary.hpp:58-66` (tables sorted by key, then speed
+//! descending, with `std::sort`), `Serialization/MatchingLibrary.hpp:226-252` (`index` resolved
+//! in the file's own solutions; an unknown index is an error for the file).
+
+use crate::sort::std_sort;
+use rocpath_budget::{MemoryBudget, Reservation};
+use rocpath_tensile::catalog::{self, Catalog, EntryValue, Matching, Node, Solution};
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex, OnceLock};
+
+/// Why a catalog file could not be loaded.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum LoadError {
+    /// No master file for the processor in the folder.
+    #[error(
+        "no TensileLibrary_lazy_{processor}.dat, TensileLibrary_{processor}.dat or TensileLibrary.dat in {dir}: the library has no catalog for this GPU (rocBLAS prints \"Cannot read … for GPU arch : {processor}\" and aborts)"
+    )]
+    NoCatalog {
+        /// The folder searched.
+        dir: PathBuf,
+        /// The processor.
+        processor: String,
+    },
+    /// The file could not be read.
+    #[error("{path}: {msg}")]
+    Io {
+        /// The file.
+        path: PathBuf,
+        /// What failed.
+        msg: String,
+    },
+    /// The file is not a catalog the host library would load.
+    #[error("{path}: {source}")]
+    Decode {
+        /// The file.
+        path: PathBuf,
+        /// Why.
+        source: rocpath_tensile::Error,
+    },
+    /// A table names a solution the file does not hold.
+    #[error(
+        "{path}: a table names solution {index}, which the file does not hold (the host library refuses the file: \"Invalid solution index\")"
+    )]
+    BadIndex {
+        /// The file.
+        path: PathBuf,
+        /// The index.
+        index: i64,
+    },
+    /// The run's memory budget cannot hold the file.
+    #[error("{path}: {source} (raise --max-memory)")]
+    Budget {
+        /// The file.
+        path: PathBuf,
+        /// The budget's refusal.
+        source: rocpath_budget::OverBudget,
+    },
+}
+
+/// Bytes held in memory per byte of a decoded catalog file, for the budget.
+const DECODED_PER_FILE_BYTE: u64 = 3;
+
+/// Largest catalog file read (real ones reach 120 MB).
+pub const MAX_FILE_BYTES: u64 = 1 << 30;
+
+/// One loaded catalog file.
+#[derive(Debug)]
+pub struct File {
+    /// Its path.
+    pub path: PathBuf,
+    /// The catalog, matching tables in loader order.
+    pub catalog: Catalog,
+    /// Solution index → position in `catalog.solutions`.
+    by_index: HashMap<i64, usize>,
+    _held: Reservation,
+}
+
+impl File {
+    /// The solution with `index`, if this file holds it.
+    pub fn solution(&self, index: i64) -> Option<&Solution> {
+        self.by_index
+            .get(&index)
+            .and_then(|&i| self.catalog.solutions.get(i))
+    }
+
+    /// The position of the solution with `index` in `catalog.solutions`.
+    pub fn position(&self, index: i64) -> Option<usize> {
+        self.by_index.get(&index).copied()
+    }
+
+    /// The file name.
+    pub fn name(&self) -> String {
+        self.path
+            .file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_default()
+    }
+}
+
+/// Reads and decodes one catalog file, sorting its tables and checking its indices.
+pub fn load_file(path: &Path, budget: &MemoryBudget) -> Result<File, LoadError> {
+    let io = |msg: String| LoadError::Io {
+        path: path.to_path_buf(),
+        msg,
+    };
+    let meta = std::fs::metadata(path).map_err(|e| io(format!("{e}")))?;
+    if let Some(kind) = rocpath_budget::special::non_regular(meta.file_type()) {
+        return Err(io(format!("is a {kind}, not a catalog file")));
+    }
+    if meta.len() > MAX_FILE_BYTES {
+        return Err(io(format!(
+            "{} bytes, larger than any catalog ({MAX_FILE_BYTES})",
+            meta.len()
+        )));
+    }
+    let held = budget
+        .reserve(meta.len().saturating_mul(DECODED_PER_FILE_BYTE + 1))
+        .map_err(|source| LoadError::Budget {
+            path: path.to_path_buf(),
+            source,
+        })?;
+    let bytes = std::fs::read(path).map_err(|e| io(format!("{e}")))?;
+    let decode = |source| LoadError::Decode {
+        path: path.to_path_buf(),
+        source,
+    };
+    let lower = path.to_string_lossy().to_ascii_lowercase();
+    let mut catalog = if lower.ends_with(".yaml") || lower.ends_with(".yml") {
+        let text = std::str::from_utf8(&bytes)
+            .map_err(|e| decode(rocpath_tensile::Error::Yaml(format!("not UTF-8: {e}"))))?;
+        let (mp, _r) = rocpath_tensile::yaml_to_msgpack_in(text, budget).map_err(decode)?;
+        catalog::decode(&mp).map_err(decode)?
+    } else {
+        catalog::decode(&bytes).map_err(decode)?
+    };
+    drop(bytes);
+    let by_index: HashMap<i64, usize> = catalog
+        .solutions
+        .iter()
+        .enumerate()
+        .map(|(i, s)| (s.index, i))
+        .collect();
+    if let Some(lib) = catalog.library.as_mut() {
+        prepare(lib, &by_index).map_err(|index| LoadError::BadIndex {
+            path: path.to_path_buf(),
+            index,
+        })?;
+    }
+    Ok(File {
+        path: path.to_path_buf(),
+        catalog,
+        by_index,
+        _held: held,
+    })
+}
+
+/// Sorts every matching table as the loader does and checks every solution index.
+fn prepare(node: &mut Node, by_index: &HashMap<i64, usize>) -> Result<(), i64> {
+    match node {
+        Node::Hardware(rows) => rows
+            .iter_mut()
+            .try_for_each(|r| prepare(&mut r.library, by_index)),
+        Node::Problem(rows) => rows
+            .iter_mut()
+            .try_for_each(|r| prepare(&mut r.library, by_index)),
+        Node::ProblemMap { map, .. } => map.iter_mut().try_for_each(|(_, n)| prepare(n, by_index)),
+        Node::Matching(m) => {
+            for e in &mut m.entries {
+                match &mut e.value {
+                    EntryValue::Index(i) if !by_index.contains_key(i) => return Err(*i),
+                    EntryValue::Index(_) => {}
+                    EntryValue::Node(n) => prepare(n, by_index)?,
+                }
+            }
+            sort_table(m);
+            Ok(())
+        }
+        Node::Single(i) if !by_index.contains_key(i) => Err(*i),
+        Node::DecisionTree(f) => {
+            for t in &mut f.trees {
+                prepare(&mut t.value, by_index)?;
+            }
+            prepare(&mut f.null_value, by_index)
+        }
+        Node::Single(_) | Node::Placeholder(_) | Node::Unknown(_) => Ok(()),
+    }
+}
+
+/// `std::sort` by `key < key' || (key == key' && speed > speed')`.
+fn sort_table(m: &mut Matching) {
+    let n = m.entries.len();
+    let mut order: Vec<u32> = (0..n as u32).collect();
+    {
+        let key = |i: u32| m.key(i as usize);
+        let speed = |i: u32| m.entries.get(i as usize).map_or(0.0, |e| e.speed);
+        let less = |a: &u32, b: &u32| {
+            let (ka, kb) = (key(*a), key(*b));
+            ka < kb || (ka == kb && speed(*a) > speed(*b))
+        };
+        std_sort(&mut order, &less);
+    }
+    let dims = m.dims;
+    let mut keys = Vec::with_capacity(m.keys.len());
+    let mut entries = Vec::with_capacity(n);
+    let mut old: Vec<Option<catalog::Entry>> = std::mem::take(&mut m.entries)
+        .into_iter()
+        .map(Some)
+        .collect();
+    for &i in &order {
+        let i = i as usize;
+        keys.extend_from_slice(m.keys.get(i * dims..(i + 1) * dims).unwrap_or(&[]));
+        if let Some(e) = old.get_mut(i).and_then(Option::take) {
+            entries.push(e);
+        }
+    }
+    m.keys = keys;
+    m.entries = entries;
+}
+
+/// A placeholder file, loaded once.
+type Slot = OnceLock<Result<Arc<File>, LoadError>>;
+
+/// A catalog folder for one processor: its master file and the placeholder files loaded so far.
+pub struct Library {
+    /// The folder that holds the master file.
+    pub dir: PathBuf,
+    /// The master file.
+    pub master: Arc<File>,
+    placeholders: Mutex<HashMap<String, Arc<Slot>>>,
+    budget: MemoryBudget,
+}
+
+impl std::fmt::Debug for Library {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Library")
+            .field("dir", &self.dir)
+            .field("master", &self.master.path)
+            .finish()
+    }
+}
+
+/// The master file rocBLAS loads for `processor` under `dir`, and the folder it is in.
+pub fn master_path(dir: &Path, processor: &str) -> Option<PathBuf> {
+    let sub = dir.join(processor);
+    let base = if sub.is_dir() { sub } else { dir.to_path_buf() };
+    [
+        format!("TensileLibrary_lazy_{processor}.dat"),
+        format!("TensileLibrary_{processor}.dat"),
+        "TensileLibrary.dat".to_string(),
+        format!("TensileLibrary_lazy_{processor}.yaml"),
+        format!("TensileLibrary_{processor}.yaml"),
+        "TensileLibrary.yaml".to_string(),
+    ]
+    .into_iter()
+    .map(|n| base.join(n))
+    .find(|p| p.is_file())
+}
+
+impl Library {
+    /// Loads the master file for `processor` from `dir` (rocBLAS's search).
+    pub fn open(dir: &Path, processor: &str, budget: &MemoryBudget) -> Result<Library, LoadError> {
+        let path = master_path(dir, processor).ok_or_else(|| LoadError::NoCatalog {
+            dir: dir.to_path_buf(),
+            processor: processor.to_string(),
+        })?;
+        Self::open_file(&path, budget)
+    }
+
+    /// Loads a given master file.
+    pub fn open_file(path: &Path, budget: &MemoryBudget) -> Result<Library, LoadError> {
+        let master = Arc::new(load_file(path, budget)?);
+        Ok(Library {
+            dir: path.parent().map(Path::to_path_buf).unwrap_or_default(),
+            master,
+            placeholders: Mutex::new(HashMap::new()),
+            budget: budget.clone(),
+        })
+    }
+
+    /// The path a placeholder names: the master's folder, the value, the master's suffix.
+    pub fn placeholder_path(&self, value: &str) -> PathBuf {
+        let suffix = self
+            .master
+            .path
+            .extension()
+            .map(|e| format!(".{}", e.to_string_lossy()))
+            .unwrap_or_default();
+        self.dir.join(format!("{value}{suffix}"))
+    }
+
+    /// The file a placeholder names, loaded on first use (once, whatever the threads).
+    pub fn placeholder(&self, value: &str) -> Result<Arc<File>, LoadError> {
+        let cell = {
+            let mut map = match self.placeholders.lock() {
+                Ok(m) => m,
+                Err(p) => p.into_inner(),
+            };
+            map.entry(value.to_string())
+                .or_insert_with(|| Arc::new(OnceLock::new()))
+                .clone()
+        };
+        cell.get_or_init(|| load_file(&self.placeholder_path(value), &self.budget).map(Arc::new))
+            .clone()
+    }
+
+    /// The placeholder files loaded so far, by name.
+    pub fn loaded(&self) -> Vec<String> {
+        let map = match self.placeholders.lock() {
+            Ok(m) => m,
+            Err(p) => p.into_inner(),
+        };
+        let mut v: Vec<String> = map
+            .iter()
+            .filter(|(_, c)| matches!(c.get(), Some(Ok(_))))
+            .map(|(k, _)| k.clone())
+            .collect();
+        v.sort();
+        v
+    }
+}

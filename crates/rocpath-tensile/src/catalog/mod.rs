@@ -1,0 +1,470 @@
+//! The selection tree of a Tensile catalog, decoded into types.
+//!
+//! [`summarize`](crate::summarize) counts what a catalog holds; this module reads what the
+//! loading library reads to *choose* a solution: every library node, predicate, matching table
+//! and solution, with the field names and shapes of Tensile's serialization
+//! (ROCm/Tensile@be49885f `Tensile/Source/lib/include/Tensile/Serialization/`:
+//! `SolutionLibrary.hpp` (node kinds `Hardware`, `Problem`, `ProblemMap`, `Matching`,
+//! `Placeholder`, `Single`, `DecisionTree`, `Granularity`), `Predicates.hpp` and
+//! `ContractionPredicates.hpp` (predicate names), `MatchingLibrary.hpp` (`table` entries
+//! `{key, index | value, speed}`, `distance`), `ContractionSolution.hpp` (solutions)).
+//!
+//! The tree is kept in file order: sorting matching tables, as the loader does, belongs to the
+//! model that evaluates it. A node, predicate, property or distance this reader does not know is
+//! kept as `Unknown(name)` so that the rest of the catalog stays usable and an evaluation that
+//! reaches it can say what stopped it.
+//!
+//! ```
+//! // {"solutions": [], "library": {"type": "Placeholder", "value": "TensileLibrary_Type_SS"}}
+//! let yaml = "solutions: []\nlibrary: {type: Placeholder, value: TensileLibrary_Type_SS}\n";
+//! let bytes = rocpath_tensile::yaml_to_msgpack(yaml).unwrap();
+//! let c = rocpath_tensile::catalog::decode(&bytes).unwrap();
+//! assert!(matches!(c.library, Some(rocpath_tensile::catalog::Node::Placeholder(ref p)) if p == "TensileLibrary_Type_SS"));
+//! ```
+
+mod fields;
+mod pred;
+mod solution;
+
+pub use pred::{
+    BufferLoadCheck, DataType, GpuLeaf, HwLeaf, Pred, ProblemLeaf, ScalarValue, TaskLeaf,
+};
+pub use solution::{ProblemType, SizeMapping, Solution};
+
+use fields::{Fields, dec_err};
+use rocpath_mpack::{Kind, Reader};
+
+/// Why a catalog could not be decoded.
+pub type Error = crate::Error;
+
+/// A decoded catalog file.
+#[derive(Debug, Clone, Default)]
+pub struct Catalog {
+    /// `version`, when present.
+    pub version: Option<String>,
+    /// The solutions, in file order.
+    pub solutions: Vec<Solution>,
+    /// The root of the selection tree (`library`), when present.
+    pub library: Option<Node>,
+}
+
+/// One node of the selection tree.
+#[derive(Debug, Clone)]
+pub enum Node {
+    /// `Hardware`: rows tried in order on the device.
+    Hardware(Vec<Row<HwLeaf>>),
+    /// `Problem`: rows tried in order on the problem.
+    Problem(Vec<Row<ProblemLeaf>>),
+    /// `ProblemMap`: one sub-library per value of a property of the problem.
+    ProblemMap {
+        /// The property (`OperationIdentifier`).
+        property: String,
+        /// Key → sub-library, in file order.
+        map: Vec<(String, Node)>,
+    },
+    /// `Matching`: the nearest tuned size.
+    Matching(Box<Matching>),
+    /// `Placeholder`: a file of the same folder, loaded on first use (`value` + the suffix of
+    /// the file that names it).
+    Placeholder(String),
+    /// `Single`: one solution, by index.
+    Single(i64),
+    /// `DecisionTree`: a forest of trees, one solution each.
+    DecisionTree(Box<Forest>),
+    /// A node kind this reader does not model (`Granularity`, or unknown).
+    Unknown(String),
+}
+
+/// A row of a `Hardware` or `Problem` node.
+#[derive(Debug, Clone)]
+pub struct Row<L> {
+    /// The row's predicate.
+    pub predicate: Pred<L>,
+    /// What the row leads to.
+    pub library: Node,
+}
+
+/// A property of the problem that a matching table or decision tree reads.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Property {
+    /// `FreeSizeA[index]` (M).
+    FreeSizeA(usize),
+    /// `FreeSizeB[index]` (N).
+    FreeSizeB(usize),
+    /// `BatchSize[index]`.
+    BatchSize(usize),
+    /// `BoundSize[index]` (K).
+    BoundSize(usize),
+    /// `AStride[index]` … `DStride[index]`: a tensor (0–3) and the stride.
+    Stride(u8, usize),
+    /// An ML feature of a decision tree: `Tile0Granularity` (value 1/MT0).
+    Tile0Granularity(f32),
+    /// `Tile1Granularity` (value 1/MT1).
+    Tile1Granularity(f32),
+    /// `CUGranularity` {mt0, mt1, cus}.
+    CuGranularity([f32; 3]),
+    /// `WavesPerSIMD` {mt0, mt1, cus, ws}.
+    WavesPerSimd([f32; 4]),
+    /// `ProblemScaleMeasure`.
+    ProblemScaleMeasure,
+    /// A property this reader does not know.
+    Unknown(String),
+}
+
+/// A distance function of a matching table (`Distance.hpp`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Distance {
+    /// `Euclidean`: the squared distance.
+    Euclidean,
+    /// `Manhattan`.
+    Manhattan,
+    /// `Ratio`: 1 + Σ|log(p/q)|.
+    Ratio,
+    /// `Equality`: only the exact key.
+    Equality,
+    /// `GridBased`: hipBLASLt's grid search.
+    GridBased,
+    /// `JSD`: Jensen–Shannon divergence of the first three key values.
+    Jsd,
+    /// `Random`: `rand()`; cannot be predicted.
+    Random,
+}
+
+impl Distance {
+    /// The name the catalogs use.
+    pub fn name(self) -> &'static str {
+        match self {
+            Distance::Euclidean => "Euclidean",
+            Distance::Manhattan => "Manhattan",
+            Distance::Ratio => "Ratio",
+            Distance::Equality => "Equality",
+            Distance::GridBased => "GridBased",
+            Distance::Jsd => "JSD",
+            Distance::Random => "Random",
+        }
+    }
+
+    fn parse(s: &str) -> Option<Self> {
+        Some(match s {
+            "Euclidean" => Distance::Euclidean,
+            "Manhattan" => Distance::Manhattan,
+            "Ratio" => Distance::Ratio,
+            "Equality" => Distance::Equality,
+            "GridBased" => Distance::GridBased,
+            "JSD" => Distance::Jsd,
+            "Random" => Distance::Random,
+            _ => return None,
+        })
+    }
+}
+
+/// A matching table: keys stored flat (`dims` values per entry), in file order.
+#[derive(Debug, Clone)]
+pub struct Matching {
+    /// The properties that make the key.
+    pub properties: Vec<Property>,
+    /// The distance, or the unknown name.
+    pub distance: Result<Distance, String>,
+    /// Values per key (= properties).
+    pub dims: usize,
+    /// All keys, `dims` values each.
+    pub keys: Vec<i64>,
+    /// The entries, parallel to the keys.
+    pub entries: Vec<Entry>,
+}
+
+impl Matching {
+    /// The key of entry `i`.
+    pub fn key(&self, i: usize) -> &[i64] {
+        self.keys
+            .get(i * self.dims..(i + 1) * self.dims)
+            .unwrap_or(&[])
+    }
+}
+
+/// One entry of a matching table.
+#[derive(Debug, Clone)]
+pub struct Entry {
+    /// What the entry leads to.
+    pub value: EntryValue,
+    /// `speed` (0 when absent, as upstream leaves it unset only in hand-written tables).
+    pub speed: f64,
+}
+
+/// The value of a matching entry.
+#[derive(Debug, Clone)]
+pub enum EntryValue {
+    /// `index`: a solution.
+    Index(i64),
+    /// `value`: a sub-library.
+    Node(Box<Node>),
+}
+
+/// A decision-tree forest (`DecisionTree.hpp`).
+#[derive(Debug, Clone)]
+pub struct Forest {
+    /// The features that make the key.
+    pub features: Vec<Property>,
+    /// The trees, tried in order.
+    pub trees: Vec<Tree>,
+    /// What is returned when no tree says yes.
+    pub null_value: Box<Node>,
+}
+
+/// One tree of a forest.
+#[derive(Debug, Clone)]
+pub struct Tree {
+    /// The nodes.
+    pub nodes: Vec<TreeNode>,
+    /// The library (a `Single`) the tree decides about.
+    pub value: Node,
+}
+
+/// A node of a decision tree.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct TreeNode {
+    /// Index into the features.
+    pub feature: i32,
+    /// Threshold: `<=` goes to `lte`.
+    pub threshold: f32,
+    /// Next node when `<=` (-1 false, -2 true).
+    pub lte: i32,
+    /// Next node when `>`.
+    pub gt: i32,
+}
+
+/// Most entries a catalog's containers may declare, past which it is refused: the largest
+/// real tables hold about 50,000 entries; this bounds what a lying file makes us allocate.
+pub const MAX_ITEMS: usize = 1 << 22;
+
+/// Decodes a MessagePack catalog (`.dat`; YAML first through [`crate::yaml_to_msgpack`]).
+pub fn decode(data: &[u8]) -> Result<Catalog, Error> {
+    let mut rd = Reader::new(data);
+    if rd.peek()? != Kind::Map {
+        return Err(dec_err(0, "the top level is not a map"));
+    }
+    let mut out = Catalog::default();
+    let n = rd.map_len()?;
+    for _ in 0..n {
+        let Some(key) = rd.str_or_skip()? else {
+            rd.skip()?;
+            continue;
+        };
+        match key {
+            "version" if rd.peek()? == Kind::Str => out.version = Some(rd.str()?.to_string()),
+            "solutions" => out.solutions = solution::read_all(&mut rd)?,
+            "library" => out.library = Some(node(&mut rd, 0)?),
+            _ => rd.skip()?,
+        }
+    }
+    Ok(out)
+}
+
+/// Deepest library nesting accepted (real catalogs nest 6 levels).
+const MAX_NODE_DEPTH: u32 = 48;
+
+fn node(rd: &mut Reader<'_>, depth: u32) -> Result<Node, Error> {
+    let f = Fields::read(rd)?;
+    if depth > MAX_NODE_DEPTH {
+        return Err(dec_err(f.offset, "library nodes nested too deep"));
+    }
+    let kind = f.type_name()?;
+    Ok(match kind {
+        "Hardware" => Node::Hardware(rows(&f, depth, pred::hw_leaf)?),
+        "Problem" => Node::Problem(rows(&f, depth, pred::problem_leaf)?),
+        "ProblemMap" => problem_map(&f, depth)?,
+        "Matching" => Node::Matching(Box::new(matching(&f, depth)?)),
+        "Placeholder" => Node::Placeholder(f.req("value")?.str()?.to_string()),
+        "Single" => Node::Single(int(&mut f.req("index")?)?),
+        "DecisionTree" => Node::DecisionTree(Box::new(forest(&f, depth)?)),
+        other => Node::Unknown(other.to_string()),
+    })
+}
+
+fn int(rd: &mut Reader<'_>) -> Result<i64, Error> {
+    let off = rd.offset();
+    i64::try_from(rd.int()?).map_err(|_| dec_err(off, "integer out of range"))
+}
+
+fn list_len(rd: &mut Reader<'_>) -> Result<usize, Error> {
+    let off = rd.offset();
+    let n = rd.array_len()?;
+    if n > MAX_ITEMS {
+        return Err(dec_err(
+            off,
+            &format!("{n} items declared (most {MAX_ITEMS})"),
+        ));
+    }
+    Ok(n)
+}
+
+fn rows<L>(
+    f: &Fields<'_>,
+    depth: u32,
+    leaf: fn(&Fields<'_>) -> Result<L, Error>,
+) -> Result<Vec<Row<L>>, Error> {
+    let mut rd = f.req("rows")?;
+    let n = list_len(&mut rd)?;
+    let mut out = Vec::with_capacity(n.min(1024));
+    for _ in 0..n {
+        let row = Fields::read(&mut rd)?;
+        let predicate = pred::read(&mut row.req("predicate")?, leaf, 0)?;
+        let library = node(&mut row.req("library")?, depth + 1)?;
+        out.push(Row { predicate, library });
+    }
+    Ok(out)
+}
+
+fn problem_map(f: &Fields<'_>, depth: u32) -> Result<Node, Error> {
+    let prop = Fields::read(&mut f.req("property")?)?;
+    let property = prop.type_name()?.to_string();
+    let mut rd = f.req("map")?;
+    let off = rd.offset();
+    let n = rd.map_len()?;
+    if n > MAX_ITEMS {
+        return Err(dec_err(off, "map too large"));
+    }
+    let mut map = Vec::with_capacity(n.min(1024));
+    for _ in 0..n {
+        let key = rd.str()?.to_string();
+        map.push((key, node(&mut rd, depth + 1)?));
+    }
+    Ok(Node::ProblemMap { property, map })
+}
+
+fn property(f: &Fields<'_>) -> Result<Property, Error> {
+    let index = || -> Result<usize, Error> {
+        let mut r = f.req("index")?;
+        let off = r.offset();
+        usize::try_from(r.int()?).map_err(|_| dec_err(off, "negative property index"))
+    };
+    let floats = |names: &[&str]| -> Result<Vec<f32>, Error> {
+        let v = Fields::read(&mut f.req("value")?)?;
+        names
+            .iter()
+            .map(|n| Ok(v.req(n)?.float()? as f32))
+            .collect()
+    };
+    Ok(match f.type_name()? {
+        "FreeSizeA" => Property::FreeSizeA(index()?),
+        "FreeSizeB" => Property::FreeSizeB(index()?),
+        "BatchSize" => Property::BatchSize(index()?),
+        "BoundSize" => Property::BoundSize(index()?),
+        "AStride" => Property::Stride(0, index()?),
+        "BStride" => Property::Stride(1, index()?),
+        "CStride" => Property::Stride(2, index()?),
+        "DStride" => Property::Stride(3, index()?),
+        "Tile0Granularity" => Property::Tile0Granularity(f.req("value")?.float()? as f32),
+        "Tile1Granularity" => Property::Tile1Granularity(f.req("value")?.float()? as f32),
+        "CUGranularity" => {
+            let v = floats(&["mt0", "mt1", "cus"])?;
+            Property::CuGranularity([v[0], v[1], v[2]])
+        }
+        "WavesPerSIMD" => {
+            let v = floats(&["mt0", "mt1", "cus", "ws"])?;
+            Property::WavesPerSimd([v[0], v[1], v[2], v[3]])
+        }
+        "ProblemScaleMeasure" => Property::ProblemScaleMeasure,
+        other => Property::Unknown(other.to_string()),
+    })
+}
+
+fn properties(rd: &mut Reader<'_>) -> Result<Vec<Property>, Error> {
+    let n = list_len(rd)?;
+    let mut out = Vec::with_capacity(n.min(64));
+    for _ in 0..n {
+        out.push(property(&Fields::read(rd)?)?);
+    }
+    Ok(out)
+}
+
+fn matching(f: &Fields<'_>, depth: u32) -> Result<Matching, Error> {
+    let properties = properties(&mut f.req("properties")?)?;
+    if properties.is_empty() {
+        return Err(dec_err(f.offset, "matching table without properties"));
+    }
+    let dname = f.req("distance")?.str()?;
+    let distance = Distance::parse(dname).ok_or_else(|| dname.to_string());
+    let dims = properties.len();
+    let mut rd = f.req("table")?;
+    let n = list_len(&mut rd)?;
+    let mut keys = Vec::with_capacity((n * dims).min(1 << 20));
+    let mut entries = Vec::with_capacity(n.min(1 << 18));
+    for _ in 0..n {
+        let e = Fields::read(&mut rd)?;
+        let mut kr = e.req("key")?;
+        let koff = kr.offset();
+        if list_len(&mut kr)? != dims {
+            return Err(dec_err(
+                koff,
+                "a key with a length other than the properties'",
+            ));
+        }
+        for _ in 0..dims {
+            keys.push(int(&mut kr)?);
+        }
+        let speed = match e.get("speed") {
+            Some(mut r) => r.float()?,
+            None => 0.0,
+        };
+        // `index` -1 (or absent) means the entry carries a sub-library in `value`.
+        let index = match e.get("index") {
+            Some(mut r) => int(&mut r)?,
+            None => -1,
+        };
+        let value = if index != -1 {
+            EntryValue::Index(index)
+        } else {
+            EntryValue::Node(Box::new(node(&mut e.req("value")?, depth + 1)?))
+        };
+        entries.push(Entry { value, speed });
+    }
+    Ok(Matching {
+        properties,
+        distance,
+        dims,
+        keys,
+        entries,
+    })
+}
+
+fn forest(f: &Fields<'_>, depth: u32) -> Result<Forest, Error> {
+    let features = properties(&mut f.req("features")?)?;
+    if features.is_empty() {
+        return Err(dec_err(f.offset, "decision trees without features"));
+    }
+    let mut rd = f.req("trees")?;
+    let n = list_len(&mut rd)?;
+    let mut trees = Vec::with_capacity(n.min(1024));
+    for _ in 0..n {
+        let t = Fields::read(&mut rd)?;
+        let mut nr = t.req("tree")?;
+        let m = list_len(&mut nr)?;
+        let mut nodes = Vec::with_capacity(m.min(1 << 16));
+        for _ in 0..m {
+            let nf = Fields::read(&mut nr)?;
+            let small = |k: &str| -> Result<i32, Error> {
+                let mut r = nf.req(k)?;
+                let off = r.offset();
+                i32::try_from(r.int()?).map_err(|_| dec_err(off, "tree index out of range"))
+            };
+            nodes.push(TreeNode {
+                feature: small("featureIdx")?,
+                threshold: nf.req("threshold")?.float()? as f32,
+                lte: small("nextIdxLTE")?,
+                gt: small("nextIdxGT")?,
+            });
+        }
+        let value = node(&mut t.req("value")?, depth + 1)?;
+        trees.push(Tree { nodes, value });
+    }
+    let null_value = Box::new(node(&mut f.req("nullValue")?, depth + 1)?);
+    Ok(Forest {
+        features,
+        trees,
+        null_value,
+    })
+}
+
+#[cfg(test)]
+mod tests;

@@ -6,6 +6,8 @@
 //!   data (`data/ggml-<version>.toml`) with the ggml version and file:line of every rule;
 //! - [`rocblas`]: rocBLAS's GEMM backend (hipBLASLt or Tensile), whether the installed libraries
 //!   have solutions for a type on a target, and the fallbacks that apply;
+//! - [`gemm`]: which Tensile kernel a GEMM takes on a GPU, from the install's catalogs (the
+//!   selection model of `rocpath-gemm`), with the route, the walk and the code object;
 //! - [`compare`]: a prediction next to an observation (`rocpath case read --json`), as evidence.
 //!
 //! Every statement carries [`rocpath_evidence::Evidence`]; rule ids are listed in
@@ -13,6 +15,7 @@
 
 pub mod compare;
 pub mod compare_trace;
+pub mod gemm;
 pub mod ggml;
 pub mod miopen;
 pub mod rocblas;

@@ -18,6 +18,7 @@ pub mod batch;
 pub mod device;
 pub mod eval;
 pub mod library;
+pub mod logline;
 pub mod matching;
 pub mod problem;
 pub mod rocblas;

@@ -333,6 +333,12 @@ pub enum Route {
 /// The route of `call` on `dev` with `settings`, and the steps that decided it.
 pub fn route(call: &Call, settings: &Settings, dev: &Device) -> (Route, Vec<Cited>) {
     let mut steps = Vec::new();
+    // The typed APIs take one type; a call that mixes them cannot be made (checked first).
+    if !call.api.is_ex() {
+        if let Some(why) = type_refusal(call) {
+            return (Route::NotImplemented { why }, steps);
+        }
+    }
     if let Some(r) = check(call, &mut steps) {
         return (r, steps);
     }

@@ -14,6 +14,7 @@ pub mod case;
 pub mod explain;
 pub mod follow;
 pub mod gates;
+pub mod gemm;
 pub mod isa;
 pub mod lanes;
 pub mod ledger;

@@ -701,6 +701,104 @@ pub enum ExplainCommand {
     Ggml(ExplainGgmlArgs),
     /// rocBLAS GEMM backend (hipBLASLt or Tensile), solution presence, fallbacks.
     Rocblas(ExplainRocblasArgs),
+    /// Which Tensile kernel a GEMM runs: the catalogs' selection tree evaluated for a shape
+    /// and GPU (rocBLAS 6.4.4 routing, Tensile's host library), the code object that holds it.
+    Gemm(Box<ExplainGemmArgs>),
+}
+
+#[derive(Debug, Args)]
+pub struct ExplainGemmArgs {
+    /// rocBLAS's catalog folders (`…/rocblas/library`); default: `$ROCBLAS_TENSILE_LIBPATH`,
+    /// else the installs under /opt/rocm and /usr/lib.
+    #[arg(value_name = "LIBRARY_DIR")]
+    pub dirs: Vec<PathBuf>,
+    /// The device (`gfx90a:xnack-`); repeat or separate with commas to compare devices.
+    #[arg(
+        long,
+        value_name = "TARGET-ID",
+        value_delimiter = ',',
+        required_unless_present = "kernel"
+    )]
+    pub target: Vec<TargetId>,
+    /// Compute units (default: the processor's usual part, e.g. 104 for gfx90a; CU-specific
+    /// catalogs exist for some).
+    #[arg(long, value_name = "N")]
+    pub cu: Option<u32>,
+    /// M.
+    #[arg(long, value_name = "M")]
+    pub m: Option<i64>,
+    /// N.
+    #[arg(long, value_name = "N")]
+    pub n: Option<i64>,
+    /// K.
+    #[arg(long, value_name = "K")]
+    pub k: Option<i64>,
+    /// Shapes `MxNxK` (repeatable, or comma-separated): a sweep over shapes × targets.
+    #[arg(long = "shape", value_name = "MxNxK", value_delimiter = ',')]
+    pub shapes: Vec<String>,
+    /// Batch count (uses the strided-batched API).
+    #[arg(long, value_name = "N")]
+    pub batch: Option<i64>,
+    /// Input type: f32, f64, f16, bf16, i8, xf32, c32, c64.
+    #[arg(long = "type", value_name = "TYPE", default_value = "f32")]
+    pub ty: String,
+    /// Compute type where the API takes one (`f32` for f16/bf16 with float accumulation).
+    #[arg(long, value_name = "TYPE")]
+    pub compute_type: Option<String>,
+    /// Output (C and D) type where it differs from the input (`f32` for f16 → f32).
+    #[arg(long, value_name = "TYPE")]
+    pub output_type: Option<String>,
+    /// op(A): N, T or C.
+    #[arg(long, value_name = "OP", default_value = "N")]
+    pub trans_a: String,
+    /// op(B): N, T or C.
+    #[arg(long, value_name = "OP", default_value = "N")]
+    pub trans_b: String,
+    /// alpha.
+    #[arg(long, default_value_t = 1.0, allow_hyphen_values = true)]
+    pub alpha: f64,
+    /// beta.
+    #[arg(long, default_value_t = 0.0, allow_hyphen_values = true)]
+    pub beta: f64,
+    /// Leading dimensions (default: the minimum).
+    #[arg(long, value_name = "N")]
+    pub lda: Option<i64>,
+    /// ldb.
+    #[arg(long, value_name = "N")]
+    pub ldb: Option<i64>,
+    /// ldc.
+    #[arg(long, value_name = "N")]
+    pub ldc: Option<i64>,
+    /// The rocBLAS API (`gemm`, `gemm_ex`, `gemm_strided_batched`, `gemm_batched`, …);
+    /// default from the types and --batch.
+    #[arg(long, value_name = "API")]
+    pub api: Option<String>,
+    /// A rocblas-bench line or a `ROCBLAS_LAYER=1` trace line instead of the shape flags.
+    #[arg(long, value_name = "LINE", conflicts_with_all = ["m", "shapes", "problems"])]
+    pub line: Option<String>,
+    /// A tab-separated problem list (header: id api a_type … m n k …): one answer per line.
+    #[arg(long, value_name = "FILE.tsv", conflicts_with_all = ["m", "shapes"])]
+    pub problems: Option<PathBuf>,
+    /// Which catalog entry a kernel (from a trace) is, and the tuned sizes it was chosen for.
+    #[arg(long, value_name = "NAME")]
+    pub kernel: Option<String>,
+    /// Show the walk (always shown for a single call).
+    #[arg(long)]
+    pub walk: bool,
+    /// An environment variable of the run (`ROCBLAS_USE_HIPBLASLT=1`,
+    /// `ROCBLAS_INTERNAL_FP16_ALT_IMPL=1`, `TENSILE_SOLUTION_INDEX=…`); repeatable. The
+    /// shell's own environment is not read.
+    #[arg(long = "env", value_name = "NAME=VALUE")]
+    pub env: Vec<String>,
+    /// The handle disallows atomics (`rocblas_set_atomics_mode(…not_allowed)`).
+    #[arg(long)]
+    pub atomics_not_allowed: bool,
+    /// Workspace the handle has (`32M`; default rocBLAS's 32 MiB, 128 MiB on gfx94x).
+    #[arg(long, value_name = "SIZE")]
+    pub workspace: Option<String>,
+    /// Print TSV instead of the table.
+    #[arg(long, conflicts_with = "json")]
+    pub tsv: bool,
 }
 
 #[derive(Debug, Args)]

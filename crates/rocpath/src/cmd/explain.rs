@@ -15,9 +15,12 @@ pub fn run(mut a: ExplainArgs, p: &Printer) -> anyhow::Result<Status> {
         (Some(ExplainCommand::MiopenDerive(d)), _) => run_derive(d, p),
         (Some(ExplainCommand::Ggml(g)), _) => run_ggml(g, p),
         (Some(ExplainCommand::Rocblas(r)), _) => run_rocblas(r, p),
+        (Some(ExplainCommand::Gemm(g)), _) => super::gemm::run(*g, p),
         (None, Some(file)) => run_compare(&file, &a, p),
         (None, None) => {
-            anyhow::bail!("explain: give `miopen`, `ggml`, `rocblas` or `--compare CASE.json`")
+            anyhow::bail!(
+                "explain: give `miopen`, `ggml`, `rocblas`, `gemm` or `--compare CASE.json`"
+            )
         }
     }
 }

@@ -9,6 +9,7 @@ mod diff;
 mod explain;
 mod follow;
 mod gates;
+mod gemm;
 mod inventory;
 mod isa;
 mod lanes;

@@ -1,0 +1,251 @@
+//! `rocpath explain gemm`: which Tensile kernel a GEMM runs, per shape and GPU.
+
+use crate::cli::ExplainGemmArgs;
+use crate::output::{Printer, Status};
+use rocpath_explain::gemm::{self, GemmExplanation, Libraries, Spec};
+use rocpath_gemm::rocblas::{Call, Settings};
+use serde::Serialize;
+use std::collections::HashMap;
+use std::path::PathBuf;
+
+#[derive(Serialize)]
+struct GemmDoc<'a> {
+    explanations: &'a [GemmExplanation],
+    errors: Vec<Err>,
+}
+
+#[derive(Serialize)]
+struct Err {
+    #[serde(skip_serializing_if = "Option::is_none")]
+    path: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    line: Option<usize>,
+    message: String,
+}
+
+#[derive(Serialize)]
+struct KernelDoc<'a> {
+    kernel: &'a str,
+    entries: &'a [gemm::KernelEntry],
+    errors: Vec<Err>,
+}
+
+fn settings(a: &ExplainGemmArgs, p: &Printer) -> anyhow::Result<Settings> {
+    let env: HashMap<String, String> = a
+        .env
+        .iter()
+        .map(|kv| {
+            kv.split_once('=')
+                .map(|(k, v)| (k.trim().to_string(), v.to_string()))
+                .ok_or_else(|| anyhow::anyhow!("--env {kv:?}: expected NAME=VALUE"))
+        })
+        .collect::<anyhow::Result<_>>()?;
+    let mut s = Settings::from_env(|k| env.get(k).cloned());
+    s.atomics_not_allowed = a.atomics_not_allowed;
+    s.workspace = a
+        .workspace
+        .as_deref()
+        .map(|w| rocpath_budget::parse_size(w).map_err(|e| anyhow::anyhow!("--workspace: {e}")))
+        .transpose()?;
+    for k in env.keys() {
+        if !rocpath_gemm::rocblas::WATCHED.contains(&k.as_str()) {
+            p.note(&format!(
+                "--env {k}: not a variable the GEMM route reads (ignored)"
+            ));
+        }
+    }
+    Ok(s)
+}
+
+fn calls(a: &ExplainGemmArgs) -> anyhow::Result<(Vec<Call>, Vec<Err>, bool)> {
+    if let Some(line) = &a.line {
+        let parsed =
+            rocpath_gemm::logline::parse(line).map_err(|e| anyhow::anyhow!("--line: {e}"))?;
+        return Ok((vec![parsed.call], Vec::new(), parsed.atomics_not_allowed));
+    }
+    if let Some(file) = &a.problems {
+        let text = rocpath_budget::special::read_small_text(file, 256 << 20)
+            .map_err(|e| anyhow::anyhow!("{}: {e}", file.display()))?;
+        let mut lines = text.lines();
+        let header = rocpath_gemm::batch::Header::parse(lines.next().unwrap_or(""))
+            .map_err(|e| anyhow::anyhow!("{}: {e}", file.display()))?;
+        let mut out = Vec::new();
+        let mut errs = Vec::new();
+        for (i, l) in lines.enumerate() {
+            if l.trim().is_empty() {
+                continue;
+            }
+            match header.call(l, i + 2) {
+                Ok((_, c)) => out.push(c),
+                Err(e) => errs.push(Err {
+                    path: Some(file.display().to_string()),
+                    line: Some(e.line),
+                    message: e.msg,
+                }),
+            }
+        }
+        return Ok((out, errs, false));
+    }
+    let mut shapes: Vec<(i64, i64, i64)> = a
+        .shapes
+        .iter()
+        .map(|s| gemm::parse_shape(s).map_err(|e| anyhow::anyhow!("--shape: {e}")))
+        .collect::<anyhow::Result<_>>()?;
+    if let (Some(m), Some(n), Some(k)) = (a.m, a.n, a.k) {
+        shapes.insert(0, (m, n, k));
+    }
+    if shapes.is_empty() {
+        anyhow::bail!("give --m, --n and --k, --shape MxNxK, --line LINE or --problems FILE.tsv");
+    }
+    let calls = shapes
+        .into_iter()
+        .map(|mnk| {
+            gemm::call_from(&Spec {
+                ty: a.ty.clone(),
+                compute: a.compute_type.clone(),
+                output: a.output_type.clone(),
+                api: a.api.clone(),
+                trans: [a.trans_a.clone(), a.trans_b.clone()],
+                mnk,
+                batch: a.batch,
+                ld: [a.lda, a.ldb, a.ldc],
+                alpha: a.alpha,
+                beta: a.beta,
+            })
+            .map_err(|e| anyhow::anyhow!(e))
+        })
+        .collect::<anyhow::Result<_>>()?;
+    Ok((calls, Vec::new(), false))
+}
+
+fn dirs(a: &ExplainGemmArgs) -> anyhow::Result<Vec<PathBuf>> {
+    let d = if a.dirs.is_empty() {
+        gemm::default_dirs()
+    } else {
+        a.dirs.clone()
+    };
+    if d.is_empty() {
+        anyhow::bail!(
+            "no rocBLAS catalog folder found (none under /opt/rocm*/lib/rocblas or /usr/lib/*/rocblas): give the folder that holds TensileLibrary_*.dat"
+        );
+    }
+    for x in &d {
+        if !x.is_dir() {
+            anyhow::bail!(
+                "{}: not a folder (give rocBLAS's `…/rocblas/library`)",
+                x.display()
+            );
+        }
+    }
+    Ok(d)
+}
+
+pub fn run(a: ExplainGemmArgs, p: &Printer) -> anyhow::Result<Status> {
+    let dirs = dirs(&a)?;
+    if let Some(k) = &a.kernel {
+        return run_kernel(&a, k, &dirs, p);
+    }
+    for t in &a.target {
+        super::known_target(t)?;
+    }
+    let mut settings = settings(&a, p)?;
+    let (calls, errors, atomics) = calls(&a)?;
+    settings.atomics_not_allowed |= atomics;
+    let devices = a
+        .target
+        .iter()
+        .map(|t| gemm::device(t, a.cu).map_err(|e| anyhow::anyhow!(e)))
+        .collect::<anyhow::Result<Vec<_>>>()?;
+    let single = calls.len() == 1 && devices.len() == 1 && dirs.len() == 1;
+    let mut libs = Libraries::new(super::budget(p));
+    let total = (calls.len() * devices.len() * dirs.len()) as u64;
+    let bar = p.counter("predicting", total);
+    let mut out = Vec::with_capacity(total.min(1 << 20) as usize);
+    for dir in &dirs {
+        for c in &calls {
+            for d in &devices {
+                out.push(gemm::explain(
+                    &mut libs,
+                    dir,
+                    c,
+                    d,
+                    &settings,
+                    single || a.walk,
+                ));
+                bar.inc(1);
+            }
+        }
+    }
+    bar.finish_and_clear();
+    let status = if out.iter().any(|e| e.outcome == "unresolved") || !errors.is_empty() {
+        Status::Error
+    } else if out.iter().all(|e| e.outcome == "chosen") {
+        Status::Ok
+    } else {
+        Status::Negative
+    };
+    if p.global.json {
+        p.json(
+            "rocpath.explain.gemm/1",
+            &GemmDoc {
+                explanations: &out,
+                errors,
+            },
+        )?;
+    } else if a.tsv {
+        p.data(&rocpath_render::gemm::gemm_tsv(&out))?;
+    } else {
+        for e in &errors {
+            p.error_text(&format!(
+                "{}:{}: {}",
+                e.path.as_deref().unwrap_or("-"),
+                e.line.unwrap_or(0),
+                e.message
+            ));
+        }
+        if single {
+            p.data(&rocpath_render::gemm::gemm(&out[0]))?;
+        } else {
+            p.data(&rocpath_render::gemm::gemm_table(&out))?;
+        }
+    }
+    Ok(status)
+}
+
+fn run_kernel(
+    a: &ExplainGemmArgs,
+    k: &str,
+    dirs: &[PathBuf],
+    p: &Printer,
+) -> anyhow::Result<Status> {
+    let processor = a.target.first().map(|t| t.processor.clone());
+    let (entries, errs) = gemm::find_kernel(dirs, k, processor.as_deref(), &super::budget(p));
+    let errors: Vec<Err> = errs
+        .into_iter()
+        .map(|m| Err {
+            path: None,
+            line: None,
+            message: m,
+        })
+        .collect();
+    if p.global.json {
+        p.json(
+            "rocpath.explain.gemm_kernel/1",
+            &KernelDoc {
+                kernel: k,
+                entries: &entries,
+                errors,
+            },
+        )?;
+    } else {
+        for e in &errors {
+            p.error_text(&e.message);
+        }
+        p.data(&rocpath_render::gemm::kernel_entries(k, &entries))?;
+    }
+    Ok(if entries.is_empty() {
+        Status::Negative
+    } else {
+        Status::Ok
+    })
+}

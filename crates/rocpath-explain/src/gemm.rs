@@ -23,11 +23,19 @@ pub const TENSILE_SOURCE: &str = "ROCm/Tensile@be49885f";
 /// The routing's source.
 pub const ROCBLAS_SOURCE: &str = "rocBLAS 6.4.4 (Debian rocblas_6.4.4.orig.tar.gz)";
 
-/// Catalog folders opened so far, by folder and processor.
+/// Catalog folders opened so far, by folder and processor, and the code objects read.
 #[derive(Default)]
 pub struct Libraries {
     open: HashMap<(PathBuf, String), Result<Arc<Library>, LoadError>>,
+    objects: HashMap<PathBuf, Option<Result<Object, String>>>,
     budget: Option<MemoryBudget>,
+}
+
+/// What selection needs of a code object: its target and kernel names.
+struct Object {
+    target: TargetId,
+    version: Option<u8>,
+    kernels: std::collections::HashSet<String>,
 }
 
 impl Libraries {
@@ -35,6 +43,7 @@ impl Libraries {
     pub fn new(budget: MemoryBudget) -> Self {
         Libraries {
             open: HashMap::new(),
+            objects: HashMap::new(),
             budget: Some(budget),
         }
     }
@@ -46,6 +55,38 @@ impl Libraries {
             .entry((dir.to_path_buf(), processor.to_string()))
             .or_insert_with(|| Library::open(dir, processor, &budget).map(Arc::new))
             .clone()
+    }
+
+    /// A code object's target and kernels, read once (`None`: the file is absent).
+    fn object(&mut self, path: &Path) -> Option<&Result<Object, String>> {
+        self.objects
+            .entry(path.to_path_buf())
+            .or_insert_with(|| {
+                let meta = std::fs::metadata(path).ok()?;
+                if !meta.is_file() {
+                    return None;
+                }
+                if meta.len() > rocpath_gemm::library::MAX_FILE_BYTES {
+                    return Some(Err(format!(
+                        "{} bytes, larger than any code object read here",
+                        meta.len()
+                    )));
+                }
+                let bytes = match std::fs::read(path) {
+                    Ok(b) => b,
+                    Err(e) => return Some(Err(e.to_string())),
+                };
+                Some(
+                    rocpath_codeobj::parse(&bytes)
+                        .map_err(|e| e.to_string())
+                        .map(|co| Object {
+                            target: co.target_id.clone(),
+                            version: co.version,
+                            kernels: co.kernels.into_iter().map(|k| k.name).collect(),
+                        }),
+                )
+            })
+            .as_ref()
     }
 }
 
@@ -218,13 +259,14 @@ pub fn explain(
         }
     };
     out.catalog = Some(lib.master.path.display().to_string());
-    walk_and_choose(&mut out, &lib, &problem, dev, trace);
+    walk_and_choose(&mut out, libs, &lib, &problem, dev, trace);
     out.problem = Some(problem);
     out
 }
 
 fn walk_and_choose(
     out: &mut GemmExplanation,
+    libs: &mut Libraries,
     lib: &Library,
     p: &Problem,
     dev: &Device,
@@ -250,7 +292,7 @@ fn walk_and_choose(
                 out.unresolved = Some("the chosen solution is missing from its file".into());
                 return;
             };
-            let code_object = code_object(lib, &c.file, s, dev);
+            let code_object = code_object(libs, lib, &c.file, s, dev);
             let file = c.file.path.display().to_string();
             out.chosen = Some(ChosenDoc {
                 name: s.name.clone(),
@@ -327,6 +369,7 @@ fn runners_up(walk: Option<&Trace>, chosen: i64, name: &str) -> Vec<Near> {
 /// `PlaceholderLibrary.hpp:147-170`; `HipSolutionAdapter.cpp:287-312`: the name, then with
 /// `-xnack-` and `-xnack+` before the extension, the first that loads).
 fn code_object(
+    libs: &mut Libraries,
     lib: &Library,
     file: &rocpath_gemm::library::File,
     s: &rocpath_tensile::catalog::Solution,
@@ -354,50 +397,50 @@ fn code_object(
     let mut tried = Vec::new();
     for c in &candidates {
         let path = lib.dir.join(c);
-        let Ok(bytes) = std::fs::read(&path) else {
+        let Some(read) = libs.object(&path) else {
             continue;
         };
-        match rocpath_codeobj::parse(&bytes) {
-            Ok(co) => {
-                let compat =
-                    rocpath_arch::code_object_compat(&co.target_id, co.version, &dev.target);
-                if matches!(compat, rocpath_arch::Compat::Incompatible { .. }) {
-                    tried.push(format!("{c} is for {} ({})", co.target_id, compat.why()));
-                    continue;
-                }
-                let has = co.kernels.iter().any(|k| k.name == s.name);
-                let loc = Locator::file(path.display().to_string());
-                return if has {
-                    CodeObjectDoc {
-                        file: path.display().to_string(),
-                        present: true,
-                        failure: None,
-                        evidence: ev(
-                            Class::Confirmed,
-                            Proof::ShippedArtifactVerified,
-                            "explain.gemm.code_object_present",
-                        )
-                        .at(loc),
-                    }
-                } else {
-                    CodeObjectDoc {
-                        file: path.display().to_string(),
-                        present: false,
-                        failure: Some(format!(
-                            "{c} loads but does not define {}: the launch fails (hipErrorNotFound, \"Could not find kernel\")",
-                            s.name
-                        )),
-                        evidence: ev(
-                            Class::Confirmed,
-                            Proof::ShippedArtifactVerified,
-                            "explain.gemm.code_object_missing",
-                        )
-                        .at(loc),
-                    }
-                };
+        let co = match read {
+            Ok(co) => co,
+            Err(e) => {
+                tried.push(format!("{c}: {e}"));
+                continue;
             }
-            Err(e) => tried.push(format!("{c}: {e}")),
+        };
+        let compat = rocpath_arch::code_object_compat(&co.target, co.version, &dev.target);
+        if matches!(compat, rocpath_arch::Compat::Incompatible { .. }) {
+            tried.push(format!("{c} is for {} ({})", co.target, compat.why()));
+            continue;
         }
+        let loc = Locator::file(path.display().to_string());
+        return if co.kernels.contains(&s.name) {
+            CodeObjectDoc {
+                file: path.display().to_string(),
+                present: true,
+                failure: None,
+                evidence: ev(
+                    Class::Confirmed,
+                    Proof::ShippedArtifactVerified,
+                    "explain.gemm.code_object_present",
+                )
+                .at(loc),
+            }
+        } else {
+            CodeObjectDoc {
+                file: path.display().to_string(),
+                present: false,
+                failure: Some(format!(
+                    "{c} loads but does not define {}: the launch fails (hipErrorNotFound, \"Could not find kernel\")",
+                    s.name
+                )),
+                evidence: ev(
+                    Class::Confirmed,
+                    Proof::ShippedArtifactVerified,
+                    "explain.gemm.code_object_missing",
+                )
+                .at(loc),
+            }
+        };
     }
     let first = lib.dir.join(&candidates[0]).display().to_string();
     let why = if tried.is_empty() {

@@ -194,8 +194,7 @@ pub enum Outcome {
 
 /// Predicts one call.
 pub fn predict(lib: &Library, dev: &Device, settings: &Settings, call: &Call) -> Outcome {
-    let (route, _) = rocblas::route(call, settings, dev);
-    match route {
+    match rocblas::route_quiet(call, settings, dev) {
         Route::Invalid { .. } => Outcome::Invalid,
         Route::QuickReturn { .. } => Outcome::QuickReturn,
         Route::NotImplemented { .. } => Outcome::NotImplemented,

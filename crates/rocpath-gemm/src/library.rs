@@ -13,7 +13,7 @@
 
 use crate::sort::std_sort;
 use rocpath_budget::{MemoryBudget, Reservation};
-use rocpath_tensile::catalog::{self, Catalog, EntryValue, Matching, Node, Solution};
+use rocpath_tensile::catalog::{self, Catalog, EntryValue, Matching, Node, ProblemLeaf, Solution};
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, OnceLock};
@@ -150,6 +150,9 @@ pub fn load_file(path: &Path, budget: &MemoryBudget) -> Result<File, LoadError> 
         .enumerate()
         .map(|(i, s)| (s.index, i))
         .collect();
+    for sol in &mut catalog.solutions {
+        cheap_first(&mut sol.problem);
+    }
     if let Some(lib) = catalog.library.as_mut() {
         prepare(lib, &by_index).map_err(|index| LoadError::BadIndex {
             path: path.to_path_buf(),
@@ -177,8 +180,10 @@ fn prepare(node: &mut Node, by_index: &HashMap<i64, usize>) -> Result<(), i64> {
         Node::Matching(m) => {
             for e in &mut m.entries {
                 match &mut e.value {
-                    EntryValue::Index(i) if !by_index.contains_key(i) => return Err(*i),
-                    EntryValue::Index(_) => {}
+                    EntryValue::Index(i) => match by_index.get(i) {
+                        Some(&p) => e.pos = u32::try_from(p).unwrap_or(catalog::UNRESOLVED),
+                        None => return Err(*i),
+                    },
                     EntryValue::Node(n) => prepare(n, by_index)?,
                 }
             }
@@ -194,6 +199,52 @@ fn prepare(node: &mut Node, by_index: &HashMap<i64, usize>) -> Result<(), i64> {
         }
         Node::Single(_) | Node::Placeholder(_) | Node::Unknown(_) => Ok(()),
     }
+}
+
+/// Orders a solution's top-level `And` so the leaves that reject most often and cost least
+/// (sizes, multiples) come before those that hold for every entry of a table (types, the
+/// operation's name). Predicates read nothing but the problem, so the verdict is the same in
+/// any order — but a leaf this model does not know would make the host library refuse the
+/// file, and must still be met: a predicate with one is left as it is.
+fn cheap_first(p: &mut catalog::Pred<ProblemLeaf>) {
+    use ProblemLeaf as L;
+    let catalog::Pred::And(v) = p else { return };
+    let known = |q: &catalog::Pred<ProblemLeaf>| match q {
+        catalog::Pred::Leaf(L::Unknown(_)) => false,
+        catalog::Pred::Leaf(_) | catalog::Pred::True | catalog::Pred::False => true,
+        _ => false,
+    };
+    if !v.iter().all(known) {
+        return;
+    }
+    let rank = |q: &catalog::Pred<ProblemLeaf>| match q {
+        catalog::Pred::Leaf(
+            L::Free0SizeMultiple { .. }
+            | L::Free1SizeMultiple { .. }
+            | L::BoundSizeMultiple { .. }
+            | L::SizeMultiple { .. }
+            | L::GlobalSplitUCheckMinK(_)
+            | L::LeadingFree0SizesGreaterOrEqual(_)
+            | L::LeadingFree1SizesGreaterOrEqual(_)
+            | L::SizeEqual { .. }
+            | L::SizeGreaterThan { .. }
+            | L::SizeLessThan { .. }
+            | L::SizeInRange { .. }
+            | L::BatchSizeMultiple { .. }
+            | L::BatchSizeEqual { .. },
+        ) => 0,
+        catalog::Pred::Leaf(L::TypesEqual(_) | L::OperationIdentifierEqual(_)) => 3,
+        catalog::Pred::Leaf(
+            L::HighPrecisionAccumulate(_)
+            | L::F32XdlMathOp(_)
+            | L::StochasticRounding(_)
+            | L::KernelLanguageCompatible(_)
+            | L::PersistentKernelCheck
+            | L::EqualityMatching,
+        ) => 2,
+        _ => 1,
+    };
+    v.sort_by_key(rank);
 }
 
 /// `std::sort` by `key < key' || (key == key' && speed > speed')`.
@@ -305,9 +356,13 @@ impl Library {
                 Ok(m) => m,
                 Err(p) => p.into_inner(),
             };
-            map.entry(value.to_string())
-                .or_insert_with(|| Arc::new(OnceLock::new()))
-                .clone()
+            match map.get(value) {
+                Some(c) => c.clone(),
+                None => map
+                    .entry(value.to_string())
+                    .or_insert_with(|| Arc::new(OnceLock::new()))
+                    .clone(),
+            }
         };
         cell.get_or_init(|| load_file(&self.placeholder_path(value), &self.budget).map(Arc::new))
             .clone()

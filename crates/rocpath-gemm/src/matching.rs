@@ -6,7 +6,7 @@
 //! Decision trees' `predict` (`DecisionTree.hpp:56-76`) is here too.
 
 use crate::library::File;
-use crate::select::{Out, Walk};
+use crate::select::{Chosen, Out, Walk};
 use crate::trace::{Near, StepKind, Tried};
 use rocpath_tensile::catalog::{Distance, EntryValue, Matching, Property, TreeNode};
 use std::sync::Arc;
@@ -119,6 +119,32 @@ fn jsd_first(p1: &[i64], p2: &[i64]) -> Option<f64> {
     Some(0.5 * (np[0] * (np[0] / m).ln()) + 0.5 * (nq[0] * (nq[0] / m).ln()))
 }
 
+/// The first index past `i` (at most `n`) where `inside` stops holding, `inside` holding on
+/// `i..` up to there: doubling steps from `i`, then a binary search (runs are short, tables long).
+fn gallop_up(i: usize, n: usize, inside: &impl Fn(usize) -> bool) -> usize {
+    let mut lo = i + 1;
+    let mut step = 1;
+    while lo < n && inside(lo) {
+        lo += step;
+        step *= 2;
+    }
+    let from = lo.saturating_sub(step / 2).max(i + 1);
+    lower_bound(from, lo.min(n), inside)
+}
+
+/// The first index of the run of `i`: `inside` holds on it up to `i`.
+fn gallop_down(i: usize, inside: &impl Fn(usize) -> bool) -> usize {
+    let mut lo = i;
+    let mut step = 1;
+    while lo > 0 && inside(lo - 1) {
+        lo = lo.saturating_sub(step);
+        step *= 2;
+    }
+    // `inside` fails below `lo` (or lo is 0); it holds from the last probe up to `i`.
+    let hi = (lo + step / 2).min(i);
+    lower_bound(lo, hi, |x| !inside(x))
+}
+
 /// `std::lower_bound` over entries `lo..hi` with `less(entry)`.
 fn lower_bound(lo: usize, hi: usize, less: impl Fn(usize) -> bool) -> usize {
     let (mut first, mut count) = (lo, hi.saturating_sub(lo));
@@ -157,28 +183,31 @@ impl Search<'_> {
         depth: u32,
     ) -> Out {
         let e = &self.m.entries[i];
+        if !w.tracing() {
+            let r = w.value(&e.value, file, depth + 1, None)?;
+            return Ok(r.map(|mut c| {
+                c.distance = Some(dist);
+                c
+            }));
+        }
+        let index = match e.value {
+            EntryValue::Index(x) => Some(x),
+            EntryValue::Node(_) => None,
+        };
         let mut t = Tried {
             position: i,
             key: self.m.key(i).to_vec(),
             distance: dist,
             speed: e.speed,
-            index: match e.value {
-                EntryValue::Index(x) => Some(x),
-                EntryValue::Node(_) => None,
-            },
-            kernel: match e.value {
-                EntryValue::Index(x) => file.solution(x).map(|s| s.name.clone()),
-                EntryValue::Node(_) => None,
-            },
+            index,
+            kernel: index.and_then(|x| file.solution(x)).map(|s| s.name.clone()),
             rejected_by: None,
         };
         let r = w.value(&e.value, file, depth + 1, Some(&mut t))?;
-        if w.tracing() {
-            if r.is_none() && t.rejected_by.is_none() {
-                t.rejected_by = Some("nothing in its sub-library fits".into());
-            }
-            self.tried.push(t);
+        if r.is_none() && t.rejected_by.is_none() {
+            t.rejected_by = Some("nothing in its sub-library fits".into());
         }
+        self.tried.push(t);
         Ok(r.map(|mut c| {
             c.distance = Some(dist);
             c
@@ -276,6 +305,12 @@ fn bin_search(
         return Ok(());
     }
     let orig = lower_bound(0, n, |i| s.m.key(i) < s.key.as_slice());
+    if s.d == Distance::Euclidean && s.m.keys.len() == n * s.m.dims {
+        // The same walk as `visit`, with the Euclidean distance inline: most of a
+        // prediction's time is this scan (hundreds of entries per table).
+        euclidean_scan(w, s, true, orig, file, depth)?;
+        return euclidean_scan(w, s, false, orig, file, depth);
+    }
     for i in orig..n {
         if !s.visit(w, i, file, depth)? {
             break;
@@ -287,6 +322,154 @@ fn bin_search(
         }
     }
     Ok(())
+}
+
+/// One direction of `findBestKeyMatch_BinSearch` for the Euclidean distance:
+/// `improvementPossible` (first dimension squared below the best, or the very key), then the
+/// squared distance summed in index order as `EuclideanDistance` does.
+///
+/// Without a trace, entries that can change nothing are stepped over. The table is sorted by
+/// key, so entries sharing a key prefix form a run, sorted by the next value. When the squares of
+/// an entry's first `j + 1` differences already exceed the best distance, every entry of its
+/// run (same first `j` values) lying farther in that `j`-th value exceeds it too (adding squares
+/// never rounds down): none of them can be tried, and none can stop the walk (the stop depends
+/// on the first value, the same for the whole run, and on the best, which changes only when a
+/// solution is tried). The walk therefore tries and stops exactly where the host library's
+/// does; only the count of entries considered is smaller.
+fn euclidean_scan(
+    w: &mut Walk<'_>,
+    s: &mut Search<'_>,
+    forward: bool,
+    orig: usize,
+    file: &Arc<File>,
+    depth: u32,
+) -> Result<(), String> {
+    let fast = !w.tracing();
+    let skip = fast && s.m.dims >= 2;
+    let mut memo = if fast { w.take_memo(file) } else { Vec::new() };
+    let r = scan_with(w, s, forward, orig, file, depth, fast, skip, &mut memo);
+    if fast {
+        w.put_memo(file, memo);
+    }
+    r
+}
+
+#[allow(clippy::too_many_arguments)]
+fn scan_with(
+    w: &mut Walk<'_>,
+    s: &mut Search<'_>,
+    forward: bool,
+    orig: usize,
+    file: &Arc<File>,
+    depth: u32,
+    fast: bool,
+    skip: bool,
+    memo: &mut [u8],
+) -> Result<(), String> {
+    let dims = s.m.dims;
+    let keys = &s.m.keys;
+    let n = s.m.entries.len();
+    let key = s.key.clone();
+    let mut next = if forward {
+        (orig < n).then_some(orig)
+    } else {
+        orig.checked_sub(1)
+    };
+    while let Some(i) = next {
+        let k = &keys[i * dims..i * dims + dims];
+        let d0 = key[0].wrapping_sub(k[0]) as f64;
+        if s.best.is_some() && d0 * d0 >= s.best_d && k != key.as_slice() {
+            break;
+        }
+        let mut dist = 0.0;
+        let mut far = None;
+        for (j, (a, b)) in key.iter().zip(k).enumerate() {
+            let dj = a.wrapping_sub(*b) as f64;
+            let before = dist;
+            dist += dj * dj;
+            if skip && j > 0 && dist > s.best_d {
+                far = Some((j, before));
+                break;
+            }
+        }
+        if let Some((j, before)) = far {
+            next = step_over(keys, dims, n, &key, forward, i, j, before, s.best_d);
+            continue;
+        }
+        s.considered += 1;
+        let e = &s.m.entries[i];
+        if dist < s.best_d || (dist == s.best_d && e.speed > s.best_speed) {
+            let found = if fast && e.pos != rocpath_tensile::catalog::UNRESOLVED {
+                let pos = e.pos as usize;
+                w.verdict_in(memo, file, pos)?.then(|| Chosen {
+                    file: file.clone(),
+                    pos,
+                    distance: Some(dist),
+                })
+            } else {
+                s.transform(w, i, dist, file, depth)?
+            };
+            if let Some(c) = found {
+                s.best_d = dist;
+                s.best = Some(c);
+                s.best_speed = e.speed;
+            }
+        }
+        next = if forward {
+            (i + 1 < n).then_some(i + 1)
+        } else {
+            i.checked_sub(1)
+        };
+    }
+    Ok(())
+}
+
+/// The next entry worth visiting after `i`, whose squares up to dimension `j` exceed `best`
+/// (`before`: the sum of the squares before dimension `j`, the same for its whole run of equal
+/// first `j` values). Within that run, the first entry in walk order whose `j`-th value is near
+/// enough, else the first entry past the run.
+#[allow(clippy::too_many_arguments)]
+fn step_over(
+    keys: &[i64],
+    dims: usize,
+    n: usize,
+    key: &[i64],
+    forward: bool,
+    i: usize,
+    j: usize,
+    before: f64,
+    best: f64,
+) -> Option<usize> {
+    let prefix = &keys[i * dims..i * dims + j];
+    let in_run = |x: usize| {
+        keys[x * dims..x * dims + j]
+            .iter()
+            .zip(prefix)
+            .all(|(a, b)| a == b)
+    };
+    let v = |x: usize| keys[x * dims + j];
+    let far = |x: usize| {
+        let d = key[j].wrapping_sub(v(x)) as f64;
+        before + d * d > best
+    };
+    if forward {
+        // The run ends at the first entry after `i` whose prefix is greater.
+        let end = gallop_up(i, n, &in_run);
+        let to = if v(i) < key[j] {
+            lower_bound(i, end, |x| v(x) < key[j] && far(x))
+        } else {
+            end
+        };
+        (to < n).then_some(to.max(i + 1))
+    } else {
+        let start = gallop_down(i, &in_run);
+        let to = if v(i) > key[j] {
+            lower_bound(start, i + 1, |x| !(v(x) > key[j] && far(x)))
+        } else {
+            start
+        };
+        to.min(i).checked_sub(1)
+    }
 }
 
 fn equality(

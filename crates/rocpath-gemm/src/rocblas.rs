@@ -288,6 +288,17 @@ pub struct Cited {
     pub cite: &'static str,
 }
 
+/// The steps of a route, kept only when someone will read them.
+pub struct Steps(Option<Vec<Cited>>);
+
+impl Steps {
+    fn push(&mut self, f: impl FnOnce() -> Cited) {
+        if let Some(v) = self.0.as_mut() {
+            v.push(f());
+        }
+    }
+}
+
 fn cited(text: impl Into<String>, cite: &'static str) -> Cited {
     Cited {
         text: text.into(),
@@ -332,20 +343,30 @@ pub enum Route {
 
 /// The route of `call` on `dev` with `settings`, and the steps that decided it.
 pub fn route(call: &Call, settings: &Settings, dev: &Device) -> (Route, Vec<Cited>) {
-    let mut steps = Vec::new();
+    let mut steps = Steps(Some(Vec::new()));
+    let r = route_in(call, settings, dev, &mut steps);
+    (r, steps.0.unwrap_or_default())
+}
+
+/// The route alone, without recording its steps (for sweeps).
+pub fn route_quiet(call: &Call, settings: &Settings, dev: &Device) -> Route {
+    route_in(call, settings, dev, &mut Steps(None))
+}
+
+fn route_in(call: &Call, settings: &Settings, dev: &Device, steps: &mut Steps) -> Route {
     // The typed APIs take one type; a call that mixes them cannot be made (checked first).
     if !call.api.is_ex() {
         if let Some(why) = type_refusal(call) {
-            return (Route::NotImplemented { why }, steps);
+            return Route::NotImplemented { why };
         }
     }
-    if let Some(r) = check(call, &mut steps) {
-        return (r, steps);
+    if let Some(r) = check(call, steps) {
+        return r;
     }
     if let Some(why) = type_refusal(call) {
-        return (Route::NotImplemented { why }, steps);
+        return Route::NotImplemented { why };
     }
-    let problem = Box::new(tensile_problem(call, settings, dev, &mut steps));
+    let problem = Box::new(tensile_problem(call, settings, dev, steps));
     let arch = dev.processor();
     let lt = match settings.use_hipblaslt.as_deref() {
         Some(v) => v.starts_with('1'),
@@ -362,15 +383,12 @@ pub fn route(call: &Call, settings: &Settings, dev: &Device) -> (Route, Vec<Cite
             },
             "include/handle.hpp:273-317; tensile_host.cpp:1106-1147",
         );
-        return (
-            Route::HipBlasLt {
-                why,
-                fallback: problem,
-            },
-            steps,
-        );
+        return Route::HipBlasLt {
+            why,
+            fallback: problem,
+        };
     }
-    steps.push(cited(
+    steps.push(|| cited(
         match (settings.use_hipblaslt.as_deref(), built) {
             (_, false) if lt => "this librocblas is not linked with hipBLASLt (built without BUILD_WITH_HIPBLASLT): Tensile".to_string(),
             (Some(v), _) => format!("ROCBLAS_USE_HIPBLASLT={v}: not hipBLASLt, Tensile"),
@@ -379,10 +397,10 @@ pub fn route(call: &Call, settings: &Settings, dev: &Device) -> (Route, Vec<Cite
         },
         "include/handle.hpp:273-317",
     ));
-    (Route::Tensile { problem }, steps)
+    Route::Tensile { problem }
 }
 
-fn check(call: &Call, steps: &mut Vec<Cited>) -> Option<Route> {
+fn check(call: &Call, steps: &mut Steps) -> Option<Route> {
     let c = call;
     let (cite_check, cite_quick) = if c.api.is_ex() {
         (
@@ -446,10 +464,12 @@ fn check(call: &Call, steps: &mut Vec<Cited>) -> Option<Route> {
             ),
         });
     }
-    steps.push(cited(
-        format!("arguments valid for rocblas_{}", c.api.name()),
-        cite_check,
-    ));
+    steps.push(|| {
+        cited(
+            format!("arguments valid for rocblas_{}", c.api.name()),
+            cite_check,
+        )
+    });
     None
 }
 
@@ -490,7 +510,7 @@ fn type_refusal(c: &Call) -> Option<Cited> {
 
 /// `ConstructTensileProblem` (`tensile_host.cpp:344-547`) for the call as its entry point
 /// passes it to `rocblas_call_tensile` (`blas3/Tensile/gemm_tensile.hpp:36-223`).
-pub fn tensile_problem(c: &Call, s: &Settings, dev: &Device, steps: &mut Vec<Cited>) -> Problem {
+pub fn tensile_problem(c: &Call, s: &Settings, dev: &Device, steps: &mut Steps) -> Problem {
     let is_complex = matches!(c.types[0], BlasType::C32 | BlasType::C64);
     let mut trans = c.trans;
     if !is_complex {
@@ -523,10 +543,12 @@ pub fn tensile_problem(c: &Call, s: &Settings, dev: &Device, steps: &mut Vec<Cit
     };
     let tensile_k = if c.k != 0 && c.alpha != 0.0 { k } else { 0 };
     if tensile_k == 0 && k != 0 {
-        steps.push(cited(
-            "alpha is 0: K is set to 0 (the problem becomes D = beta·C)",
-            "tensile_host.cpp:369-371",
-        ));
+        steps.push(|| {
+            cited(
+                "alpha is 0: K is set to 0 (the problem becomes D = beta·C)",
+                "tensile_host.cpp:369-371",
+            )
+        });
     }
     let beta = value_category(c.beta);
     let gemm = Gemm {
@@ -550,7 +572,7 @@ pub fn tensile_problem(c: &Call, s: &Settings, dev: &Device, steps: &mut Vec<Cit
         && c.types[0] == BlasType::F32
         && matches!(dev.processor(), "gfx940" | "gfx941" | "gfx942");
     if c.xf32 && !xf32 && c.types[0] == BlasType::F32 {
-        steps.push(cited(
+        steps.push(|| cited(
             format!(
                 "XF32 math mode is not supported on {}: rocblas_set_math_mode keeps the default",
                 dev.processor()
@@ -592,7 +614,7 @@ pub fn tensile_problem(c: &Call, s: &Settings, dev: &Device, steps: &mut Vec<Cit
             && c.compute == BlasType::F64,
         workspace: workspace / 256 * 256,
     };
-    steps.push(cited(
+    steps.push(|| cited(
         format!(
             "Tensile problem: {} batch {}, strided batched {}, C == D {}, workspace {} bytes, atomics {}",
             crate::problem::operation_identifier(gemm.trans, &gemm.types, beta),

@@ -63,6 +63,7 @@ pub struct Walk<'a> {
     /// The steps, when asked for.
     pub trace: Option<Trace>,
     chain: Vec<String>,
+    verdicts: rustc_hash::FxHashMap<usize, Vec<u8>>,
 }
 
 impl<'a> Walk<'a> {
@@ -74,6 +75,7 @@ impl<'a> Walk<'a> {
             problem,
             trace: trace.then(Trace::default),
             chain: Vec::new(),
+            verdicts: rustc_hash::FxHashMap::default(),
         }
     }
 
@@ -93,9 +95,13 @@ impl<'a> Walk<'a> {
         }
     }
 
-    fn step(&mut self, depth: u32, kind: StepKind) {
+    /// Records a step; `kind` is only built when a trace is kept.
+    fn step(&mut self, depth: u32, kind: impl FnOnce() -> StepKind) {
         if let Some(t) = self.trace.as_mut() {
-            let _ = t.push(Step { depth, kind });
+            let _ = t.push(Step {
+                depth,
+                kind: kind(),
+            });
         }
     }
 
@@ -110,13 +116,7 @@ impl<'a> Walk<'a> {
             Node::Hardware(rows) => {
                 for (i, row) in rows.iter().enumerate() {
                     let t = eval::eval(&row.predicate, &|l| eval::hw_leaf(l, self.dev));
-                    self.row_step(
-                        depth,
-                        "hardware",
-                        i,
-                        crate::trace::pred_text(&row.predicate),
-                        &t,
-                    );
+                    self.row_step(depth, "hardware", i, &row.predicate, &t);
                     match t {
                         Tri::Holds => {
                             if let Some(c) = self.node(&row.library, file, depth + 1)? {
@@ -132,13 +132,7 @@ impl<'a> Walk<'a> {
             Node::Problem(rows) => {
                 for (i, row) in rows.iter().enumerate() {
                     let t = eval::eval(&row.predicate, &|l| eval::problem_leaf(l, self.problem));
-                    self.row_step(
-                        depth,
-                        "problem",
-                        i,
-                        crate::trace::pred_text(&row.predicate),
-                        &t,
-                    );
+                    self.row_step(depth, "problem", i, &row.predicate, &t);
                     match t {
                         Tri::Holds => {
                             if let Some(c) = self.node(&row.library, file, depth + 1)? {
@@ -157,15 +151,12 @@ impl<'a> Walk<'a> {
                 }
                 let key = &self.problem.operation;
                 let hit = map.iter().find(|(k, _)| k == key);
-                self.step(
-                    depth,
-                    StepKind::Map {
-                        property: property.clone(),
-                        key: key.clone(),
-                        found: hit.is_some(),
-                        keys: map.len(),
-                    },
-                );
+                self.step(depth, || StepKind::Map {
+                    property: property.clone(),
+                    key: key.clone(),
+                    found: hit.is_some(),
+                    keys: map.len(),
+                });
                 match hit {
                     Some((_, n)) => self.node(n, file, depth + 1),
                     None => Ok(None),
@@ -179,12 +170,12 @@ impl<'a> Walk<'a> {
         }
     }
 
-    fn row_step<L>(
+    fn row_step<L: crate::trace::LeafText>(
         &mut self,
         depth: u32,
         library: &'static str,
         row: usize,
-        text: String,
+        predicate: &rocpath_tensile::catalog::Pred<L>,
         t: &Tri<'_, L>,
     ) {
         if self.trace.is_none() {
@@ -195,15 +186,12 @@ impl<'a> Walk<'a> {
             Tri::Fails(_) => Some(false),
             Tri::Unknown(_) => None,
         };
-        self.step(
-            depth,
-            StepKind::Row {
-                library,
-                row,
-                predicate: text,
-                holds,
-            },
-        );
+        self.step(depth, || StepKind::Row {
+            library,
+            row,
+            predicate: crate::trace::pred_text(predicate),
+            holds,
+        });
     }
 
     fn placeholder(&mut self, value: &str, depth: u32) -> Out {
@@ -213,13 +201,10 @@ impl<'a> Walk<'a> {
             ));
         }
         let loaded = self.lib.placeholder(value);
-        self.step(
-            depth,
-            StepKind::Placeholder {
-                file: self.lib.placeholder_path(value).display().to_string(),
-                error: loaded.as_ref().err().map(ToString::to_string),
-            },
-        );
+        self.step(depth, || StepKind::Placeholder {
+            file: self.lib.placeholder_path(value).display().to_string(),
+            error: loaded.as_ref().err().map(ToString::to_string),
+        });
         let file = loaded.map_err(|e| {
             format!("{e} — the library cannot load a file its catalog names (the host library dereferences the failed load)")
         })?;
@@ -252,6 +237,13 @@ impl<'a> Walk<'a> {
                 file.name()
             ));
         };
+        if self.trace.is_none() {
+            return Ok(self.verdict(file, pos)?.then(|| Chosen {
+                file: file.clone(),
+                pos,
+                distance: None,
+            }));
+        }
         let why = match eval::can_solve(s, self.problem, self.dev) {
             Rejection::None => None,
             Rejection::Unknown(w) => return Err(format!("{}: solution {index}: {w}", file.name())),
@@ -260,20 +252,71 @@ impl<'a> Walk<'a> {
         if let Some(t) = tried {
             t.rejected_by = why.clone();
         } else if self.trace.is_some() {
-            self.step(
-                depth,
-                StepKind::Single {
-                    index,
-                    name: s.name.clone(),
-                    rejected_by: why.clone(),
-                },
-            );
+            self.step(depth, || StepKind::Single {
+                index,
+                name: s.name.clone(),
+                rejected_by: why.clone(),
+            });
         }
         Ok(why.is_none().then(|| Chosen {
             file: file.clone(),
             pos,
             distance: None,
         }))
+    }
+
+    /// Whether the solution at `pos` of `file` can solve the problem (`canSolve`). A verdict is
+    /// fixed for one problem and device, and tables name the same solution for many tuned
+    /// sizes, so each is evaluated once per walk.
+    pub(crate) fn verdict(&mut self, file: &Arc<File>, pos: usize) -> Result<bool, String> {
+        let mut memo = self.take_memo(file);
+        let r = self.verdict_in(&mut memo, file, pos);
+        self.put_memo(file, memo);
+        r
+    }
+
+    /// The verdicts of `file` so far (one byte per solution: 0 unknown, 1 yes, 2 no), taken out
+    /// of the walk for a table scan and put back with [`Walk::put_memo`].
+    pub(crate) fn take_memo(&mut self, file: &Arc<File>) -> Vec<u8> {
+        self.verdicts
+            .remove(&(Arc::as_ptr(file) as usize))
+            .unwrap_or_else(|| vec![0; file.catalog.solutions.len()])
+    }
+
+    /// Puts back what [`Walk::take_memo`] took.
+    pub(crate) fn put_memo(&mut self, file: &Arc<File>, memo: Vec<u8>) {
+        self.verdicts.insert(Arc::as_ptr(file) as usize, memo);
+    }
+
+    /// [`Walk::verdict`] with the file's verdicts in hand.
+    pub(crate) fn verdict_in(
+        &self,
+        memo: &mut [u8],
+        file: &Arc<File>,
+        pos: usize,
+    ) -> Result<bool, String> {
+        match memo.get(pos) {
+            Some(1) => return Ok(true),
+            Some(2) => return Ok(false),
+            _ => {}
+        }
+        let Some(s) = file.catalog.solutions.get(pos) else {
+            return Err(format!(
+                "{}: solution position {pos} is not in the file",
+                file.name()
+            ));
+        };
+        let ok = match eval::can_solve(s, self.problem, self.dev) {
+            Rejection::None => true,
+            Rejection::Unknown(w) => {
+                return Err(format!("{}: solution {}: {w}", file.name(), s.index));
+            }
+            _ => false,
+        };
+        if let Some(v) = memo.get_mut(pos) {
+            *v = if ok { 1 } else { 2 };
+        }
+        Ok(ok)
     }
 
     /// What a matching entry or tree value leads to.
@@ -321,13 +364,10 @@ impl<'a> Walk<'a> {
             };
             let yes = crate::matching::predict(&tree.nodes, &key)
                 .map_err(|w| format!("{}: tree {i}: {w}", file.name()))?;
-            self.step(
-                depth,
-                StepKind::Tree {
-                    tree: i,
-                    predicts: yes,
-                },
-            );
+            self.step(depth, || StepKind::Tree {
+                tree: i,
+                predicts: yes,
+            });
             if yes {
                 return Ok(Some(c));
             }

@@ -62,3 +62,55 @@ fn every_recorded_call_gets_the_oracles_solution() {
     }
     assert_eq!(checked, 308);
 }
+
+/// The untraced walk (which steps over entries that can change nothing) and the traced walk
+/// (every entry, as the host library visits them) choose the same solution.
+#[test]
+fn the_fast_walk_chooses_what_the_full_walk_chooses() {
+    use rocpath_gemm::rocblas::{Api, BlasType, Call, Route};
+    use rocpath_gemm::{Found, Op, Walk};
+    let Some(dir) = library_dir() else {
+        rocpath_testdata::skip("Debian librocblas4 6.4.4 not unpacked in ROCPATH_CORPUS");
+        return;
+    };
+    let budget = MemoryBudget::new(4 << 30);
+    let settings = Settings::default();
+    let mut s: u64 = 0x1234_5678_9abc_def1;
+    let mut next = move || {
+        s ^= s << 13;
+        s ^= s >> 7;
+        s ^= s << 17;
+        s
+    };
+    for (target, cu) in [("gfx900", 64), ("gfx90a", 104), ("gfx1100", 96)] {
+        let dev = Device::new(TargetId::parse(target).unwrap(), cu);
+        let lib = Library::open(&dir, target, &budget).unwrap();
+        for _ in 0..1500 {
+            let mut dim = || (2f64.powf((next() % 13_000) as f64 / 1000.0) as i64).max(1);
+            let (m, n, k) = (dim(), dim(), dim());
+            let tr = [Op::N, Op::T];
+            let trans = [tr[(next() % 2) as usize], tr[(next() % 2) as usize]];
+            let call = match next() % 3 {
+                0 => Call::simple(BlasType::F32, trans, m, n, k),
+                1 => Call::simple(BlasType::F64, trans, m, n, k),
+                _ => {
+                    let mut c = Call::simple(BlasType::F16, trans, m, n, k);
+                    c.api = Api::GemmEx;
+                    c.compute = BlasType::F32;
+                    c
+                }
+            };
+            let Route::Tensile { problem } =
+                rocpath_gemm::rocblas::route_quiet(&call, &settings, &dev)
+            else {
+                continue;
+            };
+            let pick = |trace: bool| match Walk::new(&lib, &dev, &problem, trace).run() {
+                Found::Solution(c) => c.solution().map(|s| s.index),
+                Found::None => None,
+                Found::Unresolved(w) => panic!("{w}"),
+            };
+            assert_eq!(pick(false), pick(true), "{target} {call:?}");
+        }
+    }
+}

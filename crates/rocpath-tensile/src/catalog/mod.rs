@@ -189,7 +189,13 @@ pub struct Entry {
     pub value: EntryValue,
     /// `speed` (0 when absent, as upstream leaves it unset only in hand-written tables).
     pub speed: f64,
+    /// For an `index` entry, the solution's position in the file's `solutions`, once a loader
+    /// has resolved it ([`UNRESOLVED`] until then).
+    pub pos: u32,
 }
+
+/// [`Entry::pos`] before a loader resolves it.
+pub const UNRESOLVED: u32 = u32::MAX;
 
 /// The value of a matching entry.
 #[derive(Debug, Clone)]
@@ -417,7 +423,11 @@ fn matching(f: &Fields<'_>, depth: u32) -> Result<Matching, Error> {
         } else {
             EntryValue::Node(Box::new(node(&mut e.req("value")?, depth + 1)?))
         };
-        entries.push(Entry { value, speed });
+        entries.push(Entry {
+            value,
+            speed,
+            pos: UNRESOLVED,
+        });
     }
     Ok(Matching {
         properties,

@@ -381,17 +381,32 @@ fn scan_with(
         if s.best.is_some() && d0 * d0 >= s.best_d && k != key.as_slice() {
             break;
         }
-        let mut dist = 0.0;
-        let mut far = None;
-        for (j, (a, b)) in key.iter().zip(k).enumerate() {
-            let dj = a.wrapping_sub(*b) as f64;
-            let before = dist;
-            dist += dj * dj;
-            if skip && j > 0 && dist > s.best_d {
-                far = Some((j, before));
-                break;
+        let (dist, far) = if dims == 3 {
+            // The usual key (M, N, K), unrolled.
+            let s0 = d0 * d0;
+            let d1 = key[1].wrapping_sub(k[1]) as f64;
+            let s1 = s0 + d1 * d1;
+            if skip && s1 > s.best_d {
+                (s1, Some((1, s0)))
+            } else {
+                let d2 = key[2].wrapping_sub(k[2]) as f64;
+                let s2 = s1 + d2 * d2;
+                (s2, (skip && s2 > s.best_d).then_some((2, s1)))
             }
-        }
+        } else {
+            let mut dist = 0.0;
+            let mut far = None;
+            for (j, (a, b)) in key.iter().zip(k).enumerate() {
+                let dj = a.wrapping_sub(*b) as f64;
+                let before = dist;
+                dist += dj * dj;
+                if skip && j > 0 && dist > s.best_d {
+                    far = Some((j, before));
+                    break;
+                }
+            }
+            (dist, far)
+        };
         if let Some((j, before)) = far {
             next = step_over(keys, dims, n, &key, forward, i, j, before, s.best_d);
             continue;

@@ -130,20 +130,30 @@ pub fn load_file(path: &Path, budget: &MemoryBudget) -> Result<File, LoadError> 
             source,
         })?;
     let bytes = std::fs::read(path).map_err(|e| io(format!("{e}")))?;
+    parse_file(path, &bytes, held, budget)
+}
+
+/// A catalog file from its bytes (`path` names it and decides YAML or MessagePack); `held` is
+/// the memory reserved for it, kept with the file.
+pub fn parse_file(
+    path: &Path,
+    bytes: &[u8],
+    held: Reservation,
+    budget: &MemoryBudget,
+) -> Result<File, LoadError> {
     let decode = |source| LoadError::Decode {
         path: path.to_path_buf(),
         source,
     };
     let lower = path.to_string_lossy().to_ascii_lowercase();
     let mut catalog = if lower.ends_with(".yaml") || lower.ends_with(".yml") {
-        let text = std::str::from_utf8(&bytes)
+        let text = std::str::from_utf8(bytes)
             .map_err(|e| decode(rocpath_tensile::Error::Yaml(format!("not UTF-8: {e}"))))?;
         let (mp, _r) = rocpath_tensile::yaml_to_msgpack_in(text, budget).map_err(decode)?;
         catalog::decode(&mp).map_err(decode)?
     } else {
-        catalog::decode(&bytes).map_err(decode)?
+        catalog::decode(bytes).map_err(decode)?
     };
-    drop(bytes);
     let by_index: HashMap<i64, usize> = catalog
         .solutions
         .iter()
@@ -329,13 +339,22 @@ impl Library {
 
     /// Loads a given master file.
     pub fn open_file(path: &Path, budget: &MemoryBudget) -> Result<Library, LoadError> {
-        let master = Arc::new(load_file(path, budget)?);
-        Ok(Library {
-            dir: path.parent().map(Path::to_path_buf).unwrap_or_default(),
-            master,
+        Ok(Self::from_master(load_file(path, budget)?, budget))
+    }
+
+    /// A library whose master file is already loaded (its placeholders are looked for beside
+    /// the path it names).
+    pub fn from_master(master: File, budget: &MemoryBudget) -> Library {
+        Library {
+            dir: master
+                .path
+                .parent()
+                .map(Path::to_path_buf)
+                .unwrap_or_default(),
+            master: Arc::new(master),
             placeholders: Mutex::new(HashMap::new()),
             budget: budget.clone(),
-        })
+        }
     }
 
     /// The path a placeholder names: the master's folder, the value, the master's suffix.

@@ -44,6 +44,8 @@ bundle "$W/dnn.hipfb" "-compress" gfx942 gfx1100 gfx1201
 hostlib "$NEW/lib/libexample_dnn.so.1.1" "$W/dnn.hipfb"
 cp "$W/k_gfx906.hsaco" "$NEW/lib/example/library/TensileLibrary_Type_SS_Contraction_l_Ailk_Bjlk_Cijk_Dijk_gfx906.co"
 cp "$W/k_gfx1100.hsaco" "$NEW/lib/example/library/Kernels.so-000-gfx1100.hsaco"
+# The code object of the hand-written `explain gemm` catalog (examples/gemm/library).
+cp "$W/k_gfx906.hsaco" gemm/library/TensileLibrary_Type_SS_Contraction_l_Ailk_Bljk_Cijk_Dijk_gfx906.co
 python3 - "$NEW/lib/example/library" <<'PY'
 import msgpack, sys, os
 d = sys.argv[1]

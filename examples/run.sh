@@ -45,6 +45,13 @@ cat "$OUT/isa-find.txt"
 run isa.txt "0" isa "$D/install"
 run isa.json "0" --json isa "$D/install"
 echo
+echo "== Which kernel would a GEMM run? (rocpath explain gemm, on the example's Tensile-style catalog)"
+run gemm.txt "0" explain gemm examples/gemm/library --target gfx906 --cu 60 --m 1000 --n 1024 --k 1024
+cat "$OUT/gemm.txt"
+run gemm-sweep.txt "0 1" explain gemm examples/gemm/library --target gfx906,gfx900 --cu 60 --shape 1024x1024x1024,1000x1000x1000
+cat "$OUT/gemm-sweep.txt"
+run gemm.json "0" --json explain gemm examples/gemm/library --target gfx906 --cu 60 --m 1000 --n 1024 --k 1024
+echo
 echo "== The gfx targets involved"
 run arch.txt "0" arch gfx9
 cat "$OUT/arch.txt"

@@ -141,7 +141,8 @@ fn step(s: &mut String, pad: &str, k: &StepKind) {
         } => {
             let _ = writeln!(
                 s,
-                "{pad}map by {property} ({keys} keys): {key} — {}",
+                "{pad}map by {property} ({keys} key{}): {key} — {}",
+                if *keys == 1 { "" } else { "s" },
                 if *found { "found" } else { "absent" }
             );
         }
@@ -241,12 +242,14 @@ pub fn gemm_table(es: &[GemmExplanation]) -> String {
             )),
             comfy_table::Cell::new(format!("{} {}CU", e.device.target, e.device.cu_count)),
             comfy_table::Cell::new(e.outcome),
-            comfy_table::Cell::new(
-                e.chosen
-                    .as_ref()
-                    .map(|c| c.name.chars().take(72).collect::<String>())
-                    .unwrap_or_else(|| e.unresolved.clone().unwrap_or_else(|| "-".into())),
-            ),
+            comfy_table::Cell::new(match (&e.chosen, e.outcome) {
+                (Some(c), _) => abbreviate(&c.name),
+                (None, "no_catalog") => format!("no catalog for {}", e.device.target.processor),
+                (None, _) => e
+                    .unresolved
+                    .as_deref()
+                    .map_or("-".into(), |u| u.chars().take(72).collect()),
+            }),
             comfy_table::Cell::new(
                 e.chosen
                     .as_ref()

@@ -1,0 +1,154 @@
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+//! `rocpath explain gemm` on the example catalog (`examples/gemm/library`, see
+//! `examples/README.md`): one call as people read it, a sweep over shapes × devices, the JSON
+//! document's shape, a bench line, the reverse lookup of a kernel, and usage errors.
+
+use assert_cmd::Command;
+use serde_json::Value;
+
+const LIB: &str = "examples/gemm/library";
+
+fn run(args: &[&str]) -> (i32, String, String) {
+    let out = Command::cargo_bin("rocpath")
+        .unwrap()
+        .current_dir(rocpath_testdata::repo_root())
+        .env("COLUMNS", "100")
+        .arg("--no-progress")
+        .args(args)
+        .output()
+        .unwrap();
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+fn settings() -> insta::Settings {
+    let mut s = insta::Settings::clone_current();
+    s.set_prepend_module_to_snapshot(false);
+    s
+}
+
+/// A JSON value's shape: keys kept, values replaced by their type, arrays by their first item.
+fn shape(v: &Value) -> Value {
+    match v {
+        Value::Object(m) => Value::Object(m.iter().map(|(k, v)| (k.clone(), shape(v))).collect()),
+        Value::Array(a) => Value::Array(a.first().map(shape).into_iter().collect()),
+        Value::String(_) => Value::String("string".into()),
+        Value::Number(_) => Value::String("number".into()),
+        Value::Bool(_) => Value::String("bool".into()),
+        Value::Null => Value::Null,
+    }
+}
+
+#[test]
+fn one_call_shows_route_walk_choice_and_code_object() {
+    let (code, out, err) = run(&[
+        "explain", "gemm", LIB, "--target", "gfx906", "--cu", "60", "--m", "1000", "--n", "1024",
+        "--k", "1024",
+    ]);
+    assert_eq!(code, 0, "{err}");
+    // M = 1000 is not a multiple of 64: the nearest entry's gemm_tile is rejected, saxpy fits.
+    assert!(out.contains("chosen    saxpy"), "{out}");
+    settings().bind(|| insta::assert_snapshot!("cli_explain_gemm", out));
+}
+
+#[test]
+fn a_sweep_puts_devices_side_by_side() {
+    let (code, out, err) = run(&[
+        "explain",
+        "gemm",
+        LIB,
+        "--target",
+        "gfx906,gfx900",
+        "--cu",
+        "60",
+        "--shape",
+        "1024x1024x1024,1000x1000x1000",
+    ]);
+    // gfx900 has no catalog in this folder: a negative answer, exit 1.
+    assert_eq!(code, 1, "{err}");
+    settings().bind(|| insta::assert_snapshot!("cli_explain_gemm_sweep", out));
+}
+
+#[test]
+fn the_json_document() {
+    let (code, out, err) = run(&[
+        "--json", "explain", "gemm", LIB, "--target", "gfx906", "--cu", "60", "--m", "1024", "--n",
+        "1024", "--k", "1024",
+    ]);
+    assert_eq!(code, 0, "{err}");
+    let v: Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(v["schema"], "rocpath.explain.gemm/1");
+    let e = &v["explanations"][0];
+    assert_eq!(e["chosen"]["name"], "gemm_tile");
+    assert_eq!(e["chosen"]["index"], 0);
+    assert_eq!(e["chosen"]["code_object"]["present"], true);
+    assert_eq!(e["chosen"]["evidence"]["class"], "inferred");
+    let mut doc = v.clone();
+    doc["observed"] = Value::Null;
+    let text = serde_json::to_string_pretty(&shape(&doc)).unwrap();
+    settings().bind(|| insta::assert_snapshot!("cli_explain_gemm_json_shape", text));
+}
+
+#[test]
+fn a_bench_line_is_a_call() {
+    let (code, out, err) = run(&[
+        "--json",
+        "explain",
+        "gemm",
+        LIB,
+        "--target",
+        "gfx906",
+        "--cu",
+        "60",
+        "--line",
+        "./rocblas-bench -f gemm -r f32_r --transposeA N --transposeB N -m 256 -n 256 -k 256 --alpha 1 --lda 256 --ldb 256 --beta 0 --ldc 256",
+    ]);
+    assert_eq!(code, 0, "{err}");
+    let v: Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(v["explanations"][0]["chosen"]["name"], "gemm_tile");
+    assert_eq!(v["explanations"][0]["chosen"]["distance"], 0.0);
+}
+
+#[test]
+fn a_kernel_is_found_with_the_sizes_it_was_tuned_for() {
+    let (code, out, err) = run(&["--json", "explain", "gemm", LIB, "--kernel", "gemm_tile"]);
+    assert_eq!(code, 0, "{err}");
+    let v: Value = serde_json::from_str(&out).unwrap();
+    let sizes = &v["entries"][0]["tuned_sizes"];
+    assert_eq!(sizes.as_array().map(Vec::len), Some(3), "{v}");
+    assert_eq!(sizes[0], serde_json::json!([256, 256, 256]));
+}
+
+#[test]
+fn usage_errors_say_what_to_write() {
+    let (code, _, err) = run(&[
+        "explain", "gemm", LIB, "--target", "gfx906", "--m", "1", "--n", "1", "--k", "1", "--type",
+        "f8",
+    ]);
+    assert_eq!(code, 2);
+    assert!(
+        err.contains("use f32, f64, f16, bf16, i8, xf32, c32 or c64"),
+        "{err}"
+    );
+    let (code, _, err) = run(&[
+        "explain",
+        "gemm",
+        "examples/nowhere",
+        "--target",
+        "gfx906",
+        "--m",
+        "1",
+        "--n",
+        "1",
+        "--k",
+        "1",
+    ]);
+    assert_eq!(code, 2);
+    assert!(err.contains("not a folder"), "{err}");
+    let (code, _, err) = run(&["explain", "gemm", LIB, "--target", "gfx906"]);
+    assert_eq!(code, 2);
+    assert!(err.contains("--shape"), "{err}");
+}

@@ -34,6 +34,8 @@ pub enum Doc {
     Case(CaseDoc),
     /// `rocpath.explain.compare/1`.
     Compare(CompareDoc),
+    /// `rocpath.explain.gemm/1`.
+    Gemm(GemmDoc),
     /// `rocpath.trace/1`.
     Trace(TraceDoc),
     /// `rocpath.ollama/1`.
@@ -329,6 +331,77 @@ pub struct OutcomeD {
 pub struct CompareDoc {
     /// Comparisons (`/comparisons/<i>`).
     pub comparisons: Vec<CmpD>,
+}
+
+/// `rocpath.explain.gemm/1`: which kernel each GEMM takes on each device.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(default)]
+pub struct GemmDoc {
+    /// Explanations (`/explanations/<i>`).
+    pub explanations: Vec<GemmD>,
+}
+
+/// One GEMM call on one device.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(default)]
+pub struct GemmD {
+    /// The call.
+    #[serde(deserialize_with = "lenient")]
+    pub call: GemmCallD,
+    /// The device.
+    #[serde(deserialize_with = "lenient")]
+    pub device: GemmDeviceD,
+    /// The catalog folder.
+    pub library_dir: Loose,
+    /// `chosen`, `no_solution`, `no_catalog`, …
+    pub outcome: Loose,
+    /// The chosen solution.
+    #[serde(deserialize_with = "lenient")]
+    pub chosen: Option<GemmChosenD>,
+}
+
+/// A GEMM call's shape.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(default)]
+pub struct GemmCallD {
+    /// API.
+    pub api: Loose,
+    /// Types of A, B, C, D.
+    #[serde(deserialize_with = "lenient")]
+    pub types: Vec<Loose>,
+    /// Compute type.
+    pub compute: Loose,
+    /// Transpositions.
+    #[serde(deserialize_with = "lenient")]
+    pub trans: Vec<Loose>,
+    /// M.
+    pub m: Loose,
+    /// N.
+    pub n: Loose,
+    /// K.
+    pub k: Loose,
+    /// Batch.
+    pub batch: Loose,
+}
+
+/// The device of a GEMM explanation.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(default)]
+pub struct GemmDeviceD {
+    /// Target id.
+    pub target: Loose,
+    /// Compute units.
+    pub cu_count: Loose,
+}
+
+/// The chosen solution.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(default)]
+pub struct GemmChosenD {
+    /// Kernel name.
+    pub name: Loose,
+    /// Solution index.
+    pub index: Loose,
 }
 
 /// One prediction against one observation.
@@ -946,6 +1019,7 @@ pub fn parse(bytes: &[u8]) -> Result<ObsDigest, ParseError> {
     let doc = match schema.as_str() {
         s if s.starts_with("rocpath.case") => Doc::Case(typed(raw)?),
         "rocpath.explain.compare/1" => Doc::Compare(typed(raw)?),
+        "rocpath.explain.gemm/1" => Doc::Gemm(typed(raw)?),
         "rocpath.trace/1" => Doc::Trace(typed(raw)?),
         "rocpath.ollama/1" => Doc::Ollama(typed(raw)?),
         "rocpath.strace/1" => Doc::Strace(typed(raw)?),

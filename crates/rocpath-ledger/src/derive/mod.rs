@@ -18,6 +18,7 @@
 //! | `derive.case.outcome` | `rocpath.case/1` | one case's outcome (forced runs say forced) |
 //! | `derive.case.group` | `rocpath.case/1` | cases grouped by world, library and version, operation, data type, selection (and layout and mode): N of N, exceptions named |
 //! | `derive.explain.prediction` | `rocpath.explain.compare/1` | the model's prediction, raised by the runs that agree |
+//! | `derive.explain.gemm` | `rocpath.explain.gemm/1` | the kernel a GEMM takes on a device, from the catalogs, beside the other devices' |
 //! | `derive.trace.dispatch` | `rocpath.trace/1` | dispatches per kernel family of a run, BLAS-like dispatches |
 //! | `derive.ollama.placement` | `rocpath.ollama/1` | GPU / CPU placement of one run |
 //! | `derive.ollama.placement_group` | `rocpath.ollama/1` | placement across the runs of a model |
@@ -36,6 +37,7 @@
 pub mod cases;
 pub mod digest;
 pub mod explain;
+pub mod gemm;
 pub mod merge;
 pub mod runs;
 pub mod shipped;
@@ -56,6 +58,8 @@ pub mod rule {
     pub const CASE_GROUP: &str = "derive.case.group";
     /// A prediction and the runs compared with it.
     pub const EXPLAIN_PREDICTION: &str = "derive.explain.prediction";
+    /// The kernel a GEMM takes on a device.
+    pub const EXPLAIN_GEMM: &str = "derive.explain.gemm";
     /// Dispatches of a traced run.
     pub const TRACE_DISPATCH: &str = "derive.trace.dispatch";
     /// Placement of one Ollama run.
@@ -234,6 +238,7 @@ pub fn findings(obs: &[ObsDigest]) -> Vec<Finding> {
     let mut out = Vec::new();
     out.extend(cases::findings(obs));
     out.extend(explain::findings(obs));
+    out.extend(gemm::findings(obs));
     out.extend(runs::findings(obs));
     out.extend(shipped::findings(obs));
     out.extend(source::findings(obs));

@@ -671,7 +671,19 @@ pub fn find_kernel(
     processor: Option<&str>,
     budget: &MemoryBudget,
 ) -> (Vec<KernelEntry>, Vec<String>) {
-    let mut found = Vec::new();
+    let names = std::collections::BTreeSet::from([kernel.to_string()]);
+    let (mut found, errors) = find_kernels(dirs, &names, processor, budget);
+    (found.remove(kernel).unwrap_or_default(), errors)
+}
+
+/// [`find_kernel`] for many names at once: each catalog file is read once.
+pub fn find_kernels(
+    dirs: &[PathBuf],
+    names: &std::collections::BTreeSet<String>,
+    processor: Option<&str>,
+    budget: &MemoryBudget,
+) -> (HashMap<String, Vec<KernelEntry>>, Vec<String>) {
+    let mut found: HashMap<String, Vec<KernelEntry>> = HashMap::new();
     let mut errors = Vec::new();
     for dir in dirs {
         let mut files: Vec<PathBuf> = std::fs::read_dir(dir)
@@ -694,10 +706,15 @@ pub fn find_kernel(
         for f in files {
             match rocpath_gemm::library::load_file(&f, budget) {
                 Ok(file) => {
-                    for s in file.catalog.solutions.iter().filter(|s| s.name == kernel) {
+                    for s in file
+                        .catalog
+                        .solutions
+                        .iter()
+                        .filter(|s| names.contains(&s.name))
+                    {
                         let (properties, tuned_sizes) =
                             keys_naming(file.catalog.library.as_ref(), s.index);
-                        found.push(KernelEntry {
+                        found.entry(s.name.clone()).or_default().push(KernelEntry {
                             file: f.display().to_string(),
                             index: s.index,
                             operation: s.problem_type.operation.clone(),
@@ -756,4 +773,79 @@ fn keys_naming(
     }
     keys.sort();
     (props, keys)
+}
+
+/// A traced kernel attributed to the catalogs.
+#[derive(Debug, Clone, Serialize)]
+pub struct Attribution {
+    /// The trace (its path in the `rocpath.trace/1` document).
+    pub trace: String,
+    /// The kernel name.
+    pub kernel: String,
+    /// Its dispatches in the trace.
+    pub dispatches: u64,
+    /// The catalog entries that are this kernel (none: not from these catalogs).
+    pub entries: Vec<KernelEntry>,
+    /// Evidence.
+    pub evidence: Evidence,
+}
+
+/// The kernels of a `rocpath.trace/1` document that are catalog solutions, with the entries they
+/// are (file, solution index, the tuned sizes that lead to them), and the Tensile-named
+/// (`Cijk_…`) kernels the catalogs do not hold.
+pub fn attribute(
+    doc: &serde_json::Value,
+    doc_path: &Path,
+    dirs: &[PathBuf],
+    processor: Option<&str>,
+    budget: &MemoryBudget,
+) -> (Vec<Attribution>, Vec<String>) {
+    let mut kernels: Vec<(String, String, u64)> = Vec::new();
+    for t in doc
+        .get("traces")
+        .and_then(|t| t.as_array())
+        .into_iter()
+        .flatten()
+    {
+        let trace = t
+            .get("path")
+            .and_then(|p| p.as_str())
+            .unwrap_or("trace")
+            .to_string();
+        for k in t
+            .get("kernels")
+            .and_then(|k| k.as_array())
+            .into_iter()
+            .flatten()
+        {
+            let Some(name) = k.get("name").and_then(|n| n.as_str()) else {
+                continue;
+            };
+            let d = k.get("dispatches").and_then(|d| d.as_u64()).unwrap_or(0);
+            kernels.push((trace.clone(), name.to_string(), d));
+        }
+    }
+    let names: std::collections::BTreeSet<String> = kernels.iter().map(|k| k.1.clone()).collect();
+    if names.is_empty() {
+        return (Vec::new(), Vec::new());
+    }
+    let (found, errors) = find_kernels(dirs, &names, processor, budget);
+    let at = Locator::file(doc_path.display().to_string());
+    let out = kernels
+        .into_iter()
+        // Kernels the catalogs hold, and Tensile-named ones they do not.
+        .filter(|(_, k, _)| found.contains_key(k) || k.starts_with("Cijk_"))
+        .map(|(trace, kernel, dispatches)| {
+            let entries = found.get(&kernel).cloned().unwrap_or_default();
+            let evidence = if entries.is_empty() {
+                ev(Class::Confirmed, Proof::ShippedArtifactVerified, "explain.gemm.kernel_not_in_catalogs")
+                    .because("a Tensile kernel the given catalogs do not hold: another install (hipBLASLt, a wheel's own rocBLAS) ran it")
+            } else {
+                ev(Class::Confirmed, Proof::RuntimeVerified, "explain.gemm.kernel_attributed")
+            }
+            .at(at.clone());
+            Attribution { trace, kernel, dispatches, entries, evidence }
+        })
+        .collect();
+    (out, errors)
 }

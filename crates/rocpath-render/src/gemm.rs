@@ -340,3 +340,43 @@ pub fn kernel_entries(kernel: &str, es: &[rocpath_explain::gemm::KernelEntry]) -
     }
     s
 }
+
+/// Traced Tensile kernels and the catalog entries they are.
+pub fn attributions(a: &[rocpath_explain::gemm::Attribution]) -> String {
+    let mut t = crate::table(&[
+        "trace",
+        "kernel",
+        "dispatches",
+        "catalog entry",
+        "tuned sizes",
+    ]);
+    for x in a {
+        let entry = x
+            .entries
+            .first()
+            .map_or("not in these catalogs".to_string(), |e| {
+                format!(
+                    "{} #{}{}",
+                    short(&e.file),
+                    e.index,
+                    if x.entries.len() > 1 {
+                        format!(" (+{})", x.entries.len() - 1)
+                    } else {
+                        String::new()
+                    }
+                )
+            });
+        t.add_row(vec![
+            comfy_table::Cell::new(short(&x.trace)),
+            comfy_table::Cell::new(abbreviate(&x.kernel)),
+            comfy_table::Cell::new(x.dispatches),
+            comfy_table::Cell::new(entry),
+            comfy_table::Cell::new(
+                x.entries
+                    .first()
+                    .map_or("-".into(), |e| e.tuned_sizes.len().to_string()),
+            ),
+        ]);
+    }
+    format!("{t}\n")
+}

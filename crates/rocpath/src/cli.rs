@@ -717,7 +717,7 @@ pub struct ExplainGemmArgs {
         long,
         value_name = "TARGET-ID",
         value_delimiter = ',',
-        required_unless_present = "kernel"
+        required_unless_present_any = ["kernel", "attribute"]
     )]
     pub target: Vec<TargetId>,
     /// Compute units (default: the processor's usual part, e.g. 104 for gfx90a; CU-specific
@@ -782,6 +782,10 @@ pub struct ExplainGemmArgs {
     /// Which catalog entry a kernel (from a trace) is, and the tuned sizes it was chosen for.
     #[arg(long, value_name = "NAME")]
     pub kernel: Option<String>,
+    /// Every Tensile kernel (`Cijk_…`) of a `rocpath trace --json` document, attributed to
+    /// the catalog entries it is (with --target: that processor's catalog files only).
+    #[arg(long, value_name = "TRACE.json", conflicts_with = "kernel")]
+    pub attribute: Option<PathBuf>,
     /// Show the walk (always shown for a single call).
     #[arg(long)]
     pub walk: bool,

@@ -152,3 +152,43 @@ fn usage_errors_say_what_to_write() {
     assert_eq!(code, 2);
     assert!(err.contains("--shape"), "{err}");
 }
+
+#[test]
+fn traced_kernels_are_attributed_to_catalog_entries() {
+    let dir = tempfile::tempdir().unwrap();
+    let csv = dir.path().join("k_kernel_trace.csv");
+    std::fs::write(
+        &csv,
+        "\"Kind\",\"Agent_Id\",\"Kernel_Id\",\"Kernel_Name\",\"Start_Timestamp\",\"End_Timestamp\"\n\
+         \"KERNEL_DISPATCH\",1,1,\"gemm_tile\",100,200\n\
+         \"KERNEL_DISPATCH\",1,1,\"gemm_tile\",300,400\n\
+         \"KERNEL_DISPATCH\",1,2,\"Cijk_Ailk_Bljk_SB_MT64x64x8_SN_elsewhere\",500,600\n",
+    )
+    .unwrap();
+    let (code, trace, err) = run(&["--json", "trace", csv.to_str().unwrap()]);
+    assert_eq!(code, 0, "{err}");
+    let doc = dir.path().join("trace.json");
+    std::fs::write(&doc, trace).unwrap();
+    let (code, out, err) = run(&[
+        "--json",
+        "explain",
+        "gemm",
+        LIB,
+        "--attribute",
+        doc.to_str().unwrap(),
+    ]);
+    // One Tensile kernel is not in the example's catalogs: a negative answer.
+    assert_eq!(code, 1, "{err}");
+    let v: Value = serde_json::from_str(&out).unwrap();
+    let a = v["attributions"].as_array().unwrap();
+    assert_eq!(a.len(), 2, "{v}");
+    let tile = a.iter().find(|x| x["kernel"] == "gemm_tile").unwrap();
+    assert_eq!(tile["dispatches"], 2);
+    assert_eq!(tile["entries"][0]["index"], 0);
+    let other = a.iter().find(|x| x["kernel"] != "gemm_tile").unwrap();
+    assert_eq!(other["entries"].as_array().map(Vec::len), Some(0));
+    assert_eq!(
+        other["evidence"]["rule"],
+        "explain.gemm.kernel_not_in_catalogs"
+    );
+}

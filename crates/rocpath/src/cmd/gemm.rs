@@ -145,6 +145,9 @@ pub fn run(a: ExplainGemmArgs, p: &Printer) -> anyhow::Result<Status> {
     if let Some(k) = &a.kernel {
         return run_kernel(&a, k, &dirs, p);
     }
+    if let Some(t) = &a.attribute {
+        return run_attribute(&a, t, &dirs, p);
+    }
     for t in &a.target {
         super::known_target(t)?;
     }
@@ -247,5 +250,68 @@ fn run_kernel(
         Status::Negative
     } else {
         Status::Ok
+    })
+}
+
+#[derive(Serialize)]
+struct AttributionDoc<'a> {
+    attributions: &'a [gemm::Attribution],
+    errors: Vec<Err>,
+}
+
+fn run_attribute(
+    a: &ExplainGemmArgs,
+    trace: &std::path::Path,
+    dirs: &[PathBuf],
+    p: &Printer,
+) -> anyhow::Result<Status> {
+    let text = rocpath_budget::special::read_small_text(trace, 512 << 20)
+        .map_err(|e| anyhow::anyhow!("{}: {e}", trace.display()))?;
+    let doc: serde_json::Value = serde_json::from_str(&text).map_err(|e| {
+        anyhow::anyhow!(
+            "{}: {e} (give a `rocpath --json trace` document)",
+            trace.display()
+        )
+    })?;
+    if doc.get("schema").and_then(|s| s.as_str()) != Some("rocpath.trace/1") {
+        anyhow::bail!(
+            "{}: not a rocpath.trace/1 document (make one with `rocpath --json trace DIR`)",
+            trace.display()
+        );
+    }
+    let processor = a.target.first().map(|t| t.processor.clone());
+    let (out, errs) = gemm::attribute(&doc, trace, dirs, processor.as_deref(), &super::budget(p));
+    if out.is_empty() {
+        p.note(&format!(
+            "{}: no Tensile kernel (Cijk_…) in the trace",
+            trace.display()
+        ));
+    }
+    let errors: Vec<Err> = errs
+        .into_iter()
+        .map(|m| Err {
+            path: None,
+            line: None,
+            message: m,
+        })
+        .collect();
+    if p.global.json {
+        p.json(
+            "rocpath.explain.gemm_attribution/1",
+            &AttributionDoc {
+                attributions: &out,
+                errors,
+            },
+        )?;
+    } else {
+        for e in &errors {
+            p.error_text(&e.message);
+        }
+        p.data(&rocpath_render::gemm::attributions(&out))?;
+    }
+    Ok(if out.iter().all(|x| !x.entries.is_empty()) {
+        Status::Ok
+    } else {
+        Status::Negative
     })
 }

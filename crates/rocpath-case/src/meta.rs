@@ -126,7 +126,13 @@ impl CaseMeta {
 
     /// Reads `case.json`.
     pub fn read_json(path: &Path) -> Result<CaseMeta, CaseError> {
-        let text = std::fs::read_to_string(path).map_err(CaseError::io(path))?;
+        let (text, _held) = rocpath_budget::input::read_text(
+            path,
+            &rocpath_budget::MemoryBudget::default(),
+            crate::read::MAX_META_BYTES,
+            "a case.json",
+        )
+        .map_err(|e| CaseError::io(path)(e.into_io()))?;
         let mut m: CaseMeta = serde_json::from_str(&text).map_err(|error| CaseError::Meta {
             path: path.to_path_buf(),
             line: error.line() as u64,
@@ -140,7 +146,13 @@ impl CaseMeta {
     /// Reads a research-workflow `meta.txt`. Returns the metadata and, per key, its 1-based
     /// line.
     pub fn read_txt(path: &Path) -> Result<(CaseMeta, BTreeMap<String, u64>), CaseError> {
-        let bytes = std::fs::read(path).map_err(CaseError::io(path))?;
+        let (bytes, _held) = rocpath_budget::input::read_bytes(
+            path,
+            &rocpath_budget::MemoryBudget::default(),
+            crate::read::MAX_META_BYTES,
+            "a meta.txt",
+        )
+        .map_err(|e| CaseError::io(path)(e.into_io()))?;
         let text = String::from_utf8_lossy(&bytes);
         let mut m = CaseMeta {
             schema: "meta.txt".into(),

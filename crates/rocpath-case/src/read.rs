@@ -253,7 +253,9 @@ pub fn read_file(c: &mut Collector, path: &Path) -> Result<(), CaseError> {
         });
     }
     let idx = c.begin_file(&path.display().to_string());
-    let mut f = std::fs::File::open(path).map_err(CaseError::io(path))?;
+    let mut input =
+        rocpath_budget::input::open(path).map_err(|e| CaseError::io(path)(e.into_io()))?;
+    let mut f = input.reader();
     let (to_hash, hash_rx) = mpsc::sync_channel::<Vec<u8>>(4);
     let (give_back, spare) = mpsc::sync_channel::<Vec<u8>>(8);
     let hasher = std::thread::spawn(move || {
@@ -313,9 +315,18 @@ pub fn read_file(c: &mut Collector, path: &Path) -> Result<(), CaseError> {
     }
 }
 
+/// Largest metadata file of a case (`case.json`, `meta.txt`) read.
+pub const MAX_META_BYTES: u64 = 64 << 20;
+
 /// Hashes a small file (metadata) and registers it.
 fn register_meta(c: &mut Collector, path: &Path) -> Result<u32, CaseError> {
-    let bytes = std::fs::read(path).map_err(CaseError::io(path))?;
+    let (bytes, _held) = rocpath_budget::input::read_bytes(
+        path,
+        &rocpath_budget::MemoryBudget::default(),
+        MAX_META_BYTES,
+        "a case's metadata",
+    )
+    .map_err(|e| CaseError::io(path)(e.into_io()))?;
     let idx = c.begin_file(&path.display().to_string());
     let d = Sha256::digest(&bytes);
     let sha = d.iter().map(|b| format!("{b:02x}")).collect::<String>();

@@ -105,8 +105,16 @@ fn src(at: &str) -> Locator {
     loc
 }
 
+/// Largest catalog file summarized (real ones reach 120 MB).
+const MAX_CATALOG_BYTES: u64 = 1 << 30;
+
 fn count_solutions(path: &Path) -> u64 {
-    let Ok(data) = std::fs::read(path) else {
+    let Ok((data, _held)) = rocpath_budget::input::read_bytes(
+        path,
+        &rocpath_budget::MemoryBudget::default(),
+        MAX_CATALOG_BYTES,
+        "a Tensile catalog",
+    ) else {
         return 0;
     };
     let name = path
@@ -308,10 +316,13 @@ pub fn hipblaslt_presence(dir: &Path, processor: &str, dtype: &str) -> Option<Pr
 
 /// A catalog file's summary (`.dat`, `.dat.zlib`, `.yaml`).
 fn read_catalog(path: &Path) -> Result<rocpath_tensile::LibrarySummary, String> {
-    if !std::fs::metadata(path).is_ok_and(|m| m.is_file()) {
-        return Err("not a regular file".into());
-    }
-    let data = std::fs::read(path).map_err(|e| e.to_string())?;
+    let (data, _held) = rocpath_budget::input::read_bytes(
+        path,
+        &rocpath_budget::MemoryBudget::default(),
+        MAX_CATALOG_BYTES,
+        "a Tensile catalog",
+    )
+    .map_err(|e| e.into_io().to_string())?;
     let name = path
         .file_name()
         .and_then(|n| n.to_str())

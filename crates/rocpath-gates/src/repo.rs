@@ -15,12 +15,18 @@ pub struct Head {
     pub problem: Option<String>,
 }
 
+/// Largest `.git` file, `HEAD`, `commondir` or loose ref read (a FIFO or device there is
+/// refused, not waited on).
+const SMALL: u64 = 1 << 20;
+/// Largest `packed-refs` read.
+const PACKED_REFS: u64 = 256 << 20;
+
 fn git_dir(root: &Path) -> Option<PathBuf> {
     let dot = root.join(".git");
     if dot.is_dir() {
         return Some(dot);
     }
-    let text = std::fs::read_to_string(&dot).ok()?;
+    let text = rocpath_budget::read_small_text(&dot, SMALL).ok()?;
     let p = text.trim().strip_prefix("gitdir:")?.trim();
     let p = PathBuf::from(p);
     Some(if p.is_absolute() { p } else { root.join(p) })
@@ -41,7 +47,7 @@ pub fn head(root: &Path) -> Head {
             ..Head::default()
         };
     };
-    let head = match std::fs::read_to_string(gd.join("HEAD")) {
+    let head = match rocpath_budget::read_small_text(&gd.join("HEAD"), SMALL) {
         Ok(h) => h,
         Err(e) => {
             return Head {
@@ -68,7 +74,7 @@ pub fn head(root: &Path) -> Head {
     };
     let branch = r.strip_prefix("refs/heads/").unwrap_or(r).to_string();
     // A worktree's refs live in the common dir.
-    let common = std::fs::read_to_string(gd.join("commondir"))
+    let common = rocpath_budget::read_small_text(&gd.join("commondir"), SMALL)
         .ok()
         .map(|c| {
             let p = PathBuf::from(c.trim());
@@ -76,7 +82,7 @@ pub fn head(root: &Path) -> Head {
         })
         .unwrap_or_else(|| gd.clone());
     for dir in [&gd, &common] {
-        if let Ok(t) = std::fs::read_to_string(dir.join(r)) {
+        if let Ok(t) = rocpath_budget::read_small_text(&dir.join(r), SMALL) {
             let t = t.trim();
             if is_hash(t) {
                 return Head {
@@ -86,7 +92,7 @@ pub fn head(root: &Path) -> Head {
                 };
             }
         }
-        if let Ok(packed) = std::fs::read_to_string(dir.join("packed-refs")) {
+        if let Ok(packed) = rocpath_budget::read_small_text(&dir.join("packed-refs"), PACKED_REFS) {
             for line in packed.lines() {
                 if let Some((hash, name)) = line.split_once(' ') {
                     if name == r && is_hash(hash) {

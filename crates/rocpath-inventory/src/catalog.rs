@@ -200,11 +200,12 @@ fn loader_of(dir: &std::path::Path) -> Option<std::path::PathBuf> {
 
 /// Whether a host library holds the indexed-catalog loader (its format-2 key names).
 fn reads_indexed(lib: &std::path::Path) -> Option<bool> {
-    let f = std::fs::File::open(lib).ok()?;
+    let mut input = rocpath_budget::input::open(lib).ok()?;
+    let f: &std::fs::File = input.file();
     #[allow(unsafe_code)]
     // SAFETY: a read-only private mapping of a library file that rocpath does not write; a
     // concurrent truncation would fault, as for every mapped input (see rocpath-sources).
-    let map = unsafe { memmap2::Mmap::map(&f) }.ok()?;
+    let map = unsafe { memmap2::Mmap::map(f) }.ok()?;
     Some(memchr::memmem::find(&map, INDEXED_LOADER_MARK).is_some())
 }
 

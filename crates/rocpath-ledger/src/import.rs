@@ -11,7 +11,7 @@ use crate::schemas;
 use crate::store::{Ledger, StoreError, WriteGuard};
 use sha2::{Digest, Sha256};
 use std::collections::{BTreeMap, BTreeSet};
-use std::fs::{self, File};
+use std::fs;
 use std::io::{BufRead, BufReader, Read};
 use std::path::{Component, Path, PathBuf};
 use thiserror::Error;
@@ -49,6 +49,10 @@ pub enum ImportError {
         /// What is missing.
         why: EnvelopeError,
     },
+    /// The named file is not one rocpath reads (a FIFO, a device, a pseudo file), or the
+    /// memory budget cannot hold it.
+    #[error(transparent)]
+    Input(#[from] rocpath_budget::input::InputError),
     /// A name given with `--as` cannot be an id.
     #[error("{0:?} cannot be an observation id: use letters, digits, '.', '_' and '-'")]
     BadId(String),
@@ -170,7 +174,10 @@ fn hex(d: &[u8]) -> String {
 
 /// sha256 and size of a file, read in 1 MiB pieces.
 pub fn sha256_file(path: &Path) -> std::io::Result<(String, u64)> {
-    let mut f = File::open(path)?;
+    // A path a document names: a FIFO, device or pseudo file is refused, and no more than
+    // the size it had when opened is read.
+    let mut input = rocpath_budget::input::open(path).map_err(|e| e.into_io())?;
+    let mut f = input.reader();
     let mut h = Sha256::new();
     let mut buf = vec![0u8; 1 << 20];
     let mut n = 0u64;
@@ -238,11 +245,47 @@ pub fn import_file_in(
     cwd: &Path,
     world: &str,
 ) -> Result<ImportReport, ImportError> {
-    let ioerr = |source| ImportError::Io {
-        path: file.to_path_buf(),
-        source,
-    };
-    let bytes = fs::read(file).map_err(ioerr)?;
+    import_file_with(
+        guard,
+        ledger,
+        file,
+        name,
+        cwd,
+        world,
+        &rocpath_budget::MemoryBudget::default(),
+    )
+}
+
+/// Largest document `ledger import` reads (the largest rocpath writes, an inventory of a whole
+/// ROCm corpus, is about 100 MB).
+pub const MAX_DOCUMENT_BYTES: u64 = 1 << 30;
+
+/// Memory a parsed document takes per byte of its text, reserved before it is parsed.
+const PARSED_PER_BYTE: u64 = 8;
+
+/// [`import_file_in`] within the run's memory budget: the document's text and what parsing it
+/// takes are reserved first, and a document that cannot fit is refused by name.
+pub fn import_file_with(
+    guard: &WriteGuard,
+    ledger: &Ledger,
+    file: &Path,
+    name: Option<&str>,
+    cwd: &Path,
+    world: &str,
+    budget: &rocpath_budget::MemoryBudget,
+) -> Result<ImportReport, ImportError> {
+    let (bytes, _text) = rocpath_budget::input::read_bytes(
+        file,
+        budget,
+        MAX_DOCUMENT_BYTES,
+        "a rocpath JSON document",
+    )?;
+    let _parsed = budget
+        .reserve((bytes.len() as u64).saturating_mul(PARSED_PER_BYTE))
+        .map_err(|source| rocpath_budget::input::InputError::Budget {
+            path: file.to_path_buf(),
+            source,
+        })?;
     let sha = sha256_hex(&bytes);
     let doc: serde_json::Value = serde_json::from_slice(&bytes).map_err(|e| {
         let (at, message) = crate::files::json_error(&e);
@@ -420,9 +463,10 @@ fn create_stubs(
 /// Reads the wanted 1-based lines (`path` is how the quotes name the file) of a text file (streamed; CR LF and invalid UTF-8
 /// tolerated; each line cut at [`QUOTE_MAX`] bytes).
 pub fn quote_lines(at: &Path, path: &str, wanted: &BTreeSet<u64>) -> Vec<Quote> {
-    let Ok(f) = File::open(at) else {
+    let Ok(mut input) = rocpath_budget::input::open(at) else {
         return Vec::new();
     };
+    let f = input.reader();
     let Some(&last) = wanted.iter().next_back() else {
         return Vec::new();
     };

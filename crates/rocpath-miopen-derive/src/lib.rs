@@ -191,13 +191,21 @@ pub fn derive(root: &Path, progress: Progress) -> Result<(Model, Report), Derive
     };
     let mut files = Vec::new();
     source_files(&mroot.join("src"), &mut files)?;
+    /// Largest MIOpen source file read (the largest real one is about 1 MB).
+    const MAX_SOURCE_BYTES: u64 = 64 << 20;
     let mut ix = index::Index::default();
     let mut parser = index::parser().ok_or(DeriveError::Parser)?;
     let total = files.len();
     for (i, f) in files.iter().enumerate() {
-        let bytes = std::fs::read(f).map_err(|source| DeriveError::Io {
+        let (bytes, _held) = rocpath_budget::input::read_bytes(
+            f,
+            &rocpath_budget::MemoryBudget::default(),
+            MAX_SOURCE_BYTES,
+            "a MIOpen source file",
+        )
+        .map_err(|e| DeriveError::Io {
             path: f.clone(),
-            source,
+            source: e.into_io(),
         })?;
         let rel = f
             .strip_prefix(&mroot)

@@ -190,9 +190,15 @@ pub fn check(rules: &[RuleDef], mroot: &Path, commit: Option<&str>, repository: 
             }
         };
         let file = mroot.join(&path);
-        let found = std::fs::read_to_string(&file)
-            .ok()
-            .and_then(|text| cited_text(&text, c.first, c.last));
+        let found = rocpath_budget::input::read_text(
+            &file,
+            &rocpath_budget::MemoryBudget::default(),
+            64 << 20,
+            "a MIOpen source file",
+        )
+        .ok()
+        .map(|(t, _)| t)
+        .and_then(|text| cited_text(&text, c.first, c.last));
         if found.as_deref().map(hash).as_deref() == Some(r.hash.as_str()) {
             out.checked += 1;
             continue;
@@ -236,7 +242,13 @@ fn relocate(mroot: &Path, path: &str, n: u32, want: &str) -> Option<(String, u32
     others.sort();
     candidates.extend(others);
     candidates.into_iter().find_map(|p| {
-        let text = std::fs::read_to_string(mroot.join(&p)).ok()?;
+        let (text, _held) = rocpath_budget::input::read_text(
+            &mroot.join(&p),
+            &rocpath_budget::MemoryBudget::default(),
+            64 << 20,
+            "a MIOpen source file",
+        )
+        .ok()?;
         let first = find_window(&text, n, want)?;
         Some((p, first, first + n - 1))
     })

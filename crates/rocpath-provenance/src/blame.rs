@@ -162,7 +162,7 @@ pub enum Error {
 
 /// The commits a shallow clone was cut at (`.git/shallow`).
 pub fn shallow_boundaries(repo: &Repository) -> HashSet<Oid> {
-    std::fs::read_to_string(repo.path().join("shallow"))
+    rocpath_budget::read_small_text(&repo.path().join("shallow"), 64 << 20)
         .map(|t| {
             t.lines()
                 .filter_map(|l| Oid::from_str(l.trim()).ok())

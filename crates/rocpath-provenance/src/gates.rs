@@ -29,10 +29,16 @@ pub fn query_of(g: &Gate) -> Query {
 /// The blame query of line `line` of `path` in the working tree of `repo`: when the line is
 /// a gate, its gate tokens and predicate are the keys and its comment's references are kept.
 pub fn query_at(repo: &Path, path: String, line: u64) -> Query {
-    let found = std::fs::read(repo.join(&path))
-        .ok()
-        .and_then(|src| rocpath_gates::scan_bytes(&path, &src).ok())
-        .and_then(|found| found.into_iter().find(|f| f.line == line));
+    let found = rocpath_budget::input::read_bytes(
+        &repo.join(&path),
+        &rocpath_budget::MemoryBudget::default(),
+        64 << 20,
+        "a source file",
+    )
+    .ok()
+    .map(|(b, _)| b)
+    .and_then(|src| rocpath_gates::scan_bytes(&path, &src).ok())
+    .and_then(|found| found.into_iter().find(|f| f.line == line));
     let (keys, comment_refs) = match found {
         Some(f) => (
             f.patterns

@@ -24,6 +24,10 @@ pub use report::{StraceReport, read_files};
 /// JSON schema name of `rocpath strace --json`.
 pub const SCHEMA: &str = "rocpath.strace/1";
 
+/// Largest strace split or rocBLAS trace log read whole (a 1.5 GB single line is refused, not
+/// allocated).
+pub const MAX_LOG_BYTES: u64 = 1 << 30;
+
 /// The JSON document of `rocpath strace`: the catalog reads, the rocBLAS traces, the link
 /// view between them and the kernel trace, and what could not be read.
 #[derive(Debug, serde::Serialize)]

@@ -471,12 +471,17 @@ pub fn read_files(paths: &[PathBuf]) -> (StraceReport, Vec<String>) {
     let (files, mut errors) = expand(paths);
     let mut procs = Vec::new();
     for f in files {
-        match std::fs::read(&f) {
-            Ok(b) => procs.push(process(
+        match rocpath_budget::input::read_bytes(
+            &f,
+            &rocpath_budget::MemoryBudget::default(),
+            crate::MAX_LOG_BYTES,
+            "an strace log",
+        ) {
+            Ok((b, _held)) => procs.push(process(
                 &f.display().to_string(),
                 &String::from_utf8_lossy(&b),
             )),
-            Err(e) => errors.push(format!("{}: {e}", f.display())),
+            Err(e) => errors.push(e.to_string()),
         }
     }
     (total(procs), errors)

@@ -129,6 +129,9 @@ pub enum StudyError {
         #[source]
         source: std::io::Error,
     },
+    /// The study file is not one rocpath reads (a FIFO, a device, too large).
+    #[error(transparent)]
+    Input(#[from] rocpath_budget::input::InputError),
     /// The file is not a study file.
     #[error("{}: {message}; see `rocpath study build --help` for the form", path.display())]
     Form {
@@ -156,12 +159,18 @@ pub enum StudyError {
     Site(#[from] rocpath_site::SiteError),
 }
 
+/// Largest study file read.
+pub const STUDY_MAX_BYTES: u64 = 4 << 20;
+
 /// Reads a study file.
 pub fn load(path: &Path) -> Result<Study, StudyError> {
-    let text = std::fs::read_to_string(path).map_err(|source| StudyError::Io {
-        path: path.to_path_buf(),
-        source,
-    })?;
+    // A study file is a short TOML text: read through the input layer, bounded.
+    let (text, _held) = rocpath_budget::input::read_text(
+        path,
+        &rocpath_budget::MemoryBudget::default(),
+        STUDY_MAX_BYTES,
+        "a study file",
+    )?;
     let form = |message: String| StudyError::Form {
         path: path.to_path_buf(),
         message,

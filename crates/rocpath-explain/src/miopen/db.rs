@@ -100,6 +100,12 @@ pub fn choose_perf_db(dir: &Path, db_id: &str, cus: u32) -> Option<DbFile> {
     choose_in(dir, db_id, cus, &exact, ".db")
 }
 
+/// Largest database read or decompressed.
+pub const MAX_DB_BYTES: u64 = 4 << 30;
+
+/// Most a `.bz2` database may expand (MIOpen's expand about 20×).
+pub const MAX_BZ2_RATIO: u64 = 200;
+
 /// Reads a file whole, decompressing `.bz2`.
 ///
 /// MIOpen's sources ship its databases bzip2-compressed, and decompressing a find-db costs
@@ -113,7 +119,13 @@ pub fn read_maybe_bz2(path: &Path) -> Result<Vec<u8>, DbError> {
         path: path.display().to_string(),
         source,
     };
-    let raw = std::fs::read(path).map_err(io)?;
+    let (raw, _held) = rocpath_budget::input::read_bytes(
+        path,
+        &rocpath_budget::MemoryBudget::default(),
+        MAX_DB_BYTES,
+        "a MIOpen database",
+    )
+    .map_err(|e| io(std::io::Error::other(e.to_string())))?;
     if !raw.starts_with(b"BZh") {
         return Ok(raw);
     }
@@ -123,10 +135,21 @@ pub fn read_maybe_bz2(path: &Path) -> Result<Vec<u8>, DbError> {
             return Ok(bytes);
         }
     }
-    let mut out = Vec::with_capacity(raw.len() * 24);
+    // A bzip2 bomb is cut: MIOpen's databases expand about 20 times; more than
+    // MAX_BZ2_RATIO times, or past MAX_DB_BYTES, is refused.
+    let cap = (raw.len() as u64)
+        .saturating_mul(MAX_BZ2_RATIO)
+        .min(MAX_DB_BYTES);
+    let mut out = Vec::with_capacity((raw.len() * 24).min(cap as usize));
     bzip2::read::MultiBzDecoder::new(raw.as_slice())
+        .take(cap.saturating_add(1))
         .read_to_end(&mut out)
         .map_err(io)?;
+    if out.len() as u64 > cap {
+        return Err(io(std::io::Error::other(format!(
+            "expands past {cap} bytes ({MAX_BZ2_RATIO}× its size or {MAX_DB_BYTES} bytes): not a MIOpen database (a decompression bomb?)"
+        ))));
+    }
     if let Some(c) = cached {
         let _ = write_atomic(&c, &out);
     }

@@ -8,8 +8,12 @@ use std::path::Path;
 
 fn load(path: &Path, a: &DiffArgs, p: &Printer) -> anyhow::Result<Inventory> {
     if path.is_file() && path.extension().is_some_and(|e| e == "json") {
-        let text = std::fs::read_to_string(path)
-            .map_err(|e| anyhow::anyhow!("{}: {e}", path.display()))?;
+        let (text, _held) = rocpath_budget::input::read_text(
+            path,
+            &super::budget(p),
+            1 << 30,
+            "a rocpath inventory --json document",
+        )?;
         let mut inv: Inventory = serde_json::from_str(&text).map_err(|e| {
             anyhow::anyhow!(
                 "{}: not a `rocpath inventory --json` document: {e}",

@@ -25,11 +25,21 @@ pub fn run(mut a: ExplainArgs, p: &Printer) -> anyhow::Result<Status> {
     }
 }
 
-fn load_model(path: Option<&std::path::Path>) -> anyhow::Result<std::borrow::Cow<'static, Model>> {
+/// Largest model or document `explain` reads (the pinned model is about 20 MB).
+const MAX_EXPLAIN_INPUT: u64 = 1 << 30;
+
+fn load_model(
+    path: Option<&std::path::Path>,
+    budget: &rocpath_budget::MemoryBudget,
+) -> anyhow::Result<std::borrow::Cow<'static, Model>> {
     Ok(match path {
         Some(f) => {
-            let text =
-                std::fs::read_to_string(f).map_err(|e| anyhow::anyhow!("{}: {e}", f.display()))?;
+            let (text, _held) = rocpath_budget::input::read_text(
+                f,
+                budget,
+                MAX_EXPLAIN_INPUT,
+                "an applicability model",
+            )?;
             std::borrow::Cow::Owned(
                 rocpath_miopen::model::from_json(&text)
                     .map_err(|e| anyhow::anyhow!("{}: {e}", f.display()))?,
@@ -66,7 +76,7 @@ fn run_miopen(a: Box<ExplainMiopenArgs>, p: &Printer) -> anyhow::Result<Status> 
     };
     let (problems, mode) =
         miopen::request::problems(a.problem.as_deref(), &a.driver, default_mode)?;
-    let model = load_model(a.model.as_deref())?;
+    let model = load_model(a.model.as_deref(), &super::budget(p))?;
     let env = rocpath_miopen::model::context::Env {
         vars: pairs(&a.env, "env")?.into_iter().collect(),
     };
@@ -234,7 +244,12 @@ fn run_rocblas(a: ExplainRocblasArgs, p: &Printer) -> anyhow::Result<Status> {
 
 fn run_compare(file: &std::path::Path, a: &ExplainArgs, p: &Printer) -> anyhow::Result<Status> {
     let target = a.target.as_ref();
-    let bytes = std::fs::read(file).map_err(|e| anyhow::anyhow!("{}: {e}", file.display()))?;
+    let (bytes, _held) = rocpath_budget::input::read_bytes(
+        file,
+        &super::budget(p),
+        MAX_EXPLAIN_INPUT,
+        "a rocpath JSON document",
+    )?;
     let doc: serde_json::Value =
         serde_json::from_slice(&bytes).map_err(|e| anyhow::anyhow!("{}: {e}", file.display()))?;
     if doc.get("schema").and_then(|s| s.as_str()) == Some("rocpath.trace/1") {
@@ -267,7 +282,7 @@ fn run_compare(file: &std::path::Path, a: &ExplainArgs, p: &Printer) -> anyhow::
             Status::Ok
         });
     }
-    let model = load_model(a.model.as_deref())?;
+    let model = load_model(a.model.as_deref(), &super::budget(p))?;
     let opts = compare::Options {
         model: &model,
         db_dir: Some(a.db.clone()),

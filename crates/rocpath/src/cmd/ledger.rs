@@ -56,7 +56,15 @@ fn import(a: LedgerImportArgs, p: &Printer) -> anyhow::Result<Status> {
     let mut out = ImportDoc::new(&a.ledger);
     for f in &a.files {
         let world = a.world.as_deref().unwrap_or_default();
-        let r = import::import_file_in(&guard, &ledger, f, a.name.as_deref(), &cwd, world);
+        let r = import::import_file_with(
+            &guard,
+            &ledger,
+            f,
+            a.name.as_deref(),
+            &cwd,
+            world,
+            &super::budget(p),
+        );
         if let Err(e) = &r {
             p.error_text(&format!("error: {e}\n"));
         }

@@ -26,12 +26,17 @@ pub fn run(a: StraceArgs, p: &Printer) -> anyhow::Result<Status> {
     };
     let mut rocblas = Vec::new();
     for f in &a.rocblas_trace {
-        match std::fs::read(f) {
-            Ok(b) => rocblas.push(rocpath_strace::link::rocblas_trace(
+        match rocpath_budget::input::read_bytes(
+            f,
+            &super::budget(p),
+            rocpath_strace::MAX_LOG_BYTES,
+            "a rocBLAS trace log",
+        ) {
+            Ok((b, _held)) => rocblas.push(rocpath_strace::link::rocblas_trace(
                 &f.display().to_string(),
                 &String::from_utf8_lossy(&b),
             )),
-            Err(e) => errors.push(format!("{}: {e}", f.display())),
+            Err(e) => errors.push(e.to_string()),
         }
     }
     let link = rocpath_strace::link::link(&catalog, trace.as_ref(), &rocblas);

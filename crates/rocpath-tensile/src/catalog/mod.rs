@@ -9,6 +9,12 @@
 //! `ContractionPredicates.hpp` (predicate names), `MatchingLibrary.hpp` (`table` entries
 //! `{key, index | value, speed}`, `distance`), `ContractionSolution.hpp` (solutions)).
 //!
+//! TensileLite's catalogs (hipBLASLt) decode here too: their predicates and solution fields (see
+//! `pred.rs`, `solution.rs`), the indexed layout (`format_version` 2: `solutions_index` triples
+//! into `solutions_blob`, read by the loader's rules — see [`crate::indexed`]), `.dat.zlib` files
+//! ([`decode_named`]) and the index → file map `TensileLiteLibrary_lazy_Mapping.dat`
+//! ([`decode_mapping`]).
+//!
 //! The tree is kept in file order: sorting matching tables, as the loader does, belongs to the
 //! model that evaluates it. A node, predicate, property or distance this reader does not know is
 //! kept as `Unknown(name)` so that the rest of the catalog stays usable and an evaluation that
@@ -42,6 +48,8 @@ pub type Error = crate::Error;
 pub struct Catalog {
     /// `version`, when present.
     pub version: Option<String>,
+    /// `format_version` (2: the indexed layout), when present.
+    pub format_version: Option<i64>,
     /// The solutions, in file order.
     pub solutions: Vec<Solution>,
     /// The root of the selection tree (`library`), when present.
@@ -244,12 +252,20 @@ pub struct TreeNode {
 pub const MAX_ITEMS: usize = 1 << 22;
 
 /// Decodes a MessagePack catalog (`.dat`; YAML first through [`crate::yaml_to_msgpack`]).
+///
+/// An indexed catalog (`format_version` 2) is refused as hipBLASLt's loader refuses it — an
+/// unknown version, an index that is not `(index, offset, length)` triples, a negative field, an
+/// index past `int`, a repeated index, a slice past the blob, a missing index or blob — and its
+/// solutions are read from the slices, in the order of the triples.
 pub fn decode(data: &[u8]) -> Result<Catalog, Error> {
     let mut rd = Reader::new(data);
     if rd.peek()? != Kind::Map {
         return Err(dec_err(0, "the top level is not a map"));
     }
     let mut out = Catalog::default();
+    let mut index: Option<(u64, &[u8])> = None;
+    let mut blob: Option<&[u8]> = None;
+    let mut version_at = 0;
     let n = rd.map_len()?;
     for _ in 0..n {
         let Some(key) = rd.str_or_skip()? else {
@@ -258,11 +274,151 @@ pub fn decode(data: &[u8]) -> Result<Catalog, Error> {
         };
         match key {
             "version" if rd.peek()? == Kind::Str => out.version = Some(rd.str()?.to_string()),
-            "solutions" => out.solutions = solution::read_all(&mut rd)?,
+            "format_version" if rd.peek()? == Kind::Int => {
+                version_at = rd.offset();
+                out.format_version = Some(int(&mut rd)?);
+            }
+            "solutions_index" if rd.peek()? == Kind::Array => {
+                let at = rd.offset();
+                index = Some((at, rd.raw()?));
+            }
+            "solutions_blob" if rd.peek()? == Kind::Bin => {
+                blob = Some(crate::indexed::bin_payload(rd.raw()?));
+            }
+            "solutions" => {
+                let mut v = solution::read_all(&mut rd)?;
+                out.solutions.append(&mut v);
+            }
             "library" => out.library = Some(node(&mut rd, 0)?),
             _ => rd.skip()?,
         }
     }
+    if let Some(v) = out.format_version {
+        if i128::from(v) != crate::indexed::FORMAT_INDEXED {
+            return Err(dec_err(
+                version_at,
+                &format!(
+                    "format_version {v}: hipBLASLt reads the legacy layout and format_version 2 only"
+                ),
+            ));
+        }
+        let (Some((at, index)), Some(blob)) = (index, blob) else {
+            return Err(dec_err(
+                version_at,
+                if index.is_none() {
+                    "format_version 2 without `solutions_index`"
+                } else {
+                    "format_version 2 without `solutions_blob`"
+                },
+            ));
+        };
+        indexed_solutions(index, at, blob, &mut out.solutions)?;
+    }
+    Ok(out)
+}
+
+/// The solutions of an indexed catalog: each `(index, offset, length)` triple of `index` (at
+/// byte `at` of the file) names a slice of `blob` holding one solution map.
+fn indexed_solutions(
+    index: &[u8],
+    at: u64,
+    blob: &[u8],
+    out: &mut Vec<Solution>,
+) -> Result<(), Error> {
+    let mut rd = Reader::with_base(index, at);
+    let n = list_len(&mut rd)?;
+    if n % 3 != 0 {
+        return Err(dec_err(
+            at,
+            &format!("solutions_index has {n} numbers, not (index, offset, length) triples"),
+        ));
+    }
+    let mut seen = std::collections::HashSet::with_capacity((n / 3).min(1 << 16));
+    for _ in 0..n / 3 {
+        let off_at = rd.offset();
+        let (i, off, len) = (rd.int()?, rd.int()?, rd.int()?);
+        let bad = |why: String| dec_err(off_at, &format!("solutions_index: {why}"));
+        if i < 0 || off < 0 || len < 0 {
+            return Err(bad(format!("negative field ({i}, {off}, {len})")));
+        }
+        if i32::try_from(i).is_err() {
+            return Err(bad(format!("index {i} does not fit an int")));
+        }
+        let end = off.checked_add(len).filter(|e| *e <= blob.len() as i128);
+        let Some(end) = end else {
+            return Err(bad(format!(
+                "slice {off}+{len} runs past the {}-byte solutions_blob",
+                blob.len()
+            )));
+        };
+        if !seen.insert(i) {
+            return Err(bad(format!("index {i} appears twice")));
+        }
+        let slice = blob.get(off as usize..end as usize).unwrap_or(&[]);
+        let mut s = Reader::new(slice);
+        let sol = solution::read(&mut s).map_err(|e| match e {
+            crate::Error::Catalog { offset, msg } => dec_err(
+                off_at,
+                &format!("solution {i} (blob byte {}): {msg}", off as u64 + offset),
+            ),
+            other => other,
+        })?;
+        out.push(sol);
+    }
+    Ok(())
+}
+
+/// Decodes a catalog file by its name: `.zlib` is inflated first (in steps reserved from
+/// `budget`, [`crate::indexed::inflate`]), YAML is converted, anything else is MessagePack.
+pub fn decode_named(
+    name: &str,
+    data: &[u8],
+    budget: &rocpath_budget::MemoryBudget,
+) -> Result<Catalog, Error> {
+    let lower = name.to_ascii_lowercase();
+    if let Some(inner) = lower.strip_suffix(".zlib") {
+        let (bytes, _held) = crate::indexed::inflate(data, budget)?;
+        return decode_named(inner, &bytes, budget);
+    }
+    if lower.ends_with(".yaml") || lower.ends_with(".yml") {
+        let text =
+            std::str::from_utf8(data).map_err(|e| crate::Error::Yaml(format!("not UTF-8: {e}")))?;
+        let (mp, _held) = crate::yaml_to_msgpack_in(text, budget)?;
+        return decode(&mp);
+    }
+    decode(data)
+}
+
+/// Decodes `TensileLiteLibrary_lazy_Mapping.dat`: a map from the first solution index of each
+/// per-type file to the file's name without suffix (hipBLASLt's `LoadLibraryMapping`, read by
+/// `MasterSolutionLibrary::initLibraryMapping`, `MasterSolutionLibrary.hpp:108-123` as stored in
+/// the reference's sources). Returned in key order.
+pub fn decode_mapping(data: &[u8]) -> Result<Vec<(i64, String)>, Error> {
+    let mut rd = Reader::new(data);
+    let off = rd.offset();
+    if rd.peek()? != Kind::Map {
+        return Err(dec_err(off, "the mapping file is not a map"));
+    }
+    let n = rd.map_len()?;
+    if n > MAX_ITEMS {
+        return Err(dec_err(off, "map too large"));
+    }
+    let mut out = Vec::with_capacity(n.min(1 << 16));
+    for _ in 0..n {
+        // `objectToMap` turns every key into a string, then `std::stoi` (MessagePack.cpp:140-148
+        // as stored in the reference's sources): integer keys and decimal strings both work.
+        let at = rd.offset();
+        let k = if rd.peek()? == Kind::Str {
+            let t = rd.str()?;
+            t.trim()
+                .parse::<i64>()
+                .map_err(|_| dec_err(at, &format!("mapping key `{t}` is not a number")))?
+        } else {
+            int(&mut rd)?
+        };
+        out.push((k, rd.str()?.to_string()));
+    }
+    out.sort_by_key(|(k, _)| *k);
     Ok(out)
 }
 

@@ -3,6 +3,13 @@
 //! (`AMDGPUPredicates.hpp`), problem (`ContractionProblemPredicates.hpp`) and task
 //! (`TaskPredicates.hpp`) — with the field names of `Serialization/ContractionPredicates.hpp`
 //! and `Serialization/Predicates.hpp` (ROCm/Tensile@be49885f).
+//!
+//! TensileLite (hipBLASLt 7.1) adds leaves and changes two value shapes: `TypesEqual` holds five
+//! types (the fifth is the compute-input type) and `GlobalSplitUCheckMinK` a pair `[depthU,
+//! GSU]` (`tensilelite/include/Tensile/ContractionProblemPredicates.hpp:1247-1263, 1604-1640`,
+//! names from `Serialization/ContractionPredicates.hpp:60-125`, as stored in the reference's
+//! sources). Those shapes decode to their own variants so that each model reads only the shape
+//! its library reads.
 
 use super::fields::{Fields, dec_err};
 use super::{Error, list_len};
@@ -386,6 +393,54 @@ pub enum ProblemLeaf {
     F32XdlMathOp(DataType),
     EqualityMatching,
     StochasticRounding(bool),
+    /// TensileLite `TypesEqual`: A, B, C, D and the compute-input type.
+    TypesEqualCompute([DataType; 5]),
+    /// TensileLite `GlobalSplitUCheckMinK`: `[depthU, GSU]` (GSU -1: automatic).
+    GlobalSplitUCheckMinKGsu([i64; 2]),
+    /// TensileLite `SynchronizerSizeCheck` `[MT0, MT1, stores, waves, ..., GSU]`.
+    SynchronizerSizeCheck {
+        index: u64,
+        value: [i64; 6],
+    },
+    /// TensileLite `WorkgroupNumberCheck` `[MT0, MT1, GSU]`.
+    WorkgroupNumberCheck {
+        index: u64,
+        value: [i64; 3],
+    },
+    /// `BufferLoadOffsetLimitCheck_Beta` (MT1).
+    BufferLoadOffsetLimitCheckBeta(u64),
+    AmaxDCheck(bool),
+    GroupedGemm(bool),
+    SwizzleTensorA(bool),
+    SwizzleTensorB(bool),
+    /// `DataTypeE`.
+    DataTypeE(DataType),
+    /// `UseGradient`.
+    UseGradient(bool),
+    /// `Activation`: an `ActivationType` name (`None`, `Hipblaslt_all`, …).
+    Activation(String),
+    ActivationComputeType(DataType),
+    ActivationNoGuard(bool),
+    /// `ActivationEnumWhiteList`: activation names.
+    ActivationEnumWhiteList(Vec<String>),
+    /// `UseBias` (0–3).
+    UseBias(i64),
+    UseE(bool),
+    /// `UseScaleAB`: `""`, `Scalar` or `Vector`.
+    UseScaleAB(String),
+    UseScaleCD(bool),
+    UseScaleAlphaVec(i64),
+    BiasDataTypeWhiteList(Vec<DataType>),
+    /// `BiasSrcWhiteList`: tensor numbers (A 0 … D 3).
+    BiasSrcWhiteList(Vec<i64>),
+    Sparse(i64),
+    SupportDeviceUserArguments(bool),
+    /// `WorkgroupMappingXCCCheck` `[XCC, XCCG]`.
+    WorkgroupMappingXccCheck([i64; 2]),
+    ExperimentalStreamK,
+    ExperimentalMlp,
+    RangeMatching,
+    FreeSizeMatching,
     /// A leaf this reader does not know (the name).
     Unknown(String),
 }
@@ -419,17 +474,67 @@ fn buffer_load(rd: &mut Reader<'_>) -> Result<BufferLoadCheck, Error> {
     })
 }
 
-fn types4(rd: &mut Reader<'_>) -> Result<[DataType; 4], Error> {
+/// `TypesEqual`: four types (Tensile) or five (TensileLite: the compute-input type last).
+fn types_equal(rd: &mut Reader<'_>) -> Result<ProblemLeaf, Error> {
     let off = rd.offset();
-    if list_len(rd)? != 4 {
-        return Err(dec_err(off, "TypesEqual needs four types"));
+    let n = list_len(rd)?;
+    if n != 4 && n != 5 {
+        return Err(dec_err(off, "TypesEqual needs four or five types"));
     }
-    Ok([
+    let four = [
         data_type(rd)?,
         data_type(rd)?,
         data_type(rd)?,
         data_type(rd)?,
-    ])
+    ];
+    Ok(if n == 5 {
+        let [a, b, c, d] = four;
+        ProblemLeaf::TypesEqualCompute([a, b, c, d, data_type(rd)?])
+    } else {
+        ProblemLeaf::TypesEqual(four)
+    })
+}
+
+/// A list of exactly `N` integers (`std::array<int, N>`).
+fn ints<const N: usize>(rd: &mut Reader<'_>, what: &str) -> Result<[i64; N], Error> {
+    let off = rd.offset();
+    if list_len(rd)? != N {
+        return Err(dec_err(off, &format!("{what} needs {N} integers")));
+    }
+    let mut out = [0i64; N];
+    for v in &mut out {
+        *v = super::int(rd)?;
+    }
+    Ok(out)
+}
+
+/// A list of values read by `one`.
+fn list<T>(
+    rd: &mut Reader<'_>,
+    one: impl Fn(&mut Reader<'_>) -> Result<T, Error>,
+) -> Result<Vec<T>, Error> {
+    let n = list_len(rd)?;
+    let mut out = Vec::with_capacity(n.min(64));
+    for _ in 0..n {
+        out.push(one(rd)?);
+    }
+    Ok(out)
+}
+
+fn string(rd: &mut Reader<'_>) -> Result<String, Error> {
+    Ok(rd.str()?.to_string())
+}
+
+/// `GlobalSplitUCheckMinK`: an integer (Tensile) or `[depthU, GSU]` (TensileLite).
+fn gsu_min_k(rd: &mut Reader<'_>) -> Result<ProblemLeaf, Error> {
+    if rd.peek()? == Kind::Array {
+        Ok(ProblemLeaf::GlobalSplitUCheckMinKGsu(ints::<2>(
+            rd,
+            "GlobalSplitUCheckMinK",
+        )?))
+    } else {
+        Ok(ProblemLeaf::GlobalSplitUCheckMinK(u(rd)?))
+    }
 }
 
 fn range(rd: &mut Reader<'_>) -> Result<(u64, u64), Error> {
@@ -497,12 +602,12 @@ pub(super) fn problem_leaf(f: &Fields<'_>) -> Result<ProblemLeaf, Error> {
         "KernelLanguageCompatible" => P::KernelLanguageCompatible(val()?.str()?.to_string()),
         "DeterministicMode" => P::DeterministicMode(boolean(&mut val()?)?),
         "ArithmeticUnitCompatible" => P::ArithmeticUnitCompatible(val()?.str()?.to_string()),
-        "TypesEqual" => P::TypesEqual(types4(&mut val()?)?),
+        "TypesEqual" => types_equal(&mut val()?)?,
         "OperationIdentifierEqual" => P::OperationIdentifierEqual(val()?.str()?.to_string()),
         "BufferLoadOffsetLimitCheck" => P::BufferLoadOffsetLimitCheck(buffer_load(&mut val()?)?),
         "BufferStoreOffsetLimitCheck" => P::BufferStoreOffsetLimitCheck(u(&mut val()?)?),
         "PersistentKernelCheck" => P::PersistentKernelCheck,
-        "GlobalSplitUCheckMinK" => P::GlobalSplitUCheckMinK(u(&mut val()?)?),
+        "GlobalSplitUCheckMinK" => gsu_min_k(&mut val()?)?,
         "CDStridesEqual" => P::CdStridesEqual,
         "StridedBatched" => P::StridedBatched(boolean(&mut val()?)?),
         "CUEfficiency" => P::CuEfficiency,
@@ -513,8 +618,164 @@ pub(super) fn problem_leaf(f: &Fields<'_>) -> Result<ProblemLeaf, Error> {
         "F32XdlMathOp" => P::F32XdlMathOp(data_type(&mut val()?)?),
         "EqualityMatching" => P::EqualityMatching,
         "StochasticRounding" => P::StochasticRounding(boolean(&mut val()?)?),
+        "SynchronizerSizeCheck" => P::SynchronizerSizeCheck {
+            index: idx()?,
+            value: ints::<6>(&mut val()?, name)?,
+        },
+        "WorkgroupNumberCheck" => P::WorkgroupNumberCheck {
+            index: idx()?,
+            value: ints::<3>(&mut val()?, name)?,
+        },
+        "BufferLoadOffsetLimitCheck_Beta" => P::BufferLoadOffsetLimitCheckBeta(u(&mut val()?)?),
+        "AmaxDCheck" => P::AmaxDCheck(boolean(&mut val()?)?),
+        "GroupedGemm" => P::GroupedGemm(boolean(&mut val()?)?),
+        "SwizzleTensorA" => P::SwizzleTensorA(boolean(&mut val()?)?),
+        "SwizzleTensorB" => P::SwizzleTensorB(boolean(&mut val()?)?),
+        "DataTypeE" => P::DataTypeE(data_type(&mut val()?)?),
+        "UseGradient" => P::UseGradient(boolean(&mut val()?)?),
+        "Activation" => P::Activation(string(&mut val()?)?),
+        "ActivationComputeType" => P::ActivationComputeType(data_type(&mut val()?)?),
+        "ActivationNoGuard" => P::ActivationNoGuard(boolean(&mut val()?)?),
+        "ActivationEnumWhiteList" => P::ActivationEnumWhiteList(list(&mut val()?, string)?),
+        "UseBias" => P::UseBias(super::int(&mut val()?)?),
+        "UseE" => P::UseE(boolean(&mut val()?)?),
+        "UseScaleAB" => P::UseScaleAB(string(&mut val()?)?),
+        "UseScaleCD" => P::UseScaleCD(boolean(&mut val()?)?),
+        "UseScaleAlphaVec" => P::UseScaleAlphaVec(super::int(&mut val()?)?),
+        "BiasDataTypeWhiteList" => P::BiasDataTypeWhiteList(list(&mut val()?, data_type)?),
+        "BiasSrcWhiteList" => P::BiasSrcWhiteList(list(&mut val()?, super::int)?),
+        "Sparse" => P::Sparse(super::int(&mut val()?)?),
+        "SupportDeviceUserArguments" => P::SupportDeviceUserArguments(boolean(&mut val()?)?),
+        "WorkgroupMappingXCCCheck" => P::WorkgroupMappingXccCheck(ints::<2>(&mut val()?, name)?),
+        "ExperimentalStreamK" => P::ExperimentalStreamK,
+        "ExperimentalMLP" => P::ExperimentalMlp,
+        "RangeMatching" => P::RangeMatching,
+        "FreeSizeMatching" => P::FreeSizeMatching,
         other => P::Unknown(other.to_string()),
     })
+}
+
+impl ProblemLeaf {
+    /// The name the catalogs give the leaf (`TypesEqual`, `StrideAEqual`, …).
+    pub fn name(&self) -> &str {
+        use ProblemLeaf as P;
+        match self {
+            P::Free0SizeMultiple { .. } => "Free0SizeMultiple",
+            P::Free1SizeMultiple { .. } => "Free1SizeMultiple",
+            P::BatchSizeMultiple { .. } => "BatchSizeMultiple",
+            P::BatchSizeEqual { .. } => "BatchSizeEqual",
+            P::BoundSizeMultiple { .. } => "BoundSizeMultiple",
+            P::ProblemSizeEqual { .. } => "ProblemSizeEqual",
+            P::MaxProblemSizeGreaterThan(_) => "MaxProblemSizeGreaterThan",
+            P::LeadingFree0SizesGreaterOrEqual(_) => "LeadingFree0SizesGreaterOrEqual",
+            P::LeadingFree1SizesGreaterOrEqual(_) => "LeadingFree1SizesGreaterOrEqual",
+            P::SizeEqual { .. } => "SizeEqual",
+            P::SizeGreaterThan { .. } => "SizeGreaterThan",
+            P::SizeLessThan { .. } => "SizeLessThan",
+            P::SizeMultiple { .. } => "SizeMultiple",
+            P::SizeInRange { .. } => "SizeInRange",
+            P::StrideEqual { tensor, .. } => match tensor {
+                0 => "StrideAEqual",
+                1 => "StrideBEqual",
+                2 => "StrideCEqual",
+                _ => "StrideDEqual",
+            },
+            P::LdcEqualsLdd => "LDCEqualsLDD",
+            P::CEqualsD => "CEqualsD",
+            P::AiGreaterThanEqual(_) => "AIGreaterThanEqual",
+            P::AiLessThanEqual(_) => "AILessThanEqual",
+            P::AlphaValue(_) => "AlphaValue",
+            P::BetaValue(_) => "BetaValue",
+            P::BetaZero => "BetaZero",
+            P::BetaOne => "BetaOne",
+            P::HighPrecisionAccumulate(_) => "HighPrecisionAccumulate",
+            P::KernelLanguageCompatible(_) => "KernelLanguageCompatible",
+            P::DeterministicMode(_) => "DeterministicMode",
+            P::ArithmeticUnitCompatible(_) => "ArithmeticUnitCompatible",
+            P::TypesEqual(_) | P::TypesEqualCompute(_) => "TypesEqual",
+            P::OperationIdentifierEqual(_) => "OperationIdentifierEqual",
+            P::BufferLoadOffsetLimitCheck(_) => "BufferLoadOffsetLimitCheck",
+            P::BufferStoreOffsetLimitCheck(_) => "BufferStoreOffsetLimitCheck",
+            P::PersistentKernelCheck => "PersistentKernelCheck",
+            P::GlobalSplitUCheckMinK(_) | P::GlobalSplitUCheckMinKGsu(_) => "GlobalSplitUCheckMinK",
+            P::CdStridesEqual => "CDStridesEqual",
+            P::StridedBatched(_) => "StridedBatched",
+            P::CuEfficiency => "CUEfficiency",
+            P::ExperimentalGrid => "ExperimentalGrid",
+            P::ExperimentalDTree => "ExperimentalDTree",
+            P::Fp16AltImpl => "Fp16AltImpl",
+            P::Fp16AltImplRound => "Fp16AltImplRound",
+            P::F32XdlMathOp(_) => "F32XdlMathOp",
+            P::EqualityMatching => "EqualityMatching",
+            P::StochasticRounding(_) => "StochasticRounding",
+            P::SynchronizerSizeCheck { .. } => "SynchronizerSizeCheck",
+            P::WorkgroupNumberCheck { .. } => "WorkgroupNumberCheck",
+            P::BufferLoadOffsetLimitCheckBeta(_) => "BufferLoadOffsetLimitCheck_Beta",
+            P::AmaxDCheck(_) => "AmaxDCheck",
+            P::GroupedGemm(_) => "GroupedGemm",
+            P::SwizzleTensorA(_) => "SwizzleTensorA",
+            P::SwizzleTensorB(_) => "SwizzleTensorB",
+            P::DataTypeE(_) => "DataTypeE",
+            P::UseGradient(_) => "UseGradient",
+            P::Activation(_) => "Activation",
+            P::ActivationComputeType(_) => "ActivationComputeType",
+            P::ActivationNoGuard(_) => "ActivationNoGuard",
+            P::ActivationEnumWhiteList(_) => "ActivationEnumWhiteList",
+            P::UseBias(_) => "UseBias",
+            P::UseE(_) => "UseE",
+            P::UseScaleAB(_) => "UseScaleAB",
+            P::UseScaleCD(_) => "UseScaleCD",
+            P::UseScaleAlphaVec(_) => "UseScaleAlphaVec",
+            P::BiasDataTypeWhiteList(_) => "BiasDataTypeWhiteList",
+            P::BiasSrcWhiteList(_) => "BiasSrcWhiteList",
+            P::Sparse(_) => "Sparse",
+            P::SupportDeviceUserArguments(_) => "SupportDeviceUserArguments",
+            P::WorkgroupMappingXccCheck(_) => "WorkgroupMappingXCCCheck",
+            P::ExperimentalStreamK => "ExperimentalStreamK",
+            P::ExperimentalMlp => "ExperimentalMLP",
+            P::RangeMatching => "RangeMatching",
+            P::FreeSizeMatching => "FreeSizeMatching",
+            P::Unknown(n) => n,
+        }
+    }
+
+    /// True for the leaves and value shapes only TensileLite (hipBLASLt) reads: Tensile's host
+    /// library (rocBLAS) would refuse a file that holds one.
+    pub fn is_tensile_lite(&self) -> bool {
+        use ProblemLeaf as P;
+        matches!(
+            self,
+            P::TypesEqualCompute(_)
+                | P::GlobalSplitUCheckMinKGsu(_)
+                | P::SynchronizerSizeCheck { .. }
+                | P::WorkgroupNumberCheck { .. }
+                | P::BufferLoadOffsetLimitCheckBeta(_)
+                | P::AmaxDCheck(_)
+                | P::GroupedGemm(_)
+                | P::SwizzleTensorA(_)
+                | P::SwizzleTensorB(_)
+                | P::DataTypeE(_)
+                | P::UseGradient(_)
+                | P::Activation(_)
+                | P::ActivationComputeType(_)
+                | P::ActivationNoGuard(_)
+                | P::ActivationEnumWhiteList(_)
+                | P::UseBias(_)
+                | P::UseE(_)
+                | P::UseScaleAB(_)
+                | P::UseScaleCD(_)
+                | P::UseScaleAlphaVec(_)
+                | P::BiasDataTypeWhiteList(_)
+                | P::BiasSrcWhiteList(_)
+                | P::Sparse(_)
+                | P::SupportDeviceUserArguments(_)
+                | P::WorkgroupMappingXccCheck(_)
+                | P::ExperimentalStreamK
+                | P::ExperimentalMlp
+                | P::RangeMatching
+                | P::FreeSizeMatching
+        )
+    }
 }
 
 /// True when the next value is a map (a predicate), for optional predicate fields.

@@ -1,5 +1,12 @@
 //! Solutions of a catalog (`Serialization/ContractionSolution.hpp`): the kernel name, index,
 //! the three predicates, the problem type and the size mapping fields selection reads.
+//!
+//! TensileLite solutions (hipBLASLt; `tensilelite/include/Tensile/Serialization/
+//! ContractionSolution.hpp:55-70, 78-131, 155-193` as stored in the reference's sources) carry
+//! more: `kernelName`, the transpositions and compute types in `problemType`, the bias, gradient
+//! and amax flags the workspace needs, `workspaceSizePerElemBias` and `packBatchDims`; there
+//! `persistentKernel` is optional (`mapOptional`, :106). A solution is read as TensileLite's when
+//! it has `kernelName` (required there, absent from Tensile's).
 
 use super::fields::{Fields, dec_err};
 use super::pred::{self, DataType, HwLeaf, Pred, ProblemLeaf, TaskLeaf};
@@ -25,6 +32,8 @@ pub struct Solution {
     pub task: Pred<TaskLeaf>,
     /// `sizeMapping`.
     pub size_mapping: SizeMapping,
+    /// TensileLite `kernelName` (absent from Tensile catalogs).
+    pub kernel_name: Option<String>,
 }
 
 /// `problemType`.
@@ -40,6 +49,22 @@ pub struct ProblemType {
     pub strided_batched: bool,
     /// `useBeta`.
     pub use_beta: bool,
+    /// TensileLite `transA` (false when absent).
+    pub trans_a: bool,
+    /// TensileLite `transB`.
+    pub trans_b: bool,
+    /// TensileLite `computeInputType`.
+    pub compute_input: Option<DataType>,
+    /// TensileLite `computeType`.
+    pub compute: Option<DataType>,
+    /// TensileLite `groupedGemm`.
+    pub grouped_gemm: bool,
+    /// TensileLite `useBias` (0 when absent).
+    pub use_bias: i64,
+    /// TensileLite `useGradient`.
+    pub use_gradient: bool,
+    /// TensileLite `outputAmaxD`.
+    pub output_amax_d: bool,
 }
 
 /// The `sizeMapping` fields that selection reads.
@@ -63,6 +88,12 @@ pub struct SizeMapping {
     pub workspace_per_elem_c: u64,
     /// `globalAccumulation`.
     pub global_accumulation: i64,
+    /// TensileLite `workspaceSizePerElemBias`.
+    pub workspace_per_elem_bias: u64,
+    /// `packBatchDims` (bit 0: batch packed into X, bit 1: into Y).
+    pub pack_batch_dims: i64,
+    /// `persistentKernelAlongBatch`.
+    pub persistent_kernel_along_batch: bool,
 }
 
 /// Reads the `solutions` array.
@@ -75,7 +106,7 @@ pub(super) fn read_all(rd: &mut Reader<'_>) -> Result<Vec<Solution>, Error> {
     Ok(out)
 }
 
-fn read(rd: &mut Reader<'_>) -> Result<Solution, Error> {
+pub(super) fn read(rd: &mut Reader<'_>) -> Result<Solution, Error> {
     let f = Fields::read(rd)?;
     let hardware = pred::read(&mut f.req("hardwarePredicate")?, pred::hw_leaf, 0)?;
     let problem = pred::read(&mut f.req("problemPredicate")?, pred::problem_leaf, 0)?;
@@ -83,6 +114,11 @@ fn read(rd: &mut Reader<'_>) -> Result<Solution, Error> {
         Some(mut r) if pred::is_map(&r) => pred::read(&mut r, pred::task_leaf, 0)?,
         _ => Pred::True,
     };
+    let kernel_name = match f.get("kernelName") {
+        Some(mut r) => Some(r.str()?.to_string()),
+        None => None,
+    };
+    let lite = kernel_name.is_some();
     Ok(Solution {
         index: int(&mut f.req("index")?)?,
         name: f.req("name")?.str()?.to_string(),
@@ -94,7 +130,8 @@ fn read(rd: &mut Reader<'_>) -> Result<Solution, Error> {
         hardware,
         problem,
         task,
-        size_mapping: size_mapping(&Fields::read(&mut f.req("sizeMapping")?)?)?,
+        size_mapping: size_mapping(&Fields::read(&mut f.req("sizeMapping")?)?, lite)?,
+        kernel_name,
     })
 }
 
@@ -113,7 +150,22 @@ fn problem_type(f: &Fields<'_>) -> Result<ProblemType, Error> {
         hpa: flag(f, "highPrecisionAccumulate", false)?,
         strided_batched: flag(f, "stridedBatched", true)?,
         use_beta: flag(f, "useBeta", true)?,
+        trans_a: flag(f, "transA", false)?,
+        trans_b: flag(f, "transB", false)?,
+        compute_input: opt_type(f, "computeInputType")?,
+        compute: opt_type(f, "computeType")?,
+        grouped_gemm: flag(f, "groupedGemm", false)?,
+        use_bias: opt_int(f, "useBias")?,
+        use_gradient: flag(f, "useGradient", false)?,
+        output_amax_d: flag(f, "outputAmaxD", false)?,
     })
+}
+
+fn opt_type(f: &Fields<'_>, key: &str) -> Result<Option<DataType>, Error> {
+    match f.get(key) {
+        Some(mut r) => Ok(Some(pred::data_type(&mut r)?)),
+        None => Ok(None),
+    }
 }
 
 fn opt_int(f: &Fields<'_>, key: &str) -> Result<i64, Error> {
@@ -134,7 +186,7 @@ fn req_int(f: &Fields<'_>, key: &str) -> Result<i64, Error> {
     opt_int(f, key)
 }
 
-fn size_mapping(f: &Fields<'_>) -> Result<SizeMapping, Error> {
+fn size_mapping(f: &Fields<'_>, lite: bool) -> Result<SizeMapping, Error> {
     let mut mt = f.req("macroTile")?;
     let off = mt.offset();
     let n = list_len(&mut mt)?;
@@ -149,9 +201,16 @@ fn size_mapping(f: &Fields<'_>) -> Result<SizeMapping, Error> {
         global_split_u: req_int(f, "globalSplitU")? as u64,
         stream_k: opt_int(f, "streamK")?,
         stream_k_atomic: opt_int(f, "streamKAtomic")?,
-        persistent_kernel: req_int(f, "persistentKernel")?,
+        persistent_kernel: if lite {
+            opt_int(f, "persistentKernel")?
+        } else {
+            req_int(f, "persistentKernel")?
+        },
         source_kernel: req_int(f, "sourceKernel")? != 0,
         workspace_per_elem_c: req_int(f, "workspaceSizePerElemC")? as u64,
         global_accumulation: opt_int(f, "globalAccumulation")?,
+        workspace_per_elem_bias: opt_int(f, "workspaceSizePerElemBias")? as u64,
+        pack_batch_dims: opt_int(f, "packBatchDims")?,
+        persistent_kernel_along_batch: opt_int(f, "persistentKernelAlongBatch")? != 0,
     })
 }

@@ -21,6 +21,7 @@
 //! assert!(budget.try_reserve(700 << 10).is_ok());
 //! ```
 
+pub mod child;
 pub mod input;
 pub mod special;
 pub use special::{non_regular, read_small_text};

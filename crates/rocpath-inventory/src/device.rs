@@ -243,7 +243,12 @@ pub fn detect() -> Vec<Device> {
     if !d.is_empty() {
         return d;
     }
-    match std::process::Command::new("rocminfo").output() {
+    // rocminfo may hang on a wedged driver or print without end: a deadline and a bound.
+    match rocpath_budget::child::run(
+        std::process::Command::new("rocminfo"),
+        std::time::Duration::from_secs(30),
+        MAX_TEXT,
+    ) {
         Ok(o) if o.status.success() => {
             parse_rocminfo(&String::from_utf8_lossy(&o.stdout), "rocminfo")
         }

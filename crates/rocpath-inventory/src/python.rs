@@ -300,16 +300,20 @@ pub fn packages_of(paths: &[PathBuf], code_objects: &[CodeObjectRecord]) -> Vec<
     out
 }
 
+/// How long an interpreter may take to name its site-packages folders.
+pub const PYTHON_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(30);
+
 /// The site-packages folders of a Python interpreter (`site.getsitepackages()` and the user
 /// site), as it reports them.
 pub fn site_packages_of(python: &Path) -> std::io::Result<Vec<PathBuf>> {
-    let out = std::process::Command::new(python)
-        .args([
-            "-c",
-            "import site,sys;print('\\n'.join(site.getsitepackages()+[site.getusersitepackages()]))",
-        ])
-        .stdin(std::process::Stdio::null())
-        .output()?;
+    let mut cmd = std::process::Command::new(python);
+    cmd.args([
+        "-c",
+        "import site,sys;print('\\n'.join(site.getsitepackages()+[site.getusersitepackages()]))",
+    ]);
+    // An interpreter is a program of the machine: it may hang or flood (a broken sitecustomize).
+    let out = rocpath_budget::child::run(cmd, PYTHON_TIMEOUT, 1 << 20)
+        .map_err(|e| std::io::Error::other(e.to_string()))?;
     if !out.status.success() {
         return Err(std::io::Error::other(format!(
             "{} exited with {}: {}",

@@ -10,7 +10,7 @@ use rocpath_evidence::{Class, Evidence, Locator, Proof};
 use rocpath_inventory::device::{self, Device};
 use serde::Serialize;
 use std::path::Path;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 /// Where the KFD topology is on a machine.
 pub const KFD_NODES: &str = "/sys/class/kfd/kfd/topology/nodes";
@@ -47,37 +47,13 @@ pub fn run_rocminfo(timeout: Duration) -> Option<Rocminfo> {
             cmd.env_remove(k);
         }
     }
-    let mut child = cmd
-        .stdout(std::process::Stdio::piped())
-        .stderr(std::process::Stdio::null())
-        .spawn()
-        .ok()?;
-    let mut out = child.stdout.take()?;
-    let reader = std::thread::spawn(move || {
-        // rocminfo prints a few KB per agent; more than MAX_TEXT is not its output.
-        let mut s = String::new();
-        std::io::Read::read_to_string(
-            &mut std::io::Read::take(&mut out, rocpath_inventory::device::MAX_TEXT),
-            &mut s,
-        )
-        .map(|_| s)
-    });
-    let start = Instant::now();
-    loop {
-        match child.try_wait() {
-            Ok(Some(st)) if st.success() => break,
-            Ok(Some(_)) | Err(_) => return None,
-            Ok(None) if start.elapsed() > timeout => {
-                let _ = child.kill();
-                let _ = child.wait();
-                return None;
-            }
-            Ok(None) => std::thread::sleep(Duration::from_millis(20)),
-        }
+    // rocminfo prints a few KB per agent; more than MAX_TEXT is not its output.
+    let out = rocpath_budget::child::run(cmd, timeout, rocpath_inventory::device::MAX_TEXT).ok()?;
+    if !out.status.success() {
+        return None;
     }
-    let text = reader.join().ok()?.ok()?;
     Some(Rocminfo {
-        text,
+        text: String::from_utf8_lossy(&out.stdout).into_owned(),
         source: "rocminfo".into(),
     })
 }

@@ -48,22 +48,47 @@ pub fn lit(ja: &str, en: &str) -> TextV {
     tv(&Text::new(ja, en))
 }
 
-/// A file-name-safe form of an id (worlds may hold any text).
+/// A file-name-safe, unique form of an id (worlds may hold any text): an id that is already a
+/// safe name of at most [`SLUG_MAX`] characters is itself; any other gets its safe prefix and 16
+/// hex digits of a hash of the whole id, so `a/b` and `a_b` never share a page and a long id
+/// never makes a file name the file system refuses.
 pub fn slug(s: &str) -> String {
-    let v: String = s
+    let safe = |c: char| c.is_ascii_alphanumeric() || c == '.' || c == '_' || c == '-';
+    if !s.is_empty() && s.len() <= SLUG_MAX && !s.starts_with('.') && s.chars().all(safe) {
+        return s.to_string();
+    }
+    let prefix: String = s
         .chars()
-        .map(|c| {
-            if c.is_ascii_alphanumeric() || c == '.' || c == '_' || c == '-' {
-                c
-            } else {
-                '_'
-            }
-        })
+        .take(SLUG_MAX / 2)
+        .map(|c| if safe(c) { c } else { '_' })
         .collect();
-    if v.is_empty() || v.starts_with('.') {
-        format!("_{v}")
-    } else {
-        v
+    format!("_{prefix}-{:016x}", fnv1a(s.as_bytes()))
+}
+
+/// Longest id used as a file name as it is.
+pub const SLUG_MAX: usize = 100;
+
+/// FNV-1a, 64 bits: a stable hash for file names (not a security boundary).
+fn fnv1a(b: &[u8]) -> u64 {
+    b.iter().fold(0xcbf2_9ce4_8422_2325, |h, &x| {
+        (h ^ u64::from(x)).wrapping_mul(0x0100_0000_01b3)
+    })
+}
+
+#[cfg(test)]
+mod slug_tests {
+    use super::slug;
+
+    #[test]
+    fn distinct_ids_get_distinct_short_names() {
+        assert_eq!(slug("gfx900"), "gfx900");
+        assert_ne!(slug("a/b"), slug("a_b"));
+        assert_ne!(slug("a/b"), slug("a:b"));
+        let long = "w".repeat(300);
+        assert!(slug(&long).len() < 90, "{}", slug(&long));
+        assert_ne!(slug(&long), slug(&"w".repeat(301)));
+        assert!(slug("..").starts_with('_'));
+        assert!(slug("").starts_with('_'));
     }
 }
 

@@ -151,7 +151,11 @@ pub fn read_maybe_bz2(path: &Path) -> Result<Vec<u8>, DbError> {
         ))));
     }
     if let Some(c) = cached {
-        let _ = write_atomic(&c, &out);
+        if write_atomic(&c, &out).is_ok() {
+            if let Some(dir) = c.parent() {
+                evict(dir, MAX_CACHE_BYTES, &c);
+            }
+        }
     }
     Ok(out)
 }
@@ -172,6 +176,36 @@ fn sha256_hex(bytes: &[u8]) -> String {
         .iter()
         .map(|b| format!("{b:02x}"))
         .collect()
+}
+
+/// Most the cache of decompressed databases holds; past it the least recently used go.
+pub const MAX_CACHE_BYTES: u64 = 2 << 30;
+
+/// Removes the least recently modified `.raw` files of `dir` until the rest fit `max` bytes,
+/// never `keep` (the file just written).
+fn evict(dir: &Path, max: u64, keep: &Path) {
+    let Ok(rd) = std::fs::read_dir(dir) else {
+        return;
+    };
+    let mut files: Vec<(std::time::SystemTime, u64, std::path::PathBuf)> = rd
+        .flatten()
+        .filter_map(|e| {
+            let p = e.path();
+            let md = e.metadata().ok()?;
+            (md.is_file() && p.extension().is_some_and(|x| x == "raw"))
+                .then(|| (md.modified().unwrap_or(std::time::UNIX_EPOCH), md.len(), p))
+        })
+        .collect();
+    let mut total: u64 = files.iter().map(|f| f.1).sum();
+    files.sort();
+    for (_, len, p) in files {
+        if total <= max {
+            break;
+        }
+        if p != keep && std::fs::remove_file(&p).is_ok() {
+            total = total.saturating_sub(len);
+        }
+    }
 }
 
 fn write_atomic(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
@@ -340,6 +374,7 @@ impl PerfDb {
 
 #[cfg(test)]
 mod tests {
+
     #![allow(clippy::unwrap_used)]
     use super::*;
 
@@ -387,5 +422,23 @@ mod tests {
             ("gfx900_56.db", Choice::NearestCu)
         );
         std::fs::remove_dir_all(&d).unwrap();
+    }
+
+    #[test]
+    fn the_cache_keeps_the_newest_within_its_bound() {
+        let d = tempfile::tempdir().unwrap();
+        for n in ["a", "b", "c"] {
+            std::fs::write(d.path().join(format!("{n}.raw")), [0u8; 100]).unwrap();
+            std::thread::sleep(std::time::Duration::from_millis(20));
+        }
+        std::fs::write(d.path().join("other.txt"), [0u8; 500]).unwrap();
+        super::evict(d.path(), 150, &d.path().join("c.raw"));
+        let mut left: Vec<String> = std::fs::read_dir(d.path())
+            .unwrap()
+            .flatten()
+            .map(|e| e.file_name().to_string_lossy().into_owned())
+            .collect();
+        left.sort();
+        assert_eq!(left, ["c.raw", "other.txt"]);
     }
 }

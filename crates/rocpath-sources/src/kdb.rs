@@ -49,7 +49,18 @@ pub fn open_immutable(path: &Path) -> rusqlite::Result<Connection> {
     let flags = OpenFlags::SQLITE_OPEN_READ_ONLY
         | OpenFlags::SQLITE_OPEN_URI
         | OpenFlags::SQLITE_OPEN_NO_MUTEX;
-    Connection::open_with_flags(uri, flags)
+    let conn = Connection::open_with_flags(uri, flags)?;
+    bound_time(&conn);
+    Ok(conn)
+}
+
+/// How long the queries of one kernel database may run in all (a view that recurses without
+/// end is interrupted: an error for that database).
+pub const SQL_DEADLINE: std::time::Duration = std::time::Duration::from_secs(30);
+
+fn bound_time(conn: &Connection) {
+    let until = std::time::Instant::now() + SQL_DEADLINE;
+    conn.progress_handler(100_000, Some(move || std::time::Instant::now() > until));
 }
 
 /// What a kernel database holds, without reading the code objects: the number of rows and
@@ -130,7 +141,10 @@ pub(crate) fn scan_kdb_memory(data: &[u8], origin: &Origin, depth: u32, ctx: &Ct
         Ok(c)
     });
     match conn {
-        Ok(conn) => scan_conn(&conn, origin, depth, ctx),
+        Ok(conn) => {
+            bound_time(&conn);
+            scan_conn(&conn, origin, depth, ctx)
+        }
         Err(e) => report(ctx, origin, sqlite_error(e)),
     }
 }

@@ -92,7 +92,18 @@ pub fn open(path: &Path) -> Result<Connection, RocpdError> {
     )?;
     let threads = rayon::current_num_threads().clamp(1, 8) as i64;
     conn.pragma_update(None, "threads", threads)?;
+    bound_time(&conn, SQL_DEADLINE);
     Ok(conn)
+}
+
+/// How long the queries of one database may run in all: a view that recurses without end, or
+/// is slow by design, is interrupted (`interrupted`, an error for that file).
+pub const SQL_DEADLINE: std::time::Duration = std::time::Duration::from_secs(45);
+
+/// Interrupts every statement of `conn` once `limit` has passed since now.
+pub fn bound_time(conn: &Connection, limit: std::time::Duration) {
+    let until = std::time::Instant::now() + limit;
+    conn.progress_handler(100_000, Some(move || std::time::Instant::now() > until));
 }
 
 /// Reads the database's metadata.
@@ -271,4 +282,33 @@ fn kernel(
         member: format!("rocpd_kernel_dispatch id={}", r.get::<_, i64>(6)?),
     };
     Ok(k)
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+    use super::*;
+
+    #[test]
+    fn a_view_that_never_ends_is_interrupted() {
+        let d = tempfile::tempdir().unwrap();
+        let p = d.path().join("endless.db");
+        let c = Connection::open(&p).unwrap();
+        c.execute_batch(
+            "CREATE VIEW rocpd_kernel_dispatch AS WITH RECURSIVE n(x) AS \
+             (SELECT 1 UNION ALL SELECT x + 1 FROM n) SELECT x AS start FROM n;",
+        )
+        .unwrap();
+        drop(c);
+        let conn = open(&p).unwrap();
+        bound_time(&conn, std::time::Duration::from_millis(300));
+        let t = std::time::Instant::now();
+        let r = min_start(&conn);
+        assert!(r.is_err(), "{r:?}");
+        assert!(
+            t.elapsed() < std::time::Duration::from_secs(10),
+            "{:?}",
+            t.elapsed()
+        );
+    }
 }

@@ -12,12 +12,15 @@
 //! - [`problem`] is the problem (Tensile's `ContractionProblem` for a GEMM), [`device`] the GPU;
 //! - [`eval`] evaluates predicates, [`matching`] the table searches and distances;
 //! - [`select`] walks the tree (`findBestSolution`), recording a [`trace`] when asked;
-//! - [`rocblas`] is the routing above it: the call a user makes → the problem rocBLAS builds.
+//! - [`rocblas`] is the routing above it: the call a user makes → the problem rocBLAS builds;
+//! - [`lite`] is hipBLASLt 7.1.1's own selection (TensileLite catalogs, `findTopSolutions`, the
+//!   fill-in), for the calls hipBLASLt answers.
 
 pub mod batch;
 pub mod device;
 pub mod eval;
 pub mod library;
+pub mod lite;
 pub mod logline;
 pub mod matching;
 pub mod problem;

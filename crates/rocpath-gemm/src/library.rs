@@ -146,6 +146,22 @@ pub fn parse_file(
         source,
     };
     let lower = path.to_string_lossy().to_ascii_lowercase();
+    let mut held = held;
+    let inflated;
+    let bytes = if lower.ends_with(".zlib") {
+        // A `.dat.zlib` catalog (TensileLite after 7.1; see `crate::lite`): inflated in steps
+        // reserved from the budget, the decoded tree charged as for a plain file of that size.
+        let (raw, _steps) = rocpath_tensile::indexed::inflate(bytes, budget).map_err(decode)?;
+        held.ensure((raw.len() as u64).saturating_mul(DECODED_PER_FILE_BYTE))
+            .map_err(|source| LoadError::Budget {
+                path: path.to_path_buf(),
+                source,
+            })?;
+        inflated = raw;
+        inflated.as_slice()
+    } else {
+        bytes
+    };
     let mut catalog = if lower.ends_with(".yaml") || lower.ends_with(".yml") {
         let text = std::str::from_utf8(bytes)
             .map_err(|e| decode(rocpath_tensile::Error::Yaml(format!("not UTF-8: {e}"))))?;

@@ -60,7 +60,7 @@ pub fn distance(d: Distance, p1: &[i64], p2: &[i64]) -> Result<f64, String> {
 }
 
 /// `improvementPossible(p1, p2, 0, best)`.
-fn improvement_possible(d: Distance, p1: &[i64], p2: &[i64], best: f64) -> bool {
+pub(crate) fn improvement_possible(d: Distance, p1: &[i64], p2: &[i64], best: f64) -> bool {
     let a = p1.first().copied().unwrap_or(0);
     let b = p2.first().copied().unwrap_or(0);
     match d {

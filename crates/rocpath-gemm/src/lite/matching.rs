@@ -1,0 +1,413 @@
+//! TensileLite's matching tables as hipBLASLt 7.1.1 searches them for `findTopSolutions`
+//! (`PropertyMatching.hpp`, line numbers of the reference's stored text, SOURCES.txt):
+//!
+//! - `GridBased` (`:904-1453`, the default path: no `TENSILE_GRIDBASED_KDTREE`, no
+//!   `TENSILE_GRIDBASED_BATCH_EXP`): the distance is |K − K'| alone (`Distance.hpp:389-399`);
+//!   the search narrows the sorted table to the group of the nearest M, then N, then batch at
+//!   or above the problem's (each clamped to the largest present), walks that group's K values
+//!   keeping the *last* best (`<=`, :1287), folds a batch > 1 into M or N once and restarts
+//!   when the batch group found was the batch-1 one (:1328-1367), moves on group by group until
+//!   it has the solutions asked for (the `baseN`/`stepN` schedule, :1159-1191), and if it runs
+//!   out walks backwards from the last group's start taking every solution that fits
+//!   (:1388-1436);
+//! - `Equality` (`:758-823`): the exact key or nothing;
+//! - every other distance (`:465-680`, `findTopKeyMatch` :487-498): the nearest entry found by
+//!   `findBestKeyMatch_BinSearch`, at most one.
+//!
+//! A found solution is one the entry's library accepts (`transform` =
+//! `library->findBestSolution`, `MatchingLibrary.hpp:157-166`); the same solution object is
+//! returned once (`std::find` on the list, :1093, :1371, :1411).
+
+use super::select::{LiteWalk, Pick, Top};
+use crate::library::File;
+use crate::trace::{Near, StepKind, Tried};
+use rocpath_tensile::catalog::{Distance, EntryValue, Matching};
+use std::sync::Arc;
+
+/// `std::lower_bound` over `lo..hi` with `less(i)`.
+fn lower_bound(lo: usize, hi: usize, less: impl Fn(usize) -> bool) -> usize {
+    let (mut first, mut count) = (lo, hi.saturating_sub(lo));
+    while count > 0 {
+        let step = count / 2;
+        let it = first + step;
+        if less(it) {
+            first = it + 1;
+            count -= step + 1;
+        } else {
+            count = step;
+        }
+    }
+    first
+}
+
+/// One table search: the table, its key, what was tried.
+struct Search<'m> {
+    m: &'m Matching,
+    key: Vec<i64>,
+    considered: usize,
+    tried: Vec<Tried>,
+}
+
+impl Search<'_> {
+    /// Key value `j` of entry `i`. The host library dereferences `table.end()` in places where
+    /// the range searched is then empty (an M group past the last, :1193-1233), so the value read
+    /// there never decides anything; 0 stands for it.
+    fn k(&self, i: usize, j: usize) -> i64 {
+        self.m.key(i).get(j).copied().unwrap_or(0)
+    }
+
+    /// `transform(entry i)`: the entry's library's `findBestSolution`, recorded when tracing.
+    fn transform(
+        &mut self,
+        w: &mut LiteWalk<'_>,
+        i: usize,
+        dist: f64,
+        file: &Arc<File>,
+        depth: u32,
+    ) -> Result<Option<Pick>, String> {
+        let e = &self.m.entries[i];
+        let mut t = w.tracing().then(|| Tried {
+            position: i,
+            key: self.m.key(i).to_vec(),
+            distance: dist,
+            speed: e.speed,
+            index: match e.value {
+                EntryValue::Index(x) => Some(x),
+                EntryValue::Node(_) => None,
+            },
+            kernel: match e.value {
+                EntryValue::Index(x) => file.solution(x).map(|s| s.name.clone()),
+                EntryValue::Node(_) => None,
+            },
+            rejected_by: None,
+        });
+        let r = w.entry(&e.value, file, depth + 1, t.as_mut())?;
+        if let Some(mut t) = t {
+            if r.is_none() && t.rejected_by.is_none() {
+                t.rejected_by = Some("nothing in its sub-library fits".into());
+            }
+            self.tried.push(t);
+        }
+        Ok(r.map(|mut p| {
+            p.distance = Some(dist);
+            p.key = self.m.key(i).to_vec();
+            p
+        }))
+    }
+}
+
+/// `|K − K'|`: the last key value (K) of each (`GridBasedDistance`, Distance.hpp:389-399).
+fn grid_distance(p1: &[i64], p2: &[i64]) -> f64 {
+    let kk = |p: &[i64]| {
+        let v = if p.len() > 3 {
+            p[3]
+        } else {
+            p.get(2).copied().unwrap_or(0)
+        };
+        v as f64
+    };
+    (kk(p1) - kk(p2)).abs()
+}
+
+/// `ProblemMatchingLibrary::findTopSolutions` (MatchingLibrary.hpp:157-181) on table `m` of
+/// `file`: up to `n` solutions.
+pub(crate) fn top(
+    w: &mut LiteWalk<'_>,
+    m: &Matching,
+    file: &Arc<File>,
+    n: usize,
+    depth: u32,
+) -> Top {
+    let d = match &m.distance {
+        Ok(d) => *d,
+        Err(name) => return Err(format!("{}: distance `{name}`", file.name())),
+    };
+    let key = m
+        .properties
+        .iter()
+        .map(|p| w.problem().key_value(p))
+        .collect::<Result<Vec<i64>, String>>()
+        .map_err(|e| format!("{}: {e}", file.name()))?;
+    let slot = w.tracing().then(|| {
+        w.push(
+            depth,
+            StepKind::Matching {
+                file: file.name(),
+                properties: m.properties.iter().map(|p| format!("{p:?}")).collect(),
+                distance: d.name(),
+                key: key.clone(),
+                entries: m.entries.len(),
+                considered: 0,
+                tried: Vec::new(),
+                nearest: Vec::new(),
+            },
+        )
+    });
+    let mut s = Search {
+        m,
+        key,
+        considered: 0,
+        tried: Vec::new(),
+    };
+    let found = match d {
+        Distance::GridBased => grid(w, &mut s, file, n, depth)?,
+        Distance::Equality => equality(w, &mut s, file, depth)?.into_iter().collect(),
+        Distance::Random => {
+            return Err(format!(
+                "{}: the `Random` distance (rand()) cannot be predicted",
+                file.name()
+            ));
+        }
+        _ => bin_search(w, &mut s, d, file, depth)?.into_iter().collect(),
+    };
+    if let (Some(Some(slot)), true) = (slot, w.tracing()) {
+        let near = nearest(m, d, &s.key, file);
+        let (considered, tried) = (s.considered, std::mem::take(&mut s.tried));
+        w.fill_matching(slot, considered, tried, near);
+    }
+    Ok(found)
+}
+
+/// The Equality specialisation (:795-822): `lower_bound`, then the entry only if its key is
+/// the problem's.
+fn equality(
+    w: &mut LiteWalk<'_>,
+    s: &mut Search<'_>,
+    file: &Arc<File>,
+    depth: u32,
+) -> Result<Option<Pick>, String> {
+    let n = s.m.entries.len();
+    let i = lower_bound(0, n, |i| s.m.key(i) < s.key.as_slice());
+    if i == n {
+        return Ok(None);
+    }
+    s.considered += 1;
+    if s.m.key(i) != s.key.as_slice() {
+        return Ok(None);
+    }
+    s.transform(w, i, 0.0, file, depth)
+}
+
+/// `findBestKeyMatch_BinSearch` (:501-680) for the other distances: rightward from the key's
+/// `lower_bound`, then leftward, each direction stopping when `improvementPossible` says no.
+fn bin_search(
+    w: &mut LiteWalk<'_>,
+    s: &mut Search<'_>,
+    d: Distance,
+    file: &Arc<File>,
+    depth: u32,
+) -> Result<Option<Pick>, String> {
+    let n = s.m.entries.len();
+    if n == 0 {
+        return Ok(None);
+    }
+    let orig = lower_bound(0, n, |i| s.m.key(i) < s.key.as_slice());
+    let mut best: Option<Pick> = None;
+    let mut best_d = f64::MAX;
+    let mut best_speed = 0.0;
+    for leftward in [false, true] {
+        let order: Box<dyn Iterator<Item = usize>> = if leftward {
+            Box::new((0..orig).rev())
+        } else {
+            Box::new(orig..n)
+        };
+        for i in order {
+            let k = s.m.key(i).to_vec();
+            if best.is_some() && !crate::matching::improvement_possible(d, &s.key, &k, best_d) {
+                break;
+            }
+            s.considered += 1;
+            let dist = crate::matching::distance(d, &s.key, &k)?;
+            let speed = s.m.entries[i].speed;
+            if dist < best_d || (dist == best_d && speed > best_speed) {
+                if let Some(p) = s.transform(w, i, dist, file, depth)? {
+                    best_d = dist;
+                    best = Some(p);
+                    best_speed = speed;
+                }
+            }
+        }
+    }
+    Ok(best)
+}
+
+/// `findBestKeyMatch_GridBased` (:967-1452) without the k-d tree.
+fn grid(
+    w: &mut LiteWalk<'_>,
+    s: &mut Search<'_>,
+    file: &Arc<File>,
+    num: usize,
+    depth: u32,
+) -> Result<Vec<Pick>, String> {
+    let n = s.m.entries.len();
+    let mut best: Vec<Pick> = Vec::new();
+    if n == 0 {
+        return Ok(best);
+    }
+    if s.m.dims < 3 {
+        return Err(format!(
+            "{}: a GridBased table with keys shorter than 3 (the host library reads past them)",
+            file.name()
+        ));
+    }
+    let last = n - 1;
+    let four = s.key.len() > 3;
+    // Iterators as positions (:1145-1152); the M and N lower bounds and the start are only
+    // read in the round that sets them.
+    let (mut m_upper, mut n_upper) = (0usize, 0usize);
+    let (mut b_lower, mut b_upper, mut batch) = (0usize, 0usize, 0usize);
+    let mut best_match: Option<Pick> = None;
+    let mut first_find = true;
+    // baseN: the first i with i(i+1)/2 >= numSolutions (:1159-1168); both `int`.
+    let mut base_n: i64 = 1;
+    while base_n * (base_n + 1) / 2 < num as i64 {
+        base_n += 1;
+    }
+    let mut step_n: i64 = 0;
+    let mut rounds = 0usize;
+    while b_upper != n && best.len() < num {
+        rounds += 1;
+        if rounds > 4 * n + 8 {
+            return Err(format!(
+                "{}: a GridBased table the search cannot advance through",
+                file.name()
+            ));
+        }
+        let mut best_d = f64::MAX;
+        let mut this_match = false;
+        // :1181-1191 the next M group after baseN N groups, else the next N group.
+        let start = if step_n == base_n && base_n != 1 {
+            step_n = 1;
+            base_n -= 1;
+            m_upper
+        } else {
+            step_n += 1;
+            n_upper
+        };
+        let key = &s.key;
+        // :1193-1265 (`std::min` of the problem's value and the largest in range; a group
+        // ends at the first larger value, `lower_bound` of value + 1).
+        let m_val = key[0].min(s.k(last, 0));
+        let m_lower = lower_bound(start, n, |i| s.k(i, 0) < m_val);
+        let m_up = s
+            .k(m_lower, 0)
+            .wrapping_add(1)
+            .min(s.k(last, 0).wrapping_add(1));
+        m_upper = lower_bound(m_lower, n, |i| s.k(i, 0) < m_up);
+        let m_top = m_upper.saturating_sub(1);
+        let n_val = key[1].min(s.k(m_top, 1));
+        let n_lower = lower_bound(m_lower, m_upper, |i| s.k(i, 1) < n_val);
+        let n_up = s
+            .k(n_lower, 1)
+            .wrapping_add(1)
+            .min(s.k(m_top, 1).wrapping_add(1));
+        n_upper = lower_bound(n_lower, m_upper, |i| s.k(i, 1) < n_up);
+        let n_top = n_upper.saturating_sub(1);
+        let b_val = key[2].min(s.k(n_top, 2));
+        b_lower = lower_bound(n_lower, n_upper, |i| s.k(i, 2) < b_val);
+        let b_up = s
+            .k(b_lower, 2)
+            .wrapping_add(1)
+            .min(s.k(n_top, 2).wrapping_add(1));
+        b_upper = lower_bound(b_lower, n_upper, |i| s.k(i, 2) < b_up);
+        // :1279-1326 every K of the group; the last of equal distance wins.
+        for i in b_lower..b_upper {
+            s.considered += 1;
+            let dist = grid_distance(&s.key, s.m.key(i));
+            if dist <= best_d {
+                if let Some(p) = s.transform(w, i, dist, file, depth)? {
+                    batch = i;
+                    best_d = dist;
+                    best_match = Some(p);
+                    this_match = true;
+                }
+            }
+        }
+        // :1328-1367 once: a batch > 1 is folded into the larger of M and N; when the group
+        // searched was batch 1 anyway, the search starts again with the folded key.
+        if first_find {
+            first_find = false;
+            if four && s.key[2] != 1 {
+                if s.key[0] > s.key[1] {
+                    s.key[0] = s.key[0].wrapping_mul(s.key[2]);
+                } else {
+                    s.key[1] = s.key[1].wrapping_mul(s.key[2]);
+                }
+                s.key[2] = 1;
+                if s.k(batch, 2) == 1 {
+                    m_upper = 0;
+                    n_upper = 0;
+                    b_lower = 0;
+                    b_upper = 0;
+                    base_n = 0;
+                    step_n = 0;
+                    continue;
+                }
+            }
+        }
+        // :1369-1385 the group's best joins the list unless it is already there.
+        if this_match || !best.is_empty() {
+            if let Some(p) = &best_match {
+                if !best.iter().any(|q| q.same(p)) {
+                    best.push(p.clone());
+                }
+            }
+        }
+    }
+    // :1388-1436 not enough: every entry before the last group's start, backwards, whatever
+    // its distance, until enough.
+    if best.len() < num {
+        for i in (0..b_lower).rev() {
+            let dist = grid_distance(&s.key, s.m.key(i));
+            s.considered += 1;
+            if let Some(p) = s.transform(w, i, dist, file, depth)? {
+                if !best.iter().any(|q| q.same(&p)) {
+                    best.push(p);
+                }
+            }
+            if best.len() == num {
+                break;
+            }
+        }
+    }
+    Ok(best)
+}
+
+/// The entries nearest the key by distance alone, predicates aside (for people).
+fn nearest(m: &Matching, d: Distance, key: &[i64], file: &File) -> Vec<Near> {
+    let dist = |k: &[i64]| match d {
+        Distance::GridBased => {
+            // Nearest by M, N, batch, then K, as the grid search narrows.
+            let g = |j: usize| {
+                (key.get(j).copied().unwrap_or(0) - k.get(j).copied().unwrap_or(0)).unsigned_abs()
+                    as f64
+            };
+            Some(g(0) * 1e12 + g(1) * 1e6 + g(2) * 1e3 + grid_distance(key, k))
+        }
+        _ => crate::matching::distance(d, key, k).ok(),
+    };
+    let mut v: Vec<(f64, usize)> = (0..m.entries.len())
+        .filter_map(|i| dist(m.key(i)).map(|x| (x, i)))
+        .collect();
+    v.sort_by(|a, b| a.0.total_cmp(&b.0).then(a.1.cmp(&b.1)));
+    v.into_iter()
+        .take(5)
+        .map(|(_, i)| {
+            let e = &m.entries[i];
+            let index = match e.value {
+                EntryValue::Index(x) => Some(x),
+                EntryValue::Node(_) => None,
+            };
+            Near {
+                key: m.key(i).to_vec(),
+                distance: match d {
+                    Distance::GridBased => grid_distance(key, m.key(i)),
+                    _ => crate::matching::distance(d, key, m.key(i)).unwrap_or(f64::MAX),
+                },
+                speed: e.speed,
+                index,
+                kernel: index.and_then(|x| file.solution(x)).map(|s| s.name.clone()),
+            }
+        })
+        .collect()
+}

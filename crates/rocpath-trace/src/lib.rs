@@ -351,15 +351,26 @@ fn read_csv(path: &Path, phase: Option<PhaseRequest>) -> Result<TraceRecord, Inp
     ))
 }
 
+/// Largest rocprofv3 JSON document read (it is parsed whole; CSV and rocpd stream).
+pub const MAX_JSON_BYTES: u64 = 1 << 30;
+
 /// A rocprofv3 JSON document, read whole.
 fn read_json(path: &Path, phase: Option<PhaseRequest>) -> Result<TraceRecord, InputError> {
-    let mut bytes = Vec::new();
-    std::io::Read::read_to_end(&mut open_regular(path)?, &mut bytes).map_err(|error| {
-        InputError::Io {
+    // Parsed whole: the text and what the parse holds (a few times the text) are reserved
+    // first, so a document too large for the budget is refused by name, never an abort.
+    let budget = rocpath_budget::MemoryBudget::default();
+    let (bytes, _text) =
+        rocpath_budget::input::read_bytes(path, &budget, MAX_JSON_BYTES, "a rocprofv3 JSON trace")
+            .map_err(|e| InputError::Io {
+                path: path.to_path_buf(),
+                error: e.into_io(),
+            })?;
+    let _parsed = budget
+        .reserve((bytes.len() as u64).saturating_mul(2))
+        .map_err(|e| InputError::Io {
             path: path.to_path_buf(),
-            error,
-        }
-    })?;
+            error: std::io::Error::other(format!("parsing it {e}")),
+        })?;
     let (abs, pe) = match phase {
         Some(PhaseRequest::Absolute(b)) => (Some(b), None),
         Some(PhaseRequest::PromptEval(p)) => (None, Some(p)),

@@ -170,6 +170,27 @@ pub struct RowError {
     pub message: String,
 }
 
+/// Most distinct kernel names a trace keeps (real traces have hundreds to a few thousand).
+pub const MAX_KERNELS: usize = 1 << 18;
+
+/// Longest kernel name kept (longer ones are cut; Tensile names reach about 700 bytes).
+pub const MAX_NAME: usize = 4096;
+
+/// The entry that stands for the kernels past [`MAX_KERNELS`].
+pub const OVERFLOW: &str =
+    "(more distinct kernel names than rocpath keeps: the rest are counted here)";
+
+fn cut_name(name: &str) -> &str {
+    if name.len() <= MAX_NAME {
+        return name;
+    }
+    let mut end = MAX_NAME;
+    while !name.is_char_boundary(end) {
+        end -= 1;
+    }
+    &name[..end]
+}
+
 /// Aggregates dispatches by kernel name.
 #[derive(Debug, Default)]
 pub struct Aggregator {
@@ -189,8 +210,19 @@ impl Aggregator {
         }
     }
 
-    /// The index of a kernel, created on first sight (`first` says where).
+    /// The index of a kernel, created on first sight (`first` says where). Names are cut at
+    /// [`MAX_NAME`] bytes; past [`MAX_KERNELS`] distinct names, further ones share one entry
+    /// that says so (a trace of millions of distinct names is bounded, not held).
     pub fn index(&mut self, name: &str, first: impl FnOnce() -> At) -> usize {
+        let name = cut_name(name);
+        if let Some(&i) = self.by_name.get(name) {
+            return i;
+        }
+        let name = if self.out.kernels.len() >= MAX_KERNELS {
+            OVERFLOW
+        } else {
+            name
+        };
         if let Some(&i) = self.by_name.get(name) {
             return i;
         }
@@ -644,5 +676,26 @@ pub fn record(
         phase,
         evidence,
         errors: c.errors,
+    }
+}
+
+#[cfg(test)]
+mod bound_tests {
+    use super::*;
+
+    #[test]
+    fn distinct_names_past_the_bound_share_one_entry() {
+        let mut a = Aggregator::new(None);
+        for i in 0..(MAX_KERNELS + 10) {
+            a.index(&format!("k{i}"), At::default);
+        }
+        assert_eq!(a.out.kernels.len(), MAX_KERNELS + 1);
+        assert_eq!(a.out.kernels[MAX_KERNELS].name, OVERFLOW);
+        let long = "x".repeat(MAX_NAME * 2);
+        let i = a.index(&long, At::default);
+        assert_eq!(a.out.kernels[i].name, OVERFLOW);
+        let mut b = Aggregator::new(None);
+        let j = b.index(&long, At::default);
+        assert_eq!(b.out.kernels[j].name.len(), MAX_NAME);
     }
 }

@@ -165,6 +165,18 @@ pub fn read(conn: &Connection, boundary: Option<u64>) -> Result<Collected, Rocpd
         if let Some(le) = u(r.get(12)?) {
             c.last_end_ns = Some(c.last_end_ns.map_or(le, |x| x.max(le)));
         }
+        // Names cut and distinct kernels bounded as in every trace (`model::MAX_KERNELS`).
+        let mut k = k;
+        if k.name.len() > crate::model::MAX_NAME {
+            let mut end = crate::model::MAX_NAME;
+            while !k.name.is_char_boundary(end) {
+                end -= 1;
+            }
+            k.name.truncate(end);
+        }
+        if c.kernels.len() >= crate::model::MAX_KERNELS && !by_name.contains_key(&k.name) {
+            k.name = crate::model::OVERFLOW.to_string();
+        }
         // Two sessions (or two code objects) with the same kernel name are one kernel here.
         match by_name.get(&k.name) {
             Some(&i) => {

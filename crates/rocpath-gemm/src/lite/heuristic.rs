@@ -182,20 +182,31 @@ pub fn heuristic(
 /// leaves it (its F32XdlMathOp set again from the compute type) for each candidate.
 fn fill_in(lib: &LiteLibrary, dev: &Device, h: &Heuristic) -> FillIn {
     let base = &h.built.problem;
-    let mut w = LiteWalk::new(lib, dev, base, false);
-    let mut all = match w.all_of_gemm_type() {
-        Ok(v) => v,
-        Err(e) => return FillIn::Unresolved(e),
+    // What the GEMM_TYPE_ONLY search reads: the device's rows, the operation, isGemmTypeSame.
+    let key = format!(
+        "{}/{}/{}/{:?}/{:?}/{}",
+        super::eval::processor_of(dev),
+        dev.cu_count,
+        base.operation,
+        base.types,
+        base.compute,
+        base.grouped_gemm
+    );
+    let set = lib.gemm_type_set(key, || {
+        let mut w = LiteWalk::new(lib, dev, base, false);
+        let all = w.all_of_gemm_type()?;
+        if all.is_empty() && base.f32_xdl == DataType::XFloat32 {
+            // isGemmTypeSame does not read F32XdlMathOp: the FP32 retry finds the same set.
+            let mut q = base.clone();
+            q.f32_xdl = DataType::Float;
+            return LiteWalk::new(lib, dev, &q, false).all_of_gemm_type();
+        }
+        Ok(all)
+    });
+    let all = match set.as_ref() {
+        Ok(v) => v.clone(),
+        Err(e) => return FillIn::Unresolved(e.clone()),
     };
-    if all.is_empty() && base.f32_xdl == DataType::XFloat32 {
-        let mut q = base.clone();
-        q.f32_xdl = DataType::Float;
-        let mut w2 = LiteWalk::new(lib, dev, &q, false);
-        all = match w2.all_of_gemm_type() {
-            Ok(v) => v,
-            Err(e) => return FillIn::Unresolved(e),
-        };
-    }
     // getAllSolutions keeps one result per index; the returned ones are skipped.
     let mut picks: Vec<Pick> = Vec::new();
     for p in all {

@@ -92,6 +92,9 @@ pub struct LiteLibrary {
     /// Why there is no mapping, when there is none.
     pub mapping_error: Option<String>,
     placeholders: Mutex<HashMap<String, Arc<Slot>>>,
+    /// `findAllSolutions(GEMM_TYPE_ONLY)` answers by what they depend on (device, operation,
+    /// types): the same for every problem of a type.
+    gemm_type_sets: Mutex<HashMap<String, Arc<Result<Vec<super::select::Pick>, String>>>>,
     budget: MemoryBudget,
 }
 
@@ -157,6 +160,7 @@ impl LiteLibrary {
             mapping,
             mapping_error,
             placeholders: Mutex::new(HashMap::new()),
+            gemm_type_sets: Mutex::new(HashMap::new()),
             budget: budget.clone(),
         })
     }
@@ -179,6 +183,27 @@ impl LiteLibrary {
         };
         cell.get_or_init(|| load_file(&self.placeholder_path(value), &self.budget).map(Arc::new))
             .clone()
+    }
+
+    /// A `GEMM_TYPE_ONLY` set computed once per `key` by `make`.
+    pub(crate) fn gemm_type_set(
+        &self,
+        key: String,
+        make: impl FnOnce() -> Result<Vec<super::select::Pick>, String>,
+    ) -> Arc<Result<Vec<super::select::Pick>, String>> {
+        let hit = match self.gemm_type_sets.lock() {
+            Ok(m) => m.get(&key).cloned(),
+            Err(p) => p.into_inner().get(&key).cloned(),
+        };
+        if let Some(h) = hit {
+            return h;
+        }
+        let v = Arc::new(make());
+        match self.gemm_type_sets.lock() {
+            Ok(mut m) => m.insert(key, v.clone()),
+            Err(p) => p.into_inner().insert(key, v.clone()),
+        };
+        v
     }
 
     /// The placeholder files loaded so far, by name.

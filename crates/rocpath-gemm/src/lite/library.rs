@@ -78,6 +78,9 @@ pub fn is_hipblaslt_folder(dir: &Path) -> bool {
 /// A placeholder file, loaded once.
 type Slot = OnceLock<Result<Arc<File>, LoadError>>;
 
+/// A `GEMM_TYPE_ONLY` search's answer, shared.
+pub(crate) type TypeSet = Arc<Result<Vec<super::select::Pick>, String>>;
+
 /// A hipBLASLt library for one processor.
 pub struct LiteLibrary {
     /// The folder of the master file.
@@ -94,7 +97,7 @@ pub struct LiteLibrary {
     placeholders: Mutex<HashMap<String, Arc<Slot>>>,
     /// `findAllSolutions(GEMM_TYPE_ONLY)` answers by what they depend on (device, operation,
     /// types): the same for every problem of a type.
-    gemm_type_sets: Mutex<HashMap<String, Arc<Result<Vec<super::select::Pick>, String>>>>,
+    gemm_type_sets: Mutex<HashMap<String, TypeSet>>,
     budget: MemoryBudget,
 }
 
@@ -190,7 +193,7 @@ impl LiteLibrary {
         &self,
         key: String,
         make: impl FnOnce() -> Result<Vec<super::select::Pick>, String>,
-    ) -> Arc<Result<Vec<super::select::Pick>, String>> {
+    ) -> TypeSet {
         let hit = match self.gemm_type_sets.lock() {
             Ok(m) => m.get(&key).cloned(),
             Err(p) => p.into_inner().get(&key).cloned(),

@@ -36,6 +36,16 @@ pub fn is_kdb_name(name: &str) -> bool {
 }
 
 fn sqlite_error(e: rusqlite::Error) -> SourceError {
+    if e.sqlite_error_code() == Some(rusqlite::ErrorCode::OperationInterrupted) {
+        return SourceError::Format {
+            offset: 0,
+            msg: format!(
+                "MIOpen kernel database: its queries ran past {} s and were stopped (a view \
+                 that never ends?): check it with `sqlite3 FILE .schema`",
+                SQL_DEADLINE.as_secs()
+            ),
+        };
+    }
     SourceError::Format {
         offset: 0,
         msg: format!("MIOpen kernel database: SQLite: {e}"),
@@ -50,7 +60,7 @@ pub fn open_immutable(path: &Path) -> rusqlite::Result<Connection> {
         | OpenFlags::SQLITE_OPEN_URI
         | OpenFlags::SQLITE_OPEN_NO_MUTEX;
     let conn = Connection::open_with_flags(uri, flags)?;
-    bound_time(&conn);
+    bound_time(&conn, SQL_DEADLINE);
     Ok(conn)
 }
 
@@ -58,8 +68,8 @@ pub fn open_immutable(path: &Path) -> rusqlite::Result<Connection> {
 /// end is interrupted: an error for that database).
 pub const SQL_DEADLINE: std::time::Duration = std::time::Duration::from_secs(30);
 
-fn bound_time(conn: &Connection) {
-    let until = std::time::Instant::now() + SQL_DEADLINE;
+fn bound_time(conn: &Connection, limit: std::time::Duration) {
+    let until = std::time::Instant::now() + limit;
     conn.progress_handler(100_000, Some(move || std::time::Instant::now() > until));
 }
 
@@ -142,7 +152,7 @@ pub(crate) fn scan_kdb_memory(data: &[u8], origin: &Origin, depth: u32, ctx: &Ct
     });
     match conn {
         Ok(conn) => {
-            bound_time(&conn);
+            bound_time(&conn, SQL_DEADLINE);
             scan_conn(&conn, origin, depth, ctx)
         }
         Err(e) => report(ctx, origin, sqlite_error(e)),
@@ -399,6 +409,27 @@ mod tests {
         );
         assert!(is_kdb_name("gfx900_56.kdb") && is_kdb_name("gfx90a6e.UKDB"));
         assert!(!is_kdb_name("gfx900_56.db"));
+    }
+
+    #[test]
+    fn a_kern_db_view_that_never_ends_is_stopped_with_a_message() {
+        let d = tempfile::tempdir().unwrap();
+        let p = d.path().join("endless.kdb");
+        Connection::open(&p)
+            .unwrap()
+            .execute_batch(
+                "CREATE VIEW kern_db AS WITH RECURSIVE n(x) AS (SELECT 1 UNION ALL \
+                 SELECT x + 1 FROM n) SELECT x AS id, 'k' || x AS kernel_name, \
+                 '' AS kernel_args, x'00' AS kernel_blob FROM n;",
+            )
+            .unwrap();
+        let conn = open_immutable(&p).unwrap();
+        bound_time(&conn, std::time::Duration::from_millis(200));
+        let e = conn
+            .query_row("SELECT count(*) FROM kern_db", [], |r| r.get::<_, i64>(0))
+            .map_err(sqlite_error)
+            .unwrap_err();
+        assert!(e.to_string().contains("ran past 30 s"), "{e}");
     }
 
     #[test]

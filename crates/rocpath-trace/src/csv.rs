@@ -460,7 +460,9 @@ impl Rows<'_> {
             line: Some(line),
             member: String::new(),
         });
-        if let Some(id) = kid {
+        // The id cache holds as many ids as there are kernels kept; past that, a row is
+        // found by its name (still right, only slower).
+        if let Some(id) = kid.filter(|_| self.by_id.len() < crate::model::MAX_KERNELS) {
             self.by_id.insert(id, i);
         }
         if let Some(k) = self.agg.out.kernels.get_mut(i) {
@@ -483,9 +485,6 @@ impl Rows<'_> {
     }
 }
 
-/// Agents kept from one `agent_info.csv`.
-const MAX_AGENTS: usize = 1024;
-
 /// Reads `<pid>_agent_info.csv`: one row per agent (`Node_Id`, `Agent_Type`, `Name`,
 /// `Product_Name`). Kernel rows name agents `Agent <Node_Id>`.
 pub fn agents<R: Read>(r: R) -> Vec<Agent> {
@@ -502,7 +501,7 @@ pub fn agents<R: Read>(r: R) -> Vec<Agent> {
     );
     let mut out = Vec::new();
     for rec in rd.byte_records().flatten() {
-        if is_dropped(&rec) || out.len() >= MAX_AGENTS {
+        if is_dropped(&rec) || out.len() >= crate::model::MAX_AGENTS {
             continue;
         }
         let rec = csv::StringRecord::from_byte_record_lossy(rec);

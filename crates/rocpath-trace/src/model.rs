@@ -171,7 +171,12 @@ pub struct RowError {
 }
 
 /// Most distinct kernel names a trace keeps (real traces have hundreds to a few thousand).
-pub const MAX_KERNELS: usize = 1 << 18;
+/// Each kept kernel costs about 3 KB through to the report (its evidence, its JSON), so the
+/// bound holds a hostile trace to a few hundred MB.
+pub const MAX_KERNELS: usize = 1 << 16;
+
+/// Agents kept from one trace (`agent_info.csv`, `rocpd_info_agent`): a machine has a few.
+pub const MAX_AGENTS: usize = 1024;
 
 /// Longest kernel name kept (longer ones are cut; Tensile names reach about 700 bytes).
 pub const MAX_NAME: usize = 4096;

@@ -18,7 +18,14 @@ use std::path::Path;
 pub enum RocpdError {
     /// SQLite could not open or query the file.
     #[error("{0}")]
-    Sqlite(#[from] rusqlite::Error),
+    Sqlite(rusqlite::Error),
+    /// The queries ran past [`SQL_DEADLINE`] and were stopped.
+    #[error(
+        "its queries ran past {} s and were stopped (a view that never ends, or a database far \
+         larger than a profiling run): check it with `sqlite3 FILE .schema`",
+        SQL_DEADLINE.as_secs()
+    )]
+    Deadline,
     /// A table rocpath needs is not there.
     #[error("not a rocpd database: no {0} table or view")]
     MissingTable(&'static str),
@@ -43,6 +50,15 @@ fn names(conn: &Connection, kind: &str, like: &str) -> Result<Vec<String>, rusql
 
 fn quote(n: &str) -> String {
     format!("\"{}\"", n.replace('"', "\"\""))
+}
+
+impl From<rusqlite::Error> for RocpdError {
+    fn from(e: rusqlite::Error) -> Self {
+        match e.sqlite_error_code() {
+            Some(rusqlite::ErrorCode::OperationInterrupted) => RocpdError::Deadline,
+            _ => RocpdError::Sqlite(e),
+        }
+    }
 }
 
 /// A FROM source for a rocpd table: its plain-name view, else the union of its suffixed tables.
@@ -199,7 +215,9 @@ type AgentNames = HashMap<(String, i64), String>;
 /// The agents of `rocpd_info_agent` (or its session table `ag`), and their names.
 fn agents(conn: &Connection, ag: &str) -> Result<(Vec<Agent>, AgentNames), RocpdError> {
     let mut st = conn.prepare(&format!(
-        "SELECT id, guid, type, name, product_name FROM {ag} ORDER BY absolute_index, id"
+        "SELECT id, guid, type, name, product_name FROM {ag} ORDER BY absolute_index, id \
+         LIMIT {}",
+        crate::model::MAX_AGENTS
     ))?;
     let rows = st.query_map([], |r| {
         Ok((
@@ -316,7 +334,7 @@ mod tests {
         bound_time(&conn, std::time::Duration::from_millis(300));
         let t = std::time::Instant::now();
         let r = min_start(&conn);
-        assert!(r.is_err(), "{r:?}");
+        assert!(matches!(r, Err(RocpdError::Deadline)), "{r:?}");
         assert!(
             t.elapsed() < std::time::Duration::from_secs(10),
             "{:?}",

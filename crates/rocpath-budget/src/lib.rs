@@ -1,5 +1,6 @@
-//! One memory budget for a whole rocpath run, and the check that keeps inputs that never end
-//! (FIFOs, devices) from being opened ([`special`]).
+//! One memory budget for a whole rocpath run, the check that keeps inputs that never end
+//! (FIFOs, devices) from being opened ([`special`], [`input`]), bounded child processes
+//! ([`child`]), and the fence that keeps folder walks inside what the user named ([`fence`]).
 //!
 //! Every large allocation whose size the input decides — a decompressed CCOB payload, an archive
 //! member buffered in memory, a window grown to hold one streamed code object, a YAML document
@@ -22,8 +23,10 @@
 //! ```
 
 pub mod child;
+pub mod fence;
 pub mod input;
 pub mod special;
+pub use fence::{Fence, Refused};
 pub use special::{non_regular, read_small_text};
 
 use std::sync::atomic::{AtomicU64, Ordering};

@@ -172,16 +172,29 @@ pub fn load_or_build_in(
     Ok((ix, false))
 }
 
-/// Walks `root` and indexes every source file (links followed, loops reported).
+/// Walks `root` and indexes every source file. Links are followed while they stay inside the
+/// checkout; a link that leads out of it (a committed link to `/`), round to a folder walked
+/// already, or nowhere is skipped and said (`Skipped`), never walked.
 pub fn build(root: &Path, opts: &IndexOptions) -> Result<RepoIndex, FollowError> {
     if !root.is_dir() {
         return Err(FollowError::NotADirectory(root.to_path_buf()));
     }
     let mut paths = Vec::new();
     let mut skipped = Vec::new();
+    let mut fence = rocpath_budget::Fence::new([root]);
+    // The root is taken once, here; the walk's own entry for it (depth 0) always passes.
+    let _ = fence.enter(root);
+    let fenced = std::sync::Arc::new(std::sync::Mutex::new((fence, Vec::<Skipped>::new())));
+    // Sorted, so that of two links to one folder the same one is walked on every machine.
     let walk = ignore::WalkBuilder::new(root)
         .follow_links(true)
         .require_git(false)
+        .sort_by_file_name(|a, b| a.cmp(b))
+        .filter_entry({
+            let fenced = fenced.clone();
+            let root = root.to_path_buf();
+            move |e| fence_entry(&fenced, &root, e)
+        })
         .build();
     for entry in walk {
         match entry {
@@ -199,6 +212,8 @@ pub fn build(root: &Path, opts: &IndexOptions) -> Result<RepoIndex, FollowError>
             }),
         }
     }
+    let fenced = fenced.lock().unwrap_or_else(|p| p.into_inner());
+    skipped.extend(fenced.1.iter().cloned());
     paths.sort();
     let per_file: Vec<_> = paths
         .par_iter()
@@ -224,6 +239,35 @@ pub fn build(root: &Path, opts: &IndexOptions) -> Result<RepoIndex, FollowError>
         }
     }
     Ok(ix)
+}
+
+type Fenced = std::sync::Mutex<(rocpath_budget::Fence, Vec<Skipped>)>;
+
+/// Whether the walk takes entry `e`: every folder once and inside `root`, a linked file only
+/// when it leads inside (a plain file of a folder taken is inside).
+fn fence_entry(fenced: &Fenced, root: &Path, e: &ignore::DirEntry) -> bool {
+    if e.depth() == 0 {
+        return true;
+    }
+    let mut g = fenced.lock().unwrap_or_else(|p| p.into_inner());
+    let (fence, skipped) = &mut *g;
+    let verdict = if e.file_type().is_some_and(|t| t.is_dir()) {
+        fence.enter(e.path())
+    } else if e.path_is_symlink() {
+        fence.read_once(e.path())
+    } else {
+        Ok(())
+    };
+    match verdict {
+        Ok(()) => true,
+        Err(refused) => {
+            skipped.push(Skipped {
+                path: rel(root, e.path()),
+                reason: refused.to_string(),
+            });
+            false
+        }
+    }
 }
 
 fn walk_error_path(err: &ignore::Error, root: &Path) -> String {

@@ -301,6 +301,51 @@ fn bad_files_are_skipped_with_a_reason_and_the_rest_is_followed() {
     must(&doc, "native/model.cpp", 4, HopKind::Assign);
 }
 
+/// A committed link to a folder or a file outside the checkout used to be walked and its
+/// lines cited as `code_verified` (a link to `/` walked the machine).
+#[cfg(unix)]
+#[test]
+fn links_out_of_the_checkout_are_skipped_and_said() {
+    let outside = tempfile::tempdir().unwrap_or_else(|e| unreachable!("{e}"));
+    write(
+        outside.path(),
+        "leak/secret.go",
+        b"package leak\nfunc f(o Options) { key := o.NumGPU }\n",
+    );
+    let r = repo();
+    let link = |to: &Path, name: &str| {
+        std::os::unix::fs::symlink(to, r.path().join(name)).unwrap_or_else(|e| unreachable!("{e}"))
+    };
+    link(&outside.path().join("leak"), "vendor");
+    link(&outside.path().join("leak/secret.go"), "secret.go");
+    link(Path::new("/"), "slash");
+    link(Path::new("srv"), "srv2");
+    let doc = run("srv/options.go:NumGPU", r.path(), &opts());
+    let reason = |p: &str| {
+        doc.skipped
+            .iter()
+            .find(|s| s.path == p)
+            .map(|s| s.reason.clone())
+            .unwrap_or_default()
+    };
+    for p in ["vendor", "secret.go", "slash"] {
+        assert!(
+            reason(p).contains("outside the folder given"),
+            "{p}: {:?}",
+            doc.skipped
+        );
+    }
+    assert!(reason("srv2").contains("met already"), "{:?}", doc.skipped);
+    assert!(
+        flat(&doc)
+            .iter()
+            .all(|(_, h)| !h.path.contains("secret") && !h.path.starts_with("srv2")),
+        "{:#?}",
+        flat(&doc)
+    );
+    must(&doc, "native/model.cpp", 4, HopKind::Assign);
+}
+
 #[test]
 fn the_commit_of_a_git_checkout_is_on_every_hop() {
     let r = repo();

@@ -208,7 +208,11 @@ pub struct Discovered {
     pub errors: Vec<InputError>,
 }
 
-fn walk(dir: &Path, out: &mut Discovered) {
+fn walk(dir: &Path, fence: &mut rocpath_budget::Fence, out: &mut Discovered) {
+    if let Err(refused) = fence.enter(dir) {
+        out.notes.push(refused.to_string());
+        return;
+    }
     let rd = match std::fs::read_dir(dir) {
         Ok(r) => r,
         Err(error) => {
@@ -226,7 +230,7 @@ fn walk(dir: &Path, out: &mut Discovered) {
             continue;
         };
         if md.is_dir() {
-            walk(&p, out);
+            walk(&p, fence, out);
             continue;
         }
         if let Some(what) = non_regular(md.file_type()) {
@@ -245,11 +249,16 @@ fn walk(dir: &Path, out: &mut Discovered) {
         } else if name.ends_with("_results.json") {
             Some(Format::Json)
         } else if name.ends_with(".db") || name.ends_with(".rpd") {
-            sniff(&p).filter(|f| *f == Format::Rocpd)
+            Some(Format::Rocpd)
         } else {
             None
         };
-        if let Some(format) = format {
+        let Some(format) = format else { continue };
+        if let Err(refused) = fence.read_once(&p) {
+            out.notes.push(refused.to_string());
+            continue;
+        }
+        if format != Format::Rocpd || sniff(&p) == Some(Format::Rocpd) {
             out.inputs.push(Input { path: p, format });
         }
     }
@@ -258,7 +267,9 @@ fn walk(dir: &Path, out: &mut Discovered) {
 /// Finds the trace inputs among files and folders (folders are searched for
 /// `*kernel_trace.csv`, `*_results.json` and SQLite `*.db`). Only regular files are inputs: a
 /// FIFO, device or socket in a folder is skipped with a note, and named directly is an error
-/// (opening a FIFO would wait for a writer).
+/// (opening a FIFO would wait for a writer). A folder walk stays inside the folder named and
+/// enters each folder once: a link that leads out of it, round to a folder walked already, or
+/// nowhere is skipped with a note.
 pub fn discover(paths: &[PathBuf]) -> Discovered {
     let mut out = Discovered::default();
     for p in paths {
@@ -274,7 +285,7 @@ pub fn discover(paths: &[PathBuf]) -> Discovered {
         };
         if md.is_dir() {
             let before = out.inputs.len();
-            walk(p, &mut out);
+            walk(p, &mut rocpath_budget::Fence::new([p]), &mut out);
             if out.inputs.len() == before {
                 out.errors
                     .push(InputError::NoTraceInFolder { path: p.clone() });

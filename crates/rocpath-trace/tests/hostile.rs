@@ -57,6 +57,43 @@ fn a_fifo_or_device_named_directly_is_an_error() {
     assert_eq!(d.errors[1].path(), Path::new("/dev/zero"));
 }
 
+/// Two links to `.` made the walk exponential (no answer in a minute on a folder of three
+/// entries); a link to `/` walked the machine; a link to a file outside was read.
+#[test]
+fn links_out_and_round_are_skipped_with_notes() {
+    use std::os::unix::fs::symlink;
+    let top = tempfile::tempdir().unwrap();
+    let dir = top.path().join("run");
+    std::fs::create_dir_all(dir.join("a")).unwrap();
+    std::fs::write(dir.join("a/1_kernel_trace.csv"), CSV).unwrap();
+    std::fs::write(top.path().join("9_kernel_trace.csv"), CSV).unwrap();
+    symlink(".", dir.join("l1")).unwrap();
+    symlink(".", dir.join("l2")).unwrap();
+    symlink("/", dir.join("root")).unwrap();
+    symlink("../9_kernel_trace.csv", dir.join("8_kernel_trace.csv")).unwrap();
+    symlink("a/1_kernel_trace.csv", dir.join("7_kernel_trace.csv")).unwrap();
+    let d = discover(std::slice::from_ref(&dir));
+    assert!(d.errors.is_empty(), "{:?}", d.errors);
+    let found: Vec<_> = d.inputs.iter().map(|i| i.path.clone()).collect();
+    // The link to a file inside is that file, read once; the one outside is not read.
+    assert_eq!(found, vec![dir.join("7_kernel_trace.csv")]);
+    let notes = d.notes.join("\n");
+    assert_eq!(d.notes.len(), 5, "{notes}");
+    assert!(
+        notes.contains("1_kernel_trace.csv: leads to") && notes.contains("met already"),
+        "{notes}"
+    );
+    assert!(notes.contains("8_kernel_trace.csv: leads to"), "{notes}");
+    assert!(
+        notes.contains("root: leads to /, outside the folder given"),
+        "{notes}"
+    );
+    assert!(
+        notes.contains("l1: leads to") && notes.contains("met already"),
+        "{notes}"
+    );
+}
+
 /// The CSV seeds of the `llm_parsers` fuzz target (`fuzz/seeds/llm_parsers/`).
 #[test]
 fn csv_fuzz_seeds() {

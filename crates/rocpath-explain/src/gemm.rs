@@ -10,6 +10,7 @@
 use rocpath_arch::TargetId;
 use rocpath_budget::MemoryBudget;
 use rocpath_evidence::{Class, Evidence, Locator, Proof};
+use rocpath_gemm::lite::{self, LiteLibrary, LiteLoadError, Matmul, Rank0};
 use rocpath_gemm::rocblas::{self, Call, Cited, Route, Settings};
 use rocpath_gemm::trace::{Near, StepKind, Trace};
 use rocpath_gemm::{Device, Found, Library, LoadError, Problem, Walk};
@@ -27,7 +28,8 @@ pub const ROCBLAS_SOURCE: &str = "rocBLAS 6.4.4 (Debian rocblas_6.4.4.orig.tar.g
 #[derive(Default)]
 pub struct Libraries {
     open: HashMap<(PathBuf, String), Result<Arc<Library>, LoadError>>,
-    objects: HashMap<PathBuf, Option<Result<Object, String>>>,
+    lite: HashMap<(PathBuf, String), Result<Arc<LiteLibrary>, LiteLoadError>>,
+    objects: HashMap<PathBuf, Option<Result<Vec<Object>, String>>>,
     budget: Option<MemoryBudget>,
 }
 
@@ -43,6 +45,7 @@ impl Libraries {
     pub fn new(budget: MemoryBudget) -> Self {
         Libraries {
             open: HashMap::new(),
+            lite: HashMap::new(),
             objects: HashMap::new(),
             budget: Some(budget),
         }
@@ -57,8 +60,26 @@ impl Libraries {
             .clone()
     }
 
-    /// A code object's target and kernels, read once (`None`: the file is absent).
-    fn object(&mut self, path: &Path) -> Option<&Result<Object, String>> {
+    /// The hipBLASLt library of `dir` for `processor`, opened once (`from_env`: `dir` stands for
+    /// `HIPBLASLT_TENSILE_LIBPATH`, no `<processor>` sub-folder is looked for).
+    pub fn get_lite(
+        &mut self,
+        dir: &Path,
+        processor: &str,
+        from_env: bool,
+    ) -> Result<Arc<LiteLibrary>, LiteLoadError> {
+        let budget = self.budget.clone().unwrap_or_default();
+        self.lite
+            .entry((dir.to_path_buf(), processor.to_string()))
+            .or_insert_with(|| LiteLibrary::open(dir, processor, from_env, &budget).map(Arc::new))
+            .clone()
+    }
+
+    /// A code object's targets and kernels, read once (`None`: the file is absent): one for an
+    /// ELF file, one per device entry for a clang offload bundle (`CCOB` compressed or not, as
+    /// hipBLASLt ships its `.co` files).
+    fn object(&mut self, path: &Path) -> Option<&Result<Vec<Object>, String>> {
+        let budget = self.budget.clone().unwrap_or_default();
         self.objects
             .entry(path.to_path_buf())
             .or_insert_with(|| {
@@ -76,25 +97,61 @@ impl Libraries {
                     Ok(b) => b,
                     Err(e) => return Some(Err(e.to_string())),
                 };
-                Some(
-                    rocpath_codeobj::parse(&bytes)
-                        .map_err(|e| e.to_string())
-                        .map(|co| Object {
-                            target: co.target_id.clone(),
-                            version: co.version,
-                            kernels: co.kernels.into_iter().map(|k| k.name).collect(),
-                        }),
-                )
+                Some(objects_of(&bytes, &budget))
             })
             .as_ref()
     }
+}
+
+fn object_of(bytes: &[u8]) -> Result<Object, String> {
+    rocpath_codeobj::parse(bytes)
+        .map_err(|e| e.to_string())
+        .map(|co| Object {
+            target: co.target_id.clone(),
+            version: co.version,
+            kernels: co.kernels.into_iter().map(|k| k.name).collect(),
+        })
+}
+
+/// The device code objects of a file: the ELF itself, or every device entry of a bundle.
+fn objects_of(bytes: &[u8], budget: &MemoryBudget) -> Result<Vec<Object>, String> {
+    use rocpath_sources::bundle;
+    let limits = rocpath_sources::Limits {
+        memory: budget.clone(),
+        ..rocpath_sources::Limits::default()
+    };
+    let payload;
+    let data: &[u8] = if bytes.starts_with(bundle::CCOB_MAGIC) {
+        payload = bundle::decompress_ccob(bytes, &limits)
+            .map_err(|e| e.to_string())?
+            .1;
+        &payload
+    } else {
+        bytes
+    };
+    if !data.starts_with(bundle::BUNDLE_MAGIC) {
+        return object_of(data).map(|o| vec![o]);
+    }
+    let h = bundle::parse_bundle_header(data, Some(data.len() as u64), &limits)
+        .map_err(|e| e.to_string())?;
+    h.entries
+        .iter()
+        .filter(|e| !e.is_host() && e.size > 0)
+        .map(|e| {
+            let start = usize::try_from(e.offset).unwrap_or(usize::MAX);
+            let end = start.saturating_add(usize::try_from(e.size).unwrap_or(usize::MAX));
+            data.get(start..end)
+                .ok_or_else(|| format!("bundle entry {} runs past the file", e.id))
+                .and_then(object_of)
+        })
+        .collect()
 }
 
 /// The answer for one call on one device.
 #[derive(Debug, Clone, Serialize)]
 pub struct GemmExplanation {
     /// The call asked about.
-    pub call: Call,
+    pub call: CallDoc,
     /// The device.
     pub device: Device,
     /// The catalog folder.
@@ -129,6 +186,37 @@ pub struct GemmExplanation {
     pub unresolved: Option<String>,
     /// Evidence for the outcome.
     pub evidence: Evidence,
+    /// hipBLASLt's own answer, when a hipBLASLt library was asked (directly, or because rocBLAS
+    /// routes the call to hipBLASLt).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub hipblaslt: Option<Box<LiteDoc>>,
+}
+
+/// The call of an explanation: a rocBLAS call, or a hipBLASLt matmul (serialized as their own
+/// fields; the matmul's with `api` `hipblaslt_matmul`).
+#[derive(Debug, Clone, Serialize)]
+#[serde(untagged)]
+pub enum CallDoc {
+    /// A rocBLAS GEMM call.
+    Rocblas(Call),
+    /// A hipBLASLt matmul heuristic query.
+    Hipblaslt {
+        /// `hipblaslt_matmul`.
+        api: &'static str,
+        /// The matmul.
+        #[serde(flatten)]
+        matmul: Matmul,
+    },
+}
+
+impl CallDoc {
+    /// The rocBLAS call, when it is one.
+    pub fn rocblas(&self) -> Option<&Call> {
+        match self {
+            CallDoc::Rocblas(c) => Some(c),
+            CallDoc::Hipblaslt { .. } => None,
+        }
+    }
 }
 
 /// The chosen solution.
@@ -189,9 +277,24 @@ pub fn explain(
     settings: &Settings,
     trace: bool,
 ) -> GemmExplanation {
+    explain_with(libs, dir, call, dev, settings, trace, None)
+}
+
+/// [`explain`], with a hipBLASLt library folder (`(folder, from_env)`) that answers the calls
+/// rocBLAS routes to hipBLASLt: its choice is what runs; Tensile's is the fallback rocBLAS takes
+/// when hipBLASLt finds nothing (`tensile_host.cpp:1119-1147`).
+pub fn explain_with(
+    libs: &mut Libraries,
+    dir: &Path,
+    call: &Call,
+    dev: &Device,
+    settings: &Settings,
+    trace: bool,
+    hipblaslt: Option<(&Path, bool)>,
+) -> GemmExplanation {
     let (route, steps) = rocblas::route(call, settings, dev);
     let mut out = GemmExplanation {
-        call: call.clone(),
+        call: CallDoc::Rocblas(call.clone()),
         device: dev.clone(),
         library_dir: dir.display().to_string(),
         catalog: None,
@@ -205,6 +308,7 @@ pub fn explain(
         outcome: "unresolved",
         unresolved: None,
         evidence: ev(Class::Inferred, Proof::CodeVerified, "explain.gemm.route"),
+        hipblaslt: None,
     };
     let problem = match route {
         Route::Invalid { status, why } => {
@@ -231,9 +335,32 @@ pub fn explain(
         Route::HipBlasLt { why, fallback } => {
             out.backend = "hipblaslt";
             out.route.push(why);
-            out.fallbacks.push(
-                "hipBLASLt first; if it fails or finds nothing, rocBLAS falls back to Tensile (tensile_host.cpp:1127-1147): the Tensile choice below".into(),
-            );
+            let asked = hipblaslt.map(|(lt_dir, from_env)| {
+                matmul_of_call(call, &fallback)
+                    .map(|m| lite_doc(libs, lt_dir, from_env, m, dev, trace, true))
+            });
+            if let Some(Err(why)) = &asked {
+                out.fallbacks.push(format!(
+                    "{why}: rocBLAS catches the failure and falls back to Tensile (tensile_host.cpp:1127-1147): the Tensile choice below"
+                ));
+            } else if let Some(Ok(doc)) = asked {
+                let hip_chose = doc.outcome == "chosen";
+                out.hipblaslt = Some(Box::new(doc));
+                if hip_chose {
+                    // Tensile's choice stays below as the fallback, for reference.
+                    out.fallbacks.push(
+                        "hipBLASLt answers (its choice above runs); Tensile's choice below is what rocBLAS would fall back to if hipBLASLt failed (tensile_host.cpp:1127-1147)".into(),
+                    );
+                } else {
+                    out.fallbacks.push(
+                        "hipBLASLt gives no solution (or cannot be predicted, see hipblaslt): rocBLAS falls back to Tensile (tensile_host.cpp:1127-1147): the Tensile choice below".into(),
+                    );
+                }
+            } else {
+                out.fallbacks.push(
+                    "hipBLASLt first; if it fails or finds nothing, rocBLAS falls back to Tensile (tensile_host.cpp:1127-1147): the Tensile choice below".into(),
+                );
+            }
             *fallback
         }
         Route::Tensile { problem } => *problem,
@@ -255,13 +382,49 @@ pub fn explain(
             .at(Locator::file(dir.display().to_string()))
             .because(e.to_string());
             out.problem = Some(problem);
+            promote_hipblaslt(&mut out);
             return out;
         }
     };
     out.catalog = Some(lib.master.path.display().to_string());
     walk_and_choose(&mut out, libs, &lib, &problem, dev, trace);
     out.problem = Some(problem);
+    promote_hipblaslt(&mut out);
     out
+}
+
+/// When hipBLASLt answered a routed call, its choice is what runs: it becomes the explanation's
+/// choice and outcome; Tensile's is named among the fallbacks.
+fn promote_hipblaslt(out: &mut GemmExplanation) {
+    let Some(h) = out.hipblaslt.as_mut() else {
+        return;
+    };
+    match h.outcome {
+        "chosen" => {
+            if let Some(w) = out.unresolved.take() {
+                out.fallbacks
+                    .push(format!("Tensile, the fallback, would not run: {w}"));
+            }
+            if let Some(t) = out.chosen.take() {
+                out.fallbacks.push(format!(
+                    "Tensile's choice (the fallback): {} (solution {})",
+                    t.name, t.index
+                ));
+            }
+            out.chosen = h.chosen.take();
+            out.runners_up = std::mem::take(&mut h.runners_up);
+            out.outcome = "chosen";
+            out.evidence = h.evidence.clone();
+        }
+        "unresolved" => {
+            out.outcome = "unresolved";
+            out.unresolved = h.unresolved.clone();
+            out.evidence = h.evidence.clone();
+        }
+        // No solution, or no hipBLASLt catalog for the processor: rocBLAS falls back to Tensile,
+        // whose answer stands.
+        _ => {}
+    }
 }
 
 fn walk_and_choose(
@@ -292,7 +455,7 @@ fn walk_and_choose(
                 out.unresolved = Some("the chosen solution is missing from its file".into());
                 return;
             };
-            let code_object = code_object(libs, lib, &c.file, s, dev);
+            let code_object = code_object(libs, &lib.dir, &c.file, s, &s.name, dev);
             let file = c.file.path.display().to_string();
             out.chosen = Some(ChosenDoc {
                 name: s.name.clone(),
@@ -370,9 +533,10 @@ fn runners_up(walk: Option<&Trace>, chosen: i64, name: &str) -> Vec<Near> {
 /// `-xnack-` and `-xnack+` before the extension, the first that loads).
 fn code_object(
     libs: &mut Libraries,
-    lib: &Library,
+    dir: &Path,
     file: &rocpath_gemm::library::File,
     s: &rocpath_tensile::catalog::Solution,
+    kernel: &str,
     dev: &Device,
 ) -> CodeObjectDoc {
     let stem = file
@@ -396,24 +560,39 @@ fn code_object(
         .collect();
     let mut tried = Vec::new();
     for c in &candidates {
-        let path = lib.dir.join(c);
+        let path = dir.join(c);
         let Some(read) = libs.object(&path) else {
             continue;
         };
-        let co = match read {
-            Ok(co) => co,
+        let cos = match read {
+            Ok(cos) => cos,
             Err(e) => {
                 tried.push(format!("{c}: {e}"));
                 continue;
             }
         };
-        let compat = rocpath_arch::code_object_compat(&co.target, co.version, &dev.target);
-        if matches!(compat, rocpath_arch::Compat::Incompatible { .. }) {
-            tried.push(format!("{c} is for {} ({})", co.target, compat.why()));
+        let fits = |co: &Object| {
+            !matches!(
+                rocpath_arch::code_object_compat(&co.target, co.version, &dev.target),
+                rocpath_arch::Compat::Incompatible { .. }
+            )
+        };
+        let Some(co) = cos.iter().find(|co| fits(co)) else {
+            let why: Vec<String> = cos
+                .iter()
+                .map(|co| {
+                    format!(
+                        "{} ({})",
+                        co.target,
+                        rocpath_arch::code_object_compat(&co.target, co.version, &dev.target).why()
+                    )
+                })
+                .collect();
+            tried.push(format!("{c} is for {}", why.join(", ")));
             continue;
-        }
+        };
         let loc = Locator::file(path.display().to_string());
-        return if co.kernels.contains(&s.name) {
+        return if co.kernels.contains(kernel) {
             CodeObjectDoc {
                 file: path.display().to_string(),
                 present: true,
@@ -430,8 +609,7 @@ fn code_object(
                 file: path.display().to_string(),
                 present: false,
                 failure: Some(format!(
-                    "{c} loads but does not define {}: the launch fails (hipErrorNotFound, \"Could not find kernel\")",
-                    s.name
+                    "{c} loads but does not define {kernel}: the launch fails (hipErrorNotFound, \"Could not find kernel\")"
                 )),
                 evidence: ev(
                     Class::Confirmed,
@@ -442,7 +620,7 @@ fn code_object(
             }
         };
     }
-    let first = lib.dir.join(&candidates[0]).display().to_string();
+    let first = dir.join(&candidates[0]).display().to_string();
     let why = if tried.is_empty() {
         format!("none of {} is present", candidates.join(", "))
     } else {
@@ -459,8 +637,537 @@ fn code_object(
             Proof::ShippedArtifactVerified,
             "explain.gemm.code_object_missing",
         )
-        .at(Locator::file(lib.dir.display().to_string())),
+        .at(Locator::file(dir.display().to_string())),
     }
+}
+
+/// The hipBLASLt version the hipBLASLt rules were read from.
+pub const HIPBLASLT_SOURCE: &str = "hipBLASLt 7.1.1 (TensileLite)";
+
+/// hipBLASLt's answer to a heuristic query.
+#[derive(Debug, Clone, Serialize)]
+pub struct LiteDoc {
+    /// The library folder asked.
+    pub library_dir: String,
+    /// The master file loaded, when there is one.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub catalog: Option<String>,
+    /// The matmul as the query describes it.
+    pub matmul: Matmul,
+    /// The TensileLite problem hipBLASLt builds.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub problem: Option<lite::LiteProblem>,
+    /// What the query does, step by step.
+    pub steps: Vec<Cited>,
+    /// The walk of the table search (`--walk`, or a single query).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub walk: Option<Trace>,
+    /// The solutions returned, rank by rank, as far as they are determined.
+    pub ranks: Vec<RankDoc>,
+    /// The fill-in, when the table gave fewer than asked.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub fill_in: Option<FillInDoc>,
+    /// The first solution (what runs).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub chosen: Option<ChosenDoc>,
+    /// The nearest other tuned sizes (predicates aside).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub runners_up: Vec<Near>,
+    /// `chosen`, `no_solution`, `no_catalog`, `unresolved`.
+    pub outcome: &'static str,
+    /// Why the model cannot say, when it cannot.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub unresolved: Option<String>,
+    /// Evidence for the outcome.
+    pub evidence: Evidence,
+}
+
+/// One returned solution.
+#[derive(Debug, Clone, Serialize)]
+pub struct RankDoc {
+    /// Rank (0 runs by default).
+    pub rank: usize,
+    /// Solution index.
+    pub index: i64,
+    /// Kernel name.
+    pub name: String,
+    /// The per-type file that holds it.
+    pub file: String,
+    /// `table` (findTopSolutions) or `fill_in` (the only candidate of the fill-in).
+    pub from: &'static str,
+    /// The tuned size that led to it, when a table did.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub key: Vec<i64>,
+}
+
+/// The fill-in of a query.
+#[derive(Debug, Clone, Serialize)]
+pub struct FillInDoc {
+    /// Places it fills.
+    pub slots: usize,
+    /// Solutions of the type that `isSolutionSupported` accepts.
+    pub candidates: usize,
+    /// Their indices (the first 32, ascending).
+    pub indices: Vec<i64>,
+    /// Which of them come first depends on where the solutions lie in memory.
+    pub run_dependent: bool,
+    /// Why it could not be decided, when it could not.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub unresolved: Option<String>,
+}
+
+fn lite_src(cite: &str) -> Locator {
+    Locator::file(format!("{HIPBLASLT_SOURCE}:{cite}"))
+}
+
+/// hipBLASLt's answer for `m` on `dev` with the library folder `dir` (`from_env`: `dir` is
+/// `HIPBLASLT_TENSILE_LIBPATH`); `routed`: the query comes from rocBLAS (hipblaslt_ext).
+pub fn lite_doc(
+    libs: &mut Libraries,
+    dir: &Path,
+    from_env: bool,
+    m: Matmul,
+    dev: &Device,
+    trace: bool,
+    routed: bool,
+) -> LiteDoc {
+    let mut d = LiteDoc {
+        library_dir: dir.display().to_string(),
+        catalog: None,
+        matmul: m,
+        problem: None,
+        steps: Vec::new(),
+        walk: None,
+        ranks: Vec::new(),
+        fill_in: None,
+        chosen: None,
+        runners_up: Vec::new(),
+        outcome: "unresolved",
+        unresolved: None,
+        evidence: ev(
+            Class::Unresolved,
+            Proof::ShippedArtifactVerified,
+            "explain.gemm.hipblaslt.unresolved",
+        ),
+    };
+    let cite = |text: String, cite: &'static str| Cited { text, cite };
+    if routed {
+        d.steps.push(cite(
+            format!(
+                "rocBLAS asks hipblaslt_ext::Gemm::algoGetHeuristic for 1 solution with the handle's workspace ({} bytes) as the preference, the call's alpha and beta",
+                d.matmul.workspace
+            ),
+            "rocBLAS hipblaslt_host.cpp:283-345; hipBLASLt rocblaslt_auxiliary.cpp rocblaslt_algo_get_heuristic_cpp",
+        ));
+    }
+    let lib = match libs.get_lite(dir, dev.processor(), from_env) {
+        Ok(l) => l,
+        Err(e) => {
+            d.outcome = if matches!(e, LiteLoadError::NoCatalog { .. }) {
+                "no_catalog"
+            } else {
+                "unresolved"
+            };
+            d.evidence = ev(
+                if d.outcome == "no_catalog" {
+                    Class::Confirmed
+                } else {
+                    Class::Unresolved
+                },
+                Proof::ShippedArtifactVerified,
+                if d.outcome == "no_catalog" {
+                    "explain.gemm.hipblaslt.no_catalog"
+                } else {
+                    "explain.gemm.hipblaslt.unresolved"
+                },
+            )
+            .at(Locator::file(dir.display().to_string()))
+            .because(e.to_string());
+            d.unresolved = Some(e.to_string());
+            return d;
+        }
+    };
+    d.catalog = Some(lib.master.path.display().to_string());
+    d.steps.push(cite(
+        format!(
+            "library {} ({}), master {}",
+            lib.dir.display(),
+            if from_env {
+                "HIPBLASLT_TENSILE_LIBPATH"
+            } else {
+                "the default path, its <processor> sub-folder when there is one"
+            },
+            lib.master.name()
+        ),
+        "tensile_host.cpp TensileHost::initialize (hipBLASLt 7.1.1)",
+    ));
+    let h = match lite::heuristic(&lib, dev, &d.matmul, trace) {
+        Ok(h) => h,
+        Err(e) => {
+            d.evidence = d.evidence.because(e.clone());
+            d.unresolved = Some(e);
+            return d;
+        }
+    };
+    if let Some(why) = h.built.zeroed {
+        d.steps.push(cite(
+            format!("validateMatmulArgs refuses the arguments ({why}): the query runs on an all-zero problem"),
+            "rocblaslt_mat_utils.hpp validateMatmulArgs; construct_rocblaslt_problem",
+        ));
+    }
+    let p = &h.built.problem;
+    d.steps.push(cite(
+        format!(
+            "problem {} types {} (compute input {}), compute {}, HPA {}, F32XdlMathOp {}, bias {}, activation {} ({}), workspace {} bytes, alpha {}, beta {}",
+            p.operation,
+            p.types.map(|t| t.name()).join("/"),
+            p.compute_input.name(),
+            p.compute.name(),
+            p.hpa,
+            p.f32_xdl.name(),
+            if p.use_bias != 0 { p.bias_type.name() } else { "none" },
+            p.activation,
+            p.activation_enum,
+            p.workspace,
+            p.alpha.name(),
+            p.beta
+        ),
+        "tensile_host.cpp updateTensileProblem; rocblaslt_auxiliary.cpp rocblaslt_matmul_algo_get_heuristic",
+    ));
+    d.steps.push(cite(
+        match &h.table_unresolved {
+            Some(w) => format!("findTopSolutions({}): cannot be decided — {w}", h.requested),
+            None => format!(
+                "findTopSolutions({}): {} from the tuned tables{}",
+                h.requested,
+                h.table.len(),
+                if h.xf32_retry {
+                    " (after the XF32 → FP32 retry: none for XF32)"
+                } else {
+                    ""
+                }
+            ),
+        },
+        "ExactLogicLibrary.hpp:160-184; PropertyMatching.hpp:967-1452; tensile_host.cpp getBestSolutions",
+    ));
+    match &h.fill {
+        lite::FillIn::NotNeeded => {}
+        lite::FillIn::Candidates { slots, picks } => {
+            let mut idx: Vec<i64> = picks.iter().map(lite::Pick::index).collect();
+            idx.sort_unstable();
+            let run_dependent = picks.len() > 1;
+            d.steps.push(cite(
+                format!(
+                    "fewer than asked: the fill-in from findAllSolutions(GEMM_TYPE_ONLY) has {} solution(s) isSolutionSupported accepts for {slots} place(s){}",
+                    picks.len(),
+                    if run_dependent {
+                        "; they come in the order of a std::set of pointers — where the solutions lie in memory, which changes from run to run"
+                    } else {
+                        ""
+                    }
+                ),
+                "rocblaslt_auxiliary.cpp rocblaslt_matmul_algo_get_heuristic; SolutionLibrary.hpp:95-96",
+            ));
+            d.fill_in = Some(FillInDoc {
+                slots: *slots,
+                candidates: picks.len(),
+                indices: idx.into_iter().take(32).collect(),
+                run_dependent,
+                unresolved: None,
+            });
+        }
+        lite::FillIn::Unresolved(w) => {
+            d.fill_in = Some(FillInDoc {
+                slots: h.requested - h.table.len(),
+                candidates: 0,
+                indices: Vec::new(),
+                run_dependent: false,
+                unresolved: Some(w.clone()),
+            });
+        }
+    }
+    let from_fill = |r: usize| r >= h.table.len();
+    d.ranks = h
+        .determined_ranks()
+        .iter()
+        .enumerate()
+        .map(|(r, pk)| RankDoc {
+            rank: r,
+            index: pk.index(),
+            name: pk.solution().map(|s| s.name.clone()).unwrap_or_default(),
+            file: pk.file.path.display().to_string(),
+            from: if from_fill(r) { "fill_in" } else { "table" },
+            key: pk.key.clone(),
+        })
+        .collect();
+    d.problem = Some(h.built.problem.clone());
+    let walk = h.trace.clone();
+    match h.rank0() {
+        Rank0::Table(pk) | Rank0::FillIn(pk) => {
+            let from_table = !h.table.is_empty();
+            if let Some(s) = pk.solution() {
+                let kernel = s.kernel_name.as_deref().unwrap_or(&s.name);
+                let code_object = code_object(libs, &lib.dir, &pk.file, s, kernel, dev);
+                let file = pk.file.path.display().to_string();
+                let rule = if from_table {
+                    "explain.gemm.hipblaslt.chosen"
+                } else {
+                    "explain.gemm.hipblaslt.fill_in_single"
+                };
+                d.chosen = Some(ChosenDoc {
+                    name: s.name.clone(),
+                    index: s.index,
+                    file: file.clone(),
+                    distance: pk.distance,
+                    macro_tile: s.size_mapping.macro_tile,
+                    depth_u: s.size_mapping.depth_u,
+                    global_split_u: s.size_mapping.global_split_u,
+                    source_kernel: s.size_mapping.source_kernel,
+                    code_object,
+                    evidence: ev(Class::Inferred, Proof::ShippedArtifactVerified, rule)
+                        .at(Locator::file(file))
+                        .at(lite_src(if from_table {
+                            "PropertyMatching.hpp:967"
+                        } else {
+                            "rocblaslt_auxiliary.cpp rocblaslt_matmul_algo_get_heuristic"
+                        }))
+                        .because(if from_table {
+                            "hipBLASLt's tuned tables evaluated as TensileLite's host library does"
+                        } else {
+                            "the tuned tables give nothing; the fill-in has exactly one solution, so its order does not matter"
+                        }),
+                });
+                d.runners_up = runners_up(walk.as_ref(), s.index, &s.name);
+                d.outcome = "chosen";
+                d.evidence = ev(Class::Inferred, Proof::ShippedArtifactVerified, rule);
+            } else {
+                d.unresolved = Some("the chosen solution is missing from its file".into());
+            }
+        }
+        Rank0::None => {
+            d.outcome = "no_solution";
+            d.evidence = ev(
+                Class::Inferred,
+                Proof::ShippedArtifactVerified,
+                "explain.gemm.hipblaslt.no_solution",
+            )
+            .because("neither the tuned tables nor the fill-in accept the problem: hipBLASLt returns 0 algorithms");
+        }
+        Rank0::Unresolved(w) => {
+            let run_dependent = d.fill_in.as_ref().is_some_and(|f| f.run_dependent);
+            d.evidence = ev(
+                Class::Unresolved,
+                Proof::ShippedArtifactVerified,
+                if run_dependent {
+                    "explain.gemm.hipblaslt.run_dependent"
+                } else {
+                    "explain.gemm.hipblaslt.unresolved"
+                },
+            )
+            .because(w.clone());
+            d.unresolved = Some(w);
+        }
+    }
+    d.walk = if trace { walk } else { None };
+    d
+}
+
+/// Explains a hipBLASLt heuristic query on its own (a hipBLASLt library folder given):
+/// the explanation's choice is hipBLASLt's first solution.
+pub fn explain_hipblaslt(
+    libs: &mut Libraries,
+    dir: &Path,
+    from_env: bool,
+    m: &Matmul,
+    dev: &Device,
+    trace: bool,
+) -> GemmExplanation {
+    let mut d = lite_doc(libs, dir, from_env, m.clone(), dev, trace, false);
+    let mut out = GemmExplanation {
+        call: CallDoc::Hipblaslt {
+            api: "hipblaslt_matmul",
+            matmul: m.clone(),
+        },
+        device: dev.clone(),
+        library_dir: dir.display().to_string(),
+        catalog: d.catalog.clone(),
+        route: std::mem::take(&mut d.steps),
+        backend: "hipblaslt",
+        problem: None,
+        walk: d.walk.take(),
+        chosen: d.chosen.take(),
+        runners_up: std::mem::take(&mut d.runners_up),
+        fallbacks: Vec::new(),
+        outcome: d.outcome,
+        unresolved: d.unresolved.clone(),
+        evidence: d.evidence.clone(),
+        hipblaslt: None,
+    };
+    if let Some(f) = &d.fill_in {
+        if f.run_dependent {
+            out.fallbacks.push(format!(
+                "the tuned tables give nothing: hipBLASLt fills in from {} candidate solutions (indices {}…) in memory order — run-dependent",
+                f.candidates,
+                f.indices
+                    .iter()
+                    .take(6)
+                    .map(|i| i.to_string())
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ));
+        }
+    }
+    if out.outcome == "no_solution" {
+        out.fallbacks.push(
+            "no solution: hipblasLtMatmulAlgoGetHeuristic returns 0 algorithms (returnAlgoCount 0)"
+                .into(),
+        );
+    }
+    out.hipblaslt = Some(Box::new(d));
+    out
+}
+
+/// The matmul rocBLAS hands hipBLASLt for a routed call (`ConstructHipBlasLTGemm`,
+/// rocBLAS 6.4.4 `hipblaslt_host.cpp:134-190`; the compute type of the instantiation's `Tc`,
+/// :80-96: f16 → 16F, f32/bf16 accumulation → 32F, f64 → 64F, i32 → 32I), with the handle's
+/// workspace as the preference (:293-296) and the call's alpha and beta.
+pub fn matmul_of_call(c: &Call, p: &Problem) -> Result<Matmul, String> {
+    use lite::{ComputeType, HipType};
+    use rocpath_gemm::rocblas::{Api, BlasType};
+    if matches!(c.api, Api::GemmBatched | Api::GemmBatchedEx) {
+        return Err("a batched-by-pointer call goes to hipBLASLt's grouped GEMM (hipblaslt_host.cpp:199-281), which this model does not cover".into());
+    }
+    if c.types
+        .iter()
+        .any(|t| matches!(t, BlasType::C32 | BlasType::C64))
+    {
+        return Err("hipBLASLt has no complex types (hipDataType_to_tensile_type refuses HIP_C_32F/HIP_C_64F)".into());
+    }
+    let ty = |t: BlasType| match t {
+        BlasType::F16 => HipType::F16,
+        BlasType::Bf16 => HipType::Bf16,
+        BlasType::F32 | BlasType::C32 => HipType::F32,
+        BlasType::F64 | BlasType::C64 => HipType::F64,
+        BlasType::I8 => HipType::I8,
+        BlasType::I32 => HipType::I32,
+    };
+    let compute = match c.compute {
+        BlasType::F16 => ComputeType::F16,
+        BlasType::F64 | BlasType::C64 => ComputeType::F64,
+        BlasType::I32 => ComputeType::I32,
+        _ => ComputeType::F32,
+    };
+    let g = &p.gemm;
+    let mut m = Matmul::simple(
+        ty(c.types[0]),
+        ty(c.types[3]),
+        compute,
+        g.trans,
+        g.m as i64,
+        g.n as i64,
+        c.k,
+    );
+    m.types = [
+        ty(c.types[0]),
+        ty(c.types[1]),
+        ty(c.types[3]),
+        ty(c.types[3]),
+    ];
+    m.batch = g.batch as i64;
+    m.ld = g.ld.map(|v| v as i64);
+    m.stride = g.batch_stride.map(|v| v as i64);
+    m.workspace = p.modes.workspace;
+    m.alpha = c.alpha;
+    m.beta = c.beta;
+    Ok(m)
+}
+
+/// A hipBLASLt matmul as flags describe it: `--type` f16 → f16 out with f32 compute (HPA),
+/// bf16 likewise, f32, xf32 (f32 with XF32 compute), f64, i8 → i32, f8/bf8 → f16 with f32
+/// compute; `--output-type`, `--compute-type` override; `--batch` → packed strides; the
+/// epilogue's bias and activation; the count asked and the preference's workspace (0 unless
+/// given, hipBLASLt's default).
+pub fn matmul_from(s: &Spec) -> Result<Matmul, String> {
+    use lite::{Activation, ComputeType, HipType};
+    let ty = s.ty.to_ascii_lowercase();
+    let xf32 = ty == "xf32";
+    let input = if xf32 {
+        HipType::F32
+    } else {
+        HipType::parse(&ty).ok_or_else(|| {
+            format!("--type {ty:?}: use f16, bf16, f32, xf32, f64, i8, f8 or bf8 for hipBLASLt")
+        })?
+    };
+    let (out_default, compute_default) = match input {
+        HipType::F16 => (HipType::F16, ComputeType::F32),
+        HipType::Bf16 => (HipType::Bf16, ComputeType::F32),
+        HipType::F64 => (HipType::F64, ComputeType::F64),
+        HipType::I8 => (HipType::I32, ComputeType::I32),
+        HipType::F8 | HipType::Bf8 | HipType::F8Fnuz | HipType::Bf8Fnuz => {
+            (HipType::F16, ComputeType::F32)
+        }
+        _ if xf32 => (HipType::F32, ComputeType::Xf32),
+        t => (t, ComputeType::F32),
+    };
+    let output = match s.output.as_deref() {
+        Some(o) => HipType::parse(o).ok_or_else(|| format!("--output-type {o:?} is not a type"))?,
+        None => out_default,
+    };
+    let compute = match s.compute.as_deref() {
+        Some(c) => ComputeType::parse(c)
+            .ok_or_else(|| format!("--compute-type {c:?}: use f16, f32, xf32, f64 or i32"))?,
+        None => compute_default,
+    };
+    let op = |v: &str| {
+        rocpath_gemm::Op::parse(v).ok_or_else(|| format!("transposition {v:?}: use N, T or C"))
+    };
+    let trans = [op(&s.trans[0])?, op(&s.trans[1])?];
+    let (m, n, k) = s.mnk;
+    let mut mm = Matmul::simple(input, output, compute, trans, m, n, k);
+    for (i, v) in s.ld.iter().enumerate() {
+        if let Some(v) = v {
+            mm.ld[i] = *v;
+        }
+    }
+    mm.ld[3] = mm.ld[2];
+    if let Some(b) = s.batch {
+        mm.batch = b;
+        let cols_a = if trans[0] == rocpath_gemm::Op::N {
+            k
+        } else {
+            m
+        };
+        let cols_b = if trans[1] == rocpath_gemm::Op::N {
+            n
+        } else {
+            k
+        };
+        mm.stride = [
+            mm.ld[0] * cols_a,
+            mm.ld[1] * cols_b,
+            mm.ld[2] * n,
+            mm.ld[3] * n,
+        ];
+    }
+    if let Some(b) = &s.bias {
+        mm.bias = true;
+        if !b.is_empty() && b != "default" {
+            mm.bias_type =
+                Some(HipType::parse(b).ok_or_else(|| format!("--bias {b:?} is not a type"))?);
+        }
+    }
+    if let Some(a) = &s.activation {
+        mm.activation = Activation::parse(a)
+            .ok_or_else(|| format!("--activation {a:?}: use none, relu or gelu"))?;
+    }
+    if let Some(r) = s.requested {
+        if r < 1 {
+            return Err("--requested: at least 1 (hipBLASLt refuses 0)".into());
+        }
+        mm.requested = r;
+    }
+    mm.workspace = s.workspace.unwrap_or(0);
+    Ok(mm)
 }
 
 /// A device from a target id and an optional CU count (the processor's usual count otherwise).
@@ -502,6 +1209,14 @@ pub struct Spec {
     pub alpha: f64,
     /// beta.
     pub beta: f64,
+    /// hipBLASLt: the epilogue adds a bias (`""`: of the default type).
+    pub bias: Option<String>,
+    /// hipBLASLt: the epilogue's activation.
+    pub activation: Option<String>,
+    /// hipBLASLt: solutions asked for.
+    pub requested: Option<usize>,
+    /// hipBLASLt: the preference's workspace, bytes.
+    pub workspace: Option<u64>,
 }
 
 /// The rocBLAS call flags describe: `f32` → `sgemm`, `f16` → `hgemm` (`gemm_ex` with
@@ -641,6 +1356,42 @@ pub fn default_dirs() -> Vec<PathBuf> {
     look(Path::new("/usr/lib"), 4);
     out.sort();
     out.dedup();
+    out
+}
+
+/// hipBLASLt's library folders on this machine: `$HIPBLASLT_TENSILE_LIBPATH`, else the usual
+/// install places (`/opt/rocm*/lib/hipblaslt/library`, `/usr/lib/*/hipblaslt/library`).
+pub fn default_hipblaslt_dirs() -> Vec<PathBuf> {
+    if let Some(p) = std::env::var_os("HIPBLASLT_TENSILE_LIBPATH") {
+        return vec![PathBuf::from(p)];
+    }
+    let mut out = Vec::new();
+    if let Ok(rd) = std::fs::read_dir("/opt") {
+        let mut roots: Vec<PathBuf> = rd
+            .flatten()
+            .map(|e| e.path())
+            .filter(|p| {
+                p.file_name()
+                    .is_some_and(|n| n.to_string_lossy().starts_with("rocm"))
+            })
+            .collect();
+        roots.sort();
+        out.extend(
+            roots
+                .into_iter()
+                .map(|r| r.join("lib/hipblaslt/library"))
+                .filter(|d| d.is_dir()),
+        );
+    }
+    if let Ok(rd) = std::fs::read_dir("/usr/lib") {
+        let mut v: Vec<PathBuf> = rd
+            .flatten()
+            .map(|e| e.path().join("hipblaslt/library"))
+            .filter(|d| d.is_dir())
+            .collect();
+        v.sort();
+        out.extend(v);
+    }
     out
 }
 

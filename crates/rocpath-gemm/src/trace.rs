@@ -211,6 +211,18 @@ impl LeafText for ProblemLeaf {
             P::HighPrecisionAccumulate(v) => format!("HPA {v}"),
             P::F32XdlMathOp(t) => format!("F32XdlMathOp {}", t.name()),
             P::StochasticRounding(v) => format!("StochasticRounding {v}"),
+            P::TypesEqualCompute(t) => format!(
+                "TypesEqual {} ({})",
+                t[..4]
+                    .iter()
+                    .map(|x| x.name())
+                    .collect::<Vec<_>>()
+                    .join("/"),
+                t[4].name()
+            ),
+            P::Activation(a) => format!("Activation {a}"),
+            P::UseBias(v) => format!("UseBias {v}"),
+            P::UseScaleAB(v) => format!("UseScaleAB {v:?}"),
             P::Unknown(n) => n.clone(),
             other => debug_text(other),
         }

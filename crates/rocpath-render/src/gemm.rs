@@ -1,7 +1,7 @@
 //! `explain gemm`: one call's route, walk and choice; several side by side.
 
 use rocpath_evidence::Evidence;
-use rocpath_explain::gemm::GemmExplanation;
+use rocpath_explain::gemm::{CallDoc, GemmExplanation, LiteDoc};
 use rocpath_gemm::trace::StepKind;
 use std::fmt::Write;
 
@@ -9,23 +9,76 @@ fn ev(e: &Evidence) -> String {
     format!("[{} / {} · {}]", e.class.as_str(), e.kind.as_str(), e.rule)
 }
 
+/// The shape of a call, rocBLAS's or hipBLASLt's: transpositions, M, N, K, batch, input type.
+fn shape(c: &CallDoc) -> (String, i64, i64, i64, i64, &'static str) {
+    match c {
+        CallDoc::Rocblas(c) => (
+            format!("{}{}", c.trans[0].letter(), c.trans[1].letter()),
+            c.m,
+            c.n,
+            c.k,
+            c.batch,
+            c.types[0].name(),
+        ),
+        CallDoc::Hipblaslt { matmul: m, .. } => (
+            format!("{}{}", m.trans[0].letter(), m.trans[1].letter()),
+            m.m,
+            m.n,
+            m.k,
+            m.batch,
+            m.types[0].name(),
+        ),
+    }
+}
+
 fn call_line(e: &GemmExplanation) -> String {
-    let c = &e.call;
-    let types: Vec<&str> = c.types.iter().map(|t| t.name()).collect();
+    match &e.call {
+        CallDoc::Rocblas(c) => {
+            let types: Vec<&str> = c.types.iter().map(|t| t.name()).collect();
+            format!(
+                "rocblas_{} {}{} M={} N={} K={} batch={} types={} compute={} alpha={} beta={}{}",
+                c.api.name(),
+                c.trans[0].letter(),
+                c.trans[1].letter(),
+                c.m,
+                c.n,
+                c.k,
+                c.batch,
+                types.join("/"),
+                c.compute.name(),
+                c.alpha,
+                c.beta,
+                if c.xf32 { " xf32" } else { "" }
+            )
+        }
+        CallDoc::Hipblaslt { matmul: m, .. } => matmul_line(m),
+    }
+}
+
+fn matmul_line(m: &rocpath_gemm::lite::Matmul) -> String {
+    let types: Vec<&str> = m.types.iter().map(|t| t.name()).collect();
     format!(
-        "rocblas_{} {}{} M={} N={} K={} batch={} types={} compute={} alpha={} beta={}{}",
-        c.api.name(),
-        c.trans[0].letter(),
-        c.trans[1].letter(),
-        c.m,
-        c.n,
-        c.k,
-        c.batch,
+        "hipBLASLt matmul {}{} M={} N={} K={} batch={} types={} compute={}{}{} requested={} workspace={}",
+        m.trans[0].letter(),
+        m.trans[1].letter(),
+        m.m,
+        m.n,
+        m.k,
+        m.batch,
         types.join("/"),
-        c.compute.name(),
-        c.alpha,
-        c.beta,
-        if c.xf32 { " xf32" } else { "" }
+        m.compute.name(),
+        if m.bias {
+            format!(" bias={}", m.bias_type.map_or("default", |t| t.name()))
+        } else {
+            String::new()
+        },
+        if m.activation == rocpath_gemm::lite::Activation::None {
+            String::new()
+        } else {
+            format!(" activation={}", m.activation.name())
+        },
+        m.requested,
+        m.workspace
     )
 }
 
@@ -49,7 +102,16 @@ pub fn gemm(e: &GemmExplanation) -> String {
         let _ = writeln!(s, "  - {}  ({})", r.text, r.cite);
     }
     if let Some(w) = &e.walk {
-        let _ = writeln!(s, "\nwalk");
+        let routed = e.hipblaslt.is_some() && e.call.rocblas().is_some();
+        let _ = writeln!(
+            s,
+            "\nwalk{}",
+            if routed {
+                " (Tensile, rocBLAS's fallback)"
+            } else {
+                ""
+            }
+        );
         for st in &w.steps {
             let pad = "  ".repeat(st.depth as usize + 1);
             step(&mut s, &pad, &st.kind);
@@ -114,7 +176,84 @@ pub fn gemm(e: &GemmExplanation) -> String {
     for f in &e.fallbacks {
         let _ = writeln!(s, "fallback  {f}");
     }
+    if let Some(h) = &e.hipblaslt {
+        lite_section(
+            &mut s,
+            h,
+            e.backend == "hipblaslt" && e.call.rocblas().is_some(),
+        );
+    }
     s
+}
+
+/// hipBLASLt's own answer: its steps, ranks, fill-in (and, for a routed call, its walk).
+fn lite_section(s: &mut String, h: &LiteDoc, routed: bool) {
+    let _ = writeln!(
+        s,
+        "\nhipBLASLt ({}){}",
+        h.catalog.as_deref().map_or(h.library_dir.as_str(), short),
+        if routed {
+            format!(" — {}", matmul_line(&h.matmul))
+        } else {
+            String::new()
+        }
+    );
+    if routed {
+        for r in &h.steps {
+            let _ = writeln!(s, "  - {}  ({})", r.text, r.cite);
+        }
+        if let Some(w) = &h.walk {
+            let _ = writeln!(s, "  walk");
+            for st in &w.steps {
+                let pad = "  ".repeat(st.depth as usize + 2);
+                step(s, &pad, &st.kind);
+            }
+        }
+    }
+    for r in &h.ranks {
+        let _ = writeln!(
+            s,
+            "  rank {}  #{} {} ({}{})",
+            r.rank,
+            r.index,
+            abbreviate(&r.name),
+            r.from,
+            if r.key.is_empty() {
+                String::new()
+            } else {
+                format!(", tuned size {:?}", r.key)
+            }
+        );
+    }
+    if let Some(f) = &h.fill_in {
+        let _ = writeln!(
+            s,
+            "  fill-in {} candidate(s) for {} place(s){}{}",
+            f.candidates,
+            f.slots,
+            if f.run_dependent {
+                " — order run-dependent"
+            } else {
+                ""
+            },
+            f.unresolved
+                .as_deref()
+                .map(|u| format!(" — {u}"))
+                .unwrap_or_default()
+        );
+    }
+    if routed {
+        let _ = writeln!(
+            s,
+            "  outcome {}{}  {}",
+            h.outcome,
+            h.unresolved
+                .as_deref()
+                .map(|u| format!(": {u}"))
+                .unwrap_or_default(),
+            ev(&h.evidence)
+        );
+    }
 }
 
 fn step(s: &mut String, pad: &str, k: &StepKind) {
@@ -229,17 +368,9 @@ pub fn gemm_table(es: &[GemmExplanation]) -> String {
         "code object",
     ]);
     for e in es {
-        let c = &e.call;
+        let (tr, m, n, k, _, ty) = shape(&e.call);
         t.add_row(vec![
-            comfy_table::Cell::new(format!(
-                "{}{} {}x{}x{} {}",
-                c.trans[0].letter(),
-                c.trans[1].letter(),
-                c.m,
-                c.n,
-                c.k,
-                c.types[0].name()
-            )),
+            comfy_table::Cell::new(format!("{tr} {m}x{n}x{k} {ty}")),
             comfy_table::Cell::new(format!("{} {}CU", e.device.target, e.device.cu_count)),
             comfy_table::Cell::new(e.outcome),
             comfy_table::Cell::new(match (&e.chosen, e.outcome) {
@@ -279,18 +410,16 @@ pub fn gemm_tsv(es: &[GemmExplanation]) -> String {
         "trans\tm\tn\tk\tbatch\ttype\ttarget\tcu\toutcome\tindex\tkernel\tdistance\tcode_object\n",
     );
     for e in es {
-        let c = &e.call;
+        let (tr, m, n, k, batch, ty) = shape(&e.call);
         let ch = e.chosen.as_ref();
         let _ = writeln!(
             s,
-            "{}{}\t{}\t{}\t{}\t{}\t{}\t{}\t{}\t{}\t{}\t{}\t{}\t{}",
-            c.trans[0].letter(),
-            c.trans[1].letter(),
-            c.m,
-            c.n,
-            c.k,
-            c.batch,
-            c.types[0].name(),
+            "{tr}\t{}\t{}\t{}\t{}\t{}\t{}\t{}\t{}\t{}\t{}\t{}\t{}",
+            m,
+            n,
+            k,
+            batch,
+            ty,
             e.device.target,
             e.device.cu_count,
             e.outcome,

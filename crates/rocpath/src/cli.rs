@@ -708,10 +708,25 @@ pub enum ExplainCommand {
 
 #[derive(Debug, Args)]
 pub struct ExplainGemmArgs {
-    /// rocBLAS's catalog folders (`…/rocblas/library`); default: `$ROCBLAS_TENSILE_LIBPATH`,
-    /// else the installs under /opt/rocm and /usr/lib.
+    /// Catalog folders: rocBLAS's (`…/rocblas/library`) and/or hipBLASLt's
+    /// (`…/hipblaslt/library`, told apart by `TensileLiteLibrary_lazy_Mapping.dat`); default:
+    /// `$ROCBLAS_TENSILE_LIBPATH`, else the installs under /opt/rocm and /usr/lib. With both, a
+    /// call rocBLAS routes to hipBLASLt gets hipBLASLt's choice.
     #[arg(value_name = "LIBRARY_DIR")]
     pub dirs: Vec<PathBuf>,
+    /// Which library the folders are: `rocblas` (Tensile) or `hipblaslt` (TensileLite, the
+    /// `hipblasLtMatmulAlgoGetHeuristic` query); default: told from each folder.
+    #[arg(long, value_name = "LIBRARY", value_parser = ["rocblas", "hipblaslt"])]
+    pub library: Option<String>,
+    /// hipBLASLt: the epilogue adds a bias, of TYPE (default: hipBLASLt's, D's type).
+    #[arg(long, value_name = "TYPE", num_args = 0..=1, default_missing_value = "default")]
+    pub bias: Option<String>,
+    /// hipBLASLt: the epilogue's activation (none, relu, gelu).
+    #[arg(long, value_name = "ACT")]
+    pub activation: Option<String>,
+    /// hipBLASLt: solutions asked for (`requestedAlgoCount`, default 1).
+    #[arg(long, value_name = "N")]
+    pub requested: Option<usize>,
     /// The device (`gfx90a:xnack-`); repeat or separate with commas to compare devices.
     #[arg(
         long,
@@ -739,7 +754,7 @@ pub struct ExplainGemmArgs {
     /// Batch count (uses the strided-batched API).
     #[arg(long, value_name = "N")]
     pub batch: Option<i64>,
-    /// Input type: f32, f64, f16, bf16, i8, xf32, c32, c64.
+    /// Input type: f32, f64, f16, bf16, i8, xf32, c32, c64 (hipBLASLt also f8, bf8).
     #[arg(long = "type", value_name = "TYPE", default_value = "f32")]
     pub ty: String,
     /// Compute type where the API takes one (`f32` for f16/bf16 with float accumulation).
@@ -797,7 +812,8 @@ pub struct ExplainGemmArgs {
     /// The handle disallows atomics (`rocblas_set_atomics_mode(…not_allowed)`).
     #[arg(long)]
     pub atomics_not_allowed: bool,
-    /// Workspace the handle has (`32M`; default rocBLAS's 32 MiB, 128 MiB on gfx94x).
+    /// Workspace the handle has (`32M`; default rocBLAS's 32 MiB, 128 MiB on gfx94x); for a
+    /// hipBLASLt query, the preference's `MAX_WORKSPACE_BYTES` (default 0, hipBLASLt's).
     #[arg(long, value_name = "SIZE")]
     pub workspace: Option<String>,
     /// Print TSV instead of the table.

@@ -192,3 +192,107 @@ fn traced_kernels_are_attributed_to_catalog_entries() {
         "explain.gemm.kernel_not_in_catalogs"
     );
 }
+
+fn hipblaslt_corpus() -> Option<String> {
+    let root = std::env::var_os("ROCPATH_CORPUS")
+        .map(std::path::PathBuf::from)
+        .or_else(|| {
+            std::env::var_os("HOME")
+                .map(|h| std::path::PathBuf::from(h).join(".cache/rocpath-corpus"))
+        })?;
+    let d = root.join("unpacked/libhipblaslt1/usr/lib/x86_64-linux-gnu/hipblaslt/library");
+    d.is_dir().then(|| d.display().to_string())
+}
+
+#[test]
+fn a_hipblaslt_folder_answers_the_heuristic_query() {
+    let Some(lib) = hipblaslt_corpus() else {
+        rocpath_testdata::skip("Debian libhipblaslt1 7.1.1 not unpacked in ROCPATH_CORPUS");
+        return;
+    };
+    let (code, out, err) = run(&[
+        "explain", "gemm", &lib, "--target", "gfx1201", "--m", "1024", "--n", "1024", "--k",
+        "1024", "--type", "f16",
+    ]);
+    assert_eq!(code, 0, "{err}");
+    assert!(out.contains("hipBLASLt matmul NN M=1024"), "{out}");
+    assert!(out.contains("index 58482"), "{out}");
+    assert!(out.contains("present, defines the kernel"), "{out}");
+    assert!(out.contains("explain.gemm.hipblaslt.chosen"), "{out}");
+    // gfx1100 f64: only exact tuned sizes; any other size is filled in, in memory order.
+    let (code, out, _) = run(&[
+        "--json", "explain", "gemm", &lib, "--target", "gfx1100", "--m", "100", "--n", "100",
+        "--k", "100", "--type", "f64",
+    ]);
+    // Unresolved, like any answer the model cannot give: exit 2.
+    assert_eq!(code, 2);
+    let v: Value = serde_json::from_str(&out).unwrap();
+    let e = &v["explanations"][0];
+    assert_eq!(e["outcome"], "unresolved");
+    assert_eq!(e["call"]["api"], "hipblaslt_matmul");
+    assert_eq!(e["hipblaslt"]["fill_in"]["run_dependent"], true);
+    assert_eq!(
+        e["evidence"]["rule"],
+        "explain.gemm.hipblaslt.run_dependent"
+    );
+}
+
+#[test]
+fn rocblas_routes_gfx1201_to_hipblaslt_and_shows_its_choice() {
+    let Some(lib) = hipblaslt_corpus() else {
+        rocpath_testdata::skip("Debian libhipblaslt1 7.1.1 not unpacked in ROCPATH_CORPUS");
+        return;
+    };
+    // The example rocBLAS folder has no gfx1201 catalog: hipBLASLt answers, Tensile would abort.
+    let (code, out, err) = run(&[
+        "--json", "explain", "gemm", LIB, &lib, "--target", "gfx1201", "--m", "1024", "--n",
+        "1024", "--k", "1024", "--type", "f16",
+    ]);
+    assert_eq!(code, 0, "{err}");
+    let v: Value = serde_json::from_str(&out).unwrap();
+    let e = &v["explanations"][0];
+    assert_eq!(e["backend"], "hipblaslt");
+    assert_eq!(e["outcome"], "chosen");
+    assert_eq!(e["call"]["api"], "gemm");
+    assert_eq!(e["hipblaslt"]["outcome"], "chosen");
+    assert_eq!(e["hipblaslt"]["matmul"]["compute"], "f16");
+}
+
+#[test]
+fn a_hipblaslt_folder_without_the_processors_master_is_no_catalog() {
+    let d = tempfile::tempdir().unwrap();
+    let dir = d.path().display().to_string();
+    let (code, out, err) = run(&[
+        "explain",
+        "gemm",
+        &dir,
+        "--library",
+        "hipblaslt",
+        "--target",
+        "gfx1201",
+        "--m",
+        "64",
+        "--n",
+        "64",
+        "--k",
+        "64",
+        "--type",
+        "f16",
+    ]);
+    assert_eq!(code, 1, "{err}");
+    assert!(out.contains("no_catalog"), "{out}");
+    assert!(out.contains("TensileLibrary_lazy_gfx1201.dat"), "{out}");
+    let (code, _, err) = run(&[
+        "explain",
+        "gemm",
+        &dir,
+        "--library",
+        "hipblaslt",
+        "--target",
+        "gfx1201",
+        "--line",
+        "./rocblas-bench -f gemm -r f32_r -m 4 -n 4 -k 4",
+    ]);
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("--line describes a rocBLAS call"), "{err}");
+}

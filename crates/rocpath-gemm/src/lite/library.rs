@@ -148,7 +148,7 @@ impl LiteLibrary {
                 .map(|i| name[i..].to_string())
                 .unwrap_or_default()
         };
-        let (mapping, mapping_error) = match read_mapping(&dir.join(MAPPING_FILE)) {
+        let (mapping, mapping_error) = match read_mapping(&dir.join(MAPPING_FILE), budget) {
             Ok(m) if !m.is_empty() => (m, None),
             Ok(_) => (
                 Vec::new(),
@@ -235,13 +235,13 @@ impl LiteLibrary {
     }
 }
 
-fn read_mapping(path: &Path) -> Result<Vec<(i64, String)>, String> {
-    let meta = std::fs::metadata(path).map_err(|e| format!("{}: {e}", path.display()))?;
-    if rocpath_budget::special::non_regular(meta.file_type()).is_some()
-        || meta.len() > crate::library::MAX_FILE_BYTES
-    {
-        return Err(format!("{}: not a regular catalog file", path.display()));
-    }
-    let bytes = std::fs::read(path).map_err(|e| format!("{}: {e}", path.display()))?;
+fn read_mapping(path: &Path, budget: &MemoryBudget) -> Result<Vec<(i64, String)>, String> {
+    let (bytes, _held) = rocpath_budget::input::read_bytes(
+        path,
+        budget,
+        crate::library::MAX_FILE_BYTES,
+        "hipBLASLt library mapping",
+    )
+    .map_err(|e| e.to_string())?;
     rocpath_tensile::catalog::decode_mapping(&bytes).map_err(|e| format!("{}: {e}", path.display()))
 }

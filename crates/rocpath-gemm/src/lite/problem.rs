@@ -240,6 +240,11 @@ pub struct Matmul {
     pub requested: usize,
     /// The preference's `MAX_WORKSPACE_BYTES` (hipBLASLt's default is 0).
     pub workspace: u64,
+    /// alpha: 1 for `hipblasLtMatmulAlgoGetHeuristic` (`assignAlphaBeta1`); the call's own
+    /// through `hipblaslt_ext::Gemm` (rocBLAS).
+    pub alpha: f64,
+    /// beta, likewise.
+    pub beta: f64,
 }
 
 impl Matmul {
@@ -271,6 +276,8 @@ impl Matmul {
             activation: Activation::None,
             requested: 1,
             workspace: 0,
+            alpha: 1.0,
+            beta: 1.0,
         }
     }
 
@@ -491,11 +498,9 @@ pub fn build(m: &Matmul) -> Result<Built, String> {
     let trans = [m.trans[0] != Op::N, m.trans[1] != Op::N];
     let bias_hip = m.bias_type.unwrap_or_else(|| default_bias(m));
     let bias_type = ty(bias_hip)?;
-    let alpha = if kk != 0 {
-        ScalarValue::One
-    } else {
-        ScalarValue::of(0.0)
-    };
+    // `alphaRestriction = 0; if(prob.k) alphaRestriction = alpha;` (updateTensileProblem keeps
+    // K as given; only ConstructTensileProblem folds alpha = 0 into K = 0).
+    let alpha = ScalarValue::of(if kk != 0 { m.alpha } else { 0.0 });
     let operation = format!(
         "Contraction_l_A{}_B{}_Cijk_Dijk",
         if trans[0] { "lik" } else { "ilk" },
@@ -513,7 +518,7 @@ pub fn build(m: &Matmul) -> Result<Built, String> {
         batch: m.batch as u64,
         ld: m.ld.map(|v| v as u64),
         batch_stride: m.stride.map(|v| v as u64),
-        beta: 1.0,
+        beta: m.beta,
         alpha,
         hpa: compute.bytes() > types[0].bytes(),
         strided_batched: true,

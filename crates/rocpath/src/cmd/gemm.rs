@@ -1,4 +1,5 @@
-//! `rocpath explain gemm`: which Tensile kernel a GEMM runs, per shape and GPU.
+//! `rocpath explain gemm`: which Tensile kernel a GEMM runs, per shape and GPU — through rocBLAS
+//! (Tensile, or hipBLASLt for the calls rocBLAS routes there), or a hipBLASLt matmul query.
 
 use crate::cli::ExplainGemmArgs;
 use crate::output::{Printer, Status};
@@ -30,7 +31,8 @@ struct KernelDoc<'a> {
     errors: Vec<Err>,
 }
 
-fn settings(a: &ExplainGemmArgs, p: &Printer) -> anyhow::Result<Settings> {
+/// The route's settings, and `HIPBLASLT_TENSILE_LIBPATH` when `--env` sets it.
+fn settings(a: &ExplainGemmArgs, p: &Printer) -> anyhow::Result<(Settings, Option<PathBuf>)> {
     let env: HashMap<String, String> = a
         .env
         .iter()
@@ -48,13 +50,14 @@ fn settings(a: &ExplainGemmArgs, p: &Printer) -> anyhow::Result<Settings> {
         .map(|w| rocpath_budget::parse_size(w).map_err(|e| anyhow::anyhow!("--workspace: {e}")))
         .transpose()?;
     for k in env.keys() {
-        if !rocpath_gemm::rocblas::WATCHED.contains(&k.as_str()) {
+        if !rocpath_gemm::rocblas::WATCHED.contains(&k.as_str()) && k != "HIPBLASLT_TENSILE_LIBPATH"
+        {
             p.note(&format!(
                 "--env {k}: not a variable the GEMM route reads (ignored)"
             ));
         }
     }
-    Ok(s)
+    Ok((s, env.get("HIPBLASLT_TENSILE_LIBPATH").map(PathBuf::from)))
 }
 
 fn calls(a: &ExplainGemmArgs) -> anyhow::Result<(Vec<Call>, Vec<Err>, bool)> {
@@ -111,6 +114,7 @@ fn calls(a: &ExplainGemmArgs) -> anyhow::Result<(Vec<Call>, Vec<Err>, bool)> {
                 ld: [a.lda, a.ldb, a.ldc],
                 alpha: a.alpha,
                 beta: a.beta,
+                ..Spec::default()
             })
             .map_err(|e| anyhow::anyhow!(e))
         })
@@ -118,13 +122,92 @@ fn calls(a: &ExplainGemmArgs) -> anyhow::Result<(Vec<Call>, Vec<Err>, bool)> {
     Ok((calls, Vec::new(), false))
 }
 
+fn shapes(a: &ExplainGemmArgs) -> anyhow::Result<Vec<(i64, i64, i64)>> {
+    let mut shapes: Vec<(i64, i64, i64)> = a
+        .shapes
+        .iter()
+        .map(|s| gemm::parse_shape(s).map_err(|e| anyhow::anyhow!("--shape: {e}")))
+        .collect::<anyhow::Result<_>>()?;
+    if let (Some(m), Some(n), Some(k)) = (a.m, a.n, a.k) {
+        shapes.insert(0, (m, n, k));
+    }
+    if shapes.is_empty() {
+        anyhow::bail!("give --m, --n and --k, --shape MxNxK or --problems FILE.tsv");
+    }
+    Ok(shapes)
+}
+
+/// hipBLASLt matmuls: a problem list in the reference's columns (`id trans_a trans_b m n k
+/// batch_count a_type … bias activation requested`), or the shape flags.
+fn matmuls(a: &ExplainGemmArgs) -> anyhow::Result<(Vec<rocpath_gemm::lite::Matmul>, Vec<Err>)> {
+    if let Some(file) = &a.problems {
+        let text = rocpath_budget::special::read_small_text(file, 256 << 20)
+            .map_err(|e| anyhow::anyhow!("{}: {e}", file.display()))?;
+        let mut lines = text.lines();
+        let header = rocpath_gemm::lite::batch::Header::parse(lines.next().unwrap_or(""))
+            .map_err(|e| anyhow::anyhow!("{}: {e}", file.display()))?;
+        let mut out = Vec::new();
+        let mut errs = Vec::new();
+        for (i, l) in lines.enumerate() {
+            if l.trim().is_empty() {
+                continue;
+            }
+            match header.matmul(l, i + 2) {
+                Ok((_, m)) => out.push(m),
+                Err(e) => errs.push(Err {
+                    path: Some(file.display().to_string()),
+                    line: Some(e.line),
+                    message: e.msg,
+                }),
+            }
+        }
+        return Ok((out, errs));
+    }
+    let workspace = a
+        .workspace
+        .as_deref()
+        .map(|w| rocpath_budget::parse_size(w).map_err(|e| anyhow::anyhow!("--workspace: {e}")))
+        .transpose()?;
+    let out = shapes(a)?
+        .into_iter()
+        .map(|mnk| {
+            gemm::matmul_from(&Spec {
+                ty: a.ty.clone(),
+                compute: a.compute_type.clone(),
+                output: a.output_type.clone(),
+                api: None,
+                trans: [a.trans_a.clone(), a.trans_b.clone()],
+                mnk,
+                batch: a.batch,
+                ld: [a.lda, a.ldb, a.ldc],
+                alpha: a.alpha,
+                beta: a.beta,
+                bias: a.bias.clone(),
+                activation: a.activation.clone(),
+                requested: a.requested,
+                workspace,
+            })
+            .map_err(|e| anyhow::anyhow!(e))
+        })
+        .collect::<anyhow::Result<_>>()?;
+    Ok((out, Vec::new()))
+}
+
 fn dirs(a: &ExplainGemmArgs) -> anyhow::Result<Vec<PathBuf>> {
-    let d = if a.dirs.is_empty() {
-        gemm::default_dirs()
-    } else {
+    let lt = a.library.as_deref() == Some("hipblaslt");
+    let d = if !a.dirs.is_empty() {
         a.dirs.clone()
+    } else if lt {
+        gemm::default_hipblaslt_dirs()
+    } else {
+        gemm::default_dirs()
     };
     if d.is_empty() {
+        if lt {
+            anyhow::bail!(
+                "no hipBLASLt library folder found (none under /opt/rocm*/lib/hipblaslt or /usr/lib/*/hipblaslt): give the folder that holds TensileLibrary_lazy_*.dat"
+            );
+        }
         anyhow::bail!(
             "no rocBLAS catalog folder found (none under /opt/rocm*/lib/rocblas or /usr/lib/*/rocblas): give the folder that holds TensileLibrary_*.dat"
         );
@@ -151,35 +234,92 @@ pub fn run(a: ExplainGemmArgs, p: &Printer) -> anyhow::Result<Status> {
     for t in &a.target {
         super::known_target(t)?;
     }
-    let mut settings = settings(&a, p)?;
-    let (calls, errors, atomics) = calls(&a)?;
-    settings.atomics_not_allowed |= atomics;
+    let (mut settings, lt_env) = settings(&a, p)?;
     let devices = a
         .target
         .iter()
         .map(|t| gemm::device(t, a.cu).map_err(|e| anyhow::anyhow!(e)))
         .collect::<anyhow::Result<Vec<_>>>()?;
-    let single = calls.len() == 1 && devices.len() == 1 && dirs.len() == 1;
-    let mut libs = Libraries::new(super::budget(p));
-    let total = (calls.len() * devices.len() * dirs.len()) as u64;
-    let bar = p.counter("predicting", total);
-    let mut out = Vec::with_capacity(total.min(1 << 20) as usize);
-    for dir in &dirs {
-        for c in &calls {
-            for d in &devices {
-                out.push(gemm::explain(
-                    &mut libs,
-                    dir,
-                    c,
-                    d,
-                    &settings,
-                    single || a.walk,
-                ));
-                bar.inc(1);
-            }
+    // rocBLAS folders and hipBLASLt folders (`true`: HIPBLASLT_TENSILE_LIBPATH, read as is).
+    let mut rocblas_dirs = Vec::new();
+    let mut lt_dirs: Vec<(PathBuf, bool)> = Vec::new();
+    for d in &dirs {
+        let lt = match a.library.as_deref() {
+            Some(l) => l == "hipblaslt",
+            None => rocpath_gemm::lite::library::is_hipblaslt_folder(d),
+        };
+        if lt {
+            lt_dirs.push((d.clone(), false));
+        } else {
+            rocblas_dirs.push(d.clone());
         }
     }
-    bar.finish_and_clear();
+    if let Some(e) = lt_env {
+        lt_dirs.insert(0, (e, true));
+    }
+    let mut libs = Libraries::new(super::budget(p));
+    let mut out = Vec::new();
+    let errors;
+    if rocblas_dirs.is_empty() {
+        // hipBLASLt's own query.
+        if a.line.is_some() {
+            anyhow::bail!(
+                "--line describes a rocBLAS call: give a rocBLAS folder, or the shape flags for hipBLASLt"
+            );
+        }
+        let (matmuls, errs) = matmuls(&a)?;
+        errors = errs;
+        let single = matmuls.len() == 1 && devices.len() == 1 && lt_dirs.len() == 1;
+        let total = (matmuls.len() * devices.len() * lt_dirs.len()) as u64;
+        let bar = p.counter("predicting", total);
+        out.reserve(total.min(1 << 20) as usize);
+        for (dir, from_env) in &lt_dirs {
+            for m in &matmuls {
+                for d in &devices {
+                    out.push(gemm::explain_hipblaslt(
+                        &mut libs,
+                        dir,
+                        *from_env,
+                        m,
+                        d,
+                        single || a.walk,
+                    ));
+                    bar.inc(1);
+                }
+            }
+        }
+        bar.finish_and_clear();
+    } else {
+        if a.bias.is_some() || a.activation.is_some() || a.requested.is_some() {
+            p.note("--bias, --activation and --requested describe a hipBLASLt query; a rocBLAS call has none (ignored)");
+        }
+        let (calls, errs, atomics) = calls(&a)?;
+        errors = errs;
+        settings.atomics_not_allowed |= atomics;
+        let hip = lt_dirs.first().map(|(d, e)| (d.as_path(), *e));
+        let single = calls.len() == 1 && devices.len() == 1 && rocblas_dirs.len() == 1;
+        let total = (calls.len() * devices.len() * rocblas_dirs.len()) as u64;
+        let bar = p.counter("predicting", total);
+        out.reserve(total.min(1 << 20) as usize);
+        for dir in &rocblas_dirs {
+            for c in &calls {
+                for d in &devices {
+                    out.push(gemm::explain_with(
+                        &mut libs,
+                        dir,
+                        c,
+                        d,
+                        &settings,
+                        single || a.walk,
+                        hip,
+                    ));
+                    bar.inc(1);
+                }
+            }
+        }
+        bar.finish_and_clear();
+    }
+    let single = out.len() == 1;
     let status = if out.iter().any(|e| e.outcome == "unresolved") || !errors.is_empty() {
         Status::Error
     } else if out.iter().all(|e| e.outcome == "chosen") {

@@ -15,6 +15,8 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         return Err("usage: lite_predict LIBDIR TARGET CUS < problems.tsv".into());
     };
     let notes = std::env::var("LITE_NOTES").map_or(true, |v| v != "0");
+    // LITE_SLOW=N: report the queries that take longer than N µs.
+    let slow: Option<u128> = std::env::var("LITE_SLOW").ok().and_then(|v| v.parse().ok());
     let target = rocpath_arch::TargetId::parse(target).map_err(|e| format!("{e:?}"))?;
     let dev = Device::new(target, cus.parse()?);
     let budget = rocpath_budget::MemoryBudget::new(8 << 30);
@@ -35,7 +37,14 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         }
         match header.matmul(&line, i + 2) {
             Ok((id, m)) => {
+                let t1 = std::time::Instant::now();
                 let h = heuristic(&lib, &dev, &m, false);
+                if let Some(limit) = slow {
+                    let us = t1.elapsed().as_micros();
+                    if us > limit {
+                        eprintln!("{id}: {us} µs");
+                    }
+                }
                 if let Some(w) = batch::unresolved_reason(&h) {
                     unresolved += 1;
                     if notes {

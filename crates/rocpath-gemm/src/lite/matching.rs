@@ -53,7 +53,14 @@ impl Search<'_> {
     /// the range searched is then empty (an M group past the last, :1193-1233), so the value read
     /// there never decides anything; 0 stands for it.
     fn k(&self, i: usize, j: usize) -> i64 {
-        self.m.key(i).get(j).copied().unwrap_or(0)
+        if j >= self.m.dims {
+            return 0;
+        }
+        self.m
+            .keys
+            .get(i.wrapping_mul(self.m.dims).wrapping_add(j))
+            .copied()
+            .unwrap_or(0)
     }
 
     /// `transform(entry i)`: the entry's library's `findBestSolution`, recorded when tracing.
@@ -66,6 +73,16 @@ impl Search<'_> {
         depth: u32,
     ) -> Result<Option<Pick>, String> {
         let e = &self.m.entries[i];
+        if !w.tracing() && e.pos != rocpath_tensile::catalog::UNRESOLVED {
+            if let EntryValue::Index(_) = e.value {
+                let r = w.single_at(file, e.pos as usize)?;
+                return Ok(r.map(|mut p| {
+                    p.distance = Some(dist);
+                    p.key = self.m.key(i).to_vec();
+                    p
+                }));
+            }
+        }
         let mut t = w.tracing().then(|| Tried {
             position: i,
             key: self.m.key(i).to_vec(),

@@ -77,6 +77,9 @@ pub struct LiteWalk<'a> {
     pub trace: Option<Trace>,
     chain: Vec<String>,
     verdicts: rustc_hash::FxHashMap<usize, Vec<u8>>,
+    /// The verdicts of the file searched last, out of the map (a table search asks hundreds of
+    /// times in one file).
+    current: (usize, Vec<u8>),
 }
 
 impl<'a> LiteWalk<'a> {
@@ -94,6 +97,7 @@ impl<'a> LiteWalk<'a> {
             trace: trace.then(Trace::default),
             chain: Vec::new(),
             verdicts: rustc_hash::FxHashMap::default(),
+            current: (0, Vec::new()),
         }
     }
 
@@ -369,12 +373,7 @@ impl<'a> LiteWalk<'a> {
                 file.name()
             ));
         };
-        let key = Arc::as_ptr(file) as usize;
-        let memo = self
-            .verdicts
-            .entry(key)
-            .or_insert_with(|| vec![0; file.catalog.solutions.len()]);
-        let known = memo.get(pos).copied().unwrap_or(0);
+        let known = self.memo(file).get(pos).copied().unwrap_or(0);
         let ok = if known != 0 && tried.is_none() {
             known == 1
         } else {
@@ -394,12 +393,47 @@ impl<'a> LiteWalk<'a> {
                 }
             }
             let ok = v == Verdict::Accepts;
-            if let Some(m) = self.verdicts.get_mut(&key).and_then(|m| m.get_mut(pos)) {
+            if let Some(m) = self.memo(file).get_mut(pos) {
                 *m = if ok { 1 } else { 2 };
             }
             ok
         };
         Ok(ok.then(|| Pick {
+            file: file.clone(),
+            pos,
+            key: Vec::new(),
+            distance: None,
+        }))
+    }
+
+    /// The verdicts of `file` (one byte per solution: 0 unknown, 1 accepts, 2 rejects).
+    fn memo(&mut self, file: &Arc<File>) -> &mut Vec<u8> {
+        let key = Arc::as_ptr(file) as usize;
+        if self.current.0 != key {
+            let old = std::mem::replace(&mut self.current, (key, Vec::new()));
+            if old.0 != 0 {
+                self.verdicts.insert(old.0, old.1);
+            }
+            self.current.1 = self
+                .verdicts
+                .remove(&key)
+                .unwrap_or_else(|| vec![0; file.catalog.solutions.len()]);
+        }
+        &mut self.current.1
+    }
+
+    /// [`LiteWalk::single`] for an entry whose solution position the loader resolved.
+    pub(crate) fn single_at(
+        &mut self,
+        file: &Arc<File>,
+        pos: usize,
+    ) -> Result<Option<Pick>, String> {
+        let known = self.memo(file).get(pos).copied().unwrap_or(0);
+        if known == 0 {
+            let index = file.catalog.solutions.get(pos).map_or(-1, |s| s.index);
+            return self.single(index, file, None);
+        }
+        Ok((known == 1).then(|| Pick {
             file: file.clone(),
             pos,
             key: Vec::new(),

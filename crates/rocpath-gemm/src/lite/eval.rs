@@ -26,7 +26,7 @@ use rocpath_tensile::catalog::{
 /// TensileLite's processors (`AMDGPU::Processor`, `AMDGPU.hpp:52-80`) in the order
 /// `toProcessor` searches the arch name for them (`AMDGPU.hpp:82-176`: the first name found as a
 /// substring wins; none is processor 0).
-const PROCESSORS: [(&str, u32); 25] = [
+const PROCESSORS: [(&str, u32); 23] = [
     ("gfx803", 803),
     ("gfx900", 900),
     ("gfx906", 906),
@@ -50,30 +50,21 @@ const PROCESSORS: [(&str, u32); 25] = [
     ("gfx950", 950),
     ("gfx1200", 1200),
     ("gfx1201", 1201),
-    // In the serialization's names (`Serialization/Predicates.hpp:205-232`) only through the
-    // enum; kept for catalog values.
-    ("gfx1031", 1031),
-    ("gfx1032", 1032),
 ];
-
-/// Names `toProcessor` searches for (all but the last two).
-const SEARCHED: usize = 23;
 
 /// The processor number TensileLite gives a device (`toProcessor(gcnArchName)`), 0 if none.
 pub fn processor_of(dev: &Device) -> u32 {
     let arch = dev.target.canonical();
-    PROCESSORS[..SEARCHED]
+    PROCESSORS
         .iter()
         .find(|(n, _)| arch.contains(n))
         .map_or(0, |&(_, v)| v)
 }
 
-/// The number of a processor a catalog names, if TensileLite's serialization knows it.
+/// The number of a processor a catalog names, if TensileLite's serialization knows it
+/// (`Serialization/Predicates.hpp:205-232`: the same names).
 pub fn processor_number(name: &str) -> Option<u32> {
-    PROCESSORS[..SEARCHED]
-        .iter()
-        .find(|(n, _)| *n == name)
-        .map(|&(_, v)| v)
+    PROCESSORS.iter().find(|(n, _)| *n == name).map(|&(_, v)| v)
 }
 
 /// A hardware leaf (`AMDGPUPredicates.hpp`).
@@ -103,7 +94,7 @@ fn gpu_leaf(l: &GpuLeaf, dev: &Device) -> Result<bool, String> {
         GpuLeaf::TargetProcessor(p) => {
             let other = known(p)?;
             let mine = processor_of(dev);
-            other <= mine && (other == mine || (other != 803 && other == 900))
+            other <= mine && (other == mine || other == 900)
         }
         GpuLeaf::IsApu(_) => return Err("GPU predicate `IsAPU` (not in TensileLite 7.1)".into()),
         GpuLeaf::Unknown(n) => return Err(format!("GPU predicate `{n}`")),
@@ -650,5 +641,80 @@ pub fn verdict_text(v: &Verdict<'_>, p: &LiteProblem) -> String {
         }
         Verdict::Hardware(None) => "a hardware predicate (FalsePred/Not)".into(),
         Verdict::Unknown(w) => w.clone(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+    use super::*;
+    use crate::lite::problem::{Activation, ComputeType, HipType, Matmul, build};
+    use crate::problem::Op;
+    use rocpath_arch::TargetId;
+
+    fn p(m: i64, n: i64, k: i64) -> LiteProblem {
+        build(&Matmul::simple(
+            HipType::F16,
+            HipType::F16,
+            ComputeType::F32,
+            [Op::N, Op::N],
+            m,
+            n,
+            k,
+        ))
+        .unwrap()
+        .problem
+    }
+
+    #[test]
+    fn processors_are_found_as_to_processor_finds_them() {
+        let d = |t: &str| Device::new(TargetId::parse(t).unwrap(), 64);
+        assert_eq!(processor_of(&d("gfx90a:sramecc+:xnack-")), 910);
+        assert_eq!(processor_of(&d("gfx1151")), 1151);
+        assert_eq!(processor_of(&d("gfx1031")), 0);
+        assert_eq!(processor_number("gfx1200"), Some(1200));
+        assert_eq!(processor_number("gfx1031"), None);
+    }
+
+    #[test]
+    fn gsu_min_k_bypasses_auto_and_treats_one_as_none() {
+        use ProblemLeaf as L;
+        let l = |du, gsu| L::GlobalSplitUCheckMinKGsu([du, gsu]);
+        assert!(problem_leaf(&l(32, -1), &p(8, 8, 1)).unwrap());
+        assert!(problem_leaf(&l(32, 1), &p(8, 8, 1)).unwrap());
+        assert!(!problem_leaf(&l(32, 4), &p(8, 8, 100)).unwrap());
+        assert!(problem_leaf(&l(32, 4), &p(8, 8, 128)).unwrap());
+    }
+
+    #[test]
+    fn workgroup_counts_are_computed_in_float() {
+        let l = |v| ProblemLeaf::WorkgroupNumberCheck { index: 0, value: v };
+        // 4096 × 4096 workgroups = 2^24: allowed; GSU 2 doubles it past.
+        assert!(problem_leaf(&l([1, 1, 1]), &p(4096, 4096, 8)).unwrap());
+        assert!(!problem_leaf(&l([1, 1, 2]), &p(4096, 4096, 8)).unwrap());
+        assert!(problem_leaf(&l([1, 1, -1]), &p(65536, 65536, 8)).unwrap());
+    }
+
+    #[test]
+    fn the_epilogue_reads_the_activation_lists() {
+        let mut m = Matmul::simple(
+            HipType::F16,
+            HipType::F16,
+            ComputeType::F32,
+            [Op::N, Op::N],
+            8,
+            8,
+            8,
+        );
+        m.activation = Activation::Gelu;
+        let q = build(&m).unwrap().problem;
+        let list = |v: &[&str]| {
+            ProblemLeaf::ActivationEnumWhiteList(v.iter().map(|s| s.to_string()).collect())
+        };
+        assert!(problem_leaf(&list(&["None", "Gelu"]), &q).unwrap());
+        assert!(!problem_leaf(&list(&["None", "Relu"]), &q).unwrap());
+        assert!(!problem_leaf(&ProblemLeaf::Activation("None".into()), &q).unwrap());
+        assert!(problem_leaf(&ProblemLeaf::Activation("Hipblaslt_all".into()), &q).unwrap());
+        assert!(problem_leaf(&ProblemLeaf::Activation("Sinh".into()), &q).is_err());
     }
 }

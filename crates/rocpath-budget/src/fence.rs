@@ -133,8 +133,13 @@ impl Fence {
         Ok(())
     }
 
-    /// The real path of `p`, when it lies under a root.
-    fn inside(&self, p: &Path) -> Result<PathBuf, Refused> {
+    /// The roots, as real paths.
+    pub fn roots(&self) -> &[PathBuf] {
+        &self.roots
+    }
+
+    /// The real path of `p`, when it lies under a root (nothing recorded).
+    pub fn inside(&self, p: &Path) -> Result<PathBuf, Refused> {
         let target = std::fs::canonicalize(p).map_err(|e| Refused::Unresolved {
             path: p.to_path_buf(),
             message: e.to_string(),

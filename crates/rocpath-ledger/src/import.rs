@@ -92,6 +92,8 @@ pub struct ImportReport {
     pub hashed: usize,
     /// Raw lines quoted.
     pub quotes: usize,
+    /// Cited files not read: outside the folders the import may read (`--allow-root`).
+    pub outside_roots: usize,
     /// Case records created for case documents.
     pub cases_created: Vec<String>,
     /// Open questions created for the disagreements of `explain --compare` documents.
@@ -252,8 +254,24 @@ pub fn import_file_in(
         name,
         cwd,
         world,
+        &[],
         &rocpath_budget::MemoryBudget::default(),
     )
+}
+
+/// The folders whose files an import may hash and quote: the folder it runs in (`cwd`, where
+/// relative paths of the document lead), the ledger folder, the ledger's data root, and
+/// `more` (`--allow-root`). A document that cites a file elsewhere (an SSH key, `/etc/shadow`)
+/// gets an input with a note, never its hash or lines.
+pub fn read_roots(ledger: &Ledger, cwd: &Path, more: &[PathBuf]) -> rocpath_budget::Fence {
+    let mut roots = vec![cwd.to_path_buf(), ledger.root().to_path_buf()];
+    if let Ok((_, meta)) = Ledger::open(ledger.root()) {
+        if !meta.data_root.is_empty() {
+            roots.push(ledger.root().join(&meta.data_root));
+        }
+    }
+    roots.extend(more.iter().cloned());
+    rocpath_budget::Fence::new(roots)
 }
 
 /// Largest document `ledger import` reads (the largest rocpath writes, an inventory of a whole
@@ -264,7 +282,9 @@ pub const MAX_DOCUMENT_BYTES: u64 = 1 << 30;
 const PARSED_PER_BYTE: u64 = 8;
 
 /// [`import_file_in`] within the run's memory budget: the document's text and what parsing it
-/// takes are reserved first, and a document that cannot fit is refused by name.
+/// takes are reserved first, and a document that cannot fit is refused by name. The files it
+/// cites are read only under [`read_roots`] (with `more_roots`).
+#[allow(clippy::too_many_arguments)]
 pub fn import_file_with(
     guard: &WriteGuard,
     ledger: &Ledger,
@@ -272,6 +292,7 @@ pub fn import_file_with(
     name: Option<&str>,
     cwd: &Path,
     world: &str,
+    more_roots: &[PathBuf],
     budget: &rocpath_budget::MemoryBudget,
 ) -> Result<ImportReport, ImportError> {
     let (bytes, _text) = rocpath_budget::input::read_bytes(
@@ -326,6 +347,7 @@ pub fn import_file_with(
                     inputs: o.inputs.len(),
                     hashed: o.inputs.iter().filter(|i| i.sha256.is_some()).count(),
                     quotes: o.quotes.len(),
+                    outside_roots: outside(&o.inputs),
                     cases_created: Vec::new(),
                     questions_created: Vec::new(),
                 });
@@ -335,7 +357,7 @@ pub fn import_file_with(
 
     let lines = cited_lines(&recs, &doc);
     drop(recs);
-    let (inputs, quotes) = hash_and_quote(&lines, cwd);
+    let (inputs, quotes) = hash_and_quote(&lines, cwd, &read_roots(ledger, cwd, more_roots));
 
     let root_abs = fs::canonicalize(ledger.root()).map_err(|source| StoreError::Io {
         path: ledger.root().to_path_buf(),
@@ -372,6 +394,7 @@ pub fn import_file_with(
         inputs: obs.inputs.len(),
         hashed: obs.inputs.iter().filter(|i| i.sha256.is_some()).count(),
         quotes: obs.quotes.len(),
+        outside_roots: outside(&obs.inputs),
         cases_created,
         questions_created,
     })
@@ -400,9 +423,21 @@ fn cited_lines(
     lines
 }
 
+fn outside(inputs: &[Input]) -> usize {
+    inputs.iter().filter(|i| i.note == OUTSIDE_ROOTS).count()
+}
+
+/// What an input outside the read roots says.
+pub const OUTSIDE_ROOTS: &str = "outside the folders an import reads (the folder it runs in, the \
+     ledger and its data root); not hashed or quoted — give its folder with --allow-root to read it";
+
 /// Each cited file hashed (relative paths from `cwd`) and its cited lines quoted; a file that
-/// cannot be read is an input with a note.
-fn hash_and_quote(lines: &BTreeMap<String, BTreeSet<u64>>, cwd: &Path) -> (Vec<Input>, Vec<Quote>) {
+/// cannot be read, or lies outside `roots`, is an input with a note.
+fn hash_and_quote(
+    lines: &BTreeMap<String, BTreeSet<u64>>,
+    cwd: &Path,
+    roots: &rocpath_budget::Fence,
+) -> (Vec<Input>, Vec<Quote>) {
     let mut inputs = Vec::new();
     let mut quotes = Vec::new();
     for (path, wanted) in lines {
@@ -416,6 +451,11 @@ fn hash_and_quote(lines: &BTreeMap<String, BTreeSet<u64>>, cwd: &Path) -> (Vec<I
             path: path.clone(),
             ..Input::default()
         };
+        if let Err(rocpath_budget::Refused::Outside { .. }) = roots.inside(&at) {
+            input.note = OUTSIDE_ROOTS.to_string();
+            inputs.push(input);
+            continue;
+        }
         match fs::metadata(&at) {
             Ok(m) if m.is_file() => match sha256_file(&at) {
                 Ok((h, n)) => {

@@ -203,40 +203,69 @@ pub fn publishable(ledger: &Path, l: &mut Loaded) -> Paths {
     paths
 }
 
-/// A raw input to publish: where it is here, and its published relative path.
+/// A raw input to publish: where it is here, its published relative path, and the sha256 it
+/// had when imported.
 #[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
 pub struct RawFile {
     /// The file here.
     pub source: PathBuf,
     /// Its path under the published `raw/` folder (no `..`, no leading `/`).
     pub published: String,
+    /// Its sha256 when imported: a file that differs now is not published.
+    pub sha256: String,
 }
 
-/// The raw inputs of the ledger's observations that exist here as regular files, each once.
-/// Call it before [`publishable`] (it reads the paths as imported).
-pub fn raw_files(ledger: &Path, l: &Loaded) -> Vec<RawFile> {
+/// A raw input not published, and why.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, serde::Serialize)]
+pub struct RawSkipped {
+    /// The input as the observation names it.
+    pub path: String,
+    /// Why it is not published.
+    pub why: String,
+}
+
+/// The raw inputs of the ledger's observations that exist here as regular files under the
+/// data root, each once; those outside the data root are not published (a ledger could name
+/// any file of the machine) and are listed with the reason. Call it before [`publishable`]
+/// (it reads the paths as imported).
+pub fn raw_files(ledger: &Path, l: &Loaded) -> (Vec<RawFile>, Vec<RawSkipped>) {
     let paths = Paths::new(ledger, l);
     let ledger_abs = absolute(ledger);
-    let mut out: BTreeMap<String, PathBuf> = BTreeMap::new();
+    let mut out: BTreeMap<String, (PathBuf, String)> = BTreeMap::new();
+    let mut skipped = std::collections::BTreeSet::new();
     for o in &l.observations {
-        for i in o.inputs.iter().filter(|i| i.sha256.is_some()) {
+        for i in &o.inputs {
+            let Some(sha) = &i.sha256 else { continue };
             let at = normal(&resolve_input(&ledger_abs, &o.imported.base, &i.path));
             if !std::fs::metadata(&at).is_ok_and(|m| m.is_file()) {
                 continue;
             }
             let rel = paths.path(&at.to_string_lossy());
+            if rel.split('/').any(|c| c == "..") || Path::new(&rel).is_absolute() {
+                skipped.insert(RawSkipped {
+                    path: i.path.clone(),
+                    why: "outside the ledger's data root; not published".into(),
+                });
+                continue;
+            }
             let published: Vec<&str> = rel
                 .split('/')
-                .filter(|c| !c.is_empty() && *c != "." && *c != "..")
+                .filter(|c| !c.is_empty() && *c != ".")
                 .collect();
             if !published.is_empty() {
-                out.entry(published.join("/")).or_insert(at);
+                out.entry(published.join("/")).or_insert((at, sha.clone()));
             }
         }
     }
-    out.into_iter()
-        .map(|(published, source)| RawFile { source, published })
-        .collect()
+    let files = out
+        .into_iter()
+        .map(|(published, (source, sha256))| RawFile {
+            source,
+            published,
+            sha256,
+        })
+        .collect();
+    (files, skipped.into_iter().collect())
 }
 
 #[cfg(test)]

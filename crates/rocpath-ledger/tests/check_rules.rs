@@ -485,3 +485,46 @@ fn reimport_is_idempotent_and_named_imports_replace() {
     let _ = Path::new("");
     let _ = Locator::default();
 }
+
+/// A foreign document that cites a file outside the folders an import reads (an SSH key) used
+/// to get it hashed and its lines quoted into the ledger (and so into the site); now the
+/// input says why it was not read, until its folder is allowed.
+#[test]
+fn cited_files_outside_the_read_roots_are_not_read() {
+    let f = Fixture::new();
+    let outside = tempfile::tempdir().unwrap();
+    let key = outside.path().join("id_ed25519");
+    std::fs::write(&key, "-----BEGIN OPENSSH PRIVATE KEY-----\nsecret\n").unwrap();
+    let observed = json!({"tool": "rocpath", "version": "0.1.0", "command": "rocpath --json case read x",
+                          "time": "2026-11-20T00:00:00Z", "host": "h", "schema": "rocpath.case/1"});
+    let doc = json!({
+        "schema": "rocpath.case/1", "observed": observed,
+        "cases": [{"case": "c", "device": {"arch": "gfx900"}, "forced": null, "outcome": "natural",
+                   "selected": {"solver": "S", "evidence": {"class": "confirmed", "kind": "runtime_verified",
+                     "rule": "case.selected", "sources": [{"path": key.display().to_string(), "line": 2}]}}}]
+    });
+    let file = f.dir.path().join("leak.json");
+    std::fs::write(&file, serde_json::to_vec(&doc).unwrap()).unwrap();
+    let g = f.ledger.lock("t").unwrap();
+    let budget = rocpath_budget::MemoryBudget::default();
+    let import = |name: &str, more: &[std::path::PathBuf]| {
+        rocpath_ledger::import::import_file_with(
+            &g,
+            &f.ledger,
+            &file,
+            Some(name),
+            f.dir.path(),
+            "",
+            more,
+            &budget,
+        )
+        .unwrap()
+    };
+    let r = import("leak", &[]);
+    assert_eq!((r.inputs, r.hashed, r.quotes), (1, 0, 0));
+    let obs = std::fs::read_to_string(f.ledger.root().join("observations/leak.json")).unwrap();
+    assert!(!obs.contains("secret"), "{obs}");
+    assert!(obs.contains(rocpath_ledger::import::OUTSIDE_ROOTS), "{obs}");
+    let r = import("allowed", &[outside.path().to_path_buf()]);
+    assert_eq!((r.inputs, r.hashed, r.quotes), (1, 1, 1));
+}

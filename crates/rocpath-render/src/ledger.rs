@@ -32,6 +32,13 @@ pub fn imported(doc: &ImportDoc) -> String {
             "{} → observations/{}.json ({what}, {}): {} records, {}/{} raw inputs hashed, {} lines quoted",
             r.file, r.id, r.schema, r.records, r.hashed, r.inputs, r.quotes
         );
+        if r.outside_roots > 0 {
+            let _ = writeln!(
+                s,
+                "  {} cited file(s) outside the folders an import reads: not hashed or quoted (give their folder with --allow-root DIR)",
+                r.outside_roots
+            );
+        }
         for c in &r.cases_created {
             let _ = writeln!(s, "  case cases/{c}.toml created");
         }
@@ -193,6 +200,14 @@ pub fn study(out: &Path, r: &rocpath_study::Report) -> String {
     }
     if let Some(raw) = &r.raw {
         let _ = writeln!(s, "raw: {} files, {} bytes", raw.files, raw.bytes);
+        raw_skipped(&mut s, &raw.skipped);
     }
     s
+}
+
+/// The raw inputs `--copy-raw` did not copy, one line each.
+pub fn raw_skipped(s: &mut String, skipped: &[rocpath_ledger::publish::RawSkipped]) {
+    for k in skipped {
+        let _ = writeln!(s, "raw: not copied: {}: {}", k.path, k.why);
+    }
 }

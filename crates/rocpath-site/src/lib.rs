@@ -281,7 +281,7 @@ pub fn build_published(
     rocpath_ledger::publish::publishable(ledger, &mut l);
     let report = build(&l, out, opts)?;
     let raw = match files {
-        Some(f) => Some(raw::copy_raw(&f, out)?),
+        Some((f, skipped)) => Some(raw::copy_raw(&f, skipped, out)?),
         None => None,
     };
     Ok((report, raw))

@@ -137,3 +137,53 @@ fn world_page_blocks_and_publishable_paths() {
         "{obs}"
     );
 }
+
+/// `--copy-raw` used to publish any file an observation named (its `..` dropped: a key under
+/// the home folder became `raw/root/.ssh/…`) and a file as it is now, not as imported.
+#[test]
+fn copy_raw_publishes_only_unchanged_files_under_the_data_root() {
+    let tmp = tempfile::tempdir().unwrap();
+    let l = ledger(tmp.path());
+    let notes = tmp.path().join("notes.txt");
+    std::fs::write(&notes, "beside the recordings, not under them\n").unwrap();
+    let mut doc = case(tmp.path(), "vega64_other", None, "natural", None);
+    doc["cases"][0]["outcome"]["evidence"]["sources"][0]["path"] =
+        json!(notes.display().to_string());
+    let f = tmp.path().join("other.json");
+    std::fs::write(&f, serde_json::to_vec(&doc).unwrap()).unwrap();
+    let g = l.lock("test").unwrap();
+    import_file_in(&g, &l, &f, Some("other"), tmp.path(), "").unwrap();
+    drop(g);
+    let changed = tmp.path().join("recordings/vega64/vega64_i8_case1.log");
+    std::fs::write(&changed, "edited after the import\n").unwrap();
+    let out = tmp.path().join("site");
+    let opts = rocpath_site::Options {
+        version: "test".into(),
+    };
+    let (_, raw) =
+        rocpath_site::build_published(l.root(), l.load().unwrap(), &out, &opts, true).unwrap();
+    let raw = raw.unwrap();
+    let why: Vec<(String, String)> = raw
+        .skipped
+        .iter()
+        .map(|k| (k.path.clone(), k.why.clone()))
+        .collect();
+    assert_eq!(raw.files, 2, "{why:?}"); // the two unchanged logs of the recordings
+    assert_eq!(why.len(), 2, "{why:?}");
+    assert!(
+        why.iter()
+            .any(|(p, w)| p.ends_with("notes.txt") && w.contains("outside the ledger's data root")),
+        "{why:?}"
+    );
+    assert!(
+        why.iter()
+            .any(|(p, w)| p.ends_with("vega64_i8_case1.log") && w.contains("changed since")),
+        "{why:?}"
+    );
+    assert!(!out.join("raw/vega64/vega64_i8_case1.log").exists());
+    assert!(
+        rocpath_testdata::files_under(&out.join("raw"))
+            .iter()
+            .all(|p| !p.ends_with("notes.txt"))
+    );
+}

@@ -349,6 +349,11 @@ pub struct LedgerImportArgs {
     /// Derive the ledger's claims after importing (as `rocpath ledger derive`).
     #[arg(long)]
     pub derive: bool,
+    /// A folder whose files the documents may cite (hashed, quoted), besides the current
+    /// folder, the ledger and its data root; repeatable. A cited file elsewhere is recorded
+    /// with a note, never read.
+    #[arg(long = "allow-root", value_name = "DIR")]
+    pub allow_roots: Vec<PathBuf>,
 }
 
 #[derive(Debug, Args)]

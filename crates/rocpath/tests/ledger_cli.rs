@@ -436,11 +436,35 @@ fn real_miopen_cases_import_into_the_taxonomy() {
                 &format!("{name}.json"),
                 "--as",
                 name,
+                "--allow-root",
+                logs.to_str().unwrap(),
             ],
             dir,
         );
         assert!(o.status.success(), "{}", text(&o));
     }
+    // Without --allow-root, the logs (outside the folder the import runs in) are not read.
+    assert!(rocpath(&["ledger", "init", "l2"], dir).status.success());
+    let o = rocpath(
+        &[
+            "ledger",
+            "import",
+            "l2",
+            &format!("{}.json", pick[0].0),
+            "--as",
+            "x",
+        ],
+        dir,
+    );
+    assert!(o.status.success(), "{}", text(&o));
+    let x = Ledger::open(&dir.join("l2")).unwrap().0.load().unwrap();
+    let x = &x.observations[0];
+    assert!(x.quotes.is_empty() && x.inputs.iter().all(|i| i.sha256.is_none()));
+    assert!(
+        x.inputs.iter().all(|i| i.note.contains("--allow-root")),
+        "{:?}",
+        x.inputs
+    );
     let loaded = Ledger::open(&dir.join("l")).unwrap().0.load().unwrap();
     assert_eq!(loaded.cases.len(), 4, "a case record per case document");
     assert!(

@@ -63,6 +63,7 @@ fn import(a: LedgerImportArgs, p: &Printer) -> anyhow::Result<Status> {
             a.name.as_deref(),
             &cwd,
             world,
+            &a.allow_roots,
             &super::budget(p),
         );
         if let Err(e) = &r {

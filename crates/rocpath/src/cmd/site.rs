@@ -94,6 +94,11 @@ fn build(a: SiteBuildArgs, p: &Printer) -> anyhow::Result<Status> {
                 r.bytes,
                 a.out.join("raw").display()
             ))?;
+            let mut skipped = String::new();
+            rocpath_render::ledger::raw_skipped(&mut skipped, &r.skipped);
+            if !skipped.is_empty() {
+                p.data(&skipped)?;
+            }
         }
     }
     if p.global.verbose > 0 {

@@ -378,13 +378,16 @@ pub fn import_file_with(
         quotes,
         document: doc,
     };
-    guard.write_observation(&obs)?;
-
+    // The observation is written last: it is the import's commit point. Killed before it,
+    // the ledger holds at most stub records that name an observation not there (which `ledger
+    // check` reports as `ledger.missing_record`), and importing again is a new import that
+    // writes the stubs still missing and then the observation.
     let (cases_created, questions_created) = if outcome == ImportOutcome::New {
         create_stubs(guard, ledger, &obs)?
     } else {
         (Vec::new(), Vec::new())
     };
+    guard.write_observation(&obs)?;
     Ok(ImportReport {
         id,
         file: file.display().to_string(),

@@ -25,6 +25,7 @@
 pub mod child;
 pub mod fence;
 pub mod input;
+pub mod map;
 pub mod special;
 pub use fence::{Fence, Refused};
 pub use special::{non_regular, read_small_text};

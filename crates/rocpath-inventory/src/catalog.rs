@@ -201,12 +201,10 @@ fn loader_of(dir: &std::path::Path) -> Option<std::path::PathBuf> {
 /// Whether a host library holds the indexed-catalog loader (its format-2 key names).
 fn reads_indexed(lib: &std::path::Path) -> Option<bool> {
     let mut input = rocpath_budget::input::open(lib).ok()?;
-    let f: &std::fs::File = input.file();
-    #[allow(unsafe_code)]
-    // SAFETY: a read-only private mapping of a library file that rocpath does not write; a
-    // concurrent truncation would fault, as for every mapped input (see rocpath-sources).
-    let map = unsafe { memmap2::Mmap::map(f) }.ok()?;
-    Some(memchr::memmem::find(&map, INDEXED_LOADER_MARK).is_some())
+    let map = rocpath_budget::map::Map::new(input.file()).ok()?;
+    let found = memchr::memmem::find(&map, INDEXED_LOADER_MARK).is_some();
+    // A library that shrank while read gives no answer (its bytes were not all there).
+    (!map.shrank()).then_some(found)
 }
 
 /// Marks the indexed catalogs (`format_version` 2) whose hipBLASLt library on disk has no

@@ -205,9 +205,7 @@ fn dynamic(path: &Path) -> Option<(Vec<String>, Vec<String>)> {
         return None;
     }
     let f = std::fs::File::open(path).ok()?;
-    #[allow(unsafe_code)]
-    // SAFETY: a read-only private mapping of a file rocpath does not write (see rocpath-sources).
-    let map = unsafe { memmap2::Mmap::map(&f) }.ok()?;
+    let map = rocpath_budget::map::Map::new(&f).ok()?;
     let elf = object::elf::FileHeader64::<object::Endianness>::parse(&*map).ok()?;
     let e = elf.endian().ok()?;
     let sections = elf.sections(e, &*map).ok()?;
@@ -230,7 +228,8 @@ fn dynamic(path: &Path) -> Option<(Vec<String>, Vec<String>)> {
             _ => {}
         }
     }
-    Some((needed, runpath))
+    // A module that shrank while read has no reliable dynamic section.
+    (!map.shrank()).then_some((needed, runpath))
 }
 
 /// The ROCm libraries the modules need, each resolved once through the runpath of the first

@@ -490,12 +490,20 @@ fn read_candidate(
     };
     let base = origin.child("kpack_ref").child(shown);
     emit_entries(&map, &toc, &mine, &base, true, &inner);
+    if map.shrank() {
+        a.status = ArchiveStatus::Unreadable;
+        a.message = Some(
+            "the archive shrank while it was read (another process truncated or rewrote it); \
+             read it again once it is complete"
+                .into(),
+        );
+    }
     a
 }
 
 /// Opens and maps a candidate archive and reads its TOC, or says why the loader would skip it.
 /// Only regular files are opened (a FIFO or device named by a marker is refused first).
-fn open_archive(c: &Candidate) -> Result<(memmap2::Mmap, Toc), (ArchiveStatus, String)> {
+fn open_archive(c: &Candidate) -> Result<(rocpath_budget::map::Map, Toc), (ArchiveStatus, String)> {
     if let Some(why) = &c.unmatched {
         return Err((ArchiveStatus::PatternUnmatched, why.clone()));
     }
@@ -512,14 +520,9 @@ fn open_archive(c: &Candidate) -> Result<(memmap2::Mmap, Toc), (ArchiveStatus, S
         let why = "0 bytes: the loader cannot open it".to_string();
         return Err((ArchiveStatus::Empty, why));
     }
+    // Guarded, as for every scanned file (see `scan_file`).
     let map = std::fs::File::open(&c.path)
-        .and_then(|f| {
-            #[allow(unsafe_code)]
-            // SAFETY: read-only private mapping, as for every scanned file (see `scan_file`).
-            unsafe {
-                memmap2::Mmap::map(&f)
-            }
-        })
+        .and_then(|f| rocpath_budget::map::Map::new(&f))
         .map_err(|e| (ArchiveStatus::Unreadable, format!("cannot read: {e}")))?;
     let toc = kpack::parse(&map).map_err(|e| {
         let at = e

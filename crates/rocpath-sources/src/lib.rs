@@ -308,7 +308,7 @@ pub(crate) struct Ctx<'s> {
     pub sink: &'s dyn Sink,
     /// The memory map of the file being scanned, if any: pages of handled code objects are
     /// handed back to the kernel so a multi-gigabyte library does not stay resident.
-    pub map: Option<&'s memmap2::Mmap>,
+    pub map: Option<&'s rocpath_budget::map::Map>,
     /// Identity of the file being scanned (device, inode, size, mtime) and its bytes, for
     /// the hash cache.
     pub file: Option<(hash::FileKey, &'s [u8])>,
@@ -339,13 +339,7 @@ impl Ctx<'_> {
         let off = (start - base).div_ceil(PAGE) * PAGE;
         let end = ((start - base + bytes.len()) / PAGE) * PAGE;
         if end > off {
-            #[allow(unsafe_code)]
-            // SAFETY: MADV_DONTNEED on a read-only, file-backed shared mapping only drops
-            // resident pages; their contents are re-read from the file on the next access,
-            // so borrowed slices stay valid and unchanged.
-            let _ = unsafe {
-                map.unchecked_advise_range(memmap2::UncheckedAdvice::DontNeed, off, end - off)
-            };
+            map.release(off, end - off);
         }
     }
 }
@@ -535,7 +529,7 @@ fn scan_file_with(
     // Small files are read; larger ones are memory-mapped.
     enum Held {
         Buf(Vec<u8>),
-        Map(memmap2::Mmap),
+        Map(rocpath_budget::map::Map),
     }
     let held = if len <= 64 * 1024 {
         match std::fs::read(path) {
@@ -549,13 +543,9 @@ fn scan_file_with(
             }
         }
     } else {
-        #[allow(unsafe_code)]
-        // SAFETY: the mapping is read-only and private to this scan; rocpath does not write
-        // to the file. If another process truncates the file while it is mapped, reads of the
-        // lost pages fault (SIGBUS) — the same caveat every mmap-based reader (ripgrep,
-        // object) accepts for speed on multi-gigabyte libraries.
-        let m = unsafe { memmap2::Mmap::map(&file) };
-        match m {
+        // Guarded: a file truncated while it is scanned reads as zeros past its new end and
+        // is reported below, instead of killing the run with SIGBUS.
+        match rocpath_budget::map::Map::new(&file) {
             Ok(m) => Held::Map(m),
             Err(e) => {
                 sink.found(Found::Error {
@@ -566,7 +556,7 @@ fn scan_file_with(
             }
         }
     };
-    let (data, map): (&[u8], Option<&memmap2::Mmap>) = match &held {
+    let (data, map): (&[u8], Option<&rocpath_budget::map::Map>) = match &held {
         Held::Buf(b) => (b, None),
         Held::Map(m) => (m, Some(m)),
     };
@@ -579,6 +569,16 @@ fn scan_file_with(
         claims,
     };
     scan_bytes(data, &origin, &name, 0, &ctx);
+    if map.is_some_and(|m| m.shrank()) {
+        sink.found(Found::Error {
+            origin: &origin,
+            error: SourceError::Io(
+                "the file shrank while it was read (another process truncated or rewrote it): \
+                 what was found in it is not reliable; read it again once it is complete"
+                    .into(),
+            ),
+        });
+    }
     sink.progress(len);
 }
 

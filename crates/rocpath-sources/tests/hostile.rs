@@ -457,3 +457,64 @@ fn the_fuzz_seeds_give_the_documented_answers() {
     }
     assert_eq!(seen, 6);
 }
+
+/// A sink that truncates the scanned file when it is handed the first code object, as
+/// another process rewriting the library would.
+struct TruncateOnFirst {
+    path: std::path::PathBuf,
+    inner: Collect,
+    done: std::sync::atomic::AtomicBool,
+}
+
+impl Sink for TruncateOnFirst {
+    fn found(&self, f: Found<'_>) {
+        if matches!(f, Found::CodeObject { .. })
+            && !self.done.swap(true, std::sync::atomic::Ordering::SeqCst)
+        {
+            std::fs::File::options()
+                .write(true)
+                .open(&self.path)
+                .unwrap()
+                .set_len(4096)
+                .unwrap();
+        }
+        self.inner.found(f);
+    }
+}
+
+/// Truncating a file while it was scanned killed the process with SIGBUS (exit 135); now the
+/// lost pages read as zeros and the file gets an error that says it changed.
+#[cfg(target_os = "linux")]
+#[test]
+fn a_file_truncated_while_scanned_is_an_error_for_that_file() {
+    let obj = example();
+    let members: Vec<(String, Vec<u8>)> = (0..40)
+        .map(|i| (format!("lib/k{i}.hsaco"), obj.clone()))
+        .collect();
+    let refs: Vec<(&str, &[u8])> = members
+        .iter()
+        .map(|(n, d)| (n.as_str(), d.as_slice()))
+        .collect();
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("kernels.tar");
+    std::fs::write(&path, tar_of(&refs)).unwrap();
+    let sink = TruncateOnFirst {
+        path: path.clone(),
+        inner: Collect::default(),
+        done: Default::default(),
+    };
+    scan_paths(
+        std::slice::from_ref(&path),
+        &Limits::default(),
+        &sink,
+        |_| {},
+    );
+    let errors = sink.inner.errors.lock().unwrap();
+    assert!(
+        errors
+            .iter()
+            .any(|(_, e)| e.to_string().contains("the file shrank while it was read")),
+        "{errors:?}"
+    );
+    assert!(sink.inner.objects.lock().unwrap().len() < 40);
+}

@@ -153,8 +153,9 @@ pub fn parse_bundle_header(
     })
 }
 
-/// Bundle entries that point at the same code object as the one reported (the same offset in
-/// the bundle): the object is read once, under the longest of them.
+/// Entries of a container that point at the same code object as the one reported (the same
+/// offset in an offload bundle, the same stored bytes in a kpack archive): the object is read
+/// once, under one of them.
 #[derive(Debug, Clone, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct SharedBy {
     /// How many other entries point at it.
@@ -176,7 +177,7 @@ impl SharedBy {
             format!(" (the first {} listed in shared_by)", self.ids.len())
         };
         format!(
-            "{} other entries of this bundle point at the same bytes{listed}; the code object is {done} and listed once",
+            "{} other entries of this container point at the same bytes{listed}; the code object is {done} and listed once",
             self.entries
         )
     }

@@ -21,8 +21,13 @@ use rocpath_mpack::Reader;
 pub const KPACK_MAGIC: &[u8; 4] = b"KPAK";
 /// Length of the fixed header (magic, version, TOC offset, padding).
 pub const HEADER_LEN: u64 = 64;
-/// Most table-of-contents entries accepted (the reference reader's frame limit).
+/// Most table-of-contents entries accepted (the reference reader's frame limit); a TOC with
+/// more is refused by name, never cut short.
 pub const MAX_ENTRIES: usize = 1 << 20;
+
+/// Most memory a parsed TOC may take (its entries and their names); a TOC that needs more is
+/// refused by name (real archives hold thousands of entries, a few MB).
+pub const MAX_TOC_BYTES: usize = 128 << 20;
 
 /// How the code objects are stored.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -177,6 +182,7 @@ pub fn parse(data: &[u8]) -> Result<Toc, SourceError> {
     };
     let mut blobs = None;
     let (mut zoff, mut zsize) = (None, None);
+    let mut refused = None;
     rd.for_each_entry(|k, rd| {
         match k {
             "format_version" => t.format_version = rd.u64_or_skip()?,
@@ -184,15 +190,27 @@ pub fn parse(data: &[u8]) -> Result<Toc, SourceError> {
             "gfx_arch_family" => t.gfx_arch_family = rd.str_or_skip()?.map(str::to_string),
             "gfx_arches" => t.gfx_arches = str_array(rd)?,
             "compression_scheme" => t.scheme_name = rd.str()?.to_string(),
-            "blobs" => blobs = Some(read_blobs(rd)?),
+            "blobs" => match read_blobs(rd)? {
+                Some(b) => blobs = Some(b),
+                None => refused = Some(format!("the blob table has more than {MAX_ENTRIES} rows")),
+            },
             "zstd_offset" => zoff = rd.u64_or_skip()?,
             "zstd_size" => zsize = rd.u64_or_skip()?,
-            "toc" => t.entries = read_toc(rd)?,
+            "toc" => match read_toc(rd)? {
+                Ok(e) => t.entries = e,
+                Err(why) => refused = Some(why),
+            },
             _ => rd.skip()?,
         }
         Ok(())
     })
     .map_err(mp)?;
+    if let Some(why) = refused {
+        return Err(SourceError::Limit {
+            offset: toc_offset,
+            msg: format!("{why}: refused (a real archive holds a few thousand)"),
+        });
+    }
     t.scheme = scheme(&t.scheme_name, blobs, zoff.zip(zsize), toc_offset)?;
     Ok(t)
 }
@@ -244,8 +262,15 @@ fn str_array(rd: &mut Reader<'_>) -> rocpath_mpack::Result<Vec<String>> {
     Ok(v)
 }
 
-fn read_blobs(rd: &mut Reader<'_>) -> rocpath_mpack::Result<Vec<(u64, u64)>> {
+/// The blob table, or `None` when it has more than [`MAX_ENTRIES`] rows (skipped).
+fn read_blobs(rd: &mut Reader<'_>) -> rocpath_mpack::Result<Option<Vec<(u64, u64)>>> {
     let n = rd.array_len()?;
+    if n > MAX_ENTRIES {
+        for _ in 0..n {
+            rd.skip()?;
+        }
+        return Ok(None);
+    }
     let mut v = Vec::new();
     for _ in 0..n {
         let (mut o, mut s) = (u64::MAX, u64::MAX);
@@ -259,13 +284,19 @@ fn read_blobs(rd: &mut Reader<'_>) -> rocpath_mpack::Result<Vec<(u64, u64)>> {
         })?;
         v.push((o, s));
     }
-    Ok(v)
+    Ok(Some(v))
 }
 
-fn read_toc(rd: &mut Reader<'_>) -> rocpath_mpack::Result<Vec<TocEntry>> {
+/// The TOC's entries, or why it is refused (more than [`MAX_ENTRIES`] or [`MAX_TOC_BYTES`]).
+fn read_toc(rd: &mut Reader<'_>) -> rocpath_mpack::Result<Result<Vec<TocEntry>, String>> {
     let mut out = Vec::new();
+    let mut bytes = 0usize;
+    let mut over: Option<String> = None;
     rd.for_each_entry(|binary, rd| {
         rd.for_each_entry(|arch, rd| {
+            if over.is_some() {
+                return rd.skip();
+            }
             let mut e = TocEntry {
                 binary: binary.to_string(),
                 arch: arch.to_string(),
@@ -282,13 +313,25 @@ fn read_toc(rd: &mut Reader<'_>) -> rocpath_mpack::Result<Vec<TocEntry>> {
                 }
                 Ok(())
             })?;
-            if out.len() < MAX_ENTRIES {
+            bytes += std::mem::size_of::<TocEntry>() + e.binary.len() + e.arch.len() + e.kind.len();
+            if out.len() >= MAX_ENTRIES {
+                over = Some(format!("the TOC has more than {MAX_ENTRIES} entries"));
+            } else if bytes > MAX_TOC_BYTES {
+                over = Some(format!(
+                    "the TOC's {} entries and their names take more than {} MiB",
+                    out.len(),
+                    MAX_TOC_BYTES >> 20
+                ));
+            } else {
                 out.push(e);
             }
             Ok(())
         })
     })?;
-    Ok(out)
+    Ok(match over {
+        Some(why) => Err(why),
+        None => Ok(out),
+    })
 }
 
 /// The frames of a zstd-per-kernel region: (absolute offset, length) per ordinal.

@@ -14,7 +14,7 @@ use crate::kpack::{self, Toc};
 use crate::{Ctx, Found, Origin, SourceError};
 use rocpath_mpack::Reader;
 use serde::{Deserialize, Serialize};
-use std::collections::{BTreeMap, BTreeSet, HashSet};
+use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 use std::path::{Component, Path, PathBuf};
 use std::sync::Mutex;
 
@@ -555,7 +555,12 @@ pub(crate) fn emit_entries(
         }
     };
     use rayon::prelude::*;
-    entries.par_iter().for_each(|e| {
+    // Entries that name the same stored bytes (the same ordinal, or blobs at one offset) are
+    // read once, under the first of them, and the others listed as sharing it: a TOC of many
+    // entries over one payload is not decompressed many times.
+    let groups = group_shared(toc, &frames, entries);
+    groups.par_iter().for_each(|(e, shared)| {
+        let e = *e;
         let link = if host {
             format!("binary#{}", e.binary_and_index().1)
         } else {
@@ -576,7 +581,7 @@ pub(crate) fn emit_entries(
                         offset,
                         bytes: &bytes,
                         bundle_id: None,
-                        shared_by: None,
+                        shared_by: shared.as_ref(),
                     });
                 } else {
                     let head: Vec<String> =
@@ -599,6 +604,38 @@ pub(crate) fn emit_entries(
             }),
         }
     });
+}
+
+/// The entries grouped by the stored bytes they name, in TOC order: the first of each group
+/// with the others (`binary / arch`) as its [`SharedBy`]. An entry whose range cannot be
+/// found stands alone (reading it reports why).
+fn group_shared<'t>(
+    toc: &Toc,
+    frames: &[(u64, u64)],
+    entries: &[&'t kpack::TocEntry],
+) -> Vec<(&'t kpack::TocEntry, Option<crate::bundle::SharedBy>)> {
+    let mut first: HashMap<(u64, u64), usize> = HashMap::new();
+    let mut out: Vec<(&kpack::TocEntry, Option<crate::bundle::SharedBy>)> = Vec::new();
+    for &e in entries {
+        let Ok(range) = kpack::stored_range(toc, frames, e) else {
+            out.push((e, None));
+            continue;
+        };
+        match first.get(&range) {
+            Some(&i) => {
+                let shared = out[i].1.get_or_insert_with(Default::default);
+                shared.entries += 1;
+                if shared.ids.len() < crate::bundle::SharedBy::MAX_IDS {
+                    shared.ids.push(format!("{} / {}", e.binary, e.arch));
+                }
+            }
+            None => {
+                first.insert(range, out.len());
+                out.push((e, None));
+            }
+        }
+    }
+    out
 }
 
 /// Scans an archive met as a file: lists the entries no scanned host binary read.

@@ -423,6 +423,79 @@ fn lying_offsets_and_bombs_are_named_and_bounded() {
     assert_eq!(c.errors().len(), 1, "{:#?}", c.errors());
 }
 
+/// 20,000 TOC entries over one zstd payload were each decompressed and reported again (a
+/// 12 MB archive grew to 2.3 GB under `--max-memory 64M`); now the payload is read once and
+/// the other entries listed as sharing it.
+#[test]
+fn entries_sharing_one_payload_are_read_once() {
+    let objs = gloo_objects();
+    let co: &[u8] = &objs[0].1;
+    let names: Vec<String> = (0..20_000).map(|i| format!("lib/x{i}.so")).collect();
+    let toc: Vec<(&str, &str, usize)> = names.iter().map(|n| (n.as_str(), "gfx900", 0)).collect();
+    for zstd in [true, false] {
+        let a = rocpath_testdata::kpack::write_kpack_toc(&[co], &toc, zstd, &["gfx900"]);
+        let c = SharedCollect::default();
+        let limits = Limits {
+            memory: MemoryBudget::with_wait(4 << 20, std::time::Duration::ZERO),
+            ..Limits::default()
+        };
+        rocpath_sources::scan_memory(&a, &Origin::file("x.kpack"), "x.kpack", &limits, &c);
+        let got = c.0.lock().unwrap();
+        assert_eq!(got.len(), 1, "zstd {zstd}: one object, read once");
+        assert_eq!(got[0].0, 19_999);
+        assert_eq!(got[0].1.len(), rocpath_sources::bundle::SharedBy::MAX_IDS);
+        assert_eq!(got[0].1[0], "lib/x1.so / gfx900");
+    }
+}
+
+/// A TOC of more than `MAX_ENTRIES` entries used to be cut there without a word (and its
+/// size was never bounded); now it is refused by name.
+#[test]
+fn a_toc_past_its_bounds_is_refused_by_name() {
+    let n = kpack::MAX_ENTRIES as u32 + 1;
+    let mut a = b"KPAK\x01\0\0\0".to_vec();
+    a.extend_from_slice(&64u64.to_le_bytes());
+    a.resize(64, 0);
+    let fixstr = |a: &mut Vec<u8>, s: &str| {
+        a.push(0xa0 | s.len() as u8);
+        a.extend_from_slice(s.as_bytes());
+    };
+    a.push(0x83);
+    fixstr(&mut a, "compression_scheme");
+    fixstr(&mut a, "none");
+    fixstr(&mut a, "blobs");
+    a.push(0x90);
+    fixstr(&mut a, "toc");
+    a.push(0x81);
+    fixstr(&mut a, "lib/x.so");
+    a.push(0xdf);
+    a.extend_from_slice(&n.to_be_bytes());
+    for i in 0..n {
+        let arch = format!("g{i}");
+        a.push(0xd9);
+        a.push(arch.len() as u8);
+        a.extend_from_slice(arch.as_bytes());
+        a.push(0x81);
+        fixstr(&mut a, "ordinal");
+        a.push(0x00);
+    }
+    let e = kpack::parse(&a).unwrap_err().to_string();
+    assert!(e.contains("more than 1048576 entries"), "{e}");
+}
+
+/// (shared entries, their first ids) of each object found.
+#[derive(Default)]
+struct SharedCollect(Mutex<Vec<(u64, Vec<String>)>>);
+
+impl Sink for SharedCollect {
+    fn found(&self, f: Found<'_>) {
+        if let Found::CodeObject { shared_by, .. } = f {
+            let s = shared_by.cloned().unwrap_or_default();
+            self.0.lock().unwrap().push((s.entries, s.ids));
+        }
+    }
+}
+
 fn find(h: &[u8], n: &[u8]) -> Option<usize> {
     h.windows(n.len()).position(|w| w == n)
 }

@@ -4,6 +4,24 @@
 /// Writes an archive the way the reference packer does (`none` or `zstd-per-kernel`).
 #[allow(clippy::expect_used)] // test support: failing the calling test is the point
 pub fn write_kpack(entries: &[(&str, &str, &[u8])], zstd: bool, gfx_arches: &[&str]) -> Vec<u8> {
+    let payloads: Vec<&[u8]> = entries.iter().map(|e| e.2).collect();
+    let toc: Vec<(&str, &str, usize)> = entries
+        .iter()
+        .enumerate()
+        .map(|(i, (b, a, _))| (*b, *a, i))
+        .collect();
+    write_kpack_toc(&payloads, &toc, zstd, gfx_arches)
+}
+
+/// An archive of `payloads` whose TOC entries `(binary, arch, ordinal)` name them by ordinal
+/// (several entries may name one payload).
+#[allow(clippy::expect_used)] // test support
+pub fn write_kpack_toc(
+    payloads: &[&[u8]],
+    entries: &[(&str, &str, usize)],
+    zstd: bool,
+    gfx_arches: &[&str],
+) -> Vec<u8> {
     use rmpv::Value;
     let mut out = b"KPAK\x01\0\0\0".to_vec();
     out.extend_from_slice(&[0; 56]);
@@ -11,9 +29,9 @@ pub fn write_kpack(entries: &[(&str, &str, &[u8])], zstd: bool, gfx_arches: &[&s
     let mut blobs = Vec::new();
     let region_start = out.len();
     if zstd {
-        out.extend_from_slice(&(entries.len() as u32).to_le_bytes());
+        out.extend_from_slice(&(payloads.len() as u32).to_le_bytes());
     }
-    for (i, (bin, arch, bytes)) in entries.iter().enumerate() {
+    for bytes in payloads {
         if zstd {
             let f = zstd::bulk::compress(bytes, 3).expect("in memory");
             out.extend_from_slice(&(f.len() as u32).to_le_bytes());
@@ -25,10 +43,12 @@ pub fn write_kpack(entries: &[(&str, &str, &[u8])], zstd: bool, gfx_arches: &[&s
             ]));
             out.extend_from_slice(bytes);
         }
+    }
+    for (bin, arch, i) in entries {
         let entry = Value::Map(vec![
             ("type".into(), "hsaco".into()),
-            ("ordinal".into(), (i as u64).into()),
-            ("original_size".into(), (bytes.len() as u64).into()),
+            ("ordinal".into(), (*i as u64).into()),
+            ("original_size".into(), (payloads[*i].len() as u64).into()),
         ]);
         match toc.iter_mut().find(|(k, _)| k.as_str() == Some(bin)) {
             Some((_, Value::Map(m))) => m.push(((*arch).into(), entry)),

@@ -1,6 +1,7 @@
 //! One memory budget for a whole rocpath run, the check that keeps inputs that never end
 //! (FIFOs, devices) from being opened ([`special`], [`input`]), bounded child processes
-//! ([`child`]), and the fence that keeps folder walks inside what the user named ([`fence`]).
+//! ([`child`]), the fence that keeps folder walks inside what the user named ([`fence`]),
+//! guarded memory maps ([`map`]) and the run's deadline ([`deadline`]).
 //!
 //! Every large allocation whose size the input decides — a decompressed CCOB payload, an archive
 //! member buffered in memory, a window grown to hold one streamed code object, a YAML document
@@ -23,6 +24,7 @@
 //! ```
 
 pub mod child;
+pub mod deadline;
 pub mod fence;
 pub mod input;
 pub mod map;

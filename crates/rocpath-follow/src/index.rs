@@ -303,6 +303,9 @@ fn read_tokens(
         path: relp.clone(),
         reason,
     };
+    if rocpath_budget::deadline::passed() {
+        return Err(skip(rocpath_budget::deadline::skipped()));
+    }
     let meta = std::fs::metadata(path).map_err(|e| skip(format!("cannot read: {e}")))?;
     if meta.len() > opts.max_file_bytes {
         return Err(skip(format!(

@@ -272,6 +272,13 @@ pub fn scan_with(
             .par_iter()
             .map(|(p, rel, size)| {
                 done((*size).min(limit));
+                if rocpath_budget::deadline::passed() {
+                    return Err((
+                        rel.clone(),
+                        rocpath_budget::deadline::skipped(),
+                        Class::Limited,
+                    ));
+                }
                 if *size > limit {
                     return Err((
                         rel.clone(),

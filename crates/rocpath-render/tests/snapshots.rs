@@ -370,6 +370,7 @@ fn ledger_import_lines() {
         inputs: 2,
         hashed: 1,
         quotes: 3,
+        outside_roots: 0,
         cases_created: vec!["c1".into()],
         questions_created: vec!["q1".into()],
     };

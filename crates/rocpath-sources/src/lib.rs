@@ -460,9 +460,20 @@ pub fn scan_paths(
     let claims = kpack_ref::Claims::default();
     use rayon::prelude::*;
     for group in [files, archives] {
-        group
-            .par_iter()
-            .for_each(|f| scan_file_with(&f.path, limits, sink, Some(&claims)));
+        group.par_iter().for_each(|f| {
+            if rocpath_budget::deadline::passed() {
+                sink.found(Found::Error {
+                    origin: &Origin::file(f.path.display().to_string()),
+                    error: SourceError::Limit {
+                        offset: 0,
+                        msg: rocpath_budget::deadline::skipped(),
+                    },
+                });
+                sink.progress(f.size);
+                return;
+            }
+            scan_file_with(&f.path, limits, sink, Some(&claims))
+        });
     }
     totals
 }

@@ -109,6 +109,11 @@ pub enum InputError {
         /// The error.
         error: rocpd::RocpdError,
     },
+    /// Not read: the run's `--max-time` had passed.
+    Deadline {
+        /// The file.
+        path: PathBuf,
+    },
 }
 
 impl InputError {
@@ -121,7 +126,8 @@ impl InputError {
             | InputError::NotATrace { path }
             | InputError::Csv { path, .. }
             | InputError::Json { path, .. }
-            | InputError::Rocpd { path, .. } => path,
+            | InputError::Rocpd { path, .. }
+            | InputError::Deadline { path } => path,
         }
     }
 
@@ -151,6 +157,7 @@ impl InputError {
             InputError::Csv { error, .. } => format!("line {}: {error}", error.line()),
             InputError::Json { error, .. } => error.to_string(),
             InputError::Rocpd { error, .. } => error.to_string(),
+            InputError::Deadline { .. } => rocpath_budget::deadline::skipped(),
         }
     }
 }
@@ -326,6 +333,11 @@ fn boundary_of(phase: Option<PhaseRequest>) -> Option<Boundary> {
 
 /// Reads one input into its record. Errors are for inputs that cannot be read at all.
 pub fn read_input(input: &Input, phase: Option<PhaseRequest>) -> Result<TraceRecord, InputError> {
+    if rocpath_budget::deadline::passed() {
+        return Err(InputError::Deadline {
+            path: input.path.clone(),
+        });
+    }
     match input.format {
         Format::Csv => read_csv(&input.path, phase),
         Format::Json => read_json(&input.path, phase),

@@ -52,6 +52,11 @@ pub struct Global {
     /// not fit is reported as an error for that item and the rest goes on.
     #[arg(long, global = true, value_name = "SIZE", default_value = "1G", value_parser = rocpath_sources::parse_size)]
     pub max_memory: u64,
+    /// Deadline of the run: `90s`, `15m`, `2h`. Items not started by then (files of a scan,
+    /// traces, source files) are skipped and named; the command ends with what was done. A
+    /// command still running a grace period later (a tenth, 5–60 s) is stopped (exit 2).
+    #[arg(long, global = true, value_name = "DURATION", value_parser = rocpath_budget::deadline::parse_duration)]
+    pub max_time: Option<std::time::Duration>,
 }
 
 #[derive(Debug, Subcommand)]

@@ -40,6 +40,20 @@ fn main() -> ExitCode {
             return ExitCode::from(2);
         }
     }
+    if let Some(limit) = cli.global.max_time {
+        rocpath_budget::deadline::set(limit);
+        rocpath_budget::deadline::watch(|limit| {
+            #[allow(clippy::print_stderr)]
+            {
+                eprintln!(
+                    "error: --max-time {} s passed and the command had not ended {} s later; stopped (records already written are whole; raise --max-time to let it finish)",
+                    limit.as_secs(),
+                    rocpath_budget::deadline::grace(limit).as_secs()
+                );
+            }
+            std::process::exit(2);
+        });
+    }
     let printer = Printer::new(cli.global.clone());
     match cmd::run(cli.command, &printer) {
         Ok(status) => status.code(),

@@ -1001,8 +1001,9 @@ pub struct ProvenanceArgs {
 pub struct FollowArgs {
     /// Where to start: `FILE:LINE`, `FILE:SYMBOL` (a field, a parameter, a variable), or a
     /// name used as a JSON key, a flag or an environment variable (`num_gpu`, `-ngl`,
-    /// `HSA_OVERRIDE_GFX_VERSION`).
-    #[arg(long, value_name = "SPEC")]
+    /// `HSA_OVERRIDE_GFX_VERSION`). A flag is taken as written: `--from -ngl` or
+    /// `--from=-ngl`.
+    #[arg(long, value_name = "SPEC", allow_hyphen_values = true)]
     pub from: String,
     /// Source checkouts to follow the value through (an application and the libraries it
     /// calls or starts).

@@ -71,3 +71,18 @@ fn a_spec_matching_nothing_is_a_usage_error_with_the_nearest_names() {
         "{err}"
     );
 }
+
+/// A flag is a SPEC like any other: `--from --gpu-layers` and `--from=--gpu-layers` both
+/// start at the flag (the argument parser used to refuse a value starting with a dash).
+#[test]
+fn a_flag_spec_may_start_with_dashes() {
+    let (code, spaced, err) = run(&["--from", "--gpu-layers"]);
+    assert_eq!(code, 0, "{err}");
+    assert!(spaced.contains("tools/worker.py:7"), "{spaced}");
+    let (code, joined, err) = run(&["--from=--gpu-layers"]);
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(spaced, joined);
+    let (code, _, err) = run(&["--from", "-gpu-layers"]);
+    assert_eq!(code, 2, "a single dash is a different flag: {err}");
+    assert!(err.contains("matches nothing"), "{err}");
+}

@@ -9,7 +9,7 @@ use crate::model::{HopEvidence, HopKind};
 use crate::syntax::{self, Parsed};
 use tree_sitter::Node;
 
-const GETENV: &[&str] = &["Getenv", "LookupEnv", "getenv", "secure_getenv", "GetEnv"];
+pub(crate) const GETENV: &[&str] = &["Getenv", "LookupEnv", "getenv", "secure_getenv", "GetEnv"];
 /// Calls that send a key rather than read it.
 const SENDERS: &[&str] = &[
     "Setenv",
@@ -201,6 +201,7 @@ impl Engine<'_> {
                     Some(Item::Value {
                         at: f,
                         range: (n.start_byte(), n.end_byte()),
+                        from_call: false,
                     }),
                 ));
             }
@@ -283,6 +284,7 @@ impl Engine<'_> {
         let value = |node: Node| Item::Value {
             at: f,
             range: (node.start_byte(), node.end_byte()),
+            from_call: false,
         };
         let hop = |k: HopKind, note: &str, item: Option<Item>| Draft {
             at: f,
@@ -340,16 +342,22 @@ impl Engine<'_> {
                 return d;
             }
         }
+        let mut note = "the name appears here".to_string();
         if is_sent(n) {
-            return Vec::new();
+            // A getter with a default (`Uint("OLLAMA_X", 1)`) reads the key it is given.
+            let Some(cname) = self.defined_callee(f, p, n) else {
+                return Vec::new();
+            };
+            note = format!("passed to {cname}, defined in the repositories: followed into it");
         }
         // Passed on by name (`String("OLLAMA_HOST")`): followed from the literal.
         vec![hop(
             kind,
-            "the name appears here",
+            &note,
             Some(Item::Value {
                 at: f,
                 range: (n.start_byte(), n.end_byte()),
+                from_call: false,
             }),
         )]
     }
@@ -370,6 +378,7 @@ impl Engine<'_> {
         let value = |node: Node| Item::Value {
             at: f,
             range: (node.start_byte(), node.end_byte()),
+            from_call: false,
         };
         let callee = call.child_by_field_name("function");
         let cname = callee.map(|c| syntax::last_name(p, c)).unwrap_or("");
@@ -395,6 +404,15 @@ impl Engine<'_> {
             return Some(vec![hop(kind, "read by this key here", Some(value(call)))]);
         }
         self.flag_table(f, p, call, text, kind).map(|d| vec![d])
+    }
+
+    /// The name of the function a literal is an argument of, when the repositories define
+    /// it (in the literal's language, reachable from its file).
+    fn defined_callee(&mut self, f: FileRef, p: &Parsed, n: Node) -> Option<String> {
+        let (call, _) = call_of(n)?;
+        let callee = call.child_by_field_name("function")?;
+        let name = syntax::last_name(p, callee).to_string();
+        (!self.resolve(&name, p.lang, Some((f, p))).is_empty()).then_some(name)
     }
 
     fn argparse(

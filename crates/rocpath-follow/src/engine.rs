@@ -84,6 +84,10 @@ pub enum Item {
         at: FileRef,
         /// Its byte range.
         range: (usize, usize),
+        /// It derives from a parameter the value entered through a call: returned, it goes
+        /// back to that call only (as for [`Item::Local`]).
+        #[serde(default)]
+        from_call: bool,
     },
 }
 
@@ -109,6 +113,11 @@ impl Item {
                 scope: *scope,
                 name: name.clone(),
                 after: *after,
+                from_call: false,
+            },
+            Item::Value { at, range, .. } => Item::Value {
+                at: *at,
+                range: *range,
                 from_call: false,
             },
             other => other.clone(),
@@ -423,10 +432,19 @@ impl<'a> Engine<'a> {
             },
             Item::Returns { name, lang, def } => self.returns(name, *lang, *def),
             Item::Key { text, kind, from } => self.key(text, *kind, *from),
-            Item::Value { at, range } => Expansion {
-                drafts: self.value(*at, *range),
-                unresolved: None,
-            },
+            Item::Value {
+                at,
+                range,
+                from_call,
+            } => {
+                self.in_call = *from_call;
+                let drafts = self.value(*at, *range);
+                self.in_call = false;
+                Expansion {
+                    drafts,
+                    unresolved: None,
+                }
+            }
         }
     }
 

@@ -99,12 +99,18 @@ impl Engine<'_> {
 
     fn ret(&self, at: FileRef, p: &Parsed, n: Node) -> Step {
         let f = syntax::scope_of(p.lang, n);
+        if matches!(f.kind(), "func_literal" | "lambda_expression" | "lambda") {
+            return Step::Land(vec![self.closure_return(at, p, n, f)]);
+        }
         let Some(name) = syntax::func_name(p, f).filter(|s| !s.is_empty()) else {
             return Step::Stop;
         };
         let (note, item) = if self.in_call {
             (
-                Some("returned to the call the value came through (followed there)".to_string()),
+                Some(
+                    "returned to the call the value came through: its result is followed from that call where it is used"
+                        .to_string(),
+                ),
                 None,
             )
         } else {
@@ -126,6 +132,32 @@ impl Engine<'_> {
             note,
             item,
         )])
+    }
+
+    /// A return from a function literal (a closure, a lambda): the value comes out wherever
+    /// the function goes — returned by the enclosing function (a getter that returns a
+    /// reader, `Bool("K")`), assigned, passed — and is followed from the literal.
+    fn closure_return(&self, at: FileRef, p: &Parsed, n: Node, f: Node) -> Draft {
+        self.draft(
+            at,
+            p.line(n),
+            HopKind::Return,
+            HopEvidence::CodeVerified,
+            if p.lang == Lang::Go {
+                "func literal"
+            } else {
+                "lambda"
+            },
+            Some(format!(
+                "returned by the function literal of line {}: followed where the function goes",
+                p.line(f)
+            )),
+            Some(Item::Value {
+                at,
+                range: (f.start_byte(), f.end_byte()),
+                from_call: self.in_call,
+            }),
+        )
     }
 
     fn go_step(&mut self, at: FileRef, p: &Parsed, par: Node, n: Node) -> Step {
@@ -308,6 +340,9 @@ impl Engine<'_> {
                 None => Step::Stop,
             },
             "return_statement" => self.ret(at, p, par),
+            "lambda" if is_field(par, "body", n) => {
+                Step::Land(vec![self.closure_return(at, p, n, par)])
+            }
             "if_statement" | "elif_clause" | "while_statement" if is_field(par, "condition", n) => {
                 self.branch(at, p, par)
             }
@@ -398,6 +433,9 @@ impl Engine<'_> {
                 return Step::Land(vec![self.key_draft(at, p, k.0, k.1, HopKind::Env)]);
             }
         }
+        if crate::bridges::GETENV.contains(&name.as_str()) && idx == 0 {
+            return Step::Land(vec![self.getenv_read(at, p, call)]);
+        }
         let cgo = p.lang == Lang::Go && ctext.starts_with("C.");
         let (defs, kind, bound) = self.callee_defs(at, p, &name, &ctext, cgo);
         let discarded = matches!(
@@ -463,10 +501,29 @@ impl Engine<'_> {
                 Some(Item::Value {
                     at,
                     range: (call.start_byte(), call.end_byte()),
+                    from_call: self.in_call,
                 }),
             ));
         }
         Step::Land(out)
+    }
+
+    /// A value that names the environment variable a `getenv` reads (a wrapper's parameter,
+    /// `os.Getenv(key)`): the variable is read here, and its value goes on from the call.
+    fn getenv_read(&self, at: FileRef, p: &Parsed, call: Node) -> Draft {
+        self.draft(
+            at,
+            p.line(call),
+            HopKind::Env,
+            HopEvidence::CodeVerified,
+            p.text(call).chars().take(80).collect::<String>(),
+            Some("the environment variable named by this value is read here".into()),
+            Some(Item::Value {
+                at,
+                range: (call.start_byte(), call.end_byte()),
+                from_call: self.in_call,
+            }),
+        )
     }
 
     /// The definitions a call reaches: in the caller's language (C for cgo), else a C++
@@ -557,7 +614,7 @@ impl Engine<'_> {
                         scope: (scope.start_byte(), scope.end_byte()),
                         name,
                         after: t.end_byte(),
-                        from_call: false,
+                        from_call: self.in_call,
                     }),
                 )]
             }

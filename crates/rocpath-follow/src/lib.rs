@@ -6,7 +6,9 @@
 //! user's cache folder); the trail then parses only the files its names lead to with
 //! tree-sitter. A value goes up through the expressions that carry it to where it lands
 //! ([`HopKind`]): an assignment, a call argument and the callee's parameter, a return and the
-//! callers, a struct field and its reads, a condition (a branch point), and across the
+//! callers (a closure's return where the closure goes; a value derived from a parameter
+//! back to the call it came through only), a struct field and its reads, a condition (a
+//! branch point), a `getenv` of a followed name (a getter's reader), and across the
 //! boundaries that are matched by name — JSON (a struct tag, a type decoded in another
 //! package), a command-line flag and its definition (Go `flag`, `argparse`, argument tables
 //! with handlers), an environment variable (`setenv` → `getenv`), cgo (a C struct field

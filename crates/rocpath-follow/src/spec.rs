@@ -149,6 +149,7 @@ impl Engine<'_> {
             Item::Value {
                 at,
                 range: (n.start_byte(), n.end_byte()),
+                from_call: false,
             },
         ))
     }
@@ -250,6 +251,7 @@ impl Engine<'_> {
                         Item::Value {
                             at: f,
                             range: (n.start_byte(), n.end_byte()),
+                            from_call: false,
                         },
                     ),
                 };

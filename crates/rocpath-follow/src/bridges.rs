@@ -19,9 +19,6 @@ const SENDERS: &[&str] = &[
     "Command",
     "CommandContext",
 ];
-const GO_FLAGS: &[&str] = &[
-    "Int", "Int64", "Uint", "Uint64", "String", "Bool", "Float64", "Duration", "Func",
-];
 
 fn field_read<'t>(p: &Parsed, n: Node<'t>, name: &str) -> bool {
     let (field, ok) = match (p.lang, n.kind()) {
@@ -246,6 +243,9 @@ impl Engine<'_> {
                 out.extend(self.receiver(f, &p, n, text, kind));
             }
         }
+        if kind == HopKind::Flag {
+            out.extend(self.go_flag_defs(text));
+        }
         let unresolved = out.is_empty().then(|| self.no_receiver(text, kind, from));
         Expansion {
             drafts: out,
@@ -255,6 +255,10 @@ impl Engine<'_> {
 
     fn no_receiver(&mut self, text: &str, kind: HopKind, from: Option<(FileRef, u64)>) -> String {
         match kind {
+            HopKind::Flag if is_cmake_define(text) => format!(
+                "the build option {} is set for CMake (`-D`): the build files read it (CMakeLists.txt and its modules are not followed)",
+                &text[2..]
+            ),
             HopKind::Flag => {
                 let cmd = from
                     .and_then(|(f, _)| self.file(f))
@@ -337,6 +341,11 @@ impl Engine<'_> {
             };
             return vec![hop(k, "read by this key here", Some(value(sub)))];
         }
+        if kind == HopKind::Flag {
+            if let Some(reads) = self.argv_reads(f, p, n, text) {
+                return reads;
+            }
+        }
         if let Some((call, idx)) = call_of(n) {
             if let Some(d) = self.call_receiver(f, p, call, idx, text, kind, &hop) {
                 return d;
@@ -393,12 +402,9 @@ impl Engine<'_> {
         if cname == "add_argument" {
             return Some(self.argparse(f, p, call, text, hop));
         }
-        if ctext.starts_with("flag.") || ctext.contains("Flag") {
-            let base = cname.trim_end_matches("Var");
-            if GO_FLAGS.contains(&base) {
-                let item = (!cname.ends_with("Var")).then(|| value(call));
-                return Some(vec![hop(HopKind::Flag, "the flag is defined here", item)]);
-            }
+        if crate::argv::is_go_flag_def(p, call) {
+            let note = "the flag is defined here".to_string();
+            return Some(vec![self.go_flag_def(f, p, call, text, note)]);
         }
         if cname == "get" && idx == 0 && kind == HopKind::Json {
             return Some(vec![hop(kind, "read by this key here", Some(value(call)))]);
@@ -528,6 +534,14 @@ fn is_sent(n: Node) -> bool {
     matches!(par.kind(), "pair" | "keyed_element")
         || (matches!(par.kind(), "argument_list" | "literal_value" | "list")
             && t.next_named_sibling().is_some())
+}
+
+/// A CMake definition on a command line (`-DGGML_HIP`).
+fn is_cmake_define(flag: &str) -> bool {
+    flag.strip_prefix("-D").is_some_and(|n| {
+        n.chars().next().is_some_and(|c| c.is_ascii_uppercase())
+            && n.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
+    })
 }
 
 /// The external command a file starts, as written (`exec.Command(exe, …)`).

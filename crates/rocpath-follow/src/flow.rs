@@ -27,8 +27,23 @@ fn named_index(par: Node, n: Node) -> usize {
         .unwrap_or(0)
 }
 
+/// Calls that build a string from their arguments (`fmt.Sprintf`, `snprintf`, `format`):
+/// the value goes on in the string.
+fn is_string_builder(callee: &str) -> bool {
+    let l = callee.to_ascii_lowercase();
+    let last = l.rsplit(['.', ':']).next().unwrap_or(&l);
+    last.starts_with("sprint")
+        || matches!(
+            last,
+            "snprintf" | "asprintf" | "format" | "join" | "to_string"
+        )
+}
+
 /// Names of calls whose discarded result means the value was only logged or printed.
 fn is_logging(callee: &str) -> bool {
+    if is_string_builder(callee) {
+        return false;
+    }
     let l = callee.to_ascii_lowercase();
     let last = l.rsplit(['.', ':']).next().unwrap_or(&l);
     l.contains("log")
@@ -62,6 +77,51 @@ fn condition_text(p: &Parsed, n: Node) -> String {
 }
 
 const SETENV: &[&str] = &["Setenv", "setenv", "putenv", "_putenv"];
+
+/// Methods that add their argument to the object they are called on (a string builder, a
+/// list of arguments).
+const ADDERS: &[&str] = &[
+    "WriteString",
+    "Write",
+    "WriteByte",
+    "WriteRune",
+    "append",
+    "extend",
+    "push_back",
+    "emplace_back",
+];
+
+/// What a discarded call writes its argument into: the buffer of `sprintf`/`snprintf`, the
+/// object of `sb.WriteString(v)`, `args.append(v)`, `v.push_back(x)`.
+fn written_into<'t>(p: &Parsed, call: Node<'t>, callee: Node<'t>, idx: usize) -> Option<Node<'t>> {
+    let name = syntax::last_name(p, callee);
+    if matches!(name, "sprintf" | "snprintf") && idx > 0 {
+        return call.child_by_field_name("arguments")?.named_child(0);
+    }
+    if !ADDERS.contains(&name) {
+        return None;
+    }
+    let object = match callee.kind() {
+        "selector_expression" => callee.child_by_field_name("operand"),
+        "field_expression" => callee.child_by_field_name("argument"),
+        "attribute" => callee.child_by_field_name("object"),
+        _ => None,
+    }?;
+    matches!(
+        object.kind(),
+        "identifier" | "selector_expression" | "field_expression" | "attribute"
+    )
+    .then_some(object)
+}
+
+/// A flag written with its value in one string (`"--n-gpu-layers=%d"`, `f"-DGGML_HIP={v}"`):
+/// the flag.
+fn flag_in_format(p: &Parsed, lit: Node) -> Option<String> {
+    let v = syntax::string_value(p, lit)?;
+    let (flag, _) = v.split_once('=')?;
+    (flag.starts_with('-') && flag.len() > 1 && !flag.contains([' ', '%', '{']))
+        .then(|| flag.to_string())
+}
 
 impl Engine<'_> {
     /// The hops where the value of `start` lands.
@@ -162,6 +222,9 @@ impl Engine<'_> {
 
     fn go_step(&mut self, at: FileRef, p: &Parsed, par: Node, n: Node) -> Step {
         match par.kind() {
+            "binary_expression" | "binary_operator" if !is_field(par, "left", n) => {
+                self.concatenated_flag(at, p, par)
+            }
             "parenthesized_expression"
             | "unary_expression"
             | "binary_expression"
@@ -299,6 +362,7 @@ impl Engine<'_> {
 
     fn py_step(&mut self, at: FileRef, p: &Parsed, par: Node, n: Node) -> Step {
         match par.kind() {
+            "binary_operator" if !is_field(par, "left", n) => self.concatenated_flag(at, p, par),
             "parenthesized_expression"
             | "binary_operator"
             | "unary_operator"
@@ -311,8 +375,16 @@ impl Engine<'_> {
             | "tuple"
             | "comparison_operator"
             | "await"
-            | "expression_list" => Step::Up,
-            "call" if is_field(par, "function", n) => Step::Up,
+            | "expression_list"
+            | "concatenated_string" => Step::Up,
+            "interpolation" | "format_expression" => Step::Up,
+            "string" => match flag_in_format(p, par) {
+                Some(flag) => Step::Land(vec![self.key_draft(at, p, par, flag, HopKind::Flag)]),
+                None => Step::Up,
+            },
+            // The function called, or its arguments passed through a call outside the
+            // repositories (`str(v)`): the value goes on in the result.
+            "call" => Step::Up,
             "argument_list" => match par.parent() {
                 Some(c) => self.call_step(at, p, c, par, n, None),
                 None => Step::Stop,
@@ -443,6 +515,9 @@ impl Engine<'_> {
             Some("expression_statement") | Some("go_statement") | Some("defer_statement")
         );
         if defs.is_empty() {
+            if let Some(d) = self.built_into(at, p, call, callee, idx, discarded) {
+                return Step::Land(d);
+            }
             if is_logging(&ctext) && !cgo {
                 return Step::Stop;
             }
@@ -506,6 +581,50 @@ impl Engine<'_> {
             ));
         }
         Step::Land(out)
+    }
+
+    /// A value appended to a string that writes a flag (`"--ctx-size=" + v`): the flag;
+    /// else the value goes up through the operator.
+    fn concatenated_flag(&self, at: FileRef, p: &Parsed, op: Node) -> Step {
+        let flag = op
+            .child_by_field_name("left")
+            .and_then(|l| flag_in_format(p, l).map(|f| (l, f)));
+        match flag {
+            Some((l, f)) => Step::Land(vec![self.key_draft(at, p, l, f, HopKind::Flag)]),
+            None => Step::Up,
+        }
+    }
+
+    /// A value built into a string or added to an object by a call outside the repositories:
+    /// the flag a format string writes it after (`Sprintf("--n-gpu-layers=%d", v)`), the
+    /// buffer or object a discarded call writes it into.
+    fn built_into(
+        &mut self,
+        at: FileRef,
+        p: &Parsed,
+        call: Node,
+        callee: Node,
+        idx: usize,
+        discarded: bool,
+    ) -> Option<Vec<Draft>> {
+        let ctext = p.text(callee);
+        if is_string_builder(ctext) && idx > 0 {
+            let fmt = call.child_by_field_name("arguments")?.named_child(0)?;
+            if let Some(flag) = flag_in_format(p, fmt) {
+                return Some(vec![self.key_draft(at, p, fmt, flag, HopKind::Flag)]);
+            }
+        }
+        if !discarded {
+            return None;
+        }
+        let target = written_into(p, call, callee, idx)?;
+        let mut d = self.land(at, p, target, HopKind::Assign);
+        let name = syntax::last_name(p, callee);
+        for x in &mut d {
+            x.line = p.line(call);
+            x.note = Some(format!("written into {} by {name}", p.text(target)));
+        }
+        (!d.is_empty()).then_some(d)
     }
 
     /// A value that names the environment variable a `getenv` reads (a wrapper's parameter,
@@ -675,7 +794,8 @@ impl Engine<'_> {
             "pointer_declarator"
             | "reference_declarator"
             | "array_declarator"
-            | "pointer_expression" => {
+            | "pointer_expression"
+            | "unary_expression" => {
                 let inner = t
                     .child_by_field_name("declarator")
                     .or_else(|| t.child_by_field_name("argument"))

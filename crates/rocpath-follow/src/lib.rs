@@ -10,13 +10,15 @@
 //! back to the call it came through only), a struct field and its reads, a condition (a
 //! branch point), a `getenv` of a followed name (a getter's reader), and across the
 //! boundaries that are matched by name — JSON (a struct tag, a type decoded in another
-//! package), a command-line flag and its definition (Go `flag`, `argparse`, argument tables
-//! with handlers), an environment variable (`setenv` → `getenv`), cgo (a C struct field
+//! package), a command-line flag and its definition (Go `flag` written without dashes,
+//! `argparse`, argument tables with handlers, argv loops comparing each argument), a string
+//! built from the value (`Sprintf`, f-strings, a builder) carrying it on, an environment variable (`setenv` → `getenv`), cgo (a C struct field
 //! written from Go → its reads in C/C++), a Python call into a native extension whose
 //! pybind11 `def` is in the sources. Syntactic hops are `code_verified`, name-matched
 //! bridges `inferred`, and where the trail leaves the repositories given it is `unresolved`
 //! with the boundary named.
 
+mod argv;
 mod bridges;
 mod engine;
 mod error;

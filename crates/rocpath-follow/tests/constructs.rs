@@ -183,3 +183,190 @@ fn a_getter_without_a_default_returns_a_reader_called_in_a_condition() {
     must(&doc, "envconfig/config.go", 38, HopKind::Assign);
     must(&doc, "server/sched.go", 14, HopKind::Branch);
 }
+
+/// Shaped like Ollama's `llm/server.go` (v0.3–v0.5): the runner's command line built with
+/// `append`, `fmt.Sprintf` and a string builder.
+const SERVER_GO: &str = r#"package llm
+
+import (
+	"fmt"
+	"os/exec"
+	"strconv"
+	"strings"
+)
+
+type Options struct {
+	NumGPU   int
+	NumBatch int
+	NumCtx   int
+}
+
+func start(opts Options, exe string) *exec.Cmd {
+	params := []string{"--model", "m.gguf"}
+	params = append(params, "--n-gpu-layers", fmt.Sprintf("%d", opts.NumGPU))
+	params = append(params, fmt.Sprintf("--batch-size=%d", opts.NumBatch))
+	var sb strings.Builder
+	sb.WriteString(strconv.Itoa(opts.NumCtx))
+	params = append(params, "--ctx-size", sb.String())
+	return exec.Command(exe, params...)
+}
+"#;
+
+/// Shaped like Ollama's Go runner (`runner/runner.go`, v0.3–v0.5): Go `flag` definitions,
+/// written without dashes.
+const RUNNER_GO: &str = r#"package main
+
+import "flag"
+
+func main() {
+	nGpuLayers := flag.Int("n-gpu-layers", 0, "Number of layers to offload to GPU")
+	var batchSize int
+	flag.IntVar(&batchSize, "batch-size", 512, "Batch size")
+	ctx := flag.Int("ctx-size", 2048, "Context size")
+	flag.Parse()
+	load(*nGpuLayers, batchSize, *ctx)
+}
+
+func load(layers int, batch int, ctx int) {
+	if layers > 0 {
+		offload(layers)
+	}
+	if batch > 1 {
+		split(batch)
+	}
+	if ctx > 4096 {
+		grow()
+	}
+}
+"#;
+
+fn launcher_and_runner() -> tempfile::TempDir {
+    repo(&[("llm/server.go", SERVER_GO), ("runner/main.go", RUNNER_GO)])
+}
+
+#[test]
+fn a_flag_built_with_sprintf_reaches_a_go_flag_written_without_dashes() {
+    let r = launcher_and_runner();
+    let doc = run("llm/server.go:NumGPU", r.path());
+    // Sprintf carries the value on (it used to be taken as logging, ending the trail).
+    let sent = must(&doc, "llm/server.go", 18, HopKind::Flag);
+    assert_eq!(sent.symbol, "--n-gpu-layers");
+    assert_eq!(sent.evidence, HopEvidence::CodeVerified);
+    // The Go flag "n-gpu-layers" is the reader (it used to be reported as outside).
+    let def = must(&doc, "runner/main.go", 6, HopKind::Flag);
+    assert_eq!(def.evidence, HopEvidence::Inferred);
+    must(&doc, "runner/main.go", 6, HopKind::Assign);
+    must(&doc, "runner/main.go", 14, HopKind::Param);
+    must(&doc, "runner/main.go", 15, HopKind::Branch);
+}
+
+#[test]
+fn a_flag_in_a_format_string_and_a_string_builder_carry_the_value() {
+    let r = launcher_and_runner();
+    let doc = run("llm/server.go:NumBatch", r.path());
+    let sent = must(&doc, "llm/server.go", 19, HopKind::Flag);
+    assert_eq!(sent.symbol, "--batch-size");
+    // IntVar writes the variable given by pointer.
+    let def = must(&doc, "runner/main.go", 8, HopKind::Flag);
+    assert_eq!(def.symbol, "batchSize");
+    must(&doc, "runner/main.go", 18, HopKind::Branch);
+    let doc = run("llm/server.go:NumCtx", r.path());
+    let sb = must(&doc, "llm/server.go", 21, HopKind::Assign);
+    assert_eq!(sb.symbol, "sb");
+    must(&doc, "llm/server.go", 22, HopKind::Flag);
+    must(&doc, "runner/main.go", 21, HopKind::Branch);
+}
+
+#[test]
+fn a_go_flag_spec_may_be_given_with_one_dash_or_two() {
+    let r = launcher_and_runner();
+    for spec in ["--n-gpu-layers", "-n-gpu-layers"] {
+        let doc = run(spec, r.path());
+        must(&doc, "runner/main.go", 6, HopKind::Flag);
+        must(&doc, "runner/main.go", 15, HopKind::Branch);
+    }
+}
+
+/// Shaped like llama.cpp's `common/common.cpp` before its argument table (b1000–b3000):
+/// an argv loop comparing each argument with the flag's names.
+const COMMON_CPP: &str = r#"#include <string>
+#include "common.h"
+
+bool parse_args(int argc, char ** argv, gpt_params & params) {
+    for (int i = 1; i < argc; i++) {
+        std::string arg = argv[i];
+        if (arg == "-ngl" || arg == "--gpu-layers" || arg == "--n-gpu-layers") {
+            if (++i >= argc) {
+                return false;
+            }
+            params.n_gpu_layers = std::stoi(argv[i]);
+        } else if (arg == "-t" || arg == "--threads") {
+            params.n_threads = std::stoi(argv[++i]);
+        }
+    }
+    return true;
+}
+"#;
+
+const LOAD_CPP: &str = r#"#include "common.h"
+
+void load(const gpt_params & params) {
+    const int n = params.n_gpu_layers;
+    if (n > 0) {
+        offload(n);
+    }
+}
+"#;
+
+#[test]
+fn an_argv_table_in_cpp_is_the_reader_of_a_flag() {
+    let r = repo(&[
+        ("common/common.cpp", COMMON_CPP),
+        ("src/load.cpp", LOAD_CPP),
+    ]);
+    let doc = run("--n-gpu-layers", r.path());
+    let read = must(&doc, "common/common.cpp", 11, HopKind::Flag);
+    assert_eq!(read.evidence, HopEvidence::Inferred);
+    assert!(
+        read.note.as_deref().unwrap_or("").contains("line 7"),
+        "{}",
+        show(&doc)
+    );
+    let field = must(&doc, "common/common.cpp", 11, HopKind::Assign);
+    assert_eq!(field.symbol, ".n_gpu_layers");
+    must(&doc, "src/load.cpp", 4, HopKind::Assign);
+    must(&doc, "src/load.cpp", 5, HopKind::Branch);
+    // The other branch of the table reads another flag.
+    assert!(
+        hops(&doc).iter().all(|h| h.symbol != ".n_threads"),
+        "{}",
+        show(&doc)
+    );
+    let doc = run("--threads", r.path());
+    must(&doc, "common/common.cpp", 13, HopKind::Flag);
+}
+
+/// Shaped like a Python build script handing options to CMake.
+const BUILD_PY: &str = r#"import subprocess
+
+
+def configure(hip, jobs):
+    args = ["cmake", "-B", "build"]
+    args.append(f"-DGGML_HIP={hip}")
+    args.append("-j" + str(jobs))
+    subprocess.run(args)
+"#;
+
+#[test]
+fn a_python_f_string_into_cmake_names_the_cmake_boundary() {
+    let r = repo(&[("tools/build.py", BUILD_PY)]);
+    let doc = run("tools/build.py:hip", r.path());
+    let flag = must(&doc, "tools/build.py", 6, HopKind::Flag);
+    assert_eq!(flag.symbol, "-DGGML_HIP");
+    assert_eq!(flag.evidence, HopEvidence::Unresolved);
+    assert!(
+        flag.note.as_deref().unwrap_or("").contains("CMake"),
+        "{}",
+        show(&doc)
+    );
+}

@@ -7,6 +7,7 @@ use crate::engine::{Draft, Engine, Expansion, FileRef, Item};
 use crate::index::Lang;
 use crate::model::{HopEvidence, HopKind};
 use crate::syntax::{self, Parsed};
+use crate::types::Owner;
 use tree_sitter::Node;
 
 pub(crate) const GETENV: &[&str] = &["Getenv", "LookupEnv", "getenv", "secure_getenv", "GetEnv"];
@@ -116,10 +117,14 @@ impl Engine<'_> {
         lang: Lang,
         origin: Option<&(usize, String)>,
         decls: bool,
+        owner: Option<&str>,
     ) -> Expansion {
         let mut out = Vec::new();
         let files = self.files_with(name, Some(lang));
         self.prefetch(&files);
+        let pkg_dir = origin
+            .map(|(_, d)| d.as_str())
+            .filter(|d| !d.starts_with("pkg:"));
         for f in files {
             let Some(p) = self.file(f) else { continue };
             let fdir = self.dir(f);
@@ -179,14 +184,24 @@ impl Engine<'_> {
                             "{var} is decoded from JSON at line {line}: the value crosses between processes as a field of the encoded type"
                         )),
                     )
-                } else if same || imports {
-                    (HopKind::Field, HopEvidence::CodeVerified, None)
+                } else if let Some(read) = self.read_owner(&p, n, name, pkg_dir) {
+                    match (read, owner) {
+                        (Owner::Type(t), Some(o)) if t != o => (
+                            HopKind::Field,
+                            HopEvidence::Inferred,
+                            Some(format!(
+                                "a field of {t}, another type with a field of this name"
+                            )),
+                        ),
+                        _ => (HopKind::Field, HopEvidence::CodeVerified, None),
+                    }
                 } else {
-                    (
-                        HopKind::Field,
-                        HopEvidence::Inferred,
-                        Some("a field of this name (its type is not resolved)".into()),
-                    )
+                    let note = if same || imports {
+                        "a field of this name where it was written (its type is not resolved)"
+                    } else {
+                        "a field of this name (its type is not resolved)"
+                    };
+                    (HopKind::Field, HopEvidence::Inferred, Some(note.into()))
                 };
                 out.push(self.draft(
                     f,
@@ -317,6 +332,7 @@ impl Engine<'_> {
                     lang: Lang::Go,
                     origin: Some((f.repo, self.dir(f))),
                     decls: false,
+                    owner: crate::types::enclosing_type(p, par),
                 }),
             );
             d.symbol = format!(".{fname}");
@@ -457,6 +473,7 @@ impl Engine<'_> {
                 lang: Lang::Python,
                 origin: None,
                 decls: false,
+                owner: None,
             }),
         );
         d.symbol = format!(".{dest}");

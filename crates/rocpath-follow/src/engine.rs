@@ -57,6 +57,10 @@ pub enum Item {
         origin: Option<(usize, String)>,
         /// Also list where fields of that name are declared.
         decls: bool,
+        /// The type it is a field of, when the syntax shows it (reads resolved to another
+        /// type are name matches).
+        #[serde(default)]
+        owner: Option<String>,
     },
     /// The parameters a call's argument arrives at.
     Params(Vec<Param>),
@@ -97,6 +101,7 @@ impl Item {
     pub fn seen_key(&self) -> Item {
         match self {
             Item::Field { name, lang, .. } => Item::Field {
+                owner: None,
                 name: name.clone(),
                 lang: *lang,
                 origin: None,
@@ -182,6 +187,8 @@ pub struct Engine<'a> {
     pub in_call: bool,
     /// Files that could not be read or parsed.
     pub skipped: Vec<Skipped>,
+    /// Whether a type (language, name) declares a field, as found.
+    pub known_fields: HashMap<(Lang, String, String), bool>,
 }
 
 impl<'a> Engine<'a> {
@@ -193,6 +200,7 @@ impl<'a> Engine<'a> {
             raw: HashMap::new(),
             in_call: false,
             skipped: Vec::new(),
+            known_fields: HashMap::new(),
         }
     }
 
@@ -425,7 +433,8 @@ impl<'a> Engine<'a> {
                 lang,
                 origin,
                 decls,
-            } => self.field(name, *lang, origin.as_ref(), *decls),
+                owner,
+            } => self.field(name, *lang, origin.as_ref(), *decls, owner.as_deref()),
             Item::Params(ps) => Expansion {
                 drafts: ps.iter().map(|p| self.param(p)).collect(),
                 unresolved: None,
@@ -511,7 +520,10 @@ impl<'a> Engine<'a> {
         if p.lang == Lang::Go && sn.id() == root.id() {
             // A package-level variable: read as `pkg.Name` in other packages.
             let origin = (at.repo, self.dir(at));
-            out.extend(self.field(name, Lang::Go, Some(&origin), false).drafts);
+            out.extend(
+                self.field(name, Lang::Go, Some(&origin), false, None)
+                    .drafts,
+            );
         }
         out
     }

@@ -253,10 +253,11 @@ impl Engine<'_> {
                     return Step::Stop;
                 };
                 let mut d = self.field_draft(at, p, k, HopKind::Field);
-                if let (Some(pkg), Some(Item::Field { origin, .. })) =
-                    (literal_package(p, par), &mut d.item)
-                {
-                    *origin = Some((at.repo, format!("pkg:{pkg}")));
+                if let Some(Item::Field { origin, owner, .. }) = &mut d.item {
+                    *owner = crate::types::literal_type(p, par);
+                    if let Some(pkg) = literal_package(p, par) {
+                        *origin = Some((at.repo, format!("pkg:{pkg}")));
+                    }
                 }
                 Step::Land(vec![d])
             }
@@ -437,6 +438,7 @@ impl Engine<'_> {
                 lang: p.lang,
                 origin: Some((at.repo, self.dir(at))),
                 decls: false,
+                owner: None,
             }),
         )
     }
@@ -744,14 +746,20 @@ impl Engine<'_> {
                     && is_cgo_file(p);
                 let mut d = self.field_draft(at, p, t, kind);
                 d.symbol = format!(".{name}");
+                let written = match self.read_owner(p, t, &name, None) {
+                    Some(crate::types::Owner::Type(ty)) if !cgo => Some(ty),
+                    _ => None,
+                };
                 if let Some(Item::Field {
                     name: n,
                     lang,
                     decls,
+                    owner,
                     ..
                 }) = &mut d.item
                 {
                     *n = name.clone();
+                    *owner = written;
                     if cgo {
                         *lang = Lang::Cpp;
                         *decls = true;

@@ -14,8 +14,9 @@
 //! `argparse`, argument tables with handlers, argv loops comparing each argument), a string
 //! built from the value (`Sprintf`, f-strings, a builder) carrying it on, an environment variable (`setenv` → `getenv`), cgo (a C struct field
 //! written from Go → its reads in C/C++), a Python call into a native extension whose
-//! pybind11 `def` is in the sources. Syntactic hops are `code_verified`, name-matched
-//! bridges `inferred`, and where the trail leaves the repositories given it is `unresolved`
+//! pybind11 `def` is in the sources. Syntactic hops are `code_verified` (a field read only
+//! when its variable's declared type has the field), name-matched bridges and field reads
+//! `inferred`, and where the trail leaves the repositories given it is `unresolved`
 //! with the boundary named.
 
 mod argv;
@@ -28,6 +29,7 @@ mod memo;
 mod model;
 mod spec;
 mod syntax;
+mod types;
 
 pub use error::FollowError;
 pub use index::IndexOptions;

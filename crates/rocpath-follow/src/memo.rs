@@ -11,7 +11,7 @@ use std::collections::HashMap;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
-const FORMAT: &str = "rocpath.follow.memo/3";
+const FORMAT: &str = "rocpath.follow.memo/4";
 
 #[derive(Default, Serialize, Deserialize)]
 struct Stored {

@@ -176,6 +176,7 @@ impl Engine<'_> {
                 lang: p.lang,
                 origin: Some((at.repo, self.dir(at))),
                 decls: false,
+                owner: crate::types::enclosing_type(p, n),
             };
             return Some(self.origin(at, p, n, name, item));
         }

@@ -370,3 +370,50 @@ fn a_python_f_string_into_cmake_names_the_cmake_boundary() {
         show(&doc)
     );
 }
+
+/// Written by hand: two types of one package with a field of the same name, read through a
+/// parameter of each type, through a variable of each type, and from a call's result.
+const TYPES_GO: &str = r#"package srv
+
+type Options struct {
+	NumCtx int
+}
+
+type Cache struct {
+	NumCtx int
+}
+
+func newCache() Cache { return Cache{} }
+
+func run(o Options, c Cache) {
+	a := o.NumCtx
+	b := c.NumCtx
+	d := newCache().NumCtx
+	k := newCache()
+	e := k.NumCtx
+	var opts Options
+	g := opts.NumCtx
+	_, _, _, _, _ = a, b, d, e, g
+}
+"#;
+
+#[test]
+fn a_field_read_is_code_verified_only_when_its_type_is_resolved() {
+    let r = repo(&[("srv/types.go", TYPES_GO)]);
+    let doc = run("srv/types.go:4", r.path());
+    let ev = |line: u64| must(&doc, "srv/types.go", line, HopKind::Field).evidence;
+    // `o Options` and `var opts Options`: the type is written, and it has the field.
+    assert_eq!(ev(14), HopEvidence::CodeVerified, "{}", show(&doc));
+    assert_eq!(ev(20), HopEvidence::CodeVerified, "{}", show(&doc));
+    // `c Cache`: resolved, but to the other type.
+    let other = must(&doc, "srv/types.go", 15, HopKind::Field);
+    assert_eq!(other.evidence, HopEvidence::Inferred);
+    assert!(
+        other.note.as_deref().unwrap_or("").contains("Cache"),
+        "{}",
+        show(&doc)
+    );
+    // A call's result and a variable assigned from one: the name matches, nothing more.
+    assert_eq!(ev(16), HopEvidence::Inferred, "{}", show(&doc));
+    assert_eq!(ev(18), HopEvidence::Inferred, "{}", show(&doc));
+}

@@ -1,0 +1,213 @@
+//! Whether a field read is resolved in the syntax: the variable it is read from is declared
+//! (a parameter, `var x T`, `x := T{…}`, `T x;`) with a type whose declaration in the
+//! repositories has a field of that name, or it is a package-level name read through the
+//! package imported (`envconfig.NumParallel`). Anything else is a match by name.
+
+use crate::engine::{Engine, FileRef};
+use crate::index::Lang;
+use crate::syntax::{self, Parsed};
+use tree_sitter::Node;
+
+/// The name of a type as written, without pointers, references, qualifiers, a package or a
+/// namespace (`*llama.ModelParams` → `ModelParams`, `const gpt_params &` → `gpt_params`).
+fn base_type(text: &str) -> Option<String> {
+    let t = text.split('<').next().unwrap_or(text);
+    let t = t
+        .split_whitespace()
+        .filter(|w| !matches!(*w, "const" | "struct" | "class" | "volatile"))
+        .collect::<Vec<_>>()
+        .join(" ");
+    let t = t.trim_matches(|c: char| matches!(c, '*' | '&' | '[' | ']' | ' '));
+    let last = t.rsplit(['.', ':']).next().unwrap_or(t).trim();
+    (!last.is_empty() && last.chars().all(|c| c.is_alphanumeric() || c == '_'))
+        .then(|| last.to_string())
+}
+
+/// The type `var` is declared with in `scope` (before `before`), when it is written.
+fn declared_type(p: &Parsed, scope: Node, var: &str, before: usize) -> Option<String> {
+    let mut found = None;
+    syntax::each_node(scope, &mut |n| {
+        if found.is_some() || n.start_byte() >= before {
+            return false;
+        }
+        let names_var = |field: &str| {
+            let mut c = n.walk();
+            n.children_by_field_name(field, &mut c)
+                .any(|d| syntax::last_name(p, d) == var)
+        };
+        let ty = match n.kind() {
+            "parameter_declaration" | "var_spec" if p.lang == Lang::Go && names_var("name") => {
+                n.child_by_field_name("type")
+            }
+            "parameter_declaration" | "declaration" | "optional_parameter_declaration"
+                if p.lang == Lang::Cpp && names_var("declarator") =>
+            {
+                n.child_by_field_name("type")
+            }
+            "short_var_declaration" => composite_type(p, n, var),
+            _ => None,
+        };
+        if let Some(t) = ty {
+            found = base_type(p.text(t));
+        }
+        true
+    });
+    found
+}
+
+/// The type of a Go composite literal assigned to `var` (`x := T{…}`, `x := &T{…}`).
+fn composite_type<'t>(p: &Parsed, decl: Node<'t>, var: &str) -> Option<Node<'t>> {
+    let left = decl.child_by_field_name("left")?;
+    if left.named_child_count() != 1 || p.text(left) != var {
+        return None;
+    }
+    let mut v = decl.child_by_field_name("right")?.named_child(0)?;
+    if v.kind() == "unary_expression" {
+        v = v.child_by_field_name("operand")?;
+    }
+    (v.kind() == "composite_literal")
+        .then(|| v.child_by_field_name("type"))
+        .flatten()
+}
+
+/// Whether the declaration of type `ty` in `p` has a field `field`.
+fn declares_field(p: &Parsed, ty: &str, field: &str) -> bool {
+    let mut yes = false;
+    syntax::each_node(p.tree.root_node(), &mut |n| {
+        if yes {
+            return false;
+        }
+        let named = match n.kind() {
+            "type_spec" => n.child_by_field_name("name"),
+            "struct_specifier" | "class_specifier" => n.child_by_field_name("name"),
+            _ => return true,
+        };
+        if named.is_some_and(|x| p.text(x) == ty) {
+            if let Some(body) = n
+                .child_by_field_name("type")
+                .or_else(|| n.child_by_field_name("body"))
+            {
+                syntax::each_node(body, &mut |m| {
+                    if m.kind() == "field_identifier" && p.text(m) == field {
+                        yes = true;
+                    }
+                    !yes
+                });
+            }
+        }
+        true
+    });
+    yes
+}
+
+/// What a field read is resolved to.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Owner {
+    /// A package-level name read through its package (`envconfig.NumParallel`).
+    Package,
+    /// A field of a type declared in the repositories.
+    Type(String),
+}
+
+/// The type a field declared at `n` belongs to (`type T struct { F … }`, `struct T { F; }`).
+pub fn enclosing_type(p: &Parsed, n: Node) -> Option<String> {
+    let mut cur = n;
+    for _ in 0..6 {
+        cur = cur.parent()?;
+        if matches!(
+            cur.kind(),
+            "type_spec" | "struct_specifier" | "class_specifier"
+        ) {
+            return cur
+                .child_by_field_name("name")
+                .map(|x| p.text(x).to_string());
+        }
+    }
+    None
+}
+
+/// The type of the Go composite literal a keyed element is in (`Options{F: v}` → `Options`).
+pub fn literal_type(p: &Parsed, keyed: Node) -> Option<String> {
+    let lit = keyed.parent()?.parent()?;
+    if lit.kind() != "composite_literal" {
+        return None;
+    }
+    base_type(p.text(lit.child_by_field_name("type")?))
+}
+
+impl Engine<'_> {
+    /// What the field read `read` (`x.F`, `x->F`) is resolved to, if it is: see the module.
+    /// `pkg_dir` is the folder a package-level name was written in.
+    pub fn read_owner(
+        &mut self,
+        p: &Parsed,
+        read: Node,
+        field: &str,
+        pkg_dir: Option<&str>,
+    ) -> Option<Owner> {
+        let base = read
+            .child_by_field_name("operand")
+            .or_else(|| read.child_by_field_name("argument"))
+            .filter(|b| b.kind() == "identifier")?;
+        let var = p.text(base);
+        if p.lang == Lang::Go {
+            if let Some(dir) = pkg_dir.filter(|d| !d.is_empty()) {
+                let pkg = dir.rsplit('/').next().unwrap_or(dir);
+                let imported = memchr::memmem::find(&p.src, format!("/{dir}\"").as_bytes());
+                if var == pkg && imported.is_some() {
+                    return Some(Owner::Package);
+                }
+            }
+        }
+        let scope = syntax::scope_of(p.lang, read);
+        let ty = declared_type(p, scope, var, read.start_byte())?;
+        self.type_has_field(p.lang, &ty, field)
+            .then_some(Owner::Type(ty))
+    }
+
+    /// Whether a type named `ty` declared in the repositories has a field `field`.
+    fn type_has_field(&mut self, lang: Lang, ty: &str, field: &str) -> bool {
+        let key = (lang, ty.to_string(), field.to_string());
+        if let Some(&k) = self.known_fields.get(&key) {
+            return k;
+        }
+        let with_field = self.files_with(field, Some(lang));
+        let files: Vec<FileRef> = self
+            .files_with(ty, Some(lang))
+            .into_iter()
+            .filter(|f| with_field.contains(f))
+            .collect();
+        self.prefetch(&files);
+        let mut yes = false;
+        for f in files {
+            if let Some(p) = self.file(f) {
+                if declares_field(&p, ty, field) {
+                    yes = true;
+                    break;
+                }
+            }
+        }
+        self.known_fields.insert(key, yes);
+        yes
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::base_type;
+
+    #[test]
+    fn type_names_lose_pointers_packages_and_qualifiers() {
+        assert_eq!(
+            base_type("*llama.ModelParams").as_deref(),
+            Some("ModelParams")
+        );
+        assert_eq!(
+            base_type("const gpt_params &").as_deref(),
+            Some("gpt_params")
+        );
+        assert_eq!(base_type("std::vector<int>").as_deref(), Some("vector"));
+        assert_eq!(base_type("Options").as_deref(), Some("Options"));
+        assert_eq!(base_type("func() int"), None);
+    }
+}

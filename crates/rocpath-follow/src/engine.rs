@@ -28,6 +28,8 @@ pub struct Repo {
     pub root: PathBuf,
     /// Its index.
     pub index: RepoIndex,
+    /// Source files whose work tree differs from the commit.
+    pub changed: std::collections::HashSet<String>,
 }
 
 /// Something whose value the trail follows further.

@@ -1,6 +1,8 @@
 //! The index of a repository: its source files and, for every name (identifier, or flag
-//! written in a string such as `"-ngl"`), the files it occurs in. Built once per commit and
-//! kept in the user's cache folder; the trail parses only the files the names lead to.
+//! written in a string such as `"-ngl"`), the files it occurs in. Built once per state of the
+//! work tree (the commit and every source file's path, size and modification time) and kept
+//! in the user's cache folder, one file per commit: a work tree changed since is indexed
+//! again. The trail parses only the files the names lead to.
 
 use crate::error::FollowError;
 use crate::model::Skipped;
@@ -75,6 +77,8 @@ pub struct RepoIndex {
     pub defs: HashMap<String, Vec<u32>>,
     /// Files left out.
     pub skipped: Vec<Skipped>,
+    /// The state of the work tree it was built from ([`work_tree_state`]).
+    pub state: String,
 }
 
 /// Index limits.
@@ -106,7 +110,7 @@ pub fn is_test(path: &str) -> bool {
             .any(|c| matches!(c, "test" | "tests" | "testdata" | "unittest" | "unittests"))
 }
 
-const FORMAT: &str = "rocpath.follow.index/2";
+const FORMAT: &str = "rocpath.follow.index/3";
 
 /// The cache folder: `$ROCPATH_CACHE`, else `$XDG_CACHE_HOME/rocpath`, else
 /// `~/.cache/rocpath`; the index lives in its `follow` folder.
@@ -123,11 +127,17 @@ pub fn cache_dir() -> Option<PathBuf> {
     Some(base.join("follow"))
 }
 
-pub(crate) fn cache_file(dir: &Path, root: &Path, commit: &str, opts: &IndexOptions) -> PathBuf {
+pub(crate) fn cache_file(
+    dir: &Path,
+    root: &Path,
+    commit: Option<&str>,
+    opts: &IndexOptions,
+) -> PathBuf {
     let mut h = Sha256::new();
     h.update(FORMAT.as_bytes());
     h.update(root.as_os_str().as_encoded_bytes());
-    h.update(commit.as_bytes());
+    h.update([0]);
+    h.update(commit.unwrap_or("-").as_bytes());
     h.update(opts.max_file_bytes.to_le_bytes());
     h.update([u8::from(opts.include_tests)]);
     let hex: String = h.finalize()[..16]
@@ -137,8 +147,8 @@ pub(crate) fn cache_file(dir: &Path, root: &Path, commit: &str, opts: &IndexOpti
     dir.join(format!("{hex}.idx"))
 }
 
-/// The index of `root` at `commit`: from the cache when it is there, else built (and
-/// cached when there is a commit). Returns whether it came from the cache.
+/// The index of `root` at `commit` as its work tree is now: from the cache when it was built
+/// from the same state, else built and cached. Returns whether it came from the cache.
 pub fn load_or_build(
     root: &Path,
     commit: Option<&str>,
@@ -158,24 +168,62 @@ pub fn load_or_build_in(
     opts: &IndexOptions,
 ) -> Result<(RepoIndex, bool), FollowError> {
     let root_abs = root.canonicalize().unwrap_or_else(|_| root.to_path_buf());
-    let cached = commit.map(|c| cache_file(dir, &root_abs, c, opts));
-    if let Some(f) = &cached {
-        if let Some(ix) = std::fs::read_to_string(f).ok().and_then(|t| read_cache(&t)) {
-            return Ok((ix, true));
+    let file = cache_file(dir, &root_abs, commit, opts);
+    let (paths, skipped) = walk(root, opts)?;
+    let state = work_tree_state(root, commit, &paths);
+    if let Some(ix) = std::fs::read_to_string(&file)
+        .ok()
+        .and_then(|t| read_cache(&t, &state))
+    {
+        return Ok((ix, true));
+    }
+    let mut ix = index_paths(root, &paths, skipped, opts);
+    ix.state = state;
+    // A cache that cannot be written only makes the next run slower.
+    let _ = write_cache(&file, &ix);
+    Ok((ix, false))
+}
+
+/// The state of a work tree: its commit and each source file's path, size and modification
+/// time (a file edited, added or removed changes it).
+pub fn work_tree_state(root: &Path, commit: Option<&str>, paths: &[PathBuf]) -> String {
+    let mut h = Sha256::new();
+    h.update(commit.unwrap_or("-").as_bytes());
+    for p in paths {
+        h.update([0]);
+        h.update(rel(root, p).as_bytes());
+        match std::fs::metadata(p) {
+            Ok(m) => {
+                h.update(m.len().to_le_bytes());
+                if let Ok(d) = m
+                    .modified()
+                    .map(|t| t.duration_since(std::time::UNIX_EPOCH).unwrap_or_default())
+                {
+                    h.update(d.as_secs().to_le_bytes());
+                    h.update(d.subsec_nanos().to_le_bytes());
+                }
+            }
+            Err(_) => h.update(b"?"),
         }
     }
-    let ix = build(root, opts)?;
-    if let Some(f) = &cached {
-        // A cache that cannot be written only makes the next run slower.
-        let _ = write_cache(f, &ix);
-    }
-    Ok((ix, false))
+    h.finalize()[..16]
+        .iter()
+        .map(|b| format!("{b:02x}"))
+        .collect()
 }
 
 /// Walks `root` and indexes every source file. Links are followed while they stay inside the
 /// checkout; a link that leads out of it (a committed link to `/`), round to a folder walked
 /// already, or nowhere is skipped and said (`Skipped`), never walked.
 pub fn build(root: &Path, opts: &IndexOptions) -> Result<RepoIndex, FollowError> {
+    let (paths, skipped) = walk(root, opts)?;
+    let mut ix = index_paths(root, &paths, skipped, opts);
+    ix.state = work_tree_state(root, None, &paths);
+    Ok(ix)
+}
+
+/// The source files of `root` (sorted), and what the walk left out.
+fn walk(root: &Path, opts: &IndexOptions) -> Result<(Vec<PathBuf>, Vec<Skipped>), FollowError> {
     if !root.is_dir() {
         return Err(FollowError::NotADirectory(root.to_path_buf()));
     }
@@ -215,6 +263,16 @@ pub fn build(root: &Path, opts: &IndexOptions) -> Result<RepoIndex, FollowError>
     let fenced = fenced.lock().unwrap_or_else(|p| p.into_inner());
     skipped.extend(fenced.1.iter().cloned());
     paths.sort();
+    Ok((paths, skipped))
+}
+
+/// Indexes the files `paths` of `root`.
+fn index_paths(
+    root: &Path,
+    paths: &[PathBuf],
+    skipped: Vec<Skipped>,
+    opts: &IndexOptions,
+) -> RepoIndex {
     let per_file: Vec<_> = paths
         .par_iter()
         .map(|p| read_tokens(root, p, opts))
@@ -238,7 +296,7 @@ pub fn build(root: &Path, opts: &IndexOptions) -> Result<RepoIndex, FollowError>
             Err(s) => ix.skipped.push(s),
         }
     }
-    Ok(ix)
+    ix
 }
 
 type Fenced = std::sync::Mutex<(rocpath_budget::Fence, Vec<Skipped>)>;
@@ -492,6 +550,7 @@ fn write_cache(path: &Path, ix: &RepoIndex) -> std::io::Result<()> {
     let tmp = path.with_extension(format!("tmp{}", std::process::id()));
     let mut w = std::io::BufWriter::new(std::fs::File::create(&tmp)?);
     writeln!(w, "{FORMAT}")?;
+    writeln!(w, "W\t{}", ix.state)?;
     for f in &ix.files {
         writeln!(w, "F\t{}\t{}", f.lang.as_str(), f.path)?;
     }
@@ -516,12 +575,16 @@ fn write_cache(path: &Path, ix: &RepoIndex) -> std::io::Result<()> {
     std::fs::rename(&tmp, path)
 }
 
-fn read_cache(text: &str) -> Option<RepoIndex> {
+/// The cached index, when it was built from the work tree state `state`.
+fn read_cache(text: &str, state: &str) -> Option<RepoIndex> {
     let mut lines = text.lines();
-    if lines.next()? != FORMAT {
+    if lines.next()? != FORMAT || lines.next()?.strip_prefix("W\t")? != state {
         return None;
     }
-    let mut ix = RepoIndex::default();
+    let mut ix = RepoIndex {
+        state: state.to_string(),
+        ..RepoIndex::default()
+    };
     for line in lines {
         let (tag, rest) = line.split_once('\t')?;
         let (a, b) = rest.split_once('\t')?;
@@ -580,7 +643,10 @@ mod tests {
 
     #[test]
     fn cache_round_trips() {
-        let mut ix = RepoIndex::default();
+        let mut ix = RepoIndex {
+            state: "s1".into(),
+            ..RepoIndex::default()
+        };
         ix.files.push(SourceFile {
             path: "a/b.go".into(),
             lang: Lang::Go,
@@ -593,8 +659,9 @@ mod tests {
         let d = tempfile::tempdir().unwrap_or_else(|e| unreachable!("{e}"));
         let f = d.path().join("x.idx");
         write_cache(&f, &ix).unwrap_or_else(|e| unreachable!("{e}"));
-        let back = read_cache(&std::fs::read_to_string(&f).unwrap_or_default());
-        let back = back.unwrap_or_default();
+        let text = std::fs::read_to_string(&f).unwrap_or_default();
+        assert!(read_cache(&text, "s2").is_none(), "another work tree state");
+        let back = read_cache(&text, "s1").unwrap_or_default();
         assert_eq!(back.files, ix.files);
         assert_eq!(back.names, ix.names);
         assert_eq!(back.skipped[0].reason, "too large");

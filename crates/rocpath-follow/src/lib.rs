@@ -2,8 +2,9 @@
 //! name — a field, a JSON key, a flag, an environment variable) forward through Go, C, C++
 //! and Python, across files, packages, processes and languages.
 //!
-//! Each repository is indexed once per commit (names → files, [`index`], cached in the
-//! user's cache folder); the trail then parses only the files its names lead to with
+//! Each repository is indexed once per commit and state of its work tree (names → files,
+//! [`index`], cached in the user's cache folder; an edited checkout is indexed again and
+//! said); the trail then parses only the files its names lead to with
 //! tree-sitter. A value goes up through the expressions that carry it to where it lands
 //! ([`HopKind`]): an assignment, a call argument and the callee's parameter, a return and the
 //! callers (a closure's return where the closure goes; a value derived from a parameter
@@ -30,6 +31,7 @@ mod model;
 mod spec;
 mod syntax;
 mod types;
+mod worktree;
 
 pub use error::FollowError;
 pub use index::IndexOptions;
@@ -95,6 +97,10 @@ impl Repos {
             if repos.iter().any(|r| r.info.name == name) {
                 name = format!("{name}-{}", repos.len() + 1);
             }
+            let changed = match head.commit {
+                Some(_) => worktree::changed_sources(root),
+                None => Vec::new(),
+            };
             repos.push(Repo {
                 info: RepoInfo {
                     name,
@@ -106,9 +112,11 @@ impl Repos {
                     commit: head.commit,
                     files: index.files.len(),
                     cached,
+                    changed: changed.len(),
                 },
                 root: root.clone(),
                 index,
+                changed: changed.into_iter().collect(),
             });
         }
         Ok(Repos { repos })
@@ -145,10 +153,10 @@ fn cost(s: &Slot) -> usize {
 pub fn follow_in(spec: &str, repos: &Repos, opts: &Options) -> Result<FollowDoc, FollowError> {
     let parsed = parse_spec(spec)?;
     let mut eng = Engine::new(&repos.repos);
-    let keys: Vec<(PathBuf, Option<String>)> = repos
+    let keys: Vec<(PathBuf, Option<String>, String)> = repos
         .repos
         .iter()
-        .map(|r| (r.root.clone(), r.info.commit.clone()))
+        .map(|r| (r.root.clone(), r.info.commit.clone(), r.index.state.clone()))
         .collect();
     let dir = if opts.cache { index::cache_dir() } else { None };
     let mut memo = memo::Memo::open(dir.as_deref(), &keys, &opts.index);
@@ -161,7 +169,7 @@ pub fn follow_in(spec: &str, repos: &Repos, opts: &Options) -> Result<FollowDoc,
         }
     };
     let matched = origins.len();
-    let mut notes = Vec::new();
+    let mut notes = changed_notes(repos);
     let mut truncated = false;
     if matched > opts.max_matches {
         notes.push(format!(
@@ -272,6 +280,21 @@ pub fn follow_in(spec: &str, repos: &Repos, opts: &Options) -> Result<FollowDoc,
     })
 }
 
+/// A note for each checkout whose work tree differs from its commit.
+fn changed_notes(repos: &Repos) -> Vec<String> {
+    repos
+        .repos
+        .iter()
+        .filter(|r| !r.changed.is_empty())
+        .map(|r| {
+            let mut changed: Vec<String> = r.changed.iter().cloned().collect();
+            changed.sort();
+            let commit = r.info.commit.as_deref().unwrap_or("");
+            worktree::changed_note(&r.info.name, commit, &changed)
+        })
+        .collect()
+}
+
 /// Keeps the `fan_out` next hops to follow from one hop: syntactic hops first, then those in
 /// the nearest files. Returns how many were left out, if any.
 fn cap_fan_out(drafts: &mut Vec<Draft>, from: &str, eng: &Engine, fan_out: usize) -> Option<usize> {
@@ -335,6 +358,16 @@ fn join(a: &Option<String>, b: &str) -> String {
 
 fn to_hop(eng: &mut Engine, d: &Draft) -> Hop {
     let text = eng.line_text(d.at, d.line);
+    let repo = &eng.repos[d.at.repo];
+    let local = &repo.index.files[d.at.file as usize].path;
+    let note = if repo.changed.contains(local) {
+        Some(join(
+            &d.note,
+            "the file differs from the commit: the line is the work tree's",
+        ))
+    } else {
+        d.note.clone()
+    };
     Hop {
         path: eng.path(d.at),
         line: d.line,
@@ -343,7 +376,7 @@ fn to_hop(eng: &mut Engine, d: &Draft) -> Hop {
         kind: d.kind,
         evidence: d.evidence,
         symbol: d.symbol.clone(),
-        note: d.note.clone(),
+        note,
         children: Vec::new(),
     }
 }

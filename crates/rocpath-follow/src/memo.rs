@@ -1,6 +1,7 @@
-//! The trail's steps remembered per commit: where each followed item led (and where each
-//! SPEC started), kept beside the index in the cache folder. A follow through the same
-//! commits reuses them and parses only what it has not followed before.
+//! The trail's steps remembered per commit and work tree state: where each followed item led
+//! (and where each SPEC started), kept beside the index in the cache folder, one file per set
+//! of repositories and commits. A follow through the same work trees reuses them and parses
+//! only what it has not followed before; a work tree changed since starts them afresh.
 
 use crate::engine::{Draft, Expansion, Item};
 use crate::index::IndexOptions;
@@ -11,11 +12,13 @@ use std::collections::HashMap;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
-const FORMAT: &str = "rocpath.follow.memo/4";
+const FORMAT: &str = "rocpath.follow.memo/5";
 
 #[derive(Default, Serialize, Deserialize)]
 struct Stored {
     format: String,
+    /// The work tree state of each repository ([`crate::index::work_tree_state`]).
+    states: Vec<String>,
     origins: Vec<(String, Vec<Draft>)>,
     expansions: Vec<(Item, Expansion)>,
     skipped: Vec<Skipped>,
@@ -25,6 +28,7 @@ struct Stored {
 #[derive(Default)]
 pub struct Memo {
     path: Option<PathBuf>,
+    states: Vec<String>,
     origins: HashMap<String, Vec<Draft>>,
     expansions: HashMap<Item, Expansion>,
     /// Files found unreadable or broken while the steps were first followed.
@@ -33,11 +37,11 @@ pub struct Memo {
 }
 
 impl Memo {
-    /// The memo of these repositories (root, commit) in `dir`; an empty one that is never
-    /// saved when a repository has no commit.
+    /// The memo of these repositories (root, commit, work tree state) in `dir`; an empty one
+    /// when it was kept for other work tree states.
     pub fn open(
         dir: Option<&Path>,
-        repos: &[(PathBuf, Option<String>)],
+        repos: &[(PathBuf, Option<String>, String)],
         opts: &IndexOptions,
     ) -> Memo {
         let Some(dir) = dir else {
@@ -47,10 +51,8 @@ impl Memo {
         h.update(FORMAT.as_bytes());
         h.update(opts.max_file_bytes.to_le_bytes());
         h.update([u8::from(opts.include_tests)]);
-        for (root, commit) in repos {
-            let Some(c) = commit else {
-                return Memo::default();
-            };
+        for (root, commit, _) in repos {
+            let c = commit.as_deref().unwrap_or("-");
             let abs = root.canonicalize().unwrap_or_else(|_| root.clone());
             h.update(abs.as_os_str().as_encoded_bytes());
             h.update([0]);
@@ -62,13 +64,15 @@ impl Memo {
             .map(|b| format!("{b:02x}"))
             .collect();
         let path = dir.join(format!("{hex}.trail.json"));
+        let states: Vec<String> = repos.iter().map(|r| r.2.clone()).collect();
         let stored: Stored = std::fs::read(&path)
             .ok()
             .and_then(|b| serde_json::from_slice(&b).ok())
-            .filter(|s: &Stored| s.format == FORMAT)
+            .filter(|s: &Stored| s.format == FORMAT && s.states == states)
             .unwrap_or_default();
         Memo {
             path: Some(path),
+            states,
             origins: stored.origins.into_iter().collect(),
             expansions: stored.expansions.into_iter().collect(),
             skipped: stored.skipped,
@@ -116,6 +120,7 @@ impl Memo {
         origins.sort_by(|a, b| a.0.cmp(&b.0));
         let stored = Stored {
             format: FORMAT.to_string(),
+            states: self.states,
             origins,
             expansions: self.expansions.into_iter().collect(),
             skipped: self.skipped,

@@ -141,6 +141,13 @@ pub struct RepoInfo {
     pub files: usize,
     /// Whether the index came from the cache.
     pub cached: bool,
+    /// Source files whose work tree differs from the commit (edited, added, removed).
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub changed: usize,
+}
+
+fn is_zero(n: &usize) -> bool {
+    *n == 0
 }
 
 /// A file left out, and why.

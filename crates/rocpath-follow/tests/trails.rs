@@ -397,6 +397,33 @@ fn the_index_is_cached_per_commit() {
     }
 }
 
+/// The cached index belongs to a state of the work tree: a file edited after it was cached
+/// (same commit) has the index built again, with the file's new names.
+#[test]
+fn the_index_is_built_again_for_an_edited_work_tree() {
+    let r = repo();
+    let cache = tempfile::tempdir().unwrap_or_else(|e| unreachable!("{e}"));
+    let o = Options::default();
+    let load = || {
+        rocpath_follow::index::load_or_build_in(cache.path(), r.path(), Some("89ab"), &o.index)
+            .unwrap_or_else(|e| unreachable!("{e}"))
+    };
+    let (first, was) = load();
+    assert!(!was);
+    let (_, was) = load();
+    assert!(was, "the same work tree reuses the cache");
+    write(
+        r.path(),
+        "srv/cycle.go",
+        b"package srv\n\nfunc EditedHere(k int) int { return k }\n",
+    );
+    let (edited, was) = load();
+    assert!(!was, "an edited work tree is indexed again");
+    assert_ne!(first.state, edited.state);
+    assert!(edited.names.contains_key("EditedHere"));
+    assert!(!first.names.contains_key("EditedHere"));
+}
+
 const LAUNCH_GO: &str = r#"package app
 
 type Opts struct {

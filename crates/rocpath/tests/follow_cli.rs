@@ -86,3 +86,60 @@ fn a_flag_spec_may_start_with_dashes() {
     assert_eq!(code, 2, "a single dash is a different flag: {err}");
     assert!(err.contains("matches nothing"), "{err}");
 }
+
+fn follow_cached(repo: &std::path::Path, cache: &std::path::Path) -> (String, String) {
+    let out = Command::cargo_bin("rocpath")
+        .unwrap()
+        .env("ROCPATH_CACHE", cache)
+        .args(["--no-progress", "follow", "--from", "app/opts.go:NumGPU"])
+        .arg(repo)
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{out:?}");
+    (
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+/// A checkout edited after its commit: the cache (kept per commit) is not reused for the
+/// edited work tree, so hops cite the lines as they are now, and the edit is said. Before,
+/// the trail of the commit came back with the current text of its old line numbers.
+#[test]
+fn an_edited_checkout_is_followed_as_it_is_with_a_note() {
+    if !rocpath_testdata::git::have_git() {
+        rocpath_testdata::skip("git is not installed");
+        return;
+    }
+    let repo = tempfile::tempdir().unwrap();
+    let cache = tempfile::tempdir().unwrap();
+    let file = repo.path().join("app/opts.go");
+    std::fs::create_dir_all(file.parent().unwrap()).unwrap();
+    let src = "package app\n\ntype Opts struct {\n\tNumGPU int\n}\n\nfunc use(o Opts) int {\n\tn := o.NumGPU\n\treturn n\n}\n";
+    std::fs::write(&file, src).unwrap();
+    let who = ("A", "a@example.com");
+    let date = "2024-01-01T00:00:00Z";
+    for args in [
+        &["init", "-q"][..],
+        &["add", "."],
+        &["commit", "-q", "-m", "x"],
+    ] {
+        rocpath_testdata::git::git(repo.path(), args, who, date);
+    }
+    let (clean, err) = follow_cached(repo.path(), cache.path());
+    assert!(clean.contains("app/opts.go:8@"), "{clean}");
+    assert!(!err.contains("differs from commit"), "{err}");
+    // A line added above the read: the read is on line 9 now.
+    std::fs::write(&file, src.replace("\tn := o", "\t// the layers\n\tn := o")).unwrap();
+    let (edited, err) = follow_cached(repo.path(), cache.path());
+    assert!(
+        edited.contains("app/opts.go:9@") && !edited.contains("app/opts.go:8@"),
+        "{edited}"
+    );
+    assert!(!edited.contains("│ // the layers"), "{edited}");
+    assert!(
+        err.contains("the work tree differs from commit") && err.contains("app/opts.go"),
+        "{err}"
+    );
+    assert!(edited.contains("the line is the work tree's"), "{edited}");
+}

@@ -13,18 +13,21 @@
 //! boundaries that are matched by name — JSON (a struct tag, a type decoded in another
 //! package), a command-line flag and its definition (Go `flag` written without dashes,
 //! `argparse`, argument tables with handlers, argv loops comparing each argument), a string
-//! built from the value (`Sprintf`, f-strings, a builder) carrying it on, an environment variable (`setenv` → `getenv`), cgo (a C struct field
-//! written from Go → its reads in C/C++), a Python call into a native extension whose
-//! pybind11 `def` is in the sources. Syntactic hops are `code_verified` (a field read only
-//! when its variable's declared type has the field), name-matched bridges and field reads
-//! `inferred`, and where the trail leaves the repositories given it is `unresolved`
-//! with the boundary named.
+//! built from the value (`Sprintf`, f-strings, a builder) carrying it on, an environment
+//! variable (`setenv` → `getenv`), cgo (a C struct field written from Go → its reads in
+//! C/C++), a Python call into a native extension whose pybind11 `def` is in the sources.
+//! Syntactic hops are `code_verified` (a field read only when its variable's declared type
+//! has the field), name-matched bridges and field reads `inferred`, and where the trail
+//! leaves the repositories given it is `unresolved` with the boundary named. The hop limit
+//! is spent on resolved hops before name matches; what it leaves out is counted on the hop
+//! it leaves from.
 
 mod argv;
 mod bridges;
 mod engine;
 mod error;
 mod flow;
+mod grow;
 pub mod index;
 mod memo;
 mod model;
@@ -38,9 +41,7 @@ pub use index::IndexOptions;
 pub use model::*;
 pub use spec::{Spec, parse_spec};
 
-use engine::{Draft, Engine, Item, Repo};
-use std::cmp::Reverse;
-use std::collections::{BinaryHeap, HashSet};
+use engine::{Draft, Engine, Repo};
 use std::path::PathBuf;
 
 /// Limits of a follow.
@@ -134,21 +135,6 @@ pub fn follow(spec: &str, roots: &[PathBuf], opts: &Options) -> Result<FollowDoc
     follow_in(spec, &repos, opts)
 }
 
-struct Slot {
-    hop: Hop,
-    item: Option<Item>,
-    depth: usize,
-    /// Inferred hops from the root to here.
-    inferred: usize,
-    kids: Vec<usize>,
-}
-
-/// The order hops are expanded in: shallow first, a name-matched (inferred) hop counting as
-/// two more levels, so that syntactic trails are followed before guesses.
-fn cost(s: &Slot) -> usize {
-    s.depth + 2 * s.inferred
-}
-
 /// Follows `spec` through indexed repositories.
 pub fn follow_in(spec: &str, repos: &Repos, opts: &Options) -> Result<FollowDoc, FollowError> {
     let parsed = parse_spec(spec)?;
@@ -179,93 +165,16 @@ pub fn follow_in(spec: &str, repos: &Repos, opts: &Options) -> Result<FollowDoc,
         origins.truncate(opts.max_matches);
         truncated = true;
     }
-    let mut slots: Vec<Slot> = Vec::new();
-    let mut queue = BinaryHeap::new();
-    for d in origins {
-        let hop = to_hop(&mut eng, &d);
-        queue.push(Reverse((0, slots.len())));
-        slots.push(Slot {
-            hop,
-            item: d.item,
-            depth: 0,
-            inferred: 0,
-            kids: Vec::new(),
-        });
-    }
-    let roots = slots.len();
-    let mut seen: HashSet<Item> = HashSet::new();
-    let mut limit_hit = false;
-    while let Some(Reverse((_, i))) = queue.pop() {
-        let Some(item) = slots[i].item.take() else {
-            continue;
-        };
-        if slots[i].depth + 1 >= opts.depth {
-            slots[i].hop.note = Some(join(
-                &slots[i].hop.note,
-                "not followed further: the --depth limit",
-            ));
-            truncated = true;
-            continue;
-        }
-        if !seen.insert(item.seen_key()) {
-            slots[i].hop.note = Some(join(
-                &slots[i].hop.note,
-                "followed above (a cycle or a join)",
-            ));
-            continue;
-        }
-        let exp = match memo.expansion(&item) {
-            Some(e) => e,
-            None => {
-                let e = eng.expand(&item);
-                memo.set_expansion(&item, &e);
-                e
-            }
-        };
-        if let Some(u) = exp.unresolved {
-            slots[i].hop.evidence = HopEvidence::Unresolved;
-            slots[i].hop.note = Some(join(&slots[i].hop.note, &u));
-        }
-        let mut here = HashSet::new();
-        let mut drafts: Vec<Draft> = exp
-            .drafts
-            .into_iter()
-            .filter(|d| here.insert((d.at, d.line, d.kind, d.symbol.clone())))
-            .collect();
-        if let Some(left) = cap_fan_out(&mut drafts, &slots[i].hop.path, &eng, opts.fan_out) {
-            slots[i].hop.note = Some(join(
-                &slots[i].hop.note,
-                &format!("{left} more places not followed (--fan-out)"),
-            ));
-            truncated = true;
-        }
-        for d in drafts {
-            if slots.len() >= opts.limit {
-                limit_hit = true;
-                break;
-            }
-            let hop = to_hop(&mut eng, &d);
-            let k = slots.len();
-            let slot = Slot {
-                hop,
-                item: d.item,
-                depth: slots[i].depth + 1,
-                inferred: slots[i].inferred + usize::from(d.evidence != HopEvidence::CodeVerified),
-                kids: Vec::new(),
-            };
-            queue.push(Reverse((cost(&slot), k)));
-            slots.push(slot);
-            slots[i].kids.push(k);
-        }
-    }
-    if limit_hit {
-        truncated = true;
+    let mut grower = grow::Grower::new(&mut eng, &mut memo, opts, origins);
+    grower.run();
+    truncated |= grower.truncated;
+    let (hops, cut) = grower.finish();
+    if cut > 0 {
         notes.push(format!(
-            "the trail reached {} hops (--limit); later branches are left out",
+            "the trail reached {} hops (--limit); {cut} next hops were not followed, each counted on the hop it leaves from",
             opts.limit
         ));
     }
-    let hops = (0..roots).map(|r| assemble(&mut slots, r)).collect();
     let skipped = skipped_files(repos, &eng, memo);
     Ok(FollowDoc {
         spec: spec.to_string(),
@@ -295,23 +204,6 @@ fn changed_notes(repos: &Repos) -> Vec<String> {
         .collect()
 }
 
-/// Keeps the `fan_out` next hops to follow from one hop: syntactic hops first, then those in
-/// the nearest files. Returns how many were left out, if any.
-fn cap_fan_out(drafts: &mut Vec<Draft>, from: &str, eng: &Engine, fan_out: usize) -> Option<usize> {
-    if drafts.len() <= fan_out {
-        return None;
-    }
-    drafts.sort_by_key(|d| {
-        (
-            d.evidence != HopEvidence::CodeVerified,
-            nearness(from, &eng.path(d.at)),
-        )
-    });
-    let left = drafts.len() - fan_out;
-    drafts.truncate(fan_out);
-    Some(left)
-}
-
 /// Every file the index or the trail skipped (each once), and the trail's steps saved.
 fn skipped_files(repos: &Repos, eng: &Engine, memo: memo::Memo) -> Vec<Skipped> {
     let memo_skipped = memo.skipped.clone();
@@ -339,24 +231,14 @@ fn skipped_files(repos: &Repos, eng: &Engine, memo: memo::Memo) -> Vec<Skipped> 
     skipped
 }
 
-/// How far apart two paths are: 0 the same file, then by the folders they do not share.
-fn nearness(a: &str, b: &str) -> usize {
-    if a == b {
-        return 0;
-    }
-    let (da, db): (Vec<&str>, Vec<&str>) = (a.split('/').collect(), b.split('/').collect());
-    let common = da.iter().zip(&db).take_while(|(x, y)| x == y).count();
-    1 + (da.len() - common) + (db.len() - common)
-}
-
-fn join(a: &Option<String>, b: &str) -> String {
+pub(crate) fn join(a: &Option<String>, b: &str) -> String {
     match a {
         Some(a) => format!("{a}; {b}"),
         None => b.to_string(),
     }
 }
 
-fn to_hop(eng: &mut Engine, d: &Draft) -> Hop {
+pub(crate) fn to_hop(eng: &mut Engine, d: &Draft) -> Hop {
     let text = eng.line_text(d.at, d.line);
     let repo = &eng.repos[d.at.repo];
     let local = &repo.index.files[d.at.file as usize].path;
@@ -379,25 +261,4 @@ fn to_hop(eng: &mut Engine, d: &Draft) -> Hop {
         note,
         children: Vec::new(),
     }
-}
-
-fn assemble(slots: &mut [Slot], i: usize) -> Hop {
-    let kids = std::mem::take(&mut slots[i].kids);
-    let children = kids.into_iter().map(|k| assemble(slots, k)).collect();
-    let mut hop = std::mem::replace(
-        &mut slots[i].hop,
-        Hop {
-            path: String::new(),
-            line: 0,
-            commit: None,
-            text: String::new(),
-            kind: HopKind::Origin,
-            evidence: HopEvidence::CodeVerified,
-            symbol: String::new(),
-            note: None,
-            children: Vec::new(),
-        },
-    );
-    hop.children = children;
-    hop
 }

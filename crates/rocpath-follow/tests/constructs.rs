@@ -417,3 +417,66 @@ fn a_field_read_is_code_verified_only_when_its_type_is_resolved() {
     assert_eq!(ev(16), HopEvidence::Inferred, "{}", show(&doc));
     assert_eq!(ev(18), HopEvidence::Inferred, "{}", show(&doc));
 }
+
+/// Written by hand: a field read once through its type, down to the condition it decides,
+/// and read by name on twelve values of unknown type elsewhere.
+const RANKED_GO: &str = r#"package app
+
+type Opts struct {
+	Layers int
+}
+
+func Use(o Opts) {
+	a := o.Layers
+	b := a + 1
+	c := b * 2
+	d := c - 3
+	if d > 8 {
+		offload(d)
+	}
+}
+"#;
+
+fn name_matches() -> String {
+    let mut s = String::from("package other\n\n");
+    for i in 0..12 {
+        s.push_str(&format!(
+            "func f{i}() int {{\n\tx := get{i}()\n\treturn x.Layers\n}}\n\n"
+        ));
+    }
+    s
+}
+
+#[test]
+fn the_hop_limit_is_spent_on_resolved_hops_before_name_matches() {
+    let other = name_matches();
+    let r = repo(&[("app/use.go", RANKED_GO), ("other/other.go", &other)]);
+    let o = Options {
+        cache: false,
+        limit: 12,
+        ..Options::default()
+    };
+    let doc = follow("app/use.go:Layers", &[r.path().to_path_buf()], &o)
+        .unwrap_or_else(|e| unreachable!("{e}"));
+    // The resolved trail reaches the condition although the name matches come first in
+    // number (they used to take the whole budget from the start).
+    must(&doc, "app/use.go", 11, HopKind::Assign);
+    must(&doc, "app/use.go", 12, HopKind::Branch);
+    assert_eq!(doc.hop_count(), 12);
+    assert!(doc.truncated);
+    // What the limit left out is counted on the hop it leaves from, and in a note.
+    let root = &doc.hops[0];
+    let cut = root.note.as_deref().unwrap_or("");
+    assert!(
+        cut.contains("next hops not followed (--limit)"),
+        "{}",
+        show(&doc)
+    );
+    assert!(
+        doc.notes.iter().any(|n| n.contains("--limit")),
+        "{:?}",
+        doc.notes
+    );
+    // Name matches placed keep their place among the root's next hops, in the order found.
+    assert_eq!(root.children[0].path, "app/use.go", "{}", show(&doc));
+}

@@ -1,0 +1,258 @@
+//! Growing the tree of hops within its limits. Next hops wait in a queue ranked by evidence
+//! strength (the name-matched hops on the way from the start, fewest first), then depth, and
+//! become hops of the tree only when they are taken from it, so that syntactic trails anywhere in the tree
+//! are placed before guesses and the hop limit is spent on them first. Hops not placed for a
+//! limit are counted on the hop they leave from.
+
+use crate::engine::{Draft, Engine, Item};
+use crate::memo::Memo;
+use crate::model::{Hop, HopEvidence, HopKind};
+use crate::{Options, join, to_hop};
+use std::cmp::Reverse;
+use std::collections::{BinaryHeap, HashSet};
+
+struct Slot {
+    hop: Hop,
+    item: Option<Item>,
+    depth: usize,
+    /// Inferred hops from the root to here.
+    inferred: usize,
+    /// The order it was found in among its siblings.
+    seq: usize,
+    kids: Vec<usize>,
+    /// Next hops not placed for the hop limit.
+    cut: usize,
+}
+
+/// A next hop waiting to be placed.
+struct Pending {
+    parent: Option<usize>,
+    draft: Draft,
+    depth: usize,
+    inferred: usize,
+    seq: usize,
+}
+
+/// The order hops are placed and expanded in: fewest name-matched (inferred) hops on the way
+/// first, then shallow first, so that syntactic trails are followed before guesses.
+fn cost(depth: usize, inferred: usize) -> (usize, usize) {
+    (inferred, depth)
+}
+
+/// The tree being grown.
+pub struct Grower<'e, 'a> {
+    eng: &'e mut Engine<'a>,
+    memo: &'e mut Memo,
+    opts: &'e Options,
+    slots: Vec<Slot>,
+    pending: Vec<Option<Pending>>,
+    queue: BinaryHeap<Reverse<((usize, usize), usize)>>,
+    seen: HashSet<Item>,
+    roots: Vec<usize>,
+    /// Starts not placed for the hop limit.
+    roots_cut: usize,
+    /// Whether a limit cut the tree short.
+    pub truncated: bool,
+}
+
+impl<'e, 'a> Grower<'e, 'a> {
+    /// A tree starting at `origins`.
+    pub fn new(
+        eng: &'e mut Engine<'a>,
+        memo: &'e mut Memo,
+        opts: &'e Options,
+        origins: Vec<Draft>,
+    ) -> Self {
+        let mut g = Grower {
+            eng,
+            memo,
+            opts,
+            slots: Vec::new(),
+            pending: Vec::new(),
+            queue: BinaryHeap::new(),
+            seen: HashSet::new(),
+            roots: Vec::new(),
+            roots_cut: 0,
+            truncated: false,
+        };
+        for (seq, d) in origins.into_iter().enumerate() {
+            g.wait(None, d, 0, 0, seq);
+        }
+        g
+    }
+
+    fn wait(
+        &mut self,
+        parent: Option<usize>,
+        draft: Draft,
+        depth: usize,
+        inferred: usize,
+        seq: usize,
+    ) {
+        self.queue
+            .push(Reverse((cost(depth, inferred), self.pending.len())));
+        self.pending.push(Some(Pending {
+            parent,
+            draft,
+            depth,
+            inferred,
+            seq,
+        }));
+    }
+
+    /// Places and expands hops, strongest first, until the queue is empty or the limit is
+    /// reached (the rest are counted where they leave from).
+    pub fn run(&mut self) {
+        while let Some(Reverse((_, k))) = self.queue.pop() {
+            let Some(p) = self.pending[k].take() else {
+                continue;
+            };
+            if self.slots.len() >= self.opts.limit {
+                self.truncated = true;
+                match p.parent {
+                    Some(i) => self.slots[i].cut += 1,
+                    None => self.roots_cut += 1,
+                }
+                continue;
+            }
+            let i = self.place(p);
+            self.expand(i);
+        }
+    }
+
+    fn place(&mut self, p: Pending) -> usize {
+        let hop = to_hop(self.eng, &p.draft);
+        let i = self.slots.len();
+        self.slots.push(Slot {
+            hop,
+            item: p.draft.item,
+            depth: p.depth,
+            inferred: p.inferred,
+            seq: p.seq,
+            kids: Vec::new(),
+            cut: 0,
+        });
+        match p.parent {
+            Some(par) => self.slots[par].kids.push(i),
+            None => self.roots.push(i),
+        }
+        i
+    }
+
+    fn note(&mut self, i: usize, text: &str) {
+        let n = join(&self.slots[i].hop.note, text);
+        self.slots[i].hop.note = Some(n);
+    }
+
+    /// Where the hop at `i` leads: its next hops wait in the queue.
+    fn expand(&mut self, i: usize) {
+        let Some(item) = self.slots[i].item.take() else {
+            return;
+        };
+        if self.slots[i].depth + 1 >= self.opts.depth {
+            self.note(i, "not followed further: the --depth limit");
+            self.truncated = true;
+            return;
+        }
+        if !self.seen.insert(item.seen_key()) {
+            self.note(i, "followed above (a cycle or a join)");
+            return;
+        }
+        let exp = match self.memo.expansion(&item) {
+            Some(e) => e,
+            None => {
+                let e = self.eng.expand(&item);
+                self.memo.set_expansion(&item, &e);
+                e
+            }
+        };
+        if let Some(u) = exp.unresolved {
+            self.slots[i].hop.evidence = HopEvidence::Unresolved;
+            self.note(i, &u);
+        }
+        let mut here = HashSet::new();
+        let mut drafts: Vec<Draft> = exp
+            .drafts
+            .into_iter()
+            .filter(|d| here.insert((d.at, d.line, d.kind, d.symbol.clone())))
+            .collect();
+        let from = self.slots[i].hop.path.clone();
+        if let Some(left) = cap_fan_out(&mut drafts, &from, self.eng, self.opts.fan_out) {
+            self.note(i, &format!("{left} more places not followed (--fan-out)"));
+            self.truncated = true;
+        }
+        let (depth, inferred) = (self.slots[i].depth + 1, self.slots[i].inferred);
+        for (seq, d) in drafts.into_iter().enumerate() {
+            let inf = inferred + usize::from(d.evidence != HopEvidence::CodeVerified);
+            self.wait(Some(i), d, depth, inf, seq);
+        }
+    }
+
+    /// The tree: hops in the order they were found, each cut by the limit saying so.
+    pub fn finish(mut self) -> (Vec<Hop>, usize) {
+        let mut cut = self.roots_cut;
+        for i in 0..self.slots.len() {
+            let n = self.slots[i].cut;
+            if n > 0 {
+                cut += n;
+                self.note(i, &format!("{n} next hops not followed (--limit)"));
+            }
+        }
+        let mut roots = std::mem::take(&mut self.roots);
+        roots.sort_by_key(|&r| self.slots[r].seq);
+        let hops = roots
+            .into_iter()
+            .map(|r| assemble(&mut self.slots, r))
+            .collect();
+        (hops, cut)
+    }
+}
+
+/// Keeps the `fan_out` next hops to follow from one hop: syntactic hops first, then those in
+/// the nearest files. Returns how many were left out, if any.
+fn cap_fan_out(drafts: &mut Vec<Draft>, from: &str, eng: &Engine, fan_out: usize) -> Option<usize> {
+    if drafts.len() <= fan_out {
+        return None;
+    }
+    drafts.sort_by_key(|d| {
+        (
+            d.evidence != HopEvidence::CodeVerified,
+            nearness(from, &eng.path(d.at)),
+        )
+    });
+    let left = drafts.len() - fan_out;
+    drafts.truncate(fan_out);
+    Some(left)
+}
+
+/// How far apart two paths are: 0 the same file, then by the folders they do not share.
+fn nearness(a: &str, b: &str) -> usize {
+    if a == b {
+        return 0;
+    }
+    let (da, db): (Vec<&str>, Vec<&str>) = (a.split('/').collect(), b.split('/').collect());
+    let common = da.iter().zip(&db).take_while(|(x, y)| x == y).count();
+    1 + (da.len() - common) + (db.len() - common)
+}
+
+fn assemble(slots: &mut [Slot], i: usize) -> Hop {
+    let mut kids = std::mem::take(&mut slots[i].kids);
+    kids.sort_by_key(|&k| slots[k].seq);
+    let children = kids.into_iter().map(|k| assemble(slots, k)).collect();
+    let mut hop = std::mem::replace(
+        &mut slots[i].hop,
+        Hop {
+            path: String::new(),
+            line: 0,
+            commit: None,
+            text: String::new(),
+            kind: HopKind::Origin,
+            evidence: HopEvidence::CodeVerified,
+            symbol: String::new(),
+            note: None,
+            children: Vec::new(),
+        },
+    );
+    hop.children = children;
+    hop
+}

@@ -74,6 +74,16 @@ fn json_decoded(p: &Parsed, read: Node) -> Option<(String, u64)> {
     found.map(|l| (var.to_string(), l))
 }
 
+/// Whether an expression is the function of a call (`x.F()`: a method, unless `F` is a
+/// field holding a function).
+fn is_called(n: Node) -> bool {
+    n.parent().is_some_and(|c| {
+        matches!(c.kind(), "call_expression" | "call")
+            && c.child_by_field_name("function")
+                .is_some_and(|f| f.id() == n.id())
+    })
+}
+
 /// Whether an expression is the target of an assignment.
 fn is_written(n: Node) -> bool {
     let mut t = n;
@@ -175,47 +185,9 @@ impl Engine<'_> {
                     None,
                 ));
             }
+            let near = same || imports;
             for n in reads {
-                let (kind, ev, note) = if let Some((var, line)) = json_decoded(&p, n) {
-                    (
-                        HopKind::Json,
-                        HopEvidence::Inferred,
-                        Some(format!(
-                            "{var} is decoded from JSON at line {line}: the value crosses between processes as a field of the encoded type"
-                        )),
-                    )
-                } else if let Some(read) = self.read_owner(&p, n, name, pkg_dir) {
-                    match (read, owner) {
-                        (Owner::Type(t), Some(o)) if t != o => (
-                            HopKind::Field,
-                            HopEvidence::Inferred,
-                            Some(format!(
-                                "a field of {t}, another type with a field of this name"
-                            )),
-                        ),
-                        _ => (HopKind::Field, HopEvidence::CodeVerified, None),
-                    }
-                } else {
-                    let note = if same || imports {
-                        "a field of this name where it was written (its type is not resolved)"
-                    } else {
-                        "a field of this name (its type is not resolved)"
-                    };
-                    (HopKind::Field, HopEvidence::Inferred, Some(note.into()))
-                };
-                out.push(self.draft(
-                    f,
-                    p.line(n),
-                    kind,
-                    ev,
-                    format!(".{name}"),
-                    note,
-                    Some(Item::Value {
-                        at: f,
-                        range: (n.start_byte(), n.end_byte()),
-                        from_call: false,
-                    }),
-                ));
+                out.extend(self.read_hop(f, &p, n, name, (owner, pkg_dir), near));
             }
         }
         out.sort_by_key(|d| d.evidence != HopEvidence::CodeVerified);
@@ -223,6 +195,63 @@ impl Engine<'_> {
             drafts: out,
             unresolved: None,
         }
+    }
+
+    /// The hop onto a read `x.F` of the field followed: JSON when `x` is decoded, resolved
+    /// (`code_verified`) when `x`'s type has the field, else a match by name. A method call
+    /// `x.F()` whose `x` is not resolved is not a read of the field: none.
+    fn read_hop(
+        &mut self,
+        f: FileRef,
+        p: &Parsed,
+        n: Node,
+        name: &str,
+        (owner, pkg_dir): (Option<&str>, Option<&str>),
+        near: bool,
+    ) -> Option<Draft> {
+        let resolved = self.read_owner(p, n, name, pkg_dir);
+        let (kind, ev, note) = if let Some((var, line)) = json_decoded(p, n) {
+            (
+                HopKind::Json,
+                HopEvidence::Inferred,
+                Some(format!(
+                    "{var} is decoded from JSON at line {line}: the value crosses between processes as a field of the encoded type"
+                )),
+            )
+        } else if let Some(read) = resolved {
+            match (read, owner) {
+                (Owner::Type(t), Some(o)) if t != o => (
+                    HopKind::Field,
+                    HopEvidence::Inferred,
+                    Some(format!(
+                        "a field of {t}, another type with a field of this name"
+                    )),
+                ),
+                _ => (HopKind::Field, HopEvidence::CodeVerified, None),
+            }
+        } else if is_called(n) {
+            return None;
+        } else {
+            let note = if near {
+                "a field of this name where it was written (its type is not resolved)"
+            } else {
+                "a field of this name (its type is not resolved)"
+            };
+            (HopKind::Field, HopEvidence::Inferred, Some(note.into()))
+        };
+        Some(self.draft(
+            f,
+            p.line(n),
+            kind,
+            ev,
+            format!(".{name}"),
+            note,
+            Some(Item::Value {
+                at: f,
+                range: (n.start_byte(), n.end_byte()),
+                from_call: false,
+            }),
+        ))
     }
 
     /// Where a key sent from one place is read.

@@ -480,3 +480,34 @@ fn the_hop_limit_is_spent_on_resolved_hops_before_name_matches() {
     // Name matches placed keep their place among the root's next hops, in the order found.
     assert_eq!(root.children[0].path, "app/use.go", "{}", show(&doc));
 }
+
+/// Shaped like Ollama's `server/sched.go` and `model/…`: a field `BatchSize` of the options,
+/// and a method `BatchSize()` of another type called on a value whose type is not resolved.
+const METHOD_GO: &str = r#"package srv
+
+type Options struct {
+	BatchSize int
+}
+
+type Image struct{}
+
+func (i Image) BatchSize() int { return 1 }
+
+func plan(o Options, s server) int {
+	n := s.image.BatchSize()
+	m := o.BatchSize
+	return n + m
+}
+"#;
+
+#[test]
+fn a_method_call_of_the_same_name_is_not_a_field_read() {
+    let r = repo(&[("srv/opts.go", METHOD_GO)]);
+    let doc = run("srv/opts.go:4", r.path());
+    must(&doc, "srv/opts.go", 13, HopKind::Field);
+    assert!(
+        hops(&doc).iter().all(|h| h.line != 12),
+        "the method call is not a read: {}",
+        show(&doc)
+    );
+}

@@ -312,9 +312,17 @@ impl Engine<'_> {
                     "no definition of the flag {text} in the repositories given: it goes to {cmd}, outside them (give its source to follow it further)"
                 )
             }
-            HopKind::Env => format!(
-                "nothing in the repositories given reads {text}: another program (a runtime or library outside them) reads it"
-            ),
+            HopKind::Env => match from
+                .and_then(|(f, _)| self.file(f))
+                .and_then(|p| external_command(&p))
+            {
+                Some(cmd) => format!(
+                    "nothing in the repositories given reads {text}: it is set in the environment of {cmd}, and the program started (or a runtime or library it loads) reads it"
+                ),
+                None => format!(
+                    "nothing in the repositories given reads {text}: another program (a runtime or library outside them) reads it"
+                ),
+            },
             _ => format!("nothing in the repositories given reads the key {text}"),
         }
     }

@@ -114,13 +114,20 @@ fn written_into<'t>(p: &Parsed, call: Node<'t>, callee: Node<'t>, idx: usize) ->
     .then_some(object)
 }
 
-/// A flag written with its value in one string (`"--n-gpu-layers=%d"`, `f"-DGGML_HIP={v}"`):
-/// the flag.
-fn flag_in_format(p: &Parsed, lit: Node) -> Option<String> {
+/// A flag or an environment variable written with its value in one string
+/// (`"--n-gpu-layers=%d"`, `f"-DGGML_HIP={v}"`, `"HSA_OVERRIDE_GFX_VERSION="+v`): the key
+/// and its kind.
+fn key_in_format(p: &Parsed, lit: Node) -> Option<(String, HopKind)> {
     let v = syntax::string_value(p, lit)?;
-    let (flag, _) = v.split_once('=')?;
-    (flag.starts_with('-') && flag.len() > 1 && !flag.contains([' ', '%', '{']))
-        .then(|| flag.to_string())
+    let (key, _) = v.split_once('=')?;
+    if key.starts_with('-') && key.len() > 1 && !key.contains([' ', '%', '{']) {
+        return Some((key.to_string(), HopKind::Flag));
+    }
+    let env = key.chars().next().is_some_and(|c| c.is_ascii_uppercase())
+        && key
+            .chars()
+            .all(|c| c.is_ascii_uppercase() || c.is_ascii_digit() || c == '_');
+    env.then(|| (key.to_string(), HopKind::Env))
 }
 
 impl Engine<'_> {
@@ -379,8 +386,8 @@ impl Engine<'_> {
             | "expression_list"
             | "concatenated_string" => Step::Up,
             "interpolation" | "format_expression" => Step::Up,
-            "string" => match flag_in_format(p, par) {
-                Some(flag) => Step::Land(vec![self.key_draft(at, p, par, flag, HopKind::Flag)]),
+            "string" => match key_in_format(p, par) {
+                Some((key, kind)) => Step::Land(vec![self.key_draft(at, p, par, key, kind)]),
                 None => Step::Up,
             },
             // The function called, or its arguments passed through a call outside the
@@ -585,14 +592,15 @@ impl Engine<'_> {
         Step::Land(out)
     }
 
-    /// A value appended to a string that writes a flag (`"--ctx-size=" + v`): the flag;
-    /// else the value goes up through the operator.
+    /// A value appended to a string that writes a flag or a variable (`"--ctx-size=" + v`,
+    /// `"HSA_OVERRIDE_GFX_VERSION=" + v`): the key; else the value goes up through the
+    /// operator.
     fn concatenated_flag(&self, at: FileRef, p: &Parsed, op: Node) -> Step {
-        let flag = op
+        let key = op
             .child_by_field_name("left")
-            .and_then(|l| flag_in_format(p, l).map(|f| (l, f)));
-        match flag {
-            Some((l, f)) => Step::Land(vec![self.key_draft(at, p, l, f, HopKind::Flag)]),
+            .and_then(|l| key_in_format(p, l).map(|k| (l, k)));
+        match key {
+            Some((l, (k, kind))) => Step::Land(vec![self.key_draft(at, p, l, k, kind)]),
             None => Step::Up,
         }
     }
@@ -612,8 +620,8 @@ impl Engine<'_> {
         let ctext = p.text(callee);
         if is_string_builder(ctext) && idx > 0 {
             let fmt = call.child_by_field_name("arguments")?.named_child(0)?;
-            if let Some(flag) = flag_in_format(p, fmt) {
-                return Some(vec![self.key_draft(at, p, fmt, flag, HopKind::Flag)]);
+            if let Some((key, kind)) = key_in_format(p, fmt) {
+                return Some(vec![self.key_draft(at, p, fmt, key, kind)]);
             }
         }
         if !discarded {
@@ -785,7 +793,7 @@ impl Engine<'_> {
                     .unwrap_or_default();
                 match key {
                     Some((k, v)) => {
-                        let kind = if base.contains("environ") {
+                        let kind = if base.to_ascii_lowercase().contains("env") {
                             HopKind::Env
                         } else {
                             HopKind::Json

@@ -511,3 +511,40 @@ fn a_method_call_of_the_same_name_is_not_a_field_read() {
         show(&doc)
     );
 }
+
+/// Shaped like Ollama's `llm/server.go` (v0.3–v0.5): variables set for the runner it starts,
+/// by `"K="+v` on `cmd.Env`, by `Sprintf("K=%s", v)`, and in a map of variables.
+const CHILD_ENV_GO: &str = r#"package llm
+
+import (
+	"fmt"
+	"os"
+	"os/exec"
+)
+
+func start(gfx string, exe string) {
+	cmd := exec.Command(exe, "runner")
+	cmd.Env = append(os.Environ(), "HSA_OVERRIDE_GFX_VERSION="+gfx)
+	cmd.Env = append(cmd.Env, fmt.Sprintf("HIP_VISIBLE_DEVICES=%s", gfx))
+	env := map[string]string{}
+	env["ROCR_VISIBLE_DEVICES"] = gfx
+	_ = env
+}
+"#;
+
+#[test]
+fn variables_set_for_a_child_process_name_the_process() {
+    let r = repo(&[("llm/server.go", CHILD_ENV_GO)]);
+    let doc = run("llm/server.go:gfx", r.path());
+    for (line, key) in [
+        (11, "HSA_OVERRIDE_GFX_VERSION"),
+        (12, "HIP_VISIBLE_DEVICES"),
+        (14, "ROCR_VISIBLE_DEVICES"),
+    ] {
+        let h = must(&doc, "llm/server.go", line, HopKind::Env);
+        assert_eq!(h.symbol, key);
+        assert_eq!(h.evidence, HopEvidence::Unresolved, "{}", show(&doc));
+        let note = h.note.as_deref().unwrap_or("");
+        assert!(note.contains("exec.Command"), "{note}");
+    }
+}

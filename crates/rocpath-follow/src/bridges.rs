@@ -33,9 +33,8 @@ fn field_read<'t>(p: &Parsed, n: Node<'t>, name: &str) -> bool {
         && !is_written(n)
 }
 
-/// For a Go field read `x.F` in a function that decodes JSON into `x` (`Decode(&x)`,
-/// `json.Unmarshal(b, &x)`): `x` and the line of the decoding.
-fn json_decoded(p: &Parsed, read: Node) -> Option<(String, u64)> {
+/// For a Go field read `x.F` (`x.a.F`): `x` and the function around the read.
+fn read_base<'t>(p: &Parsed, read: Node<'t>) -> Option<(String, Node<'t>)> {
     if p.lang != Lang::Go {
         return None;
     }
@@ -43,11 +42,12 @@ fn json_decoded(p: &Parsed, read: Node) -> Option<(String, u64)> {
     while base.kind() == "selector_expression" {
         base = base.child_by_field_name("operand")?;
     }
-    if base.kind() != "identifier" {
-        return None;
-    }
-    let var = p.text(base);
-    let scope = syntax::scope_of(p.lang, read);
+    (base.kind() == "identifier")
+        .then(|| (p.text(base).to_string(), syntax::scope_of(p.lang, read)))
+}
+
+/// The line where `scope` decodes JSON into `var` (`Decode(&x)`, `json.Unmarshal(b, &x)`).
+fn decode_line(p: &Parsed, scope: Node, var: &str) -> Option<u64> {
     let mut found = None;
     syntax::each_node(scope, &mut |n| {
         if found.is_none() && n.kind() == "call_expression" {
@@ -71,7 +71,7 @@ fn json_decoded(p: &Parsed, read: Node) -> Option<(String, u64)> {
         }
         found.is_none()
     });
-    found.map(|l| (var.to_string(), l))
+    found
 }
 
 /// Whether an expression is the function of a call (`x.F()`: a method, unless `F` is a
@@ -153,7 +153,8 @@ impl Engine<'_> {
             for occ in syntax::occurrences(&p, name, 0, p.src.len()) {
                 let Some(par) = occ.parent() else { continue };
                 if field_read(&p, par, name) {
-                    if !reads.iter().any(|r| r.id() == par.id()) {
+                    // Occurrences come in document order: a repeat is the last one.
+                    if reads.last().is_none_or(|r| r.id() != par.id()) {
                         reads.push(par);
                     }
                 } else if decls {
@@ -209,8 +210,8 @@ impl Engine<'_> {
         (owner, pkg_dir): (Option<&str>, Option<&str>),
         near: bool,
     ) -> Option<Draft> {
-        let resolved = self.read_owner(p, n, name, pkg_dir);
-        let (kind, ev, note) = if let Some((var, line)) = json_decoded(p, n) {
+        let resolved = self.read_owner(f, p, n, name, pkg_dir);
+        let (kind, ev, note) = if let Some((var, line)) = self.json_decoded(f, p, n) {
             (
                 HopKind::Json,
                 HopEvidence::Inferred,
@@ -254,6 +255,22 @@ impl Engine<'_> {
         ))
     }
 
+    /// For a Go field read `x.F` in a function that decodes JSON into `x`: `x` and the line
+    /// of the decoding (found once per function and variable).
+    fn json_decoded(&mut self, f: FileRef, p: &Parsed, read: Node) -> Option<(String, u64)> {
+        let (var, scope) = read_base(p, read)?;
+        let key = (f, scope.start_byte(), var.clone());
+        let line = match self.decoded.get(&key) {
+            Some(l) => *l,
+            None => {
+                let l = decode_line(p, scope, &var);
+                self.decoded.insert(key, l);
+                l
+            }
+        };
+        line.map(|l| (var, l))
+    }
+
     /// Where a key sent from one place is read.
     pub fn key(&mut self, text: &str, kind: HopKind, from: Option<(FileRef, u64)>) -> Expansion {
         let mut out = Vec::new();
@@ -274,7 +291,7 @@ impl Engine<'_> {
                         });
                         if ok
                             && from != Some((f, p.line(n)))
-                            && !lits.iter().any(|l| l.id() == n.id())
+                            && lits.last().is_none_or(|l| l.id() != n.id())
                         {
                             lits.push(n);
                         }

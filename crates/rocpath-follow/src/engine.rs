@@ -175,6 +175,10 @@ pub struct Expansion {
     pub unresolved: Option<String>,
 }
 
+/// Memory a parsed file holds per byte of source (its syntax tree; measured on a generated
+/// C table, the densest kind of source), reserved from the run's budget while it is held.
+const PARSE_BYTES_PER_BYTE: u64 = 40;
+
 /// A name defined in more files than this is not resolved (`size`, `Get`): the value is
 /// taken to flow through the call.
 const MAX_DEF_FILES: usize = 200;
@@ -191,11 +195,19 @@ pub struct Engine<'a> {
     pub skipped: Vec<Skipped>,
     /// Whether a type (language, name) declares a field, as found.
     pub known_fields: HashMap<(Lang, String, String), bool>,
+    /// Where a variable is declared with a type in a scope (file, scope start, name).
+    pub decl_types: HashMap<(FileRef, usize, String), Option<(usize, String)>>,
+    /// The line a variable is decoded from JSON on in a scope (file, scope start, name).
+    pub decoded: HashMap<(FileRef, usize, String), Option<u64>>,
+    /// The run's memory budget, when it has one.
+    memory: Option<rocpath_budget::MemoryBudget>,
+    /// Memory held for the files parsed.
+    held: Vec<rocpath_budget::Reservation>,
 }
 
 impl<'a> Engine<'a> {
-    /// An engine over indexed repositories.
-    pub fn new(repos: &'a [Repo]) -> Self {
+    /// An engine over indexed repositories, parsing within `memory` when given.
+    pub fn new(repos: &'a [Repo], memory: Option<rocpath_budget::MemoryBudget>) -> Self {
         Engine {
             repos,
             parsed: HashMap::new(),
@@ -203,6 +215,10 @@ impl<'a> Engine<'a> {
             in_call: false,
             skipped: Vec::new(),
             known_fields: HashMap::new(),
+            decl_types: HashMap::new(),
+            decoded: HashMap::new(),
+            memory,
+            held: Vec::new(),
         }
     }
 
@@ -258,8 +274,10 @@ impl<'a> Engine<'a> {
         let r = &self.repos[at.repo];
         let sf = &r.index.files[at.file as usize];
         let full = r.root.join(&sf.path);
+        let lang = sf.lang;
         let parsed = match std::fs::read(&full) {
-            Ok(src) => match syntax::parse(sf.lang, src) {
+            Ok(src) if !self.hold_for_parse(at, src.len() as u64) => None,
+            Ok(src) => match syntax::parse(lang, src) {
                 Some(p) => Some(Rc::new(p)),
                 None => {
                     self.skip(at, "the parser gave up on it");
@@ -282,6 +300,24 @@ impl<'a> Engine<'a> {
         }
         self.parsed.insert(at, parsed.clone());
         parsed
+    }
+
+    /// Reserves the memory a parse of `len` bytes holds; a file that does not fit the budget
+    /// is skipped with the reason.
+    fn hold_for_parse(&mut self, at: FileRef, len: u64) -> bool {
+        let Some(m) = &self.memory else {
+            return true;
+        };
+        match m.try_reserve(len.saturating_mul(PARSE_BYTES_PER_BYTE)) {
+            Ok(r) => {
+                self.held.push(r);
+                true
+            }
+            Err(e) => {
+                self.skip(at, &format!("not parsed: its syntax tree {e}"));
+                false
+            }
+        }
     }
 
     fn skip(&mut self, at: FileRef, reason: &str) {
@@ -382,6 +418,16 @@ impl<'a> Engine<'a> {
         if todo.len() < 2 {
             return;
         }
+        let mut fits = Vec::with_capacity(todo.len());
+        for (f, path, lang) in todo {
+            let len = std::fs::metadata(&path).map_or(0, |m| m.len());
+            if self.hold_for_parse(f, len) {
+                fits.push((f, path, lang));
+            } else {
+                self.parsed.insert(f, None);
+            }
+        }
+        let todo = fits;
         let done: Vec<(FileRef, Option<Parsed>)> = todo
             .into_par_iter()
             .map(|(f, path, lang)| {
@@ -593,7 +639,7 @@ impl<'a> Engine<'a> {
             let mut calls: Vec<Node> = Vec::new();
             for n in syntax::occurrences(&p, name, 0, p.src.len()) {
                 if let Some(c) = call_named(&p, n, name) {
-                    if !calls.iter().any(|x| x.id() == c.id()) {
+                    if calls.last().is_none_or(|x| x.id() != c.id()) {
                         calls.push(c);
                     }
                 }

@@ -754,7 +754,7 @@ impl Engine<'_> {
                     && is_cgo_file(p);
                 let mut d = self.field_draft(at, p, t, kind);
                 d.symbol = format!(".{name}");
-                let written = match self.read_owner(p, t, &name, None) {
+                let written = match self.read_owner(at, p, t, &name, None) {
                     Some(crate::types::Owner::Type(ty)) if !cgo => Some(ty),
                     _ => None,
                 };

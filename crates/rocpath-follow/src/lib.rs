@@ -59,6 +59,9 @@ pub struct Options {
     pub index: IndexOptions,
     /// Read and write the index cache.
     pub cache: bool,
+    /// The run's memory budget: a file is parsed only when its syntax tree fits in it (the
+    /// rest are skipped and said), whatever the file size limit.
+    pub memory: Option<rocpath_budget::MemoryBudget>,
 }
 
 impl Default for Options {
@@ -70,6 +73,7 @@ impl Default for Options {
             fan_out: 16,
             index: IndexOptions::default(),
             cache: true,
+            memory: None,
         }
     }
 }
@@ -138,7 +142,7 @@ pub fn follow(spec: &str, roots: &[PathBuf], opts: &Options) -> Result<FollowDoc
 /// Follows `spec` through indexed repositories.
 pub fn follow_in(spec: &str, repos: &Repos, opts: &Options) -> Result<FollowDoc, FollowError> {
     let parsed = parse_spec(spec)?;
-    let mut eng = Engine::new(&repos.repos);
+    let mut eng = Engine::new(&repos.repos, opts.memory.clone());
     let keys: Vec<(PathBuf, Option<String>, String)> = repos
         .repos
         .iter()

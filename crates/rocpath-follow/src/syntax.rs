@@ -91,26 +91,59 @@ fn is_ident_byte(b: u8) -> bool {
 /// in the text (no walk over the tree).
 pub fn occurrences<'t>(p: &'t Parsed, name: &str, from: usize, to: usize) -> Vec<Node<'t>> {
     let (from, to) = (from.min(p.src.len()), to.min(p.src.len()));
-    let mut out = Vec::new();
     if name.is_empty() || from >= to {
-        return out;
+        return Vec::new();
     }
-    let root = p.tree.root_node();
     let word = name.bytes().next_back().is_some_and(is_ident_byte);
+    let mut ranges = Vec::new();
     for off in memchr::memmem::find_iter(&p.src[from..to], name.as_bytes()) {
         let s = from + off;
         let e = s + name.len();
         let before =
             s > 0 && is_ident_byte(p.src[s - 1]) && name.bytes().next().is_some_and(is_ident_byte);
         let after = word && e < p.src.len() && is_ident_byte(p.src[e]);
-        if before || after {
-            continue;
-        }
-        if let Some(n) = root.descendant_for_byte_range(s, e) {
-            out.push(n);
+        if !before && !after {
+            ranges.push((s, e));
         }
     }
-    out
+    let mut found = Vec::with_capacity(ranges.len());
+    smallest_containing(p.tree.root_node(), &ranges, &mut found);
+    found.sort_by_key(|(i, _)| *i);
+    found.into_iter().map(|(_, n)| n).collect()
+}
+
+/// For each byte range (sorted, not overlapping), the smallest node under `n` that contains
+/// it, with the range's index, in one descent: each node's children are walked once for all
+/// the ranges inside it, so that many ranges in a wide node (a generated table) cost the
+/// node's width once, not once per range.
+fn smallest_containing<'t>(
+    n: Node<'t>,
+    ranges: &[(usize, usize)],
+    out: &mut Vec<(usize, Node<'t>)>,
+) {
+    let mut stack = vec![(n, 0, ranges.len())];
+    while let Some((node, lo, hi)) = stack.pop() {
+        let mut i = lo;
+        let mut c = node.walk();
+        for child in node.children(&mut c) {
+            while i < hi && ranges[i].0 < child.start_byte() {
+                out.push((i, node));
+                i += 1;
+            }
+            let j = i + ranges[i..hi]
+                .iter()
+                .take_while(|r| r.1 <= child.end_byte() && r.0 < child.end_byte())
+                .count();
+            if j > i {
+                stack.push((child, i, j));
+                i = j;
+            }
+            if i == hi {
+                break;
+            }
+        }
+        out.extend((i..hi).map(|k| (k, node)));
+    }
 }
 
 /// Whether `kind` is a function (or lambda) in `lang`.
@@ -314,6 +347,40 @@ fn py_params(p: &Parsed, pl: Node, out: &mut Vec<(String, usize)>) {
         };
         if let Some(n) = n {
             out.push((p.text(n).to_string(), n.start_byte()));
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The one-descent lookup finds what a lookup per occurrence finds.
+    #[test]
+    fn occurrences_match_the_lookup_one_by_one() {
+        let src = b"package p\n\nfunc f(o O) int {\n\tt := []int{o.n + 1, o.n, g(o.n), n}\n\tn := o.n\n\treturn n\n}\n";
+        let Some(p) = parse(Lang::Go, src.to_vec()) else {
+            unreachable!("the Go grammar loads")
+        };
+        for name in ["n", "o", "o.n", "t :=", "int"] {
+            let got: Vec<usize> = occurrences(&p, name, 0, p.src.len())
+                .iter()
+                .map(|n| n.id())
+                .collect();
+            let root = p.tree.root_node();
+            let want: Vec<usize> = memchr::memmem::find_iter(&p.src, name.as_bytes())
+                .filter(|&s| {
+                    let e = s + name.len();
+                    let word = name.bytes().next_back().is_some_and(is_ident_byte);
+                    let before =
+                        s > 0 && is_ident_byte(p.src[s - 1]) && is_ident_byte(name.as_bytes()[0]);
+                    let after = word && e < p.src.len() && is_ident_byte(p.src[e]);
+                    !before && !after
+                })
+                .filter_map(|s| root.descendant_for_byte_range(s, s + name.len()))
+                .map(|n| n.id())
+                .collect();
+            assert_eq!(got, want, "{name}");
         }
     }
 }

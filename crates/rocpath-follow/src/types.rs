@@ -23,11 +23,11 @@ fn base_type(text: &str) -> Option<String> {
         .then(|| last.to_string())
 }
 
-/// The type `var` is declared with in `scope` (before `before`), when it is written.
-fn declared_type(p: &Parsed, scope: Node, var: &str, before: usize) -> Option<String> {
+/// Where `var` is first declared in `scope` with a written type, and that type.
+fn declared_type(p: &Parsed, scope: Node, var: &str) -> Option<(usize, String)> {
     let mut found = None;
     syntax::each_node(scope, &mut |n| {
-        if found.is_some() || n.start_byte() >= before {
+        if found.is_some() {
             return false;
         }
         let names_var = |field: &str| {
@@ -48,7 +48,7 @@ fn declared_type(p: &Parsed, scope: Node, var: &str, before: usize) -> Option<St
             _ => None,
         };
         if let Some(t) = ty {
-            found = base_type(p.text(t));
+            found = base_type(p.text(t)).map(|t| (n.start_byte(), t));
         }
         true
     });
@@ -140,6 +140,7 @@ impl Engine<'_> {
     /// `pkg_dir` is the folder a package-level name was written in.
     pub fn read_owner(
         &mut self,
+        f: FileRef,
         p: &Parsed,
         read: Node,
         field: &str,
@@ -160,7 +161,16 @@ impl Engine<'_> {
             }
         }
         let scope = syntax::scope_of(p.lang, read);
-        let ty = declared_type(p, scope, var, read.start_byte())?;
+        let key = (f, scope.start_byte(), var.to_string());
+        let decl = match self.decl_types.get(&key) {
+            Some(d) => d.clone(),
+            None => {
+                let d = declared_type(p, scope, var);
+                self.decl_types.insert(key, d.clone());
+                d
+            }
+        };
+        let ty = decl.filter(|(at, _)| *at < read.start_byte())?.1;
         self.type_has_field(p.lang, &ty, field)
             .then_some(Owner::Type(ty))
     }

@@ -548,3 +548,43 @@ fn variables_set_for_a_child_process_name_the_process() {
         assert!(note.contains("exec.Command"), "{note}");
     }
 }
+
+/// Written by hand: a generated table reading the field 20,000 times, over the memory budget
+/// of the run once parsed, though the file size limit was raised for it.
+#[test]
+fn a_file_whose_syntax_tree_does_not_fit_the_memory_budget_is_skipped_and_said() {
+    let mut table =
+        String::from("#include \"opts.h\"\n\nint table(struct opts o) {\n    int t[] = {\n");
+    for i in 0..20_000 {
+        table.push_str(&format!("        o.n_gpu + {i},\n"));
+    }
+    table.push_str("    };\n    return t[0];\n}\n");
+    let r = repo(&[
+        ("app/opts.h", "struct opts {\n    int n_gpu;\n};\n"),
+        (
+            "app/use.c",
+            "#include \"opts.h\"\n\nint use(struct opts o) {\n    int n = o.n_gpu;\n    return n;\n}\n",
+        ),
+        ("gen/table.c", &table),
+    ]);
+    let mut o = Options {
+        cache: false,
+        memory: Some(rocpath_budget::MemoryBudget::with_wait(
+            8 << 20,
+            std::time::Duration::ZERO,
+        )),
+        ..Options::default()
+    };
+    o.index.max_file_bytes = 64 << 20;
+    let doc = follow("app/opts.h:n_gpu", &[r.path().to_path_buf()], &o)
+        .unwrap_or_else(|e| unreachable!("{e}"));
+    let why = doc
+        .skipped
+        .iter()
+        .find(|s| s.path == "gen/table.c")
+        .map(|s| s.reason.clone())
+        .unwrap_or_default();
+    assert!(why.contains("--max-memory"), "{:?}", doc.skipped);
+    must(&doc, "app/use.c", 4, HopKind::Assign);
+    assert!(hops(&doc).iter().all(|h| h.path != "gen/table.c"));
+}

@@ -16,6 +16,7 @@ pub fn run(a: FollowArgs, p: &Printer) -> anyhow::Result<Status> {
             include_tests: a.include_tests,
         },
         cache: !a.no_cache,
+        memory: Some(super::budget(p)),
     };
     let bar = p.bar("indexing sources");
     let repos = Repos::open(&a.repos, &opts);

@@ -9,7 +9,7 @@ use crate::memo::Memo;
 use crate::model::{Hop, HopEvidence, HopKind};
 use crate::{Options, join, to_hop};
 use std::cmp::Reverse;
-use std::collections::{BinaryHeap, HashSet};
+use std::collections::{BinaryHeap, HashMap, HashSet};
 
 struct Slot {
     hop: Hop,
@@ -22,6 +22,8 @@ struct Slot {
     kids: Vec<usize>,
     /// Next hops not placed for the hop limit.
     cut: usize,
+    /// The hop where its item was followed already.
+    joins: Option<usize>,
 }
 
 /// A next hop waiting to be placed.
@@ -47,7 +49,7 @@ pub struct Grower<'e, 'a> {
     slots: Vec<Slot>,
     pending: Vec<Option<Pending>>,
     queue: BinaryHeap<Reverse<((usize, usize), usize)>>,
-    seen: HashSet<Item>,
+    seen: HashMap<Item, usize>,
     roots: Vec<usize>,
     /// Starts not placed for the hop limit.
     roots_cut: usize,
@@ -70,7 +72,7 @@ impl<'e, 'a> Grower<'e, 'a> {
             slots: Vec::new(),
             pending: Vec::new(),
             queue: BinaryHeap::new(),
-            seen: HashSet::new(),
+            seen: HashMap::new(),
             roots: Vec::new(),
             roots_cut: 0,
             truncated: false,
@@ -131,6 +133,7 @@ impl<'e, 'a> Grower<'e, 'a> {
             seq: p.seq,
             kids: Vec::new(),
             cut: 0,
+            joins: None,
         });
         match p.parent {
             Some(par) => self.slots[par].kids.push(i),
@@ -154,10 +157,11 @@ impl<'e, 'a> Grower<'e, 'a> {
             self.truncated = true;
             return;
         }
-        if !self.seen.insert(item.seen_key()) {
-            self.note(i, "followed above (a cycle or a join)");
+        if let Some(&first) = self.seen.get(&item.seen_key()) {
+            self.slots[i].joins = Some(first);
             return;
         }
+        self.seen.insert(item.seen_key(), i);
         let exp = match self.memo.expansion(&item) {
             Some(e) => e,
             None => {
@@ -188,7 +192,8 @@ impl<'e, 'a> Grower<'e, 'a> {
         }
     }
 
-    /// The tree: hops in the order they were found, each cut by the limit saying so.
+    /// The tree: hops in the order they were found and numbered so, each cut by the limit
+    /// saying so, each joining a hop followed already pointing at it.
     pub fn finish(mut self) -> (Vec<Hop>, usize) {
         let mut cut = self.roots_cut;
         for i in 0..self.slots.len() {
@@ -200,6 +205,17 @@ impl<'e, 'a> Grower<'e, 'a> {
         }
         let mut roots = std::mem::take(&mut self.roots);
         roots.sort_by_key(|&r| self.slots[r].seq);
+        let mut ids = vec![0; self.slots.len()];
+        let mut next = 0;
+        for &r in &roots {
+            number(&mut self.slots, r, &mut ids, &mut next);
+        }
+        for i in 0..self.slots.len() {
+            if let Some(first) = self.slots[i].joins {
+                let text = format!("followed above at #{} (a cycle or a join)", ids[first]);
+                self.note(i, &text);
+            }
+        }
         let hops = roots
             .into_iter()
             .map(|r| assemble(&mut self.slots, r))
@@ -235,13 +251,27 @@ fn nearness(a: &str, b: &str) -> usize {
     1 + (da.len() - common) + (db.len() - common)
 }
 
-fn assemble(slots: &mut [Slot], i: usize) -> Hop {
+/// Numbers the hops under `i` depth first, children in the order they were found (which
+/// they are left sorted in).
+fn number(slots: &mut [Slot], i: usize, ids: &mut [usize], next: &mut usize) {
+    *next += 1;
+    ids[i] = *next;
+    slots[i].hop.id = *next;
     let mut kids = std::mem::take(&mut slots[i].kids);
     kids.sort_by_key(|&k| slots[k].seq);
+    for &k in &kids {
+        number(slots, k, ids, next);
+    }
+    slots[i].kids = kids;
+}
+
+fn assemble(slots: &mut [Slot], i: usize) -> Hop {
+    let kids = std::mem::take(&mut slots[i].kids);
     let children = kids.into_iter().map(|k| assemble(slots, k)).collect();
     let mut hop = std::mem::replace(
         &mut slots[i].hop,
         Hop {
+            id: 0,
             path: String::new(),
             line: 0,
             commit: None,

@@ -32,6 +32,7 @@ pub mod index;
 mod memo;
 mod model;
 mod spec;
+mod summary;
 mod syntax;
 mod types;
 mod worktree;
@@ -40,6 +41,7 @@ pub use error::FollowError;
 pub use index::IndexOptions;
 pub use model::*;
 pub use spec::{Spec, parse_spec};
+pub use summary::{Ends, Stop, ends};
 
 use engine::{Draft, Engine, Repo};
 use std::path::PathBuf;
@@ -255,6 +257,7 @@ pub(crate) fn to_hop(eng: &mut Engine, d: &Draft) -> Hop {
         d.note.clone()
     };
     Hop {
+        id: 0,
         path: eng.path(d.at),
         line: d.line,
         commit: eng.repos[d.at.repo].info.commit.clone(),

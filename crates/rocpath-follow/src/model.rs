@@ -85,6 +85,10 @@ impl HopEvidence {
 /// One step of the trail.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Hop {
+    /// Its number in the document (1-based, depth first from the first start), which
+    /// "followed above" notes point at.
+    #[serde(default)]
+    pub id: usize,
     /// The file, relative to its repository (prefixed by the repository's name when several
     /// repositories are followed).
     pub path: String,

@@ -190,6 +190,46 @@ fn a_recursive_call_is_a_cycle_followed_once() {
     must(&doc, "srv/cycle.go", 4, HopKind::Branch);
 }
 
+/// The summary before the tree: the conditions (resolved and shallow first), the boundaries,
+/// and the other branches by why they stop; a join points at the hop it joins.
+#[test]
+fn the_ends_of_a_trail_are_summarised_and_joins_point_at_their_hop() {
+    let r = repo();
+    let doc = run("srv/options.go:NumGPU", r.path(), &opts());
+    let ends = rocpath_follow::ends(&doc);
+    let first = ends.decisions.first().map(|h| (h.path.as_str(), h.line));
+    assert_eq!(first, Some(("srv/options.go", 13)));
+    assert!(ends.decisions.iter().all(|h| h.kind == HopKind::Branch));
+    let doc = run("srv/options.go:NumThread", r.path(), &opts());
+    let ends = rocpath_follow::ends(&doc);
+    let b: Vec<(&str, u64)> = ends
+        .boundaries
+        .iter()
+        .map(|h| (h.path.as_str(), h.line))
+        .collect();
+    assert_eq!(b, vec![("srv/options.go", 30)]);
+    let doc = run("srv/cycle.go:k", r.path(), &opts());
+    let back = must(&doc, "srv/cycle.go", 3, HopKind::Param);
+    let note = back.note.as_deref().unwrap_or("");
+    let root = &doc.hops[0];
+    assert_eq!(root.id, 1);
+    assert!(note.contains("followed above at #1"), "{note}");
+    let ids: Vec<usize> = flat(&doc).iter().map(|(_, h)| h.id).collect();
+    assert_eq!(
+        ids,
+        (1..=ids.len()).collect::<Vec<_>>(),
+        "depth first from 1"
+    );
+    let ends = rocpath_follow::ends(&doc);
+    assert!(
+        ends.stops
+            .iter()
+            .any(|(s, n)| *s == rocpath_follow::Stop::Joined && *n == 2),
+        "{:?}",
+        ends.stops
+    );
+}
+
 #[test]
 fn a_variable_never_read_is_a_dead_end() {
     let r = repo();

@@ -1,0 +1,75 @@
+//! Where a trail ends, for a reader who wants the answer before the tree: the reads that
+//! decide something (conditions, resolved ones first), the places where the value leaves the
+//! repositories (each naming its boundary), and why the other branches stop.
+
+use crate::model::{FollowDoc, Hop, HopEvidence, HopKind};
+
+/// Why a branch of the tree stops.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Stop {
+    /// The value is not used further (a variable never read, a result dropped).
+    FlowEnds,
+    /// The value reaches something followed at another hop (a cycle or a join, a result
+    /// followed from the call it returns to).
+    Joined,
+    /// A limit (`--limit`, `--depth`, `--fan-out`) left the rest out.
+    Limit,
+}
+
+impl Stop {
+    /// As people read it.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Stop::FlowEnds => "flow ends",
+            Stop::Joined => "followed above",
+            Stop::Limit => "limit",
+        }
+    }
+}
+
+/// Where a trail ends.
+#[derive(Debug, Default)]
+pub struct Ends<'d> {
+    /// Conditions deciding on the value: `code_verified` first, then the shallowest.
+    pub decisions: Vec<&'d Hop>,
+    /// Hops where the value leaves the repositories given (`unresolved`, the boundary in
+    /// the note), in the order of the tree.
+    pub boundaries: Vec<&'d Hop>,
+    /// The other leaves and the hops cut by a limit, counted by why they stop.
+    pub stops: Vec<(Stop, usize)>,
+}
+
+fn stop_of(h: &Hop) -> Option<Stop> {
+    let note = h.note.as_deref().unwrap_or("");
+    if note.contains("(--limit)") || note.contains("--depth limit") || note.contains("(--fan-out)")
+    {
+        return Some(Stop::Limit);
+    }
+    if !h.children.is_empty() {
+        return None;
+    }
+    if note.contains("followed above") || note.contains("returned to the call") {
+        return Some(Stop::Joined);
+    }
+    Some(Stop::FlowEnds)
+}
+
+/// Where the trail of `doc` ends.
+pub fn ends(doc: &FollowDoc) -> Ends<'_> {
+    let mut e = Ends::default();
+    let mut decisions: Vec<(bool, usize, &Hop)> = Vec::new();
+    let mut stops = std::collections::BTreeMap::new();
+    for (depth, h) in doc.hops.iter().flat_map(Hop::walk) {
+        if h.kind == HopKind::Branch {
+            decisions.push((h.evidence != HopEvidence::CodeVerified, depth, h));
+        } else if h.evidence == HopEvidence::Unresolved {
+            e.boundaries.push(h);
+        } else if let Some(s) = stop_of(h) {
+            *stops.entry(s).or_insert(0) += 1;
+        }
+    }
+    decisions.sort_by_key(|(weak, depth, h)| (*weak, *depth, h.id));
+    e.decisions = decisions.into_iter().map(|(_, _, h)| h).collect();
+    e.stops = stops.into_iter().collect();
+    e
+}

@@ -44,9 +44,70 @@ pub fn read_small_text(path: &std::path::Path, limit: u64) -> std::io::Result<St
     String::from_utf8(buf).map_err(|e| Error::new(std::io::ErrorKind::InvalidData, e))
 }
 
+/// Largest ignore file (`.gitignore`, `.git/info/exclude`) a folder walk applies, in bytes.
+pub const MAX_IGNORE_BYTES: u64 = 1 << 20;
+/// Most patterns an ignore file may hold: each compiles to a matcher of several KiB, so a
+/// 300,000-line `.gitignore` would take gigabytes.
+pub const MAX_IGNORE_LINES: usize = 10_000;
+
+/// Why an ignore file must not be applied by a folder walk — not a regular file (a FIFO would
+/// block the walk), larger than [`MAX_IGNORE_BYTES`] or with more than [`MAX_IGNORE_LINES`]
+/// lines —, or `None` when it is absent or fine.
+pub fn ignore_file_problem(path: &std::path::Path) -> Option<String> {
+    let md = std::fs::metadata(path).ok()?;
+    if md.is_dir() {
+        return None;
+    }
+    if let Some(what) = non_regular(md.file_type()) {
+        return Some(format!("{}: {what}, not applied", path.display()));
+    }
+    if md.len() > MAX_IGNORE_BYTES {
+        return Some(format!(
+            "{}: {} bytes, over the {MAX_IGNORE_BYTES}-byte limit for an ignore file; not applied",
+            path.display(),
+            md.len()
+        ));
+    }
+    let text = std::fs::read(path).ok()?;
+    let lines = line_count(&text);
+    (lines > MAX_IGNORE_LINES).then(|| {
+        format!(
+            "{}: {lines} lines, over the {MAX_IGNORE_LINES}-pattern limit for an ignore file; not applied",
+            path.display()
+        )
+    })
+}
+
+fn line_count(text: &[u8]) -> usize {
+    text.iter().filter(|&&b| b == b'\n').count()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn ignore_files_past_the_limits_or_not_regular_are_named() {
+        let dir = std::env::temp_dir().join(format!("rocpath-ignore-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let small = dir.join("small");
+        std::fs::write(&small, "target/\n*.o\n").unwrap();
+        assert_eq!(ignore_file_problem(&small), None);
+        assert_eq!(ignore_file_problem(&dir.join("absent")), None);
+        let many = dir.join("many");
+        std::fs::write(&many, "x\n".repeat(MAX_IGNORE_LINES + 1)).unwrap();
+        let msg = ignore_file_problem(&many).unwrap();
+        assert!(msg.contains("10001 lines"), "{msg}");
+        let big = dir.join("big");
+        std::fs::write(&big, vec![b'x'; MAX_IGNORE_BYTES as usize + 1]).unwrap();
+        assert!(ignore_file_problem(&big).unwrap().contains("bytes"));
+        let fifo = dir.join("fifo");
+        let made = std::process::Command::new("mkfifo").arg(&fifo).status();
+        if made.is_ok_and(|s| s.success()) {
+            assert!(ignore_file_problem(&fifo).unwrap().contains("a FIFO"));
+        }
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
 
     #[test]
     fn names_what_it_refuses() {

@@ -209,7 +209,9 @@ pub fn scan_with(
     let mut all: Vec<(usize, FileGates)> = Vec::new();
     let mut dirs: Vec<(usize, String)> = Vec::new();
     for (ri, root) in roots.iter().enumerate() {
-        let meta = std::fs::metadata(root)?;
+        let meta = std::fs::metadata(root).map_err(|e| {
+            std::io::Error::new(e.kind(), format!("{}: cannot open: {e}", root.display()))
+        })?;
         if !meta.is_dir() {
             return Err(std::io::Error::new(
                 std::io::ErrorKind::InvalidInput,
@@ -230,17 +232,7 @@ pub fn scan_with(
         // Walk (gitignore-aware, like rg), then read files in parallel.
         let include_tests = opts.include_tests;
         let mut files: Vec<(PathBuf, String, u64)> = Vec::new();
-        let walker = ignore::WalkBuilder::new(root)
-            .hidden(false)
-            .git_ignore(true)
-            .git_exclude(true)
-            .parents(false)
-            .require_git(false)
-            .filter_entry(move |e| {
-                let n = e.file_name().to_string_lossy();
-                !(e.file_type().is_some_and(|t| t.is_dir()) && skipped_dir(&n, include_tests))
-            })
-            .build();
+        let (walker, refused) = walker(root, include_tests);
         for entry in walker {
             let e = match entry {
                 Ok(e) => e,
@@ -265,6 +257,7 @@ pub fn scan_with(
             let size = e.metadata().map(|m| m.len()).unwrap_or(0);
             files.push((e.into_path(), rel, size));
         }
+        report_refused(&refused, &name, &mut report.issues);
         let limit = opts.max_file_bytes;
         more_total(files.iter().map(|f| f.2.min(limit)).sum());
         type FileResult = Result<(Option<FileGates>, u64, bool), (String, String, Class)>;
@@ -378,6 +371,66 @@ pub fn scan_with(
 
 fn candidates_empty(found: &[Found], src: &[u8]) -> bool {
     found.is_empty() && candidates(src).is_empty()
+}
+
+type Refused = std::sync::Arc<std::sync::Mutex<Vec<String>>>;
+
+/// The walk of one checkout (gitignore-aware, like rg). An ignore file that must not be
+/// applied (`rocpath_budget::special::ignore_file_problem`) is not read: at the root, the
+/// walk goes on without the checkout's ignore rules; in a subfolder, that folder is not walked.
+/// Either is named in the returned list as the walk reaches it.
+fn walker(root: &Path, include_tests: bool) -> (ignore::Walk, Refused) {
+    use rocpath_budget::special::ignore_file_problem;
+    let refused: Refused = Default::default();
+    let mut at_root: Vec<String> = [root.join(".gitignore"), root.join(".git/info/exclude")]
+        .iter()
+        .filter_map(|p| ignore_file_problem(p))
+        .collect();
+    let apply = at_root.is_empty();
+    if !apply {
+        at_root.push(format!(
+            "{}: ignore rules not applied; every file is read",
+            root.display()
+        ));
+    }
+    refused
+        .lock()
+        .unwrap_or_else(|p| p.into_inner())
+        .extend(at_root);
+    let seen = refused.clone();
+    let walk = ignore::WalkBuilder::new(root)
+        .hidden(false)
+        .git_ignore(apply)
+        .git_exclude(apply)
+        .ignore(apply)
+        .parents(false)
+        .require_git(false)
+        .filter_entry(move |e| {
+            let n = e.file_name().to_string_lossy();
+            let is_dir = e.file_type().is_some_and(|t| t.is_dir());
+            if !is_dir || skipped_dir(&n, include_tests) {
+                return !is_dir;
+            }
+            if !apply || e.depth() == 0 {
+                return true;
+            }
+            let Some(msg) = ignore_file_problem(&e.path().join(".gitignore")) else {
+                return true;
+            };
+            let mut list = seen.lock().unwrap_or_else(|p| p.into_inner());
+            list.push(format!("{msg}; the folder is not read"));
+            false
+        })
+        .build();
+    (walk, refused)
+}
+
+/// Adds the ignore files the walk refused to `issues`.
+fn report_refused(refused: &Refused, repo: &str, issues: &mut Vec<ScanIssue>) {
+    let list = refused.lock().unwrap_or_else(|p| p.into_inner());
+    for msg in list.iter() {
+        issues.push(issue(repo, "", msg.clone(), Class::Limited));
+    }
 }
 
 fn issue(repo: &str, path: &str, message: String, class: Class) -> ScanIssue {

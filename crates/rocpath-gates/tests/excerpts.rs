@@ -236,3 +236,56 @@ fn bad_input_is_reported_and_the_scan_goes_on() {
     // A missing root is an error of the call, not a panic.
     assert!(scan(&[d.join("missing")], &Options::default()).is_err());
 }
+
+/// An ignore file that is a FIFO (a walk that applies it would wait forever) or holds more
+/// patterns than the limit (each compiles to a matcher of several KiB) is not applied and is
+/// named: at the root the checkout is read without ignore rules, in a subfolder that folder
+/// is left out.
+#[cfg(unix)]
+#[test]
+fn ignore_files_that_are_fifos_or_huge_are_named_not_applied() {
+    let checkout = || {
+        let dir = tempfile::tempdir().unwrap();
+        write(dir.path(), "src/util.hpp", XDLOPS_UTIL.as_bytes());
+        write(dir.path(), "sub/util.hpp", XDLOPS_UTIL.as_bytes());
+        dir
+    };
+    let scan_one = |root: &Path| {
+        let report = scan(&[root.to_path_buf()], &Options::default()).unwrap();
+        let messages: Vec<String> = report.issues.iter().map(|i| i.message.clone()).collect();
+        let read: Vec<String> = report.gates.iter().map(|g| g.path.clone()).collect();
+        (messages, read)
+    };
+    let huge = checkout();
+    let lines = "sub/\n".repeat(rocpath_budget::special::MAX_IGNORE_LINES + 1);
+    write(huge.path(), ".gitignore", lines.as_bytes());
+    let (messages, read) = scan_one(huge.path());
+    assert!(
+        messages
+            .iter()
+            .any(|m| m.contains(".gitignore: 10001 lines")),
+        "{messages:?}"
+    );
+    assert!(
+        messages
+            .iter()
+            .any(|m| m.contains("ignore rules not applied")),
+        "{messages:?}"
+    );
+    assert!(read.iter().any(|p| p.starts_with("sub/")), "{read:?}");
+
+    let fifo = checkout();
+    let made = std::process::Command::new("mkfifo")
+        .arg(fifo.path().join("sub/.gitignore"))
+        .status();
+    assert!(made.unwrap().success(), "mkfifo");
+    let (messages, read) = scan_one(fifo.path());
+    assert!(
+        messages
+            .iter()
+            .any(|m| m.contains("sub/.gitignore: a FIFO") && m.contains("folder is not read")),
+        "{messages:?}"
+    );
+    assert!(read.iter().any(|p| p.starts_with("src/")), "{read:?}");
+    assert!(!read.iter().any(|p| p.starts_with("sub/")), "{read:?}");
+}

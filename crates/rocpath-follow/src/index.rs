@@ -233,15 +233,32 @@ fn walk(root: &Path, opts: &IndexOptions) -> Result<(Vec<PathBuf>, Vec<Skipped>)
     // The root is taken once, here; the walk's own entry for it (depth 0) always passes.
     let _ = fence.enter(root);
     let fenced = std::sync::Arc::new(std::sync::Mutex::new((fence, Vec::<Skipped>::new())));
+    // An ignore file that must not be applied (a FIFO, or past the pattern limit) at the root:
+    // the checkout is walked without ignore rules; below it, ignore_files_ok leaves the folder out.
+    let refused: Vec<Skipped> = [".gitignore", ".git/info/exclude", ".ignore"]
+        .iter()
+        .filter_map(|f| rocpath_budget::special::ignore_file_problem(&root.join(f)))
+        .map(|reason| Skipped {
+            path: String::new(),
+            reason: format!("{reason}; ignore rules not applied, every file is read"),
+        })
+        .collect();
+    let apply = refused.is_empty();
+    skipped.extend(refused);
     // Sorted, so that of two links to one folder the same one is walked on every machine.
     let walk = ignore::WalkBuilder::new(root)
         .follow_links(true)
         .require_git(false)
+        .git_ignore(apply)
+        .git_exclude(apply)
+        .ignore(apply)
         .sort_by_file_name(|a, b| a.cmp(b))
         .filter_entry({
             let fenced = fenced.clone();
             let root = root.to_path_buf();
-            move |e| fence_entry(&fenced, &root, e)
+            move |e| {
+                fence_entry(&fenced, &root, e) && (!apply || ignore_files_ok(&fenced, &root, e))
+            }
         })
         .build();
     for entry in walk {
@@ -326,6 +343,25 @@ fn fence_entry(fenced: &Fenced, root: &Path, e: &ignore::DirEntry) -> bool {
             false
         }
     }
+}
+
+/// A folder below the root whose ignore file must not be applied is left out, and said so.
+fn ignore_files_ok(fenced: &Fenced, root: &Path, e: &ignore::DirEntry) -> bool {
+    if e.depth() == 0 || !e.file_type().is_some_and(|t| t.is_dir()) {
+        return true;
+    }
+    let problem = [".gitignore", ".ignore"]
+        .iter()
+        .find_map(|f| rocpath_budget::special::ignore_file_problem(&e.path().join(f)));
+    let Some(reason) = problem else {
+        return true;
+    };
+    let mut g = fenced.lock().unwrap_or_else(|p| p.into_inner());
+    g.1.push(Skipped {
+        path: rel(root, e.path()),
+        reason: format!("{reason}; the folder is not read"),
+    });
+    false
 }
 
 fn walk_error_path(err: &ignore::Error, root: &Path) -> String {

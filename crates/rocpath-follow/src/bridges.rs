@@ -195,6 +195,7 @@ impl Engine<'_> {
         Expansion {
             drafts: out,
             unresolved: None,
+            stopped: None,
         }
     }
 
@@ -311,6 +312,7 @@ impl Engine<'_> {
         Expansion {
             drafts: out,
             unresolved,
+            stopped: None,
         }
     }
 

@@ -173,6 +173,9 @@ pub struct Expansion {
     pub drafts: Vec<Draft>,
     /// The trail leaves the repositories here (why).
     pub unresolved: Option<String>,
+    /// The value reaches a construct the trail does not follow (which, where).
+    #[serde(default)]
+    pub stopped: Option<String>,
 }
 
 /// Memory a parsed file holds per byte of source (its syntax tree; measured on a generated
@@ -199,6 +202,11 @@ pub struct Engine<'a> {
     pub decl_types: HashMap<(FileRef, usize, String), Option<(usize, String)>>,
     /// The line a variable is decoded from JSON on in a scope (file, scope start, name).
     pub decoded: HashMap<(FileRef, usize, String), Option<u64>>,
+    /// The first construct the value reached and the trail does not follow (line, kind),
+    /// while an item is expanded.
+    pub unfollowed: Option<(u64, String)>,
+    /// Where a macro is defined (`#define NAME`), by name, as found.
+    macros: HashMap<String, Option<(FileRef, u64)>>,
     /// The run's memory budget, when it has one.
     memory: Option<rocpath_budget::MemoryBudget>,
     /// Memory held for the files parsed.
@@ -217,6 +225,8 @@ impl<'a> Engine<'a> {
             known_fields: HashMap::new(),
             decl_types: HashMap::new(),
             decoded: HashMap::new(),
+            macros: HashMap::new(),
+            unfollowed: None,
             memory,
             held: Vec::new(),
         }
@@ -325,6 +335,27 @@ impl<'a> Engine<'a> {
             path: self.path(at),
             reason: reason.to_string(),
         });
+    }
+
+    /// The file and line where the C/C++ macro `name` is defined (`#define NAME(…)`).
+    pub fn macro_def(&mut self, name: &str) -> Option<(FileRef, u64)> {
+        if let Some(m) = self.macros.get(name) {
+            return *m;
+        }
+        let mut found = None;
+        for f in self.files_with(name, Some(Lang::Cpp)) {
+            let r = &self.repos[f.repo];
+            let path = r.root.join(&r.index.files[f.file as usize].path);
+            let Ok(src) = std::fs::read(path) else {
+                continue;
+            };
+            if let Some(line) = define_line(&src, name) {
+                found = Some((f, line));
+                break;
+            }
+        }
+        self.macros.insert(name.to_string(), found);
+        found
     }
 
     /// Files (of a language, when given) that contain `name`.
@@ -458,8 +489,20 @@ impl<'a> Engine<'a> {
         }
     }
 
-    /// Where an item leads.
+    /// Where an item leads; when nowhere because of a construct the trail does not follow,
+    /// which one.
     pub fn expand(&mut self, item: &Item) -> Expansion {
+        self.unfollowed = None;
+        let mut e = self.expand_item(item);
+        if e.drafts.is_empty() && e.unresolved.is_none() {
+            e.stopped = self.unfollowed.take().map(|(line, kind)| {
+                format!("the value reaches `{kind}` at line {line}: a construct not followed")
+            });
+        }
+        e
+    }
+
+    fn expand_item(&mut self, item: &Item) -> Expansion {
         match item {
             Item::Local {
                 at,
@@ -474,6 +517,7 @@ impl<'a> Engine<'a> {
                 Expansion {
                     drafts,
                     unresolved: None,
+                    stopped: None,
                 }
             }
             Item::Field {
@@ -486,6 +530,7 @@ impl<'a> Engine<'a> {
             Item::Params(ps) => Expansion {
                 drafts: ps.iter().map(|p| self.param(p)).collect(),
                 unresolved: None,
+                stopped: None,
             },
             Item::Returns { name, lang, def } => self.returns(name, *lang, *def),
             Item::Key { text, kind, from } => self.key(text, *kind, *from),
@@ -500,6 +545,7 @@ impl<'a> Engine<'a> {
                 Expansion {
                     drafts,
                     unresolved: None,
+                    stopped: None,
                 }
             }
         }
@@ -671,8 +717,34 @@ impl<'a> Engine<'a> {
         Expansion {
             drafts: out,
             unresolved: None,
+            stopped: None,
         }
     }
+}
+
+/// The line of `#define NAME` (`#  define NAME(…)`, `#define NAME value`) in a source text.
+fn define_line(src: &[u8], name: &str) -> Option<u64> {
+    for at in memchr::memmem::find_iter(src, name.as_bytes()) {
+        let end = at + name.len();
+        if src
+            .get(end)
+            .is_some_and(|&b| b.is_ascii_alphanumeric() || b == b'_')
+        {
+            continue;
+        }
+        let start = src[..at]
+            .iter()
+            .rposition(|&b| b == b'\n')
+            .map_or(0, |i| i + 1);
+        let head: Vec<&[u8]> = src[start..at]
+            .split(|b| b.is_ascii_whitespace())
+            .filter(|w| !w.is_empty())
+            .collect();
+        if matches!(head.as_slice(), [b"#define"] | [b"#", b"define"]) {
+            return Some(1 + memchr::memchr_iter(b'\n', &src[..at]).count() as u64);
+        }
+    }
+    None
 }
 
 /// The call whose callee ends in the name at `n` (`f(…)`, `x.f(…)`, `ns::f(…)`).

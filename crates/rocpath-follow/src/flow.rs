@@ -78,6 +78,26 @@ fn condition_text(p: &Parsed, n: Node) -> String {
 
 const SETENV: &[&str] = &["Setenv", "setenv", "putenv", "_putenv"];
 
+/// Where a value's flow ends by itself (a statement whose value is dropped, a block, a
+/// file), not a construct left unfollowed.
+const ENDS: &[&str] = &[
+    "expression_statement",
+    "block",
+    "compound_statement",
+    "source_file",
+    "translation_unit",
+    "module",
+    "inc_statement",
+    "dec_statement",
+    "go_statement",
+    "defer_statement",
+    "throw_statement",
+    "raise_statement",
+    "argument_list",
+    "call_expression",
+    "call",
+];
+
 /// Methods that add their argument to the object they are called on (a string builder, a
 /// list of arguments).
 const ADDERS: &[&str] = &[
@@ -145,7 +165,12 @@ impl Engine<'_> {
             };
             match step {
                 Step::Up => n = par,
-                Step::Stop => return Vec::new(),
+                Step::Stop => {
+                    if !ENDS.contains(&par.kind()) && self.unfollowed.is_none() {
+                        self.unfollowed = Some((p.line(par), par.kind().to_string()));
+                    }
+                    return Vec::new();
+                }
                 Step::Land(d) => return d,
             }
         }
@@ -530,6 +555,9 @@ impl Engine<'_> {
             if is_logging(&ctext) && !cgo {
                 return Step::Stop;
             }
+            if let Some(d) = self.macro_arg(at, p, arg, &name) {
+                return Step::Land(vec![d]);
+            }
             if !discarded || cgo {
                 return Step::Up;
             }
@@ -635,6 +663,28 @@ impl Engine<'_> {
             x.note = Some(format!("written into {} by {name}", p.text(target)));
         }
         (!d.is_empty()).then_some(d)
+    }
+
+    /// A value given to a macro the repositories define (`MIOPEN_DECLARE_ENV_VAR_BOOL(X)`):
+    /// the macro is named where it is defined; what it expands to is not followed.
+    fn macro_arg(&mut self, at: FileRef, p: &Parsed, arg: Node, name: &str) -> Option<Draft> {
+        if p.lang != Lang::Cpp || name.chars().any(|c| c.is_ascii_lowercase()) {
+            return None;
+        }
+        let (f, line) = self.macro_def(name)?;
+        let note = format!(
+            "passed to the macro {name}, defined at {}:{line}: what it expands to is a construct not followed",
+            self.path(f)
+        );
+        Some(self.draft(
+            at,
+            p.line(arg),
+            HopKind::CallArg,
+            HopEvidence::Inferred,
+            name,
+            Some(note),
+            None,
+        ))
     }
 
     /// A value that names the environment variable a `getenv` reads (a wrapper's parameter,

@@ -174,6 +174,9 @@ impl<'e, 'a> Grower<'e, 'a> {
             self.slots[i].hop.evidence = HopEvidence::Unresolved;
             self.note(i, &u);
         }
+        if let Some(s) = exp.stopped {
+            self.note(i, &s);
+        }
         let mut here = HashSet::new();
         let mut drafts: Vec<Draft> = exp
             .drafts

@@ -12,6 +12,8 @@ pub enum Stop {
     /// The value reaches something followed at another hop (a cycle or a join, a result
     /// followed from the call it returns to).
     Joined,
+    /// The value reaches a construct the trail does not follow (named in the hop's note).
+    NotFollowed,
     /// A limit (`--limit`, `--depth`, `--fan-out`) left the rest out.
     Limit,
 }
@@ -22,6 +24,7 @@ impl Stop {
         match self {
             Stop::FlowEnds => "flow ends",
             Stop::Joined => "followed above",
+            Stop::NotFollowed => "construct not followed",
             Stop::Limit => "limit",
         }
     }
@@ -50,6 +53,9 @@ fn stop_of(h: &Hop) -> Option<Stop> {
     }
     if note.contains("followed above") || note.contains("returned to the call") {
         return Some(Stop::Joined);
+    }
+    if note.contains("not followed") {
+        return Some(Stop::NotFollowed);
     }
     Some(Stop::FlowEnds)
 }

@@ -588,3 +588,69 @@ fn a_file_whose_syntax_tree_does_not_fit_the_memory_budget_is_skipped_and_said()
     must(&doc, "app/use.c", 4, HopKind::Assign);
     assert!(hops(&doc).iter().all(|h| h.path != "gen/table.c"));
 }
+
+/// Shaped like MIOpen: an environment variable declared by a macro defined in the
+/// repository (`MIOPEN_DECLARE_ENV_VAR_BOOL`), read through `env::disabled` in a solver.
+const MIOPEN_ENV_HPP: &str = r#"#pragma once
+#include <cstdlib>
+
+#define MIOPEN_DECLARE_ENV_VAR(name, type, ...)        \
+    struct name                                        \
+    {                                                  \
+        static const char* GetName() { return #name; } \
+    };
+
+#define MIOPEN_DECLARE_ENV_VAR_BOOL(name, ...) \
+    MIOPEN_DECLARE_ENV_VAR(name, bool, __VA_ARGS__)
+"#;
+
+const MIOPEN_SOLVER_CPP: &str = r#"#include <miopen/env.hpp>
+
+MIOPEN_DECLARE_ENV_VAR_BOOL(MIOPEN_DEBUG_CONV_DIRECT)
+
+bool ConvDirect::IsApplicable(const ExecutionContext& ctx) const
+{
+    if(env::disabled(MIOPEN_DEBUG_CONV_DIRECT))
+        return false;
+    return ctx.use_hip_kernels;
+}
+"#;
+
+#[test]
+fn a_macro_defined_in_the_repository_is_named_not_called_undefined() {
+    let r = repo(&[
+        ("include/miopen/env.hpp", MIOPEN_ENV_HPP),
+        ("src/solver/conv_direct.cpp", MIOPEN_SOLVER_CPP),
+    ]);
+    let doc = run("MIOPEN_DEBUG_CONV_DIRECT", r.path());
+    let m = must(&doc, "src/solver/conv_direct.cpp", 3, HopKind::CallArg);
+    assert_eq!(m.evidence, HopEvidence::Inferred, "{}", show(&doc));
+    let note = m.note.as_deref().unwrap_or("");
+    assert!(note.contains("include/miopen/env.hpp:10"), "{note}");
+    assert!(!note.contains("not defined"), "{note}");
+    must(&doc, "src/solver/conv_direct.cpp", 7, HopKind::Branch);
+}
+
+/// Written by hand: a value sent on a Go channel, which the trail does not follow.
+#[test]
+fn a_construct_not_followed_is_named_on_the_hop_and_counted() {
+    let r = repo(&[(
+        "app/ch.go",
+        "package app\n\nfunc produce(v int, ch chan int) {\n\tch <- v\n}\n",
+    )]);
+    let doc = run("app/ch.go:v", r.path());
+    let root = &doc.hops[0];
+    let note = root.note.as_deref().unwrap_or("");
+    assert!(
+        note.contains("send_statement") && note.contains("line 4"),
+        "{}",
+        show(&doc)
+    );
+    let ends = rocpath_follow::ends(&doc);
+    assert_eq!(
+        ends.stops,
+        vec![(rocpath_follow::Stop::NotFollowed, 1)],
+        "{}",
+        show(&doc)
+    );
+}

@@ -190,6 +190,9 @@ impl Engine<'_> {
             for n in reads {
                 out.extend(self.read_hop(f, &p, n, name, (owner, pkg_dir), near));
             }
+            if lang == Lang::Cpp {
+                out.extend(self.member_reads(f, &p, name, owner));
+            }
         }
         out.sort_by_key(|d| d.evidence != HopEvidence::CodeVerified);
         Expansion {

@@ -12,7 +12,7 @@ use std::collections::HashMap;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
-const FORMAT: &str = "rocpath.follow.memo/6";
+const FORMAT: &str = "rocpath.follow.memo/7";
 
 #[derive(Default, Serialize, Deserialize)]
 struct Stored {

@@ -3,8 +3,9 @@
 //! repositories has a field of that name, or it is a package-level name read through the
 //! package imported (`envconfig.NumParallel`). Anything else is a match by name.
 
-use crate::engine::{Engine, FileRef};
+use crate::engine::{Draft, Engine, FileRef, Item};
 use crate::index::Lang;
+use crate::model::{HopEvidence, HopKind};
 use crate::syntax::{self, Parsed};
 use tree_sitter::Node;
 
@@ -135,7 +136,80 @@ pub fn literal_type(p: &Parsed, keyed: Node) -> Option<String> {
     base_type(p.text(lit.child_by_field_name("type")?))
 }
 
+/// The class a C++ function definition belongs to: `T::f(…) {…}`, or a function defined in
+/// the body of `struct T` / `class T`.
+fn method_class(p: &Parsed, func: Node) -> Option<String> {
+    let mut d = func.child_by_field_name("declarator")?;
+    while d.kind() != "function_declarator" {
+        d = d
+            .child_by_field_name("declarator")
+            .or_else(|| d.named_child(0))?;
+    }
+    let name = d.child_by_field_name("declarator")?;
+    if name.kind() == "qualified_identifier" {
+        return base_type(p.text(name.child_by_field_name("scope")?));
+    }
+    let body = func
+        .parent()
+        .filter(|b| b.kind() == "field_declaration_list")?;
+    let class = body.parent()?;
+    matches!(class.kind(), "struct_specifier" | "class_specifier")
+        .then(|| {
+            class
+                .child_by_field_name("name")
+                .map(|n| p.text(n).to_string())
+        })
+        .flatten()
+}
+
 impl Engine<'_> {
+    /// Reads of the member `name` inside methods of a C++ class that has it, written without
+    /// `this->` (`if (n_ctx > 0)` in `llama_context::reserve`): resolved through the class;
+    /// a member of another class than `owner` (when known) is a match by name.
+    pub fn member_reads(
+        &mut self,
+        f: FileRef,
+        p: &Parsed,
+        name: &str,
+        owner: Option<&str>,
+    ) -> Vec<Draft> {
+        let mut out = Vec::new();
+        for occ in syntax::occurrences(p, name, 0, p.src.len()) {
+            if occ.kind() != "identifier" || crate::engine::is_write(p.lang, occ) {
+                continue;
+            }
+            let func = syntax::scope_of(p.lang, occ);
+            if func.kind() != "function_definition" || declared_type(p, func, name).is_some() {
+                continue;
+            }
+            let Some(class) = method_class(p, func) else {
+                continue;
+            };
+            if !self.type_has_field(p.lang, &class, name) {
+                continue;
+            }
+            let other = owner.is_some_and(|o| o != class);
+            out.push(Draft {
+                at: f,
+                line: p.line(occ),
+                kind: HopKind::Field,
+                evidence: if other {
+                    HopEvidence::Inferred
+                } else {
+                    HopEvidence::CodeVerified
+                },
+                symbol: format!(".{name}"),
+                note: Some(format!("a member of {class} read without `this->`")),
+                item: Some(Item::Value {
+                    at: f,
+                    range: (occ.start_byte(), occ.end_byte()),
+                    from_call: false,
+                }),
+            });
+        }
+        out
+    }
+
     /// What the field read `read` (`x.F`, `x->F`) is resolved to, if it is: see the module.
     /// `pkg_dir` is the folder a package-level name was written in.
     pub fn read_owner(

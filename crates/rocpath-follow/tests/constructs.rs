@@ -654,3 +654,56 @@ fn a_construct_not_followed_is_named_on_the_hop_and_counted() {
         show(&doc)
     );
 }
+
+/// Shaped like llama.cpp's `src/llama-context.{h,cpp}`: a member read without `this->` in a
+/// method defined out of the class and in one defined in it, and a local of the same name in
+/// another class.
+const CONTEXT_H: &str = r#"struct llama_context {
+    int n_ctx;
+    void reserve();
+    int doubled() const { return n_ctx * 2; }
+};
+
+struct other {
+    int n_ctx;
+    void f() {
+        int n_ctx = 3;
+        use(n_ctx);
+    }
+};
+"#;
+
+const CONTEXT_CPP: &str = r#"#include "llama-context.h"
+
+void llama_context::reserve() {
+    if (n_ctx > 4096) {
+        grow();
+    }
+}
+"#;
+
+#[test]
+fn a_cpp_member_read_without_this_is_resolved_through_its_class() {
+    let r = repo(&[
+        ("src/llama-context.h", CONTEXT_H),
+        ("src/llama-context.cpp", CONTEXT_CPP),
+    ]);
+    let doc = run("src/llama-context.h:2", r.path());
+    let read = must(&doc, "src/llama-context.cpp", 4, HopKind::Field);
+    assert_eq!(read.evidence, HopEvidence::CodeVerified);
+    assert!(
+        read.note.as_deref().unwrap_or("").contains("llama_context"),
+        "{}",
+        show(&doc)
+    );
+    must(&doc, "src/llama-context.cpp", 4, HopKind::Branch);
+    must(&doc, "src/llama-context.h", 4, HopKind::Field);
+    // The local `n_ctx` of other::f is not the member.
+    assert!(
+        hops(&doc)
+            .iter()
+            .all(|h| (h.path.as_str(), h.line) != ("src/llama-context.h", 11)),
+        "{}",
+        show(&doc)
+    );
+}

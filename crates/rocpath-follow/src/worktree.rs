@@ -13,6 +13,10 @@ pub fn changed_sources(root: &Path) -> Vec<String> {
     let Ok(repo) = git2::Repository::open(root) else {
         return Vec::new();
     };
+    // A loose object cut short would stop the status walk forever inside libgit2.
+    if rocpath_gates::loose::damaged(repo.path()).is_some() {
+        return Vec::new();
+    }
     let mut opts = git2::StatusOptions::new();
     opts.include_untracked(true)
         .recurse_untracked_dirs(true)

@@ -18,6 +18,7 @@
 //! as the research's three layers (Build / Selection / Fallback).
 
 pub mod buildfiles;
+pub mod loose;
 mod model;
 mod repo;
 pub mod syntax;

@@ -177,10 +177,19 @@ pub fn open(path: &Path) -> Result<Repository, Error> {
     // a damaged pack still fails to inflate. Hashing every object read made blame several
     // times slower.
     git2::opts::strict_hash_verification(false);
-    Repository::open(path).map_err(|e| Error::Open {
+    let repo = Repository::open(path).map_err(|e| Error::Open {
         path: path.display().to_string(),
         msg: e.message().to_string(),
-    })
+    })?;
+    // libgit2 never returns from inflating a loose object cut short: such a repository is
+    // refused by name before any object is read.
+    match rocpath_gates::loose::damaged(repo.path()) {
+        Some(msg) => Err(Error::Open {
+            path: path.display().to_string(),
+            msg,
+        }),
+        None => Ok(repo),
+    }
 }
 
 fn commit_info(repo: &Repository, oid: Oid, path: &str, line: u64) -> Option<Commit> {

@@ -417,3 +417,30 @@ fn broken_and_detached_repositories() {
         "{e}"
     );
 }
+
+/// A loose object whose file was cut short: libgit2 would inflate it forever, so the
+/// repository is refused by name (object, file, what to do) before any history is read.
+#[test]
+fn a_loose_object_cut_short_refuses_the_history_by_name() {
+    let t = tempfile::tempdir().unwrap();
+    let dir = t.path();
+    build(dir);
+    let mut loose: Vec<std::path::PathBuf> = std::fs::read_dir(dir.join(".git/objects"))
+        .unwrap()
+        .flatten()
+        .filter(|d| d.file_name().len() == 2)
+        .flat_map(|d| std::fs::read_dir(d.path()).unwrap().flatten().map(|e| e.path()))
+        .collect();
+    loose.sort();
+    assert!(!loose.is_empty(), "the history is kept in loose objects");
+    let victim = &loose[0];
+    let mut perms = std::fs::metadata(victim).unwrap().permissions();
+    #[allow(clippy::permissions_set_readonly_false)]
+    perms.set_readonly(false);
+    std::fs::set_permissions(victim, perms).unwrap();
+    let bytes = std::fs::read(victim).unwrap();
+    std::fs::write(victim, &bytes[..bytes.len() / 2]).unwrap();
+    let err = blame::open(dir).map(|_| ()).unwrap_err().to_string();
+    assert!(err.contains("cut short"), "{err}");
+    assert!(err.contains(&victim.display().to_string()), "{err}");
+}

@@ -1,7 +1,8 @@
 //! The trail's steps remembered per commit and work tree state: where each followed item led
 //! (and where each SPEC started), kept beside the index in the cache folder, one file per set
-//! of repositories and commits. A follow through the same work trees reuses them and parses
-//! only what it has not followed before; a work tree changed since starts them afresh.
+//! of repositories and commits. A follow through the same work trees by the same build of the
+//! program reuses them and parses only what it has not followed before; a work tree changed
+//! since, or another build, starts them afresh.
 
 use crate::engine::{Draft, Expansion, Item};
 use crate::index::IndexOptions;
@@ -49,6 +50,7 @@ impl Memo {
         };
         let mut h = Sha256::new();
         h.update(FORMAT.as_bytes());
+        h.update(program_identity().as_bytes());
         h.update(opts.max_file_bytes.to_le_bytes());
         h.update([u8::from(opts.include_tests)]);
         for (root, commit, _) in repos {
@@ -127,6 +129,22 @@ impl Memo {
         };
         let _ = write(&path, &stored);
     }
+}
+
+/// The running program's size and modification time: the steps remembered by another build
+/// (whose trail logic may differ) are not reused.
+fn program_identity() -> String {
+    std::env::current_exe()
+        .and_then(std::fs::metadata)
+        .map(|m| {
+            let t = m
+                .modified()
+                .ok()
+                .and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok())
+                .unwrap_or_default();
+            format!("{}:{}.{}", m.len(), t.as_secs(), t.subsec_nanos())
+        })
+        .unwrap_or_default()
 }
 
 fn write(path: &Path, s: &Stored) -> std::io::Result<()> {

@@ -58,10 +58,22 @@ pub(crate) fn scan_aks2(data: &[u8], origin: &Origin, depth: u32, ctx: &Ctx<'_>)
         Ok(e) => e,
         Err(e) => return report(ctx, origin, e),
     };
-    for e in entries {
+    for (e, shared) in group_images(&entries) {
         let child = origin.child(format!("aks2:{}", e.name));
         let start = dir as usize + e.offset as usize;
         match content.0.get(start..start + e.size as usize) {
+            Some(image) if shared.is_some() && rocpath_codeobj::is_amdgpu_elf(image) => {
+                let release = |b: &[u8]| ctx.release(b);
+                ctx.sink.found(Found::CodeObject {
+                    sha256: &ctx.digest(image),
+                    release: &release,
+                    origin: &child,
+                    offset: 0,
+                    bytes: image,
+                    bundle_id: None,
+                    shared_by: shared.as_ref(),
+                });
+            }
             _ if e.size == 0 => report(
                 ctx,
                 &child,
@@ -84,6 +96,35 @@ pub(crate) fn scan_aks2(data: &[u8], origin: &Origin, depth: u32, ctx: &Ctx<'_>)
             ),
         }
     }
+}
+
+/// The entries to read, one per distinct image: entries naming the same bytes (offset and
+/// size) are one code object — a hostile image can point thousands of names at one — read once
+/// under the first of them, the others listed in its [`SharedBy`]. Entries without an image
+/// are each kept (each is reported). Order: first appearance in the directory.
+///
+/// [`SharedBy`]: crate::bundle::SharedBy
+fn group_images(entries: &[Entry]) -> Vec<(&Entry, Option<crate::bundle::SharedBy>)> {
+    use crate::bundle::SharedBy;
+    let mut first: std::collections::HashMap<(u32, u32), usize> = Default::default();
+    let mut out: Vec<(&Entry, Option<SharedBy>)> = Vec::new();
+    for e in entries {
+        if e.size == 0 {
+            out.push((e, None));
+            continue;
+        }
+        let Some(&g) = first.get(&(e.offset, e.size)) else {
+            first.insert((e.offset, e.size), out.len());
+            out.push((e, None));
+            continue;
+        };
+        let shared = out[g].1.get_or_insert_with(SharedBy::default);
+        shared.entries += 1;
+        if shared.ids.len() < SharedBy::MAX_IDS {
+            shared.ids.push(e.name.clone());
+        }
+    }
+    out
 }
 
 /// The decompressed content and the memory it holds.

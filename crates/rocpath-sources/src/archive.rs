@@ -459,6 +459,9 @@ pub(crate) fn scan_zip(data: &[u8], origin: &Origin, depth: u32, ctx: &Ctx<'_>) 
         }
     };
     let mut left = ctx.limits.max_archive_bytes;
+    // Members whose central entries name one local header are the same bytes: read once.
+    let mut seen: std::collections::HashMap<u64, (String, crate::bundle::SharedBy)> =
+        Default::default();
     for i in 0..z.len() {
         let mut f = match z.by_index(i) {
             Ok(f) => f,
@@ -478,6 +481,14 @@ pub(crate) fn scan_zip(data: &[u8], origin: &Origin, depth: u32, ctx: &Ctx<'_>) 
         }
         let raw = f.name().to_string();
         let offset = f.header_start();
+        if let Some((_, shared)) = seen.get_mut(&offset) {
+            shared.entries += 1;
+            if shared.ids.len() < crate::bundle::SharedBy::MAX_IDS {
+                shared.ids.push(raw);
+            }
+            continue;
+        }
+        seen.insert(offset, (raw.clone(), Default::default()));
         let Some(path) = f.enclosed_name() else {
             ctx.sink.found(Found::Error {
                 origin,
@@ -507,5 +518,37 @@ pub(crate) fn scan_zip(data: &[u8], origin: &Origin, depth: u32, ctx: &Ctx<'_>) 
         let member_origin = origin.child(format!("zip:{raw}"));
         // The declared size bounds the read: a member that inflates past it is cut there.
         scan_member(&mut f, size, &member_origin, &fname, depth, ctx);
+    }
+    report_shared_members(seen, origin, ctx);
+}
+
+/// Names the zip members that were not read because they point at bytes read under another.
+fn report_shared_members(
+    seen: std::collections::HashMap<u64, (String, crate::bundle::SharedBy)>,
+    origin: &Origin,
+    ctx: &Ctx<'_>,
+) {
+    let mut shared: Vec<_> = seen
+        .into_iter()
+        .filter(|(_, (_, s))| s.entries > 0)
+        .collect();
+    shared.sort_by_key(|(offset, _)| *offset);
+    for (offset, (first, s)) in shared {
+        let listed = if s.ids.len() as u64 == s.entries {
+            String::new()
+        } else {
+            format!(", the first {}", s.ids.len())
+        };
+        ctx.sink.found(Found::Error {
+            origin,
+            error: SourceError::Limit {
+                offset,
+                msg: format!(
+                    "{} other zip members ({}{listed}) point at the bytes of member {first}; read once, under {first}",
+                    s.entries,
+                    s.ids.join(", ")
+                ),
+            },
+        });
     }
 }

@@ -161,3 +161,110 @@ fn every_truncation_is_an_error_never_a_panic() {
         }
     }
 }
+
+/// A directory that points thousands of names at one image: the image is read once, under the
+/// first name, and the others are listed with it (a hostile file made every name a separate,
+/// fully decoded code object).
+#[test]
+fn names_sharing_one_image_read_it_once() {
+    #[derive(Default)]
+    struct Shared(Mutex<Vec<(String, u64, Vec<String>)>>);
+    impl Sink for Shared {
+        fn found(&self, f: Found<'_>) {
+            if let Found::CodeObject {
+                origin, shared_by, ..
+            } = f
+            {
+                let (n, ids) = shared_by.map_or((0, vec![]), |s| (s.entries, s.ids.clone()));
+                self.0.lock().unwrap().push((origin.member(), n, ids));
+            }
+        }
+    }
+    let co = example();
+    let names: Vec<String> = (0..2000)
+        .map(|i| format!("k{i};;#F/P/CO/gfx1100"))
+        .collect();
+    let mut dir = Vec::new();
+    for name in &names {
+        for v in [64u32, 256, 0, co.len() as u32, name.len() as u32 + 1] {
+            dir.extend(v.to_le_bytes());
+        }
+        dir.extend(name.as_bytes());
+        dir.push(0);
+    }
+    let d = dir.len() as u32;
+    dir.extend(&co);
+    let file = aks2_with(&dir, dir.len() as u32, names.len() as u32, d);
+    let sink = Shared::default();
+    scan_memory(
+        &file,
+        &Origin::file("x.aks2"),
+        "x.aks2",
+        &Limits::default(),
+        &sink,
+    );
+    let got = sink.0.into_inner().unwrap();
+    assert_eq!(got.len(), 1, "one code object");
+    let (member, others, ids) = &got[0];
+    assert_eq!(member, "aks2:k0;;#F/P/CO/gfx1100");
+    assert_eq!(*others, 1999);
+    assert_eq!(ids.len(), 64);
+    assert_eq!(ids[0], "k1;;#F/P/CO/gfx1100");
+}
+
+/// A zip whose central directory names one local header many times (an overlapping-member
+/// zip): the member is read once, and the other names are listed in one message.
+#[test]
+fn zip_members_naming_one_local_header_are_read_once() {
+    let co = example();
+    let name = b"lib/Kernels.so-000-gfx1100.hsaco";
+    let mut crc = flate2::Crc::new();
+    crc.update(&co);
+    let crc = crc.sum();
+    let mut z = Vec::new();
+    // Local file header, stored.
+    z.extend(0x0403_4b50u32.to_le_bytes());
+    z.extend([20u16, 0, 0, 0, 0].iter().flat_map(|v| v.to_le_bytes()));
+    z.extend(crc.to_le_bytes());
+    z.extend((co.len() as u32).to_le_bytes());
+    z.extend((co.len() as u32).to_le_bytes());
+    z.extend((name.len() as u16).to_le_bytes());
+    z.extend(0u16.to_le_bytes());
+    z.extend(name);
+    z.extend(&co);
+    let cd_start = z.len() as u32;
+    let copies = 300u16;
+    for i in 0..copies {
+        let alias = format!("lib/copy{i:03}.hsaco");
+        z.extend(0x0201_4b50u32.to_le_bytes());
+        z.extend([20u16, 20, 0, 0, 0, 0].iter().flat_map(|v| v.to_le_bytes()));
+        z.extend(crc.to_le_bytes());
+        z.extend((co.len() as u32).to_le_bytes());
+        z.extend((co.len() as u32).to_le_bytes());
+        z.extend((alias.len() as u16).to_le_bytes());
+        z.extend([0u16, 0, 0, 0].iter().flat_map(|v| v.to_le_bytes()));
+        z.extend(0u32.to_le_bytes());
+        z.extend(0u32.to_le_bytes());
+        z.extend(alias.as_bytes());
+    }
+    let cd_size = z.len() as u32 - cd_start;
+    z.extend(0x0605_4b50u32.to_le_bytes());
+    z.extend(
+        [0u16, 0, copies, copies]
+            .iter()
+            .flat_map(|v| v.to_le_bytes()),
+    );
+    z.extend(cd_size.to_le_bytes());
+    z.extend(cd_start.to_le_bytes());
+    z.extend(0u16.to_le_bytes());
+    let got = scan(&z, "overlap.zip", &Limits::default());
+    assert_eq!(*got.objects.lock().unwrap(), ["zip:lib/copy000.hsaco"]);
+    let errors = got.errors.lock().unwrap().clone();
+    assert_eq!(errors.len(), 1, "{errors:?}");
+    assert!(
+        errors[0].contains("299 other zip members (lib/copy001.hsaco")
+            && errors[0].contains("read once, under lib/copy000.hsaco"),
+        "{}",
+        errors[0]
+    );
+}

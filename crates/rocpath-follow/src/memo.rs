@@ -18,7 +18,8 @@ const FORMAT: &str = "rocpath.follow.memo/7";
 #[derive(Default, Serialize, Deserialize)]
 struct Stored {
     format: String,
-    /// The work tree state of each repository ([`crate::index::work_tree_state`]).
+    /// The work tree state of each repository ([`crate::index::work_tree_state`]), and the
+    /// build of the program that followed the steps last.
     states: Vec<String>,
     origins: Vec<(String, Vec<Draft>)>,
     expansions: Vec<(Item, Expansion)>,
@@ -50,7 +51,6 @@ impl Memo {
         };
         let mut h = Sha256::new();
         h.update(FORMAT.as_bytes());
-        h.update(program_identity().as_bytes());
         h.update(opts.max_file_bytes.to_le_bytes());
         h.update([u8::from(opts.include_tests)]);
         for (root, commit, _) in repos {
@@ -66,7 +66,8 @@ impl Memo {
             .map(|b| format!("{b:02x}"))
             .collect();
         let path = dir.join(format!("{hex}.trail.json"));
-        let states: Vec<String> = repos.iter().map(|r| r.2.clone()).collect();
+        let mut states: Vec<String> = repos.iter().map(|r| r.2.clone()).collect();
+        states.push(program_identity());
         let stored: Stored = std::fs::read(&path)
             .ok()
             .and_then(|b| serde_json::from_slice(&b).ok())

@@ -558,6 +558,13 @@ impl Engine<'_> {
             if let Some(d) = self.macro_arg(at, p, arg, &name) {
                 return Step::Land(vec![d]);
             }
+            if let Some(d) = self.func_field_call(at, p, callee, arg, idx) {
+                let mut out = vec![d];
+                if !discarded {
+                    out.push(self.call_result(at, p, call, &name));
+                }
+                return Step::Land(out);
+            }
             if !discarded || cgo {
                 return Step::Up;
             }
@@ -601,23 +608,28 @@ impl Engine<'_> {
             Some(Item::Params(params)),
         )];
         if !discarded {
-            out.push(self.draft(
-                at,
-                p.line(call),
-                HopKind::Return,
-                HopEvidence::Inferred,
-                name.clone(),
-                Some(format!(
-                    "the result of {name}, taken to depend on this argument"
-                )),
-                Some(Item::Value {
-                    at,
-                    range: (call.start_byte(), call.end_byte()),
-                    from_call: self.in_call,
-                }),
-            ));
+            out.push(self.call_result(at, p, call, &name));
         }
         Step::Land(out)
+    }
+
+    /// The hop onto the result of a call, taken to depend on the argument followed.
+    fn call_result(&self, at: FileRef, p: &Parsed, call: Node, name: &str) -> Draft {
+        self.draft(
+            at,
+            p.line(call),
+            HopKind::Return,
+            HopEvidence::Inferred,
+            name,
+            Some(format!(
+                "the result of {name}, taken to depend on this argument"
+            )),
+            Some(Item::Value {
+                at,
+                range: (call.start_byte(), call.end_byte()),
+                from_call: self.in_call,
+            }),
+        )
     }
 
     /// A value appended to a string that writes a flag or a variable (`"--ctx-size=" + v`,

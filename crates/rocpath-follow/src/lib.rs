@@ -27,6 +27,7 @@ mod bridges;
 mod engine;
 mod error;
 mod flow;
+mod funcfield;
 mod grow;
 pub mod index;
 mod memo;

@@ -707,3 +707,45 @@ fn a_cpp_member_read_without_this_is_resolved_through_its_class() {
         show(&doc)
     );
 }
+
+/// Shaped like Ollama's `server/sched.go`: the scheduler calls its loader through a field
+/// holding a function (`s.loadFn(…)`, set by `sched.loadFn = sched.load`).
+const SCHED_FN_GO: &str = r#"package server
+
+type Scheduler struct {
+	loadFn func(req *LlmRequest, numParallel int) bool
+}
+
+func InitScheduler() *Scheduler {
+	sched := &Scheduler{}
+	sched.loadFn = sched.load
+	return sched
+}
+
+func (s *Scheduler) run(pending *LlmRequest, numParallel int) {
+	s.loadFn(pending, numParallel)
+}
+
+func (s *Scheduler) load(req *LlmRequest, numParallel int) bool {
+	if numParallel < 1 {
+		numParallel = 1
+	}
+	return true
+}
+"#;
+
+#[test]
+fn a_call_through_a_field_holding_a_function_reaches_the_function_assigned() {
+    let r = repo(&[("server/sched.go", SCHED_FN_GO)]);
+    let doc = run("server/sched.go:numParallel", r.path());
+    let call = must(&doc, "server/sched.go", 14, HopKind::CallArg);
+    assert_eq!(call.evidence, HopEvidence::Inferred, "{}", show(&doc));
+    let note = call.note.as_deref().unwrap_or("");
+    assert!(
+        note.contains("load (assigned at server/sched.go:9)"),
+        "{note}"
+    );
+    let param = must(&doc, "server/sched.go", 17, HopKind::Param);
+    assert_eq!(param.symbol, "numParallel");
+    must(&doc, "server/sched.go", 18, HopKind::Branch);
+}

@@ -205,6 +205,8 @@ pub struct Engine<'a> {
     /// The first construct the value reached and the trail does not follow (line, kind),
     /// while an item is expanded.
     pub unfollowed: Option<(u64, String)>,
+    /// The functions each file parsed defines, by name.
+    defs: HashMap<FileRef, Rc<HashMap<String, Vec<syntax::FuncDef>>>>,
     /// Where a macro is defined (`#define NAME`), by name, as found.
     macros: HashMap<String, Option<(FileRef, u64)>>,
     /// The run's memory budget, when it has one.
@@ -226,6 +228,7 @@ impl<'a> Engine<'a> {
             decl_types: HashMap::new(),
             decoded: HashMap::new(),
             macros: HashMap::new(),
+            defs: HashMap::new(),
             unfollowed: None,
             memory,
             held: Vec::new(),
@@ -427,11 +430,23 @@ impl<'a> Engine<'a> {
         self.prefetch(&files);
         let mut out = Vec::new();
         for f in files {
-            if let Some(p) = self.file(f) {
-                out.extend(syntax::find_defs(&p, name).into_iter().map(|d| (f, d)));
+            if let Some(defs) = self.defs_of(f) {
+                let found = defs.get(name).into_iter().flatten();
+                out.extend(found.map(|d| (f, d.clone())));
             }
         }
         out
+    }
+
+    /// The functions a file defines, by name (found once per file).
+    fn defs_of(&mut self, f: FileRef) -> Option<Rc<HashMap<String, Vec<syntax::FuncDef>>>> {
+        if let Some(d) = self.defs.get(&f) {
+            return Some(d.clone());
+        }
+        let p = self.file(f)?;
+        let d = Rc::new(syntax::all_defs(&p));
+        self.defs.insert(f, d.clone());
+        Some(d)
     }
 
     /// Parses the files not parsed yet, in parallel.

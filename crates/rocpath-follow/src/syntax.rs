@@ -245,27 +245,21 @@ pub fn func_name<'a>(p: &'a Parsed, f: Node) -> Option<&'a str> {
     }
 }
 
-/// Definitions of functions named `name` in a file.
-pub fn find_defs(p: &Parsed, name: &str) -> Vec<FuncDef> {
-    let mut out: Vec<FuncDef> = Vec::new();
-    for n in occurrences(p, name, 0, p.src.len()) {
-        let mut cur = n;
-        for _ in 0..6 {
-            let Some(par) = cur.parent() else { break };
-            if is_function(p.lang, par.kind()) {
-                let body = par.child_by_field_name("body");
-                let in_body = body.is_some_and(|b| b.start_byte() <= n.start_byte());
-                if !in_body
-                    && func_name(p, par) == Some(name)
-                    && !out.iter().any(|d| d.scope.0 == par.start_byte())
-                {
-                    out.push(func_def(p, par));
-                }
-                break;
+/// Every named function defined in a file, by name, in one walk of its tree (asking each
+/// occurrence of a name for its parents costs a descent from the root per step, which made
+/// most of a trail's time in large files).
+pub fn all_defs(p: &Parsed) -> std::collections::HashMap<String, Vec<FuncDef>> {
+    let mut out: std::collections::HashMap<String, Vec<FuncDef>> = Default::default();
+    each_node(p.tree.root_node(), &mut |n| {
+        if is_function(p.lang, n.kind()) {
+            if let Some(name) = func_name(p, n).filter(|s| !s.is_empty()) {
+                out.entry(name.to_string())
+                    .or_default()
+                    .push(func_def(p, n));
             }
-            cur = par;
         }
-    }
+        true
+    });
     out
 }
 

@@ -319,6 +319,41 @@ impl Engine<'_> {
         }
     }
 
+    /// A flag or a variable the repositories only send (`"-ngl"` on a command line they
+    /// start): each place it is sent starts the trail, leaving the repositories there.
+    pub fn sent_only(&mut self, text: &str, kind: HopKind) -> Vec<Draft> {
+        let mut out = Vec::new();
+        for f in self.files_with(text, None) {
+            let Some(p) = self.file(f) else { continue };
+            for occ in syntax::occurrences(&p, text, 0, p.src.len()) {
+                let lit = if is_string(occ.kind()) {
+                    occ
+                } else {
+                    match occ.parent().filter(|x| is_string(x.kind())) {
+                        Some(x) => x,
+                        None => continue,
+                    }
+                };
+                let v = syntax::string_value(&p, lit).unwrap_or_default();
+                if v.split('=').next() != Some(text) || !is_sent(lit) {
+                    continue;
+                }
+                let line = p.line(lit);
+                let note = self.no_receiver(text, kind, Some((f, line)));
+                out.push(self.draft(
+                    f,
+                    line,
+                    kind,
+                    HopEvidence::Unresolved,
+                    text,
+                    Some(note),
+                    None,
+                ));
+            }
+        }
+        out
+    }
+
     fn no_receiver(&mut self, text: &str, kind: HopKind, from: Option<(FileRef, u64)>) -> String {
         match kind {
             HopKind::Flag if is_cmake_define(text) => format!(

@@ -231,6 +231,9 @@ impl Engine<'_> {
         if out.is_empty() {
             out = self.by_identifier(name);
         }
+        if out.is_empty() && matches!(kind, HopKind::Flag | HopKind::Env) {
+            out = self.sent_only(name, kind);
+        }
         out
     }
 

@@ -526,6 +526,21 @@ fn a_flag_continues_into_the_argument_table_of_a_second_repository() {
     assert_eq!(doc.repos.len(), 2);
 }
 
+/// A flag the repository only sends (to a program outside it) is still a SPEC: the trail
+/// starts where it is sent and names the program (it used to match nothing).
+#[test]
+fn a_flag_only_sent_starts_where_it_is_sent() {
+    let d = tempfile::tempdir().unwrap_or_else(|e| unreachable!("{e}"));
+    write(d.path(), "ollama/app/launch.go", LAUNCH_GO.as_bytes());
+    let doc = run("-ngl", &d.path().join("ollama"), &opts());
+    assert_eq!(doc.matched, 1);
+    let root = &doc.hops[0];
+    assert_eq!((root.path.as_str(), root.line), ("app/launch.go", 9));
+    assert_eq!(root.kind, HopKind::Flag);
+    assert_eq!(root.evidence, HopEvidence::Unresolved);
+    assert!(root.note.as_deref().unwrap_or("").contains("llama-server"));
+}
+
 const BIND_CPP: &str = r#"#include <pybind11/pybind11.h>
 
 int scale_impl(int n) {

@@ -91,9 +91,16 @@ mod tests {
         assert_eq!(inflates_whole(&whole), Ok(()));
         for cut in [0, 1, 2, 10, whole.len() / 2, whole.len() - 1] {
             let e = inflates_whole(&whole[..cut]).unwrap_err();
-            assert!(e.contains("cut short") || e.contains("corrupt"), "{cut}: {e}");
+            assert!(
+                e.contains("cut short") || e.contains("corrupt"),
+                "{cut}: {e}"
+            );
         }
-        assert!(inflates_whole(b"not zlib at all").unwrap_err().contains("corrupt"));
+        assert!(
+            inflates_whole(b"not zlib at all")
+                .unwrap_err()
+                .contains("corrupt")
+        );
     }
 
     #[test]
@@ -106,7 +113,10 @@ mod tests {
         std::fs::write(fan.join("0123"), &object(b"blob 3\0abc")[..5]).unwrap();
         let msg = damaged(&dir).unwrap();
         assert!(msg.starts_with("loose object ab0123 ("), "{msg}");
-        assert!(msg.contains("cut short") && msg.contains("git fsck"), "{msg}");
+        assert!(
+            msg.contains("cut short") && msg.contains("git fsck"),
+            "{msg}"
+        );
         std::fs::remove_dir_all(&dir).unwrap();
     }
 }

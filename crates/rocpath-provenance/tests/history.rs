@@ -429,7 +429,12 @@ fn a_loose_object_cut_short_refuses_the_history_by_name() {
         .unwrap()
         .flatten()
         .filter(|d| d.file_name().len() == 2)
-        .flat_map(|d| std::fs::read_dir(d.path()).unwrap().flatten().map(|e| e.path()))
+        .flat_map(|d| {
+            std::fs::read_dir(d.path())
+                .unwrap()
+                .flatten()
+                .map(|e| e.path())
+        })
         .collect();
     loose.sort();
     assert!(!loose.is_empty(), "the history is kept in loose objects");

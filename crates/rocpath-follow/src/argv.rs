@@ -166,6 +166,7 @@ impl Engine<'_> {
             },
             note: Some(note),
             item,
+            penalty: 0,
         }
     }
 
@@ -207,6 +208,7 @@ impl Engine<'_> {
                         range: (r.start_byte(), r.end_byte()),
                         from_call: false,
                     }),
+                    penalty: 0,
                 })
                 .collect(),
         )

@@ -407,6 +407,7 @@ impl Engine<'_> {
             symbol: text.to_string(),
             note: Some(note.to_string()),
             item,
+            penalty: 0,
         };
         let Some(par) = n.parent() else {
             return Vec::new();
@@ -611,6 +612,7 @@ impl Engine<'_> {
                 after: body.start_byte().min(last.end_byte()),
                 from_call: false,
             }),
+            penalty: 0,
         })
     }
 }

@@ -84,6 +84,17 @@ pub enum Item {
         /// The file and line that sent it (not counted as a receiver).
         from: Option<(FileRef, u64)>,
     },
+    /// What a condition decides: the statements of the block it guards.
+    Controlled {
+        /// Its file.
+        at: FileRef,
+        /// The block's byte range.
+        range: (usize, usize),
+        /// The condition's line.
+        cond: u64,
+        /// The condition is on a value that entered through a call (see [`Item::Local`]).
+        from_call: bool,
+    },
     /// The value of an expression: where it flows.
     Value {
         /// Its file.
@@ -127,6 +138,14 @@ impl Item {
                 range: *range,
                 from_call: false,
             },
+            Item::Controlled {
+                at, range, cond, ..
+            } => Item::Controlled {
+                at: *at,
+                range: *range,
+                cond: *cond,
+                from_call: false,
+            },
             other => other.clone(),
         }
     }
@@ -164,6 +183,10 @@ pub struct Draft {
     pub note: Option<String>,
     /// What to follow from here.
     pub item: Option<Item>,
+    /// Ranks it below what it would be by its evidence (a hop a condition decides counts as
+    /// this many more name matches).
+    #[serde(default)]
+    pub penalty: usize,
 }
 
 /// Where an item leads.
@@ -396,6 +419,7 @@ impl<'a> Engine<'a> {
             symbol: symbol.into(),
             note,
             item,
+            penalty: 0,
         }
     }
 
@@ -547,6 +571,21 @@ impl<'a> Engine<'a> {
                 unresolved: None,
                 stopped: None,
             },
+            Item::Controlled {
+                at,
+                range,
+                cond,
+                from_call,
+            } => {
+                self.in_call = *from_call;
+                let drafts = self.controlled(*at, *range, *cond);
+                self.in_call = false;
+                Expansion {
+                    drafts,
+                    unresolved: None,
+                    stopped: None,
+                }
+            }
             Item::Returns { name, lang, def } => self.returns(name, *lang, *def),
             Item::Key { text, kind, from } => self.key(text, *kind, *from),
             Item::Value {

@@ -178,6 +178,12 @@ impl Engine<'_> {
     }
 
     fn branch(&self, at: FileRef, p: &Parsed, n: Node) -> Step {
+        let item = crate::control::guarded(n).map(|b| Item::Controlled {
+            at,
+            range: (b.start_byte(), b.end_byte()),
+            cond: p.line(n),
+            from_call: self.in_call,
+        });
         Step::Land(vec![self.draft(
             at,
             p.line(n),
@@ -185,8 +191,16 @@ impl Engine<'_> {
             HopEvidence::CodeVerified,
             condition_text(p, n),
             None,
-            None,
+            item,
         )])
+    }
+
+    /// The hop of a `return` statement (for what a condition decides).
+    pub fn returned(&self, at: FileRef, p: &Parsed, n: Node) -> Vec<Draft> {
+        match self.ret(at, p, n) {
+            Step::Land(d) => d,
+            _ => Vec::new(),
+        }
     }
 
     fn ret(&self, at: FileRef, p: &Parsed, n: Node) -> Step {
@@ -476,7 +490,7 @@ impl Engine<'_> {
     }
 
     /// A hop onto a key (JSON, flag, environment variable) sent from here.
-    fn key_draft(&self, at: FileRef, p: &Parsed, n: Node, key: String, kind: HopKind) -> Draft {
+    pub fn key_draft(&self, at: FileRef, p: &Parsed, n: Node, key: String, kind: HopKind) -> Draft {
         let line = p.line(n);
         self.draft(
             at,

@@ -130,6 +130,7 @@ impl Engine<'_> {
                 held.join(", ")
             )),
             item: Some(Item::Params(params)),
+            penalty: 0,
         })
     }
 }

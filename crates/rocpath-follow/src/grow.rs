@@ -190,7 +190,7 @@ impl<'e, 'a> Grower<'e, 'a> {
         }
         let (depth, inferred) = (self.slots[i].depth + 1, self.slots[i].inferred);
         for (seq, d) in drafts.into_iter().enumerate() {
-            let inf = inferred + usize::from(d.evidence != HopEvidence::CodeVerified);
+            let inf = inferred + usize::from(d.evidence != HopEvidence::CodeVerified) + d.penalty;
             self.wait(Some(i), d, depth, inf, seq);
         }
     }

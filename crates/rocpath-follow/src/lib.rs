@@ -24,6 +24,7 @@
 
 mod argv;
 mod bridges;
+mod control;
 mod engine;
 mod error;
 mod flow;

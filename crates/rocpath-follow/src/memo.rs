@@ -13,7 +13,7 @@ use std::collections::HashMap;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
-const FORMAT: &str = "rocpath.follow.memo/8";
+const FORMAT: &str = "rocpath.follow.memo/9";
 
 #[derive(Default, Serialize, Deserialize)]
 struct Stored {

@@ -205,6 +205,7 @@ impl Engine<'_> {
                     range: (occ.start_byte(), occ.end_byte()),
                     from_call: false,
                 }),
+                penalty: 0,
             });
         }
         out

@@ -749,3 +749,58 @@ fn a_call_through_a_field_holding_a_function_reaches_the_function_assigned() {
     assert_eq!(param.symbol, "numParallel");
     must(&doc, "server/sched.go", 18, HopKind::Branch);
 }
+
+/// Shaped like Ollama's `llm/server.go` and Go runner (v0.5): a condition on the value decides
+/// whether a flag is passed, and the runner defines that flag.
+const FA_SERVER_GO: &str = r#"package llm
+
+func start(fa bool, exe string) {
+	params := []string{"--model", "m.gguf"}
+	if fa {
+		params = append(params, "--flash-attn")
+	}
+	exec.Command(exe, params...)
+}
+"#;
+
+const FA_RUNNER_GO: &str = r#"package main
+
+import "flag"
+
+func main() {
+	flashAttention := flag.Bool("flash-attn", false, "Enable flash attention")
+	flag.Parse()
+	if *flashAttention {
+		enable()
+	}
+}
+"#;
+
+#[test]
+fn a_condition_is_followed_to_the_flag_it_decides() {
+    let r = repo(&[
+        ("llm/server.go", FA_SERVER_GO),
+        ("runner/main.go", FA_RUNNER_GO),
+    ]);
+    let doc = run("llm/server.go:fa", r.path());
+    must(&doc, "llm/server.go", 5, HopKind::Branch);
+    let flag = must(&doc, "llm/server.go", 6, HopKind::Flag);
+    assert_eq!(flag.symbol, "--flash-attn");
+    assert_eq!(flag.evidence, HopEvidence::Inferred);
+    assert!(
+        flag.note
+            .as_deref()
+            .unwrap_or("")
+            .contains("condition at line 5"),
+        "{}",
+        show(&doc)
+    );
+    must(&doc, "runner/main.go", 6, HopKind::Flag);
+    must(&doc, "runner/main.go", 8, HopKind::Branch);
+    // Not the whole list of parameters the flag is appended to.
+    assert!(
+        hops(&doc).iter().all(|h| h.symbol != "params"),
+        "{}",
+        show(&doc)
+    );
+}

@@ -224,7 +224,7 @@ fn the_ends_of_a_trail_are_summarised_and_joins_point_at_their_hop() {
     assert!(
         ends.stops
             .iter()
-            .any(|(s, n)| *s == rocpath_follow::Stop::Joined && *n == 2),
+            .any(|(s, n)| *s == rocpath_follow::Stop::Joined && *n == 3),
         "{:?}",
         ends.stops
     );

@@ -24,6 +24,8 @@ struct Slot {
     cut: usize,
     /// The hop where its item was followed already.
     joins: Option<usize>,
+    /// It is reached through what a condition decides (a hop with a rank penalty).
+    controlled: bool,
 }
 
 /// A next hop waiting to be placed.
@@ -124,6 +126,8 @@ impl<'e, 'a> Grower<'e, 'a> {
 
     fn place(&mut self, p: Pending) -> usize {
         let hop = to_hop(self.eng, &p.draft);
+        let controlled =
+            p.draft.penalty > 0 || p.parent.is_some_and(|par| self.slots[par].controlled);
         let i = self.slots.len();
         self.slots.push(Slot {
             hop,
@@ -134,6 +138,7 @@ impl<'e, 'a> Grower<'e, 'a> {
             kids: Vec::new(),
             cut: 0,
             joins: None,
+            controlled,
         });
         match p.parent {
             Some(par) => self.slots[par].kids.push(i),
@@ -155,6 +160,15 @@ impl<'e, 'a> Grower<'e, 'a> {
         if self.slots[i].depth + 1 >= self.opts.depth {
             self.note(i, "not followed further: the --depth limit");
             self.truncated = true;
+            return;
+        }
+        if matches!(item, Item::Controlled { .. }) && self.slots[i].controlled {
+            // One condition deep: what a condition reached through another decides is not
+            // followed (the trail would spread over everything the first one guards).
+            self.note(
+                i,
+                "what it decides is not followed: the trail reached it through another condition",
+            );
             return;
         }
         if let Some(&first) = self.seen.get(&item.seen_key()) {

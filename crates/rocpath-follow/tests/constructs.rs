@@ -804,3 +804,21 @@ fn a_condition_is_followed_to_the_flag_it_decides() {
         show(&doc)
     );
 }
+
+/// Written by hand: what a condition decides sets a variable another condition tests; that
+/// second condition's block is not followed (one condition deep), and its hop says so.
+#[test]
+fn what_a_condition_decides_is_followed_one_condition_deep() {
+    let r = repo(&[(
+        "app/f.go",
+        "package app\n\nfunc f(v int) int {\n\tx := 0\n\tif v > 0 {\n\t\tx = 1\n\t}\n\tif x > 0 {\n\t\treturn 2\n\t}\n\treturn 0\n}\n",
+    )]);
+    let doc = run("app/f.go:v", r.path());
+    let set = must(&doc, "app/f.go", 6, HopKind::Assign);
+    assert_eq!(set.evidence, HopEvidence::Inferred);
+    let second = must(&doc, "app/f.go", 8, HopKind::Branch);
+    let note = second.note.as_deref().unwrap_or("");
+    assert!(note.contains("through another condition"), "{}", show(&doc));
+    assert!(second.children.is_empty());
+    assert!(hops(&doc).iter().all(|h| h.line != 9), "{}", show(&doc));
+}

@@ -269,6 +269,12 @@ impl<'a> Engine<'a> {
         }
     }
 
+    /// The bytes of an indexed file (its size was checked against the limit when indexed).
+    fn read_source(&self, at: FileRef) -> std::io::Result<Vec<u8>> {
+        let r = &self.repos[at.repo];
+        std::fs::read(r.root.join(&r.index.files[at.file as usize].path))
+    }
+
     /// Line `line` of a file, trimmed (read without parsing when the file was not parsed).
     pub fn line_text(&mut self, at: FileRef, line: u64) -> String {
         if let Some(Some(p)) = self.parsed.get(&at) {
@@ -277,9 +283,7 @@ impl<'a> Engine<'a> {
         let bytes = match self.raw.get(&at) {
             Some(b) => b.clone(),
             None => {
-                let r = &self.repos[at.repo];
-                let path = r.root.join(&r.index.files[at.file as usize].path);
-                let b = Rc::new(std::fs::read(path).unwrap_or_default());
+                let b = Rc::new(self.read_source(at).unwrap_or_default());
                 self.raw.insert(at, b.clone());
                 b
             }
@@ -370,9 +374,7 @@ impl<'a> Engine<'a> {
         }
         let mut found = None;
         for f in self.files_with(name, Some(Lang::Cpp)) {
-            let r = &self.repos[f.repo];
-            let path = r.root.join(&r.index.files[f.file as usize].path);
-            let Ok(src) = std::fs::read(path) else {
+            let Ok(src) = self.read_source(f) else {
                 continue;
             };
             if let Some(line) = define_line(&src, name) {

@@ -413,6 +413,13 @@ fn read_tokens(
         return Err(skip("binary (a NUL byte in its first 8 KiB)".into()));
     }
     let lang = Lang::of(path).ok_or_else(|| skip("not a source file".into()))?;
+    let depth = crate::nesting::depth(lang, &bytes);
+    if depth > crate::nesting::MAX_NESTING {
+        return Err(skip(format!(
+            "nested more than {} levels deep (generated?); not read",
+            crate::nesting::MAX_NESTING
+        )));
+    }
     let mut tokens = tokens(&bytes);
     tokens.sort_unstable();
     tokens.dedup();

@@ -33,6 +33,7 @@ mod grow;
 pub mod index;
 mod memo;
 mod model;
+mod nesting;
 mod spec;
 mod summary;
 mod syntax;

@@ -110,7 +110,7 @@ pub fn is_test(path: &str) -> bool {
             .any(|c| matches!(c, "test" | "tests" | "testdata" | "unittest" | "unittests"))
 }
 
-const FORMAT: &str = "rocpath.follow.index/3";
+const FORMAT: &str = "rocpath.follow.index/4";
 
 /// The cache folder: `$ROCPATH_CACHE`, else `$XDG_CACHE_HOME/rocpath`, else
 /// `~/.cache/rocpath`; the index lives in its `follow` folder.

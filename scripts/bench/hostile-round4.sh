@@ -32,6 +32,11 @@ with open('gen/src/gen.go', 'w') as f:
         f.write(line); n += len(line); i += 1
     f.write('}\n\nfunc Get(numGPU int) int { return table["x"] + numGPU }\n')
 PY
+# A Go file nested 200,000 blocks deep that names the value at the bottom.
+mkdir -p deep/src
+python3 -c "import sys; sys.stdout.write('package p\nfunc G() {\n' + 'if true {\n' * 200000 + 'numGPU := 1\n_ = numGPU\n' + '}\n' * 200000 + '}\n')" > deep/src/deep.go
+echo 'package p
+func F(numGPU int) int { return numGPU }' > deep/src/ok.go
 # An AKS2 image whose 20,000 names point at one code object, and a zip whose 20,000 central
 # entries name one local header.
 co=$here/examples/data/install/opt/rocm-example/lib/example/library/Kernels.so-000-gfx1100.hsaco
@@ -71,6 +76,7 @@ for cmd in "gates" "follow --no-cache --from gfx900"; do
 done
 measure "gates --blame cut-objects" gates --blame cut-objects
 measure "follow a 50 MB generated Go file (--max-file-bytes 100000000)" follow --no-cache --from numGPU --max-file-bytes 100000000 gen
+measure "follow: a Go file nested 200,000 blocks deep" follow --no-cache --from numGPU deep
 measure "inventory: AKS2, 20,000 names over one image" inventory shared.aks2
 measure "inventory: zip, 20,000 members over one local header" inventory overlap.zip
 measure "inventory --max-time 1s of a 50 MB source tree and the containers" --max-time 1s inventory gen shared.aks2 overlap.zip

@@ -27,15 +27,23 @@ use std::path::{Component, Path};
 pub(crate) struct Budget<R> {
     inner: R,
     left: u64,
+    /// The compressed size, when `left` is the decompression-ratio bound.
+    ratio: Option<u64>,
 }
 
 impl<R: Read> Read for Budget<R> {
     fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
         let n = self.inner.read(buf)?;
         if n as u64 > self.left {
-            return Err(io::Error::other(
-                "archive decompresses to more bytes than the limit (max_archive_bytes)",
-            ));
+            return Err(io::Error::other(match self.ratio {
+                Some(packed) => format!(
+                    "the {packed}-byte compressed archive decompresses to more than {MAX_RATIO} times its size (and more than {}); taken for a decompression bomb and not read further",
+                    rocpath_budget::format_size(RATIO_FLOOR)
+                ),
+                None => {
+                    "archive decompresses to more bytes than the limit (max_archive_bytes)".into()
+                }
+            }));
         }
         self.left -= n as u64;
         Ok(n)
@@ -156,12 +164,38 @@ pub(crate) fn scan_tar(
     depth: u32,
     ctx: &Ctx<'_>,
 ) {
-    scan_tar_stream(Box::new(data), c, origin, prefix, depth, ctx);
+    scan_tar_stream(
+        Box::new(data),
+        data.len() as u64,
+        c,
+        origin,
+        prefix,
+        depth,
+        ctx,
+    );
+}
+
+/// How many times its compressed size a compressed tar may produce before it is taken for a
+/// decompression bomb (ROCm packages stay well below: their xz and zstd streams shrink code
+/// objects about 3–20×)…
+pub const MAX_RATIO: u64 = 1000;
+/// …once it has produced this much (small archives of zeros compress further).
+pub const RATIO_FLOOR: u64 = 1 << 30;
+
+/// The bytes a tar stream may produce: the archive limit, and for a compressed one of
+/// `packed` bytes also [`MAX_RATIO`] times its size (at least [`RATIO_FLOOR`]).
+fn tar_allowance(packed: u64, c: Option<Compression>, max_archive_bytes: u64) -> (u64, bool) {
+    let by_ratio = packed.saturating_mul(MAX_RATIO).max(RATIO_FLOOR);
+    match c {
+        Some(_) if by_ratio < max_archive_bytes => (by_ratio, true),
+        _ => (max_archive_bytes, false),
+    }
 }
 
 /// [`scan_tar`] over a reader: a tar inside a member too large to buffer is read as it comes.
 fn scan_tar_stream(
     rd: Box<dyn Read + '_>,
+    packed: u64,
     c: Option<Compression>,
     origin: &Origin,
     prefix: &str,
@@ -196,9 +230,11 @@ fn scan_tar_stream(
             return;
         }
     };
+    let (left, ratio) = tar_allowance(packed, c, ctx.limits.max_archive_bytes);
     let mut ar = tar::Archive::new(Budget {
         inner: rd,
-        left: ctx.limits.max_archive_bytes,
+        left,
+        ratio: ratio.then_some(packed),
     });
     let entries = match ar.entries() {
         Ok(e) => e,
@@ -387,7 +423,7 @@ fn scan_member(
             let what = format!("{what} (an archive member read whole)");
             read_whole(&mut rest, size, origin, name, depth, ctx, &what);
         }
-        How::Tar(c) => scan_tar_stream(Box::new(rest), c, origin, "", depth + 1, ctx),
+        How::Tar(c) => scan_tar_stream(Box::new(rest), size, c, origin, "", depth + 1, ctx),
         How::Stream(content) => {
             stream::scan_stream(&mut rest, origin, size, content, depth + 1, ctx)
         }
@@ -550,5 +586,33 @@ fn report_shared_members(
                 ),
             },
         });
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_compressed_tar_may_produce_a_thousand_times_its_size_past_a_floor() {
+        let max = 256 << 30;
+        let gz = Some(Compression::Gzip);
+        assert_eq!(tar_allowance(1500, gz, max), (RATIO_FLOOR, true));
+        assert_eq!(tar_allowance(10 << 20, gz, max), (1000 * (10 << 20), true));
+        assert_eq!(tar_allowance(1 << 30, gz, max), (max, false));
+        assert_eq!(tar_allowance(1500, None, max), (max, false));
+    }
+
+    #[test]
+    fn the_reader_names_a_bomb_by_its_compressed_size() {
+        let mut r = Budget {
+            inner: io::repeat(0),
+            left: 4096,
+            ratio: Some(4),
+        };
+        let mut sink = Vec::new();
+        let e = (&mut r).take(8192).read_to_end(&mut sink).unwrap_err();
+        assert!(e.to_string().contains("4-byte compressed archive"), "{e}");
+        assert!(sink.len() <= 4096);
     }
 }

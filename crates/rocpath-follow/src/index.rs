@@ -7,6 +7,7 @@
 use crate::error::FollowError;
 use crate::model::Skipped;
 use rayon::prelude::*;
+use rocpath_budget::MemoryBudget;
 use sha2::{Digest, Sha256};
 use std::collections::HashMap;
 use std::io::Write;
@@ -154,8 +155,19 @@ pub fn load_or_build(
     commit: Option<&str>,
     opts: &IndexOptions,
 ) -> Result<(RepoIndex, bool), FollowError> {
+    load_or_build_within(root, commit, opts, None)
+}
+
+/// [`load_or_build`], each file read only when what its reading holds fits in `memory` (the
+/// run's budget); a file that does not fit is skipped and said.
+pub fn load_or_build_within(
+    root: &Path,
+    commit: Option<&str>,
+    opts: &IndexOptions,
+    memory: Option<&MemoryBudget>,
+) -> Result<(RepoIndex, bool), FollowError> {
     match cache_dir() {
-        Some(d) => load_or_build_in(&d, root, commit, opts),
+        Some(d) => cached_or_built(&d, root, commit, opts, memory),
         None => Ok((build(root, opts)?, false)),
     }
 }
@@ -167,6 +179,16 @@ pub fn load_or_build_in(
     commit: Option<&str>,
     opts: &IndexOptions,
 ) -> Result<(RepoIndex, bool), FollowError> {
+    cached_or_built(dir, root, commit, opts, None)
+}
+
+fn cached_or_built(
+    dir: &Path,
+    root: &Path,
+    commit: Option<&str>,
+    opts: &IndexOptions,
+    memory: Option<&MemoryBudget>,
+) -> Result<(RepoIndex, bool), FollowError> {
     let root_abs = root.canonicalize().unwrap_or_else(|_| root.to_path_buf());
     let file = cache_file(dir, &root_abs, commit, opts);
     let (paths, skipped) = walk(root, opts)?;
@@ -177,7 +199,7 @@ pub fn load_or_build_in(
     {
         return Ok((ix, true));
     }
-    let mut ix = index_paths(root, &paths, skipped, opts);
+    let mut ix = index_paths(root, &paths, skipped, opts, memory);
     ix.state = state;
     // A cache that cannot be written only makes the next run slower.
     let _ = write_cache(&file, &ix);
@@ -216,8 +238,17 @@ pub fn work_tree_state(root: &Path, commit: Option<&str>, paths: &[PathBuf]) -> 
 /// checkout; a link that leads out of it (a committed link to `/`), round to a folder walked
 /// already, or nowhere is skipped and said (`Skipped`), never walked.
 pub fn build(root: &Path, opts: &IndexOptions) -> Result<RepoIndex, FollowError> {
+    build_within(root, opts, None)
+}
+
+/// [`build`] within the run's memory budget (see [`load_or_build_within`]).
+pub fn build_within(
+    root: &Path,
+    opts: &IndexOptions,
+    memory: Option<&MemoryBudget>,
+) -> Result<RepoIndex, FollowError> {
     let (paths, skipped) = walk(root, opts)?;
-    let mut ix = index_paths(root, &paths, skipped, opts);
+    let mut ix = index_paths(root, &paths, skipped, opts, memory);
     ix.state = work_tree_state(root, None, &paths);
     Ok(ix)
 }
@@ -289,10 +320,11 @@ fn index_paths(
     paths: &[PathBuf],
     skipped: Vec<Skipped>,
     opts: &IndexOptions,
+    memory: Option<&MemoryBudget>,
 ) -> RepoIndex {
     let per_file: Vec<_> = paths
         .par_iter()
-        .map(|p| read_tokens(root, p, opts))
+        .map(|p| read_tokens(root, p, opts, memory))
         .collect();
     let mut ix = RepoIndex {
         skipped,
@@ -387,10 +419,15 @@ pub fn rel(root: &Path, path: &Path) -> String {
         .join("/")
 }
 
+/// What reading one file for the index holds per byte of it: the bytes, and its names and
+/// definitions as owned strings (an identifier-dense generated table comes near it).
+const INDEX_BYTES_PER_BYTE: u64 = 4;
+
 fn read_tokens(
     root: &Path,
     path: &Path,
     opts: &IndexOptions,
+    memory: Option<&MemoryBudget>,
 ) -> Result<(SourceFile, Vec<String>, Vec<String>), Skipped> {
     let relp = rel(root, path);
     let skip = |reason: String| Skipped {
@@ -408,6 +445,13 @@ fn read_tokens(
             opts.max_file_bytes
         )));
     }
+    let _held = match memory {
+        Some(m) => Some(
+            m.try_reserve(meta.len().saturating_mul(INDEX_BYTES_PER_BYTE))
+                .map_err(|e| skip(format!("not indexed: reading it {e}")))?,
+        ),
+        None => None,
+    };
     let bytes = std::fs::read(path).map_err(|e| skip(format!("cannot read: {e}")))?;
     if memchr::memchr(0, &bytes[..bytes.len().min(8192)]).is_some() {
         return Err(skip("binary (a NUL byte in its first 8 KiB)".into()));

@@ -95,9 +95,17 @@ impl Repos {
         for root in roots {
             let head = rocpath_gates::head(root);
             let (index, cached) = if opts.cache {
-                index::load_or_build(root, head.commit.as_deref(), &opts.index)?
+                index::load_or_build_within(
+                    root,
+                    head.commit.as_deref(),
+                    &opts.index,
+                    opts.memory.as_ref(),
+                )?
             } else {
-                (index::build(root, &opts.index)?, false)
+                (
+                    index::build_within(root, &opts.index, opts.memory.as_ref())?,
+                    false,
+                )
             };
             let mut name = root
                 .canonicalize()

@@ -43,3 +43,35 @@ fn a_file_nested_past_the_limit_is_skipped_by_name() {
         s.reason
     );
 }
+
+/// Reading a file for the index holds memory in proportion to its size: a file whose reading
+/// does not fit the run's budget is skipped and said, whatever --max-file-bytes allows.
+#[test]
+fn a_file_whose_reading_does_not_fit_the_budget_is_skipped_by_name() {
+    let dir = tempfile::tempdir().unwrap();
+    let src = dir.path().join("src");
+    std::fs::create_dir_all(&src).unwrap();
+    std::fs::write(src.join("small.go"), "package p\nvar numGPU = 1\n").unwrap();
+    let table: String = (0..40_000)
+        .map(|i| format!("var key{i} = {i} // numGPU\n"))
+        .collect();
+    std::fs::write(src.join("table.go"), format!("package p\n{table}")).unwrap();
+    let budget = rocpath_budget::MemoryBudget::new(1 << 20);
+    let ix = rocpath_follow::index::build_within(
+        dir.path(),
+        &IndexOptions {
+            max_file_bytes: 64 << 20,
+            include_tests: false,
+        },
+        Some(&budget),
+    )
+    .unwrap();
+    let files: Vec<_> = ix.files.iter().map(|f| f.path.as_str()).collect();
+    assert_eq!(files, ["src/small.go"]);
+    let s = ix
+        .skipped
+        .iter()
+        .find(|s| s.path == "src/table.go")
+        .expect("named");
+    assert!(s.reason.contains("--max-memory"), "{}", s.reason);
+}

@@ -44,6 +44,9 @@ pub struct Options {
     pub max_file_bytes: u64,
     /// Also scan test folders (`test`, `tests`, `gtest`, …).
     pub include_tests: bool,
+    /// The run's memory budget: a file is read only when its size fits (each file held while
+    /// it is scanned), else reported, whatever `max_file_bytes` allows.
+    pub memory: Option<rocpath_budget::MemoryBudget>,
 }
 
 impl Default for Options {
@@ -51,6 +54,7 @@ impl Default for Options {
         Options {
             max_file_bytes: 8 << 20,
             include_tests: false,
+            memory: None,
         }
     }
 }
@@ -260,6 +264,7 @@ pub fn scan_with(
         }
         report_refused(&refused, &name, &mut report.issues);
         let limit = opts.max_file_bytes;
+        let memory = opts.memory.clone();
         more_total(files.iter().map(|f| f.2.min(limit)).sum());
         type FileResult = Result<(Option<FileGates>, u64, bool), (String, String, Class)>;
         let results: Vec<FileResult> = files
@@ -280,6 +285,13 @@ pub fn scan_with(
                         Class::Limited,
                     ));
                 }
+                let _held =
+                    match &memory {
+                        Some(m) => Some(m.try_reserve(*size).map_err(|e| {
+                            (rel.clone(), format!("not read: it {e}"), Class::Limited)
+                        })?),
+                        None => None,
+                    };
                 let src = std::fs::read(p)
                     .map_err(|e| (rel.clone(), e.to_string(), Class::Unresolved))?;
                 let kind = file_kind(rel).ok_or((

@@ -216,7 +216,7 @@ fn bad_input_is_reported_and_the_scan_goes_on() {
         &[d.to_path_buf()],
         &Options {
             max_file_bytes: 200_000,
-            include_tests: false,
+            ..Options::default()
         },
     )
     .unwrap();
@@ -288,4 +288,28 @@ fn ignore_files_that_are_fifos_or_huge_are_named_not_applied() {
     );
     assert!(read.iter().any(|p| p.starts_with("src/")), "{read:?}");
     assert!(!read.iter().any(|p| p.starts_with("sub/")), "{read:?}");
+}
+
+/// A file is read only when its size fits the run's memory budget; one that does not is
+/// reported with the option that raises it, and the rest of the checkout is scanned.
+#[test]
+fn a_file_larger_than_the_memory_budget_is_reported_not_read() {
+    let dir = tempfile::tempdir().unwrap();
+    write(dir.path(), "src/util.hpp", XDLOPS_UTIL.as_bytes());
+    let big = XDLOPS_UTIL.repeat(5_000);
+    write(dir.path(), "src/big.hpp", big.as_bytes());
+    let opts = Options {
+        memory: Some(rocpath_budget::MemoryBudget::new(1 << 20)),
+        ..Options::default()
+    };
+    let report = scan(&[dir.path().to_path_buf()], &opts).unwrap();
+    let read: Vec<&str> = report.gates.iter().map(|g| g.path.as_str()).collect();
+    assert!(read.contains(&"src/util.hpp"), "{read:?}");
+    assert!(!read.contains(&"src/big.hpp"), "{read:?}");
+    let issue = report
+        .issues
+        .iter()
+        .find(|i| i.path == "src/big.hpp")
+        .expect("the big file is named");
+    assert!(issue.message.contains("--max-memory"), "{}", issue.message);
 }

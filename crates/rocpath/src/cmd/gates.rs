@@ -27,6 +27,7 @@ pub fn run(a: GatesArgs, p: &Printer) -> anyhow::Result<Status> {
     let opts = rocpath_gates::Options {
         max_file_bytes: a.max_file_bytes,
         include_tests: a.include_tests,
+        memory: Some(super::budget(p)),
     };
     let bar = p.bar("scanning sources");
     let report = rocpath_gates::scan_with(&a.repos, &opts, &|n| bar.inc_length(n), &|n| bar.inc(n));

@@ -5,6 +5,7 @@
 # address space (ulimit -v), so a binary without the bounds fails instead of taking the machine.
 set -uo pipefail
 bin=$(realpath "$1"); out=${2:-/tmp/rocpath-hostile3}
+scripts=$(cd "$(dirname "$0")" && pwd)
 rm -rf "$out"; mkdir -p "$out" && cd "$out"
 mkfifo fifo.json
 printf '1234  openat(AT_FDCWD, "/opt/rocm/lib/librocblas.so.4", O_RDONLY|O_CLOEXEC) = 3\n' > small.strace
@@ -27,14 +28,8 @@ PY
 printf '#!/bin/sh\nexec head -c 3000000000 /dev/zero\n' > flood-python; chmod +x flood-python
 printf '#!/bin/sh\nexec sleep 600\n' > hang-python; chmod +x hang-python
 "$bin" ledger init L > /dev/null
-measure() { # LABEL ARGS...
-  local label=$1; shift
-  ( ulimit -v 6000000; /usr/bin/time -f "%e %M" -o t.txt timeout 120 "$bin" --no-progress "$@" > /dev/null 2> err.txt )
-  local rc=$?
-  read -r secs kb < <(tail -n 1 t.txt 2>/dev/null) || true
-  [[ $kb =~ ^[0-9]+$ ]] || kb=0
-  printf '%s\t%s s\t%s MB\trc=%s\t%s\n' "$label" "$secs" "$(( ${kb:-0} / 1024 ))" "$rc" "$(tail -c 160 err.txt | tr '\n' ' ')"
-}
+# shellcheck source=measure.sh
+source "$scripts/measure.sh"
 for src in /dev/zero fifo.json; do
   measure "ledger import $src" ledger import L "$src"
   measure "study build $src" study build "$src" -o o

@@ -60,14 +60,9 @@ for i in range(20000):
 z2 = z + cd + struct.pack('<IHHHHIIH', 0x06054b50, 0, 0, 20000, 20000, len(cd), len(z), 0)
 open('overlap.zip', 'wb').write(z2)
 PY
-measure() { # LABEL ARGS...
-  local label=$1; shift
-  ( ulimit -v 6000000; /usr/bin/time -f "%e %M" -o t.txt timeout 300 "$bin" --no-progress "$@" > /dev/null 2> err.txt )
-  local rc=$?
-  read -r secs kb < <(tail -n 1 t.txt 2>/dev/null) || true
-  [[ $kb =~ ^[0-9]+$ ]] || kb=0
-  printf '%s\t%s s\t%s MB\trc=%s\t%s\n' "$label" "$secs" "$(( ${kb:-0} / 1024 ))" "$rc" "$(grep -v '^Command' err.txt | tail -c 200 | tr '\n' ' ')"
-}
+MEASURE_TIMEOUT=300
+# shellcheck source=measure.sh
+source "$here/scripts/bench/measure.sh"
 for cmd in "gates" "follow --no-cache --from gfx900"; do
   for dir in fifo-root fifo-sub huge-ignore loop; do
     # shellcheck disable=SC2086

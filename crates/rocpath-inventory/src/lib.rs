@@ -242,6 +242,13 @@ pub struct Stats {
     pub files: u64,
     /// Bytes of input files.
     pub bytes: u64,
+    /// Files of `files` not read because the run's `--max-time` had passed.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub not_started: u64,
+}
+
+fn is_zero(n: &u64) -> bool {
+    *n == 0
 }
 
 /// How the code objects of a scan were hashed.
@@ -637,6 +644,7 @@ pub fn scan(paths: &[PathBuf], opts: &Options, progress: &dyn Progress) -> Inven
         stats: Stats {
             files: totals.files,
             bytes: totals.bytes,
+            not_started: totals.not_started,
         },
         roots: paths.iter().map(|p| p.display().to_string()).collect(),
         ..Inventory::default()

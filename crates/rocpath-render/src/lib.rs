@@ -225,9 +225,13 @@ pub fn inventory_table(inv: &Inventory) -> String {
         let _ = writeln!(out, "{t}\n");
     }
     kpack_table(&mut out, inv);
+    let not_started = match inv.stats.not_started {
+        0 => String::new(),
+        n => format!(" ({n} not read: --max-time passed)"),
+    };
     let _ = writeln!(
         out,
-        "{} files, {} read; {} code objects, {} kernels, {} Tensile files, {} MIOpen databases; {} errors",
+        "{} files{not_started}, {} read; {} code objects, {} kernels, {} Tensile files, {} MIOpen databases; {} errors",
         inv.stats.files,
         bytes(inv.stats.bytes),
         inv.code_objects.len(),

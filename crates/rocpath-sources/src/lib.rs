@@ -426,6 +426,9 @@ pub struct ScanTotals {
     pub files: u64,
     /// Their bytes.
     pub bytes: u64,
+    /// Files not started because the run's `--max-time` had passed (each also reported); at the
+    /// end of a scan, `bytes` counts only the files started.
+    pub not_started: u64,
 }
 
 /// Finds the files under `paths` and scans them on the current rayon pool, largest first
@@ -441,6 +444,7 @@ pub fn scan_paths(
     let totals = ScanTotals {
         files: files.len() as u64,
         bytes: files.iter().map(|f| f.size).sum(),
+        not_started: 0,
     };
     begin(&totals);
     for (path, error) in walk_errors {
@@ -458,10 +462,14 @@ pub fn scan_paths(
             .is_some_and(|n| kpack_ref::is_kpack_name(&n.to_string_lossy()))
     });
     let claims = kpack_ref::Claims::default();
+    let not_started = std::sync::atomic::AtomicU64::new(0);
+    let not_started_bytes = std::sync::atomic::AtomicU64::new(0);
     use rayon::prelude::*;
     for group in [files, archives] {
         group.par_iter().for_each(|f| {
             if rocpath_budget::deadline::passed() {
+                not_started.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                not_started_bytes.fetch_add(f.size, std::sync::atomic::Ordering::Relaxed);
                 sink.found(Found::Error {
                     origin: &Origin::file(f.path.display().to_string()),
                     error: SourceError::Limit {
@@ -475,7 +483,11 @@ pub fn scan_paths(
             scan_file_with(&f.path, limits, sink, Some(&claims))
         });
     }
-    totals
+    ScanTotals {
+        not_started: not_started.into_inner(),
+        bytes: totals.bytes - not_started_bytes.into_inner().min(totals.bytes),
+        ..totals
+    }
 }
 
 /// Scans one file on disk.

@@ -48,6 +48,8 @@ fn files_not_started_before_the_deadline_are_named_and_skipped() {
         |_| {},
     );
     assert_eq!(totals.files, 3);
+    assert_eq!(totals.not_started, 3);
+    assert_eq!(totals.bytes, 0);
     let mut errors = after.0.into_inner().unwrap();
     errors.sort();
     assert_eq!(errors.len(), 3);

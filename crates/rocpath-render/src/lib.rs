@@ -18,6 +18,7 @@ pub mod gemm;
 pub mod isa;
 pub mod lanes;
 pub mod ledger;
+pub mod loads;
 pub mod ollama;
 mod python;
 pub mod strace;

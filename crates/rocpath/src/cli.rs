@@ -64,6 +64,10 @@ pub enum Command {
     /// First look at a machine: its AMD GPUs, override variables, ROCm installs, and for
     /// each device × install whether it runs and what will fall back.
     Survey(SurveyArgs),
+    /// Which shared libraries the dynamic loader resolves for a program or library, from
+    /// where and by which rule (RPATH, LD_LIBRARY_PATH, RUNPATH, ld.so.cache, default
+    /// folders), the names it does not find, and where each ROCm library reads its data.
+    Loads(LoadsArgs),
     /// Show the AMD GPU architecture table (gfx targets, families, ISA features).
     Arch(ArchArgs),
     /// List every AMDGPU code object, Tensile library and MIOpen database under PATHs.
@@ -138,6 +142,22 @@ pub struct SurveyArgs {
     pub max_time: Option<std::time::Duration>,
     #[command(flatten)]
     pub scan: ScanArgs,
+}
+
+#[derive(Debug, Args)]
+pub struct LoadsArgs {
+    /// The ELF program or shared library.
+    pub target: PathBuf,
+    /// An environment variable as the program would see it (`LD_LIBRARY_PATH=/opt/x/lib`,
+    /// `ROCBLAS_TENSILE_LIBPATH=…`); repeatable; replaces the shell's value.
+    #[arg(long = "env", value_name = "NAME=VALUE")]
+    pub env: Vec<String>,
+    /// Do not read the shell's environment (only --env).
+    #[arg(long)]
+    pub no_env: bool,
+    /// The loader's cache.
+    #[arg(long, value_name = "FILE", default_value = "/etc/ld.so.cache")]
+    pub cache: PathBuf,
 }
 
 #[derive(Debug, Args)]

@@ -22,6 +22,7 @@ const FAMILIES: &[&str] = &[
     "ledger",
     "site",
     "survey",
+    "loads",
     "derive",
 ];
 /// String literals of those families that name files, not rules.

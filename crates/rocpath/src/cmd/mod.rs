@@ -14,6 +14,7 @@ mod inventory;
 mod isa;
 mod lanes;
 mod ledger;
+mod loads;
 mod ollama;
 mod site;
 mod strace;
@@ -44,6 +45,7 @@ pub fn run(cmd: Command, p: &Printer) -> anyhow::Result<Status> {
         Command::Gates(a) => gates::run(a, p),
         Command::Provenance(a) => gates::run_provenance(a, p),
         Command::Survey(a) => survey::run(a, p),
+        Command::Loads(a) => loads::run(a, p),
         Command::Follow(a) => follow::run(a, p),
         Command::Study(a) => study::run(a, p),
         Command::Completions(a) => completions::run(a, p),

@@ -1,0 +1,157 @@
+//! ROCm libraries among those resolved, and where each reads its data relative to the file
+//! the loader took (not to the install on disk): the install that runs is the one found.
+
+use crate::Library;
+use rocpath_evidence::{Class, Evidence, Locator, Proof};
+use serde::Serialize;
+use std::collections::BTreeMap;
+use std::path::Path;
+
+/// File-name prefixes of ROCm libraries and the component each is.
+pub const ROCM_LIBS: &[(&str, &str)] = &[
+    ("libamdhip64", "hip"),
+    ("libhsa-runtime64", "hsa-runtime"),
+    ("libhsakmt", "hsakmt"),
+    ("librocblas", "rocblas"),
+    ("libhipblaslt", "hipblaslt"),
+    ("libhipblas", "hipblas"),
+    ("libMIOpen", "miopen"),
+    ("librocsolver", "rocsolver"),
+    ("libhipsolver", "hipsolver"),
+    ("librocsparse", "rocsparse"),
+    ("libhipsparse", "hipsparse"),
+    ("librocfft", "rocfft"),
+    ("libhipfft", "hipfft"),
+    ("librocrand", "rocrand"),
+    ("libhiprand", "hiprand"),
+    ("librccl", "rccl"),
+    ("libamd_comgr", "comgr"),
+    ("librocprofiler", "rocprofiler"),
+    ("libroctracer", "roctracer"),
+    ("libroctx64", "roctx"),
+    ("librocm_smi64", "rocm-smi"),
+    ("libamd_smi", "amd-smi"),
+    ("libaotriton", "aotriton"),
+    ("librocm_kpack", "kpack"),
+];
+
+/// The ROCm component a library name is, if it is one (`librocblas.so.4` → `rocblas`).
+pub fn which(name: &str) -> Option<&'static str> {
+    let base = name.rsplit('/').next().unwrap_or(name);
+    ROCM_LIBS
+        .iter()
+        .find(|(p, _)| {
+            base.strip_prefix(p)
+                .is_some_and(|r| r.starts_with(".so") || r.starts_with('-') || r.starts_with('_'))
+        })
+        .map(|(_, c)| *c)
+}
+
+/// Where a ROCm library reads its data.
+#[derive(Debug, Clone, Serialize)]
+pub struct DataPath {
+    /// The component (`rocblas`).
+    pub component: &'static str,
+    /// The library file the loader took.
+    pub library: String,
+    /// What it reads there (`Tensile catalogs`).
+    pub what: &'static str,
+    /// The folder it reads.
+    pub folder: String,
+    /// The variable that sets it, and whether it is set.
+    pub variable: Option<&'static str>,
+    /// Whether the variable decided the folder.
+    pub from_variable: bool,
+    /// Whether the folder is there.
+    pub exists: bool,
+    /// Why.
+    pub evidence: Evidence,
+}
+
+/// The folder of a path as a string (`/a/b/lib.so` → `/a/b`).
+fn dir(p: &str) -> &str {
+    match p.rfind('/') {
+        Some(0) => "/",
+        Some(i) => &p[..i],
+        None => ".",
+    }
+}
+
+/// Where each ROCm library found reads its data: rocBLAS its Tensile catalogs from
+/// `<folder of librocblas>/rocblas/library` unless `ROCBLAS_TENSILE_LIBPATH`, hipBLASLt from
+/// `<folder>/hipblaslt/library` unless `HIPBLASLT_TENSILE_LIBPATH`, MIOpen its databases from
+/// `<prefix>/share/miopen/db` (the prefix of its `lib` folder).
+pub fn data_paths(libs: &[Library], env: &BTreeMap<String, String>) -> Vec<DataPath> {
+    let mut out = Vec::new();
+    for l in libs {
+        let d = dir(&l.path);
+        let (what, var, folder, cite) = match l.rocm {
+            Some("rocblas") => (
+                "Tensile catalogs and code objects",
+                Some("ROCBLAS_TENSILE_LIBPATH"),
+                format!("{d}/rocblas/library"),
+                "rocBLAS library/src/tensile_host.cpp: the folder of the librocblas it runs from (dladdr) + rocblas/library, unless ROCBLAS_TENSILE_LIBPATH is set",
+            ),
+            Some("hipblaslt") => (
+                "TensileLite catalogs and code objects",
+                Some("HIPBLASLT_TENSILE_LIBPATH"),
+                format!("{d}/hipblaslt/library"),
+                "hipBLASLt library/src/amd_detail/rocblaslt/src/tensile_host.cpp: the folder of the libhipblaslt it runs from (dladdr) + hipblaslt/library, unless HIPBLASLT_TENSILE_LIBPATH is set",
+            ),
+            Some("miopen") => {
+                let lib = Path::new(d);
+                // <prefix>/lib or <prefix>/lib/<triplet>
+                let prefix = if lib
+                    .file_name()
+                    .is_some_and(|n| n.to_string_lossy().ends_with("-linux-gnu"))
+                {
+                    lib.parent().and_then(Path::parent)
+                } else {
+                    lib.parent()
+                };
+                let Some(prefix) = prefix else { continue };
+                (
+                    "system find-db, perf-db and kernel databases",
+                    None,
+                    format!("{}/share/miopen/db", prefix.display()),
+                    "MIOpen: the system databases under the install prefix of the libMIOpen it runs from, share/miopen/db",
+                )
+            }
+            _ => continue,
+        };
+        let set = var.and_then(|v| env.get(v));
+        let folder = set.cloned().unwrap_or(folder);
+        let exists = Path::new(&folder).is_dir();
+        let note = match (var, set) {
+            (Some(v), Some(_)) => format!("{v} is set: it names the folder ({cite})"),
+            _ => cite.to_string(),
+        };
+        out.push(DataPath {
+            component: l.rocm.unwrap_or(""),
+            library: l.path.clone(),
+            what,
+            folder,
+            variable: var,
+            from_variable: set.is_some(),
+            exists,
+            evidence: Evidence::new(Class::Inferred, Proof::CodeVerified, "loads.rocm_data")
+                .at(Locator::file(&l.path))
+                .because(note),
+        });
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names() {
+        assert_eq!(which("librocblas.so.4"), Some("rocblas"));
+        assert_eq!(which("libhipblaslt.so.1"), Some("hipblaslt"));
+        assert_eq!(which("libhipblas.so.2"), Some("hipblas"));
+        assert_eq!(which("libamdhip64.so.6"), Some("hip"));
+        assert_eq!(which("libc.so.6"), None);
+    }
+}

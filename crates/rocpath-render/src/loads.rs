@@ -1,0 +1,94 @@
+//! `rocpath loads`: the libraries the loader resolves, from where and by which rule; the names
+//! it does not find with the places searched; where each ROCm library reads its data.
+
+use crate::table;
+use comfy_table::Cell;
+use rocpath_loads::Loads;
+use std::fmt::Write;
+
+/// The table for people.
+pub fn loads_table(l: &Loads) -> String {
+    let mut out = String::new();
+    let _ = writeln!(out, "{} ({} {})", l.target, l.class, l.machine);
+    if let Some(i) = &l.interpreter {
+        let _ = writeln!(out, "  interpreter      {i}");
+    }
+    if let Some(r) = &l.rpath {
+        let _ = writeln!(out, "  DT_RPATH         {r}");
+    }
+    if let Some(r) = &l.runpath {
+        let _ = writeln!(out, "  DT_RUNPATH       {r}");
+    }
+    if let Some(p) = &l.ld_library_path {
+        let _ = writeln!(out, "  LD_LIBRARY_PATH  {p}");
+    }
+    match &l.cache.error {
+        Some(e) => {
+            let _ = writeln!(out, "  cache            {} (not used: {e})", l.cache.path);
+        }
+        None => {
+            let _ = writeln!(
+                out,
+                "  cache            {} ({} entries)",
+                l.cache.path, l.cache.entries
+            );
+        }
+    }
+    let _ = writeln!(out, "  default folders  {}", l.default_dirs.join(" "));
+    out.push('\n');
+    let mut t = table(&["depth", "name", "path", "rule", "needed by", "ROCm"]);
+    for lib in &l.libraries {
+        t.add_row(vec![
+            Cell::new(lib.depth),
+            Cell::new(&lib.name),
+            Cell::new(&lib.path),
+            Cell::new(lib.rule.as_str()),
+            Cell::new(base(&lib.needed_by)),
+            Cell::new(lib.rocm.unwrap_or("")),
+        ]);
+    }
+    let _ = writeln!(out, "{t}");
+    if !l.missing.is_empty() {
+        let _ = writeln!(
+            out,
+            "\nnot found ({}): the program stops with \"error while loading shared libraries\"",
+            l.missing.len()
+        );
+        for m in &l.missing {
+            let _ = writeln!(out, "  {} (needed by {})", m.name, m.needed_by);
+            for s in &m.searched {
+                let _ = writeln!(out, "    {:<16} {}", s.rule.as_str(), s.place);
+            }
+            for r in &m.rejected {
+                let _ = writeln!(out, "    passed over      {}: {}", r.path, r.why);
+            }
+        }
+    }
+    if !l.rocm_data.is_empty() {
+        let _ = writeln!(out, "\nROCm data, next to the library the loader takes:");
+        let mut t = table(&["component", "reads", "from", "set by", "present"]);
+        for d in &l.rocm_data {
+            let var = match (d.variable, d.from_variable) {
+                (Some(v), true) => format!("{v} (set)"),
+                (Some(v), false) => format!("{v} (unset)"),
+                (None, _) => String::new(),
+            };
+            t.add_row(vec![
+                Cell::new(d.component),
+                Cell::new(d.what),
+                Cell::new(&d.folder),
+                Cell::new(var),
+                Cell::new(if d.exists { "yes" } else { "no" }),
+            ]);
+        }
+        let _ = writeln!(out, "{t}");
+    }
+    if l.truncated {
+        let _ = writeln!(out, "\nstopped: more objects than the walk loads");
+    }
+    out
+}
+
+fn base(p: &str) -> &str {
+    p.rsplit('/').next().unwrap_or(p)
+}

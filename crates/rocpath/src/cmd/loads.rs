@@ -1,0 +1,55 @@
+//! `rocpath loads PROGRAM|LIBRARY [--env NAME=VALUE] [--no-env] [--cache FILE]`
+
+use crate::cli::LoadsArgs;
+use crate::output::{Printer, Status};
+use rocpath_loads::Options;
+
+/// The variables the loader and the ROCm libraries read for what `loads` reports.
+const READ: [&str; 3] = [
+    "LD_LIBRARY_PATH",
+    "ROCBLAS_TENSILE_LIBPATH",
+    "HIPBLASLT_TENSILE_LIBPATH",
+];
+
+pub fn run(a: LoadsArgs, p: &Printer) -> anyhow::Result<Status> {
+    let mut opts = Options::new(&a.target);
+    opts.cache = a.cache.clone();
+    if !a.no_env {
+        for k in READ {
+            if let Ok(v) = std::env::var(k) {
+                opts.env.insert(k.to_string(), v);
+            }
+        }
+    }
+    for kv in &a.env {
+        let Some((k, v)) = kv.split_once('=') else {
+            anyhow::bail!("--env {kv:?}: write NAME=VALUE");
+        };
+        opts.env.insert(k.to_string(), v.to_string());
+    }
+    let l = rocpath_loads::loads(&opts)?;
+    for e in &l.errors {
+        match e.offset {
+            Some(o) => p.error_text(&format!("{}: at offset {o}: {}\n", e.path, e.message)),
+            None => p.error_text(&format!("{}: {}\n", e.path, e.message)),
+        }
+    }
+    if let Some(e) = &l.cache.error {
+        p.note(&format!(
+            "{}: {e}; the loader goes on without it",
+            l.cache.path
+        ));
+    }
+    if p.global.json {
+        p.json("rocpath.loads/1", &l)?;
+    } else {
+        p.data(&rocpath_render::loads::loads_table(&l))?;
+    }
+    Ok(if !l.errors.is_empty() {
+        Status::Error
+    } else if !l.missing.is_empty() {
+        Status::Negative
+    } else {
+        Status::Ok
+    })
+}

@@ -1,0 +1,81 @@
+//! `rocpath loads`: the JSON document's shape and the exit codes (0 all found, 1 a name not
+//! found, 2 an unreadable program).
+
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+
+use assert_cmd::Command;
+use serde_json::Value;
+
+fn rocpath() -> Command {
+    let mut c = Command::cargo_bin("rocpath").unwrap();
+    c.arg("--no-progress");
+    c
+}
+
+#[test]
+fn json_document_and_exit_codes() {
+    if !std::path::Path::new("/bin/ls").is_file() {
+        rocpath_testdata::skip("no /bin/ls");
+        return;
+    }
+    let out = rocpath()
+        .args(["--json", "loads", "/bin/ls", "--no-env"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0));
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v["schema"], "rocpath.loads/1");
+    assert_eq!(v["observed"]["schema"], "rocpath.loads/1");
+    let libs = v["libraries"].as_array().unwrap();
+    let libc = libs.iter().find(|l| l["name"] == "libc.so.6").unwrap();
+    for k in ["path", "rule", "needed_by", "depth"] {
+        assert!(libc.get(k).is_some(), "{k}");
+    }
+    assert_eq!(libc["evidence"]["class"], "inferred");
+    assert_eq!(libc["evidence"]["kind"], "code_verified");
+    assert!(
+        libc["evidence"]["rule"]
+            .as_str()
+            .unwrap()
+            .starts_with("loads.")
+    );
+    assert!(v["missing"].as_array().unwrap().is_empty());
+
+    // A name not found: exit 1, the places searched listed.
+    let d = tempfile::tempdir().unwrap();
+    if rocpath_testdata::have_tool("gcc") {
+        let p = d.path();
+        std::fs::write(p.join("n.c"), "int n(void){return 0;}\n").unwrap();
+        std::fs::write(p.join("m.c"), "int n(void); int main(void){return n();}\n").unwrap();
+        let gcc = |args: &[&str]| {
+            let ok = std::process::Command::new("gcc")
+                .args(args)
+                .current_dir(p)
+                .status();
+            assert!(ok.unwrap().success(), "gcc {args:?}");
+        };
+        gcc(&["-shared", "-fPIC", "-o", "libn.so", "n.c"]);
+        gcc(&["-o", "m", "m.c", "-L.", "-ln"]);
+        std::fs::remove_file(p.join("libn.so")).unwrap();
+        let out = rocpath()
+            .args(["--json", "loads", "--no-env"])
+            .arg(p.join("m"))
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(1));
+        let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+        let m = &v["missing"][0];
+        assert_eq!(m["name"], "libn.so");
+        assert_eq!(m["evidence"]["rule"], "loads.not_found");
+        assert!(!m["searched"].as_array().unwrap().is_empty());
+    } else {
+        rocpath_testdata::missing("gcc is not on PATH");
+    }
+
+    // An unreadable program: exit 2.
+    let junk = d.path().join("junk");
+    std::fs::write(&junk, b"\x7fELF\x02\x01\x01").unwrap();
+    let out = rocpath().args(["loads"]).arg(&junk).output().unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("offset"));
+}

@@ -1,0 +1,110 @@
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic, missing_docs)]
+//! ROCm libraries among those resolved, and the folder each reads its data from: next to the
+//! file the loader takes (a wheel's own copy), unless the variable names another.
+
+use rocpath_loads::{Options, Rule};
+use std::path::Path;
+use std::process::Command;
+
+fn gcc(args: &[&str], dir: &Path) {
+    let st = Command::new("gcc")
+        .args(args)
+        .current_dir(dir)
+        .status()
+        .unwrap();
+    assert!(st.success(), "gcc {args:?}");
+}
+
+#[test]
+fn data_next_to_the_library_taken() {
+    if !rocpath_testdata::have_tool("gcc") {
+        rocpath_testdata::missing("gcc is not on PATH");
+        return;
+    }
+    // A wheel-like folder: torch/lib/{libtorch_hip.so, librocblas.so.4, libhipblaslt.so.1,
+    // rocblas/library/}, the extension with RUNPATH $ORIGIN.
+    let d = tempfile::tempdir().unwrap();
+    let lib = d.path().join("torch/lib");
+    std::fs::create_dir_all(lib.join("rocblas/library")).unwrap();
+    std::fs::write(lib.join("b.c"), "int b(void){return 1;}\n").unwrap();
+    std::fs::write(
+        lib.join("t.c"),
+        "int b(void); int h(void); int t(void){return b()+h();}\n",
+    )
+    .unwrap();
+    std::fs::write(lib.join("h.c"), "int h(void){return 2;}\n").unwrap();
+    gcc(
+        &[
+            "-shared",
+            "-fPIC",
+            "-o",
+            "librocblas.so.4",
+            "b.c",
+            "-Wl,-soname,librocblas.so.4",
+        ],
+        &lib,
+    );
+    gcc(
+        &[
+            "-shared",
+            "-fPIC",
+            "-o",
+            "libhipblaslt.so.1",
+            "h.c",
+            "-Wl,-soname,libhipblaslt.so.1",
+        ],
+        &lib,
+    );
+    gcc(
+        &[
+            "-shared",
+            "-fPIC",
+            "-o",
+            "libtorch_hip.so",
+            "t.c",
+            "-L.",
+            "-l:librocblas.so.4",
+            "-l:libhipblaslt.so.1",
+            "-Wl,-rpath,$ORIGIN",
+            "-Wl,--enable-new-dtags",
+        ],
+        &lib,
+    );
+    let target = lib.join("libtorch_hip.so");
+    let l = rocpath_loads::loads(&Options::new(&target)).unwrap();
+    let blas = l
+        .libraries
+        .iter()
+        .find(|x| x.name == "librocblas.so.4")
+        .unwrap();
+    assert_eq!(blas.rule, Rule::Runpath);
+    assert_eq!(blas.rocm, Some("rocblas"));
+    let dir = lib.display().to_string();
+    let r = l
+        .rocm_data
+        .iter()
+        .find(|x| x.component == "rocblas")
+        .unwrap();
+    assert_eq!(r.folder, format!("{dir}/rocblas/library"));
+    assert!(r.exists && !r.from_variable);
+    assert_eq!(r.evidence.rule, "loads.rocm_data");
+    let h = l
+        .rocm_data
+        .iter()
+        .find(|x| x.component == "hipblaslt")
+        .unwrap();
+    assert_eq!(h.folder, format!("{dir}/hipblaslt/library"));
+    assert!(!h.exists);
+    // The variable names another folder.
+    let mut o = Options::new(&target);
+    o.env
+        .insert("ROCBLAS_TENSILE_LIBPATH".into(), "/srv/tensile".into());
+    let l = rocpath_loads::loads(&o).unwrap();
+    let r = l
+        .rocm_data
+        .iter()
+        .find(|x| x.component == "rocblas")
+        .unwrap();
+    assert_eq!(r.folder, "/srv/tensile");
+    assert!(r.from_variable);
+}

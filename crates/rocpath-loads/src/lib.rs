@@ -14,12 +14,37 @@ pub mod rocm;
 use rocpath_evidence::Evidence;
 use serde::Serialize;
 use std::collections::BTreeMap;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 pub use resolve::loads;
 
+/// The file tree the loader sees: this machine, or a saved image of one (paths in the
+/// machine resolved inside the image, as `survey --root` resolves them).
+pub trait Tree: Send + Sync {
+    /// The file on this machine a machine path names.
+    fn host(&self, machine: &str) -> PathBuf;
+    /// A machine path with every link followed (a program's real folder is its `$ORIGIN`).
+    fn real(&self, machine: &str) -> Option<String>;
+}
+
+/// This machine's own tree.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Live;
+
+impl Tree for Live {
+    fn host(&self, machine: &str) -> PathBuf {
+        PathBuf::from(machine)
+    }
+    fn real(&self, machine: &str) -> Option<String> {
+        std::fs::canonicalize(Path::new(machine))
+            .ok()
+            .map(|p| p.to_string_lossy().into_owned())
+    }
+}
+
 /// What to resolve, and in which environment.
-#[derive(Debug, Clone)]
+#[derive(Clone)]
 pub struct Options {
     /// The program or library.
     pub target: PathBuf,
@@ -30,6 +55,8 @@ pub struct Options {
     pub cache: PathBuf,
     /// Most objects loaded before the walk stops (and says so).
     pub max_objects: usize,
+    /// The tree the paths are in (this machine by default).
+    pub tree: Arc<dyn Tree>,
 }
 
 impl Options {
@@ -40,6 +67,7 @@ impl Options {
             env: BTreeMap::new(),
             cache: PathBuf::from("/etc/ld.so.cache"),
             max_objects: 4096,
+            tree: Arc::new(Live),
         }
     }
 }

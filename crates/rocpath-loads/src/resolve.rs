@@ -7,12 +7,11 @@ use crate::cache::{self, Cache};
 use crate::elf::{self, ElfInfo};
 use crate::{
     CacheInfo, Library, LoadError, Loads, LoadsError, Missing, Options, Rejected, Rule, Searched,
-    rocm,
+    Tree, rocm,
 };
 use object::elf as E;
 use rocpath_evidence::{Class, Evidence, Locator, Proof};
 use std::os::unix::fs::MetadataExt;
-use std::path::Path;
 
 /// One object of the link map.
 struct Obj {
@@ -45,8 +44,8 @@ enum Open {
 /// A file read (its view and identity), or why not (and where in it).
 type Opened = Result<(ElfInfo, (u64, u64)), (Open, Option<u64>)>;
 
-fn open_elf(path: &str) -> Opened {
-    let mut input = match rocpath_budget::input::open(Path::new(path)) {
+fn open_elf(tree: &dyn Tree, path: &str) -> Opened {
+    let mut input = match rocpath_budget::input::open(&tree.host(path)) {
         Ok(i) => i,
         Err(rocpath_budget::input::InputError::Io { source, .. })
             if matches!(
@@ -98,9 +97,10 @@ fn triplet(machine: u16, class: u8) -> Option<&'static str> {
 /// a multiarch system (Debian, Ubuntu) `/lib/<triplet>`, `/usr/lib/<triplet>`, `/lib`,
 /// `/usr/lib`; else `/lib64`, `/usr/lib64` for 64-bit objects (the `slibdir` and `libdir` of
 /// the build) or `/lib`, `/usr/lib`.
-fn default_dirs(machine: u16, class: u8) -> Vec<String> {
+fn default_dirs(tree: &dyn Tree, machine: u16, class: u8) -> Vec<String> {
     if let Some(t) = triplet(machine, class) {
-        if Path::new("/lib").join(t).is_dir() || Path::new("/usr/lib").join(t).is_dir() {
+        if tree.host(&format!("/lib/{t}")).is_dir() || tree.host(&format!("/usr/lib/{t}")).is_dir()
+        {
             return vec![
                 format!("/lib/{t}/"),
                 format!("/usr/lib/{t}/"),
@@ -217,6 +217,7 @@ fn origin_of(path: &str) -> Option<String> {
 }
 
 struct Walk {
+    tree: std::sync::Arc<dyn Tree>,
     objs: Vec<Obj>,
     cache: Option<Cache>,
     cache_id: Option<i32>,
@@ -249,7 +250,7 @@ impl Walk {
     /// Tries one candidate file: taken when it is an ELF object of the same class and
     /// machine (`open_verify` passes over the others and the search goes on).
     fn try_file(&self, path: &str, rejected: &mut Vec<Rejected>) -> Option<(ElfInfo, (u64, u64))> {
-        match open_elf(path) {
+        match open_elf(self.tree.as_ref(), path) {
             Ok((info, id)) => {
                 // open_verify: "wrong ELF class" / elf_machine_matches_host.
                 if info.class != self.class {
@@ -451,7 +452,7 @@ fn rule_id(rule: Rule) -> &'static str {
 pub fn loads(opts: &Options) -> Result<Loads, LoadsError> {
     let target = opts.target.to_string_lossy().into_owned();
     let (info, id) = {
-        let mut input = rocpath_budget::input::open(&opts.target)?;
+        let mut input = rocpath_budget::input::open(&opts.tree.host(&target))?;
         let io = |source| LoadsError::Io {
             path: opts.target.clone(),
             source,
@@ -473,7 +474,7 @@ pub fn loads(opts: &Options) -> Result<Loads, LoadsError> {
     let plat = platform(machine);
     // $LIB (DL_DST_LIB): the library folder name of the build — `lib/<triplet>` on Debian's
     // multiarch loader, `lib64` / `lib` elsewhere.
-    let defaults = default_dirs(machine, class);
+    let defaults = default_dirs(opts.tree.as_ref(), machine, class);
     let lib = match triplet(machine, class) {
         Some(t) if defaults.len() == 4 => format!("lib/{t}"),
         _ if class == 2 => "lib64".into(),
@@ -482,9 +483,7 @@ pub fn loads(opts: &Options) -> Result<Loads, LoadsError> {
     // $ORIGIN of a program that is executed is its real folder (the kernel's
     // /proc/self/exe, _dl_get_origin); of a library, the folder of the path it is opened by.
     let main_origin = if info.interp.is_some() {
-        std::fs::canonicalize(&opts.target)
-            .ok()
-            .and_then(|p| origin_of(&p.to_string_lossy()))
+        opts.tree.real(&target).and_then(|p| origin_of(&p))
     } else {
         origin_of(&target)
     };
@@ -494,40 +493,41 @@ pub fn loads(opts: &Options) -> Result<Loads, LoadsError> {
         .map(|l| fillin(l, &[':', ';'], None, &lib, plat))
         .unwrap_or_default();
     let cache_path = opts.cache.to_string_lossy().into_owned();
-    let (cache, cache_info) =
-        match rocpath_budget::input::open(&opts.cache).map_err(|e| e.to_string()) {
-            Ok(mut input) if input.len <= cache::MAX_CACHE_BYTES => {
-                let bytes = rocpath_budget::map::Map::new(input.file())
-                    .map_err(|e| e.to_string())
-                    .and_then(|m| {
-                        let r = cache::parse(&m).map_err(|e| e.to_string());
-                        if m.shrank() {
-                            Err("the file shrank while read".into())
-                        } else {
-                            r
-                        }
-                    });
-                match bytes {
-                    Ok(c) => {
-                        let n = c.entries.len();
-                        (Some(c), (n, None))
+    let (cache, cache_info) = match rocpath_budget::input::open(&opts.tree.host(&cache_path))
+        .map_err(|e| e.to_string())
+    {
+        Ok(mut input) if input.len <= cache::MAX_CACHE_BYTES => {
+            let bytes = rocpath_budget::map::Map::new(input.file())
+                .map_err(|e| e.to_string())
+                .and_then(|m| {
+                    let r = cache::parse(&m).map_err(|e| e.to_string());
+                    if m.shrank() {
+                        Err("the file shrank while read".into())
+                    } else {
+                        r
                     }
-                    Err(e) => (None, (0, Some(e))),
+                });
+            match bytes {
+                Ok(c) => {
+                    let n = c.entries.len();
+                    (Some(c), (n, None))
                 }
+                Err(e) => (None, (0, Some(e))),
             }
-            Ok(input) => (
-                None,
-                (
-                    0,
-                    Some(format!(
-                        "{} bytes, more than the {} a cache is read up to",
-                        input.len,
-                        cache::MAX_CACHE_BYTES
-                    )),
-                ),
+        }
+        Ok(input) => (
+            None,
+            (
+                0,
+                Some(format!(
+                    "{} bytes, more than the {} a cache is read up to",
+                    input.len,
+                    cache::MAX_CACHE_BYTES
+                )),
             ),
-            Err(e) => (None, (0, Some(e))),
-        };
+        ),
+        Err(e) => (None, (0, Some(e))),
+    };
     let mut names = vec![target.clone()];
     names.extend(info.soname.clone());
     let interp = info
@@ -535,6 +535,7 @@ pub fn loads(opts: &Options) -> Result<Loads, LoadsError> {
         .clone()
         .or_else(|| usual_interp(machine, class).map(str::to_string));
     let mut w = Walk {
+        tree: opts.tree.clone(),
         objs: vec![Obj {
             path: target.clone(),
             names,
@@ -578,7 +579,7 @@ pub fn loads(opts: &Options) -> Result<Loads, LoadsError> {
     // The interpreter (rtld) is in the link map before any dependency: a DT_NEEDED of its
     // soname is it.
     if let Some(ip) = &interp {
-        if let Ok((iinfo, iid)) = open_elf(ip) {
+        if let Ok((iinfo, iid)) = open_elf(opts.tree.as_ref(), ip) {
             let mut names = vec![ip.clone()];
             names.extend(iinfo.soname.clone());
             w.objs.push(Obj {
@@ -679,7 +680,7 @@ pub fn loads(opts: &Options) -> Result<Loads, LoadsError> {
         }
         i += 1;
     }
-    out.rocm_data = rocm::data_paths(&out.libraries, &opts.env);
+    out.rocm_data = rocm::data_paths(opts.tree.as_ref(), &out.libraries, &opts.env);
     Ok(out)
 }
 

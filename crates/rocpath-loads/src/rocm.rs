@@ -1,7 +1,7 @@
 //! ROCm libraries among those resolved, and where each reads its data relative to the file
 //! the loader took (not to the install on disk): the install that runs is the one found.
 
-use crate::Library;
+use crate::{Library, Tree};
 use rocpath_evidence::{Class, Evidence, Locator, Proof};
 use serde::Serialize;
 use std::collections::BTreeMap;
@@ -81,7 +81,11 @@ fn dir(p: &str) -> &str {
 /// `<folder of librocblas>/rocblas/library` unless `ROCBLAS_TENSILE_LIBPATH`, hipBLASLt from
 /// `<folder>/hipblaslt/library` unless `HIPBLASLT_TENSILE_LIBPATH`, MIOpen its databases from
 /// `<prefix>/share/miopen/db` (the prefix of its `lib` folder).
-pub fn data_paths(libs: &[Library], env: &BTreeMap<String, String>) -> Vec<DataPath> {
+pub fn data_paths(
+    tree: &dyn Tree,
+    libs: &[Library],
+    env: &BTreeMap<String, String>,
+) -> Vec<DataPath> {
     let mut out = Vec::new();
     for l in libs {
         let d = dir(&l.path);
@@ -121,7 +125,7 @@ pub fn data_paths(libs: &[Library], env: &BTreeMap<String, String>) -> Vec<DataP
         };
         let set = var.and_then(|v| env.get(v));
         let folder = set.cloned().unwrap_or(folder);
-        let exists = Path::new(&folder).is_dir();
+        let exists = tree.host(&folder).is_dir();
         let note = match (var, set) {
             (Some(v), Some(_)) => format!("{v} is set: it names the folder ({cite})"),
             _ => cite.to_string(),

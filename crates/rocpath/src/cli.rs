@@ -155,9 +155,14 @@ pub struct LoadsArgs {
     /// Do not read the shell's environment (only --env).
     #[arg(long)]
     pub no_env: bool,
-    /// The loader's cache.
+    /// The loader's cache (a path in the machine).
     #[arg(long, value_name = "FILE", default_value = "/etc/ld.so.cache")]
     pub cache: PathBuf,
+    /// Resolve in a saved image of a machine under DIR (as `survey --root`): the program,
+    /// the cache and every folder are paths in the machine, absolute links resolve inside
+    /// it; this process's environment is then not read.
+    #[arg(long, value_name = "DIR")]
+    pub root: Option<PathBuf>,
 }
 
 #[derive(Debug, Args)]

@@ -79,3 +79,78 @@ fn json_document_and_exit_codes() {
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("offset"));
 }
+
+/// `--root`: a saved image, its cache written by the real `ldconfig -r`, a library folder
+/// reached through an absolute link that must resolve inside the image.
+#[test]
+fn root_reads_a_saved_image() {
+    for tool in ["gcc", "ldconfig"] {
+        if !rocpath_testdata::have_tool(tool) {
+            rocpath_testdata::missing(&format!("{tool} is not on PATH"));
+            return;
+        }
+    }
+    let d = tempfile::tempdir().unwrap();
+    let img = d.path().join("image");
+    let src = d.path().join("src");
+    for sub in ["opt/real/lib", "usr/bin", "etc", "opt/x"] {
+        std::fs::create_dir_all(img.join(sub)).unwrap();
+    }
+    std::fs::create_dir_all(&src).unwrap();
+    std::os::unix::fs::symlink("/opt/real/lib", img.join("opt/x/lib")).unwrap();
+    std::fs::write(img.join("etc/ld.so.conf"), "/opt/x/lib\n").unwrap();
+    std::fs::write(src.join("o.c"), "int o(void){return 0;}\n").unwrap();
+    std::fs::write(
+        src.join("m.c"),
+        "int o(void); int main(void){return o();}\n",
+    )
+    .unwrap();
+    let gcc = |args: &[&str]| {
+        let ok = std::process::Command::new("gcc")
+            .args(args)
+            .current_dir(&src)
+            .status();
+        assert!(ok.unwrap().success(), "gcc {args:?}");
+    };
+    let lib = img.join("opt/real/lib/libo.so.1");
+    let lib_s = lib.display().to_string();
+    gcc(&[
+        "-shared",
+        "-fPIC",
+        "-o",
+        &lib_s,
+        "o.c",
+        "-Wl,-soname,libo.so.1",
+    ]);
+    let prog = img.join("usr/bin/prog").display().to_string();
+    let libdir = format!("-L{}", img.join("opt/real/lib").display());
+    gcc(&["-o", &prog, "m.c", &libdir, "-l:libo.so.1"]);
+    let st = std::process::Command::new("ldconfig")
+        .arg("-r")
+        .arg(&img)
+        .status()
+        .unwrap();
+    assert!(st.success());
+    let out = rocpath()
+        .args(["--json", "loads", "--root"])
+        .arg(&img)
+        .arg("/usr/bin/prog")
+        .output()
+        .unwrap();
+    let v: Value = serde_json::from_slice(&out.stdout)
+        .unwrap_or_else(|e| panic!("{e}: {}", String::from_utf8_lossy(&out.stderr)));
+    let libs = v["libraries"].as_array().unwrap();
+    let o = libs.iter().find(|l| l["name"] == "libo.so.1").unwrap();
+    assert_eq!(o["rule"], "cache");
+    assert!(o["path"].as_str().unwrap().starts_with("/opt/"), "{o}");
+    assert!(v["cache"]["entries"].as_u64().unwrap() >= 1);
+    // libc is not in the image: named as not found, exit 1.
+    assert!(
+        v["missing"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|m| m["name"] == "libc.so.6")
+    );
+    assert_eq!(out.status.code(), Some(1));
+}

@@ -1,8 +1,30 @@
-//! `rocpath loads PROGRAM|LIBRARY [--env NAME=VALUE] [--no-env] [--cache FILE]`
+//! `rocpath loads PROGRAM|LIBRARY [--env NAME=VALUE] [--no-env] [--cache FILE] [--root DIR]`
 
 use crate::cli::LoadsArgs;
 use crate::output::{Printer, Status};
-use rocpath_loads::Options;
+use rocpath_loads::{Options, Tree};
+use rocpath_survey::root::Root;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+/// A saved image of a machine, its paths resolved as `survey --root` resolves them.
+struct Image(Root);
+
+impl Tree for Image {
+    fn host(&self, machine: &str) -> PathBuf {
+        let m = Path::new(machine);
+        match self.0.resolve(m) {
+            Ok(r) => self.0.join(&r),
+            Err(_) => self.0.join(m),
+        }
+    }
+    fn real(&self, machine: &str) -> Option<String> {
+        self.0
+            .resolve(Path::new(machine))
+            .ok()
+            .map(|p| p.to_string_lossy().into_owned())
+    }
+}
 
 /// The variables the loader and the ROCm libraries read for what `loads` reports.
 const READ: [&str; 3] = [
@@ -14,7 +36,19 @@ const READ: [&str; 3] = [
 pub fn run(a: LoadsArgs, p: &Printer) -> anyhow::Result<Status> {
     let mut opts = Options::new(&a.target);
     opts.cache = a.cache.clone();
-    if !a.no_env {
+    if let Some(r) = &a.root {
+        if !r.is_dir() {
+            anyhow::bail!("--root {}: not a folder", r.display());
+        }
+        if !a.target.is_absolute() {
+            anyhow::bail!(
+                "{}: with --root, give the path in the machine (/usr/bin/python3)",
+                a.target.display()
+            );
+        }
+        opts.tree = Arc::new(Image(Root::new(r)));
+    }
+    if !a.no_env && a.root.is_none() {
         for k in READ {
             if let Ok(v) = std::env::var(k) {
                 opts.env.insert(k.to_string(), v);

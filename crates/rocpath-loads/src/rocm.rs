@@ -5,7 +5,6 @@ use crate::{Library, Tree};
 use rocpath_evidence::{Class, Evidence, Locator, Proof};
 use serde::Serialize;
 use std::collections::BTreeMap;
-use std::path::Path;
 
 /// File-name prefixes of ROCm libraries and the component each is.
 pub const ROCM_LIBS: &[(&str, &str)] = &[
@@ -80,7 +79,7 @@ fn dir(p: &str) -> &str {
 /// Where each ROCm library found reads its data: rocBLAS its Tensile catalogs from
 /// `<folder of librocblas>/rocblas/library` unless `ROCBLAS_TENSILE_LIBPATH`, hipBLASLt from
 /// `<folder>/hipblaslt/library` unless `HIPBLASLT_TENSILE_LIBPATH`, MIOpen its databases from
-/// `<prefix>/share/miopen/db` (the prefix of its `lib` folder).
+/// `<real folder>/../share/miopen/db` unless `MIOPEN_SYSTEM_DB_PATH`.
 pub fn data_paths(
     tree: &dyn Tree,
     libs: &[Library],
@@ -103,22 +102,17 @@ pub fn data_paths(
                 "hipBLASLt library/src/amd_detail/rocblaslt/src/tensile_host.cpp: the folder of the libhipblaslt it runs from (dladdr) + hipblaslt/library, unless HIPBLASLT_TENSILE_LIBPATH is set",
             ),
             Some("miopen") => {
-                let lib = Path::new(d);
-                // <prefix>/lib or <prefix>/lib/<triplet>
-                let prefix = if lib
-                    .file_name()
-                    .is_some_and(|n| n.to_string_lossy().ends_with("-linux-gnu"))
-                {
-                    lib.parent().and_then(Path::parent)
-                } else {
-                    lib.parent()
-                };
-                let Some(prefix) = prefix else { continue };
+                // GetLibPath: canonical(dladdr's file).parent_path(); then
+                // .parent_path() / "share/miopen/db/" — the folder above the library's real
+                // folder, whatever it is called (a release build; MIOPEN_BUILD_DEV builds use
+                // the configured path).
+                let real = tree.real(&l.path).unwrap_or_else(|| l.path.clone());
+                let up = dir(dir(&real));
                 (
                     "system find-db, perf-db and kernel databases",
-                    None,
-                    format!("{}/share/miopen/db", prefix.display()),
-                    "MIOpen: the system databases under the install prefix of the libMIOpen it runs from, share/miopen/db",
+                    Some("MIOPEN_SYSTEM_DB_PATH"),
+                    format!("{}/share/miopen/db", up.trim_end_matches('/')),
+                    "MIOpen src/db_path.cpp.in GetSystemDbPath: the folder above the real folder of the libMIOpen it runs from (GetLibPath: dladdr, canonical) + share/miopen/db, unless MIOPEN_SYSTEM_DB_PATH is set",
                 )
             }
             _ => continue,

@@ -29,10 +29,11 @@ fn data_next_to_the_library_taken() {
     std::fs::write(lib.join("b.c"), "int b(void){return 1;}\n").unwrap();
     std::fs::write(
         lib.join("t.c"),
-        "int b(void); int h(void); int t(void){return b()+h();}\n",
+        "int b(void); int h(void); int m(void); int t(void){return b()+h()+m();}\n",
     )
     .unwrap();
     std::fs::write(lib.join("h.c"), "int h(void){return 2;}\n").unwrap();
+    std::fs::write(lib.join("m.c"), "int m(void){return 3;}\n").unwrap();
     gcc(
         &[
             "-shared",
@@ -60,11 +61,23 @@ fn data_next_to_the_library_taken() {
             "-shared",
             "-fPIC",
             "-o",
+            "libMIOpen.so.1",
+            "m.c",
+            "-Wl,-soname,libMIOpen.so.1",
+        ],
+        &lib,
+    );
+    gcc(
+        &[
+            "-shared",
+            "-fPIC",
+            "-o",
             "libtorch_hip.so",
             "t.c",
             "-L.",
             "-l:librocblas.so.4",
             "-l:libhipblaslt.so.1",
+            "-l:libMIOpen.so.1",
             "-Wl,-rpath,$ORIGIN",
             "-Wl,--enable-new-dtags",
         ],
@@ -95,6 +108,22 @@ fn data_next_to_the_library_taken() {
         .unwrap();
     assert_eq!(h.folder, format!("{dir}/hipblaslt/library"));
     assert!(!h.exists);
+    let m = l
+        .rocm_data
+        .iter()
+        .find(|x| x.component == "miopen")
+        .unwrap_or_else(|| {
+            panic!(
+                "{:#?}",
+                l.libraries
+                    .iter()
+                    .map(|x| (&x.name, x.rocm))
+                    .collect::<Vec<_>>()
+            )
+        });
+    let torch = d.path().join("torch").canonicalize().unwrap();
+    assert_eq!(m.folder, format!("{}/share/miopen/db", torch.display()));
+    assert_eq!(m.variable, Some("MIOPEN_SYSTEM_DB_PATH"));
     // The variable names another folder.
     let mut o = Options::new(&target);
     o.env

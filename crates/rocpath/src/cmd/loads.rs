@@ -27,10 +27,11 @@ impl Tree for Image {
 }
 
 /// The variables the loader and the ROCm libraries read for what `loads` reports.
-const READ: [&str; 3] = [
+const READ: [&str; 4] = [
     "LD_LIBRARY_PATH",
     "ROCBLAS_TENSILE_LIBPATH",
     "HIPBLASLT_TENSILE_LIBPATH",
+    "MIOPEN_SYSTEM_DB_PATH",
 ];
 
 pub fn run(a: LoadsArgs, p: &Printer) -> anyhow::Result<Status> {

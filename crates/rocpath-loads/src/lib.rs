@@ -219,6 +219,8 @@ pub struct Loads {
     pub ld_library_path: Option<String>,
     /// The default folders of the machine, in order.
     pub default_dirs: Vec<String>,
+    /// The `glibc-hwcaps` subfolders searched first in every folder, best first.
+    pub hwcaps: Vec<String>,
     /// The cache.
     pub cache: CacheInfo,
     /// Libraries resolved, in load order (breadth first).

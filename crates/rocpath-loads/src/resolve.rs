@@ -116,6 +116,50 @@ fn default_dirs(tree: &dyn Tree, machine: u16, class: u8) -> Vec<String> {
     }
 }
 
+/// The `glibc-hwcaps` subfolders the loader searches in every folder before the folder
+/// itself, best first (`elf/dl-hwcaps.c` `_dl_important_hwcaps`, the levels of
+/// `sysdeps/x86/get-isa-level.h`): x86-64-v4, -v3, -v2 as far as the CPU supports them, read
+/// from the `flags` of `/proc/cpuinfo` (none when it cannot be read, as in a saved image).
+fn hwcaps(tree: &dyn Tree, machine: u16, class: u8) -> Vec<&'static str> {
+    if (machine, class) != (E::EM_X86_64, 2) {
+        return Vec::new();
+    }
+    let host = tree.host("/proc/cpuinfo");
+    let Ok(text) = rocpath_budget::read_small_text(&host, 16 << 20) else {
+        return Vec::new();
+    };
+    let Some(flags) = text
+        .lines()
+        .find(|l| l.starts_with("flags"))
+        .and_then(|l| l.split_once(':'))
+        .map(|(_, f)| f.split_whitespace().collect::<Vec<_>>())
+    else {
+        return Vec::new();
+    };
+    let all = |need: &[&str]| need.iter().all(|n| flags.contains(n));
+    // /proc/cpuinfo names: SSE3 is `pni`, LAHF64_SAHF64 `lahf_lm`, LZCNT `abm`,
+    // CMPXCHG16B `cx16`; OSXSAVE is implied by the kernel listing `avx`.
+    let v2 = all(&[
+        "cx16", "lahf_lm", "popcnt", "pni", "sse4_1", "sse4_2", "ssse3",
+    ]);
+    let v3 = v2
+        && all(&[
+            "avx", "avx2", "bmi1", "bmi2", "f16c", "fma", "abm", "movbe", "xsave",
+        ]);
+    let v4 = v3 && all(&["avx512f", "avx512bw", "avx512cd", "avx512dq", "avx512vl"]);
+    let mut out = Vec::new();
+    if v4 {
+        out.push("x86-64-v4");
+    }
+    if v3 {
+        out.push("x86-64-v3");
+    }
+    if v2 {
+        out.push("x86-64-v2");
+    }
+    out
+}
+
 /// The interpreter a library would be loaded with (it has no `PT_INTERP` of its own).
 fn usual_interp(machine: u16, class: u8) -> Option<&'static str> {
     match (machine, class) {
@@ -228,6 +272,7 @@ struct Walk {
     llp: Vec<String>,
     class: u8,
     machine: u16,
+    hwcaps: Vec<&'static str>,
 }
 
 /// What one search found.
@@ -297,14 +342,18 @@ impl Walk {
                 rule,
                 place: if d.is_empty() { ".".into() } else { d.clone() },
             });
-            let path = format!("{d}{name}");
-            if let Some((info, id)) = self.try_file(&path, rejected) {
-                return Some(Found {
-                    path,
-                    rule,
-                    info,
-                    id,
-                });
+            // open_path: each folder's glibc-hwcaps subfolders (best first), then the folder.
+            let subs = self.hwcaps.iter().map(|h| format!("glibc-hwcaps/{h}/"));
+            for sub in subs.chain(std::iter::once(String::new())) {
+                let path = format!("{d}{sub}{name}");
+                if let Some((info, id)) = self.try_file(&path, rejected) {
+                    return Some(Found {
+                        path,
+                        rule,
+                        info,
+                        id,
+                    });
+                }
             }
         }
         None
@@ -534,7 +583,9 @@ pub fn loads(opts: &Options) -> Result<Loads, LoadsError> {
         .interp
         .clone()
         .or_else(|| usual_interp(machine, class).map(str::to_string));
+    let caps = hwcaps(opts.tree.as_ref(), machine, class);
     let mut w = Walk {
+        hwcaps: caps.clone(),
         tree: opts.tree.clone(),
         objs: vec![Obj {
             path: target.clone(),
@@ -565,6 +616,7 @@ pub fn loads(opts: &Options) -> Result<Loads, LoadsError> {
         runpath: info.runpath.clone(),
         ld_library_path: llp_raw,
         default_dirs: defaults,
+        hwcaps: caps.iter().map(|h| h.to_string()).collect(),
         cache: CacheInfo {
             path: cache_path,
             entries: cache_info.0,

@@ -209,6 +209,14 @@ fn fixtures() -> Option<tempfile::TempDir> {
         gcc(&a, p);
     };
     so("lib/libleaf.so", "src/leaf.c", "libleaf.so", &[]);
+    // A second copy in a glibc-hwcaps subfolder: taken first when the CPU has the level.
+    std::fs::create_dir_all(p.join("lib/glibc-hwcaps/x86-64-v2")).unwrap();
+    so(
+        "lib/glibc-hwcaps/x86-64-v2/libleaf.so",
+        "src/leaf.c",
+        "libleaf.so",
+        &[],
+    );
     so(
         "lib/libmid.so",
         "src/mid.c",
@@ -309,6 +317,14 @@ fn runpath_rpath_origin_and_ld_library_path_agree_with_ldd() {
     let l = resolve(&p.join("bin/runpath"), &[]);
     assert_eq!(rule_of(&l, "libmid.so"), Some(Rule::Runpath));
     assert_eq!(rule_of(&l, "libleaf.so"), Some(Rule::Runpath));
+    let leaf = l.libraries.iter().find(|x| x.name == "libleaf.so").unwrap();
+    assert_eq!(
+        leaf.path.contains("/glibc-hwcaps/x86-64-v2/"),
+        l.hwcaps.iter().any(|h| h == "x86-64-v2"),
+        "{} with {:?}",
+        leaf.path,
+        l.hwcaps
+    );
     assert!(
         l.libraries
             .iter()

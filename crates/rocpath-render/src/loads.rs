@@ -35,6 +35,13 @@ pub fn loads_table(l: &Loads) -> String {
         }
     }
     let _ = writeln!(out, "  default folders  {}", l.default_dirs.join(" "));
+    if !l.hwcaps.is_empty() {
+        let _ = writeln!(
+            out,
+            "  glibc-hwcaps     {} (searched first in every folder)",
+            l.hwcaps.join(" ")
+        );
+    }
     out.push('\n');
     let mut t = table(&["depth", "name", "path", "rule", "needed by", "ROCm"]);
     for lib in &l.libraries {

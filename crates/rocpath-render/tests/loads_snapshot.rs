@@ -40,6 +40,7 @@ fn loads_table() {
             "/lib/x86_64-linux-gnu/".into(),
             "/usr/lib/x86_64-linux-gnu/".into(),
         ],
+        hwcaps: vec![],
         cache: CacheInfo {
             path: "/etc/ld.so.cache".into(),
             entries: 523,

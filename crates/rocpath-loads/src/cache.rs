@@ -40,7 +40,19 @@ pub struct Entry {
 pub struct Cache {
     /// Entries in file order (sorted by `ldconfig`, most specific first among equal names).
     pub entries: Vec<Entry>,
+    /// The `glibc-hwcaps` subfolder names of the extension, by index (`x86-64-v3`).
+    pub hwcaps: Vec<String>,
 }
+
+/// `cache_extension_magic` (`sysdeps/generic/dl-cache.h`).
+const EXTENSION_MAGIC: u32 = 0xEAA4_2174;
+/// `cache_extension_tag_glibc_hwcaps`.
+const TAG_GLIBC_HWCAPS: u32 = 1;
+/// Bits 32..41 of `hwcap`: the ISA level of a `glibc-hwcaps` entry
+/// (`DL_CACHE_HWCAP_ISA_LEVEL_MASK`).
+const ISA_LEVEL_MASK: u64 = 0x3ff;
+/// Most extension sections and hwcaps names read.
+const MAX_EXTENSION_ITEMS: u32 = 4096;
 
 /// Why a cache could not be read.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -167,6 +179,7 @@ pub fn parse(data: &[u8]) -> Result<Cache, CacheError> {
                 ),
             )
         })?;
+    let hwcaps = extension(data, base, le)?;
     let mut entries = Vec::with_capacity(nlibs);
     let mut off = base + NEW_HEADER;
     while off < entries_end {
@@ -182,7 +195,60 @@ pub fn parse(data: &[u8]) -> Result<Cache, CacheError> {
         });
         off += NEW_ENTRY;
     }
-    Ok(Cache { entries })
+    Ok(Cache { entries, hwcaps })
+}
+
+/// `cache_extension_load`: the extension at `extension_offset` (relative to the new header;
+/// 0 = none). A bad magic, a section past the end of the file or a tag seen twice makes the
+/// whole cache corrupt, as glibc has it (it then reads no cache at all); unknown tags are
+/// ignored. Returns the `glibc-hwcaps` names (string offsets relative to the new header).
+fn extension(data: &[u8], base: usize, le: bool) -> Result<Vec<String>, CacheError> {
+    let off = u32_at(data, base + 32, le)? as usize;
+    if off == 0 {
+        return Ok(Vec::new());
+    }
+    let at = base
+        .checked_add(off)
+        .filter(|&a| a <= data.len())
+        .ok_or_else(|| err(base + 32, format!("extension offset {off} is past the end")))?;
+    if u32_at(data, at, le)? != EXTENSION_MAGIC {
+        return Err(err(at, "extension without its magic (0xeaa42174)"));
+    }
+    let count = u32_at(data, at + 4, le)?;
+    if count > MAX_EXTENSION_ITEMS {
+        return Err(err(at + 4, format!("{count} extension sections")));
+    }
+    let mut seen = Vec::new();
+    let mut hwcaps = Vec::new();
+    for i in 0..count as usize {
+        let s = at + 8 + i * 16;
+        let tag = u32_at(data, s, le)?;
+        let (sec_off, size) = (
+            u32_at(data, s + 8, le)? as usize,
+            u32_at(data, s + 12, le)? as usize,
+        );
+        if sec_off > data.len() || size > data.len() - sec_off {
+            return Err(err(
+                s + 8,
+                format!("extension section [{sec_off}, +{size}) is past the end"),
+            ));
+        }
+        if tag > 2 {
+            continue;
+        }
+        if seen.contains(&tag) {
+            return Err(err(s, format!("extension section {tag} twice")));
+        }
+        seen.push(tag);
+        if tag == TAG_GLIBC_HWCAPS {
+            let n = (size / 4).min(MAX_EXTENSION_ITEMS as usize);
+            for k in 0..n {
+                let str_off = u32_at(data, sec_off + 4 * k, le)?;
+                hwcaps.push(string_at(data, base, str_off, sec_off + 4 * k)?);
+            }
+        }
+    }
+    Ok(hwcaps)
 }
 
 /// `_DL_CACHE_DEFAULT_ID` of a machine and class (`sysdeps/*/dl-cache.h`): the flags of
@@ -201,18 +267,46 @@ pub fn default_id(machine: u16, class: u8) -> Option<i32> {
 }
 
 impl Cache {
-    /// The path the loader takes for `name` (`search_cache`): the first entry with that key
-    /// whose flags are the machine's (`_dl_cache_check_flags`). Entries of `glibc-hwcaps`
-    /// subfolders are not chosen (the CPU's level is not read; the baseline entry is).
-    pub fn lookup(&self, name: &str, id: i32) -> Option<&str> {
-        self.entries
-            .iter()
-            .find(|e| {
-                e.key == name
-                    && (e.flags == id || (id == 0x0003 && e.flags == 1))
-                    && e.hwcap & HWCAP_EXTENSION == 0
-            })
-            .map(|e| e.value.as_str())
+    /// The path the loader takes for `name` (`elf/dl-cache.c` `search_cache`), given the
+    /// `glibc-hwcaps` subfolders the CPU supports, best first (`active`): among the entries of
+    /// that name whose flags are the machine's (`_dl_cache_check_flags`), the `glibc-hwcaps`
+    /// entry of the best active subfolder (they come first), else the first ordinary entry
+    /// (`hwcap` 0; legacy hwcap entries are skipped).
+    pub fn lookup(&self, name: &str, id: i32, active: &[&str]) -> Option<&str> {
+        let mut best: Option<(&str, usize)> = None;
+        for e in self.entries.iter().filter(|e| e.key == name) {
+            if !(e.flags == id || (id == 0x0003 && e.flags == 1)) {
+                continue;
+            }
+            // dl_cache_hwcap_extension: only bit 62 set above the ISA-level bits.
+            let named = (e.hwcap >> 32) & !ISA_LEVEL_MASK == HWCAP_EXTENSION >> 32;
+            if !named && best.is_some() {
+                break;
+            }
+            if !named && e.hwcap != 0 {
+                continue;
+            }
+            if named {
+                // glibc_hwcaps_priority: the subfolder's rank among the active ones; 0 = not
+                // usable (this also stands for dl_cache_hwcap_isa_level_compatible).
+                let Some(sub) = self.hwcaps.get((e.hwcap & 0xffff_ffff) as usize) else {
+                    continue;
+                };
+                let Some(rank) = active.iter().position(|a| a == sub) else {
+                    continue;
+                };
+                if best.is_some_and(|(_, r)| r <= rank) {
+                    continue;
+                }
+                best = Some((&e.value, rank));
+                continue;
+            }
+            best = Some((&e.value, usize::MAX));
+            if e.flags == id {
+                break;
+            }
+        }
+        best.map(|(v, _)| v)
     }
 }
 
@@ -255,10 +349,10 @@ mod tests {
         let d = build(&[("libz.so.1", "/lib/x86_64-linux-gnu/libz.so.1")]);
         let c = parse(&d).unwrap();
         assert_eq!(
-            c.lookup("libz.so.1", 0x303),
+            c.lookup("libz.so.1", 0x303, &[]),
             Some("/lib/x86_64-linux-gnu/libz.so.1")
         );
-        assert_eq!(c.lookup("libz.so.1", 0x003), None);
+        assert_eq!(c.lookup("libz.so.1", 0x003, &[]), None);
     }
 
     #[test]

@@ -442,7 +442,7 @@ impl Walk {
                 rule: Rule::Cache,
                 place: self.cache_path.clone(),
             });
-            if let Some(p) = c.lookup(name, id) {
+            if let Some(p) = c.lookup(name, id, &self.hwcaps) {
                 if let Some((info, fid)) = self.try_file(p, rejected) {
                     return Some(Found {
                         path: p.into(),

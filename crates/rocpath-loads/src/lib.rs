@@ -152,6 +152,11 @@ pub struct Rejected {
     /// Where in the file, for a file that is not a readable ELF object.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub offset: Option<u64>,
+    /// The loader stops here: a file by that name that is not a readable ELF object of its
+    /// kind ends the search with an error (`open_verify`: "invalid ELF header"), where
+    /// another class or machine is passed over.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub fatal: bool,
 }
 
 /// A name the loader does not find: "error while loading shared libraries".
@@ -170,18 +175,6 @@ pub struct Missing {
     pub rejected: Vec<Rejected>,
     /// Why.
     pub evidence: Evidence,
-}
-
-/// An object whose dependencies could not be read (its file is corrupt).
-#[derive(Debug, Clone, Serialize)]
-pub struct LoadError {
-    /// The file.
-    pub path: String,
-    /// The offset in it, when known.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub offset: Option<u64>,
-    /// What is wrong.
-    pub message: String,
 }
 
 /// The cache as read.
@@ -229,8 +222,6 @@ pub struct Loads {
     pub missing: Vec<Missing>,
     /// Where each ROCm library found reads its data.
     pub rocm_data: Vec<rocm::DataPath>,
-    /// Objects that could not be read.
-    pub errors: Vec<LoadError>,
     /// Whether the walk stopped at `max_objects`.
     #[serde(skip_serializing_if = "std::ops::Not::not")]
     pub truncated: bool,

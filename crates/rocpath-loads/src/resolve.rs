@@ -6,8 +6,7 @@
 use crate::cache::{self, Cache};
 use crate::elf::{self, ElfInfo};
 use crate::{
-    CacheInfo, Library, LoadError, Loads, LoadsError, Missing, Options, Rejected, Rule, Searched,
-    Tree, rocm,
+    CacheInfo, Library, Loads, LoadsError, Missing, Options, Rejected, Rule, Searched, Tree, rocm,
 };
 use object::elf as E;
 use rocpath_evidence::{Class, Evidence, Locator, Proof};
@@ -303,6 +302,7 @@ impl Walk {
                         path: path.into(),
                         why: format!("wrong ELF class: ELFCLASS{}", 32 * info.class as u32),
                         offset: None,
+                        fatal: false,
                     });
                     None
                 } else if info.machine != self.machine {
@@ -310,6 +310,7 @@ impl Walk {
                         path: path.into(),
                         why: format!("another machine ({})", elf::machine_name(info.machine)),
                         offset: None,
+                        fatal: false,
                     });
                     None
                 } else {
@@ -318,10 +319,13 @@ impl Walk {
             }
             Err((Open::Absent, _)) => None,
             Err((Open::Rejected(why), off)) => {
+                // open_verify: a file that is not ELF ("invalid ELF header", "file too
+                // short") is an error that ends the load (`lose:` → _dl_signal_error).
                 rejected.push(Rejected {
                     path: path.into(),
                     why,
                     offset: off,
+                    fatal: off.is_some(),
                 });
                 None
             }
@@ -353,6 +357,9 @@ impl Walk {
                         info,
                         id,
                     });
+                }
+                if stopped(rejected) {
+                    return None;
                 }
             }
         }
@@ -404,6 +411,9 @@ impl Walk {
                     if let Some(f) = self.in_dirs(name, &dirs, Rule::Rpath, searched, rejected) {
                         return Some(f);
                     }
+                    if stopped(rejected) {
+                        return None;
+                    }
                     did_main |= k == 0;
                 }
                 l = self.objs[k].loader;
@@ -414,6 +424,9 @@ impl Walk {
                     if let Some(f) = self.in_dirs(name, &dirs, Rule::Rpath, searched, rejected) {
                         return Some(f);
                     }
+                    if stopped(rejected) {
+                        return None;
+                    }
                 }
             }
         }
@@ -422,12 +435,18 @@ impl Walk {
         if let Some(f) = self.in_dirs(name, &self.llp, Rule::LdLibraryPath, searched, rejected) {
             return Some(f);
         }
+        if stopped(rejected) {
+            return None;
+        }
         // "Look at the RUNPATH information for this binary" — the requesting object only;
         // DT_RUNPATH is not inherited by what it loads.
         if let Some(rp) = &req.info.runpath {
             let dirs = self.dirs_of(rp, r);
             if let Some(f) = self.in_dirs(name, &dirs, Rule::Runpath, searched, rejected) {
                 return Some(f);
+            }
+            if stopped(rejected) {
+                return None;
             }
         }
         // DF_1_NODEFLIB: "the object's dependencies are not searched in the cache or the
@@ -452,10 +471,18 @@ impl Walk {
                     });
                 }
             }
+            if stopped(rejected) {
+                return None;
+            }
         }
         // "Finally, try the default path" (rtld_search_dirs).
         self.in_dirs(name, &self.defaults, Rule::Default, searched, rejected)
     }
+}
+
+/// Whether the last candidate ended the search (see [`Rejected::fatal`]).
+fn stopped(rejected: &[Rejected]) -> bool {
+    rejected.last().is_some_and(|r| r.fatal)
 }
 
 /// The glibc rule behind each way a library is found.
@@ -625,7 +652,6 @@ pub fn loads(opts: &Options) -> Result<Loads, LoadsError> {
         libraries: Vec::new(),
         missing: Vec::new(),
         rocm_data: Vec::new(),
-        errors: Vec::new(),
         truncated: false,
     };
     // The interpreter (rtld) is in the link map before any dependency: a DT_NEEDED of its
@@ -706,19 +732,20 @@ pub fn loads(opts: &Options) -> Result<Loads, LoadsError> {
                     });
                 }
                 None => {
-                    for r in rejected.iter().filter(|r| r.offset.is_some()) {
-                        out.errors.push(LoadError {
-                            path: r.path.clone(),
-                            offset: r.offset,
-                            message: r.why.clone(),
-                        });
-                    }
-                    let ev = Evidence::new(Class::Inferred, Proof::CodeVerified, "loads.not_found")
-                        .at(Locator::file(&by))
-                        .because(format!(
-                            "no file by this name in the {} places searched: the program stops with \"error while loading shared libraries: {name}: cannot open shared object file\" (glibc elf/dl-load.c _dl_map_object; ld.so(8))",
-                            searched.len()
-                        ));
+                    let ev = match rejected.last().filter(|x| x.fatal) {
+                        Some(bad) => Evidence::new(Class::Inferred, Proof::CodeVerified, "loads.invalid_file")
+                            .at(Locator::file(&bad.path))
+                            .because(format!(
+                                "the first file by this name is not a readable ELF object: the program stops with \"error while loading shared libraries: {}: invalid ELF header\" (glibc elf/dl-load.c open_verify)",
+                                bad.path
+                            )),
+                        None => Evidence::new(Class::Inferred, Proof::CodeVerified, "loads.not_found")
+                            .at(Locator::file(&by))
+                            .because(format!(
+                                "no file by this name in the {} places searched: the program stops with \"error while loading shared libraries: {name}: cannot open shared object file\" (glibc elf/dl-load.c _dl_map_object; ld.so(8))",
+                                searched.len()
+                            )),
+                    };
                     out.missing.push(Missing {
                         name,
                         needed_by: by.clone(),

@@ -371,6 +371,26 @@ fn runpath_rpath_origin_and_ld_library_path_agree_with_ldd() {
     assert_eq!(ours(&l), ldd(&p.join("bin/runpath"), &[]).unwrap());
     let via_link = ldd(&p.join("elsewhere/deep/runpath"), &[]).unwrap();
     assert_eq!(via_link.get("libmid.so"), Some(&None));
+    // A file by that name that is not ELF, first in the search: the loader stops there.
+    std::fs::create_dir_all(p.join("junk")).unwrap();
+    std::fs::write(p.join("junk/libd.so"), vec![b'#'; 200]).unwrap();
+    let junk = p.join("junk").display().to_string();
+    let env = [("LD_LIBRARY_PATH", junk.as_str())];
+    let l = resolve(&p.join("bin/runpath2"), &env);
+    let m = l.missing.iter().find(|m| m.name == "libd.so").unwrap();
+    assert!(m.rejected.last().unwrap().fatal);
+    assert_eq!(m.evidence.rule, "loads.invalid_file");
+    let out = Command::new("ldd")
+        .arg(p.join("bin/runpath2"))
+        .env("LD_LIBRARY_PATH", &junk)
+        .output()
+        .unwrap();
+    let said = format!(
+        "{}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(said.contains("junk/libd.so: invalid ELF header"), "{said}");
     let l = resolve(&p.join("bin/missing"), &[]);
     assert_eq!(l.missing.len(), 1);
     assert_eq!(l.missing[0].name, "libnothere.so");

@@ -67,7 +67,8 @@ pub fn loads_table(l: &Loads) -> String {
                 let _ = writeln!(out, "    {:<16} {}", s.rule.as_str(), s.place);
             }
             for r in &m.rejected {
-                let _ = writeln!(out, "    passed over      {}: {}", r.path, r.why);
+                let what = if r.fatal { "stops at" } else { "passed over" };
+                let _ = writeln!(out, "    {what:<16} {}: {}", r.path, r.why);
             }
         }
     }

@@ -100,7 +100,6 @@ fn loads_table() {
             exists: true,
             evidence: ev("loads.rocm_data", &hip),
         }],
-        errors: vec![],
         truncated: false,
     };
     insta::assert_snapshot!("loads_table", rocpath_render::loads::loads_table(&l));

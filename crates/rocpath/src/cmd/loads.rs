@@ -63,12 +63,6 @@ pub fn run(a: LoadsArgs, p: &Printer) -> anyhow::Result<Status> {
         opts.env.insert(k.to_string(), v.to_string());
     }
     let l = rocpath_loads::loads(&opts)?;
-    for e in &l.errors {
-        match e.offset {
-            Some(o) => p.error_text(&format!("{}: at offset {o}: {}\n", e.path, e.message)),
-            None => p.error_text(&format!("{}: {}\n", e.path, e.message)),
-        }
-    }
     if let Some(e) = &l.cache.error {
         p.note(&format!(
             "{}: {e}; the loader goes on without it",
@@ -80,9 +74,7 @@ pub fn run(a: LoadsArgs, p: &Printer) -> anyhow::Result<Status> {
     } else {
         p.data(&rocpath_render::loads::loads_table(&l))?;
     }
-    Ok(if !l.errors.is_empty() {
-        Status::Error
-    } else if !l.missing.is_empty() {
+    Ok(if !l.missing.is_empty() {
         Status::Negative
     } else {
         Status::Ok

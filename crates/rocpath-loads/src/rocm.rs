@@ -76,8 +76,18 @@ fn dir(p: &str) -> &str {
     }
 }
 
+/// rocBLAS's Tensile folder for a librocblas in folder `d`: the probes of
+/// `tensile_host.cpp:763-774` (rocBLAS 6.4.4), in order, the last one taken without a test.
+fn rocblas_library(tree: &dyn Tree, d: &str) -> String {
+    ["../../Tensile/library", "library", "../rocblas/library"]
+        .iter()
+        .map(|rel| format!("{d}/{rel}"))
+        .find(|p| tree.host(p).exists())
+        .unwrap_or_else(|| format!("{d}/rocblas/library"))
+}
+
 /// Where each ROCm library found reads its data: rocBLAS its Tensile catalogs from
-/// `<folder of librocblas>/rocblas/library` unless `ROCBLAS_TENSILE_LIBPATH`, hipBLASLt from
+/// [`rocblas_library`] unless `ROCBLAS_TENSILE_LIBPATH`, hipBLASLt from
 /// `<folder>/hipblaslt/library` unless `HIPBLASLT_TENSILE_LIBPATH`, MIOpen its databases from
 /// `<real folder>/../share/miopen/db` unless `MIOPEN_SYSTEM_DB_PATH`.
 pub fn data_paths(
@@ -92,8 +102,8 @@ pub fn data_paths(
             Some("rocblas") => (
                 "Tensile catalogs and code objects",
                 Some("ROCBLAS_TENSILE_LIBPATH"),
-                format!("{d}/rocblas/library"),
-                "rocBLAS library/src/tensile_host.cpp: the folder of the librocblas it runs from (dladdr) + rocblas/library, unless ROCBLAS_TENSILE_LIBPATH is set",
+                rocblas_library(tree, d),
+                "rocBLAS 6.4.4 library/src/tensile_host.cpp:725-775: from the folder of the librocblas it runs from (dl_iterate_phdr), the first of ../../Tensile/library, library, ../rocblas/library that exists, else rocblas/library; then its <gfx> subfolder when there is one; unless ROCBLAS_TENSILE_LIBPATH is set",
             ),
             Some("hipblaslt") => (
                 "TensileLite catalogs and code objects",
@@ -143,6 +153,26 @@ pub fn data_paths(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn rocblas_probes_its_folders_in_the_order_of_tensile_host() {
+        let t = std::env::temp_dir().join(format!("rocpath-rocblas-{}", std::process::id()));
+        let lib = t.join("lib");
+        std::fs::create_dir_all(&lib).unwrap();
+        let d = lib.to_string_lossy().into_owned();
+        assert_eq!(
+            rocblas_library(&crate::Live, &d),
+            format!("{d}/rocblas/library")
+        );
+        std::fs::create_dir_all(t.join("rocblas/library")).unwrap();
+        assert_eq!(
+            rocblas_library(&crate::Live, &d),
+            format!("{d}/../rocblas/library")
+        );
+        std::fs::create_dir_all(lib.join("library")).unwrap();
+        assert_eq!(rocblas_library(&crate::Live, &d), format!("{d}/library"));
+        std::fs::remove_dir_all(&t).unwrap();
+    }
 
     #[test]
     fn names() {

@@ -805,6 +805,15 @@ impl Engine<'_> {
     pub fn land(&mut self, at: FileRef, p: &Parsed, t: Node, kind: HopKind) -> Vec<Draft> {
         match t.kind() {
             "identifier" if p.text(t) != "_" => {
+                if let Some(class) = self.member_written(p, t) {
+                    // A member of the class the method belongs to: read wherever the member is.
+                    let mut d = self.field_draft(at, p, t, kind);
+                    d.note = Some(format!("a member of {class} written without `this->`"));
+                    if let Some(Item::Field { owner, .. }) = &mut d.item {
+                        *owner = Some(class);
+                    }
+                    return vec![d];
+                }
                 let scope = syntax::scope_of(p.lang, t);
                 let name = p.text(t).to_string();
                 vec![self.draft(

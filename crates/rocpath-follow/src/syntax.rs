@@ -22,7 +22,10 @@ pub fn parse(lang: Lang, src: Vec<u8>) -> Option<Parsed> {
         Lang::Python => rocpath_gates::syntax::Lang::Python,
         Lang::Go => rocpath_gates::syntax::Lang::Go,
     };
-    let tree = rocpath_gates::syntax::parse(grammar, &src, None)?;
+    let tree = match (lang, unmacro_classes(&src)) {
+        (Lang::Cpp, Some(masked)) => rocpath_gates::syntax::parse(grammar, &masked, None)?,
+        _ => rocpath_gates::syntax::parse(grammar, &src, None)?,
+    };
     let mut starts = vec![0];
     starts.extend(memchr::memchr_iter(b'\n', &src).map(|i| i + 1));
     Some(Parsed {
@@ -31,6 +34,67 @@ pub fn parse(lang: Lang, src: Vec<u8>) -> Option<Parsed> {
         tree,
         starts,
     })
+}
+
+/// A copy of C++ source with the export macro of a class head blanked
+/// (`class MIOPEN_INTERNALS_EXPORT FindMode {` → `class                         FindMode {`),
+/// which the grammar cannot read: the class, its members and its methods are then found.
+/// Same length, so every node's bytes and lines are those of the file. `None` when there is none.
+fn unmacro_classes(src: &[u8]) -> Option<Vec<u8>> {
+    let word = |c: u8| c.is_ascii_alphanumeric() || c == b'_';
+    let ident = |at: usize| src[at..].iter().take_while(|&&c| word(c)).count();
+    let blanks = |at: usize| {
+        src[at..]
+            .iter()
+            .take_while(|c| matches!(c, b' ' | b'\t' | b'\r' | b'\n'))
+            .count()
+    };
+    let mut out: Option<Vec<u8>> = None;
+    for kw in [&b"class"[..], &b"struct"[..]] {
+        for k in memchr::memmem::find_iter(src, kw) {
+            if k > 0 && word(src[k - 1]) {
+                continue;
+            }
+            let mut i = k + kw.len();
+            let gap = blanks(i);
+            if gap == 0 {
+                continue;
+            }
+            i += gap;
+            let m = ident(i);
+            let macro_like = m >= 2
+                && src[i].is_ascii_uppercase()
+                && src[i..i + m]
+                    .iter()
+                    .all(|c| c.is_ascii_uppercase() || c.is_ascii_digit() || *c == b'_');
+            if !macro_like {
+                continue;
+            }
+            let (mac, mut j) = (i, i + m);
+            let gap = blanks(j);
+            if gap == 0 {
+                continue;
+            }
+            j += gap;
+            let n = ident(j);
+            if n == 0 || src[j].is_ascii_digit() {
+                continue;
+            }
+            j += n;
+            j += blanks(j);
+            // A class head: a body, a base clause or `final` follows the name.
+            let head = match src.get(j) {
+                Some(b'{') => true,
+                Some(b':') => src.get(j + 1) != Some(&b':'),
+                _ => src[j..].starts_with(b"final"),
+            };
+            if head {
+                let o = out.get_or_insert_with(|| src.to_vec());
+                o[mac..mac + m].fill(b' ');
+            }
+        }
+    }
+    out
 }
 
 impl Parsed {

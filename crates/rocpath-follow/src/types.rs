@@ -149,8 +149,12 @@ fn method_class(p: &Parsed, func: Node) -> Option<String> {
     if name.kind() == "qualified_identifier" {
         return base_type(p.text(name.child_by_field_name("scope")?));
     }
+    // A member template (`template <class C> bool IsFast(…) const {…}`) sits in a template
+    // declaration in the body.
     let body = func
         .parent()
+        .filter(|t| t.kind() == "template_declaration")
+        .map_or(func.parent(), |t| t.parent())
         .filter(|b| b.kind() == "field_declaration_list")?;
     let class = body.parent()?;
     matches!(class.kind(), "struct_specifier" | "class_specifier")
@@ -209,6 +213,22 @@ impl Engine<'_> {
             });
         }
         out
+    }
+
+    /// The class whose member the name `t` is, when it is written without `this->` in a
+    /// method or constructor of a C++ class that has a member of that name and does not declare
+    /// it there (`check_numerics = …` in `_rocblas_handle::init_check_numerics`).
+    pub fn member_written(&mut self, p: &Parsed, t: Node) -> Option<String> {
+        if p.lang != Lang::Cpp {
+            return None;
+        }
+        let name = p.text(t);
+        let func = syntax::scope_of(p.lang, t);
+        if func.kind() != "function_definition" || declared_type(p, func, name).is_some() {
+            return None;
+        }
+        let class = method_class(p, func)?;
+        self.type_has_field(p.lang, &class, name).then_some(class)
     }
 
     /// What the field read `read` (`x.F`, `x->F`) is resolved to, if it is: see the module.

@@ -708,6 +708,154 @@ fn a_cpp_member_read_without_this_is_resolved_through_its_class() {
     );
 }
 
+/// Shaped like rocBLAS's `library/src/handle.cpp` and MIOpen's `FindMode`: a member written
+/// without `this->` in a method defined out of its class and in a constructor, read through a
+/// pointer in another file and in another method; a local of the same name is not the member.
+const HANDLE_HPP: &str = r#"struct _rocblas_handle {
+    int check_numerics = 0;
+    int layer_mode = 0;
+    void init_check_numerics();
+    void init_layer();
+    _rocblas_handle() { layer_mode = read_env("ROCBLAS_LAYER"); }
+    bool tracing() const { return layer_mode & 1; }
+};
+"#;
+
+const HANDLE_CPP: &str = r#"#include "handle.hpp"
+
+void _rocblas_handle::init_check_numerics()
+{
+    const char* str_check_numerics_mode = read_env("ROCBLAS_CHECK_NUMERICS");
+    if(str_check_numerics_mode)
+    {
+        check_numerics = strtol(str_check_numerics_mode, 0, 0);
+    }
+}
+
+void _rocblas_handle::init_layer()
+{
+    int check_numerics = 7;
+    use(check_numerics);
+}
+"#;
+
+const GEMM_CPP: &str = r#"#include "handle.hpp"
+
+int rocblas_gemm(_rocblas_handle* handle)
+{
+    if(handle->check_numerics)
+    {
+        return check_numerics_vector(handle);
+    }
+    return 0;
+}
+"#;
+
+const ENV_CPP: &str = r#"#include <cstdlib>
+
+const char* read_env(const char* env_var)
+{
+    return getenv(env_var);
+}
+"#;
+
+#[test]
+fn a_cpp_member_written_without_this_is_followed_to_its_reads() {
+    let r = repo(&[
+        ("src/handle.hpp", HANDLE_HPP),
+        ("src/handle.cpp", HANDLE_CPP),
+        ("src/gemm.cpp", GEMM_CPP),
+        ("src/env.cpp", ENV_CPP),
+    ]);
+    let doc = run("ROCBLAS_CHECK_NUMERICS", r.path());
+    let write = must(&doc, "src/handle.cpp", 8, HopKind::Assign);
+    assert_eq!(write.symbol, ".check_numerics", "{}", show(&doc));
+    assert!(
+        write
+            .note
+            .as_deref()
+            .unwrap_or("")
+            .contains("_rocblas_handle"),
+        "{}",
+        show(&doc)
+    );
+    must(&doc, "src/gemm.cpp", 5, HopKind::Field);
+    must(&doc, "src/gemm.cpp", 5, HopKind::Branch);
+    // The local `check_numerics` of init_layer is not the member.
+    assert!(
+        hops(&doc)
+            .iter()
+            .all(|h| (h.path.as_str(), h.line) != ("src/handle.cpp", 15)),
+        "{}",
+        show(&doc)
+    );
+
+    // Written in a constructor defined in the class, read in another method of it.
+    let doc = run("ROCBLAS_LAYER", r.path());
+    let write = must(&doc, "src/handle.hpp", 6, HopKind::Assign);
+    assert_eq!(write.symbol, ".layer_mode", "{}", show(&doc));
+    must(&doc, "src/handle.hpp", 7, HopKind::Field);
+}
+
+/// Shaped like MIOpen's `find_controls.{hpp,cpp}`: a class declared with an export macro
+/// (`class MIOPEN_INTERNALS_EXPORT FindMode`), its member written in the constructor's switch
+/// and read in an inline method that chooses the find path.
+const FIND_CONTROLS_HPP: &str = r#"#define MIOPEN_INTERNALS_EXPORT __attribute__((visibility("default")))
+
+class MIOPEN_INTERNALS_EXPORT FindMode
+{
+public:
+    FindMode(int primitive);
+    bool IsFast() const { return value == 2; }
+    template <class Context>
+    bool IsHybrid(const Context& c) const { return value == 3 && c.ok; }
+
+private:
+    int value;
+};
+
+struct MIOPEN_INTERNALS_EXPORT FindEnforce : Base
+{
+    int action;
+};
+"#;
+
+const FIND_CONTROLS_CPP: &str = r#"#include "find_controls.hpp"
+
+FindMode::FindMode(int primitive)
+{
+    switch(primitive)
+    {
+    case 1: value = 2; break;
+    default: value = read_env("MIOPEN_FIND_MODE"); break;
+    }
+}
+"#;
+
+#[test]
+fn a_class_declared_with_an_export_macro_has_its_members_resolved() {
+    let r = repo(&[
+        ("src/find_controls.hpp", FIND_CONTROLS_HPP),
+        ("src/find_controls.cpp", FIND_CONTROLS_CPP),
+        ("src/env.cpp", ENV_CPP),
+    ]);
+    let doc = run("MIOPEN_FIND_MODE", r.path());
+    let write = must(&doc, "src/find_controls.cpp", 8, HopKind::Assign);
+    assert_eq!(write.symbol, ".value", "{}", show(&doc));
+    let read = must(&doc, "src/find_controls.hpp", 7, HopKind::Field);
+    assert_eq!(read.evidence, HopEvidence::CodeVerified, "{}", show(&doc));
+    // In a member template too.
+    let read = must(&doc, "src/find_controls.hpp", 9, HopKind::Field);
+    assert_eq!(read.evidence, HopEvidence::CodeVerified, "{}", show(&doc));
+    assert!(
+        doc.skipped
+            .iter()
+            .all(|s| !s.path.ends_with("find_controls.hpp")),
+        "{:?}",
+        doc.skipped
+    );
+}
+
 /// Shaped like Ollama's `server/sched.go`: the scheduler calls its loader through a field
 /// holding a function (`s.loadFn(…)`, set by `sched.loadFn = sched.load`).
 const SCHED_FN_GO: &str = r#"package server

@@ -661,6 +661,14 @@ impl<'a> Engine<'a> {
                     && !is_write(p.lang, *n)
                     && !is_member_name(*n)
             })
+            .filter(|n| {
+                // A Go package variable: not where a function's own variable hides it.
+                if p.lang != Lang::Go || sn.id() != root.id() {
+                    return true;
+                }
+                let f = syntax::scope_of(p.lang, *n);
+                f.id() == root.id() || !crate::types::go_declares(&p, f, name)
+            })
             .collect();
         let mut out = Vec::new();
         for n in uses {

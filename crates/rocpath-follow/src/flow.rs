@@ -814,6 +814,28 @@ impl Engine<'_> {
                     }
                     return vec![d];
                 }
+                if crate::types::go_package_var_written(p, t) {
+                    // Read anywhere in its file, and as `pkg.Name` where the package is imported.
+                    let root = p.tree.root_node();
+                    let name = p.text(t).to_string();
+                    return vec![self.draft(
+                        at,
+                        p.line(t),
+                        kind,
+                        HopEvidence::CodeVerified,
+                        name.clone(),
+                        Some(format!(
+                            "{name} is a package variable, written in a function"
+                        )),
+                        Some(Item::Local {
+                            at,
+                            scope: (root.start_byte(), root.end_byte()),
+                            name,
+                            after: 0,
+                            from_call: false,
+                        }),
+                    )];
+                }
                 let scope = syntax::scope_of(p.lang, t);
                 let name = p.text(t).to_string();
                 vec![self.draft(

@@ -101,6 +101,74 @@ fn declares_field(p: &Parsed, ty: &str, field: &str) -> bool {
     yes
 }
 
+/// Whether the identifier `t`, the target of a Go `=` in a function, is a package variable of
+/// its file (`MaxRunners = m` in `LoadConfig`, `var ( MaxRunners int )` above): the function
+/// neither declares nor receives a name of it.
+pub fn go_package_var_written(p: &Parsed, t: Node) -> bool {
+    if p.lang != Lang::Go {
+        return false;
+    }
+    let root = p.tree.root_node();
+    let func = syntax::scope_of(p.lang, t);
+    if func.id() == root.id() {
+        return false;
+    }
+    let name = p.text(t);
+    if go_declares(p, func, name) {
+        return false;
+    }
+    let mut c = root.walk();
+    root.children(&mut c).any(|d| {
+        if d.kind() != "var_declaration" {
+            return false;
+        }
+        let mut found = false;
+        syntax::each_node(d, &mut |n| {
+            if n.kind() == "var_spec" && names_in(p, n, "name", name) {
+                found = true;
+            }
+            !found
+        });
+        found
+    })
+}
+
+/// Whether the node `n` names `name` in its field `field` (one name or a list of them).
+fn names_in(p: &Parsed, n: Node, field: &str, name: &str) -> bool {
+    let mut c = n.walk();
+    n.children_by_field_name(field, &mut c).any(|d| {
+        if d.kind() == "expression_list" {
+            let mut c2 = d.walk();
+            d.named_children(&mut c2).any(|x| p.text(x) == name)
+        } else {
+            p.text(d) == name
+        }
+    })
+}
+
+/// Whether the Go function `func` declares or receives a variable `name` (a local that hides
+/// a package variable of that name).
+pub fn go_declares(p: &Parsed, func: Node, name: &str) -> bool {
+    let names = |n: Node, field: &str| names_in(p, n, field, name);
+    let mut local = false;
+    syntax::each_node(func, &mut |n| {
+        if local {
+            return false;
+        }
+        local = match n.kind() {
+            "short_var_declaration" => names(n, "left"),
+            "range_clause" => names(n, "left") && p.text(n).contains(":="),
+            "var_spec"
+            | "const_spec"
+            | "parameter_declaration"
+            | "variadic_parameter_declaration" => names(n, "name"),
+            _ => false,
+        };
+        true
+    });
+    local
+}
+
 /// What a field read is resolved to.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Owner {

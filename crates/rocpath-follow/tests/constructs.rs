@@ -856,6 +856,82 @@ fn a_class_declared_with_an_export_macro_has_its_members_resolved() {
     );
 }
 
+/// Shaped like Ollama v0.3.0's `envconfig.LoadConfig`: a package variable assigned inside a
+/// function (`MaxRunners = m`), read through its package by the scheduler; a local of the same
+/// name in another function is not it.
+const LOADCONFIG_GO: &str = r#"package envconfig
+
+import (
+	"os"
+	"strconv"
+)
+
+var (
+	MaxRunners int
+)
+
+func clean(key string) string {
+	return os.Getenv(key)
+}
+
+func LoadConfig() {
+	maxRunners := clean("OLLAMA_MAX_LOADED_MODELS")
+	if maxRunners != "" {
+		m, err := strconv.Atoi(maxRunners)
+		if err == nil {
+			MaxRunners = m
+		}
+	}
+}
+
+func other(m int) {
+	MaxRunners := m
+	use(MaxRunners)
+}
+"#;
+
+const LOADCONFIG_SCHED_GO: &str = r#"package server
+
+import "example.com/ollama/envconfig"
+
+func schedule(loaded int) bool {
+	if envconfig.MaxRunners > 0 && loaded >= envconfig.MaxRunners {
+		return true
+	}
+	return false
+}
+"#;
+
+#[test]
+fn a_package_variable_assigned_in_a_function_is_followed_to_its_package_reads() {
+    let r = repo(&[
+        ("envconfig/config.go", LOADCONFIG_GO),
+        ("server/sched.go", LOADCONFIG_SCHED_GO),
+    ]);
+    let doc = run("OLLAMA_MAX_LOADED_MODELS", r.path());
+    let write = must(&doc, "envconfig/config.go", 21, HopKind::Assign);
+    assert!(
+        write
+            .note
+            .as_deref()
+            .unwrap_or("")
+            .contains("package variable"),
+        "{}",
+        show(&doc)
+    );
+    let read = must(&doc, "server/sched.go", 6, HopKind::Field);
+    assert_eq!(read.evidence, HopEvidence::CodeVerified, "{}", show(&doc));
+    must(&doc, "server/sched.go", 6, HopKind::Branch);
+    // The local `MaxRunners` of other() is not the package variable.
+    assert!(
+        hops(&doc)
+            .iter()
+            .all(|h| (h.path.as_str(), h.line) != ("envconfig/config.go", 28)),
+        "{}",
+        show(&doc)
+    );
+}
+
 /// Shaped like Ollama's `server/sched.go`: the scheduler calls its loader through a field
 /// holding a function (`s.loadFn(…)`, set by `sched.loadFn = sched.load`).
 const SCHED_FN_GO: &str = r#"package server

@@ -79,8 +79,25 @@ impl<'e, 'a> Grower<'e, 'a> {
             roots_cut: 0,
             truncated: false,
         };
-        for (seq, d) in origins.into_iter().enumerate() {
-            g.wait(None, d, 0, 0, seq);
+        // The definition first: a start that only looks the name up in a map (the help text's
+        // `envVars["OLLAMA_NUM_PARALLEL"]`) after the getter, the tag, the flag or the read.
+        let mut origins = origins;
+        let lookup: Vec<bool> = origins
+            .iter()
+            .map(|d| {
+                d.note.as_deref() == Some("read by this key here")
+                    && g.eng
+                        .file(d.at)
+                        .is_none_or(|p| !p.line_text(d.line).contains("environ"))
+            })
+            .collect();
+        let mut order: Vec<usize> = (0..origins.len()).collect();
+        order.sort_by_key(|&i| lookup[i]);
+        let mut taken: Vec<Option<Draft>> = origins.drain(..).map(Some).collect();
+        for (seq, i) in order.into_iter().enumerate() {
+            if let Some(d) = taken[i].take() {
+                g.wait(None, d, 0, 0, seq);
+            }
         }
         g
     }

@@ -63,19 +63,25 @@ fn stop_of(h: &Hop) -> Option<Stop> {
 /// Where the trail of `doc` ends.
 pub fn ends(doc: &FollowDoc) -> Ends<'_> {
     let mut e = Ends::default();
-    let mut decisions: Vec<(bool, usize, &Hop)> = Vec::new();
+    let mut decisions: Vec<(bool, usize, usize, &Hop)> = Vec::new();
     let mut stops = std::collections::BTreeMap::new();
-    for (depth, h) in doc.hops.iter().flat_map(Hop::walk) {
+    // The starts come definition first: the decisions of an earlier start before a later one's.
+    let walk = doc.hops.iter().enumerate().flat_map(|(start, r)| {
+        r.walk()
+            .into_iter()
+            .map(move |(depth, h)| (start, depth, h))
+    });
+    for (start, depth, h) in walk {
         if h.kind == HopKind::Branch {
-            decisions.push((h.evidence != HopEvidence::CodeVerified, depth, h));
+            decisions.push((h.evidence != HopEvidence::CodeVerified, start, depth, h));
         } else if h.evidence == HopEvidence::Unresolved {
             e.boundaries.push(h);
         } else if let Some(s) = stop_of(h) {
             *stops.entry(s).or_insert(0) += 1;
         }
     }
-    decisions.sort_by_key(|(weak, depth, h)| (*weak, *depth, h.id));
-    e.decisions = decisions.into_iter().map(|(_, _, h)| h).collect();
+    decisions.sort_by_key(|(weak, start, depth, h)| (*weak, *start, *depth, h.id));
+    e.decisions = decisions.into_iter().map(|(_, _, _, h)| h).collect();
     e.stops = stops.into_iter().collect();
     e
 }

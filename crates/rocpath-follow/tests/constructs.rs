@@ -932,6 +932,63 @@ fn a_package_variable_assigned_in_a_function_is_followed_to_its_package_reads() 
     );
 }
 
+/// Shaped like Ollama's `cmd/cmd.go` help text and `envconfig`: the variable's name is looked
+/// up in a map for the help (`envVars["OLLAMA_NUM_PARALLEL"]`, a file found first) and read by
+/// its getter, which the scheduler calls.
+const HELP_CMD_GO: &str = r#"package cmd
+
+import "example.com/ollama/envconfig"
+
+func appendEnvDocs(envs []envconfig.EnvVar) string {
+	if len(envs) == 0 {
+		return ""
+	}
+	return envs[0].Name
+}
+
+func help() string {
+	envVars := envconfig.AsMap()
+	return appendEnvDocs([]envconfig.EnvVar{
+		envVars["OLLAMA_NUM_PARALLEL"],
+	})
+}
+"#;
+
+const HELP_SCHED_GO: &str = r#"package server
+
+import "example.com/ollama/envconfig"
+
+func load() int {
+	numParallel := int(envconfig.NumParallel())
+	if numParallel > 1 {
+		return numParallel
+	}
+	return 1
+}
+"#;
+
+#[test]
+fn the_definition_of_a_variable_is_the_first_start_and_its_decisions_come_first() {
+    let r = repo(&[
+        ("cmd/cmd.go", HELP_CMD_GO),
+        ("envconfig/config.go", ENVCONFIG_GO),
+        ("server/sched.go", HELP_SCHED_GO),
+    ]);
+    let doc = run("OLLAMA_NUM_PARALLEL", r.path());
+    assert!(doc.hops.len() >= 2, "{}", show(&doc));
+    assert_eq!(doc.hops[0].path, "envconfig/config.go", "{}", show(&doc));
+    assert_eq!(doc.hops[0].id, 1, "{}", show(&doc));
+    assert_eq!(doc.hops.last().map(|h| h.path.as_str()), Some("cmd/cmd.go"));
+    let ends = rocpath_follow::ends(&doc);
+    let first = ends.decisions.first().map(|h| h.path.as_str());
+    assert_ne!(first, Some("cmd/cmd.go"), "{}", show(&doc));
+    assert!(
+        ends.decisions.iter().any(|h| h.path == "server/sched.go"),
+        "{}",
+        show(&doc)
+    );
+}
+
 /// Shaped like Ollama's `server/sched.go`: the scheduler calls its loader through a field
 /// holding a function (`s.loadFn(…)`, set by `sched.loadFn = sched.load`).
 const SCHED_FN_GO: &str = r#"package server

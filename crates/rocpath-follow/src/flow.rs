@@ -752,11 +752,16 @@ impl Engine<'_> {
             .chars()
             .next()
             .is_some_and(|c| c.is_alphabetic() || c == '_');
-        let defs = if !external && named {
+        let mut defs = if !external && named {
             self.resolve(name, lang, (!cgo).then_some((at, p)))
         } else {
             Vec::new()
         };
+        // A Python call by a bare name is to its own module's function when it has one
+        // (`run_cmd` in `rmake.py`, not the `run_cmd` of the script beside it).
+        if p.lang == Lang::Python && ctext == name && defs.iter().any(|(f, _)| *f == at) {
+            defs.retain(|(f, _)| *f == at);
+        }
         if defs.is_empty() && p.lang == Lang::Python {
             if let Some((cname, d)) = self.native_binding(name) {
                 return (d, HopKind::CallArg, Some(cname));

@@ -989,6 +989,48 @@ fn the_definition_of_a_variable_is_the_first_start_and_its_decisions_come_first(
     );
 }
 
+/// Shaped like rocBLAS's `rmake.py` beside `rdeps.py`: each script defines its own `run_cmd`;
+/// the one a script calls by its bare name is its own.
+const RMAKE_PY: &str = r#"import argparse
+import subprocess
+
+def parse_args():
+    parser = argparse.ArgumentParser()
+    parser.add_argument('-j', '--jobs', type=int, default=0)
+    return parser.parse_args()
+
+def run_cmd(exe, opts):
+    program = f"{exe} {opts}"
+    return subprocess.run(program, shell=True).returncode
+
+def main():
+    args = parse_args()
+    exe = f"make -j{args.jobs}"
+    run_cmd(exe, "install")
+"#;
+
+const RDEPS_PY: &str = r#"import subprocess
+
+def run_cmd(cmd, test=False):
+    if cmd.startswith('cd '):
+        return 0
+    return subprocess.call(cmd, shell=True)
+"#;
+
+#[test]
+fn a_python_call_by_bare_name_goes_to_the_function_of_its_own_file() {
+    let r = repo(&[("rmake.py", RMAKE_PY), ("rdeps.py", RDEPS_PY)]);
+    let doc = run("--jobs", r.path());
+    let call = must(&doc, "rmake.py", 16, HopKind::CallArg);
+    assert_eq!(call.evidence, HopEvidence::CodeVerified, "{}", show(&doc));
+    must(&doc, "rmake.py", 9, HopKind::Param);
+    assert!(
+        hops(&doc).iter().all(|h| h.path != "rdeps.py"),
+        "{}",
+        show(&doc)
+    );
+}
+
 /// Shaped like Ollama's `server/sched.go`: the scheduler calls its loader through a field
 /// holding a function (`s.loadFn(…)`, set by `sched.loadFn = sched.load`).
 const SCHED_FN_GO: &str = r#"package server

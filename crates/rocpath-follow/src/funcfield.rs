@@ -13,7 +13,11 @@ const MAX_TARGETS: usize = 4;
 /// The value written to the field `name` at an occurrence of the name: `x.name = v`,
 /// `name: v` in a Go composite literal.
 fn assigned_value(occ: Node) -> Option<Node> {
-    let par = occ.parent()?;
+    let mut par = occ.parent()?;
+    if par.kind() == "literal_element" {
+        // The key of a keyed element: `Scheduler{newServerFn: llm.NewLlamaServer}`.
+        par = par.parent()?;
+    }
     match par.kind() {
         "keyed_element" => {
             let key = par.named_child(0)?;

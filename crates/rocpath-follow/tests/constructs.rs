@@ -1031,6 +1031,60 @@ fn a_python_call_by_bare_name_goes_to_the_function_of_its_own_file() {
     );
 }
 
+/// Shaped like Ollama v0.18.0's scheduler: the function-valued field is set in a composite
+/// literal (`Scheduler{newServerFn: llm.NewLlamaServer}`) and called with the value.
+const KEYED_SCHED_GO: &str = r#"package server
+
+import "github.com/ollama/ollama/llm"
+
+type Scheduler struct {
+	newServerFn func(model string, numParallel int) (llm.LlamaServer, error)
+}
+
+func InitScheduler() *Scheduler {
+	sched := &Scheduler{
+		newServerFn: llm.NewLlamaServer,
+	}
+	return sched
+}
+
+func (s *Scheduler) load(model string, n int) {
+	numParallel := max(n, 1)
+	llama, err := s.newServerFn(model, numParallel)
+	use(llama, err)
+}
+"#;
+
+const KEYED_LLM_GO: &str = r#"package llm
+
+func NewLlamaServer(modelPath string, numParallel int) (LlamaServer, error) {
+	if numParallel > 1 {
+		return nil, nil
+	}
+	return nil, nil
+}
+"#;
+
+#[test]
+fn a_function_field_set_in_a_composite_literal_is_followed_into_the_function() {
+    let r = repo(&[
+        ("server/sched.go", KEYED_SCHED_GO),
+        ("llm/server.go", KEYED_LLM_GO),
+    ]);
+    let doc = run("server/sched.go:17", r.path());
+    let call = must(&doc, "server/sched.go", 18, HopKind::CallArg);
+    assert!(
+        call.note
+            .as_deref()
+            .unwrap_or("")
+            .contains("NewLlamaServer"),
+        "{}",
+        show(&doc)
+    );
+    must(&doc, "llm/server.go", 3, HopKind::Param);
+    must(&doc, "llm/server.go", 4, HopKind::Branch);
+}
+
 /// Shaped like Ollama's `server/sched.go`: the scheduler calls its loader through a field
 /// holding a function (`s.loadFn(…)`, set by `sched.loadFn = sched.load`).
 const SCHED_FN_GO: &str = r#"package server

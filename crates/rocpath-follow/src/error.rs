@@ -37,18 +37,36 @@ pub enum FollowError {
         why: String,
     },
     /// The SPEC matches nothing.
-    #[error("{spec}: matches nothing in the repositories given{}", nearest_text(.nearest))]
+    #[error(
+        "{spec}: matches nothing in the repositories given{}{}",
+        nearest_text(.nearest),
+        not_read_text(*.not_read)
+    )]
     NoMatch {
         /// The SPEC.
         spec: String,
         /// The nearest names in the index.
         nearest: Vec<String>,
+        /// Files and folders the index left out (too large, nested too deep, over the budget,
+        /// links out of the checkout).
+        not_read: usize,
     },
     /// The SPEC is empty or malformed.
     #[error(
         "{0:?}: give FILE:LINE, FILE:SYMBOL or a name (a JSON key, a flag, an environment variable, a field)"
     )]
     BadSpec(String),
+}
+
+fn not_read_text(n: usize) -> String {
+    match n {
+        0 => String::new(),
+        n => format!(
+            "; the index left out {n} file{} or folder{} (too large, nested too deep, over the memory budget, a link out of the checkout): the name may be there",
+            if n == 1 { "" } else { "s" },
+            if n == 1 { "" } else { "s" }
+        ),
+    }
 }
 
 fn nearest_text(n: &[String]) -> String {

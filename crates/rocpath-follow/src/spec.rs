@@ -124,6 +124,7 @@ impl Engine<'_> {
                     Spec::Name(n) | Spec::FileSymbol(_, n) => n,
                     Spec::FileLine(f, _) => f,
                 }),
+                not_read: self.repos.iter().map(|r| r.index.skipped.len()).sum(),
             });
         }
         Ok(found)

@@ -75,3 +75,30 @@ fn a_file_whose_reading_does_not_fit_the_budget_is_skipped_by_name() {
         .expect("named");
     assert!(s.reason.contains("--max-memory"), "{}", s.reason);
 }
+
+/// A name found nowhere but in a file the index left out: the error says files were left out
+/// and that the name may be there, instead of only "check the spelling".
+#[test]
+fn a_spec_found_only_in_a_file_left_out_says_so() {
+    let dir = tempfile::tempdir().unwrap();
+    let src = dir.path().join("src");
+    std::fs::create_dir_all(&src).unwrap();
+    std::fs::write(src.join("ok.go"), "package p\nfunc F() int { return 1 }\n").unwrap();
+    let deep = format!(
+        "package p\nfunc G() {{\n{}numGPU := 1\n_ = numGPU\n{}}}\n",
+        "if true {\n".repeat(1_000),
+        "}\n".repeat(1_000)
+    );
+    std::fs::write(src.join("deep.go"), deep).unwrap();
+    let opts = rocpath_follow::Options {
+        cache: false,
+        ..rocpath_follow::Options::default()
+    };
+    let repos = rocpath_follow::Repos::open(&[dir.path().to_path_buf()], &opts).unwrap();
+    let err = rocpath_follow::follow_in("numGPU", &repos, &opts)
+        .map(|_| ())
+        .unwrap_err()
+        .to_string();
+    assert!(err.contains("matches nothing"), "{err}");
+    assert!(err.contains("the index left out 1 file or folder"), "{err}");
+}

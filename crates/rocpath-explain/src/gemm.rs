@@ -335,32 +335,7 @@ pub fn explain_with(
         Route::HipBlasLt { why, fallback } => {
             out.backend = "hipblaslt";
             out.route.push(why);
-            let asked = hipblaslt.map(|(lt_dir, from_env)| {
-                matmul_of_call(call, &fallback)
-                    .map(|m| lite_doc(libs, lt_dir, from_env, m, dev, trace, true))
-            });
-            if let Some(Err(why)) = &asked {
-                out.fallbacks.push(format!(
-                    "{why}: rocBLAS catches the failure and falls back to Tensile (tensile_host.cpp:1127-1147): the Tensile choice below"
-                ));
-            } else if let Some(Ok(doc)) = asked {
-                let hip_chose = doc.outcome == "chosen";
-                out.hipblaslt = Some(Box::new(doc));
-                if hip_chose {
-                    // Tensile's choice stays below as the fallback, for reference.
-                    out.fallbacks.push(
-                        "hipBLASLt answers (its choice above runs); Tensile's choice below is what rocBLAS would fall back to if hipBLASLt failed (tensile_host.cpp:1127-1147)".into(),
-                    );
-                } else {
-                    out.fallbacks.push(
-                        "hipBLASLt gives no solution (or cannot be predicted, see hipblaslt): rocBLAS falls back to Tensile (tensile_host.cpp:1127-1147): the Tensile choice below".into(),
-                    );
-                }
-            } else {
-                out.fallbacks.push(
-                    "hipBLASLt first; if it fails or finds nothing, rocBLAS falls back to Tensile (tensile_host.cpp:1127-1147): the Tensile choice below".into(),
-                );
-            }
+            ask_hipblaslt(&mut out, libs, call, &fallback, dev, trace, hipblaslt);
             *fallback
         }
         Route::Tensile { problem } => *problem,
@@ -368,19 +343,7 @@ pub fn explain_with(
     let lib = match libs.get(dir, dev.processor()) {
         Ok(l) => l,
         Err(e) => {
-            out.outcome = if matches!(e, LoadError::NoCatalog { .. }) {
-                "no_catalog"
-            } else {
-                "unresolved"
-            };
-            out.unresolved = Some(e.to_string());
-            out.evidence = ev(
-                Class::Confirmed,
-                Proof::ShippedArtifactVerified,
-                "explain.gemm.no_catalog",
-            )
-            .at(Locator::file(dir.display().to_string()))
-            .because(e.to_string());
+            tensile_load_failed(&mut out, dir, &e);
             out.problem = Some(problem);
             promote_hipblaslt(&mut out);
             return out;
@@ -391,6 +354,61 @@ pub fn explain_with(
     out.problem = Some(problem);
     promote_hipblaslt(&mut out);
     out
+}
+
+/// A call rocBLAS routes to hipBLASLt: hipBLASLt's answer (when its folder is given) and the
+/// fallback to Tensile that rocBLAS takes when hipBLASLt fails or finds nothing.
+fn ask_hipblaslt(
+    out: &mut GemmExplanation,
+    libs: &mut Libraries,
+    call: &Call,
+    fallback: &Problem,
+    dev: &Device,
+    trace: bool,
+    hipblaslt: Option<(&Path, bool)>,
+) {
+    let asked = hipblaslt.map(|(lt_dir, from_env)| {
+        matmul_of_call(call, fallback)
+            .map(|m| lite_doc(libs, lt_dir, from_env, m, dev, trace, true))
+    });
+    if let Some(Err(why)) = &asked {
+        out.fallbacks.push(format!(
+            "{why}: rocBLAS catches the failure and falls back to Tensile (tensile_host.cpp:1127-1147): the Tensile choice below"
+        ));
+    } else if let Some(Ok(doc)) = asked {
+        let hip_chose = doc.outcome == "chosen";
+        out.hipblaslt = Some(Box::new(doc));
+        if hip_chose {
+            // Tensile's choice stays below as the fallback, for reference.
+            out.fallbacks.push(
+                "hipBLASLt answers (its choice above runs); Tensile's choice below is what rocBLAS would fall back to if hipBLASLt failed (tensile_host.cpp:1127-1147)".into(),
+            );
+        } else {
+            out.fallbacks.push(
+                "hipBLASLt gives no solution (or cannot be predicted, see hipblaslt): rocBLAS falls back to Tensile (tensile_host.cpp:1127-1147): the Tensile choice below".into(),
+            );
+        }
+    } else {
+        out.fallbacks.push(
+            "hipBLASLt first; if it fails or finds nothing, rocBLAS falls back to Tensile (tensile_host.cpp:1127-1147): the Tensile choice below".into(),
+        );
+    }
+}
+
+/// A Tensile folder whose master catalog does not load: `no_catalog` (confirmed) when the
+/// processor has none, else `unresolved` with the reason.
+fn tensile_load_failed(out: &mut GemmExplanation, dir: &Path, e: &LoadError) {
+    let none = matches!(e, LoadError::NoCatalog { .. });
+    out.outcome = if none { "no_catalog" } else { "unresolved" };
+    let (class, rule) = if none {
+        (Class::Confirmed, "explain.gemm.no_catalog")
+    } else {
+        (Class::Unresolved, "explain.gemm.unresolved")
+    };
+    out.unresolved = Some(e.to_string());
+    out.evidence = ev(class, Proof::ShippedArtifactVerified, rule)
+        .at(Locator::file(dir.display().to_string()))
+        .because(e.to_string());
 }
 
 /// When hipBLASLt answered a routed call, its choice is what runs: it becomes the explanation's
@@ -528,17 +546,14 @@ fn runners_up(walk: Option<&Trace>, chosen: i64, name: &str) -> Vec<Near> {
         .collect()
 }
 
-/// The code object the adapter loads for a solution (`PlaceholderLibrary::getCodeObjectFileName`,
-/// `PlaceholderLibrary.hpp:147-170`; `HipSolutionAdapter.cpp:287-312`: the name, then with
-/// `-xnack-` and `-xnack+` before the extension, the first that loads).
-fn code_object(
-    libs: &mut Libraries,
-    dir: &Path,
+/// The code object files the adapter tries for a solution of `file`, in order: `<stem>.co`
+/// (or `<stem>.hsaco` for a source kernel, `<stem>_<gfx>.hsaco` in a fallback catalog), then
+/// its `-xnack-` and `-xnack+` variants.
+fn code_object_names(
     file: &rocpath_gemm::library::File,
     s: &rocpath_tensile::catalog::Solution,
-    kernel: &str,
     dev: &Device,
-) -> CodeObjectDoc {
+) -> Vec<String> {
     let stem = file
         .path
         .file_stem()
@@ -554,10 +569,24 @@ fn code_object(
         format!("{stem}.co")
     };
     let dot = name.rfind('.').unwrap_or(name.len());
-    let candidates: Vec<String> = ["", "-xnack-", "-xnack+"]
+    ["", "-xnack-", "-xnack+"]
         .iter()
         .map(|v| format!("{}{v}{}", &name[..dot], &name[dot..]))
-        .collect();
+        .collect()
+}
+
+/// The code object the adapter loads for a solution (`PlaceholderLibrary::getCodeObjectFileName`,
+/// `PlaceholderLibrary.hpp:147-170`; `HipSolutionAdapter.cpp:287-312`: the name, then with
+/// `-xnack-` and `-xnack+` before the extension, the first that loads).
+fn code_object(
+    libs: &mut Libraries,
+    dir: &Path,
+    file: &rocpath_gemm::library::File,
+    s: &rocpath_tensile::catalog::Solution,
+    kernel: &str,
+    dev: &Device,
+) -> CodeObjectDoc {
+    let candidates = code_object_names(file, s, dev);
     let mut tried = Vec::new();
     for c in &candidates {
         let path = dir.join(c);
@@ -720,103 +749,29 @@ fn lite_src(cite: &str) -> Locator {
     Locator::file(format!("{HIPBLASLT_SOURCE}:{cite}"))
 }
 
-/// hipBLASLt's answer for `m` on `dev` with the library folder `dir` (`from_env`: `dir` is
-/// `HIPBLASLT_TENSILE_LIBPATH`); `routed`: the query comes from rocBLAS (hipblaslt_ext).
-pub fn lite_doc(
-    libs: &mut Libraries,
-    dir: &Path,
-    from_env: bool,
-    m: Matmul,
-    dev: &Device,
-    trace: bool,
-    routed: bool,
-) -> LiteDoc {
-    let mut d = LiteDoc {
-        library_dir: dir.display().to_string(),
-        catalog: None,
-        matmul: m,
-        problem: None,
-        steps: Vec::new(),
-        walk: None,
-        ranks: Vec::new(),
-        fill_in: None,
-        chosen: None,
-        runners_up: Vec::new(),
-        outcome: "unresolved",
-        unresolved: None,
-        evidence: ev(
-            Class::Unresolved,
-            Proof::ShippedArtifactVerified,
-            "explain.gemm.hipblaslt.unresolved",
-        ),
+fn cited(text: String, cite: &'static str) -> Cited {
+    Cited { text, cite }
+}
+
+/// A hipBLASLt library folder that does not load: `no_catalog` (confirmed) when the processor
+/// has none, else `unresolved` with the reason.
+fn lite_load_failed(d: &mut LiteDoc, dir: &Path, e: &LiteLoadError) {
+    let none = matches!(e, LiteLoadError::NoCatalog { .. });
+    d.outcome = if none { "no_catalog" } else { "unresolved" };
+    let (class, rule) = if none {
+        (Class::Confirmed, "explain.gemm.hipblaslt.no_catalog")
+    } else {
+        (Class::Unresolved, "explain.gemm.hipblaslt.unresolved")
     };
-    let cite = |text: String, cite: &'static str| Cited { text, cite };
-    if routed {
-        d.steps.push(cite(
-            format!(
-                "rocBLAS asks hipblaslt_ext::Gemm::algoGetHeuristic for 1 solution with the handle's workspace ({} bytes) as the preference, the call's alpha and beta",
-                d.matmul.workspace
-            ),
-            "rocBLAS hipblaslt_host.cpp:283-345; hipBLASLt rocblaslt_auxiliary.cpp rocblaslt_algo_get_heuristic_cpp",
-        ));
-    }
-    let lib = match libs.get_lite(dir, dev.processor(), from_env) {
-        Ok(l) => l,
-        Err(e) => {
-            d.outcome = if matches!(e, LiteLoadError::NoCatalog { .. }) {
-                "no_catalog"
-            } else {
-                "unresolved"
-            };
-            d.evidence = ev(
-                if d.outcome == "no_catalog" {
-                    Class::Confirmed
-                } else {
-                    Class::Unresolved
-                },
-                Proof::ShippedArtifactVerified,
-                if d.outcome == "no_catalog" {
-                    "explain.gemm.hipblaslt.no_catalog"
-                } else {
-                    "explain.gemm.hipblaslt.unresolved"
-                },
-            )
-            .at(Locator::file(dir.display().to_string()))
-            .because(e.to_string());
-            d.unresolved = Some(e.to_string());
-            return d;
-        }
-    };
-    d.catalog = Some(lib.master.path.display().to_string());
-    d.steps.push(cite(
-        format!(
-            "library {} ({}), master {}",
-            lib.dir.display(),
-            if from_env {
-                "HIPBLASLT_TENSILE_LIBPATH"
-            } else {
-                "the default path, its <processor> sub-folder when there is one"
-            },
-            lib.master.name()
-        ),
-        "tensile_host.cpp TensileHost::initialize (hipBLASLt 7.1.1)",
-    ));
-    let h = match lite::heuristic(&lib, dev, &d.matmul, trace) {
-        Ok(h) => h,
-        Err(e) => {
-            d.evidence = d.evidence.because(e.clone());
-            d.unresolved = Some(e);
-            return d;
-        }
-    };
-    if let Some(why) = h.built.zeroed {
-        d.steps.push(cite(
-            format!("validateMatmulArgs refuses the arguments ({why}): the query runs on an all-zero problem"),
-            "rocblaslt_mat_utils.hpp validateMatmulArgs; construct_rocblaslt_problem",
-        ));
-    }
-    let p = &h.built.problem;
-    d.steps.push(cite(
+    d.evidence = ev(class, Proof::ShippedArtifactVerified, rule)
+        .at(Locator::file(dir.display().to_string()))
+        .because(e.to_string());
+    d.unresolved = Some(e.to_string());
+}
+
+/// The TensileLite problem hipBLASLt builds, as a step.
+fn lite_problem_step(p: &lite::LiteProblem) -> Cited {
+    cited(
         format!(
             "problem {} types {} (compute input {}), compute {}, HPA {}, F32XdlMathOp {}, bias {}, activation {} ({}), workspace {} bytes, alpha {}, beta {}",
             p.operation,
@@ -825,7 +780,11 @@ pub fn lite_doc(
             p.compute.name(),
             p.hpa,
             p.f32_xdl.name(),
-            if p.use_bias != 0 { p.bias_type.name() } else { "none" },
+            if p.use_bias != 0 {
+                p.bias_type.name()
+            } else {
+                "none"
+            },
             p.activation,
             p.activation_enum,
             p.workspace,
@@ -833,8 +792,12 @@ pub fn lite_doc(
             p.beta
         ),
         "tensile_host.cpp updateTensileProblem; rocblaslt_auxiliary.cpp rocblaslt_matmul_algo_get_heuristic",
-    ));
-    d.steps.push(cite(
+    )
+}
+
+/// What the tuned tables gave (`findTopSolutions`), as a step.
+fn lite_table_step(h: &lite::Heuristic) -> Cited {
+    cited(
         match &h.table_unresolved {
             Some(w) => format!("findTopSolutions({}): cannot be decided — {w}", h.requested),
             None => format!(
@@ -849,14 +812,18 @@ pub fn lite_doc(
             ),
         },
         "ExactLogicLibrary.hpp:160-184; PropertyMatching.hpp:967-1452; tensile_host.cpp getBestSolutions",
-    ));
+    )
+}
+
+/// The fill-in hipBLASLt takes when the tuned tables give fewer solutions than asked.
+fn lite_fill_in(d: &mut LiteDoc, h: &lite::Heuristic) {
     match &h.fill {
         lite::FillIn::NotNeeded => {}
         lite::FillIn::Candidates { slots, picks } => {
             let mut idx: Vec<i64> = picks.iter().map(lite::Pick::index).collect();
             idx.sort_unstable();
             let run_dependent = picks.len() > 1;
-            d.steps.push(cite(
+            d.steps.push(cited(
                 format!(
                     "fewer than asked: the fill-in from findAllSolutions(GEMM_TYPE_ONLY) has {} solution(s) isSolutionSupported accepts for {slots} place(s){}",
                     picks.len(),
@@ -886,28 +853,24 @@ pub fn lite_doc(
             });
         }
     }
-    let from_fill = |r: usize| r >= h.table.len();
-    d.ranks = h
-        .determined_ranks()
-        .iter()
-        .enumerate()
-        .map(|(r, pk)| RankDoc {
-            rank: r,
-            index: pk.index(),
-            name: pk.solution().map(|s| s.name.clone()).unwrap_or_default(),
-            file: pk.file.path.display().to_string(),
-            from: if from_fill(r) { "fill_in" } else { "table" },
-            key: pk.key.clone(),
-        })
-        .collect();
-    d.problem = Some(h.built.problem.clone());
-    let walk = h.trace.clone();
+}
+
+/// The first solution hipBLASLt returns, into `d`: chosen (from the tables, or a fill-in of
+/// one), none, or unresolved (a run-dependent fill-in, or what the model cannot decide).
+fn lite_rank0(
+    d: &mut LiteDoc,
+    libs: &mut Libraries,
+    lib_dir: &Path,
+    h: &lite::Heuristic,
+    dev: &Device,
+    walk: Option<&Trace>,
+) {
     match h.rank0() {
         Rank0::Table(pk) | Rank0::FillIn(pk) => {
             let from_table = !h.table.is_empty();
             if let Some(s) = pk.solution() {
                 let kernel = s.kernel_name.as_deref().unwrap_or(&s.name);
-                let code_object = code_object(libs, &lib.dir, &pk.file, s, kernel, dev);
+                let code_object = code_object(libs, lib_dir, &pk.file, s, kernel, dev);
                 let file = pk.file.path.display().to_string();
                 let rule = if from_table {
                     "explain.gemm.hipblaslt.chosen"
@@ -937,7 +900,7 @@ pub fn lite_doc(
                             "the tuned tables give nothing; the fill-in has exactly one solution, so its order does not matter"
                         }),
                 });
-                d.runners_up = runners_up(walk.as_ref(), s.index, &s.name);
+                d.runners_up = runners_up(walk, s.index, &s.name);
                 d.outcome = "chosen";
                 d.evidence = ev(Class::Inferred, Proof::ShippedArtifactVerified, rule);
             } else {
@@ -968,6 +931,102 @@ pub fn lite_doc(
             d.unresolved = Some(w);
         }
     }
+}
+
+/// hipBLASLt's answer for `m` on `dev` with the library folder `dir` (`from_env`: `dir` is
+/// `HIPBLASLT_TENSILE_LIBPATH`); `routed`: the query comes from rocBLAS (hipblaslt_ext).
+pub fn lite_doc(
+    libs: &mut Libraries,
+    dir: &Path,
+    from_env: bool,
+    m: Matmul,
+    dev: &Device,
+    trace: bool,
+    routed: bool,
+) -> LiteDoc {
+    let mut d = LiteDoc {
+        library_dir: dir.display().to_string(),
+        catalog: None,
+        matmul: m,
+        problem: None,
+        steps: Vec::new(),
+        walk: None,
+        ranks: Vec::new(),
+        fill_in: None,
+        chosen: None,
+        runners_up: Vec::new(),
+        outcome: "unresolved",
+        unresolved: None,
+        evidence: ev(
+            Class::Unresolved,
+            Proof::ShippedArtifactVerified,
+            "explain.gemm.hipblaslt.unresolved",
+        ),
+    };
+    if routed {
+        d.steps.push(cited(
+            format!(
+                "rocBLAS asks hipblaslt_ext::Gemm::algoGetHeuristic for 1 solution with the handle's workspace ({} bytes) as the preference, the call's alpha and beta",
+                d.matmul.workspace
+            ),
+            "rocBLAS hipblaslt_host.cpp:283-345; hipBLASLt rocblaslt_auxiliary.cpp rocblaslt_algo_get_heuristic_cpp",
+        ));
+    }
+    let lib = match libs.get_lite(dir, dev.processor(), from_env) {
+        Ok(l) => l,
+        Err(e) => {
+            lite_load_failed(&mut d, dir, &e);
+            return d;
+        }
+    };
+    d.catalog = Some(lib.master.path.display().to_string());
+    d.steps.push(cited(
+        format!(
+            "library {} ({}), master {}",
+            lib.dir.display(),
+            if from_env {
+                "HIPBLASLT_TENSILE_LIBPATH"
+            } else {
+                "the default path, its <processor> sub-folder when there is one"
+            },
+            lib.master.name()
+        ),
+        "tensile_host.cpp TensileHost::initialize (hipBLASLt 7.1.1)",
+    ));
+    let h = match lite::heuristic(&lib, dev, &d.matmul, trace) {
+        Ok(h) => h,
+        Err(e) => {
+            d.evidence = d.evidence.because(e.clone());
+            d.unresolved = Some(e);
+            return d;
+        }
+    };
+    if let Some(why) = h.built.zeroed {
+        d.steps.push(cited(
+            format!("validateMatmulArgs refuses the arguments ({why}): the query runs on an all-zero problem"),
+            "rocblaslt_mat_utils.hpp validateMatmulArgs; construct_rocblaslt_problem",
+        ));
+    }
+    d.steps.push(lite_problem_step(&h.built.problem));
+    d.steps.push(lite_table_step(&h));
+    lite_fill_in(&mut d, &h);
+    let from_fill = |r: usize| r >= h.table.len();
+    d.ranks = h
+        .determined_ranks()
+        .iter()
+        .enumerate()
+        .map(|(r, pk)| RankDoc {
+            rank: r,
+            index: pk.index(),
+            name: pk.solution().map(|s| s.name.clone()).unwrap_or_default(),
+            file: pk.file.path.display().to_string(),
+            from: if from_fill(r) { "fill_in" } else { "table" },
+            key: pk.key.clone(),
+        })
+        .collect();
+    d.problem = Some(h.built.problem.clone());
+    let walk = h.trace.clone();
+    lite_rank0(&mut d, libs, &lib.dir, &h, dev, walk.as_ref());
     d.walk = if trace { walk } else { None };
     d
 }

@@ -330,9 +330,9 @@ fn read_catalog(path: &Path) -> Result<rocpath_tensile::LibrarySummary, String> 
     rocpath_tensile::summarize(name, &data).map_err(|e| e.to_string())
 }
 
-/// Explains a GEMM of `dtype` on `processor`.
-pub fn explain(q: &Query) -> Option<RocblasExplanation> {
-    type_tokens(&q.dtype)?;
+/// rocBLAS's GEMM backend for the query: hipBLASLt or Tensile, and why
+/// (`handle.hpp:273-317`, `tensile_host.cpp:1106-1112`).
+fn backend(q: &Query) -> (bool, Statement) {
     let p = q.processor.as_str();
     let default_lt = p == "gfx1200" || p == "gfx1201";
     let (lt, why) = match q.use_hipblaslt.as_deref() {
@@ -358,7 +358,7 @@ pub fn explain(q: &Query) -> Option<RocblasExplanation> {
             format!("ROCBLAS_USE_HIPBLASLT={v} disables hipBLASLt"),
         ),
     };
-    let backend_reason = Statement {
+    let reason = Statement {
         statement: why,
         evidence: Evidence::new(
             Class::Inferred,
@@ -369,6 +369,14 @@ pub fn explain(q: &Query) -> Option<RocblasExplanation> {
         .at(src("library/src/tensile_host.cpp:1106-1112"))
         .because("rocBLAS 6.3 source; current docs add gfx950 (not verified)"),
     };
+    (lt, reason)
+}
+
+/// Explains a GEMM of `dtype` on `processor`.
+pub fn explain(q: &Query) -> Option<RocblasExplanation> {
+    type_tokens(&q.dtype)?;
+    let p = q.processor.as_str();
+    let (lt, backend_reason) = backend(q);
     let tensile = q
         .rocblas_dir
         .as_deref()

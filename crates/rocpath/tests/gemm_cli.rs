@@ -296,3 +296,30 @@ fn a_hipblaslt_folder_without_the_processors_master_is_no_catalog() {
     assert_eq!(code, 2, "{err}");
     assert!(err.contains("--line describes a rocBLAS call"), "{err}");
 }
+
+/// A master catalog that is there but does not load is `unresolved` with the reason — not
+/// `no_catalog`, which says the processor has none.
+#[test]
+fn a_master_catalog_that_does_not_load_is_unresolved_not_no_catalog() {
+    let d = tempfile::tempdir().unwrap();
+    for entry in std::fs::read_dir(rocpath_testdata::repo_root().join(LIB)).unwrap() {
+        let p = entry.unwrap().path();
+        std::fs::copy(&p, d.path().join(p.file_name().unwrap())).unwrap();
+    }
+    let master = std::fs::read_dir(d.path())
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .find(|p| p.to_string_lossy().contains("TensileLibrary_lazy_gfx906"))
+        .expect("the example has a gfx906 master");
+    std::fs::write(&master, b"\xde\xad not msgpack").unwrap();
+    let dir = d.path().display().to_string();
+    let (_, out, err) = run(&[
+        "--json", "explain", "gemm", &dir, "--target", "gfx906", "--cu", "60", "--m", "64", "--n",
+        "64", "--k", "64",
+    ]);
+    let v: Value = serde_json::from_str(&out).unwrap_or_else(|e| panic!("{e}: {out} {err}"));
+    let e = &v["explanations"][0];
+    assert_eq!(e["outcome"], "unresolved", "{e}");
+    assert_eq!(e["evidence"]["class"], "unresolved", "{e}");
+    assert_eq!(e["evidence"]["rule"], "explain.gemm.unresolved", "{e}");
+}

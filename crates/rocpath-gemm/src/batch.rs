@@ -51,35 +51,39 @@ pub const COLUMNS: [&str; 25] = [
     "math_mode",
 ];
 
-/// A header: column name → position.
+/// The columns of a problem list's header: each known column name → its position in the line
+/// (problem lists of rocBLAS calls and of hipBLASLt matmuls read their headers alike).
 #[derive(Debug, Clone)]
-pub struct Header {
+pub struct Columns {
+    known: &'static [&'static str],
     pos: Vec<Option<usize>>,
 }
 
-impl Header {
-    /// Reads a header line.
-    pub fn parse(line: &str) -> Result<Header, LineError> {
+impl Columns {
+    /// Reads a header line naming some of the `known` columns; `m`, `n` and `k` are required.
+    pub fn parse(line: &str, known: &'static [&'static str]) -> Result<Columns, LineError> {
         let names: Vec<&str> = line.split('\t').map(str::trim).collect();
-        if !names.contains(&"m") || !names.contains(&"n") || !names.contains(&"k") {
+        if !["m", "n", "k"].iter().all(|c| names.contains(c)) {
             return Err(LineError {
                 line: 1,
                 msg: format!(
                     "the header needs at least the columns m, n and k (known: {})",
-                    COLUMNS.join(" ")
+                    known.join(" ")
                 ),
             });
         }
-        Ok(Header {
-            pos: COLUMNS
+        Ok(Columns {
+            known,
+            pos: known
                 .iter()
                 .map(|c| names.iter().position(|n| n == c))
                 .collect(),
         })
     }
 
-    fn get<'l>(&self, fields: &[&'l str], col: &str) -> Option<&'l str> {
-        let i = COLUMNS.iter().position(|c| *c == col)?;
+    /// The trimmed, non-empty value of column `col` in a line's `fields`.
+    pub fn get<'l>(&self, fields: &[&'l str], col: &str) -> Option<&'l str> {
+        let i = self.known.iter().position(|c| *c == col)?;
         self.pos
             .get(i)
             .copied()
@@ -87,6 +91,23 @@ impl Header {
             .and_then(|p| fields.get(p).copied())
             .map(str::trim)
             .filter(|s| !s.is_empty())
+    }
+}
+
+/// A header: column name → position.
+#[derive(Debug, Clone)]
+pub struct Header {
+    cols: Columns,
+}
+
+impl Header {
+    /// Reads a header line.
+    pub fn parse(line: &str) -> Result<Header, LineError> {
+        Columns::parse(line, &COLUMNS).map(|cols| Header { cols })
+    }
+
+    fn get<'l>(&self, fields: &[&'l str], col: &str) -> Option<&'l str> {
+        self.cols.get(fields, col)
     }
 
     /// Reads one problem line (`line_no` for errors) into its id and call.

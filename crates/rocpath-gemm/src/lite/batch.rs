@@ -9,7 +9,7 @@
 
 use super::heuristic::{Heuristic, Rank0};
 use super::problem::{Activation, ComputeType, HipType, Matmul};
-use crate::batch::LineError;
+use crate::batch::{Columns, LineError};
 use crate::problem::Op;
 
 /// The column names of a problem list.
@@ -44,39 +44,17 @@ pub const COLUMNS: [&str; 25] = [
 /// A header: column name → position.
 #[derive(Debug, Clone)]
 pub struct Header {
-    pos: Vec<Option<usize>>,
+    cols: Columns,
 }
 
 impl Header {
     /// Reads a header line.
     pub fn parse(line: &str) -> Result<Header, LineError> {
-        let names: Vec<&str> = line.split('\t').map(str::trim).collect();
-        if !["m", "n", "k"].iter().all(|c| names.contains(c)) {
-            return Err(LineError {
-                line: 1,
-                msg: format!(
-                    "the header needs at least the columns m, n and k (known: {})",
-                    COLUMNS.join(" ")
-                ),
-            });
-        }
-        Ok(Header {
-            pos: COLUMNS
-                .iter()
-                .map(|c| names.iter().position(|n| n == c))
-                .collect(),
-        })
+        Columns::parse(line, &COLUMNS).map(|cols| Header { cols })
     }
 
     fn get<'l>(&self, fields: &[&'l str], col: &str) -> Option<&'l str> {
-        let i = COLUMNS.iter().position(|c| *c == col)?;
-        self.pos
-            .get(i)
-            .copied()
-            .flatten()
-            .and_then(|p| fields.get(p).copied())
-            .map(str::trim)
-            .filter(|s| !s.is_empty())
+        self.cols.get(fields, col)
     }
 
     /// Reads one problem line (`line_no` for errors) into its id and matmul.

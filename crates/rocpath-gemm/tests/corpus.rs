@@ -12,21 +12,15 @@ use std::collections::HashMap;
 use std::path::PathBuf;
 
 fn library_dir() -> Option<PathBuf> {
-    let root = std::env::var_os("ROCPATH_CORPUS")
-        .map(PathBuf::from)
-        .or_else(|| {
-            std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".cache/rocpath-corpus"))
-        })?;
-    let d = root.join("unpacked/librocblas4/usr/lib/x86_64-linux-gnu/rocblas/4.4.1/library");
-    d.is_dir().then_some(d)
+    rocpath_testdata::corpus_path(
+        "librocblas4",
+        "usr/lib/x86_64-linux-gnu/rocblas/4.4.1/library",
+    )
 }
 
 #[test]
 fn every_recorded_call_gets_the_oracles_solution() {
-    let Some(dir) = library_dir() else {
-        rocpath_testdata::skip("Debian librocblas4 6.4.4 not unpacked in ROCPATH_CORPUS");
-        return;
-    };
+    let Some(dir) = library_dir() else { return };
     let text = std::fs::read_to_string(
         PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/data/oracle-rocblas-6.4.4.tsv"),
     )
@@ -69,10 +63,7 @@ fn every_recorded_call_gets_the_oracles_solution() {
 fn the_fast_walk_chooses_what_the_full_walk_chooses() {
     use rocpath_gemm::rocblas::{Api, BlasType, Call, Route};
     use rocpath_gemm::{Found, Op, Walk};
-    let Some(dir) = library_dir() else {
-        rocpath_testdata::skip("Debian librocblas4 6.4.4 not unpacked in ROCPATH_CORPUS");
-        return;
-    };
+    let Some(dir) = library_dir() else { return };
     let budget = MemoryBudget::new(4 << 30);
     let settings = Settings::default();
     let mut s: u64 = 0x1234_5678_9abc_def1;

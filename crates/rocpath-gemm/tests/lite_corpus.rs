@@ -15,21 +15,15 @@ use std::collections::HashMap;
 use std::path::PathBuf;
 
 fn library_dir() -> Option<PathBuf> {
-    let root = std::env::var_os("ROCPATH_CORPUS")
-        .map(PathBuf::from)
-        .or_else(|| {
-            std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".cache/rocpath-corpus"))
-        })?;
-    let d = root.join("unpacked/libhipblaslt1/usr/lib/x86_64-linux-gnu/hipblaslt/library");
-    d.is_dir().then_some(d)
+    rocpath_testdata::corpus_path(
+        "libhipblaslt1",
+        "usr/lib/x86_64-linux-gnu/hipblaslt/library",
+    )
 }
 
 #[test]
 fn every_recorded_query_gets_the_references_first_solution() {
-    let Some(dir) = library_dir() else {
-        rocpath_testdata::skip("Debian libhipblaslt1 7.1.1 not unpacked in ROCPATH_CORPUS");
-        return;
-    };
+    let Some(dir) = library_dir() else { return };
     let text = std::fs::read_to_string(
         PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/data/oracle-hipblaslt-7.1.1.tsv"),
     )

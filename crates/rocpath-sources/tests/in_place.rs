@@ -670,16 +670,8 @@ proptest! {
 
 /// The Debian corpus (`ROCPATH_CORPUS`, else `~/.cache/rocpath-corpus`), when present.
 fn corpus() -> Option<PathBuf> {
-    let root = std::env::var_os("ROCPATH_CORPUS")
-        .map(PathBuf::from)
-        .or_else(|| std::env::var_os("HOME").map(|h| Path::new(&h).join(".cache/rocpath-corpus")))
-        .filter(|p| p.join("debs").is_dir());
-    if root.is_none() {
-        rocpath_testdata::skip(
-            "the Debian corpus is not present (ROCPATH_CORPUS; ../shared/tools/fetch-debian-rocm.sh)",
-        );
-    }
-    root
+    rocpath_testdata::corpus_path("librocrand1", "")?;
+    rocpath_testdata::corpus_root()
 }
 
 #[test]
@@ -696,7 +688,7 @@ fn the_rocrand_package_read_in_place_gives_what_dpkg_unpacks() {
                 .is_some_and(|n| n.to_string_lossy().starts_with("librocrand1_"))
         });
     let (Some(deb), true) = (deb, unpacked.is_dir()) else {
-        rocpath_testdata::skip("librocrand1 is not in the corpus");
+        rocpath_testdata::missing("the librocrand1 .deb is not in the corpus's debs/");
         return;
     };
     let folder = Collect::new(Some(&unpacked));

@@ -38,6 +38,28 @@ pub fn codeobjects_dir() -> Option<PathBuf> {
     d
 }
 
+/// The Debian corpus that `../shared/tools/fetch-debian-rocm.sh` fills (`ROCPATH_CORPUS`, else
+/// `~/.cache/rocpath-corpus`): `debs/` and `unpacked/<package>/`.
+pub fn corpus_root() -> Option<PathBuf> {
+    std::env::var_os("ROCPATH_CORPUS")
+        .map(PathBuf::from)
+        .or_else(|| std::env::var_os("HOME").map(|h| Path::new(&h).join(".cache/rocpath-corpus")))
+}
+
+/// `rel` inside the unpacked Debian package `package` of the corpus, if present. Prints a skip
+/// note when absent, or fails the test under CI (`CI` set), where `.ci/run` fetches it.
+pub fn corpus_path(package: &str, rel: &str) -> Option<PathBuf> {
+    let d = corpus_root()
+        .map(|r| r.join("unpacked").join(package).join(rel))
+        .filter(|d| d.exists());
+    if d.is_none() {
+        missing(&format!(
+            "Debian {package} not unpacked in ROCPATH_CORPUS (../shared/tools/fetch-debian-rocm.sh)"
+        ));
+    }
+    d
+}
+
 /// A shared fixture is absent: a skip note, or under CI (`CI` set) a failure.
 #[allow(clippy::panic)] // test support: failing the calling test is the point
 pub fn missing(why: &str) {

@@ -194,20 +194,16 @@ fn traced_kernels_are_attributed_to_catalog_entries() {
 }
 
 fn hipblaslt_corpus() -> Option<String> {
-    let root = std::env::var_os("ROCPATH_CORPUS")
-        .map(std::path::PathBuf::from)
-        .or_else(|| {
-            std::env::var_os("HOME")
-                .map(|h| std::path::PathBuf::from(h).join(".cache/rocpath-corpus"))
-        })?;
-    let d = root.join("unpacked/libhipblaslt1/usr/lib/x86_64-linux-gnu/hipblaslt/library");
-    d.is_dir().then(|| d.display().to_string())
+    rocpath_testdata::corpus_path(
+        "libhipblaslt1",
+        "usr/lib/x86_64-linux-gnu/hipblaslt/library",
+    )
+    .map(|d| d.display().to_string())
 }
 
 #[test]
 fn a_hipblaslt_folder_answers_the_heuristic_query() {
     let Some(lib) = hipblaslt_corpus() else {
-        rocpath_testdata::skip("Debian libhipblaslt1 7.1.1 not unpacked in ROCPATH_CORPUS");
         return;
     };
     let (code, out, err) = run(&[
@@ -240,7 +236,6 @@ fn a_hipblaslt_folder_answers_the_heuristic_query() {
 #[test]
 fn rocblas_routes_gfx1201_to_hipblaslt_and_shows_its_choice() {
     let Some(lib) = hipblaslt_corpus() else {
-        rocpath_testdata::skip("Debian libhipblaslt1 7.1.1 not unpacked in ROCPATH_CORPUS");
         return;
     };
     // The example rocBLAS folder has no gfx1201 catalog: hipBLASLt answers, Tensile would abort.

@@ -275,26 +275,17 @@ fn cheap_first(p: &mut catalog::Pred<ProblemLeaf>) {
 
 /// `std::sort` by `key < key' || (key == key' && speed > speed')`.
 fn sort_table(m: &mut Matching) {
-    let n = m.entries.len();
-    let mut order: Vec<u32> = (0..n as u32).collect();
-    {
-        let key = |i: u32| m.key(i as usize);
-        let speed = |i: u32| m.entries.get(i as usize).map_or(0.0, |e| e.speed);
-        let less = |a: &u32, b: &u32| {
-            let (ka, kb) = (key(*a), key(*b));
-            ka < kb || (ka == kb && speed(*a) > speed(*b))
-        };
-        std_sort(&mut order, &less);
-    }
+    let Some(order) = sorted_order(m) else {
+        return;
+    };
     let dims = m.dims;
     let mut keys = Vec::with_capacity(m.keys.len());
-    let mut entries = Vec::with_capacity(n);
+    let mut entries = Vec::with_capacity(m.entries.len());
     let mut old: Vec<Option<catalog::Entry>> = std::mem::take(&mut m.entries)
         .into_iter()
         .map(Some)
         .collect();
-    for &i in &order {
-        let i = i as usize;
+    for i in order {
         keys.extend_from_slice(m.keys.get(i * dims..(i + 1) * dims).unwrap_or(&[]));
         if let Some(e) = old.get_mut(i).and_then(Option::take) {
             entries.push(e);
@@ -302,6 +293,45 @@ fn sort_table(m: &mut Matching) {
     }
     m.keys = keys;
     m.entries = entries;
+}
+
+/// The positions of `m`'s entries in `std::sort` order, or `None` when they are in it already
+/// and no two are equivalent (then that order is the only sorted one).
+///
+/// Short keys (the usual M, N, K and the batch) are copied beside their speed and sorted as
+/// they are: the same comparisons in the same order as sorting positions, so the same result,
+/// without reaching into the table for every comparison.
+fn sorted_order(m: &Matching) -> Option<Vec<usize>> {
+    const SHORT: usize = 4;
+    let n = m.entries.len();
+    let speed = |i: usize| m.entries.get(i).map_or(0.0, |e| e.speed);
+    if m.dims <= SHORT {
+        let mut rows: Vec<([i64; SHORT], f64, usize)> = (0..n)
+            .map(|i| {
+                let mut k = [0; SHORT];
+                k[..m.dims].copy_from_slice(m.key(i));
+                (k, speed(i), i)
+            })
+            .collect();
+        let less = |a: &([i64; SHORT], f64, usize), b: &([i64; SHORT], f64, usize)| {
+            a.0 < b.0 || (a.0 == b.0 && a.1 > b.1)
+        };
+        if rows.windows(2).all(|w| less(&w[0], &w[1])) {
+            return None;
+        }
+        std_sort(&mut rows, &less);
+        return Some(rows.into_iter().map(|r| r.2).collect());
+    }
+    let mut order: Vec<usize> = (0..n).collect();
+    let less = |a: &usize, b: &usize| {
+        let (ka, kb) = (m.key(*a), m.key(*b));
+        ka < kb || (ka == kb && speed(*a) > speed(*b))
+    };
+    if order.windows(2).all(|w| less(&w[0], &w[1])) {
+        return None;
+    }
+    std_sort(&mut order, &less);
+    Some(order)
 }
 
 /// A placeholder file, loaded once.

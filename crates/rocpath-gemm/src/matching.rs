@@ -242,10 +242,16 @@ impl Search<'_> {
 
 /// `ProblemMatchingLibrary::findBestSolution`.
 pub(crate) fn search(w: &mut Walk<'_>, m: &Matching, file: &Arc<File>, depth: u32) -> Out {
-    let d = match &m.distance {
-        Ok(d) => *d,
-        Err(name) => return Err(format!("{}: distance `{name}`", file.name())),
+    let switches = &w.problem().modes.switches;
+    // `TENSILE_METRIC` replaces the file's distance when the table is loaded.
+    let d = match (
+        switches.metric.as_deref().and_then(Distance::parse),
+        &m.distance,
+    ) {
+        (Some(d), _) | (None, &Ok(d)) => d,
+        (None, Err(name)) => return Err(format!("{}: distance `{name}`", file.name())),
     };
+    let naive = switches.naive_search;
     let key = key(&m.properties, w).map_err(|e| format!("{}: {e}", file.name()))?;
     let slot = w.tracing().then(|| {
         w.push(
@@ -275,6 +281,7 @@ pub(crate) fn search(w: &mut Walk<'_>, m: &Matching, file: &Arc<File>, depth: u3
     match d {
         Distance::Equality => equality(w, &mut s, file, depth)?,
         Distance::GridBased => grid(w, &mut s, file, depth)?,
+        _ if naive => naive_search(w, &mut s, file, depth)?,
         _ => bin_search(w, &mut s, file, depth)?,
     }
     if let (Some(slot), Some(t)) = (slot.flatten(), w.trace.as_mut()) {
@@ -319,6 +326,29 @@ fn bin_search(
     for i in (0..orig).rev() {
         if !s.visit(w, i, file, depth)? {
             break;
+        }
+    }
+    Ok(())
+}
+
+/// `findBestKeyMatch_NaiveSearch` (`PropertyMatching.hpp:505-574`, with `TENSILE_NAIVE_SEARCH`):
+/// the first entry's library is asked whatever its distance, then every later entry strictly
+/// nearer than the best so far; speed breaks no tie.
+fn naive_search(
+    w: &mut Walk<'_>,
+    s: &mut Search<'_>,
+    file: &Arc<File>,
+    depth: u32,
+) -> Result<(), String> {
+    for i in 0..s.m.entries.len() {
+        let dist = distance(s.d, &s.key, s.m.key(i))?;
+        s.considered += 1;
+        if i > 0 && dist >= s.best_d {
+            continue;
+        }
+        if let Some(c) = s.transform(w, i, dist, file, depth)? {
+            s.best_d = dist;
+            s.best = Some(c);
         }
     }
     Ok(())

@@ -109,6 +109,32 @@ pub struct Modes {
     pub force_valu: bool,
     /// Workspace available, bytes.
     pub workspace: u64,
+    /// The host library's selection switches (all off unless set).
+    #[serde(skip_serializing_if = "Switches::is_off")]
+    pub switches: Switches,
+}
+
+/// Tensile's selection switches, read once per process from the environment
+/// (ROCm/Tensile@be49885f `Debug.cpp:185-216`; rocBLAS's own at `tensile_host.cpp:990-1004`).
+#[derive(Debug, Clone, PartialEq, Default, Serialize)]
+pub struct Switches {
+    /// `TENSILE_NAIVE_SEARCH` non-zero: tables of the generic distances are searched entry by
+    /// entry (`PropertyMatching.hpp:312-320, 505-574`).
+    pub naive_search: bool,
+    /// `TENSILE_METRIC`: the distance every table is loaded with, whatever its file says
+    /// (`Serialization/MatchingLibrary.hpp:134-137`).
+    pub metric: Option<String>,
+    /// `TENSILE_SOLUTION_INDEX` when ≥ 0 (`MasterSolutionLibrary.hpp:124-143`).
+    pub solution_index: Option<i64>,
+    /// `ROCBLAS_TENSILE_GEMM_OVERRIDE_PATH` (`tensile_host.cpp:990-1004`).
+    pub override_path: Option<String>,
+}
+
+impl Switches {
+    /// True when no switch is set (the default selection).
+    pub fn is_off(&self) -> bool {
+        *self == Switches::default()
+    }
 }
 
 /// Tensile's `ContractionProblem` for a GEMM, with its derived values.

@@ -218,7 +218,7 @@ pub struct Settings {
     pub force_valu_dgemm: bool,
     /// `TENSILE_EXPERIMENTAL_SELECTION` (1 grid, 2 decision trees).
     pub experimental_selection: Option<i64>,
-    /// `TENSILE_SOLUTION_INDEX`.
+    /// `TENSILE_SOLUTION_INDEX` (`strtol(v, nullptr, 0)`: decimal, `0x` hex or `0` octal).
     pub tensile_solution_index: Option<i64>,
     /// `TENSILE_METRIC` (replaces every table's distance).
     pub tensile_metric: Option<String>,
@@ -254,14 +254,37 @@ impl Settings {
             fp16_alt_impl_env: get("ROCBLAS_INTERNAL_FP16_ALT_IMPL").map(|v| atoi(v) != 0),
             fp16_alt_impl_rnz_env: get("ROCBLAS_INTERNAL_FP16_ALT_IMPL_RNZ").map(|v| atoi(v) != 0),
             force_valu_dgemm: get("ROCBLAS_INTERNAL_FORCE_VALU_FOR_DGEMM").is_some(),
-            experimental_selection: get("TENSILE_EXPERIMENTAL_SELECTION").map(atoi),
-            tensile_solution_index: get("TENSILE_SOLUTION_INDEX").map(atoi),
+            experimental_selection: get("TENSILE_EXPERIMENTAL_SELECTION").map(|v| strtol0(&v)),
+            tensile_solution_index: get("TENSILE_SOLUTION_INDEX").map(|v| strtol0(&v)),
             tensile_metric: get("TENSILE_METRIC").filter(|v| !v.is_empty()),
-            naive_search: get("TENSILE_NAIVE_SEARCH").is_some_and(|v| atoi(v) != 0),
+            naive_search: get("TENSILE_NAIVE_SEARCH").is_some_and(|v| strtol0(&v) != 0),
             gemm_override_path: get("ROCBLAS_TENSILE_GEMM_OVERRIDE_PATH"),
             ..Settings::default()
         }
     }
+}
+
+/// `strtol(v, nullptr, 0)` as Tensile's `Debug.cpp` reads its switches: `0x`/`0X` hexadecimal,
+/// a leading `0` octal, else decimal; 0 when no digit follows.
+fn strtol0(v: &str) -> i64 {
+    let t = v.trim_start();
+    let (sign, rest) = match t.strip_prefix('-') {
+        Some(r) => (-1, r),
+        None => (1, t.strip_prefix('+').unwrap_or(t)),
+    };
+    let (radix, digits) = if let Some(h) = rest.strip_prefix("0x").or(rest.strip_prefix("0X")) {
+        (16, h)
+    } else if rest.starts_with('0') {
+        (8, rest)
+    } else {
+        (10, rest)
+    };
+    let d: String = digits
+        .chars()
+        .take_while(|c| c.is_digit(radix))
+        .take(15)
+        .collect();
+    sign * i64::from_str_radix(&d, radix).unwrap_or(0)
 }
 
 /// `atoi`: the leading integer, 0 when there is none.
@@ -613,6 +636,12 @@ pub fn tensile_problem(c: &Call, s: &Settings, dev: &Device, steps: &mut Steps) 
             && c.types.iter().all(|t| *t == BlasType::F64)
             && c.compute == BlasType::F64,
         workspace: workspace / 256 * 256,
+        switches: crate::problem::Switches {
+            naive_search: s.naive_search,
+            metric: s.tensile_metric.clone(),
+            solution_index: s.tensile_solution_index.filter(|i| *i >= 0),
+            override_path: s.gemm_override_path.clone(),
+        },
     };
     steps.push(|| cited(
         format!(

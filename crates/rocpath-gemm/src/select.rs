@@ -66,6 +66,34 @@ pub struct Walk<'a> {
     verdicts: rustc_hash::FxHashMap<usize, Vec<u8>>,
 }
 
+/// Why a switch of the environment makes the answer one this model cannot give.
+fn unmodelled_switch(sw: &crate::problem::Switches) -> Option<String> {
+    if let Some(i) = sw.solution_index {
+        return Some(format!(
+            "TENSILE_SOLUTION_INDEX={i}: the host library skips the selection and takes solution \
+             {i} only if a per-type file holding it was already loaded by an earlier call of the \
+             same process, and only if it can solve the problem (Tensile \
+             MasterSolutionLibrary.hpp:124-143, 157-183); that depends on the process's history"
+        ));
+    }
+    if let Some(path) = &sw.override_path {
+        return Some(format!(
+            "ROCBLAS_TENSILE_GEMM_OVERRIDE_PATH={path}: rocBLAS preloads the problem → solution \
+             pairs of that file into the library's cache (tensile_host.cpp:990-1004, \
+             MasterSolutionLibrary.hpp:185-240); rocpath does not read override files"
+        ));
+    }
+    if let Some(m) = &sw.metric {
+        if rocpath_tensile::catalog::Distance::parse(m).is_none() {
+            return Some(format!(
+                "TENSILE_METRIC={m}: not a distance the host library knows, so every per-type file \
+                 fails to load (`Unknown distance function`, Serialization/MatchingLibrary.hpp:134-180)"
+            ));
+        }
+    }
+    None
+}
+
 impl<'a> Walk<'a> {
     /// A walk of `lib` for `problem` on `dev`; `trace` records every step.
     pub fn new(lib: &'a Library, dev: &'a Device, problem: &'a Problem, trace: bool) -> Self {
@@ -79,8 +107,11 @@ impl<'a> Walk<'a> {
         }
     }
 
-    /// `MasterSolutionLibrary::findBestSolution` (no `TENSILE_SOLUTION_INDEX`).
+    /// `MasterSolutionLibrary::findBestSolution`.
     pub fn run(&mut self) -> Found {
+        if let Some(why) = unmodelled_switch(&self.problem.modes.switches) {
+            return Found::Unresolved(why);
+        }
         let master = self.lib.master.clone();
         let Some(root) = master.catalog.library.as_ref() else {
             return Found::Unresolved(format!(

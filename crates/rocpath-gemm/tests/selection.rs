@@ -291,3 +291,108 @@ fn a_processor_without_a_master_file_is_a_named_load_error() {
         "{e}"
     );
 }
+
+/// Settings with the environment `pairs` (as `explain gemm --env` gives them).
+fn env(pairs: &[(&str, &str)]) -> Settings {
+    Settings::from_env(|k| {
+        pairs
+            .iter()
+            .find(|(n, _)| *n == k)
+            .map(|(_, v)| v.to_string())
+    })
+}
+
+#[test]
+fn tensile_metric_replaces_every_tables_distance() {
+    let d = tempfile::tempdir().unwrap();
+    master(d.path(), T);
+    types_file(
+        d.path(),
+        T,
+        &[solution(1, "Square", "", 0), solution(2, "Long", "", 0)],
+        "  - {key: [100, 100, 100], index: 1, speed: 1}\n  - {key: [1, 1, 190], index: 2, speed: 1}\n",
+        "Euclidean",
+    );
+    // (1, 1, 100): Euclidean 99²·2 = 19,602 to the first, 90² = 8,100 to the second;
+    // Manhattan 198 to the first, 90 to the second; Equality: neither key is the problem's.
+    let call = sgemm(1, 1, 100);
+    assert_eq!(index(&predict(d.path(), 110, &call)), 2);
+    let m = predict_with(
+        d.path(),
+        110,
+        &call,
+        &env(&[("TENSILE_METRIC", "Manhattan")]),
+    );
+    assert_eq!(index(&m), 2);
+    let e = predict_with(
+        d.path(),
+        110,
+        &call,
+        &env(&[("TENSILE_METRIC", "Equality")]),
+    );
+    assert!(matches!(e, Outcome::None), "{e:?}");
+    let at = sgemm(100, 100, 100);
+    let e = predict_with(d.path(), 110, &at, &env(&[("TENSILE_METRIC", "Equality")]));
+    assert_eq!(index(&e), 1);
+    match predict_with(d.path(), 110, &call, &env(&[("TENSILE_METRIC", "Cosine")])) {
+        Outcome::Unresolved(w) => assert!(w.contains("Unknown distance function"), "{w}"),
+        other => panic!("{other:?}"),
+    }
+}
+
+#[test]
+fn naive_search_keeps_the_first_of_equal_distances_whatever_the_speed() {
+    let d = tempfile::tempdir().unwrap();
+    master(d.path(), T);
+    types_file(
+        d.path(),
+        T,
+        &[solution(1, "Below", "", 0), solution(2, "Above", "", 0)],
+        "  - {key: [150, 150, 150], index: 2, speed: 9}\n  - {key: [50, 50, 50], index: 1, speed: 1}\n",
+        "Euclidean",
+    );
+    // (100, 100, 100) is as far from both. The binary search starts at the first key not
+    // below the problem's (Above) and keeps it, the slower Below being no faster; the naive
+    // search takes the table's first entry (Below, after sorting) and nothing strictly nearer.
+    let call = sgemm(100, 100, 100);
+    assert_eq!(index(&predict(d.path(), 110, &call)), 2);
+    let naive = env(&[("TENSILE_NAIVE_SEARCH", "1")]);
+    assert_eq!(index(&predict_with(d.path(), 110, &call, &naive)), 1);
+    // `strtol(v, nullptr, 0)`: "0x0" is zero, so the switch stays off.
+    let off = env(&[("TENSILE_NAIVE_SEARCH", "0x0")]);
+    assert_eq!(index(&predict_with(d.path(), 110, &call, &off)), 2);
+}
+
+#[test]
+fn switches_the_model_cannot_follow_are_unresolved_with_the_source() {
+    let d = tempfile::tempdir().unwrap();
+    master(d.path(), T);
+    types_file(
+        d.path(),
+        T,
+        &[solution(1, "K", "", 0)],
+        "  - {key: [64, 64, 64], index: 1, speed: 1}\n",
+        "Euclidean",
+    );
+    let call = sgemm(64, 64, 64);
+    for (name, value, cite) in [
+        (
+            "TENSILE_SOLUTION_INDEX",
+            "0x1",
+            "MasterSolutionLibrary.hpp:124-143",
+        ),
+        (
+            "ROCBLAS_TENSILE_GEMM_OVERRIDE_PATH",
+            "/tmp/o.csv",
+            "tensile_host.cpp:990-1004",
+        ),
+    ] {
+        match predict_with(d.path(), 110, &call, &env(&[(name, value)])) {
+            Outcome::Unresolved(w) => assert!(w.contains(cite) && w.contains(name), "{w}"),
+            other => panic!("{name}: {other:?}"),
+        }
+    }
+    // A negative index restores the default selection.
+    let neg = env(&[("TENSILE_SOLUTION_INDEX", "-1")]);
+    assert_eq!(index(&predict_with(d.path(), 110, &call, &neg)), 1);
+}

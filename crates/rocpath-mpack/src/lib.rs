@@ -110,7 +110,20 @@ pub struct Reader<'a> {
     base: u64,
     release: Option<ReleaseFn<'a>>,
     released: usize,
+    memo: Option<&'a SkipMemo>,
 }
+
+/// Where the large values of one buffer end, for readers that skip the same value more than
+/// once (a map read whole to find its fields, then each field read again, nested: the largest
+/// values are walked once per level). Keyed by the address of a value's first byte, so every
+/// reader over the same buffer shares it; it lives no longer than the buffer it is lent with.
+#[derive(Debug, Default)]
+pub struct SkipMemo {
+    ends: std::cell::RefCell<rustc_hash::FxHashMap<usize, usize>>,
+}
+
+/// Containers at least this long (bytes) are remembered.
+const MEMO_MIN: usize = 512;
 
 impl std::fmt::Debug for Reader<'_> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -165,6 +178,7 @@ impl<'a> Reader<'a> {
             base: 0,
             release: None,
             released: 0,
+            memo: None,
         }
     }
 
@@ -183,7 +197,20 @@ impl<'a> Reader<'a> {
             base,
             release: None,
             released: 0,
+            memo: None,
         }
+    }
+
+    /// The same reader, remembering in `memo` where the large values it skips end (see
+    /// [`SkipMemo`]); `memo` must not be shared with readers over another buffer.
+    pub fn with_memo(mut self, memo: &'a SkipMemo) -> Self {
+        self.memo = Some(memo);
+        self
+    }
+
+    /// The memo this reader was given, to hand on to readers over parts of the same buffer.
+    pub fn memo(&self) -> Option<&'a SkipMemo> {
+        self.memo
     }
 
     /// Current offset (including the base).
@@ -433,24 +460,56 @@ impl<'a> Reader<'a> {
 
     /// Skips one whole value, however deeply nested (up to [`MAX_DEPTH`]).
     pub fn skip(&mut self) -> Result<()> {
-        // Iterative: `pending` counts values still to skip at each open level.
-        // The first levels of the stack live on the stack: skipping is on the path of every
-        // value a walker does not read, and should not allocate.
+        let Some(memo) = self.memo else {
+            return self.walk_value(None);
+        };
+        // Only the value asked for is looked up: readers over a buffer's parts skip its values
+        // outer level first, so an inner value is met again only as the target of a later skip.
+        if let Some(len) = self.known_len(memo) {
+            self.take(len)?;
+            return Ok(());
+        }
+        self.walk_value(Some(memo))
+    }
+
+    /// The length of the container starting at `pos`, if `memo` has seen it whole.
+    fn known_len(&self, memo: &SkipMemo) -> Option<usize> {
+        // Only containers can be long: fixmap/fixarray (0x80..=0x9f), array/map 16/32.
+        if !matches!(self.data.get(self.pos), Some(0x80..=0x9f | 0xdc..=0xdf)) {
+            return None;
+        }
+        let addr = self.data.as_ptr() as usize + self.pos;
+        let len = memo.ends.borrow().get(&addr).copied()?;
+        (len <= self.remaining()).then_some(len)
+    }
+
+    /// Walks past the next value; with a memo, the long containers walked (the value and those
+    /// nested in it) are added to it.
+    fn walk_value(&mut self, memo: Option<&SkipMemo>) -> Result<()> {
+        // Iterative: `pending` counts values still to skip at each open level, `start` where
+        // that level's container began. The first levels of the stack live on the stack:
+        // skipping is on the path of every value a walker does not read, and should not allocate.
         let mut pending: u64 = 1;
-        let mut near = [0u64; 16];
-        let mut far: Vec<u64> = Vec::new();
+        let mut start = self.pos;
+        let mut near = [(0u64, 0usize); 16];
+        let mut far: Vec<(u64, usize)> = Vec::new();
         let mut depth = 0usize;
         loop {
             while pending == 0 {
                 if depth == 0 {
                     return Ok(());
                 }
+                if let Some(memo) = memo.filter(|_| self.pos - start >= MEMO_MIN) {
+                    let addr = self.data.as_ptr() as usize + start;
+                    memo.ends.borrow_mut().insert(addr, self.pos - start);
+                }
                 depth -= 1;
-                pending = match near.get(depth) {
+                (pending, start) = match near.get(depth) {
                     Some(&p) => p,
-                    None => far.pop().unwrap_or(0),
+                    None => far.pop().unwrap_or((0, 0)),
                 };
             }
+            let at = self.pos;
             pending -= 1;
             let (m, off) = self.marker()?;
             let children: u64 = match m {
@@ -530,11 +589,12 @@ impl<'a> Reader<'a> {
                     return Err(Error::TooDeep { offset: off });
                 }
                 match near.get_mut(depth) {
-                    Some(slot) => *slot = pending,
-                    None => far.push(pending),
+                    Some(slot) => *slot = (pending, start),
+                    None => far.push((pending, start)),
                 }
                 depth += 1;
                 pending = children;
+                start = at;
             }
         }
     }
@@ -691,5 +751,56 @@ mod tests {
             rd.skip().unwrap();
             prop_assert_eq!(rd.peek().unwrap(), Kind::Nil);
         }
+
+        /// With a memo, every value of a nested document skips to the same place as without
+        /// one, in whatever order the readers over its parts skip (outer first, then inner
+        /// from the memo), and on truncated copies the memo changes no outcome.
+        #[test]
+        fn memo_skips_like_a_walk(v in nested(), cut in any::<usize>()) {
+            let b = encode(&v);
+            let memo = SkipMemo::default();
+            for data in [&b[..], &b[..cut % (b.len() + 1)]] {
+                let mut plain = Reader::new(data);
+                let mut memod = Reader::new(data).with_memo(&memo);
+                prop_assert_eq!(plain.skip().is_ok(), memod.skip().is_ok());
+                prop_assert_eq!(plain.offset(), memod.offset());
+                // Every value start reached by stepping into containers: skip from there.
+                let mut starts = vec![0usize];
+                let mut rd = Reader::new(data);
+                while !rd.is_empty() {
+                    let k = rd.peek();
+                    let r = match k {
+                        Ok(Kind::Array) => rd.array_len().map(|_| ()),
+                        Ok(Kind::Map) => rd.map_len().map(|_| ()),
+                        _ => rd.skip(),
+                    };
+                    if r.is_err() { break; }
+                    starts.push(rd.offset() as usize);
+                }
+                for &at in &starts {
+                    let part = &data[at.min(data.len())..];
+                    let mut p = Reader::with_base(part, at as u64);
+                    let mut m = Reader::with_base(part, at as u64).with_memo(&memo);
+                    prop_assert_eq!(p.skip().is_ok(), m.skip().is_ok());
+                    prop_assert_eq!(p.offset(), m.offset());
+                }
+            }
+        }
+    }
+
+    /// Nested arrays and maps, some of them long enough to be remembered.
+    fn nested() -> impl Strategy<Value = rmpv::Value> {
+        let leaf = prop_oneof![
+            any::<i64>().prop_map(rmpv::Value::from),
+            ".{0,12}".prop_map(rmpv::Value::from),
+            proptest::collection::vec(any::<u8>(), 0..700).prop_map(rmpv::Value::Binary),
+        ];
+        leaf.prop_recursive(4, 64, 8, |inner| {
+            prop_oneof![
+                proptest::collection::vec(inner.clone(), 0..20).prop_map(rmpv::Value::Array),
+                proptest::collection::vec((".{0,6}".prop_map(rmpv::Value::from), inner), 0..8)
+                    .prop_map(rmpv::Value::Map),
+            ]
+        })
     }
 }

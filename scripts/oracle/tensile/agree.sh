@@ -1,15 +1,17 @@
 #!/usr/bin/env bash
 # Agreement of `rocpath explain gemm` with Tensile's own host library on Debian's librocblas4 6.4.4.
 #   scripts/oracle/tensile/agree.sh --tensile-git DIR --rocblas-src DIR [-n N] [--seed S]
-#        [--api LIST] [--types LIST] [--trans LIST] [--batch LIST] [DEVICE...]
+#        [--api LIST] [--types LIST] [--trans LIST] [--batch LIST] [--env NAME=VALUE]... [DEVICE...]
 # DEVICE is PROCESSOR:CUS (default gfx900:64 gfx906:60 gfx90a:104 gfx1100:96). --tensile-git: a
 # clone of ROCm/Tensile holding be49885f (release/rocm-rel-6.4); --rocblas-src: rocBLAS 6.4.4's
 # source (Debian's rocblas_6.4.4.orig.tar.gz unpacked). Needs the corpus that
 # ../shared/tools/fetch-debian-rocm.sh fills ($ROCPATH_CORPUS, default ~/.cache/rocpath-corpus),
 # g++, python3 and msgpack-c's headers (libmsgpack-cxx-dev). Work files: target/oracle/tensile.
+# --env sets a switch both sides read (TENSILE_METRIC, TENSILE_NAIVE_SEARCH, ...): the reference
+# in its environment, rocpath through `explain gemm --env`.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd); root=$(cd "$here/../../.." && pwd)
-n=10000; seed=1; gen=(); devices=(); tgit=; rsrc=
+n=10000; seed=1; gen=(); devices=(); tgit=; rsrc=; envs=(); switches=
 while [ $# -gt 0 ]; do
   case $1 in
     -n) n=$2; shift 2 ;;
@@ -17,7 +19,8 @@ while [ $# -gt 0 ]; do
     --tensile-git) tgit=$2; shift 2 ;;
     --rocblas-src) rsrc=$2; shift 2 ;;
     --api|--types|--trans|--batch) gen+=("$1=$2"); shift 2 ;;
-    -h|--help) sed -n 2,9p "$0"; exit 0 ;;
+    --env) envs+=(--env "$2"); switches+="${switches:+;}$2"; shift 2 ;;
+    -h|--help) sed -n 2,11p "$0"; exit 0 ;;
     -*) echo "unknown option $1 (see --help)" >&2; exit 2 ;;
     *) devices+=("$1"); shift ;;
   esac
@@ -42,11 +45,11 @@ status=0
 for d in "${devices[@]}"; do
   proc=${d%%:*}; cus=${d##*:}; w=$out/$proc-$cus-$seed
   python3 "$here/gen.py" -n "$n" --seed "$seed" "${gen[@]}" > "$w.problems.tsv"
-  "$out/oracle" "$lib" "$proc" "$cus" < "$w.problems.tsv" > "$w.reference.tsv" 2> "$w.reference.err" \
+  ORACLE_SWITCHES="$switches" "$out/oracle" "$lib" "$proc" "$cus" < "$w.problems.tsv" > "$w.reference.tsv" 2> "$w.reference.err" \
     || { echo "the reference failed; see $w.reference.err:" >&2; tail -3 "$w.reference.err" >&2; exit 2; }
-  "$root/target/release/rocpath" explain gemm "$lib" --target "$proc" --cu "$cus" \
+  "$root/target/release/rocpath" explain gemm "$lib" --target "$proc" --cu "$cus" "${envs[@]}" \
     --problems "$w.problems.tsv" --tsv > "$w.rocpath.tsv" 2> "$w.rocpath.err" || true
-  echo "== $proc ($cus CUs), $n calls, seed $seed ${gen[*]}"
+  echo "== $proc ($cus CUs), $n calls, seed $seed ${gen[*]} ${switches:+env $switches}"
   python3 "$here/../compare.py" tensile "$w.problems.tsv" "$w.reference.tsv" "$w.rocpath.tsv" || status=1
 done
 exit $status

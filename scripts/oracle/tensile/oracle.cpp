@@ -757,6 +757,19 @@ int main(int argc, char** argv)
     const char* dbg        = std::getenv("ORACLE_TENSILE_DB");
     std::string dbg_value  = dbg ? dbg : "";
     clear_env();
+    // Switches under test (agree.sh --env NAME=VALUE): `;`-separated pairs set again after the
+    // clearing, before Tensile's Debug singleton first reads them.
+    if(const char* sw = std::getenv("ORACLE_SWITCHES"))
+    {
+        std::stringstream ss(sw);
+        std::string       kv;
+        while(std::getline(ss, kv, ';'))
+        {
+            auto eq = kv.find('=');
+            if(eq != std::string::npos)
+                setenv(kv.substr(0, eq).c_str(), kv.substr(eq + 1).c_str(), 1);
+        }
+    }
     // Debugging aid only: Tensile's own trace (Debug.cpp, TENSILE_DB bits), printed to stdout.
     if(!dbg_value.empty())
         setenv("TENSILE_DB", dbg_value.c_str(), 1);

@@ -2,7 +2,7 @@
 //! (`{"index": 0, "type": "FreeSizeA"}`), so a node is read whole before it is interpreted.
 
 use super::Error;
-use rocpath_mpack::{Kind, Reader};
+use rocpath_mpack::{Kind, Reader, SkipMemo};
 use smallvec::SmallVec;
 
 /// The entries of one map: key, absolute offset of the value, raw bytes of the value.
@@ -10,6 +10,7 @@ pub(super) struct Fields<'a> {
     /// Offset of the map.
     pub offset: u64,
     entries: SmallVec<[(&'a str, u64, &'a [u8]); 6]>,
+    memo: Option<&'a SkipMemo>,
 }
 
 /// A decoding error at `offset`.
@@ -39,7 +40,11 @@ impl<'a> Fields<'a> {
                 None => rd.skip()?,
             }
         }
-        Ok(Fields { offset, entries })
+        Ok(Fields {
+            offset,
+            entries,
+            memo: rd.memo(),
+        })
     }
 
     /// A reader over the value of `key`, if the map has it (the first, if repeated).
@@ -47,7 +52,13 @@ impl<'a> Fields<'a> {
         self.entries
             .iter()
             .find(|(k, _, _)| *k == key)
-            .map(|&(_, at, raw)| Reader::with_base(raw, at))
+            .map(|&(_, at, raw)| {
+                let rd = Reader::with_base(raw, at);
+                match self.memo {
+                    Some(m) => rd.with_memo(m),
+                    None => rd,
+                }
+            })
     }
 
     /// A reader over the value of `key`, or an error naming the missing key.

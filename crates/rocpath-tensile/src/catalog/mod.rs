@@ -38,7 +38,7 @@ pub use pred::{
 pub use solution::{ProblemType, SizeMapping, Solution};
 
 use fields::{Fields, dec_err};
-use rocpath_mpack::{Kind, Reader};
+use rocpath_mpack::{Kind, Reader, SkipMemo};
 
 /// Why a catalog could not be decoded.
 pub type Error = crate::Error;
@@ -152,7 +152,8 @@ impl Distance {
         }
     }
 
-    fn parse(s: &str) -> Option<Self> {
+    /// The distance named `s` as the host library names it (`MatchingLibrary.hpp:139-175`).
+    pub fn parse(s: &str) -> Option<Self> {
         Some(match s {
             "Euclidean" => Distance::Euclidean,
             "Manhattan" => Distance::Manhattan,
@@ -258,7 +259,10 @@ pub const MAX_ITEMS: usize = 1 << 22;
 /// index past `int`, a repeated index, a slice past the blob, a missing index or blob — and its
 /// solutions are read from the slices, in the order of the triples.
 pub fn decode(data: &[u8]) -> Result<Catalog, Error> {
-    let mut rd = Reader::new(data);
+    // Each level of the library tree reads its node whole before interpreting it, so the
+    // tables at the bottom would be walked once per level without the memo.
+    let memo = SkipMemo::default();
+    let mut rd = Reader::new(data).with_memo(&memo);
     if rd.peek()? != Kind::Map {
         return Err(dec_err(0, "the top level is not a map"));
     }
@@ -312,7 +316,7 @@ pub fn decode(data: &[u8]) -> Result<Catalog, Error> {
                 },
             ));
         };
-        indexed_solutions(index, at, blob, &mut out.solutions)?;
+        indexed_solutions(index, at, blob, &mut out.solutions, &memo)?;
     }
     Ok(out)
 }
@@ -324,6 +328,7 @@ fn indexed_solutions(
     at: u64,
     blob: &[u8],
     out: &mut Vec<Solution>,
+    memo: &SkipMemo,
 ) -> Result<(), Error> {
     let mut rd = Reader::with_base(index, at);
     let n = list_len(&mut rd)?;
@@ -355,7 +360,8 @@ fn indexed_solutions(
             return Err(bad(format!("index {i} appears twice")));
         }
         let slice = blob.get(off as usize..end as usize).unwrap_or(&[]);
-        let mut s = Reader::new(slice);
+        // The blob is part of the decoded buffer, so the buffer's memo serves its slices.
+        let mut s = Reader::new(slice).with_memo(memo);
         let sol = solution::read(&mut s).map_err(|e| match e {
             crate::Error::Catalog { offset, msg } => dec_err(
                 off_at,
@@ -553,37 +559,7 @@ fn matching(f: &Fields<'_>, depth: u32) -> Result<Matching, Error> {
     let mut keys = Vec::with_capacity((n * dims).min(1 << 20));
     let mut entries = Vec::with_capacity(n.min(1 << 18));
     for _ in 0..n {
-        let e = Fields::read(&mut rd)?;
-        let mut kr = e.req("key")?;
-        let koff = kr.offset();
-        if list_len(&mut kr)? != dims {
-            return Err(dec_err(
-                koff,
-                "a key with a length other than the properties'",
-            ));
-        }
-        for _ in 0..dims {
-            keys.push(int(&mut kr)?);
-        }
-        let speed = match e.get("speed") {
-            Some(mut r) => r.float()?,
-            None => 0.0,
-        };
-        // `index` -1 (or absent) means the entry carries a sub-library in `value`.
-        let index = match e.get("index") {
-            Some(mut r) => int(&mut r)?,
-            None => -1,
-        };
-        let value = if index != -1 {
-            EntryValue::Index(index)
-        } else {
-            EntryValue::Node(Box::new(node(&mut e.req("value")?, depth + 1)?))
-        };
-        entries.push(Entry {
-            value,
-            speed,
-            pos: UNRESOLVED,
-        });
+        entries.push(table_entry(&mut rd, dims, &mut keys, depth)?);
     }
     Ok(Matching {
         properties,
@@ -591,6 +567,67 @@ fn matching(f: &Fields<'_>, depth: u32) -> Result<Matching, Error> {
         dims,
         keys,
         entries,
+    })
+}
+
+/// One entry of a matching table (`{key, index | value, speed}` in any order, the first of a
+/// repeated field counting), its key appended to `keys`. Read in one pass: tables are most of a
+/// catalog's bytes, and reading each entry's fields twice (find, then decode) showed.
+fn table_entry(
+    rd: &mut Reader<'_>,
+    dims: usize,
+    keys: &mut Vec<i64>,
+    depth: u32,
+) -> Result<Entry, Error> {
+    let offset = rd.offset();
+    if rd.peek()? != Kind::Map {
+        rd.skip()?;
+        return Err(dec_err(offset, "expected a map"));
+    }
+    let fields = rd.map_len()?;
+    let (mut key, mut speed, mut index, mut value) = (false, None, None, None);
+    for _ in 0..fields {
+        match rd.str_or_skip()? {
+            Some("key") if !key => {
+                let koff = rd.offset();
+                if list_len(rd)? != dims {
+                    return Err(dec_err(
+                        koff,
+                        "a key with a length other than the properties'",
+                    ));
+                }
+                for _ in 0..dims {
+                    keys.push(int(rd)?);
+                }
+                key = true;
+            }
+            Some("speed") if speed.is_none() => speed = Some(rd.float()?),
+            Some("index") if index.is_none() => index = Some(int(rd)?),
+            Some("value") if value.is_none() => {
+                let at = rd.offset();
+                let raw = rd.raw()?;
+                let sub = Reader::with_base(raw, at);
+                value = Some(match rd.memo() {
+                    Some(m) => sub.with_memo(m),
+                    None => sub,
+                });
+            }
+            _ => rd.skip()?,
+        }
+    }
+    if !key {
+        return Err(dec_err(offset, "no `key` in this map"));
+    }
+    // `index` -1 (or absent) means the entry carries a sub-library in `value`.
+    let value = match (index.unwrap_or(-1), value) {
+        (-1, Some(mut v)) => EntryValue::Node(Box::new(node(&mut v, depth + 1)?)),
+        (-1, None) => return Err(dec_err(offset, "no `value` in this map")),
+        (i, _) => EntryValue::Index(i),
+    };
+    Ok(Entry {
+        value,
+        speed: speed.unwrap_or(0.0),
+        pos: UNRESOLVED,
     })
 }
 

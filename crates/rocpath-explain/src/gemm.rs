@@ -17,19 +17,21 @@ use rocpath_gemm::{Device, Found, Library, LoadError, Problem, Walk};
 use serde::Serialize;
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
-use std::sync::Arc;
+use std::sync::{Arc, Mutex, OnceLock};
 
 /// Where the selection rules come from, for citations.
 pub const TENSILE_SOURCE: &str = "ROCm/Tensile@be49885f";
 /// The routing's source.
 pub const ROCBLAS_SOURCE: &str = "rocBLAS 6.4.4 (Debian rocblas_6.4.4.orig.tar.gz)";
 
-/// Catalog folders opened so far, by folder and processor, and the code objects read.
+/// Catalog folders opened so far, by folder and processor, and the code objects read; shared
+/// by the threads of a sweep (each folder and each code object is read once, by the first thread
+/// that needs it, while the others wait for it).
 #[derive(Default)]
 pub struct Libraries {
-    open: HashMap<(PathBuf, String), Result<Arc<Library>, LoadError>>,
-    lite: HashMap<(PathBuf, String), Result<Arc<LiteLibrary>, LiteLoadError>>,
-    objects: HashMap<PathBuf, Option<Result<Vec<Object>, String>>>,
+    open: Cells<(PathBuf, String), Result<Arc<Library>, LoadError>>,
+    lite: Cells<(PathBuf, String), Result<Arc<LiteLibrary>, LiteLoadError>>,
+    objects: Cells<PathBuf, ObjectRead>,
     budget: Option<MemoryBudget>,
 }
 
@@ -40,66 +42,78 @@ struct Object {
     kernels: std::collections::HashSet<String>,
 }
 
+/// A value computed once, by whichever thread asks first.
+type Cell<T> = Arc<OnceLock<T>>;
+
+/// The cells of a cache, by key.
+type Cells<K, T> = Mutex<HashMap<K, Cell<T>>>;
+
+/// A code object's read (`None`: the file is absent).
+type ObjectRead = Option<Result<Vec<Object>, String>>;
+
+/// The cell of `key` in `map`, made empty when new (a poisoned lock still holds the map).
+fn cell<K: std::hash::Hash + Eq, T>(map: &Cells<K, T>, key: K) -> Cell<T> {
+    let mut m = map
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner);
+    m.entry(key).or_default().clone()
+}
+
 impl Libraries {
     /// Libraries charged to `budget`.
     pub fn new(budget: MemoryBudget) -> Self {
         Libraries {
-            open: HashMap::new(),
-            lite: HashMap::new(),
-            objects: HashMap::new(),
             budget: Some(budget),
+            ..Libraries::default()
         }
     }
 
     /// The library of `dir` for `processor`, opened once.
-    pub fn get(&mut self, dir: &Path, processor: &str) -> Result<Arc<Library>, LoadError> {
+    pub fn get(&self, dir: &Path, processor: &str) -> Result<Arc<Library>, LoadError> {
         let budget = self.budget.clone().unwrap_or_default();
-        self.open
-            .entry((dir.to_path_buf(), processor.to_string()))
-            .or_insert_with(|| Library::open(dir, processor, &budget).map(Arc::new))
+        cell(&self.open, (dir.to_path_buf(), processor.to_string()))
+            .get_or_init(|| Library::open(dir, processor, &budget).map(Arc::new))
             .clone()
     }
 
     /// The hipBLASLt library of `dir` for `processor`, opened once (`from_env`: `dir` stands for
     /// `HIPBLASLT_TENSILE_LIBPATH`, no `<processor>` sub-folder is looked for).
     pub fn get_lite(
-        &mut self,
+        &self,
         dir: &Path,
         processor: &str,
         from_env: bool,
     ) -> Result<Arc<LiteLibrary>, LiteLoadError> {
         let budget = self.budget.clone().unwrap_or_default();
-        self.lite
-            .entry((dir.to_path_buf(), processor.to_string()))
-            .or_insert_with(|| LiteLibrary::open(dir, processor, from_env, &budget).map(Arc::new))
+        cell(&self.lite, (dir.to_path_buf(), processor.to_string()))
+            .get_or_init(|| LiteLibrary::open(dir, processor, from_env, &budget).map(Arc::new))
             .clone()
     }
 
     /// A code object's targets and kernels, read once (`None`: the file is absent): one for an
     /// ELF file, one per device entry for a clang offload bundle (`CCOB` compressed or not, as
     /// hipBLASLt ships its `.co` files).
-    fn object(&mut self, path: &Path) -> Option<&Result<Vec<Object>, String>> {
+    fn object(&self, path: &Path) -> Cell<ObjectRead> {
         let budget = self.budget.clone().unwrap_or_default();
-        self.objects
-            .entry(path.to_path_buf())
-            .or_insert_with(|| {
-                let meta = std::fs::metadata(path).ok()?;
-                if !meta.is_file() {
-                    return None;
-                }
-                if meta.len() > rocpath_gemm::library::MAX_FILE_BYTES {
-                    return Some(Err(format!(
-                        "{} bytes, larger than any code object read here",
-                        meta.len()
-                    )));
-                }
-                let bytes = match std::fs::read(path) {
-                    Ok(b) => b,
-                    Err(e) => return Some(Err(e.to_string())),
-                };
-                Some(objects_of(&bytes, &budget))
-            })
-            .as_ref()
+        let c = cell(&self.objects, path.to_path_buf());
+        c.get_or_init(|| {
+            let meta = std::fs::metadata(path).ok()?;
+            if !meta.is_file() {
+                return None;
+            }
+            if meta.len() > rocpath_gemm::library::MAX_FILE_BYTES {
+                return Some(Err(format!(
+                    "{} bytes, larger than any code object read here",
+                    meta.len()
+                )));
+            }
+            let bytes = match std::fs::read(path) {
+                Ok(b) => b,
+                Err(e) => return Some(Err(e.to_string())),
+            };
+            Some(objects_of(&bytes, &budget))
+        });
+        c
     }
 }
 
@@ -270,7 +284,7 @@ fn src(cite: &str) -> Locator {
 
 /// Explains `call` on `dev` with the catalogs of `dir`.
 pub fn explain(
-    libs: &mut Libraries,
+    libs: &Libraries,
     dir: &Path,
     call: &Call,
     dev: &Device,
@@ -284,7 +298,7 @@ pub fn explain(
 /// rocBLAS routes to hipBLASLt: its choice is what runs; Tensile's is the fallback rocBLAS takes
 /// when hipBLASLt finds nothing (`tensile_host.cpp:1119-1147`).
 pub fn explain_with(
-    libs: &mut Libraries,
+    libs: &Libraries,
     dir: &Path,
     call: &Call,
     dev: &Device,
@@ -360,7 +374,7 @@ pub fn explain_with(
 /// fallback to Tensile that rocBLAS takes when hipBLASLt fails or finds nothing.
 fn ask_hipblaslt(
     out: &mut GemmExplanation,
-    libs: &mut Libraries,
+    libs: &Libraries,
     call: &Call,
     fallback: &Problem,
     dev: &Device,
@@ -447,7 +461,7 @@ fn promote_hipblaslt(out: &mut GemmExplanation) {
 
 fn walk_and_choose(
     out: &mut GemmExplanation,
-    libs: &mut Libraries,
+    libs: &Libraries,
     lib: &Library,
     p: &Problem,
     dev: &Device,
@@ -579,7 +593,7 @@ fn code_object_names(
 /// `PlaceholderLibrary.hpp:147-170`; `HipSolutionAdapter.cpp:287-312`: the name, then with
 /// `-xnack-` and `-xnack+` before the extension, the first that loads).
 fn code_object(
-    libs: &mut Libraries,
+    libs: &Libraries,
     dir: &Path,
     file: &rocpath_gemm::library::File,
     s: &rocpath_tensile::catalog::Solution,
@@ -590,7 +604,8 @@ fn code_object(
     let mut tried = Vec::new();
     for c in &candidates {
         let path = dir.join(c);
-        let Some(read) = libs.object(&path) else {
+        let cell = libs.object(&path);
+        let Some(Some(read)) = cell.get() else {
             continue;
         };
         let cos = match read {
@@ -859,7 +874,7 @@ fn lite_fill_in(d: &mut LiteDoc, h: &lite::Heuristic) {
 /// one), none, or unresolved (a run-dependent fill-in, or what the model cannot decide).
 fn lite_rank0(
     d: &mut LiteDoc,
-    libs: &mut Libraries,
+    libs: &Libraries,
     lib_dir: &Path,
     h: &lite::Heuristic,
     dev: &Device,
@@ -936,7 +951,7 @@ fn lite_rank0(
 /// hipBLASLt's answer for `m` on `dev` with the library folder `dir` (`from_env`: `dir` is
 /// `HIPBLASLT_TENSILE_LIBPATH`); `routed`: the query comes from rocBLAS (hipblaslt_ext).
 pub fn lite_doc(
-    libs: &mut Libraries,
+    libs: &Libraries,
     dir: &Path,
     from_env: bool,
     m: Matmul,
@@ -1034,7 +1049,7 @@ pub fn lite_doc(
 /// Explains a hipBLASLt heuristic query on its own (a hipBLASLt library folder given):
 /// the explanation's choice is hipBLASLt's first solution.
 pub fn explain_hipblaslt(
-    libs: &mut Libraries,
+    libs: &Libraries,
     dir: &Path,
     from_env: bool,
     m: &Matmul,

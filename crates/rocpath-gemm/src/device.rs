@@ -53,16 +53,25 @@ pub struct Device {
     pub cu_count: u32,
     /// An APU (`directManagedMemAccessFromHost`).
     pub is_apu: bool,
+    /// The arch string (`gcnArchName`), made once: predicates read it on every evaluation.
+    #[serde(skip)]
+    arch: String,
 }
 
 impl Device {
     /// A device of `target` with `cu_count` compute units.
     pub fn new(target: TargetId, cu_count: u32) -> Device {
         Device {
+            arch: target.canonical(),
             target,
             cu_count,
             is_apu: false,
         }
+    }
+
+    /// The arch string as HIP reports it (`gcnArchName`: the canonical target id).
+    pub fn arch(&self) -> &str {
+        &self.arch
     }
 
     /// The processor name (`gfx90a`), what libraries name their files after.
@@ -72,7 +81,7 @@ impl Device {
 
     /// The processor as Tensile's `toProcessorId` finds it in the arch string, if it does.
     pub fn tensile_processor(&self) -> Option<&'static str> {
-        let arch = self.target.canonical();
+        let arch = self.arch();
         PROCESSORS[..SEARCHED]
             .iter()
             .find(|(n, _)| arch.contains(n))

@@ -54,7 +54,7 @@ const PROCESSORS: [(&str, u32); 23] = [
 
 /// The processor number TensileLite gives a device (`toProcessor(gcnArchName)`), 0 if none.
 pub fn processor_of(dev: &Device) -> u32 {
-    let arch = dev.target.canonical();
+    let arch = dev.arch();
     PROCESSORS
         .iter()
         .find(|(n, _)| arch.contains(n))

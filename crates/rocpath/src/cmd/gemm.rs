@@ -3,6 +3,7 @@
 
 use crate::cli::ExplainGemmArgs;
 use crate::output::{Printer, Status};
+use rayon::prelude::*;
 use rocpath_explain::gemm::{self, GemmExplanation, Libraries, Spec};
 use rocpath_gemm::rocblas::{Call, Settings};
 use serde::Serialize;
@@ -223,6 +224,19 @@ fn dirs(a: &ExplainGemmArgs) -> anyhow::Result<Vec<PathBuf>> {
     Ok(d)
 }
 
+/// Every (folder, problem, device) position, folder first, in the order answers are printed.
+fn grid(dirs: usize, problems: usize, devices: usize) -> Vec<(usize, usize, usize)> {
+    let mut v = Vec::with_capacity((dirs * problems * devices).min(1 << 24));
+    for x in 0..dirs {
+        for m in 0..problems {
+            for d in 0..devices {
+                v.push((x, m, d));
+            }
+        }
+    }
+    v
+}
+
 pub fn run(a: ExplainGemmArgs, p: &Printer) -> anyhow::Result<Status> {
     let dirs = dirs(&a)?;
     if let Some(k) = &a.kernel {
@@ -257,8 +271,8 @@ pub fn run(a: ExplainGemmArgs, p: &Printer) -> anyhow::Result<Status> {
     if let Some(e) = lt_env {
         lt_dirs.insert(0, (e, true));
     }
-    let mut libs = Libraries::new(super::budget(p));
-    let mut out = Vec::new();
+    let libs = Libraries::new(super::budget(p));
+    let out: Vec<GemmExplanation>;
     let errors;
     if rocblas_dirs.is_empty() {
         // hipBLASLt's own query.
@@ -270,24 +284,26 @@ pub fn run(a: ExplainGemmArgs, p: &Printer) -> anyhow::Result<Status> {
         let (matmuls, errs) = matmuls(&a)?;
         errors = errs;
         let single = matmuls.len() == 1 && devices.len() == 1 && lt_dirs.len() == 1;
-        let total = (matmuls.len() * devices.len() * lt_dirs.len()) as u64;
-        let bar = p.counter("predicting", total);
-        out.reserve(total.min(1 << 20) as usize);
-        for (dir, from_env) in &lt_dirs {
-            for m in &matmuls {
-                for d in &devices {
-                    out.push(gemm::explain_hipblaslt(
-                        &mut libs,
-                        dir,
-                        *from_env,
-                        m,
-                        d,
-                        single || a.walk,
-                    ));
-                    bar.inc(1);
-                }
-            }
-        }
+        let jobs = grid(lt_dirs.len(), matmuls.len(), devices.len());
+        let bar = p.counter("predicting", jobs.len() as u64);
+        // Each (folder, matmul, device) is answered alone; the threads share the libraries,
+        // which load each file once. `collect` keeps the input order.
+        out = jobs
+            .par_iter()
+            .map(|&(x, m, d)| {
+                let (dir, from_env) = &lt_dirs[x];
+                let e = gemm::explain_hipblaslt(
+                    &libs,
+                    dir,
+                    *from_env,
+                    &matmuls[m],
+                    &devices[d],
+                    single || a.walk,
+                );
+                bar.inc(1);
+                e
+            })
+            .collect();
         bar.finish_and_clear();
     } else {
         if a.bias.is_some() || a.activation.is_some() || a.requested.is_some() {
@@ -298,25 +314,24 @@ pub fn run(a: ExplainGemmArgs, p: &Printer) -> anyhow::Result<Status> {
         settings.atomics_not_allowed |= atomics;
         let hip = lt_dirs.first().map(|(d, e)| (d.as_path(), *e));
         let single = calls.len() == 1 && devices.len() == 1 && rocblas_dirs.len() == 1;
-        let total = (calls.len() * devices.len() * rocblas_dirs.len()) as u64;
-        let bar = p.counter("predicting", total);
-        out.reserve(total.min(1 << 20) as usize);
-        for dir in &rocblas_dirs {
-            for c in &calls {
-                for d in &devices {
-                    out.push(gemm::explain_with(
-                        &mut libs,
-                        dir,
-                        c,
-                        d,
-                        &settings,
-                        single || a.walk,
-                        hip,
-                    ));
-                    bar.inc(1);
-                }
-            }
-        }
+        let jobs = grid(rocblas_dirs.len(), calls.len(), devices.len());
+        let bar = p.counter("predicting", jobs.len() as u64);
+        out = jobs
+            .par_iter()
+            .map(|&(x, c, d)| {
+                let e = gemm::explain_with(
+                    &libs,
+                    &rocblas_dirs[x],
+                    &calls[c],
+                    &devices[d],
+                    &settings,
+                    single || a.walk,
+                    hip,
+                );
+                bar.inc(1);
+                e
+            })
+            .collect();
         bar.finish_and_clear();
     }
     let single = out.len() == 1;

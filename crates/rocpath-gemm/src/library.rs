@@ -278,21 +278,31 @@ fn sort_table(m: &mut Matching) {
     let Some(order) = sorted_order(m) else {
         return;
     };
+    permute(m, order);
+}
+
+/// Puts entry `order[k]` (and its key) at position `k`, in place: each cycle of the permutation
+/// is followed once, so no second copy of a large table is made.
+fn permute(m: &mut Matching, mut order: Vec<usize>) {
     let dims = m.dims;
-    let mut keys = Vec::with_capacity(m.keys.len());
-    let mut entries = Vec::with_capacity(m.entries.len());
-    let mut old: Vec<Option<catalog::Entry>> = std::mem::take(&mut m.entries)
-        .into_iter()
-        .map(Some)
-        .collect();
-    for i in order {
-        keys.extend_from_slice(m.keys.get(i * dims..(i + 1) * dims).unwrap_or(&[]));
-        if let Some(e) = old.get_mut(i).and_then(Option::take) {
-            entries.push(e);
-        }
+    let n = m.entries.len().min(order.len());
+    if m.keys.len() < n * dims {
+        return;
     }
-    m.keys = keys;
-    m.entries = entries;
+    for start in 0..n {
+        // `order[k] == k` marks a place already filled.
+        let mut k = start;
+        while order[k] != start {
+            let from = order[k];
+            m.entries.swap(k, from);
+            for j in 0..dims {
+                m.keys.swap(k * dims + j, from * dims + j);
+            }
+            order[k] = k;
+            k = from;
+        }
+        order[k] = k;
+    }
 }
 
 /// The positions of `m`'s entries in `std::sort` order, or `None` when they are in it already
@@ -446,5 +456,54 @@ impl Library {
             .collect();
         v.sort();
         v
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    proptest! {
+        /// The in-place permutation puts entry `order[k]` and its key at `k`, as copying would.
+        #[test]
+        fn permute_moves_each_entry_and_its_key(
+            keys in proptest::collection::vec(any::<i64>(), 0..60),
+            seed in any::<u64>(),
+        ) {
+            let dims = 3;
+            let n = keys.len() / dims;
+            let mut m = Matching {
+                properties: Vec::new(),
+                distance: Ok(catalog::Distance::Euclidean),
+                dims,
+                keys: keys[..n * dims].to_vec(),
+                entries: (0..n)
+                    .map(|i| catalog::Entry {
+                        value: EntryValue::Index(i as i64),
+                        speed: i as f64,
+                        pos: i as u32,
+                    })
+                    .collect(),
+            };
+            // A permutation of 0..n from the seed (Fisher–Yates with an xorshift).
+            let mut order: Vec<usize> = (0..n).collect();
+            let mut s = seed | 1;
+            for i in (1..n).rev() {
+                s ^= s << 13;
+                s ^= s >> 7;
+                s ^= s << 17;
+                order.swap(i, (s % (i as u64 + 1)) as usize);
+            }
+            let want_keys: Vec<i64> = order
+                .iter()
+                .flat_map(|&i| keys[i * dims..(i + 1) * dims].to_vec())
+                .collect();
+            permute(&mut m, order.clone());
+            prop_assert_eq!(&m.keys, &want_keys);
+            let got: Vec<u32> = m.entries.iter().map(|e| e.pos).collect();
+            let want: Vec<u32> = order.iter().map(|&i| i as u32).collect();
+            prop_assert_eq!(got, want);
+        }
     }
 }

@@ -259,66 +259,148 @@ pub const MAX_ITEMS: usize = 1 << 22;
 /// index past `int`, a repeated index, a slice past the blob, a missing index or blob — and its
 /// solutions are read from the slices, in the order of the triples.
 pub fn decode(data: &[u8]) -> Result<Catalog, Error> {
-    // Each level of the library tree reads its node whole before interpreting it, so the
-    // tables at the bottom would be walked once per level without the memo.
-    let memo = SkipMemo::default();
-    let mut rd = Reader::new(data).with_memo(&memo);
+    let top = top_level(data)?;
+    let mut out = Catalog {
+        version: top.version,
+        format_version: top.format_version,
+        ..Catalog::default()
+    };
+    let indexed = match out.format_version {
+        Some(v) => Some(indexed_parts(v, top.version_at, top.index, top.blob)?),
+        None => None,
+    };
+    // The solutions and the library tree are decoded side by side (most of a file is one or
+    // the other); the first error in the file's order is the one reported, as if read in turn.
+    let (parts, sols, libs) = (&top.parts, &top.parts, &top.parts);
+    let (solutions, library) = rayon::join(
+        move || {
+            let memo = SkipMemo::default();
+            let mut got = Vec::new();
+            for &(at, raw) in sols.iter().filter(|p| p.0 == Part::Solutions).map(|p| &p.1) {
+                got.push(solution::read_all(
+                    &mut Reader::with_base(raw, at).with_memo(&memo),
+                ));
+            }
+            if let Some((index, at, blob)) = indexed {
+                let mut v = Vec::new();
+                got.push(indexed_solutions(index, at, blob, &mut v, &memo).map(|()| v));
+            }
+            got
+        },
+        move || {
+            // Each level of the library tree reads its node whole before interpreting it, so
+            // the tables at the bottom would be walked once per level without the memo.
+            let memo = SkipMemo::default();
+            libs.iter()
+                .filter(|p| p.0 == Part::Library)
+                .map(|&(_, (at, raw))| node(&mut Reader::with_base(raw, at).with_memo(&memo), 0))
+                .collect::<Vec<_>>()
+        },
+    );
+    let (mut solutions, mut library) = (solutions.into_iter(), library.into_iter());
+    for (kind, _) in parts {
+        match kind {
+            Part::Solutions => out
+                .solutions
+                .append(&mut solutions.next().transpose()?.unwrap_or_default()),
+            Part::Library => out.library = library.next().transpose()?,
+        }
+    }
+    // The indexed solutions come last, after every part of the map.
+    if let Some(v) = solutions.next() {
+        out.solutions.append(&mut v?);
+    }
+    Ok(out)
+}
+
+/// A part of the top-level map decoded on its own.
+#[derive(Debug, Clone, Copy, PartialEq)]
+enum Part {
+    Solutions,
+    Library,
+}
+
+/// The top-level map read once: its scalars, and where each part and the indexed layout's
+/// fields lie (offset, bytes), in the file's order.
+#[derive(Default)]
+struct TopLevel<'a> {
+    version: Option<String>,
+    format_version: Option<i64>,
+    version_at: u64,
+    index: Option<(u64, &'a [u8])>,
+    blob: Option<&'a [u8]>,
+    parts: Vec<(Part, (u64, &'a [u8]))>,
+}
+
+fn top_level(data: &[u8]) -> Result<TopLevel<'_>, Error> {
+    let mut rd = Reader::new(data);
     if rd.peek()? != Kind::Map {
         return Err(dec_err(0, "the top level is not a map"));
     }
-    let mut out = Catalog::default();
-    let mut index: Option<(u64, &[u8])> = None;
-    let mut blob: Option<&[u8]> = None;
-    let mut version_at = 0;
+    let mut top = TopLevel::default();
     let n = rd.map_len()?;
-    for _ in 0..n {
+    for i in 0..n {
         let Some(key) = rd.str_or_skip()? else {
             rd.skip()?;
             continue;
         };
+        let at = rd.offset();
+        // A part that ends the map is not walked to find its end: its decoder reads it.
+        let last = i + 1 == n;
+        let rest = data
+            .get(usize::try_from(at).unwrap_or(usize::MAX)..)
+            .unwrap_or(&[]);
         match key {
-            "version" if rd.peek()? == Kind::Str => out.version = Some(rd.str()?.to_string()),
+            "version" if rd.peek()? == Kind::Str => top.version = Some(rd.str()?.to_string()),
             "format_version" if rd.peek()? == Kind::Int => {
-                version_at = rd.offset();
-                out.format_version = Some(int(&mut rd)?);
+                top.version_at = at;
+                top.format_version = Some(int(&mut rd)?);
             }
-            "solutions_index" if rd.peek()? == Kind::Array => {
-                let at = rd.offset();
-                index = Some((at, rd.raw()?));
-            }
+            "solutions_index" if rd.peek()? == Kind::Array => top.index = Some((at, rd.raw()?)),
             "solutions_blob" if rd.peek()? == Kind::Bin => {
-                blob = Some(crate::indexed::bin_payload(rd.raw()?));
+                top.blob = Some(crate::indexed::bin_payload(rd.raw()?));
             }
-            "solutions" => {
-                let mut v = solution::read_all(&mut rd)?;
-                out.solutions.append(&mut v);
+            "solutions" | "library" => {
+                let kind = if key == "library" {
+                    Part::Library
+                } else {
+                    Part::Solutions
+                };
+                top.parts
+                    .push((kind, (at, if last { rest } else { rd.raw()? })));
             }
-            "library" => out.library = Some(node(&mut rd, 0)?),
             _ => rd.skip()?,
         }
     }
-    if let Some(v) = out.format_version {
-        if i128::from(v) != crate::indexed::FORMAT_INDEXED {
-            return Err(dec_err(
-                version_at,
-                &format!(
-                    "format_version {v}: hipBLASLt reads the legacy layout and format_version 2 only"
-                ),
-            ));
-        }
-        let (Some((at, index)), Some(blob)) = (index, blob) else {
-            return Err(dec_err(
-                version_at,
-                if index.is_none() {
-                    "format_version 2 without `solutions_index`"
-                } else {
-                    "format_version 2 without `solutions_blob`"
-                },
-            ));
-        };
-        indexed_solutions(index, at, blob, &mut out.solutions, &memo)?;
+    Ok(top)
+}
+
+/// The indexed layout's index and blob, once its version is checked.
+fn indexed_parts<'a>(
+    v: i64,
+    version_at: u64,
+    index: Option<(u64, &'a [u8])>,
+    blob: Option<&'a [u8]>,
+) -> Result<(&'a [u8], u64, &'a [u8]), Error> {
+    if i128::from(v) != crate::indexed::FORMAT_INDEXED {
+        return Err(dec_err(
+            version_at,
+            &format!(
+                "format_version {v}: hipBLASLt reads the legacy layout and format_version 2 only"
+            ),
+        ));
     }
-    Ok(out)
+    let (Some((at, index)), Some(blob)) = (index, blob) else {
+        return Err(dec_err(
+            version_at,
+            if index.is_none() {
+                "format_version 2 without `solutions_index`"
+            } else {
+                "format_version 2 without `solutions_blob`"
+            },
+        ));
+    };
+    Ok((index, at, blob))
 }
 
 /// The solutions of an indexed catalog: each `(index, offset, length)` triple of `index` (at

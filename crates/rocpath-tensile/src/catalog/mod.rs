@@ -31,6 +31,7 @@
 mod fields;
 mod pred;
 mod solution;
+mod streamed;
 
 pub use pred::{
     BufferLoadCheck, DataType, GpuLeaf, HwLeaf, Pred, ProblemLeaf, ScalarValue, TaskLeaf,
@@ -514,6 +515,9 @@ pub fn decode_mapping(data: &[u8]) -> Result<Vec<(i64, String)>, Error> {
 const MAX_NODE_DEPTH: u32 = 48;
 
 fn node(rd: &mut Reader<'_>, depth: u32) -> Result<Node, Error> {
+    if let Some(n) = streamed::node(rd, depth)? {
+        return Ok(n);
+    }
     let f = Fields::read(rd)?;
     if depth > MAX_NODE_DEPTH {
         return Err(dec_err(f.offset, "library nodes nested too deep"));

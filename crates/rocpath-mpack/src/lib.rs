@@ -364,6 +364,27 @@ impl<'a> Reader<'a> {
         std::str::from_utf8(b).map_err(|_| Error::Utf8 { offset: at })
     }
 
+    /// Reads a string's bytes as they are (no UTF-8 check), or returns `None` (consuming the
+    /// value) if it is another type: for map keys compared with known names, as a C++ loader
+    /// compares them.
+    pub fn key_or_skip(&mut self) -> Result<Option<&'a [u8]>> {
+        let start = self.pos;
+        let (m, off) = self.marker()?;
+        let len = match m {
+            Marker::FixStr(n) => u64::from(n),
+            Marker::Str8 => self.be(1)?,
+            Marker::Str16 => self.be(2)?,
+            Marker::Str32 => self.be(4)?,
+            _ => {
+                self.pos = start;
+                self.skip()?;
+                return Ok(None);
+            }
+        };
+        let len = self.check_len(off, len, 1)?;
+        Ok(Some(self.take(len)?))
+    }
+
     /// Reads a string, or returns `None` (consuming the value) if it is another type.
     pub fn str_or_skip(&mut self) -> Result<Option<&'a str>> {
         if self.peek()? == Kind::Str {

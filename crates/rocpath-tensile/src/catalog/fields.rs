@@ -5,11 +5,14 @@ use super::Error;
 use rocpath_mpack::{Kind, Reader, SkipMemo};
 use smallvec::SmallVec;
 
+/// One entry of a map: the key's bytes, the absolute offset of the value, the value's bytes.
+type Field<'a> = (&'a [u8], u64, &'a [u8]);
+
 /// The entries of one map: key, absolute offset of the value, raw bytes of the value.
 pub(super) struct Fields<'a> {
     /// Offset of the map.
     pub offset: u64,
-    entries: SmallVec<[(&'a str, u64, &'a [u8]); 6]>,
+    entries: SmallVec<[Field<'a>; 6]>,
     memo: Option<&'a SkipMemo>,
 }
 
@@ -32,7 +35,7 @@ impl<'a> Fields<'a> {
         let n = rd.map_len()?;
         let mut entries = SmallVec::new();
         for _ in 0..n {
-            match rd.str_or_skip()? {
+            match rd.key_or_skip()? {
                 Some(k) => {
                     let at = rd.offset();
                     entries.push((k, at, rd.raw()?));
@@ -51,7 +54,7 @@ impl<'a> Fields<'a> {
     pub fn get(&self, key: &str) -> Option<Reader<'a>> {
         self.entries
             .iter()
-            .find(|(k, _, _)| *k == key)
+            .find(|(k, _, _)| *k == key.as_bytes())
             .map(|&(_, at, raw)| {
                 let rd = Reader::with_base(raw, at);
                 match self.memo {

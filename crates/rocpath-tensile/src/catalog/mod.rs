@@ -673,8 +673,8 @@ fn table_entry(
     let fields = rd.map_len()?;
     let (mut key, mut speed, mut index, mut value) = (false, None, None, None);
     for _ in 0..fields {
-        match rd.str_or_skip()? {
-            Some("key") if !key => {
+        match rd.key_or_skip()? {
+            Some(b"key") if !key => {
                 let koff = rd.offset();
                 if list_len(rd)? != dims {
                     return Err(dec_err(
@@ -687,9 +687,9 @@ fn table_entry(
                 }
                 key = true;
             }
-            Some("speed") if speed.is_none() => speed = Some(rd.float()?),
-            Some("index") if index.is_none() => index = Some(int(rd)?),
-            Some("value") if value.is_none() => {
+            Some(b"speed") if speed.is_none() => speed = Some(rd.float()?),
+            Some(b"index") if index.is_none() => index = Some(int(rd)?),
+            Some(b"value") if value.is_none() => {
                 let at = rd.offset();
                 let raw = rd.raw()?;
                 let sub = Reader::with_base(raw, at);

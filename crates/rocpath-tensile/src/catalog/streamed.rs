@@ -24,7 +24,7 @@ pub(super) fn node(rd: &mut Reader<'_>, depth: u32) -> Result<Option<Node>, Erro
         return Ok(None);
     }
     let n = probe.map_len()?;
-    if n == 0 || probe.peek()? != Kind::Str || probe.str()? != "type" {
+    if n == 0 || probe.peek()? != Kind::Str || probe.key_or_skip()? != Some(b"type") {
         return Ok(None);
     }
     if probe.peek()? != Kind::Str {
@@ -50,8 +50,8 @@ fn rows<L>(
 ) -> Result<Vec<Row<L>>, Error> {
     let mut out = None;
     for _ in 0..fields {
-        match rd.str_or_skip()? {
-            Some("rows") if out.is_none() => {
+        match rd.key_or_skip()? {
+            Some(b"rows") if out.is_none() => {
                 let n = list_len(rd)?;
                 let mut v = Vec::with_capacity(n.min(1024));
                 for _ in 0..n {
@@ -78,11 +78,11 @@ fn row<L>(
     let n = rd.map_len()?;
     let (mut predicate, mut library) = (None, None);
     for _ in 0..n {
-        match rd.str_or_skip()? {
-            Some("predicate") if predicate.is_none() => {
+        match rd.key_or_skip()? {
+            Some(b"predicate") if predicate.is_none() => {
                 predicate = Some(pred::read(rd, leaf, 0)?);
             }
-            Some("library") if library.is_none() => library = Some(super::node(rd, depth + 1)?),
+            Some(b"library") if library.is_none() => library = Some(super::node(rd, depth + 1)?),
             _ => rd.skip()?,
         }
     }
@@ -104,10 +104,10 @@ fn matching(
     let mut table: Option<(Vec<i64>, Vec<Entry>)> = None;
     let mut later: Option<Reader<'_>> = None;
     for _ in 0..fields {
-        match rd.str_or_skip()? {
-            Some("properties") if props.is_none() => props = Some(properties(rd)?),
-            Some("distance") if distance.is_none() => distance = Some(rd.str()?.to_string()),
-            Some("table") if table.is_none() && later.is_none() => match &props {
+        match rd.key_or_skip()? {
+            Some(b"properties") if props.is_none() => props = Some(properties(rd)?),
+            Some(b"distance") if distance.is_none() => distance = Some(rd.str()?.to_string()),
+            Some(b"table") if table.is_none() && later.is_none() => match &props {
                 Some(p) if !p.is_empty() => table = Some(entries(rd, p.len(), depth)?),
                 _ => {
                     let at = rd.offset();

@@ -1804,13 +1804,17 @@ impl<'a> Lowerer<'a> {
         args
     }
 
-    /// A member function `name` of `class` or of one of its bases.
+    /// A member function `name` of `class` or of one of its bases. Classes of the same name in
+    /// other namespaces (`batchnorm::ProblemDescription` beside `conv::ProblemDescription`) are
+    /// not the class: of the definitions whose class is named so, the one whose qualified name
+    /// agrees with `class` on the most trailing parts wins, and one that contradicts a
+    /// namespace `class` names is never taken.
     fn member(&self, class: &str, name: &str, nargs: usize) -> Option<usize> {
         let mut todo = vec![strip_targs(class)];
         let mut seen = HashSet::new();
         while let Some(c) = todo.pop() {
             let last = c.rsplit("::").next().unwrap_or(&c).to_string();
-            if !seen.insert(last.clone()) {
+            if !seen.insert(c.clone()) {
                 continue;
             }
             let found = self
@@ -1820,13 +1824,16 @@ impl<'a> Lowerer<'a> {
                 .into_iter()
                 .flatten()
                 .copied()
-                .find(|&i| {
+                .filter_map(|i| {
                     let f = &self.ix.funcs[i];
-                    f.class
-                        .as_deref()
-                        .is_some_and(|fc| fc.rsplit("::").next() == Some(last.as_str()))
-                        && arity_ok(f, nargs)
-                });
+                    let fc = f.class.as_deref()?;
+                    let agree = class_agreement(fc, &c)?;
+                    (fc.rsplit("::").next() == Some(last.as_str()) && arity_ok(f, nargs))
+                        .then_some((agree, i))
+                })
+                // The most agreeing parts first; among equals, the first in file order.
+                .min_by_key(|&(agree, i)| (std::cmp::Reverse(agree), i))
+                .map(|(_, i)| i);
             if found.is_some() {
                 return found;
             }
@@ -1869,6 +1876,16 @@ impl<'a> Lowerer<'a> {
             }
         }
     }
+}
+
+/// How many trailing `::` parts two class names share, or `None` when they contradict each
+/// other (`miopen::batchnorm::ProblemDescription` is not `miopen::conv::ProblemDescription`;
+/// `conv::ProblemDescription` may be either a written or a qualified name of the latter).
+fn class_agreement(a: &str, b: &str) -> Option<usize> {
+    let a: Vec<&str> = a.rsplit("::").collect();
+    let b: Vec<&str> = b.rsplit("::").collect();
+    let shared = a.iter().zip(&b).take_while(|(x, y)| x == y).count();
+    (shared == a.len().min(b.len())).then_some(shared)
 }
 
 fn strip_parens(n: Node) -> Node {

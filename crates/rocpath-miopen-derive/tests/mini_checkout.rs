@@ -323,3 +323,100 @@ fn a_folder_that_is_not_miopen_is_refused_by_name() {
         "{e}"
     );
 }
+
+/// `batchnorm::ProblemDescription` has members of the names `conv::ProblemDescription` calls
+/// on itself, and its header is read first (as in MIOpen): the call inside a
+/// `conv::ProblemDescription` member must still reach the conv one.
+#[test]
+fn a_call_inside_a_class_reaches_its_own_member_not_a_namesake_in_another_namespace() {
+    let d = tempfile::tempdir().unwrap();
+    write(
+        d.path(),
+        "src/solver.cpp",
+        r#"
+namespace miopen { namespace solver {
+inline SolverRegistrar::SolverRegistrar(IdRegistryData& registry)
+{
+    uint64_t id = 0;
+    RegisterWithSolver(registry, ++id, conv::ConvMiniHalf{}, miopenConvolutionAlgoDirect);
+}
+} }
+"#,
+    );
+    write(
+        d.path(),
+        "src/include/miopen/batchnorm/problem_description.hpp",
+        r#"
+namespace miopen { namespace batchnorm {
+struct ProblemDescription : ProblemDescriptionBase
+{
+    bool IsFp16() const { return false; }
+};
+} }
+"#,
+    );
+    write(
+        d.path(),
+        "src/include/miopen/conv/problem_description.hpp",
+        r#"
+namespace miopen { namespace conv {
+struct ProblemDescription : ProblemDescriptionBase
+{
+    bool IsFp16() const
+    {
+        return GetInDataType() == miopenHalf && GetWeightsDataType() == miopenHalf &&
+               GetOutDataType() == miopenHalf;
+    }
+    bool IsHalfRequired() const
+    {
+        if(!IsFp16())
+            return false;
+        return true;
+    }
+};
+} }
+"#,
+    );
+    write(
+        d.path(),
+        "src/solver/conv/conv_mini_half.cpp",
+        r#"
+namespace miopen { namespace solver { namespace conv {
+struct ConvMiniHalf final : ConvSolver
+{
+    bool IsApplicable(const ExecutionContext&, const miopen::conv::ProblemDescription&) const override;
+};
+bool ConvMiniHalf::IsApplicable(const ExecutionContext&, const ProblemDescription& problem) const
+{
+    return problem.IsHalfRequired();
+}
+} } }
+"#,
+    );
+    let (model, _) = rocpath_miopen_derive::derive(d.path(), &|_, _| {}).unwrap();
+    let required = model
+        .functions
+        .iter()
+        .find(|f| f.name.ends_with("conv::ProblemDescription::IsHalfRequired"))
+        .unwrap();
+    let callee_classes: Vec<&str> = model
+        .functions
+        .iter()
+        .filter(|f| f.name.ends_with("::IsFp16"))
+        .filter_map(|f| f.class.as_deref())
+        .collect();
+    assert_eq!(
+        callee_classes,
+        ["miopen::conv::ProblemDescription"],
+        "{}",
+        required.name
+    );
+    assert_eq!(
+        verdict(&model, "ConvMiniHalf", "gfx900", DataType::Fp16, &[]),
+        Outcome::Bool { v: true }
+    );
+    assert_eq!(
+        verdict(&model, "ConvMiniHalf", "gfx900", DataType::Fp32, &[]),
+        Outcome::Bool { v: false }
+    );
+}

@@ -428,3 +428,26 @@ fn values_unpacked_with_std_tie_decide() {
     assert_eq!(fate(1), Outcome::Bool { v: false });
     assert_eq!(fate(32), Outcome::Bool { v: true });
 }
+
+#[test]
+fn fp32_backward_on_gfx90a_decides_the_winograd_rxs_solvers() {
+    // IsGfx90aFp16altRequired (conv/problem_description.hpp:300-311@2d1fd997) starts with
+    // conv::ProblemDescription's own IsFp16(), not batchnorm::ProblemDescription's of the same
+    // name: an FP32 problem needs no FP16-alt, whatever the direction, so the RxS gates reach
+    // their decision.
+    let key = "64-56-56-3x3-64-56-56-32-1x1-1x1-1x1-0-NCHW-FP32-B";
+    for name in [
+        "ConvBinWinogradRxS",
+        "ConvBinWinogradRxSf3x2",
+        "ConvBinWinogradRxSf2x3",
+        "ConvBinWinogradRxSf2x3g1",
+    ] {
+        let v = verdict(None, "gfx90a:sramecc+:xnack-", key, name, &[]);
+        assert!(
+            matches!(v.outcome, Outcome::Bool { .. }),
+            "{name}: {:?}",
+            v.outcome
+        );
+    }
+    assert!(applicable(None, "gfx90a:sramecc+:xnack-", key).contains(&"ConvBinWinogradRxSf2x3g1"));
+}

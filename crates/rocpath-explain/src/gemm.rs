@@ -33,6 +33,8 @@ pub struct Libraries {
     lite: Cells<(PathBuf, String), Result<Arc<LiteLibrary>, LiteLoadError>>,
     objects: Cells<PathBuf, ObjectRead>,
     budget: Option<MemoryBudget>,
+    /// A TensileLite switch of the run's environment the model does not follow.
+    lite_switch: Option<String>,
 }
 
 /// What selection needs of a code object: its target and kernel names.
@@ -66,6 +68,13 @@ impl Libraries {
             budget: Some(budget),
             ..Libraries::default()
         }
+    }
+
+    /// Libraries for a run whose environment `get` reads (hipBLASLt's answers are
+    /// `unresolved` under a TensileLite switch the model does not follow).
+    pub fn with_env(mut self, get: impl Fn(&str) -> Option<String>) -> Self {
+        self.lite_switch = lite::unmodelled_switch(get);
+        self
     }
 
     /// The library of `dir` for `processor`, opened once.
@@ -986,6 +995,11 @@ pub fn lite_doc(
             ),
             "rocBLAS hipblaslt_host.cpp:283-345; hipBLASLt rocblaslt_auxiliary.cpp rocblaslt_algo_get_heuristic_cpp",
         ));
+    }
+    if let Some(why) = &libs.lite_switch {
+        d.evidence = d.evidence.because(why.clone());
+        d.unresolved = Some(why.clone());
+        return d;
     }
     let lib = match libs.get_lite(dir, dev.processor(), from_env) {
         Ok(l) => l,

@@ -266,7 +266,7 @@ impl Settings {
 
 /// `strtol(v, nullptr, 0)` as Tensile's `Debug.cpp` reads its switches: `0x`/`0X` hexadecimal,
 /// a leading `0` octal, else decimal; 0 when no digit follows.
-fn strtol0(v: &str) -> i64 {
+pub(crate) fn strtol0(v: &str) -> i64 {
     let t = v.trim_start();
     let (sign, rest) = match t.strip_prefix('-') {
         Some(r) => (-1, r),

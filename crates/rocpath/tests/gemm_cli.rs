@@ -234,6 +234,55 @@ fn a_hipblaslt_folder_answers_the_heuristic_query() {
 }
 
 #[test]
+fn a_tensilelite_switch_the_model_does_not_follow_is_unresolved_by_name() {
+    let Some(lib) = hipblaslt_corpus() else {
+        return;
+    };
+    let args = |env: &str| {
+        vec![
+            "--json".to_string(),
+            "explain".into(),
+            "gemm".into(),
+            lib.clone(),
+            "--target".into(),
+            "gfx1201".into(),
+            "--m".into(),
+            "1024".into(),
+            "--n".into(),
+            "1024".into(),
+            "--k".into(),
+            "1024".into(),
+            "--type".into(),
+            "f16".into(),
+            "--env".into(),
+            env.into(),
+        ]
+    };
+    let go = |env: &str| {
+        let a = args(env);
+        let refs: Vec<&str> = a.iter().map(String::as_str).collect();
+        run(&refs)
+    };
+    let (code, out, err) = go("TENSILE_GRIDBASED_KDTREE=1");
+    assert_eq!(code, 2, "{err}");
+    assert!(!err.contains("not a variable"), "{err}");
+    let v: Value = serde_json::from_str(&out).unwrap();
+    let e = &v["explanations"][0];
+    assert_eq!(e["outcome"], "unresolved");
+    assert!(
+        e["unresolved"]
+            .as_str()
+            .is_some_and(|w| w.contains("TENSILE_GRIDBASED_KDTREE=1")),
+        "{e}"
+    );
+    // Set to 0 it leaves the default selection: the usual answer.
+    let (code, out, err) = go("TENSILE_GRIDBASED_KDTREE=0");
+    assert_eq!(code, 0, "{err}");
+    let v: Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(v["explanations"][0]["outcome"], "chosen");
+}
+
+#[test]
 fn rocblas_routes_gfx1201_to_hipblaslt_and_shows_its_choice() {
     let Some(lib) = hipblaslt_corpus() else {
         return;

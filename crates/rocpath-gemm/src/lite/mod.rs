@@ -34,6 +34,43 @@ pub mod problem;
 pub mod select;
 
 pub use heuristic::{FillIn, Heuristic, Rank0, heuristic};
+
+/// TensileLite's selection switches, read once per process by `TensileLite::Debug::Debug()`
+/// (`tensilelite/src/Debug.cpp`, ROCm/rocm-libraries): the model follows the default
+/// selection, so each of them, when set to a value that leaves that path, is named here.
+pub const SWITCHES: [&str; 8] = [
+    "TENSILE_NAIVE_SEARCH",
+    "TENSILE_SOLUTION_SELECTION_METHOD",
+    "TENSILE_PREDICTION_LIB",
+    "TENSILE_SOLUTION_INDEX",
+    "TENSILE_METRIC",
+    "GRIDBASED_TOPSOLS",
+    "TENSILE_GRIDBASED_KDTREE",
+    "TENSILE_GRIDBASED_BATCH_EXP",
+];
+
+/// Why the environment `get` reads makes hipBLASLt's answer one this model cannot give: the
+/// first TensileLite switch set to leave the default selection (`strtol(v, nullptr, 0)` as
+/// `Debug.cpp` reads them; an index below 0 and an empty metric are the defaults).
+pub fn unmodelled_switch(get: impl Fn(&str) -> Option<String>) -> Option<String> {
+    SWITCHES.iter().find_map(|&name| {
+        let v = get(name)?;
+        let n = crate::rocblas::strtol0(&v);
+        let leaves = match name {
+            "TENSILE_SOLUTION_INDEX" => n >= 0,
+            "TENSILE_METRIC" => !v.is_empty(),
+            // Its default is not read from the environment: any value may change the list.
+            "GRIDBASED_TOPSOLS" => true,
+            _ => n != 0,
+        };
+        leaves.then(|| {
+            format!(
+                "{name}={v}: TensileLite reads it (Debug.cpp, Debug::Debug) and selects another way; \
+                 rocpath models hipBLASLt's default selection only"
+            )
+        })
+    })
+}
 pub use library::{LiteLibrary, LiteLoadError};
 pub use problem::{Activation, ComputeType, HipType, LiteProblem, Matmul};
 pub use select::{LiteWalk, Pick};

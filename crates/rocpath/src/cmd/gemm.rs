@@ -32,8 +32,15 @@ struct KernelDoc<'a> {
     errors: Vec<Err>,
 }
 
-/// The route's settings, and `HIPBLASLT_TENSILE_LIBPATH` when `--env` sets it.
-fn settings(a: &ExplainGemmArgs, p: &Printer) -> anyhow::Result<(Settings, Option<PathBuf>)> {
+/// What `--env` says of hipBLASLt: its library folder (`HIPBLASLT_TENSILE_LIBPATH`), and the
+/// variables TensileLite's switches are read from.
+struct Lite {
+    libpath: Option<PathBuf>,
+    env: HashMap<String, String>,
+}
+
+/// The route's settings, and what `--env` says of hipBLASLt.
+fn settings(a: &ExplainGemmArgs, p: &Printer) -> anyhow::Result<(Settings, Lite)> {
     let env: HashMap<String, String> = a
         .env
         .iter()
@@ -51,14 +58,20 @@ fn settings(a: &ExplainGemmArgs, p: &Printer) -> anyhow::Result<(Settings, Optio
         .map(|w| rocpath_budget::parse_size(w).map_err(|e| anyhow::anyhow!("--workspace: {e}")))
         .transpose()?;
     for k in env.keys() {
-        if !rocpath_gemm::rocblas::WATCHED.contains(&k.as_str()) && k != "HIPBLASLT_TENSILE_LIBPATH"
+        if !rocpath_gemm::rocblas::WATCHED.contains(&k.as_str())
+            && !rocpath_gemm::lite::SWITCHES.contains(&k.as_str())
+            && k != "HIPBLASLT_TENSILE_LIBPATH"
         {
             p.note(&format!(
                 "--env {k}: not a variable the GEMM route reads (ignored)"
             ));
         }
     }
-    Ok((s, env.get("HIPBLASLT_TENSILE_LIBPATH").map(PathBuf::from)))
+    let lt = Lite {
+        libpath: env.get("HIPBLASLT_TENSILE_LIBPATH").map(PathBuf::from),
+        env,
+    };
+    Ok((s, lt))
 }
 
 fn calls(a: &ExplainGemmArgs) -> anyhow::Result<(Vec<Call>, Vec<Err>, bool)> {
@@ -248,7 +261,7 @@ pub fn run(a: ExplainGemmArgs, p: &Printer) -> anyhow::Result<Status> {
     for t in &a.target {
         super::known_target(t)?;
     }
-    let (mut settings, lt_env) = settings(&a, p)?;
+    let (mut settings, lt) = settings(&a, p)?;
     let devices = a
         .target
         .iter()
@@ -268,10 +281,10 @@ pub fn run(a: ExplainGemmArgs, p: &Printer) -> anyhow::Result<Status> {
             rocblas_dirs.push(d.clone());
         }
     }
-    if let Some(e) = lt_env {
+    if let Some(e) = lt.libpath.clone() {
         lt_dirs.insert(0, (e, true));
     }
-    let libs = Libraries::new(super::budget(p));
+    let libs = Libraries::new(super::budget(p)).with_env(|k| lt.env.get(k).cloned());
     let out: Vec<GemmExplanation>;
     let errors;
     if rocblas_dirs.is_empty() {

@@ -394,6 +394,10 @@ fn failure_matches(predicted: &str, kind: &str, sub: Option<&str>) -> bool {
         "no_solution" => {
             (kind == "applicability_reject" && sub == Some("find")) || kind == "library_error"
         }
+        // GetSolutionCountFallback's "not supported" error, or the driver's own rc.
+        "not_implemented" => {
+            kind == "library_error" && matches!(sub, Some("not_supported" | "driver_rc"))
+        }
         other => other == kind,
     }
 }

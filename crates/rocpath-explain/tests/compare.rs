@@ -186,3 +186,25 @@ fn releases_follow_the_logged_version() {
     assert_eq!(release_of("3.3.0.abc"), None);
     assert_eq!(release_of("garbage"), None);
 }
+
+#[test]
+fn an_empty_fallback_agrees_with_the_not_supported_error() {
+    // Without a logged version the pinned IsInt8 rejects an all-int8 problem: nothing is in
+    // the fallback, GetSolutionCountFallback fails with rc 0x6 before the workspace query.
+    let int8 = "MIOpenDriver convint8 -n 32 -c 64 -H 56 -W 56 -k 64 -y 1 -x 1 -p 0 -q 0 -F 1 -t 1";
+    let mut c = case(
+        "forced, nothing counted",
+        I8,
+        &format!("{int8} -S ConvCkIgemmFwdV6r1DlopsNchw"),
+        None,
+        "library_error",
+    );
+    c["libraries"] = json!([]);
+    c["outcome"]["sub_kind"] = json!("not_supported");
+    let mut rejected = c.clone();
+    rejected["outcome"] = json!({"kind": "applicability_reject", "sub_kind": "immediate"});
+    let r = run(vec![c, rejected]);
+    assert_eq!(r[0].predicted.as_deref(), Some("failure: not_implemented"));
+    assert_eq!(r[0].verdict, "agree", "{}", r[0].statement);
+    assert_eq!(r[1].verdict, "disagree", "{}", r[1].statement);
+}

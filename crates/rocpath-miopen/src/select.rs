@@ -11,6 +11,10 @@
 //! * **Forced** (`-S <solver>`): the workspace query checks applicability only for solvers that
 //!   may need workspace (rejected: rc 0x3); `CompileSolution` never does, so a rejected solver
 //!   that needs no workspace is compiled anyway, with the fate the `forced.*` rules give.
+//!
+//! MIOpenDriver's `-S` (0 or a solver) first asks `GetSolutionCount`: the record's entries
+//! counted unchecked, else the fallback's solutions; when the fallback has none, MIOpen throws
+//! miopenStatusNotImplemented (rc 0x6) before any workspace query (`path.immediate.count`).
 
 use crate::findrec::FindItem;
 use crate::model::context::{Device, Env};
@@ -144,8 +148,8 @@ pub enum Prediction {
     },
     /// The call fails.
     Failure {
-        /// `rejected_not_applicable` (rc 0x3), `no_solution` (rc 0x7), `build_failure`,
-        /// `runtime_abort`.
+        /// `rejected_not_applicable` (rc 0x3), `not_implemented` (rc 0x6), `no_solution`
+        /// (rc 0x7), `build_failure`, `runtime_abort`.
         failure: String,
         /// Why.
         why: String,
@@ -291,9 +295,22 @@ pub fn select(model: &Model, q: &Query) -> Selection {
                 "path.driver.immediate",
                 "MIOpenDriver -S 0: immediate mode, the first solution GetSolution returns",
             ));
-            immediate(model, &ev, &input, q, &mut sel, true)
+            match solution_count(model, &ev, &input, q, &mut sel) {
+                Some(end) => end,
+                None => driver_no_solution(
+                    model,
+                    immediate(model, &ev, &input, q, &mut sel, true),
+                    &mut sel,
+                ),
+            }
         }
-        Mode::Forced(s) => forced(model, q, &mut sel, s),
+        Mode::Forced(s) => {
+            sel.steps.push(step(model, "path.driver.immediate", format!("MIOpenDriver -S {s}: GetSolutionCount, GetSolution, then this solver's workspace query, CompileSolution and ForwardImmediate")));
+            match solution_count(model, &ev, &input, q, &mut sel) {
+                Some(end) => end,
+                None => forced(model, q, &mut sel, s),
+            }
+        }
     };
     sel
 }
@@ -611,9 +628,105 @@ fn find_core(
     }
 }
 
+/// Whether the immediate mode's fallback (convolutionocl.cpp:580-678) lists a solution:
+/// TunaNet's predictions that are dynamic and applicable, else every dynamic applicable solver
+/// with a WTI >= 0.
+fn fallback_lists(ev: &Evaluator, input: &Input, q: &Query, sel: &mut Selection) -> Tri {
+    if q.env
+        .get("MIOPEN_DEBUG_CONV_IMMED_FALLBACK")
+        .is_some_and(|v| crate::model::context::env_bool(v) == Ok(false))
+    {
+        return Tri::No;
+    }
+    let dynamic = candidates(&sel.fates, true);
+    let wti_ok = |f: &&SolverFate| f.wti.is_none_or(|w| w >= 0.0);
+    if dynamic.yes.iter().any(|f| f.wti.is_some_and(|w| w >= 0.0)) {
+        return Tri::Yes;
+    }
+    if dynamic.yes.is_empty() && dynamic.maybe.is_empty() {
+        // Neither TunaNet's predictions nor the WTI ranking can name a solver.
+        return Tri::No;
+    }
+    if dynamic.yes.iter().chain(&dynamic.maybe).any(wti_ok) {
+        return Tri::Unknown;
+    }
+    // The WTI ranking is empty: only TunaNet could list a dynamic applicable solver.
+    let tn = ev.tunanet_supported(input, true);
+    let tn_tri = tn.as_ref().map_or(Tri::Unknown, |v| Tri::of(&v.outcome));
+    sel.tunanet = tn;
+    match tn_tri {
+        Tri::No => Tri::No,
+        _ => Tri::Unknown,
+    }
+}
+
+/// `GetSolutionCount` (convolutionocl.cpp:504-547), which MIOpenDriver calls first for every
+/// `-S` (conv_driver.hpp:2108-2121): the end of the path when it throws, `None` when the run
+/// goes on.
+fn solution_count(
+    model: &Model,
+    ev: &Evaluator,
+    input: &Input,
+    q: &Query,
+    sel: &mut Selection,
+) -> Option<Prediction> {
+    if q.record.is_some_and(|r| !r.is_empty()) {
+        sel.steps.push(step(
+            model,
+            "path.immediate.count",
+            "GetSolutionCount counts the find-db record's entries without asking IsApplicable: the run goes on",
+        ));
+        return None;
+    }
+    match fallback_lists(ev, input, q, sel) {
+        Tri::Yes => {
+            sel.steps.push(step(
+                model,
+                "path.immediate.count",
+                "no find-db record: GetSolutionCountFallback counts the fallback's solutions, at least one",
+            ));
+            None
+        }
+        Tri::No => {
+            sel.steps.push(step(
+                model,
+                "path.immediate.count",
+                "no find-db record and the fallback lists no solution: GetSolutionCountFallback throws before any workspace query",
+            ));
+            Some(Prediction::Failure {
+                failure: "not_implemented".into(),
+                why: "Requested convolution is not supported or Immediate mode Fallback unsuccessful (miopenStatusNotImplemented, rc 0x6)".into(),
+            })
+        }
+        Tri::Unknown => Some(Prediction::Unresolved {
+            why: "whether the immediate fallback lists any solution (else GetSolutionCount fails with rc 0x6) depends on what the model cannot decide".into(),
+            candidates: candidates(&sel.fates, true).names(),
+        }),
+    }
+}
+
+/// MIOpenDriver `-S 0` when GetSolution lists nothing (a record none of whose entries apply,
+/// and an empty fallback): the driver itself returns miopenStatusNotImplemented
+/// (conv_driver.hpp:2138-2139).
+fn driver_no_solution(model: &Model, p: Prediction, sel: &mut Selection) -> Prediction {
+    match p {
+        Prediction::Failure { failure, why } if failure == "no_solution" => {
+            sel.steps.push(step(
+                model,
+                "path.driver.count",
+                "GetSolution lists no solution: MIOpenDriver returns miopenStatusNotImplemented",
+            ));
+            Prediction::Failure {
+                failure: "not_implemented".into(),
+                why: format!("{why}; MIOpenDriver returns miopenStatusNotImplemented (rc 0x6)"),
+            }
+        }
+        p => p,
+    }
+}
+
 /// `-S <solver>` (driver/conv_driver.hpp:2105-2221, convolutionocl.cpp:789-818).
 fn forced(model: &Model, q: &Query, sel: &mut Selection, solver: &str) -> Prediction {
-    sel.steps.push(step(model, "path.driver.immediate", format!("MIOpenDriver -S {solver}: GetSolutionCount, GetSolution, then this solver's workspace query, CompileSolution and ForwardImmediate")));
     let Some(f) = by_name(&sel.fates, solver).cloned() else {
         return Prediction::Unresolved {
             why: format!("{solver} is not a solver of the model (another MIOpen release?)"),

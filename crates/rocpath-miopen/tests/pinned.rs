@@ -353,6 +353,44 @@ mod paths {
     }
 
     #[test]
+    fn an_empty_fallback_ends_the_driver_before_the_workspace_query() {
+        // At 2d1fd997 IsInt8 rejects an int8 output, so nothing applies to an all-int8
+        // problem: GetSolutionCountFallback throws rc 0x6 before the forced solver's
+        // workspace query could reject it (rc 0x3), and -S 0 ends the same way.
+        let dlops = || Mode::Forced("ConvCkIgemmFwdV6r1DlopsNchw".into());
+        let g = "gfx900:xnack-";
+        assert_eq!(
+            failure(&predict(None, g, INT8_1X1, dlops(), &[], None)),
+            "not_implemented"
+        );
+        assert_eq!(
+            failure(&predict(None, g, INT8_1X1, Mode::Immediate, &[], None)),
+            "not_implemented"
+        );
+        // Under 3.5.1 the naive solver is in the fallback: the count passes and the workspace
+        // query rejects the forced solver.
+        let r = Some("3.5.1");
+        assert_eq!(
+            failure(&predict(r, g, INT8_1X1, dlops(), &[], None)),
+            "rejected_not_applicable"
+        );
+        // The fallback switched off: nothing to count without a record ...
+        let off = ["MIOPEN_DEBUG_CONV_IMMED_FALLBACK=0"];
+        assert_eq!(
+            failure(&predict(r, g, INT8_1X1, dlops(), &off, None)),
+            "not_implemented"
+        );
+        // ... while a record's entries are counted unchecked, so the run goes on.
+        let rec = rocpath_miopen::findrec::parse_record(
+            "ConvDirectNaiveConvFwd:1.0,0,miopenConvolutionFwdAlgoDirect",
+        );
+        assert_eq!(
+            failure(&predict(r, g, INT8_1X1, dlops(), &off, Some(&rec))),
+            "rejected_not_applicable"
+        );
+    }
+
+    #[test]
     fn find_only_solver_with_enforce_leaves_nothing() {
         let env = [
             "MIOPEN_DEBUG_FIND_ONLY_SOLVER=89",

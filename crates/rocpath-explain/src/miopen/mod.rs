@@ -185,7 +185,8 @@ pub struct Predicted {
 /// A predicted failure.
 #[derive(Debug, Clone, Serialize)]
 pub struct PredictedFailure {
-    /// `rejected_not_applicable`, `no_solution`, `build_failure`, `runtime_abort`.
+    /// `rejected_not_applicable`, `not_implemented`, `no_solution`, `build_failure`,
+    /// `runtime_abort`.
     pub failure: String,
     /// What happens.
     pub statement: String,

@@ -320,7 +320,7 @@ fn one(c: &serde_json::Value, i: usize, doc_path: &Path, opts: &Options) -> Comp
     };
     let mut out = judge(c, &name, &arch, &key, &mode, &e, loc);
     out.release = release;
-    out.solvers = solver_checks(c, &e);
+    out.solvers = solver_checks(c, &e, &mode);
     for sc in &out.solvers {
         *out.solver_counts.entry(sc.verdict.clone()).or_default() += 1;
     }
@@ -527,19 +527,25 @@ fn disagree(out: &mut Comparison, predicted: &str, key: &str, arch: &TargetId, l
     .at(loc);
 }
 
-/// What a logged fate asserts, as (model field, expected value).
-fn expectation(fate: &str, phase: &str) -> Option<(&'static str, Tri)> {
+/// What a logged fate asserts, as (model field, expected value). In a forced run (`-S`) the
+/// `SetAsFound1_0` line (`best_for_algorithm`) asserts nothing about applicability: it comes
+/// from `CompileSolution`'s `PrepareInvoker` registering the invoker
+/// (src/ocl/convolutionocl.cpp:82-122@2d1fd997, src/include/miopen/handle.hpp:250-258@2d1fd997),
+/// which never asks `IsApplicable`.
+fn expectation(fate: &str, phase: &str, forced: bool) -> Option<(&'static str, Tri)> {
     Some(match fate {
         "not_applicable" => ("applicable", Tri::No),
         "skipped_non_dynamic" => ("dynamic", Tri::No),
         "workspace_query_only" => ("may_need_workspace", Tri::No),
+        "best_for_algorithm" if forced => return None,
         "succeeded" | "evaluated" | "best_for_algorithm" | "failed" => ("applicable", Tri::Yes),
         "immediate_candidate" if phase == "immediate_fallback" => ("applicable", Tri::Yes),
         _ => return None,
     })
 }
 
-fn solver_checks(c: &serde_json::Value, e: &MiopenExplanation) -> Vec<SolverCheck> {
+fn solver_checks(c: &serde_json::Value, e: &MiopenExplanation, mode: &Mode) -> Vec<SolverCheck> {
+    let forced = matches!(mode, Mode::Forced(_));
     let mut out = Vec::new();
     let cands = c
         .get("candidates")
@@ -560,7 +566,7 @@ fn solver_checks(c: &serde_json::Value, e: &MiopenExplanation) -> Vec<SolverChec
         {
             let fate = s(seen, "/fate").unwrap_or("");
             let phase = s(seen, "/phase").unwrap_or("");
-            let Some((field, want)) = expectation(fate, phase) else {
+            let Some((field, want)) = expectation(fate, phase, forced) else {
                 continue;
             };
             if done.contains(&fate) {

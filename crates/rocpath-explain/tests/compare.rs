@@ -188,6 +188,35 @@ fn releases_follow_the_logged_version() {
 }
 
 #[test]
+fn a_forced_run_registering_its_solver_proves_no_applicability() {
+    // SetAsFound1_0 (`best_for_algorithm`) follows CompileSolution in a forced run, which never
+    // asks IsApplicable; in Find it follows the timing of applicable solvers.
+    let k3 = "64-56-56-3x3-64-56-56-32-1x1-1x1-1x1-0-NCHW-INT8-F";
+    let int8 = "MIOpenDriver convint8 -n 32 -c 64 -H 56 -W 56 -k 64 -y 3 -x 3 -p 1 -q 1 -F 1 -t 1";
+    let registered = |solver: &str| json!([{"solver": solver, "seen": [{"fate": "best_for_algorithm", "phase": "find", "line": 190}]}]);
+    let v4r5 = "ConvHipImplicitGemmForwardV4R5Xdlops";
+    let mut forced = case(
+        "forced v4r5",
+        k3,
+        &format!("{int8} -S {v4r5}"),
+        None,
+        "build_failure",
+    );
+    forced["candidates"] = registered(v4r5);
+    let mut find = case("find", k3, int8, Some("ConvDirectNaiveConvFwd"), "natural");
+    find["candidates"] = registered(v4r5);
+    let r = run(vec![forced, find]);
+    assert_eq!(r[0].verdict, "agree", "{}", r[0].statement);
+    assert!(r[0].solvers.is_empty(), "{:?}", r[0].solvers);
+    let s: Vec<(&str, &str)> = r[1]
+        .solvers
+        .iter()
+        .map(|c| (c.logged.as_str(), c.verdict.as_str()))
+        .collect();
+    assert_eq!(s, [("best_for_algorithm", "disagree")]);
+}
+
+#[test]
 fn an_empty_fallback_agrees_with_the_not_supported_error() {
     // Without a logged version the pinned IsInt8 rejects an all-int8 problem: nothing is in
     // the fallback, GetSolutionCountFallback fails with rc 0x6 before the workspace query.

@@ -10,6 +10,7 @@
 //! | `ledger.missing_record` | error | a support, case, or question names an observation, record, claim or question that is not there |
 //! | `ledger.stale_evidence` | error | a raw input's sha256 differs from the one recorded at import (or in a cited source) |
 //! | `ledger.forced_as_natural` | error | a claim about `natural` selection rests on a forced run |
+//! | `ledger.placeholder_in_statement` | error | a claim's statement has a `?` where a value should be |
 //! | `ledger.input_unavailable` | warning | a hashed raw input cannot be found here to re-check |
 
 use crate::files::ParseError;
@@ -38,6 +39,8 @@ pub mod rule {
     pub const STALE_EVIDENCE: &str = "ledger.stale_evidence";
     /// A forced run supports a natural-selection claim.
     pub const FORCED_AS_NATURAL: &str = "ledger.forced_as_natural";
+    /// A claim's statement holds a placeholder instead of a value.
+    pub const PLACEHOLDER_IN_STATEMENT: &str = "ledger.placeholder_in_statement";
     /// A raw input cannot be re-checked here (warning).
     pub const INPUT_UNAVAILABLE: &str = "ledger.input_unavailable";
 }
@@ -241,6 +244,22 @@ impl<'a> Run<'a> {
                 format!(
                     "claim {:?} has no support; add a [[support]] naming the observation, record, claim or source it rests on (an unresolved claim names the observation that was attempted)",
                     c.id
+                ),
+            );
+            self.push(ci, 0, p);
+        }
+        if let Some(lang) = c.statement.placeholder() {
+            let p = claim_problem(
+                c,
+                rule::PLACEHOLDER_IN_STATEMENT,
+                format!(
+                    "claim {:?}: its {lang} statement has a `?` where a value should be ({:?}); a claim that lacks a value is not written — state the value, or remove the claim",
+                    c.id,
+                    if lang == "ja" {
+                        &c.statement.ja
+                    } else {
+                        &c.statement.en
+                    }
                 ),
             );
             self.push(ci, 0, p);

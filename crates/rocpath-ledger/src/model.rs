@@ -40,6 +40,32 @@ impl Text {
     pub fn is_empty(&self) -> bool {
         self.ja.trim().is_empty() && self.en.trim().is_empty()
     }
+    /// The first language whose text holds a placeholder where a value should be (see
+    /// [`has_placeholder`]): `Some("ja")`, `Some("en")` or `None`.
+    pub fn placeholder(&self) -> Option<&'static str> {
+        if has_placeholder(&self.ja) {
+            Some("ja")
+        } else if has_placeholder(&self.en) {
+            Some("en")
+        } else {
+            None
+        }
+    }
+}
+
+/// True when `s` holds a `?` (or `？`) standing alone in place of a value — `selected ?`,
+/// `(?)`, `= ?` — rather than ending a question or sitting inside a word or code (`a?b`,
+/// `ID?field=value`).
+pub fn has_placeholder(s: &str) -> bool {
+    let chars: Vec<char> = s.chars().collect();
+    let apart = |c: Option<&char>| {
+        c.is_none_or(|c| c.is_whitespace() || "()[]{}:;,.=/|、。「」（）：".contains(*c))
+    };
+    chars.iter().enumerate().any(|(i, c)| {
+        matches!(c, '?' | '？')
+            && apart(i.checked_sub(1).and_then(|j| chars.get(j)))
+            && apart(chars.get(i + 1))
+    })
 }
 
 /// The five floors of the ROCm building (seed page "Visual Guide to the ROCm Stack"), top first.

@@ -342,6 +342,46 @@ fn rule_forced_as_natural() {
 }
 
 #[test]
+fn rule_placeholder_in_statement() {
+    // The statement the case rule once wrote for the real rocBLAS GEMM case of the Vega64
+    // logs, whose record names no kernel.
+    let f = Fixture::new();
+    f.standard();
+    let mut c = f.claim("gemm", Some(Class::Confirmed), &["isa"]);
+    c.statement = Text::new(
+        "vega64_rocblas_int8_gemm_128_128_128_20260318: gfx900 の rocBLAS で、自然選択の GEMMは ? を選んだ。",
+        "vega64_rocblas_int8_gemm_128_128_128_20260318: natural GEMM on gfx900 with rocBLAS selected ? (rocblas-bench completed 1 call(s)).",
+    );
+    f.add(c);
+    let p = only(&f.problems(), rule::PLACEHOLDER_IN_STATEMENT);
+    assert_eq!(p.record, "gemm");
+    assert!(
+        p.message.contains("ja statement") && p.message.contains("lacks a value"),
+        "{}",
+        p.message
+    );
+    // In one language only, still an error; a question mark inside a word or a support
+    // reference is not a placeholder.
+    let f = Fixture::new();
+    f.standard();
+    let mut c = f.claim("one", Some(Class::Confirmed), &["isa?processor=gfx900"]);
+    c.statement = Text::new("gfx900 の dot4 は(?)", "gfx900 has dot4 (where?)");
+    f.add(c);
+    let p = only(&f.problems(), rule::PLACEHOLDER_IN_STATEMENT);
+    assert!(p.message.contains("ja statement"), "{}", p.message);
+    let f = Fixture::new();
+    f.standard();
+    let mut c = f.claim("fine", Some(Class::Confirmed), &["isa?processor=gfx900"]);
+    c.statement = Text::new(
+        "gfx900 に dot4 はあるか? ない",
+        "Does gfx900 have dot4? It does not",
+    );
+    f.add(c);
+    let p = f.problems();
+    assert!(p.is_empty(), "{p:#?}");
+}
+
+#[test]
 fn rule_unreadable() {
     let f = Fixture::new();
     f.standard();

@@ -198,3 +198,53 @@ fn an_unreadable_observation_is_named_and_the_rest_derived() {
     let g = f.ledger.lock("t").unwrap();
     assert!(derive::derive(&g, &f.ledger, "2026-3-1").is_err());
 }
+
+/// The rocBLAS GEMM case of the Vega64 logs (`vega64_rocblas_int8_gemm_128_128_128_20260318`)
+/// as `case read` prints it: rocblas-bench finished, and the log names no kernel.
+fn rocblas_gemm_case() -> Value {
+    let ev =
+        json!({"class": "confirmed", "kind": "runtime_verified", "rule": "case.outcome.natural"});
+    json!({
+        "schema": "rocpath.case/1",
+        "observed": {"tool": "rocpath", "version": "0.1.0", "command": "rocpath --json case read",
+                     "time": "2026-03-18T00:00:00Z", "host": "test"},
+        "cases": [{
+            "name": "vega64_rocblas_int8_gemm_128_128_128_20260318",
+            "meta": null,
+            "device": {"arch": "gfx900:xnack-", "name": "AMD Radeon RX Vega", "evidence": ev},
+            "libraries": [], "problems": [], "forced": null, "selected": null,
+            "outcome": {"kind": "natural", "evidence": ev,
+                        "reason": "rocblas-bench completed 1 call(s) and printed results: NN 128x128x128 at 51.195 rocblas-Gflops, 81.928 us, norm error 0 against the CPU reference"},
+            "gemm_calls": [{"api": "rocblas-bench", "trans_a": "N", "trans_b": "N", "m": 128, "n": 128, "k": 128, "count": 1}]
+        }],
+        "errors": []
+    })
+}
+
+#[test]
+fn a_case_whose_record_lacks_the_selected_kernel_writes_no_claim() {
+    let f = natural_pair();
+    f.import(
+        "vega64_rocblas_int8_gemm_128_128_128_20260318",
+        rocblas_gemm_case(),
+    );
+    f.import("vega64_rocblas_again", {
+        let mut d = rocblas_gemm_case();
+        d["cases"][0]["name"] = json!("vega64_rocblas_again");
+        d
+    });
+    f.derive("2026-03-18");
+    let claims = f.claims_dir();
+    for (name, bytes) in &claims {
+        let c = rocpath_ledger::files::parse_claim(std::str::from_utf8(bytes).unwrap()).unwrap();
+        assert_eq!(c.statement.placeholder(), None, "{name}: {:?}", c.statement);
+    }
+    let id = claim_id(
+        rule::CASE_OUTCOME,
+        "vega64_rocblas_int8_gemm_128_128_128_20260318",
+    );
+    assert!(!claims.contains_key(&format!("{id}.toml")), "{claims:?}");
+    let loaded = f.ledger.load().unwrap();
+    let problems = check::check(f.ledger.root(), &loaded);
+    assert!(problems.is_empty(), "{problems:?}");
+}

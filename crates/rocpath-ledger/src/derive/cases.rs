@@ -47,8 +47,14 @@ pub struct CaseFact {
 }
 
 impl CaseFact {
-    fn predicate(&self) -> Text {
+    /// What the case did, or `None` when its record lacks the value the sentence needs.
+    fn predicate(&self) -> Option<Text> {
         text::outcome_predicate(&self.outcome, self.selected.as_deref())
+    }
+    /// What the case did, for a note: the predicate, or that the record names no solver.
+    fn note(&self) -> Text {
+        self.predicate()
+            .unwrap_or_else(|| text::outcome_unnamed(&self.outcome))
     }
     /// What the case shows, as one value to count (`natural ConvDirectNaiveConvFwd`).
     fn value(&self) -> String {
@@ -271,13 +277,14 @@ fn selection_kind(f: &CaseFact) -> SelectionKind {
     }
 }
 
-/// One finding per case: its outcome.
+/// One finding per case: its outcome. A case whose record does not name what it selected has
+/// no claim (its observation still shows it).
 pub fn outcome_findings(facts: &[CaseFact]) -> Vec<Finding> {
     facts
         .iter()
-        .map(|f| {
+        .filter_map(|f| {
             let s = subject(f, true);
-            let p = f.predicate();
+            let p = f.predicate()?;
             let reason = if f.reason.is_empty() {
                 String::new()
             } else {
@@ -287,7 +294,7 @@ pub fn outcome_findings(facts: &[CaseFact]) -> Vec<Finding> {
                 format!("{}: {}{} {}。", f.name, s.ja_where, s.ja_what, p.ja),
                 format!("{}: {} {}{reason}.", f.name, s.en, p.en),
             );
-            Finding {
+            Some(Finding {
                 rule: rule::CASE_OUTCOME,
                 key: f.name.clone(),
                 statement,
@@ -302,7 +309,7 @@ pub fn outcome_findings(facts: &[CaseFact]) -> Vec<Finding> {
                 exceptions: Vec::new(),
                 support: vec![record_support(&f.obs, &f.pointer, Text::new(p.ja, p.en))],
                 cases: vec![f.obs.clone()],
-            }
+            })
         })
         .collect()
 }
@@ -330,7 +337,7 @@ pub fn group_findings(facts: &[CaseFact]) -> Vec<Finding> {
         if members.len() < 2 {
             continue;
         }
-        out.push(group(key, members, false));
+        out.extend(group(key, members, false));
         let mut fine: BTreeMap<String, Vec<&CaseFact>> = BTreeMap::new();
         for f in members {
             fine.entry(format!("{key}|{}|{}", f.layout, f.mode))
@@ -340,7 +347,7 @@ pub fn group_findings(facts: &[CaseFact]) -> Vec<Finding> {
         if fine.len() > 1 {
             for (k, m) in &fine {
                 if m.len() >= 2 {
-                    out.push(group(k, m, true));
+                    out.extend(group(k, m, true));
                 }
             }
         }
@@ -348,7 +355,9 @@ pub fn group_findings(facts: &[CaseFact]) -> Vec<Finding> {
     out
 }
 
-fn group(key: &str, members: &[&CaseFact], fine: bool) -> Finding {
+/// One group's finding; `None` when the outcome most cases share lacks the value its sentence
+/// needs.
+fn group(key: &str, members: &[&CaseFact], fine: bool) -> Option<Finding> {
     let mut counts: BTreeMap<String, u64> = BTreeMap::new();
     for f in members {
         *counts.entry(f.value()).or_default() += 1;
@@ -368,11 +377,11 @@ fn group(key: &str, members: &[&CaseFact], fine: bool) -> Finding {
     let exceptions: Vec<String> = members
         .iter()
         .filter(|f| f.value() != top)
-        .map(|f| format!("{}: {}", f.name, f.predicate().en))
+        .map(|f| format!("{}: {}", f.name, f.note().en))
         .collect();
     let all_agree = exceptions.is_empty();
     let statement = if top_n * 2 > n {
-        let p = lead.predicate();
+        let p = lead.predicate()?;
         let m = m_of_n(top_n, n, "cases");
         let mut st = Text::new(
             format!("{}{} {} {}。", s.ja_where, s.ja_what, m.ja, p.ja),
@@ -420,7 +429,7 @@ fn group(key: &str, members: &[&CaseFact], fine: bool) -> Finding {
     let support = members
         .iter()
         .map(|f| {
-            let p = f.predicate();
+            let p = f.note();
             let tag = if f.value() == top { "" } else { " [exception]" };
             record_support(
                 &f.obs,
@@ -435,7 +444,7 @@ fn group(key: &str, members: &[&CaseFact], fine: bool) -> Finding {
     let mut cases: Vec<String> = members.iter().map(|f| f.obs.clone()).collect();
     cases.sort();
     cases.dedup();
-    Finding {
+    Some(Finding {
         rule: rule::CASE_GROUP,
         key: key.to_string(),
         statement,
@@ -450,7 +459,7 @@ fn group(key: &str, members: &[&CaseFact], fine: bool) -> Finding {
         exceptions,
         support,
         cases,
-    }
+    })
 }
 
 /// The case rules.

@@ -133,7 +133,8 @@ struct Placement<'a> {
     obs: &'a str,
     index: usize,
     run: String,
-    model: String,
+    /// The model, when the run's response names it.
+    model: Option<String>,
     world: String,
     verdict: String,
     layers: Option<u64>,
@@ -166,18 +167,17 @@ fn placement_findings(ps: &[Placement<'_>]) -> Vec<Finding> {
         let (lj, le) = layers
             .map(|(j, e)| (format!("({j})"), format!(" ({e})")))
             .unwrap_or_default();
+        let (mj, me) = p
+            .model
+            .as_ref()
+            .map(|m| (format!("({m})"), format!(" ({m})")))
+            .unwrap_or_default();
         out.push(finding(
             rule::OLLAMA_PLACEMENT,
             p.run.clone(),
             Text::new(
-                format!(
-                    "Ollama の実行 {}({}): モデルは{}{lj}。",
-                    p.run, p.model, t.ja
-                ),
-                format!(
-                    "Ollama run {} ({}): the model {}{le}.",
-                    p.run, p.model, t.en
-                ),
+                format!("Ollama の実行 {}{mj}: モデルは{}{lj}。", p.run, t.ja),
+                format!("Ollama run {}{me}: the model {}{le}.", p.run, t.en),
             ),
             p.class,
             p.world.clone(),
@@ -189,10 +189,13 @@ fn placement_findings(ps: &[Placement<'_>]) -> Vec<Finding> {
             )],
             (1, 1, Vec::new()),
         ));
-        groups
-            .entry((p.world.clone(), p.model.clone()))
-            .or_default()
-            .push(p);
+        // A run whose model is not named joins no group: its group would have no subject.
+        if let Some(model) = &p.model {
+            groups
+                .entry((p.world.clone(), model.clone()))
+                .or_default()
+                .push(p);
+        }
     }
     for ((world, model), m) in groups {
         if m.len() < 2 {
@@ -466,7 +469,7 @@ pub fn findings(obs: &[ObsDigest]) -> Vec<Finding> {
                             .as_ref()
                             .and_then(|g| g.response.as_ref())
                             .and_then(|r| r.model.0.clone())
-                            .unwrap_or_else(|| "?".into()),
+                            .filter(|m| !m.trim().is_empty()),
                         world,
                         verdict: v.verdict.0.clone().unwrap_or_else(|| "UNSURE".into()),
                         layers: server.gpu_layers,

@@ -33,10 +33,16 @@ pub fn operation(op: &str) -> Text {
 }
 
 /// What the outcome did, as a predicate (`was rejected as not applicable`). `solver` is the
-/// selected solver, when one ran.
-pub fn outcome_predicate(kind: &str, solver: Option<&str>) -> Text {
-    let s = solver.unwrap_or("?");
-    match kind {
+/// selected solver, when one ran; an outcome that names what ran but whose record does not
+/// name it has no predicate (`None`): a statement is never written with a gap in it.
+pub fn outcome_predicate(kind: &str, solver: Option<&str>) -> Option<Text> {
+    let named = matches!(kind, "natural" | "fallback_observed" | "success");
+    let s = match solver {
+        Some(s) if !s.trim().is_empty() => s,
+        _ if named => return None,
+        _ => "",
+    };
+    Some(match kind {
         "natural" => Text::new(format!("{s} を選んだ"), format!("selected {s}")),
         "fallback_observed" => Text::new(
             format!("フォールバックして {s} を実行した"),
@@ -62,6 +68,19 @@ pub fn outcome_predicate(kind: &str, solver: Option<&str>) -> Text {
         "library_error" => Text::new("ライブラリエラーで終了した", "ended in a library error"),
         "incomplete" => Text::new("記録が途中で終わっている", "has an incomplete record"),
         _ => Text::new("結果を判定できなかった", "could not be decided"),
+    })
+}
+
+/// What an outcome did when its record does not name the solver or kernel (`completed
+/// without naming what it selected`): for the notes of a group's exceptions, never a claim's
+/// subject.
+pub fn outcome_unnamed(kind: &str) -> Text {
+    match kind {
+        "natural" | "success" | "fallback_observed" => Text::new(
+            "完了したが、選ばれたソルバー/カーネルの名前は記録にない",
+            "completed, and its record does not name what it selected",
+        ),
+        other => Text::new(other, other),
     }
 }
 
@@ -93,5 +112,16 @@ mod tests {
         assert_eq!(num(3605), "3,605");
         assert_eq!(num(1234567), "1,234,567");
         assert_eq!(ratio(1.11111), "1.111");
+    }
+
+    #[test]
+    fn an_outcome_without_its_solver_has_no_predicate() {
+        assert_eq!(outcome_predicate("natural", None), None);
+        assert_eq!(outcome_predicate("success", Some(" ")), None);
+        let p = outcome_predicate("natural", Some("GemmFwdRest")).unwrap();
+        assert_eq!(p.en, "selected GemmFwdRest");
+        let r = outcome_predicate("applicability_reject", None).unwrap();
+        assert_eq!(r.en, "was rejected as not applicable");
+        assert_eq!(outcome_unnamed("natural").placeholder(), None);
     }
 }

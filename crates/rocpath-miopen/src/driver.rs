@@ -4,7 +4,9 @@
 //! Source: ROCm/MIOpen@2d1fd997 `driver/conv_driver.hpp:869-1003` (flags and defaults),
 //! `:631-647` (`-F` bits, `-S` as a name or a number), `:1902-1905` (immediate vs Find).
 //! MIOpen 3.5.1's `convint8` builds an all-int8 problem (its logs show `dataType = 3` for the
-//! output and keys ending `-INT8-F`), which is what this parser builds.
+//! output and keys ending `-INT8-F`), which is what this parser builds; the driver of
+//! 2d1fd997 gives the output (y) tensor `miopenInt32` instead
+//! (`driver/conv_driver.hpp:816-818@2d1fd997`), which [`DriverCommand::for_release`] applies.
 
 use crate::problem::{DataType, Direction, Problem, default_layout, output_size};
 use serde::Serialize;
@@ -220,6 +222,25 @@ impl DriverCommand {
             _ if s.is_empty() => None,
             _ => Some(s),
         }
+    }
+
+    /// The problems as the driver of `release` builds them: `None` is the pinned checkout
+    /// 2d1fd997, whose `convint8` makes the output (y) tensor `miopenInt32`
+    /// (`driver/conv_driver.hpp:816-818@2d1fd997`: `y_type = data_type == miopenInt8 ?
+    /// miopenInt32 : data_type`); a release (`3.5.1`) keeps the all-int8 problem its logs show.
+    /// y is `out` of a forward problem and `in` (dy) of a backward one.
+    pub fn for_release(mut self, release: Option<&str>) -> DriverCommand {
+        if release.is_some() || command_type(&self.command) != Some(DataType::Int8) {
+            return self;
+        }
+        for p in &mut self.problems {
+            let y = match p.direction {
+                Direction::Forward => 2,
+                _ => 0,
+            };
+            p.types[y] = DataType::Int32;
+        }
+        self
     }
 
     /// What MIOpenDriver itself rejects before calling MIOpen: a cast type outside fp32,
@@ -456,6 +477,24 @@ fn build(
 mod tests {
     #![allow(clippy::unwrap_used)]
     use super::*;
+
+    #[test]
+    fn convint8_outputs_int32_at_the_pinned_checkout_and_int8_in_a_release() {
+        let c = cmd("MIOpenDriver convint8 -n 32 -c 64 -H 56 -W 56 -k 64 -y 1 -x 1 -p 0 -q 0 -F 1");
+        let pinned = c.clone().for_release(None);
+        assert_eq!(
+            pinned.problems[0].fdb_key(),
+            "64-56-56-1x1-64-56-56-32-0x0-1x1-1x1-0-NCHW-INT8INT8INT32-F"
+        );
+        let r = c.for_release(Some("3.5.1"));
+        assert_eq!(
+            r.problems[0].fdb_key(),
+            "64-56-56-1x1-64-56-56-32-0x0-1x1-1x1-0-NCHW-INT8-F"
+        );
+        let fp32 =
+            cmd("MIOpenDriver conv -n 1 -c 8 -H 8 -W 8 -k 8 -y 1 -x 1 -F 1").for_release(None);
+        assert_eq!(fp32.problems[0].types, [DataType::Fp32; 3]);
+    }
 
     fn cmd(s: &str) -> DriverCommand {
         DriverCommand::parse(

@@ -143,6 +143,16 @@ fn miopen_forced_solver_and_any_target_without_databases() {
         .unwrap();
     let v = json_with_code(&out, 1);
     assert_eq!(v["failure"]["failure"], "rejected_not_applicable");
+    // Without --release the driver's problem is the pinned checkout's (an int32 output, which
+    // its IsInt8 accepts): the naive solver is in the fallback, so the count passes and the
+    // workspace query rejects the forced solver, as under 3.5.1.
+    let out = rocpath()
+        .args(["--json", "explain", "miopen", "--target", "gfx900:xnack-", "--db", "/nonexistent", "--"])
+        .args("MIOpenDriver convint8 -n 1 -c 64 -H 56 -W 56 -k 64 -y 3 -x 3 -p 1 -q 1 -F 1 -S ConvCkIgemmFwdV6r1DlopsNchw".split(' '))
+        .output()
+        .unwrap();
+    let v = json_with_code(&out, 1);
+    assert_eq!(v["failure"]["failure"], "rejected_not_applicable", "{v}");
     assert!(
         v["notes"][0]
             .as_str()

@@ -53,11 +53,14 @@ pub fn mode_of(path: DriverPath, find: Mode) -> Mode {
 
 /// The problems to explain and their mode: from a find-db `key` in mode `default`, or from
 /// the `MIOpenDriver` arguments `driver`, whose `-S` decides the mode (`default` when it
-/// takes the Find API). A forced solver must be one of the registry.
+/// takes the Find API). The driver's problems are built as the driver of the model's
+/// `release` builds them (`None`: the pinned checkout's), so the problem and the model agree.
+/// A forced solver must be one of the registry.
 pub fn problems(
     key: Option<&str>,
     driver: &[String],
     default: Mode,
+    release: Option<&str>,
 ) -> Result<(Vec<Problem>, Mode), RequestError> {
     if let Some(k) = key {
         return Ok((vec![Problem::from_fdb_key(k)?], default));
@@ -65,7 +68,7 @@ pub fn problems(
     if driver.is_empty() {
         return Err(RequestError::Nothing);
     }
-    let d = DriverCommand::parse(driver, Strictness::Strict)?;
+    let d = DriverCommand::parse(driver, Strictness::Strict)?.for_release(release);
     if let Some(name) = d.solution.as_deref().filter(|n| n.parse::<i64>().is_err()) {
         if !known_name(name) {
             return Err(RequestError::UnknownName(name.to_string()));
@@ -91,34 +94,87 @@ mod tests {
     #[test]
     fn the_driver_flag_s_decides_the_mode() {
         let conv = "conv -n 1 -c 3 -H 32 -W 32 -k 8 -y 3 -x 3 -p 1 -q 1 -F 1";
-        let (p, m) = problems(None, &args(conv), Mode::Find).unwrap();
+        let (p, m) = problems(None, &args(conv), Mode::Find, None).unwrap();
         assert_eq!((p.len(), m), (1, Mode::Find));
-        let (_, m) = problems(None, &args(&format!("{conv} -S 0")), Mode::Find).unwrap();
+        let (_, m) = problems(None, &args(&format!("{conv} -S 0")), Mode::Find, None).unwrap();
         assert_eq!(m, Mode::Immediate);
         let (_, m) = problems(
             None,
             &args(&format!("{conv} -S ConvDirectNaiveConvFwd")),
             Mode::Find,
+            None,
         )
         .unwrap();
         assert_eq!(m, Mode::Forced("ConvDirectNaiveConvFwd".into()));
     }
 
+    /// The first problem of `cmd`, built for `release`, predicted in Find mode on gfx900 with
+    /// the model of the same release.
+    fn predict(cmd: &str, release: Option<&str>) -> rocpath_miopen::select::Prediction {
+        use rocpath_miopen::model::context::{Device, Env};
+        let (p, mode) = problems(None, &args(cmd), Mode::Find, release).unwrap();
+        let dev = Device::parse("gfx900:xnack-", Some(64)).unwrap();
+        let (env, build) = (Env::default(), std::collections::HashMap::new());
+        let q = rocpath_miopen::select::Query {
+            problem: &p[0],
+            device: &dev,
+            env: &env,
+            build: &build,
+            release,
+            record: None,
+            mode,
+        };
+        rocpath_miopen::select::select(rocpath_miopen::model::pinned().unwrap(), &q).prediction
+    }
+
+    #[test]
+    fn convint8_is_built_as_the_model_release_builds_it() {
+        use rocpath_miopen::select::Prediction;
+        let int8 = "convint8 -n 32 -c 64 -H 56 -W 56 -k 64 -y 1 -x 1 -p 0 -q 0 -F 1";
+        // 2d1fd997's driver makes the output int32, which its IsInt8 accepts: the naive solver
+        // and the int8 GEMMs are timed (an all-int8 problem would have none: no_solution).
+        match predict(int8, None) {
+            Prediction::Unresolved { candidates, .. } => assert_eq!(
+                candidates,
+                [
+                    "ConvDirectNaiveConvFwd",
+                    "GemmFwd1x1_0_1_int8",
+                    "GemmFwdRest"
+                ]
+            ),
+            other => panic!("{other:?}"),
+        }
+        // 3.5.1's makes it int8, which only the naive solver takes.
+        assert_eq!(
+            predict(int8, Some("3.5.1")),
+            Prediction::Solver {
+                name: "ConvDirectNaiveConvFwd".into(),
+                id: 85
+            }
+        );
+    }
+
     #[test]
     fn unknown_solvers_and_empty_requests_are_refused() {
         let conv = "conv -n 1 -c 3 -H 32 -W 32 -k 8 -y 3 -x 3 -p 1 -q 1 -F 1";
-        let e = problems(None, &args(&format!("{conv} -S NoSuchSolver")), Mode::Find).unwrap_err();
+        let e = problems(
+            None,
+            &args(&format!("{conv} -S NoSuchSolver")),
+            Mode::Find,
+            None,
+        )
+        .unwrap_err();
         assert!(
             matches!(e, RequestError::UnknownName(ref n) if n == "NoSuchSolver"),
             "{e}"
         );
-        let e = problems(None, &args(&format!("{conv} -S 999999")), Mode::Find).unwrap_err();
+        let e = problems(None, &args(&format!("{conv} -S 999999")), Mode::Find, None).unwrap_err();
         assert!(
             matches!(e, RequestError::UnknownSolver(ref n) if n == "999999"),
             "{e}"
         );
         assert!(matches!(
-            problems(None, &[], Mode::Find),
+            problems(None, &[], Mode::Find, None),
             Err(RequestError::Nothing)
         ));
     }

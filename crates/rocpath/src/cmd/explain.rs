@@ -74,8 +74,12 @@ fn run_miopen(a: Box<ExplainMiopenArgs>, p: &Printer) -> anyhow::Result<Status> 
         Some(ExplainMode::Immediate) => Mode::Immediate,
         _ => Mode::Find,
     };
-    let (problems, mode) =
-        miopen::request::problems(a.problem.as_deref(), &a.driver, default_mode)?;
+    let (problems, mode) = miopen::request::problems(
+        a.problem.as_deref(),
+        &a.driver,
+        default_mode,
+        a.release.as_deref(),
+    )?;
     let model = load_model(a.model.as_deref(), &super::budget(p))?;
     let env = rocpath_miopen::model::context::Env {
         vars: pairs(&a.env, "env")?.into_iter().collect(),

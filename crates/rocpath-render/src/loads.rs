@@ -4,6 +4,7 @@
 use crate::table;
 use comfy_table::Cell;
 use rocpath_loads::Loads;
+use rocpath_loads::process::Running;
 use std::fmt::Write;
 
 /// The table for people.
@@ -93,6 +94,60 @@ pub fn loads_table(l: &Loads) -> String {
     }
     if l.truncated {
         let _ = writeln!(out, "\nstopped: more objects than the walk loads");
+    }
+    out
+}
+
+/// The table for people: what a running process loaded, beside the prediction.
+pub fn process_table(r: &Running) -> String {
+    let mut out = String::new();
+    let _ = writeln!(
+        out,
+        "process {} {}",
+        r.pid,
+        r.exe.as_deref().unwrap_or("(program unreadable)")
+    );
+    if !r.cmdline.is_empty() {
+        let _ = writeln!(out, "  command line     {}", r.cmdline.join(" "));
+    }
+    for (k, v) in &r.env {
+        let _ = writeln!(out, "  {k:<16} {v}");
+    }
+    out.push('\n');
+    let mut t = table(&["mapped library", "ROCm", "how"]);
+    for m in &r.mapped {
+        let how = match (&r.prediction, m.predicted) {
+            (None, _) => "mapped",
+            (Some(_), true) => "DT_NEEDED (predicted)",
+            (Some(_), false) => "opened later by name (dlopen) or preloaded",
+        };
+        let path = if m.deleted {
+            format!("{} (deleted since)", m.path)
+        } else {
+            m.path.clone()
+        };
+        t.add_row(vec![
+            Cell::new(path),
+            Cell::new(m.rocm.unwrap_or("")),
+            Cell::new(how),
+        ]);
+    }
+    let _ = writeln!(out, "{t}");
+    if !r.predicted_not_mapped.is_empty() {
+        let _ = writeln!(
+            out,
+            "\npredicted for the program but not mapped ({}):",
+            r.predicted_not_mapped.len()
+        );
+        for p in &r.predicted_not_mapped {
+            let _ = writeln!(out, "  {p}");
+        }
+    }
+    if !r.open_data.is_empty() {
+        let _ = writeln!(out, "\nROCm data files open now ({}):", r.open_data.len());
+        for p in &r.open_data {
+            let _ = writeln!(out, "  {p}");
+        }
     }
     out
 }

@@ -147,7 +147,13 @@ pub struct SurveyArgs {
 #[derive(Debug, Args)]
 pub struct LoadsArgs {
     /// The ELF program or shared library.
-    pub target: PathBuf,
+    #[arg(required_unless_present = "pid", conflicts_with = "pid")]
+    pub target: Option<PathBuf>,
+    /// A running process: the libraries it has mapped (`/proc/PID/maps`) and the ROCm data
+    /// files it holds open, beside what the loader rules predict for its program in the
+    /// environment it started with.
+    #[arg(long, value_name = "PID", conflicts_with_all = ["root", "env", "no_env"])]
+    pub pid: Option<u32>,
     /// An environment variable as the program would see it (`LD_LIBRARY_PATH=/opt/x/lib`,
     /// `ROCBLAS_TENSILE_LIBPATH=…`); repeatable; replaces the shell's value.
     #[arg(long = "env", value_name = "NAME=VALUE")]

@@ -154,3 +154,67 @@ fn root_reads_a_saved_image() {
     );
     assert_eq!(out.status.code(), Some(1));
 }
+
+/// `--pid`: the document of a running process, and a pid that names none (exit 2, named).
+#[test]
+fn a_running_process_document() {
+    let mut child = std::process::Command::new("sleep")
+        .arg("30")
+        .spawn()
+        .unwrap();
+    let pid = child.id().to_string();
+    // The child is read once it has its libraries mapped.
+    let start = std::time::Instant::now();
+    let v: Value = loop {
+        let out = rocpath()
+            .args(["--json", "loads", "--pid", &pid])
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(0), "{out:?}");
+        let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+        let ready = v["exe"].as_str().is_some_and(|e| e.ends_with("sleep"))
+            && !v["mapped"].as_array().unwrap().is_empty();
+        if ready || start.elapsed().as_secs() > 10 {
+            break v;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    };
+    let _ = child.kill();
+    let _ = child.wait();
+    assert_eq!(v["schema"], "rocpath.loads.process/1");
+    for k in [
+        "pid",
+        "cmdline",
+        "env",
+        "mapped",
+        "predicted_not_mapped",
+        "open_data",
+        "prediction",
+        "errors",
+    ] {
+        assert!(v.get(k).is_some(), "{k}: {v}");
+    }
+    let libc = v["mapped"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|m| m["path"].as_str().unwrap().contains("libc.so"))
+        .unwrap();
+    assert_eq!(libc["predicted"], true);
+    assert_eq!(libc["evidence"]["class"], "confirmed");
+    assert_eq!(libc["evidence"]["kind"], "runtime_verified");
+
+    let out = rocpath()
+        .args(["loads", "--pid", "4294967200"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("no such process"), "{err}");
+    // A program and --pid together is a usage error.
+    let out = rocpath()
+        .args(["loads", "/bin/ls", "--pid", &pid])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+}

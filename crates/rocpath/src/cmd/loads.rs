@@ -1,4 +1,5 @@
-//! `rocpath loads PROGRAM|LIBRARY [--env NAME=VALUE] [--no-env] [--cache FILE] [--root DIR]`
+//! `rocpath loads PROGRAM|LIBRARY [--env NAME=VALUE] [--no-env] [--cache FILE] [--root DIR]`,
+//! `rocpath loads --pid PID [--cache FILE]`
 
 use crate::cli::LoadsArgs;
 use crate::output::{Printer, Status};
@@ -34,17 +35,37 @@ const READ: [&str; 4] = [
     "MIOPEN_SYSTEM_DB_PATH",
 ];
 
+/// A running process: what it mapped and holds open, beside the prediction.
+fn run_pid(pid: u32, a: &LoadsArgs, p: &Printer) -> anyhow::Result<Status> {
+    let r = rocpath_loads::process::running(Path::new("/proc"), pid, &a.cache)?;
+    for e in &r.errors {
+        p.note(e);
+    }
+    if p.global.json {
+        p.json("rocpath.loads.process/1", &r)?;
+    } else {
+        p.data(&rocpath_render::loads::process_table(&r))?;
+    }
+    Ok(Status::Ok)
+}
+
 pub fn run(a: LoadsArgs, p: &Printer) -> anyhow::Result<Status> {
-    let mut opts = Options::new(&a.target);
+    if let Some(pid) = a.pid {
+        return run_pid(pid, &a, p);
+    }
+    let Some(target) = a.target.clone() else {
+        anyhow::bail!("give a program or library, or --pid PID");
+    };
+    let mut opts = Options::new(&target);
     opts.cache = a.cache.clone();
     if let Some(r) = &a.root {
         if !r.is_dir() {
             anyhow::bail!("--root {}: not a folder", r.display());
         }
-        if !a.target.is_absolute() {
+        if !target.is_absolute() {
             anyhow::bail!(
                 "{}: with --root, give the path in the machine (/usr/bin/python3)",
-                a.target.display()
+                target.display()
             );
         }
         opts.tree = Arc::new(Image(Root::new(r)));

@@ -208,6 +208,16 @@ fn a_forced_run_registering_its_solver_proves_no_applicability() {
     let r = run(vec![forced, find]);
     assert_eq!(r[0].verdict, "agree", "{}", r[0].statement);
     assert!(r[0].solvers.is_empty(), "{:?}", r[0].solvers);
+    // The build failure comes from a forced.* rule fitted to such runs: a hypothesis.
+    let f = r[0].explanation.as_ref().unwrap().failure.as_ref().unwrap();
+    assert_eq!(f.failure, "build_failure");
+    assert_eq!(f.evidence.rule, "explain.miopen.forced_fate_calibrated");
+    assert_eq!(f.evidence.kind.as_str(), "hypothesis");
+    assert!(
+        f.evidence.note.contains("forced.hip_xdlops_needs_mfma"),
+        "{}",
+        f.evidence.note
+    );
     let s: Vec<(&str, &str)> = r[1]
         .solvers
         .iter()

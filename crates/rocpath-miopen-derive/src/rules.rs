@@ -52,6 +52,10 @@ pub struct RuleDef {
     /// Device prefixes the rule applies to.
     #[serde(default)]
     pub targets: Vec<String>,
+    /// The recordings a rule was fitted to, when what it says was taken from runs rather than
+    /// read in the cited source.
+    #[serde(default)]
+    pub calibrated: Option<String>,
 }
 
 #[derive(Deserialize)]
@@ -69,6 +73,7 @@ impl RuleDef {
             solvers: self.solvers.clone(),
             lacks: self.lacks.clone(),
             targets: self.targets.clone(),
+            calibrated: self.calibrated.clone(),
             cite: self.cite.clone(),
             text: self.hash.clone(),
         }
@@ -367,6 +372,7 @@ mod tests {
             solvers: Vec::new(),
             lacks: None,
             targets: Vec::new(),
+            calibrated: None,
         };
         let mut bad = good.clone();
         bad.id = "r2".into();
@@ -408,6 +414,7 @@ mod tests {
             solvers: Vec::new(),
             lacks: None,
             targets: Vec::new(),
+            calibrated: None,
         };
         let rules = [
             rule("shifted", "src/a.cpp:2-3@abc", "if(a) return true;"),

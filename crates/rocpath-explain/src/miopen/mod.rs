@@ -675,11 +675,26 @@ fn outcome(
             )
         }
         Prediction::Failure { failure, why } => {
-            let mut ev = Evidence::new(
-                Class::Inferred,
-                Proof::CodeVerified,
-                "explain.miopen.predicted_failure",
-            );
+            // A fate fitted to recorded runs (the `forced.*` rules) is a hypothesis.
+            let calibrated = sel.steps.iter().find_map(|st| {
+                let r = q.model.rules.iter().find(|r| r.id == st.rule)?;
+                r.calibrated.as_ref().map(|c| (r.id.as_str(), c))
+            });
+            let mut ev = match calibrated {
+                Some((id, runs)) => Evidence::new(
+                    Class::Inferred,
+                    Proof::Hypothesis,
+                    "explain.miopen.forced_fate_calibrated",
+                )
+                .because(format!(
+                    "rule {id} was fitted to recorded runs ({runs}), not derived from the cited source"
+                )),
+                None => Evidence::new(
+                    Class::Inferred,
+                    Proof::CodeVerified,
+                    "explain.miopen.predicted_failure",
+                ),
+            };
             for l in locs.drain(..) {
                 ev = ev.at(l);
             }

@@ -513,6 +513,10 @@ pub struct Rule {
     /// Devices the rule applies to (prefixes); empty for all.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub targets: Vec<String>,
+    /// The recordings the rule was fitted to, when what it says was taken from runs rather
+    /// than read in the cited source: a prediction by it is a hypothesis, not code_verified.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub calibrated: Option<String>,
     /// Citation `path:line[-line]@commit` (or `repo:path:line@commit` for another repository).
     pub cite: String,
     /// The cited lines' text, whitespace-collapsed, as read when the rule was written.

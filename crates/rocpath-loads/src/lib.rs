@@ -5,12 +5,14 @@
 //! `elf.rs` reads what the loader reads of an ELF file, `cache.rs` parses `/etc/ld.so.cache`,
 //! `resolve.rs` applies the search rules, `rocm.rs` says where each ROCm library found
 //! reads its data, `process.rs` reads what a running process has mapped and open and sets it
-//! beside the prediction. The model is [`Loads`] ([`process::Running`] for a process);
+//! beside the prediction, `python.rs` resolves every extension module of a Python module as
+//! an interpreter finds it. The model is [`Loads`] ([`process::Running`] for a process);
 //! rendering is in `rocpath-render`.
 
 pub mod cache;
 pub mod elf;
 pub mod process;
+pub mod python;
 mod resolve;
 pub mod rocm;
 

@@ -5,6 +5,7 @@ use crate::table;
 use comfy_table::Cell;
 use rocpath_loads::Loads;
 use rocpath_loads::process::Running;
+use rocpath_loads::python::ModuleLoads;
 use std::fmt::Write;
 
 /// The table for people.
@@ -94,6 +95,54 @@ pub fn loads_table(l: &Loads) -> String {
     }
     if l.truncated {
         let _ = writeln!(out, "\nstopped: more objects than the walk loads");
+    }
+    out
+}
+
+/// The table for people: what importing a Python module loads.
+pub fn module_table(m: &ModuleLoads) -> String {
+    let mut out = String::new();
+    let _ = writeln!(
+        out,
+        "module {} ({} {}, environment {})",
+        m.module, m.spec.executable, m.spec.version, m.spec.prefix
+    );
+    if let Some(o) = &m.spec.origin {
+        let _ = writeln!(out, "  origin           {o}");
+    }
+    let _ = writeln!(
+        out,
+        "  extension modules {}{}",
+        m.extensions.len(),
+        if m.truncated { " (more not read)" } else { "" }
+    );
+    out.push('\n');
+    let mut t = table(&["library", "path", "rule", "first needed by", "ROCm"]);
+    for lib in &m.libraries {
+        t.add_row(vec![
+            Cell::new(&lib.name),
+            Cell::new(&lib.path),
+            Cell::new(lib.rule.as_str()),
+            Cell::new(base(&lib.needed_by)),
+            Cell::new(lib.rocm.unwrap_or("")),
+        ]);
+    }
+    let _ = writeln!(out, "{t}");
+    if !m.missing.is_empty() {
+        let _ = writeln!(
+            out,
+            "\nnot found ({}): the import fails with \"cannot open shared object file\"",
+            m.missing.len()
+        );
+        for x in &m.missing {
+            let _ = writeln!(out, "  {} (needed by {})", x.name, x.needed_by);
+        }
+    }
+    if !m.rocm_data.is_empty() {
+        let _ = writeln!(out, "\nROCm data, next to the library the loader takes:");
+        for d in &m.rocm_data {
+            let _ = writeln!(out, "  {:<12} {:<24} {}", d.component, d.what, d.folder);
+        }
     }
     out
 }

@@ -146,9 +146,14 @@ pub struct SurveyArgs {
 
 #[derive(Debug, Args)]
 pub struct LoadsArgs {
-    /// The ELF program or shared library.
+    /// The ELF program or shared library, or a Python module (`torch`: every extension module
+    /// in it, found as --python finds it) when no file has that name.
     #[arg(required_unless_present = "pid", conflicts_with = "pid")]
     pub target: Option<PathBuf>,
+    /// The interpreter a Python module is looked up with (default: the first `python3` on
+    /// PATH).
+    #[arg(long, value_name = "PATH")]
+    pub python: Option<PathBuf>,
     /// A running process: the libraries it has mapped (`/proc/PID/maps`) and the ROCm data
     /// files it holds open, beside what the loader rules predict for its program in the
     /// environment it started with.

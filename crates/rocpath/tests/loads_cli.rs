@@ -218,3 +218,77 @@ fn a_running_process_document() {
         .unwrap();
     assert_eq!(out.status.code(), Some(2));
 }
+
+/// A Python module: a package laid out as a ROCm torch wheel (an extension module whose
+/// `DT_RUNPATH` is `$ORIGIN/lib`, its own `libamdhip64.so` there) resolves to the package's HIP.
+#[test]
+fn a_python_module_resolves_through_its_extension_modules() {
+    if !rocpath_testdata::have_tool("gcc") || !rocpath_testdata::have_tool("python3") {
+        return;
+    }
+    let d = tempfile::tempdir().unwrap();
+    let pkg = d.path().join("wheelpkg");
+    std::fs::create_dir_all(pkg.join("lib")).unwrap();
+    std::fs::write(pkg.join("__init__.py"), "").unwrap();
+    std::fs::write(d.path().join("h.c"), "int hip(void){return 1;}\n").unwrap();
+    std::fs::write(
+        d.path().join("c.c"),
+        "int hip(void); int c(void){return hip();}\n",
+    )
+    .unwrap();
+    let gcc = |args: &[&str]| {
+        let ok = std::process::Command::new("gcc")
+            .args(args)
+            .current_dir(d.path())
+            .status();
+        assert!(ok.unwrap().success(), "gcc {args:?}");
+    };
+    gcc(&[
+        "-shared",
+        "-fPIC",
+        "-Wl,-soname,libamdhip64.so.6",
+        "-o",
+        "wheelpkg/lib/libamdhip64.so.6",
+        "h.c",
+    ]);
+    gcc(&[
+        "-shared",
+        "-fPIC",
+        "-o",
+        "wheelpkg/_C.abi3.so",
+        "c.c",
+        "-Lwheelpkg/lib",
+        "-l:libamdhip64.so.6",
+        "-Wl,--enable-new-dtags,-rpath,$ORIGIN/lib",
+    ]);
+    let out = rocpath()
+        .env("PYTHONPATH", d.path())
+        .args([
+            "--json", "loads", "wheelpkg", "--no-env", "--python", "python3",
+        ])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0), "{out:?}");
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v["schema"], "rocpath.loads.module/1");
+    assert_eq!(v["extensions"].as_array().unwrap().len(), 1, "{v}");
+    let hip = v["libraries"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|l| l["name"] == "libamdhip64.so.6")
+        .unwrap_or_else(|| panic!("{v}"));
+    assert_eq!(hip["rule"], "runpath");
+    assert_eq!(hip["rocm"], "hip");
+    assert!(
+        hip["path"].as_str().unwrap().contains("wheelpkg/lib"),
+        "{hip}"
+    );
+    // A name that is neither a file nor a module: exit 2, named.
+    let out = rocpath()
+        .args(["loads", "no_such_module_here", "--python", "python3"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("finds no module"));
+}

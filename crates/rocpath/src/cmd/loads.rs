@@ -49,6 +49,38 @@ fn run_pid(pid: u32, a: &LoadsArgs, p: &Printer) -> anyhow::Result<Status> {
     Ok(Status::Ok)
 }
 
+/// A Python module: every extension module in it, as the interpreter finds it.
+fn run_module(name: &str, opts: &Options, a: &LoadsArgs, p: &Printer) -> anyhow::Result<Status> {
+    let python = a.python.clone().unwrap_or_else(|| PathBuf::from("python3"));
+    let spec = rocpath_loads::python::find_module(&python, name)?;
+    if !spec.found {
+        anyhow::bail!(
+            "{name}: no file by that name, and {} ({} in {}) finds no module by it{} (give the path of a program or library, or the interpreter of the environment the module is in with --python)",
+            python.display(),
+            spec.version,
+            spec.prefix,
+            spec.error
+                .as_deref()
+                .map(|e| format!(": {e}"))
+                .unwrap_or_default()
+        );
+    }
+    let m = rocpath_loads::python::module_loads(name, spec, opts);
+    for e in &m.errors {
+        p.note(e);
+    }
+    if p.global.json {
+        p.json("rocpath.loads.module/1", &m)?;
+    } else {
+        p.data(&rocpath_render::loads::module_table(&m))?;
+    }
+    Ok(if m.missing.is_empty() {
+        Status::Ok
+    } else {
+        Status::Negative
+    })
+}
+
 pub fn run(a: LoadsArgs, p: &Printer) -> anyhow::Result<Status> {
     if let Some(pid) = a.pid {
         return run_pid(pid, &a, p);
@@ -82,6 +114,10 @@ pub fn run(a: LoadsArgs, p: &Printer) -> anyhow::Result<Status> {
             anyhow::bail!("--env {kv:?}: write NAME=VALUE");
         };
         opts.env.insert(k.to_string(), v.to_string());
+    }
+    let name = target.to_string_lossy();
+    if a.root.is_none() && !target.exists() && rocpath_loads::python::is_module_name(&name) {
+        return run_module(&name, &opts, &a, p);
     }
     let l = rocpath_loads::loads(&opts)?;
     if let Some(e) = &l.cache.error {

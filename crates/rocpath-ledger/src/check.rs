@@ -11,6 +11,7 @@
 //! | `ledger.stale_evidence` | error | a raw input's sha256 differs from the one recorded at import (or in a cited source) |
 //! | `ledger.forced_as_natural` | error | a claim about `natural` selection rests on a forced run |
 //! | `ledger.placeholder_in_statement` | error | a claim's statement has a `?` where a value should be |
+//! | `ledger.limited_without_limit` | error | a derived `limited` claim none of whose supports is limited or unresolved |
 //! | `ledger.input_unavailable` | warning | a hashed raw input cannot be found here to re-check |
 
 use crate::files::ParseError;
@@ -41,6 +42,8 @@ pub mod rule {
     pub const FORCED_AS_NATURAL: &str = "ledger.forced_as_natural";
     /// A claim's statement holds a placeholder instead of a value.
     pub const PLACEHOLDER_IN_STATEMENT: &str = "ledger.placeholder_in_statement";
+    /// A derived claim is `limited` though nothing it rests on was limited by the observation.
+    pub const LIMITED_WITHOUT_LIMIT: &str = "ledger.limited_without_limit";
     /// A raw input cannot be re-checked here (warning).
     pub const INPUT_UNAVAILABLE: &str = "ledger.input_unavailable";
 }
@@ -159,6 +162,8 @@ pub fn check_ledger(ledger: &Ledger) -> Result<Checked, StoreError> {
 #[derive(Default)]
 struct ClaimState {
     any_confirmed: bool,
+    /// A support is limited, unresolved or without a class: a limit of the observation.
+    any_limit: bool,
     weaker: Vec<(usize, String)>,
 }
 
@@ -310,6 +315,9 @@ impl<'a> Run<'a> {
             );
             return self.push(ci, si, p);
         }
+        if matches!(r.class(), Some(Class::Limited | Class::Unresolved) | None) {
+            self.claims[ci].any_limit = true;
+        }
         match r.class() {
             Some(Class::Confirmed) => self.claims[ci].any_confirmed = true,
             Some(k) => self.claims[ci]
@@ -371,6 +379,21 @@ impl<'a> Run<'a> {
         }
         for (ci, c) in l.claims.iter().enumerate() {
             let st = std::mem::take(&mut self.claims[ci]);
+            if c.class == Some(Class::Limited)
+                && !c.derived_by.is_empty()
+                && !st.any_limit
+                && !c.support.is_empty()
+            {
+                let p = claim_problem(
+                    c,
+                    rule::LIMITED_WITHOUT_LIMIT,
+                    format!(
+                        "claim {:?} is limited, but every record it rests on was observed in full; limited is for a limit of the observation — cases that are different problems, or that disagree, are stated as such with the class of their records (or unresolved)",
+                        c.id
+                    ),
+                );
+                self.push(ci, usize::MAX, p);
+            }
             if c.class == Some(Class::Confirmed) && !st.any_confirmed && !st.weaker.is_empty() {
                 let mut weaker = st.weaker;
                 weaker.sort();

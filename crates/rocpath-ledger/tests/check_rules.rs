@@ -382,6 +382,30 @@ fn rule_placeholder_in_statement() {
 }
 
 #[test]
+fn rule_limited_without_limit() {
+    // The group the case rule once wrote for the FP32 cases of the Vega64 logs: three
+    // different problems, each observed in full, called limited.
+    let f = Fixture::new();
+    f.standard();
+    let mut c = f.claim("fp32", Some(Class::Limited), &["case#/cases/0/selected"]);
+    c.derived_by = "derive.case.group".into();
+    c.statement = Text::new(
+        "gfx900 の FP32 順方向畳み込みは 3 件で一つの結果にまとまらない",
+        "Natural FP32 forward convolution on gfx900 with MIOpen 3.5.1 shows no single outcome across 3 cases",
+    );
+    f.add(c);
+    let p = only(&f.problems(), rule::LIMITED_WITHOUT_LIMIT);
+    assert_eq!(p.record, "fp32");
+    assert!(p.message.contains("observed in full"), "{}", p.message);
+    // A person's limited claim (a tool limit they name) is theirs to class.
+    let f = Fixture::new();
+    f.standard();
+    f.add(f.claim("mine", Some(Class::Limited), &["isa?processor=gfx900"]));
+    let p = f.problems();
+    assert!(p.is_empty(), "{p:#?}");
+}
+
+#[test]
 fn rule_unreadable() {
     let f = Fixture::new();
     f.standard();

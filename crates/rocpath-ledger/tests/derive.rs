@@ -1,7 +1,7 @@
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 //! `ledger derive` on a ledger folder: deterministic and idempotent, a person's edit survives,
-//! a forced case never changes a natural claim, a contradicting case turns a confirmed claim
-//! limited with a dated history entry. Case documents are shaped as `rocpath --json case read`
+//! a forced case never changes a natural claim, a contradicting case of the same problem turns
+//! a confirmed claim unresolved with a dated history entry. Case documents are shaped as `rocpath --json case read`
 //! prints them for the Vega64 logs of the shared fixtures (`vega64_int8_*`): the fields the
 //! rules read, with the same values.
 
@@ -13,7 +13,7 @@ use rocpath_ledger::derive::{self, claim_id, rule};
 use rocpath_ledger::model::*;
 use serde_json::{Value, json};
 
-const NATURAL_INT8: &str = "gfx900|MIOpen 3.5.1|conv_fwd|INT8|natural";
+const NATURAL_INT8: &str = "gfx900|MIOpen 3.5.1|conv_fwd|F|INT8/INT8/INT8|-/-/-|NCHW/NCHW/NCHW|natural|natural|MIOpenDriver";
 
 fn case(name: &str, forced: Option<&str>, outcome: &str, selected: Option<&str>) -> Value {
     let ev = json!({"class": "confirmed", "kind": "runtime_verified",
@@ -76,7 +76,7 @@ fn deriving_twice_writes_the_same_bytes() {
     assert_eq!(c.support[0].record.as_deref(), Some("/cases/0/outcome"));
     assert_eq!(
         c.statement.en,
-        "Natural INT8 forward convolution on gfx900 with MIOpen 3.5.1 selected ConvDirectNaiveConvFwd in 2 of 2 cases."
+        "Natural INT8 NCHW forward convolution on gfx900 with MIOpen 3.5.1 through MIOpenDriver selected ConvDirectNaiveConvFwd in 2 of 2 cases."
     );
     assert!(
         c.statement.ja.contains("2 件中 2 件で"),
@@ -159,7 +159,7 @@ fn a_forced_case_never_changes_the_natural_claim() {
 }
 
 #[test]
-fn a_contradicting_case_turns_confirmed_into_limited_with_a_dated_entry() {
+fn a_contradicting_case_of_the_same_problem_turns_confirmed_into_unresolved_with_a_dated_entry() {
     let f = natural_pair();
     f.derive("2026-03-18");
     f.import(
@@ -168,16 +168,21 @@ fn a_contradicting_case_turns_confirmed_into_limited_with_a_dated_entry() {
     );
     f.derive("2026-03-21");
     let c = f.claim(rule::CASE_GROUP, NATURAL_INT8);
-    assert_eq!(c.class, Some(Class::Limited));
+    assert_eq!(c.class, Some(Class::Unresolved));
     let d = c.derived.as_ref().unwrap();
     assert_eq!((d.agree, d.of), (2, 3));
     assert_eq!(d.exceptions, ["vega64_int8_other: selected GemmFwdRest"]);
     let last = c.history.last().unwrap();
     assert_eq!(last.date, "2026-03-21");
-    assert_eq!(last.class, Some(Class::Limited));
-    assert_eq!(last.note.en, "derived again: confirmed 2/2 → limited 2/3");
+    assert_eq!(last.class, Some(Class::Unresolved));
+    assert_eq!(
+        last.note.en,
+        "derived again: confirmed 2/2 → unresolved 2/3"
+    );
     assert!(
-        c.statement.en.contains("Exceptions: vega64_int8_other"),
+        c.statement
+            .en
+            .contains("of the same problem. Exceptions: vega64_int8_other"),
         "{}",
         c.statement.en
     );

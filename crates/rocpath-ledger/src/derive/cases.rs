@@ -5,7 +5,7 @@
 //! A forced case only ever joins a group of the same forced solver: a natural group never
 //! counts a forced run, so adding forced cases never changes a natural claim.
 
-use super::digest::{CaseD, Doc, ObsDigest};
+use super::digest::{CaseD, Doc, Loose, ObsDigest};
 use super::text::{self, m_of_n, num};
 use super::{Finding, record_support, rule};
 use crate::model::*;
@@ -32,6 +32,13 @@ pub struct CaseFact {
     pub dtype: String,
     /// Input layout (`NCHW`).
     pub layout: String,
+    /// The full problem the group keys on: direction, input/weight/output types, their
+    /// casts and layouts (`F|INT8/INT8/INT32|-/-/-|NCHW/NCHW/NCHW`).
+    pub problem: String,
+    /// The problem's shape (its find-db key), to tell cases of one problem from others.
+    pub shape: String,
+    /// How the program reached the library: `MIOpenDriver`, `C API`, or empty.
+    pub api: String,
     /// `natural`, `find` (natural, with a search) or `forced`.
     pub mode: String,
     /// The forced solver.
@@ -96,6 +103,59 @@ pub fn data_type(input: &str, out_cast: &str) -> String {
     }
 }
 
+/// What a case's first problem says: the data type as worded (`INT8 (out INT32)`), the input
+/// layout, the full problem the groups key on, and the shape (find-db key).
+struct ProblemFacts {
+    dtype: String,
+    layout: String,
+    full: String,
+    shape: String,
+}
+
+fn problem_facts(c: &CaseD) -> ProblemFacts {
+    let Some(p) = c.problems.first().and_then(|p| p.problem.as_ref()) else {
+        return ProblemFacts {
+            dtype: String::new(),
+            layout: String::new(),
+            full: String::new(),
+            shape: String::new(),
+        };
+    };
+    let at = |v: &[Loose], i: usize| v.get(i).map(|l| l.as_str().to_string()).unwrap_or_default();
+    let all = |v: &[Loose]| {
+        let v: Vec<&str> = v
+            .iter()
+            .map(|l| match l.as_str() {
+                "" => "-",
+                s => s,
+            })
+            .collect();
+        v.join("/")
+    };
+    let (input, output) = (at(&p.types, 0), at(&p.types, 2));
+    let worded = if output.is_empty() || output == input {
+        input
+    } else {
+        format!("{input} (out {output})")
+    };
+    ProblemFacts {
+        dtype: data_type(&worded, &at(&p.casts, 2)),
+        layout: at(&p.layouts, 0),
+        full: [
+            p.direction.as_str(),
+            &all(&p.types),
+            &all(&p.casts),
+            &all(&p.layouts),
+        ]
+        .join("|"),
+        shape: c
+            .problems
+            .first()
+            .map(|p| p.key.as_str().to_string())
+            .unwrap_or_default(),
+    }
+}
+
 /// Reads the facts of one case.
 pub fn fact(o: &ObsDigest, i: usize, c: &CaseD) -> CaseFact {
     let lib = |what: &str| {
@@ -119,11 +179,6 @@ pub fn fact(o: &ObsDigest, i: usize, c: &CaseD) -> CaseFact {
         _ if c.gemm_calls.0 > 0 => "gemm",
         _ => "",
     };
-    let first = |v: Option<&Vec<super::digest::Loose>>| {
-        v.and_then(|v| v.first())
-            .map(|l| l.as_str().to_string())
-            .unwrap_or_default()
-    };
     let forced = c
         .forced
         .as_ref()
@@ -138,12 +193,20 @@ pub fn fact(o: &ObsDigest, i: usize, c: &CaseD) -> CaseFact {
         (None, true) => "find",
         (None, false) => "natural",
     };
+    let api = if cmd.contains("MIOpenDriver") {
+        "MIOpenDriver"
+    } else if c.capi_blocks.0 > 0 {
+        "C API"
+    } else {
+        ""
+    };
     let outcome = c.outcome.clone().unwrap_or_default();
     let arch = c
         .device
         .as_ref()
         .map(|d| d.arch.as_str())
         .unwrap_or_default();
+    let pf = problem_facts(c);
     CaseFact {
         obs: o.id.clone(),
         pointer: format!("/cases/{i}/outcome"),
@@ -155,15 +218,11 @@ pub fn fact(o: &ObsDigest, i: usize, c: &CaseD) -> CaseFact {
         },
         library,
         op: op.into(),
-        dtype: data_type(
-            &first(problem.as_ref().map(|p| &p.types)),
-            problem
-                .as_ref()
-                .and_then(|p| p.casts.get(2))
-                .map(|c| c.as_str())
-                .unwrap_or_default(),
-        ),
-        layout: first(problem.as_ref().map(|p| &p.layouts)),
+        dtype: pf.dtype,
+        layout: pf.layout,
+        problem: pf.full,
+        shape: pf.shape,
+        api: api.into(),
         mode: mode.into(),
         forced,
         outcome: outcome.kind.0.unwrap_or_else(|| "undetermined".into()),
@@ -196,7 +255,8 @@ struct Subject {
     en: String,
 }
 
-fn subject(f: &CaseFact, layout: bool) -> Subject {
+fn subject(f: &CaseFact) -> Subject {
+    let layout = true;
     let op = text::operation(&f.op);
     let mut what: Vec<String> = Vec::new();
     if !f.dtype.is_empty() {
@@ -221,6 +281,10 @@ fn subject(f: &CaseFact, layout: bool) -> Subject {
     if !f.library.is_empty() {
         en_where.push_str(&format!(" with {}", f.library));
         ja_where.push_str(&format!(" {}", f.library));
+    }
+    if !f.api.is_empty() {
+        en_where.push_str(&format!(" through {}", api_en(&f.api)));
+        ja_where.push_str(&format!("({} 経由)", f.api));
     }
     let search_en = if f.mode == "find" && layout {
         " (with search)"
@@ -250,6 +314,13 @@ fn subject(f: &CaseFact, layout: bool) -> Subject {
         },
         ja_what,
         en,
+    }
+}
+
+fn api_en(api: &str) -> String {
+    match api {
+        "C API" => "the C API".into(),
+        other => other.into(),
     }
 }
 
@@ -283,7 +354,7 @@ pub fn outcome_findings(facts: &[CaseFact]) -> Vec<Finding> {
     facts
         .iter()
         .filter_map(|f| {
-            let s = subject(f, true);
+            let s = subject(f);
             let p = f.predicate()?;
             let reason = if f.reason.is_empty() {
                 String::new()
@@ -314,10 +385,11 @@ pub fn outcome_findings(facts: &[CaseFact]) -> Vec<Finding> {
         .collect()
 }
 
-/// The group findings: by world, library, operation, data type and selection; where such a
-/// group splits by layout or mode, each part of two cases or more as well.
+/// The group findings: cases of one full problem — world, library and version, direction,
+/// input/weight/output types with their casts and layouts, selection (natural, with a search,
+/// or one forced solver) and API path —, two cases or more.
 pub fn group_findings(facts: &[CaseFact]) -> Vec<Finding> {
-    let mut broad: BTreeMap<String, Vec<&CaseFact>> = BTreeMap::new();
+    let mut groups: BTreeMap<String, Vec<&CaseFact>> = BTreeMap::new();
     for f in facts {
         if f.world.is_empty() || f.op.is_empty() {
             continue;
@@ -326,38 +398,66 @@ pub fn group_findings(facts: &[CaseFact]) -> Vec<Finding> {
             f.world.as_str(),
             &f.library,
             &f.op,
-            &f.dtype,
+            &f.problem,
             &f.selection(),
+            &f.mode,
+            &f.api,
         ]
         .join("|");
-        broad.entry(key).or_default().push(f);
+        groups.entry(key).or_default().push(f);
     }
-    let mut out = Vec::new();
-    for (key, members) in &broad {
-        if members.len() < 2 {
-            continue;
-        }
-        out.extend(group(key, members, false));
-        let mut fine: BTreeMap<String, Vec<&CaseFact>> = BTreeMap::new();
-        for f in members {
-            fine.entry(format!("{key}|{}|{}", f.layout, f.mode))
-                .or_default()
-                .push(f);
-        }
-        if fine.len() > 1 {
-            for (k, m) in &fine {
-                if m.len() >= 2 {
-                    out.extend(group(k, m, true));
-                }
-            }
-        }
+    groups
+        .iter()
+        .filter(|(_, m)| m.len() >= 2)
+        .filter_map(|(key, members)| group(key, members))
+        .collect()
+}
+
+/// How a group's cases relate when they do not all agree.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Split {
+    /// They agree.
+    None,
+    /// They are different problems (shapes): the outcome depends on the problem. Not a
+    /// limit of the observation.
+    Heterogeneous,
+    /// One problem, different outcomes.
+    SameProblem,
+}
+
+fn split_of(members: &[&CaseFact], all_agree: bool) -> Split {
+    if all_agree {
+        return Split::None;
     }
-    out
+    let mut shapes: Vec<&str> = members.iter().map(|f| f.shape.as_str()).collect();
+    shapes.sort_unstable();
+    shapes.dedup();
+    if shapes.len() == 1 && !shapes[0].is_empty() {
+        Split::SameProblem
+    } else {
+        Split::Heterogeneous
+    }
+}
+
+/// The group's class: `limited` only when a case's own record is limited (a limit of the
+/// observation); cases that agree, or different problems ending differently, keep the class
+/// of their records; one problem ending differently leaves the group unresolved.
+fn group_class(members: &[&CaseFact], split: Split) -> Class {
+    let weakest = Class::ALL
+        .into_iter()
+        .rev()
+        .find(|c| members.iter().any(|f| f.class == *c))
+        .unwrap_or(Class::Unresolved);
+    match (weakest, split) {
+        (Class::Limited, _) => Class::Limited,
+        (_, Split::SameProblem) => Class::Unresolved,
+        (w, _) => w,
+    }
 }
 
 /// One group's finding; `None` when the outcome most cases share lacks the value its sentence
 /// needs.
-fn group(key: &str, members: &[&CaseFact], fine: bool) -> Option<Finding> {
+fn group(key: &str, members: &[&CaseFact]) -> Option<Finding> {
     let mut counts: BTreeMap<String, u64> = BTreeMap::new();
     for f in members {
         *counts.entry(f.value()).or_default() += 1;
@@ -373,59 +473,13 @@ fn group(key: &str, members: &[&CaseFact], fine: bool) -> Option<Finding> {
         .find(|f| f.value() == top)
         .copied()
         .unwrap_or(members[0]);
-    let s = subject(lead, fine);
     let exceptions: Vec<String> = members
         .iter()
         .filter(|f| f.value() != top)
         .map(|f| format!("{}: {}", f.name, f.note().en))
         .collect();
-    let all_agree = exceptions.is_empty();
-    let statement = if top_n * 2 > n {
-        let p = lead.predicate()?;
-        let m = m_of_n(top_n, n, "cases");
-        let mut st = Text::new(
-            format!("{}{} {} {}。", s.ja_where, s.ja_what, m.ja, p.ja),
-            format!("{} {} {}.", capitalized(&s.en), p.en, m.en),
-        );
-        if !all_agree {
-            st.ja
-                .push_str(&format!("例外: {}。", exceptions.join("、")));
-            st.en
-                .push_str(&format!(" Exceptions: {}.", exceptions.join("; ")));
-        }
-        st
-    } else {
-        let split: Vec<String> = counts
-            .iter()
-            .map(|(v, c)| format!("{v} {}", num(*c)))
-            .collect();
-        Text::new(
-            format!(
-                "{}{} {} 件で一つの結果にまとまらない: {}。",
-                s.ja_where,
-                s.ja_what,
-                num(n),
-                split.join("、")
-            ),
-            format!(
-                "{} shows no single outcome across {} cases: {}.",
-                capitalized(&s.en),
-                num(n),
-                split.join(", ")
-            ),
-        )
-    };
-    let class = if !all_agree {
-        Class::Limited
-    } else if members.iter().all(|f| f.class == Class::Confirmed) {
-        Class::Confirmed
-    } else {
-        members
-            .iter()
-            .map(|f| f.class)
-            .find(|c| *c != Class::Confirmed)
-            .unwrap_or(Class::Unresolved)
-    };
+    let split = split_of(members, exceptions.is_empty());
+    let statement = group_statement(lead, members, &counts, (top_n, n), split)?;
     let support = members
         .iter()
         .map(|f| {
@@ -448,7 +502,7 @@ fn group(key: &str, members: &[&CaseFact], fine: bool) -> Option<Finding> {
         rule: rule::CASE_GROUP,
         key: key.to_string(),
         statement,
-        class,
+        class: group_class(members, split),
         kind: Proof::RuntimeVerified,
         world: lead.world.clone(),
         floor: Some(Floor::MathLibrary),
@@ -460,6 +514,96 @@ fn group(key: &str, members: &[&CaseFact], fine: bool) -> Option<Finding> {
         support,
         cases,
     })
+}
+
+/// The statement of a group: "… selected S in N of N cases", or for a split, what split it.
+fn group_statement(
+    lead: &CaseFact,
+    members: &[&CaseFact],
+    counts: &BTreeMap<String, u64>,
+    (top_n, n): (u64, u64),
+    split: Split,
+) -> Option<Text> {
+    let s = subject(lead);
+    let split_list = |sep_ja: &str, sep_en: &str| {
+        let v: Vec<(String, String)> = counts
+            .iter()
+            .map(|(v, c)| (format!("{v} {}", num(*c)), format!("{v} {}", num(*c))))
+            .collect();
+        (
+            v.iter()
+                .map(|x| x.0.clone())
+                .collect::<Vec<_>>()
+                .join(sep_ja),
+            v.iter()
+                .map(|x| x.1.clone())
+                .collect::<Vec<_>>()
+                .join(sep_en),
+        )
+    };
+    let exceptions = |sep: &str, ja: bool| {
+        members
+            .iter()
+            .filter(|f| f.value() != lead.value())
+            .map(|f| {
+                let p = f.note();
+                format!("{}: {}", f.name, if ja { p.ja } else { p.en })
+            })
+            .collect::<Vec<_>>()
+            .join(sep)
+    };
+    match split {
+        Split::None => {
+            let p = lead.predicate()?;
+            let m = m_of_n(top_n, n, "cases");
+            Some(Text::new(
+                format!("{}{} {} {}。", s.ja_where, s.ja_what, m.ja, p.ja),
+                format!("{} {} {}.", capitalized(&s.en), p.en, m.en),
+            ))
+        }
+        Split::Heterogeneous => {
+            let mut shapes: Vec<&str> = members.iter().map(|f| f.shape.as_str()).collect();
+            shapes.sort_unstable();
+            shapes.dedup();
+            let (ja, en) = split_list("、", ", ");
+            Some(Text::new(
+                format!(
+                    "{}{} 問題(形状)によって結果が異なる — {} 件・{} 形状: {ja}。",
+                    s.ja_where,
+                    s.ja_what,
+                    num(n),
+                    num(shapes.len() as u64)
+                ),
+                format!(
+                    "{}: the outcome differs by problem — {} cases of {} shapes: {en}.",
+                    capitalized(&s.en),
+                    num(n),
+                    num(shapes.len() as u64)
+                ),
+            ))
+        }
+        Split::SameProblem => {
+            let p = lead.predicate()?;
+            let m = m_of_n(top_n, n, "cases");
+            Some(Text::new(
+                format!(
+                    "{}{} 同じ問題で {} {}。例外: {}。",
+                    s.ja_where,
+                    s.ja_what,
+                    m.ja,
+                    p.ja,
+                    exceptions("、", true)
+                ),
+                format!(
+                    "{} {} {} of the same problem. Exceptions: {}.",
+                    capitalized(&s.en),
+                    p.en,
+                    m.en,
+                    exceptions("; ", false)
+                ),
+            ))
+        }
+    }
 }
 
 /// The case rules.
@@ -484,6 +628,9 @@ mod tests {
             op: "conv_fwd".into(),
             dtype: "INT8".into(),
             layout: "NCHW".into(),
+            problem: "F|INT8/INT8/INT8|-/-/-|NCHW/NCHW/NCHW".into(),
+            shape: format!("64-56-56-3x3-64-56-56-{name}-NCHW-INT8-F"),
+            api: "MIOpenDriver".into(),
             mode: if forced.is_some() {
                 "forced"
             } else {
@@ -510,7 +657,7 @@ mod tests {
         assert_eq!(before[0].class, Class::Confirmed);
         assert_eq!(
             before[0].statement.en,
-            "Natural INT8 forward convolution on gfx900 with MIOpen 3.5.1 selected ConvDirectNaiveConvFwd in 2 of 2 cases."
+            "Natural INT8 NCHW forward convolution on gfx900 with MIOpen 3.5.1 through MIOpenDriver selected ConvDirectNaiveConvFwd in 2 of 2 cases."
         );
         facts.push(fact(
             "f",
@@ -523,21 +670,48 @@ mod tests {
     }
 
     #[test]
-    fn a_contradicting_case_makes_a_limited_claim_naming_it() {
+    fn different_problems_ending_differently_are_not_limited() {
+        // The FP32 cases of the Vega64 logs: three shapes, three solvers.
+        let mut facts = vec![
+            fact("1x1", None, "natural", Some("ConvAsm1x1U")),
+            fact("3x3", None, "natural", Some("ConvBinWinograd3x3U")),
+            fact("g2", None, "natural", Some("ConvBinWinogradRxSf2x3")),
+        ];
+        for f in &mut facts {
+            f.dtype = "FP32".into();
+            f.problem = "F|FP32/FP32/FP32|-/-/-|NCHW/NCHW/NCHW".into();
+        }
+        let g = &group_findings(&facts)[0];
+        assert_eq!(g.class, Class::Confirmed);
+        assert_eq!(
+            g.statement.en,
+            "Natural FP32 NCHW forward convolution on gfx900 with MIOpen 3.5.1 through MIOpenDriver: the outcome differs by problem — 3 cases of 3 shapes: natural ConvAsm1x1U 1, natural ConvBinWinograd3x3U 1, natural ConvBinWinogradRxSf2x3 1."
+        );
+        assert!(g.statement.ja.contains("問題(形状)によって結果が異なる"));
+        // A case whose own record is limited makes the group limited: that is a limit.
+        facts[0].class = Class::Limited;
+        assert_eq!(group_findings(&facts)[0].class, Class::Limited);
+    }
+
+    #[test]
+    fn one_problem_ending_differently_is_unresolved_naming_the_exception() {
         let naive = Some("ConvDirectNaiveConvFwd");
-        let facts = vec![
+        let mut facts = vec![
             fact("a", None, "natural", naive),
             fact("b", None, "natural", naive),
             fact("c", None, "natural", Some("GemmFwdRest")),
         ];
+        for f in &mut facts {
+            f.shape = "64-56-56-3x3-64-56-56-32-NCHW-INT8-F".into();
+        }
         let g = &group_findings(&facts)[0];
-        assert_eq!(g.class, Class::Limited);
+        assert_eq!(g.class, Class::Unresolved);
         assert_eq!((g.agree, g.of), (2, 3));
         assert_eq!(g.exceptions, ["c: selected GemmFwdRest"]);
         assert!(
-            g.statement
-                .en
-                .contains("in 2 of 3 cases. Exceptions: c: selected GemmFwdRest."),
+            g.statement.en.ends_with(
+                "in 2 of 3 cases of the same problem. Exceptions: c: selected GemmFwdRest."
+            ),
             "{}",
             g.statement.en
         );
@@ -545,6 +719,40 @@ mod tests {
             g.statement.ja.contains("3 件中 2 件で"),
             "{}",
             g.statement.ja
+        );
+    }
+
+    #[test]
+    fn groups_key_on_the_full_problem() {
+        // The natural INT8 driver cases and a C-API probe whose output tensor is INT32
+        // (`…-INT8INT8INT32`): different problems, never one group.
+        let naive = Some("ConvDirectNaiveConvFwd");
+        let mut facts = vec![
+            fact("a", None, "natural", naive),
+            fact("b", None, "natural", naive),
+            fact("probe", None, "natural", Some("GemmFwd1x1_0_1_int8")),
+            fact("probe2", None, "natural", Some("GemmFwd1x1_0_1_int8")),
+            fact("nhwc", None, "natural", naive),
+            fact("search", None, "natural", naive),
+        ];
+        for f in &mut facts[2..4] {
+            f.problem = "F|INT8/INT8/INT32|-/-/-|NCHW/NCHW/NCHW".into();
+            f.dtype = "INT8 (out INT32)".into();
+            f.api = "C API".into();
+        }
+        facts[4].problem = "F|INT8/INT8/INT8|-/-/-|NHWC/NHWC/NHWC".into();
+        facts[5].mode = "find".into();
+        let g = group_findings(&facts);
+        assert_eq!(g.len(), 2, "{g:#?}");
+        assert!(
+            g.iter()
+                .all(|g| g.class == Class::Confirmed && g.exceptions.is_empty())
+        );
+        assert_eq!((g[0].agree, g[0].of), (2, 2));
+        let probe = g.iter().find(|g| g.statement.en.contains("INT32")).unwrap();
+        assert_eq!(
+            probe.statement.en,
+            "Natural INT8 (out INT32) NCHW forward convolution on gfx900 with MIOpen 3.5.1 through the C API selected GemmFwd1x1_0_1_int8 in 2 of 2 cases."
         );
     }
 
@@ -558,7 +766,7 @@ mod tests {
         assert_eq!(g.selection, Some(SelectionKind::Forced));
         assert_eq!(
             g.statement.en,
-            "Forced S on INT8 forward convolution on gfx900 with MIOpen 3.5.1 was rejected as not applicable in 2 of 2 cases."
+            "Forced S on INT8 NCHW forward convolution on gfx900 with MIOpen 3.5.1 through MIOpenDriver was rejected as not applicable in 2 of 2 cases."
         );
         let o = &outcome_findings(&facts)[0];
         assert!(

@@ -192,6 +192,8 @@ pub struct CaseD {
     pub outcome: Option<OutcomeD>,
     /// GEMM calls (rocBLAS / hipBLASLt cases), counted.
     pub gemm_calls: Count,
+    /// Blocks of a MIOpen C-API program's output, counted.
+    pub capi_blocks: Count,
 }
 
 /// The number of elements of an array, skipped without being kept (anything else: 0).

@@ -1,7 +1,7 @@
 //! Rule over `explain --compare` documents: a prediction of the applicability model (an
 //! interpretation: inferred, code_verified) grouped by world, release, mode, data type and
 //! operation, raised to confirmed when every run compared with it agrees; a disagreement
-//! keeps it an open question (unresolved) or, next to agreements, limited with the split.
+//! keeps it an open question (unresolved), next to agreements too, with the split named.
 
 use super::digest::{Doc, ObsDigest};
 use super::text::{self, num};
@@ -128,7 +128,8 @@ fn finding(
     let (class, kind) = if agree == n {
         (Class::Confirmed, Proof::RuntimeVerified)
     } else if agree > 0 {
-        (Class::Limited, Proof::RuntimeVerified)
+        // Runs that disagree are not a limit of the observation: the prediction is open.
+        (Class::Unresolved, Proof::RuntimeVerified)
     } else {
         (Class::Unresolved, Proof::CodeVerified)
     };

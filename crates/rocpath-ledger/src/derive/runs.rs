@@ -259,8 +259,18 @@ fn placement_group(world: &str, model: &str, m: &[&Placement<'_>]) -> Finding {
             .map(|p| p.class)
             .find(|c| *c != Class::Confirmed)
             .unwrap_or(Class::Unresolved)
-    } else {
+    } else if m.iter().any(|p| {
+        p.verdict.to_ascii_uppercase() != top
+            && matches!(p.class, Class::Unresolved | Class::Limited)
+    }) {
+        // A run whose placement the recording could not decide: a limit of the observation.
         Class::Limited
+    } else {
+        // Runs that were decided and differ: the split is stated, it is no limit.
+        m.iter()
+            .map(|p| p.class)
+            .find(|c| *c != Class::Confirmed)
+            .unwrap_or(Class::Confirmed)
     };
     let support = m
         .iter()

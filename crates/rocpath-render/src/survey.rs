@@ -16,22 +16,53 @@ fn shown(s: &Survey, text: &str) -> String {
 }
 
 fn devices(out: &mut String, s: &Survey) {
-    let _ = writeln!(out, "Devices");
-    let mut t = table(&["#", "target", "name", "CUs", "source"]);
-    for d in &s.devices {
-        t.add_row(vec![
-            right(d.index),
-            Cell::new(d.device.target.canonical()),
-            Cell::new(d.device.name.clone().unwrap_or_default()),
-            right(d.device.cus.map(|c| c.to_string()).unwrap_or_default()),
-            Cell::new(shown(s, &d.device.source)),
-        ]);
-    }
-    let _ = writeln!(out, "{t}");
-    for d in &s.devices {
-        for n in &d.notes {
-            let _ = writeln!(out, "  note: device {}: {n}", d.index);
+    if s.devices.is_empty() {
+        let ri = match &s.rocminfo {
+            Some(src) => format!("no GPU agent in the rocminfo output ({})", shown(s, src)),
+            None => "no rocminfo output".to_string(),
+        };
+        let _ = writeln!(
+            out,
+            "Devices: no AMD GPU (no GPU node in the KFD topology, {ri})"
+        );
+    } else {
+        let _ = writeln!(out, "Devices");
+        let mut t = table(&["#", "target", "name", "CUs", "source"]);
+        for d in &s.devices {
+            t.add_row(vec![
+                right(d.index),
+                Cell::new(d.device.target.canonical()),
+                Cell::new(d.device.name.clone().unwrap_or_default()),
+                right(d.device.cus.map(|c| c.to_string()).unwrap_or_default()),
+                Cell::new(shown(s, &d.device.source)),
+            ]);
         }
+        let _ = writeln!(out, "{t}");
+        for d in &s.devices {
+            for n in &d.notes {
+                let _ = writeln!(out, "  note: device {}: {n}", d.index);
+            }
+        }
+        if s.rocminfo.is_none() {
+            let _ = writeln!(
+                out,
+                "  note: no rocminfo output: the devices are the KFD topology's alone"
+            );
+        }
+    }
+    let other: Vec<String> = s
+        .pci_gpus
+        .iter()
+        .filter(|g| !g.is_amd())
+        .map(|g| g.describe())
+        .collect();
+    if !other.is_empty() {
+        let _ = writeln!(
+            out,
+            "  not AMD (ROCm does not use {}): {}",
+            if other.len() == 1 { "it" } else { "them" },
+            other.join("; ")
+        );
     }
     let _ = writeln!(out);
 }

@@ -12,6 +12,7 @@ pub mod env;
 pub mod error;
 pub mod installs;
 pub mod mounts;
+pub mod pci;
 pub mod root;
 pub mod verdict;
 pub mod walk;
@@ -33,6 +34,8 @@ pub mod rules {
     pub const DEVICE_KFD: &str = "survey.device_from_kfd";
     /// A GPU read from rocminfo output.
     pub const DEVICE_ROCMINFO: &str = "survey.device_from_rocminfo";
+    /// A GPU of any maker seen on the PCI bus (DRM card vendor id, NVIDIA driver entry).
+    pub const PCI_GPU: &str = "survey.gpu_from_pci";
     /// A watched variable set in a scope.
     pub const VARIABLE: &str = "survey.variable_set";
     /// An install found.
@@ -196,8 +199,12 @@ pub struct Survey {
     pub root: String,
     /// The answer.
     pub answer: Answer,
-    /// GPUs.
+    /// AMD GPUs (KFD topology, rocminfo).
     pub devices: Vec<SurveyDevice>,
+    /// GPUs of every maker seen on the PCI bus.
+    pub pci_gpus: Vec<pci::PciGpu>,
+    /// Where the rocminfo output read came from (`rocminfo`, a file), or `None` without one.
+    pub rocminfo: Option<String>,
     /// Watched variables, the last setting per scope and name.
     pub variables: Vec<Variable>,
     /// Installs.
@@ -234,6 +241,7 @@ pub fn survey(opts: &Options, progress: &dyn Progress) -> Survey {
     progress.stage("reading mounts and devices");
     let mounts = read_mounts(&root, &mut errors);
     let devices = devices::read(&root, opts.rocminfo.as_ref(), &mut errors);
+    let pci_gpus = pci::read(&root);
     let env = env::read(&root, opts.process_env.as_deref(), &mut errors);
     let mut w = walk::Walker::new(&root, &mounts, deadline);
     let homes = if opts.homes.is_empty() {
@@ -267,11 +275,19 @@ pub fn survey(opts: &Options, progress: &dyn Progress) -> Survey {
     let mut errors: Vec<ErrorItem> = errors.iter().map(ErrorItem::from).collect();
     errors.sort();
     errors.dedup();
-    let answer = answer(&devices, &installs, &verdicts);
+    let answer = answer(
+        &devices,
+        &pci_gpus,
+        opts.rocminfo.as_ref(),
+        &installs,
+        &verdicts,
+    );
     Survey {
         root: opts.root.display().to_string(),
         answer,
         devices,
+        pci_gpus,
+        rocminfo: opts.rocminfo.as_ref().map(|r| r.source.clone()),
         variables: env.effective(),
         installs,
         user_dbs,
@@ -450,27 +466,95 @@ fn user_dbs(w: &mut walk::Walker<'_>, env: &env::Env, homes: &[PathBuf]) -> Vec<
     out
 }
 
-fn answer(devices: &[SurveyDevice], installs: &[Install], verdicts: &[Verdict]) -> Answer {
+/// `1 GPU`, `2 GPUs`; `1 install`, `3 installs` (the plural adds an `s`).
+pub fn count(n: usize, one: &str) -> String {
+    if n == 1 {
+        format!("1 {one}")
+    } else {
+        format!("{n} {one}s")
+    }
+}
+
+/// Why no AMD GPU was found, and what the machine has instead.
+fn no_gpu_text(pci: &[pci::PciGpu], rocminfo: Option<&Rocminfo>) -> String {
+    let ri = match rocminfo {
+        Some(r) => format!("no GPU agent in the rocminfo output ({})", r.source),
+        None => "no rocminfo output (rocminfo was not run or not found; for a saved image give --rocminfo FILE)".to_string(),
+    };
+    let kfd = format!("no GPU node in the KFD topology ({})", devices::KFD_NODES);
+    let amd: Vec<&pci::PciGpu> = pci.iter().filter(|g| g.is_amd()).collect();
+    if let Some(g) = amd.first() {
+        let hint = match g.driver.as_deref() {
+            Some("amdgpu") => "the amdgpu driver is bound, but the KFD lists no GPU: is /dev/kfd there, and does this kernel have HSA_AMD (KFD) support for it?".to_string(),
+            Some(d) => format!("it is bound to the {d} driver, not amdgpu: ROCm needs amdgpu"),
+            None => "no driver is bound to it: is the amdgpu driver loaded?".to_string(),
+        };
+        return format!(
+            "no AMD GPU that ROCm can use: {kfd} and {ri}, yet the PCI bus has an AMD GPU ({}); {hint}",
+            g.describe()
+        );
+    }
+    let compute: Vec<&pci::PciGpu> = pci.iter().filter(|g| !g.display_only).collect();
+    if compute.is_empty() {
+        let shown: Vec<String> = pci.iter().map(|g| g.describe()).collect();
+        let also = if shown.is_empty() {
+            "no other GPU either (no DRM card in /sys/class/drm, no NVIDIA driver entry)"
+                .to_string()
+        } else {
+            format!(
+                "only display controllers on the PCI bus ({})",
+                shown.join("; ")
+            )
+        };
+        return format!(
+            "no AMD GPU: {kfd}, {ri}, {also}; if this machine has an AMD GPU, is the amdgpu driver loaded?"
+        );
+    }
+    let mut vendors: Vec<&str> = Vec::new();
+    for g in &compute {
+        if !vendors.contains(&g.vendor.as_str()) {
+            vendors.push(&g.vendor);
+        }
+    }
+    let shown: Vec<String> = compute.iter().map(|g| g.describe()).collect();
+    format!(
+        "this machine's {} {} ({}); no AMD GPU: ROCm runs only on AMD GPUs, so nothing on this machine uses it",
+        if compute.len() == 1 {
+            "GPU is"
+        } else {
+            "GPUs are"
+        },
+        vendors.join(" and "),
+        shown.join("; ")
+    )
+}
+
+fn answer(
+    devices: &[SurveyDevice],
+    pci: &[pci::PciGpu],
+    rocminfo: Option<&Rocminfo>,
+    installs: &[Install],
+    verdicts: &[Verdict],
+) -> Answer {
     let with_code = installs.iter().any(|i| i.files > 0);
+    let mut at = Vec::new();
     let (kind, rule, class, text) = if devices.is_empty() {
+        at.extend(pci.iter().flat_map(|g| g.evidence.sources.clone()));
         (
             AnswerKind::NoGpu,
             rules::NO_GPU,
             Class::Confirmed,
-            format!(
-                "no AMD GPU: no GPU node in the KFD topology ({}) and no GPU agent in rocminfo output; is the amdgpu driver loaded?",
-                devices::KFD_NODES
-            ),
+            no_gpu_text(pci, rocminfo),
         )
     } else if !with_code {
         (AnswerKind::NoRocm, rules::NO_ROCM, Class::Confirmed, "no install with AMD GPU code: no ROCm tree in /opt, no ROCm libraries in /usr/lib, no ROCm build of torch/jax/onnxruntime, no Ollama or llama.cpp HIP backend".to_string())
     } else {
         let good = verdicts.iter().filter(|v| v.outcome.positive()).count();
         let text = format!(
-            "{} GPU(s), {} install(s): {good} of {} device × install pairs do GPU work",
-            devices.len(),
-            installs.len(),
-            verdicts.len()
+            "{}, {}: {good} of {} do GPU work",
+            count(devices.len(), "GPU"),
+            count(installs.len(), "install"),
+            count(verdicts.len(), "device × install pair"),
         );
         if good > 0 {
             (AnswerKind::GpuWork, rules::GPU_WORK, Class::Inferred, text)
@@ -483,9 +567,14 @@ fn answer(devices: &[SurveyDevice], installs: &[Install], verdicts: &[Verdict]) 
             )
         }
     };
+    let mut evidence =
+        Evidence::new(class, Proof::ShippedArtifactVerified, rule).because(text.clone());
+    for l in at {
+        evidence = evidence.at(l);
+    }
     Answer {
         kind,
-        evidence: Evidence::new(class, Proof::ShippedArtifactVerified, rule).because(text.clone()),
+        evidence,
         text,
     }
 }

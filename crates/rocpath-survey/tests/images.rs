@@ -201,6 +201,139 @@ fn no_gpu_and_no_rocm_are_clear_answers() {
     assert!(s.installs.is_empty());
 }
 
+/// A PCI device of the image: `sys/devices/pci0000:00/ADDR` with its vendor and device ids,
+/// a driver link, and the DRM card `CARD` made of links as the kernel makes them (the class
+/// link absolute, so it must resolve inside the image).
+fn pci_card(root: &Path, addr: &str, card: &str, vendor: &str, driver: Option<&str>) {
+    use std::os::unix::fs::symlink;
+    let dev = root.join("sys/devices/pci0000:00").join(addr);
+    std::fs::create_dir_all(dev.join("drm").join(card)).unwrap();
+    std::fs::write(dev.join("vendor"), format!("{vendor}\n")).unwrap();
+    std::fs::write(dev.join("device"), "0x2204\n").unwrap();
+    if let Some(d) = driver {
+        let drivers = root.join("sys/bus/pci/drivers").join(d);
+        std::fs::create_dir_all(&drivers).unwrap();
+        symlink(format!("../../../bus/pci/drivers/{d}"), dev.join("driver")).unwrap();
+    }
+    symlink(
+        "../../../".to_string() + addr,
+        dev.join("drm").join(card).join("device"),
+    )
+    .unwrap();
+    let class = root.join("sys/class/drm");
+    std::fs::create_dir_all(&class).unwrap();
+    symlink(
+        format!("/sys/devices/pci0000:00/{addr}/drm/{card}"),
+        class.join(card),
+    )
+    .unwrap();
+    // A connector is no card.
+    std::fs::create_dir_all(class.join(format!("{card}-VGA-1"))).unwrap();
+}
+
+#[test]
+fn a_machine_whose_gpus_are_not_amd_is_told_so() {
+    let d = tempfile::tempdir().unwrap();
+    // A server: the BMC's display controller as card0, an NVIDIA GPU only in the driver's
+    // /proc list (no DRM card without nvidia-drm).
+    pci_card(d.path(), "0000:02:00.0", "card0", "0x1a03", Some("ast"));
+    let nv = d.path().join("proc/driver/nvidia/gpus/0000:41:00.0");
+    std::fs::create_dir_all(&nv).unwrap();
+    std::fs::write(
+        nv.join("information"),
+        "Model: \t\t NVIDIA GeForce RTX 3090\nIRQ:   \t\t 130\nBus Location: \t 0000:41:00.0\n",
+    )
+    .unwrap();
+    let s = run(d.path());
+    assert_eq!(s.answer.kind, AnswerKind::NoGpu);
+    let t = &s.answer.text;
+    assert!(
+        t.starts_with("this machine's GPU is NVIDIA (0000:41:00.0 NVIDIA GeForce RTX 3090, driver nvidia); no AMD GPU"),
+        "{t}"
+    );
+    assert!(!t.contains("amdgpu") && !t.contains("ASPEED"), "{t}");
+    let v: Vec<(&str, Option<&str>, bool)> = s
+        .pci_gpus
+        .iter()
+        .map(|g| (g.vendor.as_str(), g.driver.as_deref(), g.display_only))
+        .collect();
+    assert_eq!(
+        v,
+        [
+            ("ASPEED", Some("ast"), true),
+            ("NVIDIA", Some("nvidia"), false)
+        ]
+    );
+    assert_eq!(s.pci_gpus[0].card.as_deref(), Some("card0"));
+    assert_eq!(s.pci_gpus[0].address.as_deref(), Some("0000:02:00.0"));
+    // In JSON too, with the files read as the answer's sources.
+    let j = serde_json::to_value(&s).unwrap();
+    assert_eq!(j["pci_gpus"][1]["vendor_id"], "0x10de");
+    assert_eq!(j["pci_gpus"][1]["model"], "NVIDIA GeForce RTX 3090");
+    assert_eq!(j["pci_gpus"][1]["evidence"]["rule"], "survey.gpu_from_pci");
+    let sources = j["answer"]["evidence"]["sources"].to_string();
+    assert!(
+        sources.contains("/proc/driver/nvidia/gpus/0000:41:00.0/information"),
+        "{sources}"
+    );
+    // With nvidia-drm the same GPU is also a DRM card: named once.
+    pci_card(d.path(), "0000:41:00.0", "card1", "0x10de", Some("nvidia"));
+    let s = run(d.path());
+    assert_eq!(s.pci_gpus.len(), 2, "{:?}", s.pci_gpus);
+    assert!(
+        s.answer
+            .text
+            .contains("card1 NVIDIA 0x10de:0x2204, driver nvidia"),
+        "{}",
+        s.answer.text
+    );
+}
+
+#[test]
+fn an_amd_gpu_without_kfd_and_a_machine_without_gpus() {
+    let d = tempfile::tempdir().unwrap();
+    std::fs::create_dir_all(d.path().join("opt")).unwrap();
+    let s = run(d.path());
+    assert!(s.pci_gpus.is_empty());
+    assert!(
+        s.answer.text.contains("no rocminfo output"),
+        "{}",
+        s.answer.text
+    );
+    assert!(
+        s.answer.text.contains("no other GPU either (no DRM card"),
+        "{}",
+        s.answer.text
+    );
+    pci_card(d.path(), "0000:03:00.0", "card0", "0x1002", None);
+    let s = run(d.path());
+    assert_eq!(s.answer.kind, AnswerKind::NoGpu);
+    assert!(
+        s.answer.text.contains("yet the PCI bus has an AMD GPU (card0 AMD 0x1002:0x2204, no driver bound); no driver is bound to it: is the amdgpu driver loaded?"),
+        "{}",
+        s.answer.text
+    );
+    let ri = rocpath_survey::Rocminfo {
+        text: String::new(),
+        source: "saved.txt".into(),
+    };
+    let s = survey(
+        &Options {
+            root: d.path().to_path_buf(),
+            rocminfo: Some(ri),
+            ..Options::default()
+        },
+        &NoProgress,
+    );
+    assert!(
+        s.answer
+            .text
+            .contains("no GPU agent in the rocminfo output (saved.txt)"),
+        "{}",
+        s.answer.text
+    );
+}
+
 #[test]
 fn malformed_topology_rocminfo_and_units_are_named() {
     let d = tempfile::tempdir().unwrap();

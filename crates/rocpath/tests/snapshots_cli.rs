@@ -208,6 +208,32 @@ fn survey_of_the_saved_machine_images() {
     }
 }
 
+/// A server image whose GPU is NVIDIA's: the BMC's display controller as a DRM card, the GPU
+/// in the NVIDIA driver's /proc list, no KFD, no rocminfo.
+#[test]
+fn survey_of_a_machine_whose_gpu_is_nvidia() {
+    let d = tempfile::tempdir().unwrap();
+    let dev = d.path().join("sys/devices/pci0000:00/0000:02:00.0");
+    std::fs::create_dir_all(dev.join("drm/card0")).unwrap();
+    std::fs::write(dev.join("vendor"), "0x1a03\n").unwrap();
+    std::os::unix::fs::symlink("../../../0000:02:00.0", dev.join("drm/card0/device")).unwrap();
+    std::fs::create_dir_all(d.path().join("sys/class/drm")).unwrap();
+    std::os::unix::fs::symlink(
+        "/sys/devices/pci0000:00/0000:02:00.0/drm/card0",
+        d.path().join("sys/class/drm/card0"),
+    )
+    .unwrap();
+    let nv = d.path().join("proc/driver/nvidia/gpus/0000:41:00.0");
+    std::fs::create_dir_all(&nv).unwrap();
+    std::fs::write(nv.join("information"), "Model: \t\t NVIDIA L40S\n").unwrap();
+    let image = d.path().display().to_string();
+    let text = outcome(d.path(), &["survey", "--root", &image]);
+    let mut s = settings();
+    s.add_filter(&regex_escape(&image), "[IMAGE]");
+    s.add_filter(r"in \d+\.\d+ s", "in [SECONDS] s");
+    s.bind(|| insta::assert_snapshot!("cli_survey_nvidia", text));
+}
+
 #[test]
 fn kpack_packed_library_in_inventory_check_and_isa() {
     let tree = "crates/rocpath-sources/tests/data/kpack/gloo-packed";

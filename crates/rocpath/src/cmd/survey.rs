@@ -72,9 +72,9 @@ pub fn run(a: SurveyArgs, p: &Printer) -> anyhow::Result<Status> {
         p.data(&rocpath_render::survey::survey_table(&s))?;
     }
     p.note(&format!(
-        "surveyed {} folders and {} files ({}) in {:.2} s",
-        s.stats.folders,
-        s.stats.files,
+        "surveyed {} and {} ({}) in {:.2} s",
+        rocpath_survey::count(s.stats.folders as usize, "folder"),
+        rocpath_survey::count(s.stats.files as usize, "file"),
         rocpath_render::bytes(s.stats.bytes),
         s.stats.seconds
     ));

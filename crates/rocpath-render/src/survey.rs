@@ -4,7 +4,7 @@
 
 use crate::{bytes, right, table};
 use comfy_table::Cell;
-use rocpath_survey::Survey;
+use rocpath_survey::{SkipKind, Survey};
 use std::fmt::Write;
 
 /// A path or text as the machine sees it: the image folder removed.
@@ -165,8 +165,44 @@ fn verdicts(out: &mut String, s: &Survey) {
     }
 }
 
-/// The survey for people.
-pub fn survey_table(s: &Survey) -> String {
+/// Depth-limit folders named without `-v`; the others are counted.
+const NEAREST: usize = 3;
+
+/// Network file systems and time limits one per line; the depth-limit folders (often many, and
+/// seldom where GPU code is) in one line with their count and the nearest few, all with
+/// `verbose`.
+fn not_looked_into(out: &mut String, s: &Survey, verbose: bool) {
+    if s.skipped.is_empty() {
+        return;
+    }
+    let _ = writeln!(out, "Not looked into");
+    let (depth, other): (Vec<_>, Vec<_>) =
+        s.skipped.iter().partition(|k| k.kind == SkipKind::Depth);
+    for k in &other {
+        let _ = writeln!(out, "  {}: {}", shown(s, &k.path), k.why);
+    }
+    if verbose || depth.len() <= NEAREST {
+        for k in &depth {
+            let _ = writeln!(out, "  {}: {}", shown(s, &k.path), k.why);
+        }
+    } else {
+        let nearest: Vec<String> = depth
+            .iter()
+            .take(NEAREST)
+            .map(|k| shown(s, &k.path))
+            .collect();
+        let _ = writeln!(
+            out,
+            "  {} at the depth limit (--max-depth), not descended into; the nearest: {} (all with -v or in --json)",
+            rocpath_survey::count(depth.len(), "folder"),
+            nearest.join(", ")
+        );
+    }
+    let _ = writeln!(out);
+}
+
+/// The survey for people (`verbose`: every folder not looked into, not only the nearest).
+pub fn survey_table(s: &Survey, verbose: bool) -> String {
     let mut out = String::new();
     if s.root != "/" {
         let _ = writeln!(out, "Machine image: {}\n", s.root);
@@ -175,13 +211,7 @@ pub fn survey_table(s: &Survey) -> String {
     variables(&mut out, s);
     installs(&mut out, s);
     verdicts(&mut out, s);
-    if !s.skipped.is_empty() {
-        let _ = writeln!(out, "Not looked into");
-        for k in &s.skipped {
-            let _ = writeln!(out, "  {}: {}", shown(s, &k.path), k.why);
-        }
-        let _ = writeln!(out);
-    }
+    not_looked_into(&mut out, s, verbose);
     let _ = writeln!(
         out,
         "Answer: {} [{}]",

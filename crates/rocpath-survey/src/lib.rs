@@ -143,11 +143,25 @@ pub struct UserDb {
     pub evidence: Evidence,
 }
 
+/// What kept the survey out of a place.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum SkipKind {
+    /// A network file system.
+    Network,
+    /// The depth limit (`--max-depth`).
+    Depth,
+    /// The time limit (`--max-time`).
+    Time,
+}
+
 /// A place the survey did not look into, and why.
 #[derive(Debug, Clone, Serialize)]
 pub struct Skipped {
     /// The machine path.
     pub path: String,
+    /// What kept the survey out.
+    pub kind: SkipKind,
     /// Why.
     pub why: String,
     /// Evidence.
@@ -348,6 +362,7 @@ fn scan_all(
         if deadline.is_some_and(|d| Instant::now() > d) {
             skipped.push(not_descended(
                 &i.path,
+                SkipKind::Time,
                 "not scanned: the time limit (--max-time) was reached first",
             ));
             continue;
@@ -369,9 +384,10 @@ fn scan_all(
     (verdicts, scan_errors, stats)
 }
 
-fn not_descended(path: &str, why: &str) -> Skipped {
+fn not_descended(path: &str, kind: SkipKind, why: &str) -> Skipped {
     Skipped {
         path: path.to_string(),
+        kind,
         why: why.to_string(),
         evidence: Evidence::new(
             Class::Limited,
@@ -383,46 +399,35 @@ fn not_descended(path: &str, why: &str) -> Skipped {
     }
 }
 
-/// At most this many depth-limit folders are named; the rest are counted.
-const MAX_DEPTH_NAMED: usize = 20;
-
+/// Every place a walk stopped short, each once: network file systems and the time limit
+/// first, then the depth-limit folders nearest the top (fewest components) first.
 fn limits(w: &walk::Walker<'_>) -> Vec<Skipped> {
-    let mut out = Vec::new();
-    let mut depth = 0;
     let mut ls = w.limits.clone();
-    ls.sort();
+    ls.sort_by_key(|l| match l {
+        walk::Limit::Network(p, _) => (0, 0, p.clone()),
+        walk::Limit::Time(p) => (1, 0, p.clone()),
+        walk::Limit::Depth(p) => (2, p.components().count(), p.clone()),
+    });
     ls.dedup();
-    for l in &ls {
-        match l {
-            walk::Limit::Network(p, t) => out.push(not_descended(
+    ls.iter()
+        .map(|l| match l {
+            walk::Limit::Network(p, t) => not_descended(
                 &p.display().to_string(),
+                SkipKind::Network,
                 &format!("a network file system ({t}): not descended into"),
-            )),
-            walk::Limit::Time(p) => out.push(not_descended(
-                &p.display().to_string(),
-                "the time limit (--max-time) was reached while walking here",
-            )),
-            walk::Limit::Depth(p) => {
-                depth += 1;
-                if depth <= MAX_DEPTH_NAMED {
-                    out.push(not_descended(
-                        &p.display().to_string(),
-                        "the depth limit (--max-depth) was reached here",
-                    ));
-                }
-            }
-        }
-    }
-    if depth > MAX_DEPTH_NAMED {
-        out.push(not_descended(
-            "…",
-            &format!(
-                "{} more folders at the depth limit (--max-depth)",
-                depth - MAX_DEPTH_NAMED
             ),
-        ));
-    }
-    out
+            walk::Limit::Time(p) => not_descended(
+                &p.display().to_string(),
+                SkipKind::Time,
+                "the time limit (--max-time) was reached while walking here",
+            ),
+            walk::Limit::Depth(p) => not_descended(
+                &p.display().to_string(),
+                SkipKind::Depth,
+                "the depth limit (--max-depth) was reached here",
+            ),
+        })
+        .collect()
 }
 
 /// MIOpen user databases and kernel caches: `~/.config/miopen`, `~/.cache/miopen`, and the

@@ -452,6 +452,37 @@ fn depth_time_and_only_paths() {
     assert_eq!(labels, ["/home/user/venv torch"]);
 }
 
+#[test]
+fn every_folder_at_the_depth_limit_is_kept_nearest_first() {
+    let d = tempfile::tempdir().unwrap();
+    for i in 0..30 {
+        std::fs::create_dir_all(d.path().join(format!("data/deep/d{i:02}/x/y"))).unwrap();
+    }
+    std::fs::create_dir_all(d.path().join("a/b/c/d/e")).unwrap();
+    let s = survey(
+        &Options {
+            root: d.path().to_path_buf(),
+            paths: vec!["/a/b".into(), "/data".into()],
+            only_paths: true,
+            max_depth: 2,
+            ..Options::default()
+        },
+        &NoProgress,
+    );
+    let depth: Vec<&str> = s
+        .skipped
+        .iter()
+        .filter(|k| k.kind == rocpath_survey::SkipKind::Depth)
+        .map(|k| k.path.as_str())
+        .collect();
+    // None left out (the text summarises, the list is whole) and the nearest come first.
+    assert_eq!(depth.len(), 31, "{depth:?}");
+    assert_eq!(depth[0], "/data/deep/d00");
+    assert_eq!(depth[30], "/a/b/c/d");
+    let j = serde_json::to_value(&s).unwrap();
+    assert_eq!(j["skipped"][0]["kind"], "depth");
+}
+
 /// The real files: Debian's ROCm code objects and Tensile libraries from
 /// `shared/fixtures/codeobjects` laid out as installed, with the real rocminfo of a Vega64.
 #[test]

@@ -208,6 +208,21 @@ fn survey_of_the_saved_machine_images() {
     }
 }
 
+/// Folders at the depth limit: one line with the count and the nearest few, all with -v.
+#[test]
+fn survey_depth_limit_summary_and_verbose_list() {
+    let root = rocpath_testdata::repo_root();
+    let image = "crates/rocpath-survey/tests/data/gfx900-host";
+    let args = ["survey", "--root", image, "--max-depth", "2"];
+    let plain = outcome(&root, &args);
+    let verbose = outcome(&root, &[&["-v"][..], &args[..]].concat());
+    let mut s = settings();
+    s.add_filter(r"in \d+\.\d+ s", "in [SECONDS] s");
+    s.bind(|| {
+        insta::assert_snapshot!("cli_survey_depth_limit", format!("{plain}\n{verbose}"));
+    });
+}
+
 /// A server image whose GPU is NVIDIA's: the BMC's display controller as a DRM card, the GPU
 /// in the NVIDIA driver's /proc list, no KFD, no rocminfo.
 #[test]

@@ -69,7 +69,10 @@ pub fn run(a: SurveyArgs, p: &Printer) -> anyhow::Result<Status> {
     if p.global.json {
         p.json("rocpath.survey/1", &s)?;
     } else {
-        p.data(&rocpath_render::survey::survey_table(&s))?;
+        p.data(&rocpath_render::survey::survey_table(
+            &s,
+            p.global.verbose > 0,
+        ))?;
     }
     p.note(&format!(
         "surveyed {} and {} ({}) in {:.2} s",

@@ -10,7 +10,7 @@
 
 use crate::device::Device;
 use crate::{CodeObjectRecord, ErrorRecord, Inventory};
-use rocpath_arch::{Compat, TargetId, code_object_compat};
+use rocpath_arch::{Compat, FeatureSetting, TargetId, code_object_compat};
 use rocpath_evidence::{Class, Evidence, Locator, Proof};
 use serde::Serialize;
 use std::collections::{BTreeMap, BTreeSet};
@@ -191,6 +191,57 @@ pub struct DeviceCheck {
     /// The same under the override, when one is evaluated.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub verdict_with_override: Option<String>,
+    /// Device settings not known that decide a `depends` library, with the explicit target
+    /// ids to check again with.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub to_settle: Vec<Settle>,
+}
+
+/// A device setting (xnack, sramecc) that the device as given leaves open and some library's
+/// verdict depends on.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Settle {
+    /// `xnack` or `sramecc`.
+    pub feature: String,
+    /// The device's target id with the setting off, then on (`gfx900:xnack-`, `gfx900:xnack+`).
+    pub targets: Vec<String>,
+}
+
+/// The settings of `dev` left open (`Any`) that a `depends` library's code objects state: what
+/// to give to settle those verdicts.
+pub fn to_settle(dev: &TargetId, libraries: &[LibraryCheck]) -> Vec<Settle> {
+    type Get = fn(&TargetId) -> FeatureSetting;
+    type Set = fn(&mut TargetId, FeatureSetting);
+    let features: [(&str, Get, Set); 2] = [
+        ("xnack", |t| t.xnack, |t, v| t.xnack = v),
+        ("sramecc", |t| t.sramecc, |t, v| t.sramecc = v),
+    ];
+    let depends: Vec<&Decider> = libraries
+        .iter()
+        .filter(|l| l.verdict == Verdict::Depends)
+        .flat_map(|l| &l.deciders)
+        .collect();
+    let mut out = Vec::new();
+    for (name, get, set) in features {
+        if get(dev) != FeatureSetting::Any
+            || !depends.iter().any(|d| get(&d.target_id).is_specific())
+        {
+            continue;
+        }
+        let targets = [FeatureSetting::Off, FeatureSetting::On]
+            .into_iter()
+            .map(|v| {
+                let mut t = dev.clone();
+                set(&mut t, v);
+                t.canonical()
+            })
+            .collect();
+        out.push(Settle {
+            feature: name.to_string(),
+            targets,
+        });
+    }
+    out
 }
 
 /// The verdict of a device over its libraries' verdicts.
@@ -396,6 +447,7 @@ pub fn check(inv: &Inventory, device: &Device, ov: Option<&Override>) -> DeviceC
     DeviceCheck {
         device: device.clone(),
         r#override: ov.cloned(),
+        to_settle: to_settle(dev, &libraries),
         libraries,
         summary,
         verdict,

@@ -628,10 +628,20 @@ pub fn check_table(checks: &[DeviceCheck]) -> String {
         };
         let _ = writeln!(
             out,
-            "{}\nDevice verdict: {}{with}\n",
+            "{}\nDevice verdict: {}{with}",
             s.join(", "),
             c.verdict.to_uppercase()
         );
+        for k in &c.to_settle {
+            let targets: Vec<String> = k.targets.iter().map(|t| format!("--target {t}")).collect();
+            let _ = writeln!(
+                out,
+                "{} is not known for this device: check again with {}, or read it from the device (the target rocminfo names, given with --rocminfo FILE)",
+                k.feature,
+                targets.join(" or ")
+            );
+        }
+        let _ = writeln!(out);
     }
     out
 }

@@ -77,6 +77,16 @@ fn check_of_the_example_for_two_devices() {
         "cli_check_gfx1201",
         &["check", "--target", "gfx1201", "examples/data/install"],
     );
+    // xnack not given: the two explicit target ids to check again with.
+    snapshot(
+        "cli_check_gfx900_xnack_unknown",
+        &[
+            "check",
+            "--target",
+            "gfx900",
+            "examples/data/install/opt/rocm-example/lib/libexample_blas.so.1.1",
+        ],
+    );
 }
 
 #[test]

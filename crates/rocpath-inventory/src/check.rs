@@ -345,8 +345,8 @@ pub fn check(inv: &Inventory, device: &Device, ov: Option<&Override>) -> DeviceC
                 Class::Inferred,
                 rules::LOADS,
                 format!(
-                    "{compatible} of {} code objects load on {} ({}){}",
-                    objs.len(),
+                    "{compatible} of {} on {} ({}){}",
+                    objects_load(objs.len()),
                     dev.canonical(),
                     deciders[0].rule,
                     preference(&deciders)
@@ -393,7 +393,7 @@ pub fn check(inv: &Inventory, device: &Device, ov: Option<&Override>) -> DeviceC
             let odev = device_for(dev, p);
             let (v, d, n) = evaluate(objs, &odev);
             let why = match v {
-                Verdict::Runs => format!("as {p}: {n} code objects load ({})", d[0].rule),
+                Verdict::Runs => format!("as {p}: {} ({})", objects_load(n), d[0].rule),
                 Verdict::Depends => format!("as {p}: {}", d[0].why),
                 Verdict::NoCode => format!("as {p}: still no code object"),
             };
@@ -452,6 +452,15 @@ pub fn check(inv: &Inventory, device: &Device, ov: Option<&Override>) -> DeviceC
         summary,
         verdict,
         verdict_with_override,
+    }
+}
+
+/// `1 code object loads`, `2 code objects load`.
+fn objects_load(n: usize) -> String {
+    if n == 1 {
+        "1 code object loads".into()
+    } else {
+        format!("{n} code objects load")
     }
 }
 

@@ -556,10 +556,14 @@ fn answer(
     } else {
         let good = verdicts.iter().filter(|v| v.outcome.positive()).count();
         let text = format!(
-            "{}, {}: {good} of {} do GPU work",
+            "{}, {}: {good} of {} GPU work",
             count(devices.len(), "GPU"),
             count(installs.len(), "install"),
-            count(verdicts.len(), "device × install pair"),
+            if verdicts.len() == 1 {
+                "1 device × install pair does".to_string()
+            } else {
+                format!("{} device × install pairs do", verdicts.len())
+            },
         );
         if good > 0 {
             (AnswerKind::GpuWork, rules::GPU_WORK, Class::Inferred, text)

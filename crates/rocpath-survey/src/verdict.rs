@@ -253,11 +253,15 @@ pub fn verdict(
             Class::Inferred,
             rules::PARTIAL,
             format!(
-                "{} of {} load on {eff_proc}; no code in {}, {} depend on a device setting",
+                "{} of {} load on {eff_proc}; no code in {}, {} on a device setting",
                 n.runs,
                 libs(code.len()),
                 n.no_code,
-                n.depends
+                if n.depends == 1 {
+                    "1 depends".to_string()
+                } else {
+                    format!("{} depend", n.depends)
+                }
             ),
         )
     } else if n.depends > 0 {
@@ -275,8 +279,12 @@ pub fn verdict(
         let data = &v.check.libraries;
         let ok = data.iter().filter(|l| eff(l) == LibVerdict::Runs).count();
         let why = format!(
-            "{ok} of {} Tensile/MIOpen folders have files for {eff_proc} (no host library here)",
-            data.len()
+            "{ok} of {} for {eff_proc} (no host library here)",
+            if data.len() == 1 {
+                "1 Tensile/MIOpen folder has files".to_string()
+            } else {
+                format!("{} Tensile/MIOpen folders have files", data.len())
+            }
         );
         if ok > 0 {
             (Outcome::Runs, Class::Inferred, rules::RUNS, why)

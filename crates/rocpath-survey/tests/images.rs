@@ -141,6 +141,24 @@ fn gfx1201_host() {
         .find(|v| v.install == "/usr/lib/x86_64-linux-gnu")
         .unwrap();
     assert_eq!(dist.outcome, Outcome::Partial);
+    // Counts agree with their nouns and verbs.
+    assert_eq!(
+        dist.why,
+        "1 of 2 libraries load on gfx1201; no code in 1, 0 depend on a device setting"
+    );
+    let tensile = s
+        .verdicts
+        .iter()
+        .find(|v| v.install == "ROCBLAS_TENSILE_LIBPATH (shell)")
+        .unwrap();
+    assert_eq!(
+        tensile.why,
+        "0 of 1 Tensile/MIOpen folder has files for gfx1201 (no host library here)"
+    );
+    assert_eq!(
+        s.answer.text,
+        "1 GPU, 4 installs: 2 of 4 device × install pairs do GPU work"
+    );
     let falls: Vec<&str> = dist.fallbacks.iter().map(|f| f.then.as_str()).collect();
     assert!(
         falls

@@ -9,24 +9,49 @@ use serde::Serialize;
 
 /// Removes a journald/syslog prefix (`<date> <time> <host> <ident>[<pid>]: `), if any.
 pub fn strip_prefix(line: &str) -> &str {
-    let Some(i) = line.find("]: ") else {
-        return line;
-    };
+    journal_prefix(line).map_or(line, |(rest, _, _)| rest)
+}
+
+/// A journald/syslog prefix split: the rest of the line, the process id and the prefix's
+/// date and clock time as printed (`3月 20 17:43:27`).
+fn journal_prefix(line: &str) -> Option<(&str, u32, &str)> {
+    let i = line.find("]: ")?;
     let head = &line[..i];
     // `<ident>[<pid>` right before, and a clock time earlier on the line.
-    let Some(open) = head.rfind('[') else {
-        return line;
-    };
+    let open = head.rfind('[')?;
     let pid = &head[open + 1..];
-    let has_time = head.split_whitespace().any(|t| {
+    let clock = head.split_whitespace().find(|t| {
         let b = t.as_bytes();
         b.len() >= 8 && b[2] == b':' && b[5] == b':' && b[..2].iter().all(u8::is_ascii_digit)
-    });
-    if !pid.is_empty() && pid.bytes().all(|c| c.is_ascii_digit()) && has_time && i < 160 {
-        &line[i + 3..]
-    } else {
-        line
+    })?;
+    if pid.is_empty() || !pid.bytes().all(|c| c.is_ascii_digit()) || i >= 160 {
+        return None;
     }
+    let end = clock.as_ptr() as usize - head.as_ptr() as usize + clock.len();
+    Some((&line[i + 3..], pid.parse().ok()?, head[..end].trim()))
+}
+
+/// Which process printed a line, and when: the journal's `ollama[<pid>]` and the line's own
+/// logfmt `time=` (else the journal's clock time). A server's stderr has no pid.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Origin {
+    /// The process id of a journal line.
+    pub pid: Option<u32>,
+    /// The time as printed (`2026-03-20T17:43:27.518+09:00`, or the journal's `3月 20 17:43:27`).
+    pub time: Option<String>,
+}
+
+/// The [`Origin`] of a raw line.
+pub fn origin(raw: &str) -> Origin {
+    let (rest, pid, clock) = match journal_prefix(raw) {
+        Some((rest, pid, clock)) => (rest, Some(pid), Some(clock)),
+        None => (raw, None, None),
+    };
+    let time = logfmt(rest, "time")
+        .filter(|t| t.len() >= 10 && t.as_bytes()[..4].iter().all(u8::is_ascii_digit))
+        .or(clock)
+        .map(str::to_string);
+    Origin { pid, time }
 }
 
 /// A logfmt value: `key=value` or `key="quoted value"` anywhere on the line.
@@ -126,6 +151,12 @@ pub enum Event {
         /// `CPU`, `CPU_Mapped`, `ROCm0`, …
         device: String,
     },
+    /// `msg="Listening on 127.0.0.1:11434 (version 0.0.0)"`: the server's version.
+    Version(String),
+    /// Variables that change the run: `msg="server config" env="map[…]"` (those set, of the
+    /// ones that change devices, libraries or kernels) and `msg="user overrode visible
+    /// devices" HSA_OVERRIDE_GFX_VERSION=9.0.0`.
+    Env(Vec<(String, String)>),
     /// Another line naming a GPU library (`msg="gpu memory" … library=ROCm`).
     LibraryMention(String),
     /// `load_backend: loaded ROCm backend from <path>`.
@@ -218,6 +249,21 @@ fn logfmt_message(line: &str, msg: &str) -> Option<Event> {
             total: g("total"),
         }),
         "load" if line.contains("request=") => Some(load_request(line)),
+        "server config" => Some(Event::Env(server_env(&g("env")))),
+        "user overrode visible devices" => {
+            let known = ["time", "level", "source", "msg"];
+            let pairs = line
+                .split(' ')
+                .filter_map(|w| w.split_once('='))
+                .filter(|(k, v)| !known.contains(k) && !v.is_empty() && is_run_variable(k))
+                .map(|(k, v)| (k.to_string(), v.trim_matches('"').to_string()))
+                .collect();
+            Some(Event::Env(pairs))
+        }
+        m if m.starts_with("Listening on ") => {
+            let v = m.split_once("(version ")?.1.trim_end_matches(')');
+            Some(Event::Version(v.to_string()))
+        }
         "model weights" | "kv cache" | "compute graph" => {
             logfmt(line, "device").map(|d| Event::Placement {
                 what: msg.to_string(),
@@ -234,6 +280,45 @@ fn logfmt_message(line: &str, msg: &str) -> Option<Event> {
         }
         _ => None,
     }
+}
+
+/// Variables that change which device, library or kernels a run uses.
+pub fn is_run_variable(name: &str) -> bool {
+    const PREFIXES: [&str; 7] = [
+        "HSA_",
+        "HIP_",
+        "ROCR_",
+        "ROCBLAS_",
+        "HIPBLASLT_",
+        "GGML_",
+        "MIOPEN_",
+    ];
+    const OLLAMA: [&str; 6] = [
+        "OLLAMA_LLM_LIBRARY",
+        "OLLAMA_FLASH_ATTENTION",
+        "OLLAMA_KV_CACHE_TYPE",
+        "OLLAMA_NEW_ENGINE",
+        "OLLAMA_VULKAN",
+        "OLLAMA_NUM_PARALLEL",
+    ];
+    PREFIXES.iter().any(|p| name.starts_with(p))
+        || OLLAMA.contains(&name)
+        || name == "CUDA_VISIBLE_DEVICES"
+        || name == "GPU_DEVICE_ORDINAL"
+}
+
+/// `map[A:1 B: C:x]` → the variables set that change the run (empty values left out).
+fn server_env(map: &str) -> Vec<(String, String)> {
+    let inner = map
+        .strip_prefix("map[")
+        .and_then(|m| m.strip_suffix(']'))
+        .unwrap_or(map);
+    inner
+        .split(' ')
+        .filter_map(|w| w.split_once(':'))
+        .filter(|(k, v)| !v.is_empty() && is_run_variable(k))
+        .map(|(k, v)| (k.to_string(), v.to_string()))
+        .collect()
 }
 
 /// `msg=load request="{… GPULayers:… NumThreads:N …}"`.
@@ -405,6 +490,19 @@ mod tests {
             strip_prefix("Mar 23 20:20:18 hbmx-mi25 ollama[985202]: x"),
             "x"
         );
+        let o = origin(
+            r#" 3月 20 17:43:27 hbmx-mi25 ollama[195351]: time=2026-03-20T17:43:27.518+09:00 level=INFO source=device.go:240 msg="model weights" device=ROCm0 size="571.4 MiB""#,
+        );
+        assert_eq!(o.pid, Some(195351));
+        assert_eq!(o.time.as_deref(), Some("2026-03-20T17:43:27.518+09:00"));
+        let o = origin(
+            " 3月 20 17:43:27 hbmx-mi25 ollama[195351]: load_tensors: offloaded 23/23 layers to GPU",
+        );
+        assert_eq!(o.time.as_deref(), Some("3月 20 17:43:27"));
+        assert_eq!(
+            origin("load_tensors: offloaded 23/23 layers to GPU"),
+            Origin::default()
+        );
         assert_eq!(
             strip_prefix("arr[3]: not a journal"),
             "arr[3]: not a journal"
@@ -509,6 +607,31 @@ mod tests {
                 kind: "ROCm".into(),
                 path: "/x/libggml-hip.so".into()
             })
+        );
+        // Real lines of the MI25 journal `deepseek14b_journal_20260320_200442.log`.
+        let cfg = r#"time=2026-03-20T20:04:42.553+09:00 level=INFO source=routes.go:1727 msg="server config" env="map[CUDA_VISIBLE_DEVICES: GGML_VK_VISIBLE_DEVICES: HIP_VISIBLE_DEVICES:0 HSA_OVERRIDE_GFX_VERSION:9.0.0 OLLAMA_FLASH_ATTENTION:false OLLAMA_HOST:http://127.0.0.1:11434 OLLAMA_KV_CACHE_TYPE: ROCR_VISIBLE_DEVICES: http_proxy:]""#;
+        assert_eq!(
+            parse(cfg),
+            Some(Event::Env(vec![
+                ("HIP_VISIBLE_DEVICES".into(), "0".into()),
+                ("HSA_OVERRIDE_GFX_VERSION".into(), "9.0.0".into()),
+                ("OLLAMA_FLASH_ATTENTION".into(), "false".into()),
+            ]))
+        );
+        assert_eq!(
+            parse(
+                r#"time=2026-03-20T17:37:34.473+09:00 level=WARN source=runner.go:485 msg="user overrode visible devices" HSA_OVERRIDE_GFX_VERSION=9.0.0"#
+            ),
+            Some(Event::Env(vec![(
+                "HSA_OVERRIDE_GFX_VERSION".into(),
+                "9.0.0".into()
+            )]))
+        );
+        assert_eq!(
+            parse(
+                r#"time=2026-03-20T20:04:42.555+09:00 level=INFO source=routes.go:1782 msg="Listening on 127.0.0.1:11434 (version 0.0.0)""#
+            ),
+            Some(Event::Version("0.0.0".into()))
         );
         assert_eq!(
             parse(

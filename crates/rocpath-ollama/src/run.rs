@@ -23,6 +23,12 @@
 //! list only), unless rocm-smi saw the GPU busy while a request succeeded (`gpu_by_smi`,
 //! `inferred`).
 //!
+//! **One process.** A journal may hold several server processes (a restart, an earlier server
+//! that found no GPU). Each signal carries the pid and time of its line; once a process loaded
+//! the model, lines of other processes are listed with `counted: false` and decide nothing, and
+//! the server's version and variables (`server config`, `user overrode visible devices`) are
+//! that process's (`server.pid`, `server.load_time`, `server.version`, `server.env`).
+//!
 //! Files are streamed ([`crate::input`]): memory stays bounded whatever their size, and only
 //! regular files are read.
 
@@ -149,6 +155,15 @@ pub struct Signal {
     pub value: String,
     /// Where.
     pub at: Locator,
+    /// The process that printed it (a journal's `ollama[<pid>]`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub pid: Option<u32>,
+    /// When, as printed.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub time: Option<String>,
+    /// False for a line of another server process than the one that loaded the model: it
+    /// says nothing about where this model ran and is not counted.
+    pub counted: bool,
 }
 
 /// The verdict with its reasons.
@@ -213,6 +228,19 @@ pub struct Server {
     pub backends: Vec<String>,
     /// Requests answered (`POST /api/generate 200 626.59ms`).
     pub requests: Vec<String>,
+    /// The server process that loaded the model (a journal's pid), when one did.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub pid: Option<u32>,
+    /// When that process loaded it (its first load line), as printed.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub load_time: Option<String>,
+    /// The server's version (`Listening on … (version 0.0.0)`), of that process.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub version: Option<String>,
+    /// Variables set for that process that change devices, libraries or kernels (`server
+    /// config`, `user overrode visible devices`).
+    #[serde(skip_serializing_if = "BTreeMap::is_empty")]
+    pub env: BTreeMap<String, String>,
 }
 
 /// The response of the run and its rates.
@@ -315,19 +343,45 @@ const LOAD_SIGNALS: [&str; 4] = ["gpu_layers", "offloaded", "placement", "using_
 
 struct Acc {
     signals: Vec<Signal>,
-    seen: std::collections::HashSet<(&'static str, &'static str, String)>,
+    seen: std::collections::HashSet<(&'static str, &'static str, String, Option<u32>)>,
+    /// The origin of the line being read.
+    origin: log::Origin,
 }
 
 impl Acc {
     fn push(&mut self, side: &'static str, what: &'static str, value: String, at: Locator) {
-        if self.seen.insert((side, what, at.path.clone())) {
+        let o = self.origin.clone();
+        self.push_from(side, what, value, at, o);
+    }
+
+    fn push_from(
+        &mut self,
+        side: &'static str,
+        what: &'static str,
+        value: String,
+        at: Locator,
+        o: log::Origin,
+    ) {
+        if self.seen.insert((side, what, at.path.clone(), o.pid)) {
             self.signals.push(Signal {
                 side,
                 what,
                 value,
                 at,
+                pid: o.pid,
+                time: o.time,
+                counted: true,
             });
         }
+    }
+
+    /// The processes that loaded a model (their load lines carry a pid).
+    fn loaders(&self) -> std::collections::BTreeSet<u32> {
+        self.signals
+            .iter()
+            .filter(|s| LOAD_SIGNALS.contains(&s.what))
+            .filter_map(|s| s.pid)
+            .collect()
     }
 }
 
@@ -442,9 +496,14 @@ struct RunReader {
     responses: Option<u64>,
     smi_log: Option<SmiLog>,
     smi_path: String,
-    /// First weights placed on a GPU device, and first on the CPU.
-    weights_gpu: Option<(String, Locator)>,
-    weights_cpu: Option<(String, Locator)>,
+    /// Weights placed on a GPU device, and on the CPU (the first of each process).
+    weights_gpu: Vec<(String, Locator, log::Origin)>,
+    weights_cpu: Vec<(String, Locator, log::Origin)>,
+    /// The server versions and variables read, with the process that printed them.
+    versions: Vec<(Option<u32>, String)>,
+    env: Vec<(Option<u32>, String, String)>,
+    /// The pid of the last journal line read.
+    last_pid: Option<u32>,
 }
 
 impl RunReader {
@@ -453,6 +512,7 @@ impl RunReader {
             acc: Acc {
                 signals: Vec::new(),
                 seen: std::collections::HashSet::new(),
+                origin: log::Origin::default(),
             },
             server: Server::default(),
             failures: Vec::new(),
@@ -464,8 +524,11 @@ impl RunReader {
             responses: None,
             smi_log: None,
             smi_path: String::new(),
-            weights_gpu: None,
-            weights_cpu: None,
+            weights_gpu: Vec::new(),
+            weights_cpu: Vec::new(),
+            versions: Vec::new(),
+            env: Vec::new(),
+            last_pid: None,
         }
     }
 
@@ -506,9 +569,12 @@ impl RunReader {
             FileKind::Log => {
                 src.lines(&mut |l| {
                     if let Some(ev) = log::parse(l.text) {
+                        self.acc.origin = log::origin(l.text);
+                        self.last_pid = self.acc.origin.pid.or(self.last_pid);
                         self.event(&path, l.no, ev);
                     }
                 })?;
+                self.acc.origin = log::Origin::default();
             }
         }
         Ok(())
@@ -698,12 +764,15 @@ impl RunReader {
     }
 
     fn weights(&mut self, device: String, here: Locator) {
+        let o = self.acc.origin.clone();
         let slot = if device.eq_ignore_ascii_case("cpu") {
             &mut self.weights_cpu
         } else {
             &mut self.weights_gpu
         };
-        slot.get_or_insert((device, here));
+        if !slot.iter().any(|(_, _, x)| x.pid == o.pid) {
+            slot.push((device, here, o));
+        }
     }
 
     fn server_event(&mut self, path: &str, here: Locator, ev: Event) {
@@ -714,6 +783,11 @@ impl RunReader {
                 if !backends.contains(&b) && backends.len() < MAX_DEVICES {
                     backends.push(b);
                 }
+            }
+            Event::Version(v) => self.versions.push((self.acc.origin.pid, v)),
+            Event::Env(pairs) => {
+                let pid = self.acc.origin.pid;
+                self.env.extend(pairs.into_iter().map(|(k, v)| (pid, k, v)));
             }
             Event::Device(d)
                 if !self.server.devices.contains(&d) && self.server.devices.len() < MAX_DEVICES =>
@@ -748,15 +822,24 @@ impl RunReader {
 
     fn finish(mut self, run: &str) -> RunReport {
         // Weights on a GPU device speak for the GPU; weights on the CPU speak for the CPU only
-        // when no weights went to a GPU (the token embeddings of a fully offloaded model stay on
-        // the CPU).
-        if let Some((d, l)) = self.weights_gpu.take() {
+        // when the same process put no weights on a GPU (the token embeddings of a fully
+        // offloaded model stay on the CPU).
+        for (d, l, o) in std::mem::take(&mut self.weights_gpu) {
             self.acc
-                .push("gpu", "placement", format!("weights on {d}"), l);
-        } else if let Some((d, l)) = self.weights_cpu.take() {
-            self.acc
-                .push("cpu", "placement", format!("weights on {d}"), l);
+                .push_from("gpu", "placement", format!("weights on {d}"), l, o);
         }
+        for (d, l, o) in std::mem::take(&mut self.weights_cpu) {
+            let gpu_too = self
+                .acc
+                .signals
+                .iter()
+                .any(|s| s.what == "placement" && s.side == "gpu" && s.pid == o.pid);
+            if !gpu_too {
+                self.acc
+                    .push_from("cpu", "placement", format!("weights on {d}"), l, o);
+            }
+        }
+        self.tie_to_loader();
         let (verdict, evidence) = self.verdict();
         if let Some(s) = &self.smi_log {
             if !s.has_values() && s.command_not_found > 0 {
@@ -793,6 +876,45 @@ impl RunReader {
         }
     }
 
+    /// Ties the run to the server process that loaded the model: lines of other processes (an
+    /// earlier server, another pid) are not counted, and the server's version and variables are
+    /// that process's. Without a loading process, those of the last process read.
+    fn tie_to_loader(&mut self) {
+        let loaders = self.acc.loaders();
+        for s in &mut self.acc.signals {
+            if let Some(p) = s.pid {
+                s.counted = loaders.is_empty() || loaders.contains(&p);
+            }
+        }
+        let run_pid = match loaders.len() {
+            1 => loaders.iter().next().copied(),
+            0 => self.last_pid,
+            _ => None,
+        };
+        let ours = |p: &Option<u32>| p.is_none() || run_pid.is_none() || *p == run_pid;
+        if loaders.len() == 1 {
+            self.server.pid = run_pid;
+            self.server.load_time = self
+                .acc
+                .signals
+                .iter()
+                .filter(|s| LOAD_SIGNALS.contains(&s.what) && s.pid == run_pid)
+                .filter_map(|s| s.time.clone())
+                .min();
+        }
+        self.server.version = self
+            .versions
+            .iter()
+            .filter(|(p, _)| ours(p))
+            .map(|(_, v)| v.clone())
+            .next_back();
+        for (p, k, v) in &self.env {
+            if ours(p) {
+                self.server.env.insert(k.clone(), v.clone());
+            }
+        }
+    }
+
     /// The request failed before any model ran: an error response or a 4xx/5xx on a generate.
     fn request_failed(&self) -> Option<&str> {
         self.failures
@@ -807,7 +929,8 @@ impl RunReader {
     }
 
     fn verdict(&self) -> (VerdictKind, Evidence) {
-        let signals = &self.acc.signals;
+        let all = &self.acc.signals;
+        let signals: Vec<&Signal> = all.iter().filter(|s| s.counted).collect();
         let load = signals.iter().any(|s| LOAD_SIGNALS.contains(&s.what));
         let gpu = signals.iter().any(|s| s.side == "gpu");
         let cpu = signals.iter().any(|s| s.side == "cpu");
@@ -841,7 +964,11 @@ impl RunReader {
                     )
                 }
                 (true, true) => {
-                    let why = "lines speak for both GPU and CPU: a partial offload, or several loads in one log";
+                    let why = if self.acc.loaders().len() > 1 {
+                        "lines speak for both GPU and CPU: several server processes loaded a model in these lines"
+                    } else {
+                        "lines of the process that loaded the model speak for both GPU and CPU: a partial offload"
+                    };
                     (
                         VerdictKind::Mixed,
                         ev(Class::Inferred, "ollama.verdict.mixed", why),
@@ -851,6 +978,20 @@ impl RunReader {
             }
         };
         evidence.sources = signals.iter().map(|s| s.at.clone()).collect();
+        let mut others: Vec<u32> = all
+            .iter()
+            .filter(|s| !s.counted)
+            .filter_map(|s| s.pid)
+            .collect();
+        others.sort_unstable();
+        others.dedup();
+        if let (false, Some(p)) = (others.is_empty(), self.server.pid) {
+            let list: Vec<String> = others.iter().map(u32::to_string).collect();
+            evidence.note.push_str(&format!(
+                "; lines of other server processes (pid {}) are not counted: the model was loaded by pid {p}",
+                list.join(", ")
+            ));
+        }
         if verdict == VerdictKind::Unsure {
             for f in &self.failures {
                 evidence.sources.extend(f.evidence.sources.iter().cloned());

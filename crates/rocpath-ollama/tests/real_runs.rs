@@ -308,3 +308,64 @@ fn the_whole_folder_reads() {
     let json = serde_json::to_string(&reports).unwrap();
     assert!(json.contains("\"verdict\":\"GPU\""));
 }
+
+#[test]
+fn lines_of_another_server_process_do_not_count() {
+    let Some(dir) = rocpath_testdata::fixture_dir("mi25-runs") else {
+        return;
+    };
+    // The journal of the 19:10 run holds two server processes: pid 194463 (17:36) found no
+    // GPU (`inference compute … library=cpu`, line 10) and loaded nothing; pid 195351 (17:37)
+    // loaded tinyllama with all 23 layers on ROCm0. The earlier process's CPU line once made
+    // the run "split between GPU and CPU".
+    let r = &runs(
+        &dir,
+        &[
+            "ollama_generate_20260320_191059.json".to_string(),
+            "ollama_journal_after_test_20260320_191059.log".to_string(),
+            "rocm_smi_during_generate_20260320_191059.log".to_string(),
+        ],
+    )[0];
+    assert_eq!(r.verdict.verdict, VerdictKind::Gpu);
+    assert_eq!(r.verdict.evidence.class.as_str(), "confirmed");
+    assert!(
+        r.verdict.evidence.note.contains("pid 194463")
+            && r.verdict.evidence.note.contains("195351"),
+        "{}",
+        r.verdict.evidence.note
+    );
+    assert_eq!(r.server.pid, Some(195351));
+    assert_eq!(
+        r.server.load_time.as_deref(),
+        Some("2026-03-20T17:43:27.518+09:00")
+    );
+    assert_eq!(
+        r.server
+            .env
+            .get("HSA_OVERRIDE_GFX_VERSION")
+            .map(String::as_str),
+        Some("9.0.0")
+    );
+    let cpu = r
+        .verdict
+        .signals
+        .iter()
+        .find(|s| s.side == "cpu")
+        .expect("the CPU line is listed");
+    assert_eq!((cpu.pid, cpu.counted), (Some(194463), false));
+    assert!(
+        !r.verdict
+            .evidence
+            .sources
+            .iter()
+            .any(|s| s.line == Some(10)),
+        "an uncounted line is no evidence"
+    );
+    assert!(
+        r.verdict
+            .signals
+            .iter()
+            .filter(|s| s.counted)
+            .all(|s| s.pid == Some(195351))
+    );
+}

@@ -12,6 +12,8 @@
 //! | `ledger.forced_as_natural` | error | a claim about `natural` selection rests on a forced run |
 //! | `ledger.placeholder_in_statement` | error | a claim's statement has a `?` where a value should be |
 //! | `ledger.limited_without_limit` | error | a derived `limited` claim none of whose supports is limited or unresolved |
+//! | `ledger.split_by_other_process` | error | a claim states an Ollama run split between GPU and CPU whose other side is only another server process's lines |
+//! | `ledger.group_mixes_configurations` | error | a derived Ollama run group whose runs were recorded under different configurations |
 //! | `ledger.input_unavailable` | warning | a hashed raw input cannot be found here to re-check |
 
 use crate::files::ParseError;
@@ -21,7 +23,7 @@ use crate::model::*;
 use crate::store::{Ledger, Loaded, StoreError};
 use crate::{schemas, slim};
 use rocpath_evidence::Class;
-use std::collections::{HashMap, HashSet};
+use std::collections::{BTreeSet, HashMap, HashSet};
 use std::path::{Path, PathBuf};
 
 /// Rule ids.
@@ -44,6 +46,10 @@ pub mod rule {
     pub const PLACEHOLDER_IN_STATEMENT: &str = "ledger.placeholder_in_statement";
     /// A derived claim is `limited` though nothing it rests on was limited by the observation.
     pub const LIMITED_WITHOUT_LIMIT: &str = "ledger.limited_without_limit";
+    /// A claim states a split placement that only another server process's lines make.
+    pub const SPLIT_BY_OTHER_PROCESS: &str = "ledger.split_by_other_process";
+    /// A derived run group mixes run configurations.
+    pub const GROUP_MIXES_CONFIGURATIONS: &str = "ledger.group_mixes_configurations";
     /// A raw input cannot be re-checked here (warning).
     pub const INPUT_UNAVAILABLE: &str = "ledger.input_unavailable";
 }
@@ -165,6 +171,8 @@ struct ClaimState {
     /// A support is limited, unresolved or without a class: a limit of the observation.
     any_limit: bool,
     weaker: Vec<(usize, String)>,
+    /// The configurations of the runs a derived run group rests on.
+    configs: BTreeSet<String>,
 }
 
 /// One run of the rules. Problems are keyed by (claim, support) so that the order does not
@@ -341,6 +349,7 @@ impl<'a> Run<'a> {
                 self.push(ci, si, p);
             }
         }
+        self.run_checks(ci, si, &r);
         if let (Resolved::Source(loc), Some(want)) =
             (&r, s.source.as_ref().and_then(|l| l.sha256.as_ref()))
         {
@@ -363,6 +372,38 @@ impl<'a> Run<'a> {
         }
     }
 
+    /// The Ollama run rules on one resolved support: a split stated from another process's
+    /// lines, and the configurations a run group rests on.
+    fn run_checks(&mut self, ci: usize, si: usize, r: &Resolved<'_>) {
+        let Resolved::Records(o, recs) = r else {
+            return;
+        };
+        let c = &self.ix.ledger.claims[ci];
+        let split = c.statement.en.contains("split between GPU and CPU")
+            || c.statement.ja.contains("GPU と CPU に分かれて");
+        for rec in recs.iter() {
+            let v = rec.value;
+            if split {
+                if let Some(why) = schemas::split_by_other_process(v) {
+                    let p = claim_problem(
+                        c,
+                        rule::SPLIT_BY_OTHER_PROCESS,
+                        format!(
+                            "claim {:?} says the run was split between GPU and CPU, but {why}: lines of another process say nothing about where this model ran; derive again",
+                            c.id
+                        ),
+                    );
+                    self.push(ci, si, p);
+                }
+            }
+            // A run whose own document logs no configuration cannot show a mix.
+            let cfg = schemas::run_config(o, &rec.pointer);
+            if c.derived_by == "derive.ollama.placement_group" && !cfg.is_empty() {
+                self.claims[ci].configs.insert(cfg);
+            }
+        }
+    }
+
     /// Supports of observations never read, confirmed-by-inference, questions and cases;
     /// then the problems in their order.
     fn finish(mut self) -> Vec<Problem> {
@@ -379,6 +420,20 @@ impl<'a> Run<'a> {
         }
         for (ci, c) in l.claims.iter().enumerate() {
             let st = std::mem::take(&mut self.claims[ci]);
+            if st.configs.len() > 1 {
+                let list: Vec<&str> = st.configs.iter().map(String::as_str).collect();
+                let p = claim_problem(
+                    c,
+                    rule::GROUP_MIXES_CONFIGURATIONS,
+                    format!(
+                        "claim {:?} groups runs recorded under {} configurations ({}); a group is one configuration — a later build or other settings are another group; derive again",
+                        c.id,
+                        list.len(),
+                        list.join(" | ")
+                    ),
+                );
+                self.push(ci, usize::MAX, p);
+            }
             if c.class == Some(Class::Limited)
                 && !c.derived_by.is_empty()
                 && !st.any_limit

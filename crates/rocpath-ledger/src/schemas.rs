@@ -335,9 +335,85 @@ fn outcome_text(v: &Value) -> Option<String> {
     }
 }
 
-/// The fields outside records that the checks read ([`forced_in`]): kept whole when
-/// `ledger check` reads a document without the rest of it (`crate::slim`).
-pub const CHECK_FIELDS: &[&str] = &["forced", "outcome"];
+/// The fields outside records that the checks read ([`forced_in`], [`split_by_other_process`],
+/// [`run_config`]): kept whole when `ledger check` reads a document without the rest of it
+/// (`crate::slim`).
+pub const CHECK_FIELDS: &[&str] = &["forced", "outcome", "signals", "server"];
+
+/// Ollama load lines: only these say where a model was placed.
+const LOAD_SIGNALS: [&str; 4] = ["gpu_layers", "offloaded", "placement", "using_device"];
+
+/// Why an Ollama placement record (`/runs/<i>/verdict`) is no split between GPU and CPU when
+/// read as the process that loaded the model tells it: its other side comes only from lines of
+/// another server process (another pid).
+pub fn split_by_other_process(v: &Value) -> Option<String> {
+    let signals = v.get("signals")?.as_array()?;
+    let pid = |s: &Value| s.get("pid").and_then(Value::as_u64);
+    fn what(s: &Value) -> &str {
+        s.get("what").and_then(Value::as_str).unwrap_or("")
+    }
+    fn side(s: &Value) -> &str {
+        s.get("side").and_then(Value::as_str).unwrap_or("")
+    }
+    let loaders: BTreeSet<u64> = signals
+        .iter()
+        .filter(|s| LOAD_SIGNALS.contains(&what(s)))
+        .filter_map(pid)
+        .collect();
+    let [loader] = loaders.iter().copied().collect::<Vec<_>>()[..] else {
+        return None;
+    };
+    let ours: BTreeSet<&str> = signals
+        .iter()
+        .filter(|s| pid(s).is_none_or(|p| p == loader))
+        .map(side)
+        .collect();
+    let others: BTreeSet<String> = signals
+        .iter()
+        .filter(|s| pid(s).is_some_and(|p| p != loader) && !ours.contains(side(s)))
+        .map(|s| format!("{} line of pid {}", side(s), pid(s).unwrap_or(0)))
+        .collect();
+    (ours.len() == 1 && !others.is_empty()).then(|| {
+        format!(
+            "the model was loaded by server process {loader}, whose lines are all {}; the other side is only {}",
+            ours.iter().next().copied().unwrap_or(""),
+            others.into_iter().collect::<Vec<_>>().join(", ")
+        )
+    })
+}
+
+/// The configuration of the Ollama run a placement record (`/runs/<i>/verdict`) belongs to,
+/// as its document carries it: version, ggml-hip backend, variables and load settings. Empty
+/// when none is recorded.
+pub fn run_config(o: &Observation, pointer: &str) -> String {
+    let Some(run) = pointer
+        .strip_suffix("/verdict")
+        .and_then(|p| o.document.pointer(p))
+    else {
+        return String::new();
+    };
+    let Some(sv) = run.get("server") else {
+        return String::new();
+    };
+    let mut c = Vec::new();
+    for k in [
+        "version",
+        "backends",
+        "env",
+        "num_threads",
+        "batch_size",
+        "kv_size",
+        "flash_attention",
+    ] {
+        match sv.get(k) {
+            None | Some(Value::Null) => {}
+            Some(Value::Array(a)) if a.is_empty() => {}
+            Some(Value::Object(m)) if m.is_empty() => {}
+            Some(v) => c.push(format!("{k}={v}")),
+        }
+    }
+    c.join(" ")
+}
 
 fn forced_text(v: Option<&Value>) -> Option<String> {
     match v? {

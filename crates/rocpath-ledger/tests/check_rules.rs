@@ -405,6 +405,77 @@ fn rule_limited_without_limit() {
     assert!(p.is_empty(), "{p:#?}");
 }
 
+/// An Ollama document of one run, shaped as `rocpath --json ollama read` printed the MI25's
+/// 19:10 run (`mi25-runs/ollama_journal_after_test_20260320_191059.log`) before lines carried
+/// their process: pid 194463's `library=cpu` at line 10, pid 195351's load at 138–246.
+fn ollama_run(run: &str, backend: &str) -> serde_json::Value {
+    let observed = json!({"tool": "rocpath", "version": "0.1.0", "command": "rocpath --json ollama read",
+                          "time": "2026-03-20T19:10:59Z", "host": "h", "schema": "rocpath.ollama/1"});
+    let sig = |side: &str, what: &str, line: u64, pid: u64| {
+        json!({"side": side, "what": what, "value": "", "pid": pid,
+               "at": {"path": "in/journal.log", "line": line}})
+    };
+    json!({
+        "schema": "rocpath.ollama/1", "observed": observed,
+        "runs": [{"run": run,
+            "verdict": {"verdict": "MIXED",
+                "evidence": {"class": "inferred", "kind": "runtime_verified", "rule": "ollama.verdict.mixed"},
+                "signals": [sig("cpu", "inference_compute", 10, 194463), sig("gpu", "gpu_layers", 151, 195351),
+                            sig("gpu", "offloaded", 246, 195351)]},
+            "server": {"num_threads": 4, "kv_size": 2048,
+                       "backends": [format!("ROCm: /x/{backend}/lib/ollama/libggml-hip.so")]}}]
+    })
+}
+
+#[test]
+fn rule_split_by_other_process() {
+    let f = Fixture::new();
+    f.import("run", ollama_run("20260320_191059", "build"));
+    let mut c = f.claim("split", Some(Class::Inferred), &["run#/runs/0/verdict"]);
+    c.statement = Text::new(
+        "Ollama の実行 20260320_191059: モデルは GPU と CPU に分かれて実行された。",
+        "Ollama run 20260320_191059: the model ran split between GPU and CPU.",
+    );
+    f.add(c);
+    let p = only(&f.problems(), rule::SPLIT_BY_OTHER_PROCESS);
+    assert!(p.message.contains("server process 195351"), "{}", p.message);
+    assert!(
+        p.message.contains("cpu line of pid 194463"),
+        "{}",
+        p.message
+    );
+    // The same run stated as the loading process tells it passes.
+    let f = Fixture::new();
+    f.import("run", ollama_run("20260320_191059", "build"));
+    f.add(f.claim("gpu", Some(Class::Inferred), &["run#/runs/0/verdict"]));
+    let p = f.problems();
+    assert!(p.is_empty(), "{p:#?}");
+}
+
+#[test]
+fn rule_group_mixes_configurations() {
+    // A group across a library fix: the same model, two ggml-hip builds.
+    let f = Fixture::new();
+    f.import("before", ollama_run("before", "build"));
+    f.import("after", ollama_run("after", "build-gfx900"));
+    let mut c = f.claim(
+        "group",
+        Some(Class::Inferred),
+        &["before#/runs/0/verdict", "after#/runs/0/verdict"],
+    );
+    c.derived_by = "derive.ollama.placement_group".into();
+    f.add(c.clone());
+    let p = only(&f.problems(), rule::GROUP_MIXES_CONFIGURATIONS);
+    assert!(p.message.contains("2 configurations"), "{}", p.message);
+    // One build, two runs: one configuration.
+    let f = Fixture::new();
+    f.import("before", ollama_run("before", "build"));
+    f.import("after", ollama_run("after", "build"));
+    f.add(c);
+    let p = f.problems();
+    assert!(p.is_empty(), "{p:#?}");
+}
+
 #[test]
 fn rule_unreadable() {
     let f = Fixture::new();

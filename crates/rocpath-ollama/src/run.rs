@@ -228,6 +228,9 @@ pub struct Server {
     pub backends: Vec<String>,
     /// Requests answered (`POST /api/generate 200 626.59ms`).
     pub requests: Vec<String>,
+    /// The server processes whose lines the run's journals hold (their pids, sorted).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub processes: Vec<u32>,
     /// The server process that loaded the model (a journal's pid), when one did.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub pid: Option<u32>,
@@ -571,6 +574,13 @@ impl RunReader {
                     if let Some(ev) = log::parse(l.text) {
                         self.acc.origin = log::origin(l.text);
                         self.last_pid = self.acc.origin.pid.or(self.last_pid);
+                        if let Some(p) = self.acc.origin.pid {
+                            if let Err(i) = self.server.processes.binary_search(&p) {
+                                if self.server.processes.len() < MAX_DEVICES {
+                                    self.server.processes.insert(i, p);
+                                }
+                            }
+                        }
                         self.event(&path, l.no, ev);
                     }
                 })?;

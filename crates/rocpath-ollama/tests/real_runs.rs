@@ -335,6 +335,7 @@ fn lines_of_another_server_process_do_not_count() {
         r.verdict.evidence.note
     );
     assert_eq!(r.server.pid, Some(195351));
+    assert_eq!(r.server.processes, vec![194463, 195351]);
     assert_eq!(
         r.server.load_time.as_deref(),
         Some("2026-03-20T17:43:27.518+09:00")

@@ -527,6 +527,30 @@ pub struct VerdictD {
     /// Its evidence.
     #[serde(deserialize_with = "lenient")]
     pub evidence: Ev,
+    /// The lines that spoke for GPU or CPU.
+    #[serde(deserialize_with = "lenient")]
+    pub signals: Vec<SignalD>,
+}
+
+/// A line that spoke for GPU or CPU, with the process that printed it.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(default)]
+pub struct SignalD {
+    /// `gpu` or `cpu`.
+    pub side: Loose,
+    /// `gpu_layers`, `offloaded`, `placement`, `using_device`, `inference_compute`, …
+    pub what: Loose,
+    /// The journal's pid.
+    #[serde(deserialize_with = "lenient")]
+    pub pid: Option<u64>,
+    /// When, as printed.
+    pub time: Loose,
+    /// False when another server process than the loading one printed it.
+    #[serde(deserialize_with = "lenient")]
+    pub counted: Option<bool>,
+    /// Its line.
+    #[serde(deserialize_with = "lenient")]
+    pub at: SourceD,
 }
 
 /// A generate response.
@@ -553,6 +577,33 @@ pub struct ServerD {
     /// Layers offloaded to the GPU.
     #[serde(deserialize_with = "lenient")]
     pub gpu_layers: Option<u64>,
+    /// The server process that loaded the model.
+    #[serde(deserialize_with = "lenient")]
+    pub pid: Option<u64>,
+    /// The server processes whose lines the run's journals hold.
+    #[serde(deserialize_with = "lenient")]
+    pub processes: Vec<u64>,
+    /// When it loaded it.
+    pub load_time: Loose,
+    /// The server's version.
+    pub version: Loose,
+    /// Variables that change devices, libraries or kernels.
+    #[serde(deserialize_with = "lenient")]
+    pub env: BTreeMap<String, String>,
+    /// Backends loaded (`ROCm: /…/libggml-hip.so`).
+    #[serde(deserialize_with = "lenient")]
+    pub backends: Vec<String>,
+    /// The load request's settings.
+    #[serde(deserialize_with = "lenient")]
+    pub num_threads: Option<u64>,
+    /// `BatchSize`.
+    #[serde(deserialize_with = "lenient")]
+    pub batch_size: Option<u64>,
+    /// `KvSize`.
+    #[serde(deserialize_with = "lenient")]
+    pub kv_size: Option<u64>,
+    /// `FlashAttention`.
+    pub flash_attention: Loose,
     /// Devices.
     #[serde(deserialize_with = "lenient")]
     pub devices: Vec<ServerDeviceD>,

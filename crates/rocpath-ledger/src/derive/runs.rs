@@ -1,8 +1,16 @@
 //! Rules over LLM workload recordings: kernel traces (dispatch families per run), Ollama runs
 //! (GPU / CPU placement, per run and across a model's runs), strace splits (catalog reads and
 //! the link status) and A/B lanes (ratio of medians with its interval).
+//!
+//! An Ollama run's placement is the one the server process that loaded the model tells: its
+//! pid and time are named and its load lines cited; lines of another process (an earlier
+//! server, another pid) never make a run "split". A group of runs is one model under one
+//! configuration — version, ggml-hip build, variables, load settings — as far as the run
+//! documents carry it; a run whose lines log none takes that of the server process that served
+//! it (runs of its set loaded a model there under one configuration), else it groups only
+//! within its recording set, so later runs (after a library fix) never rewrite an earlier group.
 
-use super::digest::{Doc, Ev, ObsDigest};
+use super::digest::{Doc, Ev, ObsDigest, ServerD, SignalD, VerdictD};
 use super::text::{self, num};
 use super::{Finding, record_support, rule};
 use crate::model::*;
@@ -139,6 +147,153 @@ struct Placement<'a> {
     verdict: String,
     layers: Option<u64>,
     class: Class,
+    /// The server process that loaded the model, and when.
+    loader: Option<(u64, Option<String>)>,
+    /// The lines of that process that placed the model.
+    sources: Vec<rocpath_evidence::Locator>,
+    /// The run's configuration as far as its document carries it (empty: none recorded).
+    config: Vec<String>,
+    /// The server processes whose lines the run's journals hold.
+    processes: Vec<u64>,
+}
+
+/// A run whose own lines carry no configuration takes that of the server process that served
+/// it, when runs of the same recording set loaded a model in that process and all of them carry
+/// the same configuration: a server's version, build and variables do not change while it runs.
+fn inherit_configs(ps: &mut [Placement<'_>]) {
+    let known: Vec<(&str, u64, Vec<String>)> = ps
+        .iter()
+        .filter(|p| !p.config.is_empty())
+        .filter_map(|p| {
+            p.loader
+                .as_ref()
+                .map(|(pid, _)| (p.obs, *pid, p.config.clone()))
+        })
+        .collect();
+    for p in ps.iter_mut().filter(|p| p.config.is_empty()) {
+        let mut found: Vec<&Vec<String>> = known
+            .iter()
+            .filter(|(o, pid, _)| *o == p.obs && p.processes.contains(pid))
+            .map(|(_, _, c)| c)
+            .collect();
+        found.sort();
+        found.dedup();
+        if let [one] = found[..] {
+            p.config = one.clone();
+        }
+    }
+}
+
+/// Load lines: only these say where a model was placed.
+const LOAD_SIGNALS: [&str; 4] = ["gpu_layers", "offloaded", "placement", "using_device"];
+
+/// The server processes whose lines loaded a model.
+fn loaders(v: &VerdictD) -> std::collections::BTreeSet<u64> {
+    v.signals
+        .iter()
+        .filter(|s| LOAD_SIGNALS.contains(&s.what.as_str()))
+        .filter_map(|s| s.pid)
+        .collect()
+}
+
+/// The verdict as the process that loaded the model tells it: a `MIXED` whose other side comes
+/// only from lines of another server process (an earlier server, another pid) is the loading
+/// process's side. A document written before lines carried `counted` is read the same way.
+fn loader_verdict(v: &VerdictD) -> Option<&'static str> {
+    if !v.verdict.as_str().eq_ignore_ascii_case("MIXED") {
+        return None;
+    }
+    let l = loaders(v);
+    if l.len() != 1 {
+        return None;
+    }
+    let ours = v
+        .signals
+        .iter()
+        .filter(|s| s.counted != Some(false) && s.pid.is_none_or(|p| l.contains(&p)));
+    let (mut gpu, mut cpu) = (false, false);
+    for s in ours {
+        gpu |= s.side.as_str() == "gpu";
+        cpu |= s.side.as_str() == "cpu";
+    }
+    match (gpu, cpu) {
+        (true, false) => Some("GPU"),
+        (false, true) => Some("CPU"),
+        _ => None,
+    }
+}
+
+/// The loading process, and its lines that placed the model (at most 4).
+fn loader_of(
+    v: &VerdictD,
+    server: &ServerD,
+) -> (
+    Option<(u64, Option<String>)>,
+    Vec<rocpath_evidence::Locator>,
+) {
+    let l = loaders(v);
+    let pid = server
+        .pid
+        .or_else(|| (l.len() == 1).then(|| l.iter().next().copied()).flatten());
+    let Some(pid) = pid else {
+        return (None, Vec::new());
+    };
+    let load: Vec<&SignalD> = v
+        .signals
+        .iter()
+        .filter(|s| s.pid == Some(pid) && LOAD_SIGNALS.contains(&s.what.as_str()))
+        .collect();
+    let time = server
+        .load_time
+        .0
+        .clone()
+        .or_else(|| load.iter().filter_map(|s| s.time.0.clone()).min());
+    let mut sources: Vec<rocpath_evidence::Locator> = load
+        .iter()
+        .filter(|s| !s.at.path.as_str().is_empty())
+        .map(|s| {
+            let mut l = rocpath_evidence::Locator::file(s.at.path.as_str());
+            l.line = s.at.line;
+            l
+        })
+        .collect();
+    sources.sort_by(|a, b| (&a.path, a.line).cmp(&(&b.path, b.line)));
+    sources.dedup();
+    sources.truncate(4);
+    (Some((pid, time)), sources)
+}
+
+/// The run's configuration as its document carries it: the server's version, the ggml-hip
+/// backend it loaded (the build), the variables that change devices, libraries or kernels, and
+/// the load request's settings.
+fn run_config(server: &ServerD) -> Vec<String> {
+    let mut c = Vec::new();
+    if let Some(v) = &server.version.0 {
+        c.push(format!("Ollama {v}"));
+    }
+    for b in &server.backends {
+        if let Some(p) = b.strip_prefix("ROCm: ") {
+            // The build's folder, without the machine's own part of the path.
+            let parts: Vec<&str> = p.rsplit(['/', '\\']).take(4).collect();
+            let short: Vec<&str> = parts.into_iter().rev().collect();
+            c.push(format!("ggml-hip …/{}", short.join("/")));
+        }
+    }
+    for (k, v) in &server.env {
+        c.push(format!("{k}={v}"));
+    }
+    let settings = [
+        ("NumThreads", server.num_threads.map(|n| n.to_string())),
+        ("BatchSize", server.batch_size.map(|n| n.to_string())),
+        ("KvSize", server.kv_size.map(|n| n.to_string())),
+        ("FlashAttention", server.flash_attention.0.clone()),
+    ];
+    for (k, v) in settings {
+        if let Some(v) = v {
+            c.push(format!("{k} {v}"));
+        }
+    }
+    c
 }
 
 fn placement_text(verdict: &str) -> Text {
@@ -153,9 +308,40 @@ fn placement_text(verdict: &str) -> Text {
     }
 }
 
+/// The configuration of a group as stated: what its runs' documents carry, or, when they
+/// carry none, the recording set they came from (runs of another set may differ in it).
+fn config_text(p: &Placement<'_>) -> Text {
+    if p.config.is_empty() {
+        Text::new(
+            format!("構成の記録なし、記録セット {} の実行のみ", p.obs),
+            format!(
+                "configuration not logged; runs of recording set {} only",
+                p.obs
+            ),
+        )
+    } else {
+        let c = p.config.join(", ");
+        Text::new(c.clone(), c)
+    }
+}
+
+fn loader_text(p: &Placement<'_>) -> Text {
+    match &p.loader {
+        Some((pid, Some(t))) => Text::new(
+            format!("読み込んだサーバープロセス {pid}、{t}"),
+            format!("loaded by server process {pid} at {t}"),
+        ),
+        Some((pid, None)) => Text::new(
+            format!("読み込んだサーバープロセス {pid}"),
+            format!("loaded by server process {pid}"),
+        ),
+        None => Text::default(),
+    }
+}
+
 fn placement_findings(ps: &[Placement<'_>]) -> Vec<Finding> {
     let mut out = Vec::new();
-    let mut groups: BTreeMap<(String, String), Vec<&Placement<'_>>> = BTreeMap::new();
+    let mut groups: BTreeMap<(String, String, String), Vec<&Placement<'_>>> = BTreeMap::new();
     for p in ps {
         let t = placement_text(&p.verdict);
         let layers = p.layers.map(|l| {
@@ -164,9 +350,13 @@ fn placement_findings(ps: &[Placement<'_>]) -> Vec<Finding> {
                 format!("{l} layers on the GPU"),
             )
         });
-        let (lj, le) = layers
-            .map(|(j, e)| (format!("({j})"), format!(" ({e})")))
-            .unwrap_or_default();
+        let lt = loader_text(p);
+        let (lj, le) = match (layers, lt.en.is_empty()) {
+            (Some((j, e)), true) => (format!("({j})"), format!(" ({e})")),
+            (Some((j, e)), false) => (format!("({j}、{})", lt.ja), format!(" ({e}; {})", lt.en)),
+            (None, false) => (format!("({})", lt.ja), format!(" ({})", lt.en)),
+            (None, true) => Default::default(),
+        };
         let (mj, me) = p
             .model
             .as_ref()
@@ -182,31 +372,47 @@ fn placement_findings(ps: &[Placement<'_>]) -> Vec<Finding> {
             p.class,
             p.world.clone(),
             Floor::Application,
-            vec![record_support(
-                p.obs,
-                &format!("/runs/{}/verdict", p.index),
-                Text::new(t.ja, t.en),
-            )],
+            placement_support(p, Text::new(t.ja, t.en)),
             (1, 1, Vec::new()),
         ));
         // A run whose model is not named joins no group: its group would have no subject.
+        // A group is one configuration: runs whose documents carry none stay with their set.
         if let Some(model) = &p.model {
+            let config = if p.config.is_empty() {
+                format!("set {}", p.obs)
+            } else {
+                p.config.join(", ")
+            };
             groups
-                .entry((p.world.clone(), model.clone()))
+                .entry((p.world.clone(), model.clone(), config))
                 .or_default()
                 .push(p);
         }
     }
-    for ((world, model), m) in groups {
+    for ((world, model, config), m) in groups {
         if m.len() < 2 {
             continue;
         }
-        out.push(placement_group(&world, &model, &m));
+        out.push(placement_group(&world, &model, &config, &m));
     }
     out
 }
 
-fn placement_group(world: &str, model: &str, m: &[&Placement<'_>]) -> Finding {
+/// The verdict record, and the lines of the process that loaded the model.
+fn placement_support(p: &Placement<'_>, note: Text) -> Vec<Support> {
+    let mut v = vec![record_support(
+        p.obs,
+        &format!("/runs/{}/verdict", p.index),
+        note,
+    )];
+    v.extend(p.sources.iter().map(|l| Support {
+        source: Some(l.clone()),
+        ..Support::default()
+    }));
+    v
+}
+
+fn placement_group(world: &str, model: &str, config: &str, m: &[&Placement<'_>]) -> Finding {
     let mut counts: BTreeMap<String, u64> = BTreeMap::new();
     for p in m {
         *counts.entry(p.verdict.to_ascii_uppercase()).or_default() += 1;
@@ -230,15 +436,18 @@ fn placement_group(world: &str, model: &str, m: &[&Placement<'_>]) -> Finding {
         format!(" on {world}")
     };
     let m_n = text::m_of_n(top_n, n, "runs");
+    let ct = config_text(m[0]);
     let mut statement = Text::new(
         format!(
-            "Ollama の {model}{on}: {}モデルは{}({})。",
+            "Ollama の {model}{on}({}): {}モデルは{}({})。",
+            ct.ja,
             m_n.ja,
             t.ja,
             split.join("、")
         ),
         format!(
-            "Ollama {model}{on}: the model {} {} ({}).",
+            "Ollama {model}{on} ({}): the model {} {} ({}).",
+            ct.en,
             t.en,
             m_n.en,
             split.join(", ")
@@ -287,7 +496,7 @@ fn placement_group(world: &str, model: &str, m: &[&Placement<'_>]) -> Finding {
         .collect();
     finding(
         rule::OLLAMA_PLACEMENT_GROUP,
-        format!("{world}|{model}"),
+        format!("{world}|{model}|{config}"),
         statement,
         class,
         world.to_string(),
@@ -470,7 +679,16 @@ pub fn findings(obs: &[ObsDigest]) -> Vec<Finding> {
                         .map(|d| processor_of(d.compute.as_str()))
                         .find(|p| is_processor(p))
                         .unwrap_or_else(|| o.world.clone());
+                    let (loader, sources) = loader_of(v, &server);
+                    let verdict = loader_verdict(v).map_or_else(
+                        || v.verdict.0.clone().unwrap_or_else(|| "UNSURE".into()),
+                        str::to_string,
+                    );
                     placements.push(Placement {
+                        loader,
+                        sources,
+                        config: run_config(&server),
+                        processes: server.processes.clone(),
                         obs: &o.id,
                         index: i,
                         run: r.run.0.clone().unwrap_or_else(|| format!("{}#{i}", o.id)),
@@ -481,7 +699,7 @@ pub fn findings(obs: &[ObsDigest]) -> Vec<Finding> {
                             .and_then(|r| r.model.0.clone())
                             .filter(|m| !m.trim().is_empty()),
                         world,
-                        verdict: v.verdict.0.clone().unwrap_or_else(|| "UNSURE".into()),
+                        verdict,
                         layers: server.gpu_layers,
                         class: class_of(&v.evidence, Class::Unresolved),
                     });
@@ -506,12 +724,13 @@ pub fn findings(obs: &[ObsDigest]) -> Vec<Finding> {
     for (i, p) in placements.iter().enumerate() {
         seen.insert(p.run.clone(), i);
     }
-    let kept: Vec<Placement<'_>> = placements
+    let mut kept: Vec<Placement<'_>> = placements
         .into_iter()
         .enumerate()
         .filter(|(i, p)| seen.get(&p.run) == Some(i))
         .map(|(_, p)| p)
         .collect();
+    inherit_configs(&mut kept);
     out.extend(placement_findings(&kept));
     out
 }

@@ -13,6 +13,8 @@
 //! | `ledger.placeholder_in_statement` | error | a claim's statement has a `?` where a value should be |
 //! | `ledger.limited_without_limit` | error | a derived `limited` claim none of whose supports is limited or unresolved |
 //! | `ledger.split_by_other_process` | error | a claim states an Ollama run split between GPU and CPU whose other side is only another server process's lines |
+//! | `ledger.confirmed_from_one_run` | error | a derived prediction classed confirmed that fewer than two agreeing runs support |
+//! | `ledger.timing_in_forced_run` | error | a claim about a forced run says timing decides |
 //! | `ledger.group_mixes_configurations` | error | a derived Ollama run group whose runs were recorded under different configurations |
 //! | `ledger.input_unavailable` | warning | a hashed raw input cannot be found here to re-check |
 
@@ -50,6 +52,10 @@ pub mod rule {
     pub const SPLIT_BY_OTHER_PROCESS: &str = "ledger.split_by_other_process";
     /// A derived run group mixes run configurations.
     pub const GROUP_MIXES_CONFIGURATIONS: &str = "ledger.group_mixes_configurations";
+    /// A derived prediction is confirmed by a single run.
+    pub const CONFIRMED_FROM_ONE_RUN: &str = "ledger.confirmed_from_one_run";
+    /// A claim about a forced run says timing decides.
+    pub const TIMING_IN_FORCED_RUN: &str = "ledger.timing_in_forced_run";
     /// A raw input cannot be re-checked here (warning).
     pub const INPUT_UNAVAILABLE: &str = "ledger.input_unavailable";
 }
@@ -273,6 +279,45 @@ impl<'a> Run<'a> {
                     } else {
                         &c.statement.en
                     }
+                ),
+            );
+            self.push(ci, 0, p);
+        }
+        self.overstated(ci, c);
+    }
+
+    /// A prediction confirmed from one run; timing said to decide in a forced run.
+    fn overstated(&mut self, ci: usize, c: &Claim) {
+        let one_run = c
+            .derived
+            .as_ref()
+            .is_some_and(|d| d.of < crate::derive::explain::CONFIRMING_RUNS);
+        if c.derived_by == "derive.explain.prediction"
+            && c.class == Some(Class::Confirmed)
+            && one_run
+        {
+            let p = claim_problem(
+                c,
+                rule::CONFIRMED_FROM_ONE_RUN,
+                format!(
+                    "claim {:?} confirms a prediction from a single run; one run does not repeat the result — it stays inferred (runtime_verified) until a second run agrees",
+                    c.id
+                ),
+            );
+            self.push(ci, 0, p);
+        }
+        let forced = c.selection == Some(SelectionKind::Forced)
+            || c.statement.en.contains("(forced")
+            || c.statement.ja.contains("を強制した");
+        let timing = c.statement.en.to_ascii_lowercase().contains("timing")
+            || c.statement.ja.contains("タイミング");
+        if forced && timing {
+            let p = claim_problem(
+                c,
+                rule::TIMING_IN_FORCED_RUN,
+                format!(
+                    "claim {:?} is about a forced run but says timing decides; a forced solver is not chosen among timed candidates — state what the model cannot evaluate instead",
+                    c.id
                 ),
             );
             self.push(ci, 0, p);

@@ -477,6 +477,56 @@ fn rule_group_mixes_configurations() {
 }
 
 #[test]
+fn rule_confirmed_from_one_run() {
+    // The prediction once written for the one FP32 1×1 run of the Vega64 logs.
+    let f = Fixture::new();
+    f.standard();
+    let mut c = f.claim("one", Some(Class::Confirmed), &["case#/cases/0/selected"]);
+    c.derived_by = "derive.explain.prediction".into();
+    c.derived = Some(Derived {
+        key: "gfx900|3.5.1|find|FP32 NCHW conv_fwd|ConvAsm1x1U".into(),
+        agree: 1,
+        of: 1,
+        ..Derived::default()
+    });
+    f.add(c.clone());
+    let p = only(&f.problems(), rule::CONFIRMED_FROM_ONE_RUN);
+    assert!(p.message.contains("single run"), "{}", p.message);
+    // Inferred from the one run, it passes; so does a confirmed one that two runs repeat.
+    let f = Fixture::new();
+    f.standard();
+    let mut one = c.clone();
+    one.class = Some(Class::Inferred);
+    f.add(one);
+    let mut two = c;
+    two.id = "two".into();
+    two.derived.as_mut().unwrap().agree = 2;
+    two.derived.as_mut().unwrap().of = 2;
+    f.add(two);
+    let p = f.problems();
+    assert!(p.is_empty(), "{p:#?}");
+}
+
+#[test]
+fn rule_timing_in_forced_run() {
+    let f = Fixture::new();
+    f.standard();
+    let mut c = f.claim(
+        "forced",
+        Some(Class::Unresolved),
+        &["case#/cases/1/selected"],
+    );
+    c.selection = Some(SelectionKind::Forced);
+    c.statement = Text::new(
+        "gfx900 の INT8 順方向畳み込み(forced: ConvMlirIgemmFwd)に一つの solver に決まらない(実機のタイミングが決める)を予測する。",
+        "The model predicts no single solver (timing on the device decides) for INT8 forward convolution on gfx900 (forced: ConvMlirIgemmFwd).",
+    );
+    f.add(c);
+    let p = only(&f.problems(), rule::TIMING_IN_FORCED_RUN);
+    assert!(p.message.contains("forced run"), "{}", p.message);
+}
+
+#[test]
 fn rule_unreadable() {
     let f = Fixture::new();
     f.standard();

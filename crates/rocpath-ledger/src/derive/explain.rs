@@ -1,7 +1,10 @@
 //! Rule over `explain --compare` documents: a prediction of the applicability model (an
-//! interpretation: inferred, code_verified) grouped by world, release, mode, data type and
-//! operation, raised to confirmed when every run compared with it agrees; a disagreement
-//! keeps it an open question (unresolved), next to agreements too, with the split named.
+//! interpretation: inferred, code_verified) grouped by world, release, mode, data type, layout
+//! and operation, worded with the problem shapes it was compared on; raised to confirmed when
+//! two or more runs agree and none disagrees — one agreeing run leaves it inferred
+//! (runtime_verified): a single run does not repeat the result —; a disagreement keeps it an
+//! open question (unresolved), next to agreements too, with the split named. "Timing decides"
+//! is said only where MIOpen times candidates (Find); a forced run times nothing.
 
 use super::digest::{Doc, ObsDigest};
 use super::text::{self, num};
@@ -18,6 +21,44 @@ struct Cmp<'a> {
     verdict: String,
     observed: String,
     statement: String,
+    /// The problem's shape (`N16 C32 28×28 K32 1×1`).
+    shape: String,
+}
+
+/// Runs that must agree, none disagreeing, before a prediction is confirmed.
+pub const CONFIRMING_RUNS: u64 = 2;
+
+/// A find-db key's shape, readable: `32-28-28-1x1-32-28-28-16-0x0-1x1-1x1-0-NCHW-INT8-F` →
+/// `N16 C32 28×28 K32 1×1` (pad, stride and dilation when they are not 0, 1 and 1). A key of
+/// another form is given as it is, without its layout, type and direction.
+fn shape_text(key: &str) -> String {
+    let p: Vec<&str> = key.split('-').collect();
+    // 2-D keys: 12 shape fields, then the layout (input, weights, output when they differ from
+    // NCHW), the type and the direction.
+    let two_d = (15..=17).contains(&p.len()) && p[3].contains('x') && p[8].contains('x');
+    if !two_d {
+        return p[..p.len().saturating_sub(3)].join("-");
+    }
+    let x = |s: &str| s.replace('x', "×");
+    let mut out = format!(
+        "N{} C{} {}×{} K{} {}",
+        p[7],
+        p[0],
+        p[1],
+        p[2],
+        p[4],
+        x(p[3])
+    );
+    for (name, v, plain) in [
+        ("pad", p[8], "0x0"),
+        ("stride", p[9], "1x1"),
+        ("dilation", p[10], "1x1"),
+    ] {
+        if v != plain {
+            out.push_str(&format!(" {name} {}", x(v)));
+        }
+    }
+    out
 }
 
 /// `…-NCHW-INT8-F` → (`NCHW`, `INT8`, `conv_fwd`).
@@ -42,12 +83,25 @@ fn problem_parts(key: &str) -> (String, String, String) {
     )
 }
 
-fn predicted_text(p: &str) -> Text {
+/// The prediction, worded for its mode: only Find times candidates on the device.
+fn predicted_text(p: &str, mode: &str) -> Text {
     if p == "unresolved" {
-        return Text::new(
-            "一つの solver に決まらない(実機のタイミングが決める)",
-            "no single solver (timing on the device decides)",
-        );
+        return if mode.starts_with("forced") {
+            Text::new(
+                "強制した solver の結果を決められない(モデルが評価できない条件がある)",
+                "no outcome for the forced solver (a condition the model cannot evaluate)",
+            )
+        } else if mode == "find" {
+            Text::new(
+                "一つの solver に決まらない(実機のタイミングが決める)",
+                "no single solver (timing on the device decides)",
+            )
+        } else {
+            Text::new(
+                "一つの solver に決まらない(モデルが評価できない条件がある)",
+                "no single solver (a condition the model cannot evaluate)",
+            )
+        };
     }
     match p.strip_prefix("failure: ") {
         Some(f) => Text::new(format!("失敗({f})"), format!("a failure ({f})")),
@@ -73,11 +127,11 @@ pub fn findings(obs: &[ObsDigest]) -> Vec<Finding> {
             } else {
                 processor_of(c.arch.as_str())
             };
-            let (_, dtype, op) = problem_parts(c.problem_key.as_str());
+            let (layout, dtype, op) = problem_parts(c.problem_key.as_str());
             let subject = if c.kernel.0.is_some() {
                 "ggml".to_string()
             } else {
-                format!("{dtype} {op}")
+                format!("{dtype} {layout} {op}")
             };
             let key = (
                 world,
@@ -103,6 +157,11 @@ pub fn findings(obs: &[ObsDigest]) -> Vec<Finding> {
                     .or_else(|| c.observed_outcome.0.clone())
                     .unwrap_or_default(),
                 statement: c.statement.as_str().to_string(),
+                shape: if c.kernel.0.is_some() {
+                    String::new()
+                } else {
+                    shape_text(c.problem_key.as_str())
+                },
             });
         }
     }
@@ -114,26 +173,9 @@ pub fn findings(obs: &[ObsDigest]) -> Vec<Finding> {
         .collect()
 }
 
-fn finding(
-    world: &str,
-    release: &str,
-    mode: &str,
-    subject: &str,
-    predicted: &str,
-    m: &[Cmp<'_>],
-) -> Finding {
-    let n = m.len() as u64;
-    let agree = m.iter().filter(|c| c.verdict == "agree").count() as u64;
-    let disagree = m.iter().filter(|c| c.verdict == "disagree").count() as u64;
-    let (class, kind) = if agree == n {
-        (Class::Confirmed, Proof::RuntimeVerified)
-    } else if agree > 0 {
-        // Runs that disagree are not a limit of the observation: the prediction is open.
-        (Class::Unresolved, Proof::RuntimeVerified)
-    } else {
-        (Class::Unresolved, Proof::CodeVerified)
-    };
-    let (dtype_op, model) = match subject.rsplit_once(' ') {
+/// What a prediction is about (`INT8 NCHW forward convolution`) and whose it is.
+fn subject_text(subject: &str, release: &str) -> (Text, Text) {
+    match subject.rsplit_once(' ') {
         Some((dt, op)) => {
             let o = text::operation(op);
             (
@@ -155,8 +197,34 @@ fn finding(
             Text::new("ggml カーネル", "ggml kernels"),
             Text::new("ggml のディスパッチ規則", "ggml's dispatch rules"),
         ),
+    }
+}
+
+fn finding(
+    world: &str,
+    release: &str,
+    mode: &str,
+    subject: &str,
+    predicted: &str,
+    m: &[Cmp<'_>],
+) -> Finding {
+    let n = m.len() as u64;
+    let agree = m.iter().filter(|c| c.verdict == "agree").count() as u64;
+    let disagree = m.iter().filter(|c| c.verdict == "disagree").count() as u64;
+    let (class, kind) = if agree == n && n >= CONFIRMING_RUNS {
+        (Class::Confirmed, Proof::RuntimeVerified)
+    } else if agree == n {
+        // One run agrees: the result is not repeated, so the prediction stays an inference.
+        (Class::Inferred, Proof::RuntimeVerified)
+    } else if agree > 0 {
+        // Runs that disagree are not a limit of the observation: the prediction is open.
+        (Class::Unresolved, Proof::RuntimeVerified)
+    } else {
+        (Class::Unresolved, Proof::CodeVerified)
     };
-    let p = predicted_text(predicted);
+    let (dtype_op, model) = subject_text(subject, release);
+    let p = predicted_text(predicted, mode);
+    let scope = shapes_text(m);
     let exceptions: Vec<String> = m
         .iter()
         .filter(|c| c.verdict != "agree")
@@ -164,22 +232,30 @@ fn finding(
         .collect();
     let mut statement = Text::new(
         format!(
-            "{}は、{world} の {dtype_ja}({mode})に {} を予測する。実行結果との一致は {} 件中 {} 件。",
+            "{}は、{world} の {dtype_ja}({mode}){}に {} を予測する。これらの実行との一致は {} 件中 {} 件。",
             model.ja,
+            scope.ja,
             p.ja,
             num(n),
             num(agree),
             dtype_ja = dtype_op.ja,
         ),
         format!(
-            "{} predicts {} for {} on {world} ({mode}); the runs agree in {} of {}.",
+            "{} predicts {} for {} on {world} ({mode}){}; the runs of these shapes agree in {} of {}.",
             model.en,
             p.en,
             dtype_op.en,
+            scope.en,
             num(agree),
             num(n)
         ),
     );
+    if n < CONFIRMING_RUNS && agree == n {
+        statement
+            .ja
+            .push_str(" 1 回の実行のみで、繰り返されていない。");
+        statement.en.push_str(" One run only: not repeated.");
+    }
     if disagree > 0 {
         statement
             .ja
@@ -210,12 +286,41 @@ fn finding(
         world: world.to_string(),
         floor: Some(Floor::MathLibrary),
         layer: Some(Layer::Selection),
-        selection: None,
+        selection: mode.starts_with("forced").then_some(SelectionKind::Forced),
         agree,
         of: n,
         exceptions,
         support,
         cases: Vec::new(),
+    }
+}
+
+/// The shapes a prediction was compared on: its scope (up to 4 named, the rest counted).
+fn shapes_text(m: &[Cmp<'_>]) -> Text {
+    let mut shapes: Vec<&str> = m
+        .iter()
+        .map(|c| c.shape.as_str())
+        .filter(|s| !s.is_empty())
+        .collect();
+    shapes.sort_unstable();
+    shapes.dedup();
+    if shapes.is_empty() {
+        return Text::default();
+    }
+    let shown = shapes[..shapes.len().min(4)].join("; ");
+    let more = shapes.len().saturating_sub(4);
+    let (more_ja, more_en) = if more > 0 {
+        (format!(" ほか {more} 形状"), format!(" and {more} more"))
+    } else {
+        Default::default()
+    };
+    if shapes.len() == 1 {
+        Text::new(format!("、形状 {shown} "), format!(", shape {shown}"))
+    } else {
+        Text::new(
+            format!("、{} 形状 {shown}{more_ja} ", shapes.len()),
+            format!(", {} shapes: {shown}{more_en}", shapes.len()),
+        )
     }
 }
 
@@ -239,5 +344,31 @@ mod tests {
         );
         assert_eq!(problem_parts("1-2-NCHW-FP32-F_g2").2, "conv_fwd");
         assert_eq!(problem_parts("x"), Default::default());
+    }
+
+    #[test]
+    fn shapes_and_wording() {
+        assert_eq!(
+            shape_text("32-28-28-1x1-32-28-28-16-0x0-1x1-1x1-0-NCHW-INT8-F"),
+            "N16 C32 28×28 K32 1×1"
+        );
+        assert_eq!(
+            shape_text("64-56-56-3x3-128-28-28-32-1x1-2x2-1x1-0-NCHW-INT8-F"),
+            "N32 C64 56×56 K128 3×3 pad 1×1 stride 2×2"
+        );
+        assert_eq!(
+            shape_text("64-32-32-1x1-64-32-32-16-0x0-1x1-1x1-0-NHWC-NHWC-NHWC-INT8-F"),
+            "N16 C64 32×32 K64 1×1"
+        );
+        // Only Find times candidates on the device.
+        let forced = predicted_text("unresolved", "forced: ConvMlirIgemmFwd");
+        assert!(!forced.en.contains("timing"), "{}", forced.en);
+        assert!(!forced.ja.contains("タイミング"), "{}", forced.ja);
+        assert!(predicted_text("unresolved", "find").en.contains("timing"));
+        assert!(
+            !predicted_text("unresolved", "immediate")
+                .en
+                .contains("timing")
+        );
     }
 }

@@ -3,9 +3,10 @@
 
 use crate::table;
 use comfy_table::Cell;
-use rocpath_loads::Loads;
 use rocpath_loads::process::Running;
 use rocpath_loads::python::ModuleLoads;
+use rocpath_loads::rocm::DataPath;
+use rocpath_loads::{Library, Loads, Missing};
 use std::fmt::Write;
 
 /// The table for people.
@@ -45,54 +46,13 @@ pub fn loads_table(l: &Loads) -> String {
         );
     }
     out.push('\n');
-    let mut t = table(&["depth", "name", "path", "rule", "needed by", "ROCm"]);
-    for lib in &l.libraries {
-        t.add_row(vec![
-            Cell::new(lib.depth),
-            Cell::new(&lib.name),
-            Cell::new(&lib.path),
-            Cell::new(lib.rule.as_str()),
-            Cell::new(base(&lib.needed_by)),
-            Cell::new(lib.rocm.unwrap_or("")),
-        ]);
-    }
-    let _ = writeln!(out, "{t}");
-    if !l.missing.is_empty() {
-        let _ = writeln!(
-            out,
-            "\nnot found ({}): the program stops with \"error while loading shared libraries\"",
-            l.missing.len()
-        );
-        for m in &l.missing {
-            let _ = writeln!(out, "  {} (needed by {})", m.name, m.needed_by);
-            for s in &m.searched {
-                let _ = writeln!(out, "    {:<16} {}", s.rule.as_str(), s.place);
-            }
-            for r in &m.rejected {
-                let what = if r.fatal { "stops at" } else { "passed over" };
-                let _ = writeln!(out, "    {what:<16} {}: {}", r.path, r.why);
-            }
-        }
-    }
-    if !l.rocm_data.is_empty() {
-        let _ = writeln!(out, "\nROCm data, next to the library the loader takes:");
-        let mut t = table(&["component", "reads", "from", "set by", "present"]);
-        for d in &l.rocm_data {
-            let var = match (d.variable, d.from_variable) {
-                (Some(v), true) => format!("{v} (set)"),
-                (Some(v), false) => format!("{v} (unset)"),
-                (None, _) => String::new(),
-            };
-            t.add_row(vec![
-                Cell::new(d.component),
-                Cell::new(d.what),
-                Cell::new(&d.folder),
-                Cell::new(var),
-                Cell::new(if d.exists { "yes" } else { "no" }),
-            ]);
-        }
-        let _ = writeln!(out, "{t}");
-    }
+    let _ = writeln!(out, "{}", libraries(&l.libraries, true));
+    missing(
+        &mut out,
+        &l.missing,
+        "the program stops with \"error while loading shared libraries\"",
+    );
+    rocm_data(&mut out, &l.rocm_data);
     if l.truncated {
         let _ = writeln!(out, "\nstopped: more objects than the walk loads");
     }
@@ -117,34 +77,82 @@ pub fn module_table(m: &ModuleLoads) -> String {
         if m.truncated { " (more not read)" } else { "" }
     );
     out.push('\n');
-    let mut t = table(&["library", "path", "rule", "first needed by", "ROCm"]);
-    for lib in &m.libraries {
-        t.add_row(vec![
+    let _ = writeln!(out, "{}", libraries(&m.libraries, false));
+    missing(
+        &mut out,
+        &m.missing,
+        "the import fails with \"cannot open shared object file\"",
+    );
+    rocm_data(&mut out, &m.rocm_data);
+    out
+}
+
+/// The libraries resolved: with their depth for one object, without it for many merged (the
+/// object named is then the first that needs each).
+fn libraries(libs: &[Library], depth: bool) -> comfy_table::Table {
+    let mut head = vec!["name", "path", "rule", "needed by", "ROCm"];
+    if depth {
+        head.insert(0, "depth");
+    } else {
+        head[3] = "first needed by";
+    }
+    let mut t = table(&head);
+    for lib in libs {
+        let mut row = vec![
             Cell::new(&lib.name),
             Cell::new(&lib.path),
             Cell::new(lib.rule.as_str()),
             Cell::new(base(&lib.needed_by)),
             Cell::new(lib.rocm.unwrap_or("")),
+        ];
+        if depth {
+            row.insert(0, Cell::new(lib.depth));
+        }
+        t.add_row(row);
+    }
+    t
+}
+
+/// The names not found, each with the places searched and the files passed over.
+fn missing(out: &mut String, missing: &[Missing], fails: &str) {
+    if missing.is_empty() {
+        return;
+    }
+    let _ = writeln!(out, "\nnot found ({}): {fails}", missing.len());
+    for m in missing {
+        let _ = writeln!(out, "  {} (needed by {})", m.name, m.needed_by);
+        for s in &m.searched {
+            let _ = writeln!(out, "    {:<16} {}", s.rule.as_str(), s.place);
+        }
+        for r in &m.rejected {
+            let what = if r.fatal { "stops at" } else { "passed over" };
+            let _ = writeln!(out, "    {what:<16} {}: {}", r.path, r.why);
+        }
+    }
+}
+
+/// Where each ROCm library found reads its data.
+fn rocm_data(out: &mut String, data: &[DataPath]) {
+    if data.is_empty() {
+        return;
+    }
+    let _ = writeln!(out, "\nROCm data, next to the library the loader takes:");
+    let mut t = table(&["component", "reads", "from", "set by", "present"]);
+    for d in data {
+        let var = match (d.variable, d.from_variable) {
+            (Some(v), true) => format!("{v} (set)"),
+            (Some(v), false) => format!("{v} (unset)"),
+            (None, _) => String::new(),
+        };
+        t.add_row(vec![
+            Cell::new(d.component),
+            Cell::new(d.what),
+            Cell::new(&d.folder),
+            Cell::new(var),
+            Cell::new(if d.exists { "yes" } else { "no" }),
         ]);
     }
     let _ = writeln!(out, "{t}");
-    if !m.missing.is_empty() {
-        let _ = writeln!(
-            out,
-            "\nnot found ({}): the import fails with \"cannot open shared object file\"",
-            m.missing.len()
-        );
-        for x in &m.missing {
-            let _ = writeln!(out, "  {} (needed by {})", x.name, x.needed_by);
-        }
-    }
-    if !m.rocm_data.is_empty() {
-        let _ = writeln!(out, "\nROCm data, next to the library the loader takes:");
-        for d in &m.rocm_data {
-            let _ = writeln!(out, "  {:<12} {:<24} {}", d.component, d.what, d.folder);
-        }
-    }
-    out
 }
 
 /// The table for people: what a running process loaded, beside the prediction.

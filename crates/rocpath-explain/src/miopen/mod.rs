@@ -9,6 +9,7 @@
 //! what the model cannot decide is `unresolved`, with the line that could not be decided.
 
 pub mod db;
+pub mod gemm;
 pub mod kcache;
 pub mod request;
 
@@ -268,6 +269,10 @@ pub struct MiopenExplanation {
     /// system db folder or a user cache).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub kernel_cache: Option<kcache::KernelCache>,
+    /// The rocBLAS call(s) each applicable GEMM solver issues (and, with a rocBLAS library
+    /// folder, the kernel the GEMM model predicts for it).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub gemms: Vec<gemm::IssuedGemm>,
 }
 
 /// Why an explanation could not be made.
@@ -564,6 +569,7 @@ pub fn explain(q: &Query) -> Result<MiopenExplanation, ExplainError> {
     }
     (e.predicted, e.failure, e.no_prediction) = (predicted, failure, no_prediction);
     e.tunanet = tunanet;
+    e.gemms = gemm::issued_all(&solvers, p, &q.env);
     e.solvers = solvers;
     e.reasons = reasons;
     if let Some(p) = &e.predicted {
@@ -779,6 +785,7 @@ fn base(
         reasons: Vec::new(),
         notes,
         kernel_cache: kernel_cache(q, None),
+        gemms: Vec::new(),
     }
 }
 

@@ -107,6 +107,9 @@ pub fn miopen(e: &MiopenExplanation, all: bool) -> String {
         _ => {}
     }
     s.push_str(&solver_table(e, all));
+    if !e.gemms.is_empty() {
+        s.push_str(&gemm_table(&e.gemms));
+    }
     for r in &e.reasons {
         let _ = writeln!(s, "  - {}  {}", r.statement, ev(&r.evidence));
     }
@@ -114,6 +117,73 @@ pub fn miopen(e: &MiopenExplanation, all: bool) -> String {
         let _ = writeln!(s, "note: {n}");
     }
     s
+}
+
+/// One line per rocBLAS call a GEMM solver issues, with the kernel the GEMM model predicts.
+fn gemm_table(gemms: &[rocpath_explain::miopen::gemm::IssuedGemm]) -> String {
+    let mut t = crate::table(&["solver", "rocBLAS call", "times", "kernel"]);
+    for g in gemms {
+        let call = match (&g.call, &g.unresolved) {
+            (Some(c), _) => {
+                let op = |o: &rocpath_gemm::problem::Op| format!("{o:?}");
+                let ty: Vec<&str> = c.types.iter().map(|t| t.name()).collect();
+                let mut text = format!(
+                    "{} {}{} m={} n={} k={} lda={} ldb={} ldc={}",
+                    c.api.name(),
+                    op(&c.trans[0]),
+                    op(&c.trans[1]),
+                    c.m,
+                    c.n,
+                    c.k,
+                    c.ld[0],
+                    c.ld[1],
+                    c.ld[2]
+                );
+                if c.api == rocpath_gemm::rocblas::Api::GemmStridedBatchedEx {
+                    let _ = write!(
+                        text,
+                        " strides={}/{}/{} batch={}",
+                        c.stride[0], c.stride[1], c.stride[2], c.batch
+                    );
+                }
+                let _ = write!(
+                    text,
+                    " {} compute {} beta={}",
+                    ty.join("/"),
+                    c.compute.name(),
+                    c.beta
+                );
+                if c.flags != 0 {
+                    let _ = write!(text, " flags={:#x}", c.flags);
+                }
+                format!("{text}\n{}", g.cites.join(" "))
+            }
+            (None, Some(u)) => format!("unresolved: {u}"),
+            (None, None) => String::new(),
+        };
+        let kernel = match &g.kernel {
+            None => "-".to_string(),
+            Some(k) => match (&k.name, k.index) {
+                (Some(n), Some(i)) => format!("{n} (solution {i})  {}", ev(&k.evidence)),
+                _ => format!(
+                    "{}{}  {}",
+                    k.outcome,
+                    k.unresolved
+                        .as_deref()
+                        .map(|u| format!(": {u}"))
+                        .unwrap_or_default(),
+                    ev(&k.evidence)
+                ),
+            },
+        };
+        t.add_row(vec![
+            comfy_table::Cell::new(&g.solver),
+            comfy_table::Cell::new(call),
+            crate::right(format!("{} per {}", g.times, g.per)),
+            comfy_table::Cell::new(kernel),
+        ]);
+    }
+    format!("gemm            the rocBLAS calls of the applicable GEMM solvers\n{t}\n")
 }
 
 fn ranked(e: &MiopenExplanation) -> String {

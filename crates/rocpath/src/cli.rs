@@ -902,6 +902,11 @@ pub struct ExplainMiopenArgs {
     /// An applicability model derived with `explain miopen-derive` (default: ROCm/MIOpen@2d1fd997).
     #[arg(long, value_name = "MODEL.json")]
     pub model: Option<PathBuf>,
+    /// rocBLAS's Tensile library folder (`…/rocblas/library`): the kernel each GEMM solver's
+    /// call takes (default: the folder `explain gemm` finds, `$ROCBLAS_TENSILE_LIBPATH` or the
+    /// usual install places).
+    #[arg(long, value_name = "DIR")]
+    pub rocblas_library: Option<PathBuf>,
     /// The API path for a `--problem` key (a driver command's `-S` decides otherwise).
     #[arg(long, value_enum, value_name = "MODE")]
     pub mode: Option<ExplainMode>,

@@ -111,6 +111,7 @@ fn run_miopen(a: Box<ExplainMiopenArgs>, p: &Printer) -> anyhow::Result<Status> 
         };
         out.push(miopen::explain(&q)?);
     }
+    gemm_kernels(&mut out, a.rocblas_library.as_deref(), p);
     if p.global.json {
         match out.as_slice() {
             [one] => p.json("rocpath.explain.miopen/1", one)?,
@@ -131,6 +132,26 @@ fn run_miopen(a: Box<ExplainMiopenArgs>, p: &Printer) -> anyhow::Result<Status> 
     } else {
         Status::Negative
     })
+}
+
+/// The kernel of each GEMM solver's rocBLAS call, with the library folder given or found.
+fn gemm_kernels(out: &mut [miopen::MiopenExplanation], dir: Option<&std::path::Path>, p: &Printer) {
+    if out.iter().all(|e| e.gemms.is_empty()) {
+        return;
+    }
+    let Some(dir) = dir
+        .map(std::path::Path::to_path_buf)
+        .or_else(|| rocpath_explain::gemm::default_dirs().into_iter().next())
+    else {
+        for e in out.iter_mut().filter(|e| !e.gemms.is_empty()) {
+            e.notes.push("no rocBLAS library folder found (none under /opt/rocm*/lib/rocblas or /usr/lib/*/rocblas): the GEMM solvers' kernels are not predicted (give --rocblas-library)".into());
+        }
+        return;
+    };
+    let libs = rocpath_explain::gemm::Libraries::new(super::budget(p));
+    for e in out.iter_mut() {
+        miopen::gemm::predict_kernels(e, &libs, &dir);
+    }
 }
 
 fn run_derive(a: ExplainDeriveArgs, p: &Printer) -> anyhow::Result<Status> {

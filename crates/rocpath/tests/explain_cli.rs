@@ -421,3 +421,114 @@ fn miopen_kernel_cache_names_what_compiles_on_the_first_run() {
     assert_eq!(k["databases"][0]["kernels"], 2);
     assert_eq!(k["first_run"]["evidence"]["class"], "unresolved");
 }
+
+fn rocblas_corpus() -> Option<std::path::PathBuf> {
+    rocpath_testdata::corpus_path(
+        "librocblas4",
+        "usr/lib/x86_64-linux-gnu/rocblas/4.4.1/library",
+    )
+}
+
+/// The recorded Vega64 1x1 case (vega64_fp32_nchw_1x1_fwd_n32): GemmFwd1x1_0_1 issues one
+/// `rocblas_gemm_strided_batched_ex` (NN 3136×64×64, batch 32), and on Debian's rocBLAS the
+/// GEMM model names the kernel it takes, the same one `explain gemm` gives for that call.
+#[test]
+fn miopen_names_the_gemm_and_its_kernel() {
+    let Some(lib) = rocblas_corpus() else {
+        return;
+    };
+    let conv = "MIOpenDriver conv -n 32 -c 64 -H 56 -W 56 -k 64 -y 1 -x 1 -p 0 -q 0 -u 1 -v 1 -F 1";
+    let out = rocpath()
+        .args([
+            "--json",
+            "explain",
+            "miopen",
+            "--target",
+            "gfx900:xnack-",
+            "--cu",
+            "64",
+        ])
+        .args(["--db", "/nonexistent", "--rocblas-library"])
+        .arg(&lib)
+        .arg("--")
+        .args(conv.split_whitespace())
+        .output()
+        .unwrap();
+    let v = json_with_code(&out, 1);
+    let g = v["gemms"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|g| g["solver"] == "GemmFwd1x1_0_1")
+        .unwrap();
+    let c = &g["call"];
+    assert_eq!(c["api"], "gemm_strided_batched_ex");
+    assert_eq!(c["trans"], serde_json::json!(["N", "N"]));
+    assert_eq!(
+        (c["m"].as_i64(), c["n"].as_i64(), c["k"].as_i64()),
+        (Some(3136), Some(64), Some(64))
+    );
+    assert_eq!(c["stride"], serde_json::json!([200704, 0, 200704, 200704]));
+    assert_eq!(c["batch"], 32);
+    assert_eq!(g["evidence"]["rule"], "explain.miopen.gemm_issued");
+    assert_eq!(g["evidence"]["kind"], "code_verified");
+    let k = &g["kernel"];
+    assert_eq!(k["outcome"], "chosen", "{k}");
+    assert_eq!(k["evidence"]["kind"], "shipped_artifact_verified");
+    let name = k["name"].as_str().unwrap();
+    assert!(name.starts_with("Cijk_Ailk_Bljk_SB_"), "{name}");
+    // The same call through `explain gemm`.
+    let out = rocpath()
+        .args(["--json", "explain", "gemm"])
+        .arg(&lib)
+        .args(["--target", "gfx900:xnack-", "--cu", "64", "--line"])
+        .arg(
+            "./rocblas-bench -f gemm_strided_batched_ex -r f32_r --compute_type f32_r \
+             --transposeA N --transposeB N -m 3136 -n 64 -k 64 --lda 3136 --ldb 64 --ldc 3136 \
+             --ldd 3136 --stride_a 200704 --stride_b 0 --stride_c 200704 --stride_d 200704 \
+             --batch_count 32 --alpha 1 --beta 0",
+        )
+        .output()
+        .unwrap();
+    let e = json_with_code(&out, 0);
+    let chosen = &e["explanations"][0]["chosen"];
+    assert_eq!(chosen["name"].as_str(), Some(name));
+    assert_eq!(chosen["index"], k["index"]);
+}
+
+#[test]
+fn miopen_without_a_rocblas_folder_says_so() {
+    let out = rocpath()
+        .env("ROCBLAS_TENSILE_LIBPATH", "/nonexistent/rocblas/library")
+        .args([
+            "--json", "explain", "miopen", "--target", "gfx900", "--cu", "64", "--vram", "8G",
+            "--db",
+        ])
+        .args([
+            "/nonexistent",
+            "--",
+            "MIOpenDriver",
+            "conv",
+            "-n",
+            "4",
+            "-c",
+            "8",
+            "-H",
+            "8",
+        ])
+        .args([
+            "-W", "8", "-k", "8", "-y", "3", "-x", "3", "-p", "1", "-q", "1", "-F", "1",
+        ])
+        .output()
+        .unwrap();
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let g = v["gemms"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|g| g["solver"] == "GemmFwdRest")
+        .unwrap();
+    assert_eq!(g["times"], 4);
+    assert_eq!(g["per"], "image");
+    assert_ne!(g["kernel"]["outcome"], "chosen");
+}

@@ -306,186 +306,230 @@ struct Plan {
     at: Vec<&'static str>,
 }
 
+/// One solver's invoker: (solver, grouped (None: either), descriptor, call, once per image,
+/// the invoker lines — descriptor choice, loop, call). `CallGemmStridedBatchedSequential`
+/// issues `batch_count` = N `gemm_ex` calls (`src/gemm_v2.cpp:1428-1455`).
+type Row = (
+    &'static str,
+    Option<bool>,
+    fn(&Conv) -> Desc,
+    MiopenCall,
+    bool,
+    &'static [&'static str],
+);
+
+const PLANS: &[Row] = &[
+    (
+        "GemmFwd1x1_0_1",
+        Some(true),
+        group_fwd,
+        MiopenCall::CallGemmStridedBatched,
+        true,
+        &[
+            "src/solver/conv/gemm.cpp:689",
+            "src/solver/conv/gemm.cpp:725",
+            "src/solver/conv/gemm.cpp:737",
+        ],
+    ),
+    (
+        "GemmFwd1x1_0_1",
+        Some(false),
+        conv1x1_fwd,
+        MiopenCall::CallGemmStridedBatched,
+        false,
+        &[
+            "src/solver/conv/gemm.cpp:766",
+            "src/solver/conv/gemm.cpp:804",
+        ],
+    ),
+    (
+        "GemmFwd1x1_0_1_int8",
+        None,
+        conv_fwd,
+        MiopenCall::CallGemm,
+        true,
+        &[
+            "src/solver/conv/gemm.cpp:542",
+            "src/solver/conv/gemm.cpp:592",
+            "src/solver/conv/gemm.cpp:603",
+        ],
+    ),
+    (
+        "GemmFwd1x1_0_2",
+        Some(true),
+        group_cnhw_fwd,
+        MiopenCall::CallGemmStridedBatched,
+        false,
+        &[
+            "src/solver/conv/gemm.cpp:261",
+            "src/solver/conv/gemm.cpp:378",
+        ],
+    ),
+    (
+        "GemmFwd1x1_0_2",
+        Some(false),
+        cnhw_fwd,
+        MiopenCall::CallGemm,
+        false,
+        &[
+            "src/solver/conv/gemm.cpp:262",
+            "src/solver/conv/gemm.cpp:391",
+        ],
+    ),
+    (
+        "GemmFwdRest",
+        Some(true),
+        group_fwd,
+        MiopenCall::CallGemmStridedBatched,
+        true,
+        &[
+            "src/solver/conv/gemm.cpp:908",
+            "src/solver/conv/gemm.cpp:961",
+            "src/solver/conv/gemm.cpp:1009",
+        ],
+    ),
+    (
+        "GemmFwdRest",
+        Some(false),
+        conv_fwd,
+        MiopenCall::CallGemm,
+        true,
+        &[
+            "src/solver/conv/gemm.cpp:909",
+            "src/solver/conv/gemm.cpp:961",
+            "src/solver/conv/gemm.cpp:1021",
+        ],
+    ),
+    (
+        "GemmBwd1x1_stride2",
+        Some(true),
+        group_cnhw_bwd,
+        MiopenCall::CallGemmStridedBatched,
+        false,
+        &[
+            "src/solver/conv/gemm_bwd.cpp:237",
+            "src/solver/conv/gemm_bwd.cpp:331",
+        ],
+    ),
+    (
+        "GemmBwd1x1_stride2",
+        Some(false),
+        cnhw_bwd,
+        MiopenCall::CallGemm,
+        false,
+        &[
+            "src/solver/conv/gemm_bwd.cpp:238",
+            "src/solver/conv/gemm_bwd.cpp:344",
+        ],
+    ),
+    (
+        "GemmBwd1x1_stride1",
+        Some(true),
+        group_bwd,
+        MiopenCall::CallGemmStridedBatched,
+        true,
+        &[
+            "src/solver/conv/gemm_bwd.cpp:448",
+            "src/solver/conv/gemm_bwd.cpp:500",
+            "src/solver/conv/gemm_bwd.cpp:506",
+        ],
+    ),
+    (
+        "GemmBwd1x1_stride1",
+        Some(false),
+        conv1x1_bwd,
+        MiopenCall::CallGemmStridedBatched,
+        false,
+        &[
+            "src/solver/conv/gemm_bwd.cpp:449",
+            "src/solver/conv/gemm_bwd.cpp:527",
+        ],
+    ),
+    (
+        "GemmBwdRest",
+        Some(true),
+        group_bwd,
+        MiopenCall::CallGemmStridedBatched,
+        true,
+        &[
+            "src/solver/conv/gemm_bwd.cpp:624",
+            "src/solver/conv/gemm_bwd.cpp:691",
+            "src/solver/conv/gemm_bwd.cpp:701",
+        ],
+    ),
+    (
+        "GemmBwdRest",
+        Some(false),
+        conv_bwd,
+        MiopenCall::CallGemm,
+        true,
+        &[
+            "src/solver/conv/gemm_bwd.cpp:625",
+            "src/solver/conv/gemm_bwd.cpp:691",
+            "src/solver/conv/gemm_bwd.cpp:713",
+        ],
+    ),
+    (
+        "GemmWrw1x1_stride1",
+        Some(true),
+        group_wrw,
+        MiopenCall::CallGemmStridedBatched,
+        true,
+        &[
+            "src/solver/conv/gemm_wrw.cpp:191",
+            "src/solver/conv/gemm_wrw.cpp:255",
+            "src/solver/conv/gemm_wrw.cpp:260",
+        ],
+    ),
+    (
+        "GemmWrw1x1_stride1",
+        Some(false),
+        conv1x1_wrw,
+        MiopenCall::CallGemmStridedBatchedSequential,
+        true,
+        &[
+            "src/solver/conv/gemm_wrw.cpp:192",
+            "src/solver/conv/gemm_wrw.cpp:286",
+            "src/gemm_v2.cpp:1428",
+        ],
+    ),
+    (
+        "GemmWrwUniversal",
+        Some(true),
+        group_wrw,
+        MiopenCall::CallGemmStridedBatched,
+        true,
+        &[
+            "src/solver/conv/gemm_wrw.cpp:370",
+            "src/solver/conv/gemm_wrw.cpp:453",
+            "src/solver/conv/gemm_wrw.cpp:476",
+        ],
+    ),
+    (
+        "GemmWrwUniversal",
+        Some(false),
+        conv_wrw,
+        MiopenCall::CallGemm,
+        true,
+        &[
+            "src/solver/conv/gemm_wrw.cpp:371",
+            "src/solver/conv/gemm_wrw.cpp:453",
+            "src/solver/conv/gemm_wrw.cpp:489",
+        ],
+    ),
+];
+
 fn plan(solver: &str, c: &Conv) -> Option<Plan> {
-    use MiopenCall::*;
-    let g = c.g > 1;
-    let p = |desc, call, per_image: bool, at: Vec<&'static str>| Plan {
-        desc,
-        call,
-        times: if per_image { c.n } else { 1 },
-        per: if per_image { "image" } else { "convolution" },
-        at,
-    };
-    Some(match (solver, g) {
-        ("GemmFwd1x1_0_1", true) => p(
-            group_fwd(c),
-            CallGemmStridedBatched,
-            true,
-            vec![
-                "src/solver/conv/gemm.cpp:689",
-                "src/solver/conv/gemm.cpp:725",
-                "src/solver/conv/gemm.cpp:737",
-            ],
-        ),
-        ("GemmFwd1x1_0_1", false) => p(
-            conv1x1_fwd(c),
-            CallGemmStridedBatched,
-            false,
-            vec![
-                "src/solver/conv/gemm.cpp:766",
-                "src/solver/conv/gemm.cpp:804",
-            ],
-        ),
-        ("GemmFwd1x1_0_1_int8", _) => p(
-            conv_fwd(c),
-            CallGemm,
-            true,
-            vec![
-                "src/solver/conv/gemm.cpp:542",
-                "src/solver/conv/gemm.cpp:592",
-                "src/solver/conv/gemm.cpp:603",
-            ],
-        ),
-        ("GemmFwd1x1_0_2", true) => p(
-            group_cnhw_fwd(c),
-            CallGemmStridedBatched,
-            false,
-            vec![
-                "src/solver/conv/gemm.cpp:261",
-                "src/solver/conv/gemm.cpp:378",
-            ],
-        ),
-        ("GemmFwd1x1_0_2", false) => p(
-            cnhw_fwd(c),
-            CallGemm,
-            false,
-            vec![
-                "src/solver/conv/gemm.cpp:262",
-                "src/solver/conv/gemm.cpp:391",
-            ],
-        ),
-        ("GemmFwdRest", true) => p(
-            group_fwd(c),
-            CallGemmStridedBatched,
-            true,
-            vec![
-                "src/solver/conv/gemm.cpp:908",
-                "src/solver/conv/gemm.cpp:961",
-                "src/solver/conv/gemm.cpp:1009",
-            ],
-        ),
-        ("GemmFwdRest", false) => p(
-            conv_fwd(c),
-            CallGemm,
-            true,
-            vec![
-                "src/solver/conv/gemm.cpp:909",
-                "src/solver/conv/gemm.cpp:961",
-                "src/solver/conv/gemm.cpp:1021",
-            ],
-        ),
-        ("GemmBwd1x1_stride2", true) => p(
-            group_cnhw_bwd(c),
-            CallGemmStridedBatched,
-            false,
-            vec![
-                "src/solver/conv/gemm_bwd.cpp:237",
-                "src/solver/conv/gemm_bwd.cpp:331",
-            ],
-        ),
-        ("GemmBwd1x1_stride2", false) => p(
-            cnhw_bwd(c),
-            CallGemm,
-            false,
-            vec![
-                "src/solver/conv/gemm_bwd.cpp:238",
-                "src/solver/conv/gemm_bwd.cpp:344",
-            ],
-        ),
-        ("GemmBwd1x1_stride1", true) => p(
-            group_bwd(c),
-            CallGemmStridedBatched,
-            true,
-            vec![
-                "src/solver/conv/gemm_bwd.cpp:448",
-                "src/solver/conv/gemm_bwd.cpp:500",
-                "src/solver/conv/gemm_bwd.cpp:506",
-            ],
-        ),
-        ("GemmBwd1x1_stride1", false) => p(
-            conv1x1_bwd(c),
-            CallGemmStridedBatched,
-            false,
-            vec![
-                "src/solver/conv/gemm_bwd.cpp:449",
-                "src/solver/conv/gemm_bwd.cpp:527",
-            ],
-        ),
-        ("GemmBwdRest", true) => p(
-            group_bwd(c),
-            CallGemmStridedBatched,
-            true,
-            vec![
-                "src/solver/conv/gemm_bwd.cpp:624",
-                "src/solver/conv/gemm_bwd.cpp:691",
-                "src/solver/conv/gemm_bwd.cpp:701",
-            ],
-        ),
-        ("GemmBwdRest", false) => p(
-            conv_bwd(c),
-            CallGemm,
-            true,
-            vec![
-                "src/solver/conv/gemm_bwd.cpp:625",
-                "src/solver/conv/gemm_bwd.cpp:691",
-                "src/solver/conv/gemm_bwd.cpp:713",
-            ],
-        ),
-        ("GemmWrw1x1_stride1", true) => p(
-            group_wrw(c),
-            CallGemmStridedBatched,
-            true,
-            vec![
-                "src/solver/conv/gemm_wrw.cpp:191",
-                "src/solver/conv/gemm_wrw.cpp:255",
-                "src/solver/conv/gemm_wrw.cpp:260",
-            ],
-        ),
-        ("GemmWrw1x1_stride1", false) => {
-            let d = conv1x1_wrw(c);
-            Plan {
-                times: d.batch,
-                desc: d,
-                call: CallGemmStridedBatchedSequential,
-                per: "image",
-                at: vec![
-                    "src/solver/conv/gemm_wrw.cpp:192",
-                    "src/solver/conv/gemm_wrw.cpp:286",
-                    "src/gemm_v2.cpp:1428",
-                ],
-            }
-        }
-        ("GemmWrwUniversal", true) => p(
-            group_wrw(c),
-            CallGemmStridedBatched,
-            true,
-            vec![
-                "src/solver/conv/gemm_wrw.cpp:370",
-                "src/solver/conv/gemm_wrw.cpp:453",
-                "src/solver/conv/gemm_wrw.cpp:476",
-            ],
-        ),
-        ("GemmWrwUniversal", false) => p(
-            conv_wrw(c),
-            CallGemm,
-            true,
-            vec![
-                "src/solver/conv/gemm_wrw.cpp:371",
-                "src/solver/conv/gemm_wrw.cpp:453",
-                "src/solver/conv/gemm_wrw.cpp:489",
-            ],
-        ),
-        _ => return None,
+    let grouped = c.g > 1;
+    let (_, _, build, call, per_image, at) = PLANS
+        .iter()
+        .find(|r| r.0 == solver && r.1.is_none_or(|g| g == grouped))?;
+    Some(Plan {
+        desc: build(c),
+        call: *call,
+        times: if *per_image { c.n } else { 1 },
+        per: if *per_image { "image" } else { "convolution" },
+        at: at.to_vec(),
     })
 }
 

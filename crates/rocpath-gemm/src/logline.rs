@@ -33,7 +33,8 @@ fn api_and_type(f: &str) -> Option<(Api, Option<BlasType>)> {
         return Some((api, None));
     }
     // `sgemm`, `dgemm_strided_batched`, …: a type letter, then the API.
-    let (t, rest) = f.split_at(1.min(f.len()));
+    // The first character, whatever its width (a line is user text).
+    let (t, rest) = f.split_at(f.chars().next().map_or(0, char::len_utf8));
     let ty = BlasType::parse(t)?;
     Some((Api::parse(rest)?, Some(ty)))
 }
@@ -185,6 +186,16 @@ fn trace(l: &str) -> Result<Parsed, String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A function name whose first character is wider than a byte is refused, not a panic
+    /// (found by the `gemm_select` fuzz target).
+    #[test]
+    fn a_function_starting_with_a_wide_character_is_not_a_gemm() {
+        for f in ["\u{f78ce}gemm", "ésgemm", "\u{1F600}"] {
+            let e = parse(&format!("./rocblas-bench -f {f} -m 8 -n 8 -k 8")).unwrap_err();
+            assert!(e.contains("is not a GEMM"), "{e}");
+        }
+    }
 
     #[test]
     fn a_gemm_ex_trace_line_reads_every_field() {

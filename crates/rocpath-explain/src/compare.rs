@@ -11,7 +11,7 @@
 //! verdict) against the model. Agreement raises the inferred prediction to `confirmed`;
 //! disagreement becomes an open question; what the model cannot decide is `unresolved`.
 
-use crate::miopen::{self, Device, GivenRecord, MiopenExplanation};
+use crate::miopen::{self, Device, GivenRecord, MiopenExplanation, Reason};
 use rocpath_arch::TargetId;
 use rocpath_evidence::{Class, Evidence, Locator, Proof};
 use rocpath_miopen::model::context::Env;
@@ -475,37 +475,41 @@ fn judge(
                 );
             }
         }
-        (None, None, Some(r)) => {
-            out.predicted = Some("unresolved".into());
-            let cands = e.candidates.clone();
-            match &observed {
-                // A selection outside the candidates the model leaves contradicts it.
-                Some(o) if ran && !cands.is_empty() && !cands.contains(o) => {
-                    disagree(
-                        &mut out,
-                        &format!("one of {}", cands.join(", ")),
-                        key,
-                        arch,
-                        loc.clone(),
-                    );
-                }
-                _ => {
-                    out.verdict = "unresolved".into();
-                    let within = match &observed {
-                        Some(o) if cands.contains(o) => format!("; the run's {o} is one of them"),
-                        _ => String::new(),
-                    };
-                    out.statement = format!("{}{within}", r.statement);
-                    out.evidence = r.evidence.clone().at(loc.clone());
-                }
-            }
-        }
+        (None, None, Some(r)) => left_open(&mut out, &e.candidates, r, ran, key, arch, loc),
         (None, None, None) => {
             out.verdict = "no_prediction".into();
             out.statement = "no prediction".into();
         }
     }
     out
+}
+
+/// A prediction the model leaves open among `cands`: a run selecting outside them contradicts
+/// it; otherwise the comparison stays unresolved, saying whether the run's choice is among them.
+fn left_open(
+    out: &mut Comparison,
+    cands: &[String],
+    r: &Reason,
+    ran: bool,
+    key: &str,
+    arch: &TargetId,
+    loc: Locator,
+) {
+    out.predicted = Some("unresolved".into());
+    match out.observed.clone() {
+        Some(o) if ran && !cands.is_empty() && !cands.contains(&o) => {
+            disagree(out, &format!("one of {}", cands.join(", ")), key, arch, loc);
+        }
+        observed => {
+            out.verdict = "unresolved".into();
+            let within = match observed {
+                Some(o) if cands.contains(&o) => format!("; the run's {o} is one of them"),
+                _ => String::new(),
+            };
+            out.statement = format!("{}{within}", r.statement);
+            out.evidence = r.evidence.clone().at(loc);
+        }
+    }
 }
 
 fn disagree(out: &mut Comparison, predicted: &str, key: &str, arch: &TargetId, loc: Locator) {

@@ -617,70 +617,19 @@ fn code_object(
         let Some(Some(read)) = cell.get() else {
             continue;
         };
-        let cos = match read {
-            Ok(cos) => cos,
-            Err(e) => {
-                tried.push(format!("{c}: {e}"));
-                continue;
-            }
-        };
-        let fits = |co: &Object| {
-            !matches!(
-                rocpath_arch::code_object_compat(&co.target, co.version, &dev.target),
-                rocpath_arch::Compat::Incompatible { .. }
-            )
-        };
-        let Some(co) = cos.iter().find(|co| fits(co)) else {
-            let why: Vec<String> = cos
-                .iter()
-                .map(|co| {
-                    format!(
-                        "{} ({})",
-                        co.target,
-                        rocpath_arch::code_object_compat(&co.target, co.version, &dev.target).why()
-                    )
-                })
-                .collect();
-            tried.push(format!("{c} is for {}", why.join(", ")));
-            continue;
-        };
-        let loc = Locator::file(path.display().to_string());
-        return if co.kernels.contains(kernel) {
-            CodeObjectDoc {
-                file: path.display().to_string(),
-                present: true,
-                failure: None,
-                evidence: ev(
-                    Class::Confirmed,
-                    Proof::ShippedArtifactVerified,
-                    "explain.gemm.code_object_present",
-                )
-                .at(loc),
-            }
-        } else {
-            CodeObjectDoc {
-                file: path.display().to_string(),
-                present: false,
-                failure: Some(format!(
-                    "{c} loads but does not define {kernel}: the launch fails (hipErrorNotFound, \"Could not find kernel\")"
-                )),
-                evidence: ev(
-                    Class::Confirmed,
-                    Proof::ShippedArtifactVerified,
-                    "explain.gemm.code_object_missing",
-                )
-                .at(loc),
-            }
-        };
+        match read.as_ref().map(|cos| loadable(cos, dev)) {
+            Err(e) => tried.push(format!("{c}: {e}")),
+            Ok(Err(why)) => tried.push(format!("{c} is for {why}")),
+            Ok(Ok(co)) => return loaded(c, &path, co, kernel),
+        }
     }
-    let first = dir.join(&candidates[0]).display().to_string();
     let why = if tried.is_empty() {
         format!("none of {} is present", candidates.join(", "))
     } else {
         tried.join("; ")
     };
     CodeObjectDoc {
-        file: first,
+        file: dir.join(&candidates[0]).display().to_string(),
         present: false,
         failure: Some(format!(
             "{why}: the kernel cannot be loaded and the launch fails (hipErrorNotFound / \"hipModuleLoad failed\")"
@@ -691,6 +640,42 @@ fn code_object(
             "explain.gemm.code_object_missing",
         )
         .at(Locator::file(dir.display().to_string())),
+    }
+}
+
+/// The first code object of a file that loads on `dev`, or why none does (each target with
+/// the reason).
+fn loadable<'o>(cos: &'o [Object], dev: &Device) -> Result<&'o Object, String> {
+    let compat =
+        |co: &Object| rocpath_arch::code_object_compat(&co.target, co.version, &dev.target);
+    cos.iter()
+        .find(|co| !matches!(compat(co), rocpath_arch::Compat::Incompatible { .. }))
+        .ok_or_else(|| {
+            cos.iter()
+                .map(|co| format!("{} ({})", co.target, compat(co).why()))
+                .collect::<Vec<_>>()
+                .join(", ")
+        })
+}
+
+/// A code object that loads (`name`, at `path`): it defines the kernel, or the launch fails.
+fn loaded(name: &str, path: &Path, co: &Object, kernel: &str) -> CodeObjectDoc {
+    let present = co.kernels.contains(kernel);
+    let rule = if present {
+        "explain.gemm.code_object_present"
+    } else {
+        "explain.gemm.code_object_missing"
+    };
+    CodeObjectDoc {
+        file: path.display().to_string(),
+        present,
+        failure: (!present).then(|| {
+            format!(
+                "{name} loads but does not define {kernel}: the launch fails (hipErrorNotFound, \"Could not find kernel\")"
+            )
+        }),
+        evidence: ev(Class::Confirmed, Proof::ShippedArtifactVerified, rule)
+            .at(Locator::file(path.display().to_string())),
     }
 }
 
@@ -957,6 +942,51 @@ fn lite_rank0(
     }
 }
 
+impl LiteDoc {
+    /// The document of a query not yet answered (`unresolved` until it is).
+    fn asked(dir: &Path, m: Matmul) -> LiteDoc {
+        LiteDoc {
+            library_dir: dir.display().to_string(),
+            catalog: None,
+            matmul: m,
+            problem: None,
+            steps: Vec::new(),
+            walk: None,
+            ranks: Vec::new(),
+            fill_in: None,
+            chosen: None,
+            runners_up: Vec::new(),
+            outcome: "unresolved",
+            unresolved: None,
+            evidence: ev(
+                Class::Unresolved,
+                Proof::ShippedArtifactVerified,
+                "explain.gemm.hipblaslt.unresolved",
+            ),
+        }
+    }
+}
+
+/// The solutions a query returns, rank by rank, as far as they are determined.
+fn rank_docs(h: &lite::Heuristic) -> Vec<RankDoc> {
+    h.determined_ranks()
+        .iter()
+        .enumerate()
+        .map(|(r, pk)| RankDoc {
+            rank: r,
+            index: pk.index(),
+            name: pk.solution().map(|s| s.name.clone()).unwrap_or_default(),
+            file: pk.file.path.display().to_string(),
+            from: if r >= h.table.len() {
+                "fill_in"
+            } else {
+                "table"
+            },
+            key: pk.key.clone(),
+        })
+        .collect()
+}
+
 /// hipBLASLt's answer for `m` on `dev` with the library folder `dir` (`from_env`: `dir` is
 /// `HIPBLASLT_TENSILE_LIBPATH`); `routed`: the query comes from rocBLAS (hipblaslt_ext).
 pub fn lite_doc(
@@ -968,25 +998,7 @@ pub fn lite_doc(
     trace: bool,
     routed: bool,
 ) -> LiteDoc {
-    let mut d = LiteDoc {
-        library_dir: dir.display().to_string(),
-        catalog: None,
-        matmul: m,
-        problem: None,
-        steps: Vec::new(),
-        walk: None,
-        ranks: Vec::new(),
-        fill_in: None,
-        chosen: None,
-        runners_up: Vec::new(),
-        outcome: "unresolved",
-        unresolved: None,
-        evidence: ev(
-            Class::Unresolved,
-            Proof::ShippedArtifactVerified,
-            "explain.gemm.hipblaslt.unresolved",
-        ),
-    };
+    let mut d = LiteDoc::asked(dir, m);
     if routed {
         d.steps.push(cited(
             format!(
@@ -1039,20 +1051,7 @@ pub fn lite_doc(
     d.steps.push(lite_problem_step(&h.built.problem));
     d.steps.push(lite_table_step(&h));
     lite_fill_in(&mut d, &h);
-    let from_fill = |r: usize| r >= h.table.len();
-    d.ranks = h
-        .determined_ranks()
-        .iter()
-        .enumerate()
-        .map(|(r, pk)| RankDoc {
-            rank: r,
-            index: pk.index(),
-            name: pk.solution().map(|s| s.name.clone()).unwrap_or_default(),
-            file: pk.file.path.display().to_string(),
-            from: if from_fill(r) { "fill_in" } else { "table" },
-            key: pk.key.clone(),
-        })
-        .collect();
+    d.ranks = rank_docs(&h);
     d.problem = Some(h.built.problem.clone());
     let walk = h.trace.clone();
     lite_rank0(&mut d, libs, &lib.dir, &h, dev, walk.as_ref());

@@ -533,77 +533,7 @@ impl<'a> Reader<'a> {
             let at = self.pos;
             pending -= 1;
             let (m, off) = self.marker()?;
-            let children: u64 = match m {
-                Marker::Null
-                | Marker::True
-                | Marker::False
-                | Marker::FixPos(_)
-                | Marker::FixNeg(_) => 0,
-                Marker::U8 | Marker::I8 => {
-                    self.take(1)?;
-                    0
-                }
-                Marker::U16 | Marker::I16 => {
-                    self.take(2)?;
-                    0
-                }
-                Marker::U32 | Marker::I32 | Marker::F32 => {
-                    self.take(4)?;
-                    0
-                }
-                Marker::U64 | Marker::I64 | Marker::F64 => {
-                    self.take(8)?;
-                    0
-                }
-                Marker::FixStr(n) => {
-                    self.take(usize::from(n))?;
-                    0
-                }
-                Marker::Str8 | Marker::Bin8 => {
-                    let n = self.be(1)?;
-                    self.take(self.check_len(off, n, 1)?)?;
-                    0
-                }
-                Marker::Str16 | Marker::Bin16 => {
-                    let n = self.be(2)?;
-                    self.take(self.check_len(off, n, 1)?)?;
-                    0
-                }
-                Marker::Str32 | Marker::Bin32 => {
-                    let n = self.be(4)?;
-                    self.take(self.check_len(off, n, 1)?)?;
-                    0
-                }
-                Marker::FixExt1 => self.take(2).map(|_| 0)?,
-                Marker::FixExt2 => self.take(3).map(|_| 0)?,
-                Marker::FixExt4 => self.take(5).map(|_| 0)?,
-                Marker::FixExt8 => self.take(9).map(|_| 0)?,
-                Marker::FixExt16 => self.take(17).map(|_| 0)?,
-                Marker::Ext8 | Marker::Ext16 | Marker::Ext32 => {
-                    let w = match m {
-                        Marker::Ext8 => 1,
-                        Marker::Ext16 => 2,
-                        _ => 4,
-                    };
-                    let n = self.be(w)?;
-                    let n = self.check_len(off, n, 1)?;
-                    self.take(n.saturating_add(1))?;
-                    0
-                }
-                Marker::FixArray(n) => u64::from(n),
-                Marker::Array16 => self.be(2)?,
-                Marker::Array32 => self.be(4)?,
-                Marker::FixMap(n) => u64::from(n) * 2,
-                Marker::Map16 => self.be(2)? * 2,
-                Marker::Map32 => self.be(4)? * 2,
-                Marker::Reserved => {
-                    return Err(Error::Type {
-                        offset: off,
-                        expected: "a value",
-                        found: "reserved",
-                    });
-                }
-            };
+            let children = self.past_scalar(m, off)?;
             if children > 0 {
                 self.check_len(off, children, 1)?;
                 if depth >= MAX_DEPTH as usize {
@@ -618,6 +548,80 @@ impl<'a> Reader<'a> {
                 start = at;
             }
         }
+    }
+
+    /// Moves past the payload of a value whose marker `m` (at `off`) was read: a scalar's bytes,
+    /// and nothing for a container, whose count of values is returned (a map's keys and values).
+    fn past_scalar(&mut self, m: Marker, off: u64) -> Result<u64> {
+        Ok(match m {
+            Marker::Null | Marker::True | Marker::False | Marker::FixPos(_) | Marker::FixNeg(_) => {
+                0
+            }
+            Marker::U8 | Marker::I8 => {
+                self.take(1)?;
+                0
+            }
+            Marker::U16 | Marker::I16 => {
+                self.take(2)?;
+                0
+            }
+            Marker::U32 | Marker::I32 | Marker::F32 => {
+                self.take(4)?;
+                0
+            }
+            Marker::U64 | Marker::I64 | Marker::F64 => {
+                self.take(8)?;
+                0
+            }
+            Marker::FixStr(n) => {
+                self.take(usize::from(n))?;
+                0
+            }
+            Marker::Str8 | Marker::Bin8 => {
+                let n = self.be(1)?;
+                self.take(self.check_len(off, n, 1)?)?;
+                0
+            }
+            Marker::Str16 | Marker::Bin16 => {
+                let n = self.be(2)?;
+                self.take(self.check_len(off, n, 1)?)?;
+                0
+            }
+            Marker::Str32 | Marker::Bin32 => {
+                let n = self.be(4)?;
+                self.take(self.check_len(off, n, 1)?)?;
+                0
+            }
+            Marker::FixExt1 => self.take(2).map(|_| 0)?,
+            Marker::FixExt2 => self.take(3).map(|_| 0)?,
+            Marker::FixExt4 => self.take(5).map(|_| 0)?,
+            Marker::FixExt8 => self.take(9).map(|_| 0)?,
+            Marker::FixExt16 => self.take(17).map(|_| 0)?,
+            Marker::Ext8 | Marker::Ext16 | Marker::Ext32 => {
+                let w = match m {
+                    Marker::Ext8 => 1,
+                    Marker::Ext16 => 2,
+                    _ => 4,
+                };
+                let n = self.be(w)?;
+                let n = self.check_len(off, n, 1)?;
+                self.take(n.saturating_add(1))?;
+                0
+            }
+            Marker::FixArray(n) => u64::from(n),
+            Marker::Array16 => self.be(2)?,
+            Marker::Array32 => self.be(4)?,
+            Marker::FixMap(n) => u64::from(n) * 2,
+            Marker::Map16 => self.be(2)? * 2,
+            Marker::Map32 => self.be(4)? * 2,
+            Marker::Reserved => {
+                return Err(Error::Type {
+                    offset: off,
+                    expected: "a value",
+                    found: "reserved",
+                });
+            }
+        })
     }
 
     /// Returns the raw bytes of the next value and skips it.

@@ -36,16 +36,6 @@ pub struct ExplanationsDoc<'a> {
 /// Where the db rules come from.
 pub const MIOPEN_SOURCE: &str = "ROCm/MIOpen@2d1fd997";
 
-/// MIOpen's registry id of a solver name (`ConvBinWinograd3x3U` → 14).
-pub fn solver_id(name: &str) -> Option<u32> {
-    rocpath_miopen::registry::by_name(name).and_then(|s| u32::try_from(s.id).ok())
-}
-
-/// A solver name for a registry id.
-pub fn solver_name(id: u32) -> Option<&'static str> {
-    rocpath_miopen::registry::by_id(u64::from(id)).map(rocpath_miopen::registry::display_name)
-}
-
 /// A find-db record given from outside (the one a log shows), with where it was seen.
 #[derive(Debug, Clone)]
 pub struct GivenRecord {
@@ -281,6 +271,16 @@ pub enum ExplainError {
     /// A database could not be read.
     #[error(transparent)]
     Db(#[from] db::DbError),
+}
+
+/// MIOpen's registry id of a solver name (`ConvBinWinograd3x3U` → 14).
+pub fn solver_id(name: &str) -> Option<u32> {
+    rocpath_miopen::registry::by_name(name).and_then(|s| u32::try_from(s.id).ok())
+}
+
+/// A solver name for a registry id.
+pub fn solver_name(id: u32) -> Option<&'static str> {
+    rocpath_miopen::registry::by_id(u64::from(id)).map(rocpath_miopen::registry::display_name)
 }
 
 /// `path:line@commit` of a step of a verdict.
@@ -633,6 +633,30 @@ fn path_locs(q: &Query, steps: &[select::PathStep]) -> Vec<Locator> {
         .collect()
 }
 
+/// The evidence of a predicted failure: a fate fitted to recorded runs (the `forced.*` rules)
+/// is a hypothesis, one derived from the source is code.
+fn failure_evidence(q: &Query, sel: &select::Selection) -> Evidence {
+    let calibrated = sel.steps.iter().find_map(|st| {
+        let r = q.model.rules.iter().find(|r| r.id == st.rule)?;
+        r.calibrated.as_ref().map(|c| (r.id.as_str(), c))
+    });
+    match calibrated {
+        Some((id, runs)) => Evidence::new(
+            Class::Inferred,
+            Proof::Hypothesis,
+            "explain.miopen.forced_fate_calibrated",
+        )
+        .because(format!(
+            "rule {id} was fitted to recorded runs ({runs}), not derived from the cited source"
+        )),
+        None => Evidence::new(
+            Class::Inferred,
+            Proof::CodeVerified,
+            "explain.miopen.predicted_failure",
+        ),
+    }
+}
+
 type Outcome3 = (Option<Predicted>, Option<PredictedFailure>, Option<Reason>);
 
 fn outcome(
@@ -681,26 +705,7 @@ fn outcome(
             )
         }
         Prediction::Failure { failure, why } => {
-            // A fate fitted to recorded runs (the `forced.*` rules) is a hypothesis.
-            let calibrated = sel.steps.iter().find_map(|st| {
-                let r = q.model.rules.iter().find(|r| r.id == st.rule)?;
-                r.calibrated.as_ref().map(|c| (r.id.as_str(), c))
-            });
-            let mut ev = match calibrated {
-                Some((id, runs)) => Evidence::new(
-                    Class::Inferred,
-                    Proof::Hypothesis,
-                    "explain.miopen.forced_fate_calibrated",
-                )
-                .because(format!(
-                    "rule {id} was fitted to recorded runs ({runs}), not derived from the cited source"
-                )),
-                None => Evidence::new(
-                    Class::Inferred,
-                    Proof::CodeVerified,
-                    "explain.miopen.predicted_failure",
-                ),
-            };
+            let mut ev = failure_evidence(q, sel);
             for l in locs.drain(..) {
                 ev = ev.at(l);
             }

@@ -267,23 +267,7 @@ pub fn run(a: ExplainGemmArgs, p: &Printer) -> anyhow::Result<Status> {
         .iter()
         .map(|t| gemm::device(t, a.cu).map_err(|e| anyhow::anyhow!(e)))
         .collect::<anyhow::Result<Vec<_>>>()?;
-    // rocBLAS folders and hipBLASLt folders (`true`: HIPBLASLT_TENSILE_LIBPATH, read as is).
-    let mut rocblas_dirs = Vec::new();
-    let mut lt_dirs: Vec<(PathBuf, bool)> = Vec::new();
-    for d in &dirs {
-        let lt = match a.library.as_deref() {
-            Some(l) => l == "hipblaslt",
-            None => rocpath_gemm::lite::library::is_hipblaslt_folder(d),
-        };
-        if lt {
-            lt_dirs.push((d.clone(), false));
-        } else {
-            rocblas_dirs.push(d.clone());
-        }
-    }
-    if let Some(e) = lt.libpath.clone() {
-        lt_dirs.insert(0, (e, true));
-    }
+    let (rocblas_dirs, lt_dirs) = split_dirs(&a, &dirs, lt.libpath.clone());
     let libs = Libraries::new(super::budget(p)).with_env(|k| lt.env.get(k).cloned());
     let out: Vec<GemmExplanation>;
     let errors;
@@ -298,26 +282,17 @@ pub fn run(a: ExplainGemmArgs, p: &Printer) -> anyhow::Result<Status> {
         errors = errs;
         let single = matmuls.len() == 1 && devices.len() == 1 && lt_dirs.len() == 1;
         let jobs = grid(lt_dirs.len(), matmuls.len(), devices.len());
-        let bar = p.counter("predicting", jobs.len() as u64);
-        // Each (folder, matmul, device) is answered alone; the threads share the libraries,
-        // which load each file once. `collect` keeps the input order.
-        out = jobs
-            .par_iter()
-            .map(|&(x, m, d)| {
-                let (dir, from_env) = &lt_dirs[x];
-                let e = gemm::explain_hipblaslt(
-                    &libs,
-                    dir,
-                    *from_env,
-                    &matmuls[m],
-                    &devices[d],
-                    single || a.walk,
-                );
-                bar.inc(1);
-                e
-            })
-            .collect();
-        bar.finish_and_clear();
+        out = sweep(p, &jobs, |(x, m, d)| {
+            let (dir, from_env) = &lt_dirs[x];
+            gemm::explain_hipblaslt(
+                &libs,
+                dir,
+                *from_env,
+                &matmuls[m],
+                &devices[d],
+                single || a.walk,
+            )
+        });
     } else {
         if a.bias.is_some() || a.activation.is_some() || a.requested.is_some() {
             p.note("--bias, --activation and --requested describe a hipBLASLt query; a rocBLAS call has none (ignored)");
@@ -328,26 +303,28 @@ pub fn run(a: ExplainGemmArgs, p: &Printer) -> anyhow::Result<Status> {
         let hip = lt_dirs.first().map(|(d, e)| (d.as_path(), *e));
         let single = calls.len() == 1 && devices.len() == 1 && rocblas_dirs.len() == 1;
         let jobs = grid(rocblas_dirs.len(), calls.len(), devices.len());
-        let bar = p.counter("predicting", jobs.len() as u64);
-        out = jobs
-            .par_iter()
-            .map(|&(x, c, d)| {
-                let e = gemm::explain_with(
-                    &libs,
-                    &rocblas_dirs[x],
-                    &calls[c],
-                    &devices[d],
-                    &settings,
-                    single || a.walk,
-                    hip,
-                );
-                bar.inc(1);
-                e
-            })
-            .collect();
-        bar.finish_and_clear();
+        out = sweep(p, &jobs, |(x, c, d)| {
+            gemm::explain_with(
+                &libs,
+                &rocblas_dirs[x],
+                &calls[c],
+                &devices[d],
+                &settings,
+                single || a.walk,
+                hip,
+            )
+        });
     }
-    let single = out.len() == 1;
+    print(&a, p, &out, errors)
+}
+
+/// The answers, in JSON, TSV, one explanation or a table; the exit status from their outcomes.
+fn print(
+    a: &ExplainGemmArgs,
+    p: &Printer,
+    out: &[GemmExplanation],
+    errors: Vec<Err>,
+) -> anyhow::Result<Status> {
     let status = if out.iter().any(|e| e.outcome == "unresolved") || !errors.is_empty() {
         Status::Error
     } else if out.iter().all(|e| e.outcome == "chosen") {
@@ -359,12 +336,12 @@ pub fn run(a: ExplainGemmArgs, p: &Printer) -> anyhow::Result<Status> {
         p.json(
             "rocpath.explain.gemm/1",
             &GemmDoc {
-                explanations: &out,
+                explanations: out,
                 errors,
             },
         )?;
     } else if a.tsv {
-        p.data(&rocpath_render::gemm::gemm_tsv(&out))?;
+        p.data(&rocpath_render::gemm::gemm_tsv(out))?;
     } else {
         for e in &errors {
             p.error_text(&format!(
@@ -374,13 +351,58 @@ pub fn run(a: ExplainGemmArgs, p: &Printer) -> anyhow::Result<Status> {
                 e.message
             ));
         }
-        if single {
-            p.data(&rocpath_render::gemm::gemm(&out[0]))?;
-        } else {
-            p.data(&rocpath_render::gemm::gemm_table(&out))?;
+        match out {
+            [one] => p.data(&rocpath_render::gemm::gemm(one))?,
+            _ => p.data(&rocpath_render::gemm::gemm_table(out))?,
         }
     }
     Ok(status)
+}
+
+/// rocBLAS folders and hipBLASLt folders (`true`: `HIPBLASLT_TENSILE_LIBPATH`, read as is,
+/// first).
+fn split_dirs(
+    a: &ExplainGemmArgs,
+    dirs: &[PathBuf],
+    lt_libpath: Option<PathBuf>,
+) -> (Vec<PathBuf>, Vec<(PathBuf, bool)>) {
+    let mut rocblas_dirs = Vec::new();
+    let mut lt_dirs: Vec<(PathBuf, bool)> = Vec::new();
+    for d in dirs {
+        let lt = match a.library.as_deref() {
+            Some(l) => l == "hipblaslt",
+            None => rocpath_gemm::lite::library::is_hipblaslt_folder(d),
+        };
+        if lt {
+            lt_dirs.push((d.clone(), false));
+        } else {
+            rocblas_dirs.push(d.clone());
+        }
+    }
+    if let Some(e) = lt_libpath {
+        lt_dirs.insert(0, (e, true));
+    }
+    (rocblas_dirs, lt_dirs)
+}
+
+/// Answers every (folder, problem, device) position on every core: each is answered alone,
+/// the threads share the libraries (which load each file once), and the order is the input's.
+fn sweep(
+    p: &Printer,
+    jobs: &[(usize, usize, usize)],
+    answer: impl Fn((usize, usize, usize)) -> GemmExplanation + Sync,
+) -> Vec<GemmExplanation> {
+    let bar = p.counter("predicting", jobs.len() as u64);
+    let out = jobs
+        .par_iter()
+        .map(|&j| {
+            let e = answer(j);
+            bar.inc(1);
+            e
+        })
+        .collect();
+    bar.finish_and_clear();
+    out
 }
 
 fn run_kernel(

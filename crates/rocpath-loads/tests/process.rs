@@ -70,7 +70,7 @@ fn a_library_opened_by_name_is_mapped_but_not_predicted() {
         .stdout(Stdio::piped())
         .spawn()
     else {
-        rocpath_testdata::skip("python3 is not on PATH");
+        rocpath_testdata::missing("python3 is not on PATH");
         return;
     };
     // Wait for the line the script prints once the library is open.

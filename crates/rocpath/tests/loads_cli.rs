@@ -224,6 +224,7 @@ fn a_running_process_document() {
 #[test]
 fn a_python_module_resolves_through_its_extension_modules() {
     if !rocpath_testdata::have_tool("gcc") || !rocpath_testdata::have_tool("python3") {
+        rocpath_testdata::missing("gcc or python3 is not on PATH");
         return;
     }
     let d = tempfile::tempdir().unwrap();

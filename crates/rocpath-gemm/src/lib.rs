@@ -28,6 +28,7 @@ pub mod rocblas;
 pub mod select;
 pub mod sort;
 pub mod trace;
+pub mod verdict;
 
 pub use device::Device;
 pub use library::{Library, LoadError};

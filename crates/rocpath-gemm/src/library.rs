@@ -82,6 +82,8 @@ pub struct File {
     pub catalog: Catalog,
     /// Solution index → position in `catalog.solutions`.
     by_index: HashMap<i64, usize>,
+    /// The solutions' verdict classes (`crate::verdict`).
+    pub classes: crate::verdict::Classes,
     _held: Reservation,
 }
 
@@ -179,8 +181,9 @@ pub fn parse_file(
     for sol in &mut catalog.solutions {
         cheap_first(&mut sol.problem);
     }
+    let classes = crate::verdict::Classes::of(&catalog.solutions);
     if let Some(lib) = catalog.library.as_mut() {
-        prepare(lib, &by_index).map_err(|index| LoadError::BadIndex {
+        prepare(lib, &by_index, &classes).map_err(|index| LoadError::BadIndex {
             path: path.to_path_buf(),
             index,
         })?;
@@ -189,20 +192,27 @@ pub fn parse_file(
         path: path.to_path_buf(),
         catalog,
         by_index,
+        classes,
         _held: held,
     })
 }
 
 /// Sorts every matching table as the loader does and checks every solution index.
-fn prepare(node: &mut Node, by_index: &HashMap<i64, usize>) -> Result<(), i64> {
+fn prepare(
+    node: &mut Node,
+    by_index: &HashMap<i64, usize>,
+    classes: &crate::verdict::Classes,
+) -> Result<(), i64> {
     match node {
         Node::Hardware(rows) => rows
             .iter_mut()
-            .try_for_each(|r| prepare(&mut r.library, by_index)),
+            .try_for_each(|r| prepare(&mut r.library, by_index, classes)),
         Node::Problem(rows) => rows
             .iter_mut()
-            .try_for_each(|r| prepare(&mut r.library, by_index)),
-        Node::ProblemMap { map, .. } => map.iter_mut().try_for_each(|(_, n)| prepare(n, by_index)),
+            .try_for_each(|r| prepare(&mut r.library, by_index, classes)),
+        Node::ProblemMap { map, .. } => map
+            .iter_mut()
+            .try_for_each(|(_, n)| prepare(n, by_index, classes)),
         Node::Matching(m) => {
             for e in &mut m.entries {
                 match &mut e.value {
@@ -210,18 +220,18 @@ fn prepare(node: &mut Node, by_index: &HashMap<i64, usize>) -> Result<(), i64> {
                         Some(&p) => e.pos = u32::try_from(p).unwrap_or(catalog::UNRESOLVED),
                         None => return Err(*i),
                     },
-                    EntryValue::Node(n) => prepare(n, by_index)?,
+                    EntryValue::Node(n) => prepare(n, by_index, classes)?,
                 }
             }
-            sort_table(m);
+            sort_table(m, classes);
             Ok(())
         }
         Node::Single(i) if !by_index.contains_key(i) => Err(*i),
         Node::DecisionTree(f) => {
             for t in &mut f.trees {
-                prepare(&mut t.value, by_index)?;
+                prepare(&mut t.value, by_index, classes)?;
             }
-            prepare(&mut f.null_value, by_index)
+            prepare(&mut f.null_value, by_index, classes)
         }
         Node::Single(_) | Node::Placeholder(_) | Node::Unknown(_) => Ok(()),
     }
@@ -274,11 +284,50 @@ fn cheap_first(p: &mut catalog::Pred<ProblemLeaf>) {
 }
 
 /// `std::sort` by `key < key' || (key == key' && speed > speed')`.
-fn sort_table(m: &mut Matching) {
-    let Some(order) = sorted_order(m) else {
-        return;
-    };
-    permute(m, order);
+fn sort_table(m: &mut Matching, classes: &crate::verdict::Classes) {
+    if let Some(order) = sorted_order(m) {
+        permute(m, order);
+    }
+    m.near3 = near3(m, classes);
+}
+
+/// [`Matching::near3`] of a sorted table with Euclidean distance over three values (the table
+/// `crate::matching` searches stepping over runs); empty for other tables, or when a position
+/// would not fit in `u32` or a key value in `i32`.
+fn near3(m: &Matching, classes: &crate::verdict::Classes) -> Vec<catalog::Near3> {
+    let n = m.entries.len();
+    if m.distance != Ok(catalog::Distance::Euclidean)
+        || m.dims != 3
+        || m.keys.len() != n * 3
+        || u32::try_from(n).is_err()
+    {
+        return Vec::new();
+    }
+    let mut out = Vec::with_capacity(n);
+    for (e, k) in m.entries.iter().zip(m.keys.chunks_exact(3)) {
+        let v = |x: Option<&i64>| x.and_then(|&x| i32::try_from(x).ok());
+        let (Some(a), Some(b), Some(c)) = (v(k.first()), v(k.get(1)), v(k.get(2))) else {
+            // Sizes this large are not tuned; such a table is searched without records.
+            return Vec::new();
+        };
+        out.push(catalog::Near3 {
+            key: [a, b, c],
+            runs: [[0; 2]; 2],
+            class: classes.class(e.pos as usize).map_or(u32::MAX, |c| c as u32),
+        });
+    }
+    for j in 0..2 {
+        let mut start = 0;
+        while start < n {
+            let first = out[start].key;
+            let end = start + out[start..].partition_point(|r| r.key[..=j] == first[..=j]);
+            for r in &mut out[start..end] {
+                r.runs[j] = [start as u32, end as u32];
+            }
+            start = end;
+        }
+    }
+    out
 }
 
 /// Puts entry `order[k]` (and its key) at position `k`, in place: each cycle of the permutation
@@ -344,6 +393,29 @@ fn sorted_order(m: &Matching) -> Option<Vec<usize>> {
     Some(order)
 }
 
+/// Calls `f` with the name of every placeholder under `node`.
+fn placeholder_names(node: &Node, f: &mut impl FnMut(&str)) {
+    match node {
+        Node::Placeholder(name) => f(name),
+        Node::Hardware(rows) => rows.iter().for_each(|r| placeholder_names(&r.library, f)),
+        Node::Problem(rows) => rows.iter().for_each(|r| placeholder_names(&r.library, f)),
+        Node::ProblemMap { map, .. } => map.iter().for_each(|(_, n)| placeholder_names(n, f)),
+        Node::Matching(m) => m.entries.iter().for_each(|e| {
+            if let EntryValue::Node(n) = &e.value {
+                placeholder_names(n, f);
+            }
+        }),
+        Node::DecisionTree(forest) => {
+            forest
+                .trees
+                .iter()
+                .for_each(|t| placeholder_names(&t.value, f));
+            placeholder_names(&forest.null_value, f);
+        }
+        Node::Single(_) | Node::Unknown(_) => {}
+    }
+}
+
 /// A placeholder file, loaded once.
 type Slot = OnceLock<Result<Arc<File>, LoadError>>;
 
@@ -353,7 +425,11 @@ pub struct Library {
     pub dir: PathBuf,
     /// The master file.
     pub master: Arc<File>,
-    placeholders: Mutex<HashMap<String, Arc<Slot>>>,
+    /// The placeholders the master file names, each loaded on first use: known from the start,
+    /// so a lookup takes no lock.
+    named: rustc_hash::FxHashMap<String, Slot>,
+    /// Any other placeholder asked for (none in catalogs as Tensile writes them).
+    placeholders: Mutex<rustc_hash::FxHashMap<String, Arc<Slot>>>,
     budget: MemoryBudget,
 }
 
@@ -401,14 +477,21 @@ impl Library {
     /// A library whose master file is already loaded (its placeholders are looked for beside
     /// the path it names).
     pub fn from_master(master: File, budget: &MemoryBudget) -> Library {
+        let mut named = rustc_hash::FxHashMap::default();
+        if let Some(root) = &master.catalog.library {
+            placeholder_names(root, &mut |name| {
+                named.entry(name.to_string()).or_insert_with(OnceLock::new);
+            });
+        }
         Library {
+            named,
             dir: master
                 .path
                 .parent()
                 .map(Path::to_path_buf)
                 .unwrap_or_default(),
             master: Arc::new(master),
-            placeholders: Mutex::new(HashMap::new()),
+            placeholders: Mutex::new(rustc_hash::FxHashMap::default()),
             budget: budget.clone(),
         }
     }
@@ -426,6 +509,10 @@ impl Library {
 
     /// The file a placeholder names, loaded on first use (once, whatever the threads).
     pub fn placeholder(&self, value: &str) -> Result<Arc<File>, LoadError> {
+        let load = || load_file(&self.placeholder_path(value), &self.budget).map(Arc::new);
+        if let Some(slot) = self.named.get(value) {
+            return slot.get_or_init(load).clone();
+        }
         let cell = {
             let mut map = match self.placeholders.lock() {
                 Ok(m) => m,
@@ -439,8 +526,7 @@ impl Library {
                     .clone(),
             }
         };
-        cell.get_or_init(|| load_file(&self.placeholder_path(value), &self.budget).map(Arc::new))
-            .clone()
+        cell.get_or_init(load).clone()
     }
 
     /// The placeholder files loaded so far, by name.
@@ -449,8 +535,9 @@ impl Library {
             Ok(m) => m,
             Err(p) => p.into_inner(),
         };
-        let mut v: Vec<String> = map
-            .iter()
+        let named = self.named.iter();
+        let mut v: Vec<String> = named
+            .chain(map.iter().map(|(k, c)| (k, &**c)))
             .filter(|(_, c)| matches!(c.get(), Some(Ok(_))))
             .map(|(k, _)| k.clone())
             .collect();
@@ -485,6 +572,7 @@ mod tests {
                         pos: i as u32,
                     })
                     .collect(),
+                near3: Vec::new(),
             };
             // A permutation of 0..n from the seed (Fisher–Yates with an xorshift).
             let mut order: Vec<usize> = (0..n).collect();
@@ -504,6 +592,44 @@ mod tests {
             let got: Vec<u32> = m.entries.iter().map(|e| e.pos).collect();
             let want: Vec<u32> = order.iter().map(|&i| i as u32).collect();
             prop_assert_eq!(got, want);
+        }
+
+        /// After the sort, each [`catalog::Near3`] record holds its entry's key, and its runs
+        /// are exactly the entries sharing its first one and two values.
+        #[test]
+        fn near3_records_bound_the_runs_of_each_prefix(
+            raw in proptest::collection::vec((0i64..3, 0i64..3, 0i64..4, 0u8..3), 0..80),
+        ) {
+            let mut m = Matching {
+                properties: Vec::new(),
+                distance: Ok(catalog::Distance::Euclidean),
+                dims: 3,
+                keys: raw.iter().flat_map(|r| [r.0, r.1, r.2]).collect(),
+                entries: raw
+                    .iter()
+                    .enumerate()
+                    .map(|(i, r)| catalog::Entry {
+                        value: EntryValue::Index(i as i64),
+                        speed: f64::from(r.3),
+                        pos: i as u32,
+                    })
+                    .collect(),
+                near3: Vec::new(),
+            };
+            let classes = crate::verdict::Classes::default();
+            sort_table(&mut m, &classes);
+            prop_assert_eq!(m.near3.len(), m.entries.len());
+            for (i, r) in m.near3.iter().enumerate() {
+                let key: Vec<i64> = r.key.iter().map(|&v| i64::from(v)).collect();
+                prop_assert_eq!(&key[..], m.key(i));
+                for j in 0..2 {
+                    let same = |x: usize| m.key(x)[..=j] == key[..=j];
+                    let [start, end] = r.runs[j].map(|b| b as usize);
+                    prop_assert!((start..end).all(same));
+                    prop_assert!(start == 0 || !same(start - 1));
+                    prop_assert!(end == m.entries.len() || !same(end));
+                }
+            }
         }
     }
 }

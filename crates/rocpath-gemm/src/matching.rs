@@ -8,12 +8,17 @@
 use crate::library::File;
 use crate::select::{Chosen, Out, Walk};
 use crate::trace::{Near, StepKind, Tried};
-use rocpath_tensile::catalog::{Distance, EntryValue, Matching, Property, TreeNode};
+use rocpath_tensile::catalog::{
+    Distance, EntryValue, Matching, Near3, Property, TreeNode, UNRESOLVED,
+};
 use std::sync::Arc;
+
+/// A problem's key: as many values as the table has properties (few; kept inline).
+pub type Key = smallvec::SmallVec<[i64; 4]>;
 
 /// The key of a problem for `properties` (`ProblemKey::keyForProblem`: `size_t` values stored
 /// in `int64_t`).
-pub fn key(properties: &[Property], w: &Walk<'_>) -> Result<Vec<i64>, String> {
+pub fn key(properties: &[Property], w: &Walk<'_>) -> Result<Key, String> {
     let p = w.problem();
     properties
         .iter()
@@ -164,7 +169,7 @@ fn lower_bound(lo: usize, hi: usize, less: impl Fn(usize) -> bool) -> usize {
 struct Search<'m> {
     m: &'m Matching,
     d: Distance,
-    key: Vec<i64>,
+    key: Key,
     best: Option<crate::select::Chosen>,
     best_d: f64,
     best_speed: f64,
@@ -260,7 +265,7 @@ pub(crate) fn search(w: &mut Walk<'_>, m: &Matching, file: &Arc<File>, depth: u3
                 file: file.name(),
                 properties: m.properties.iter().map(|p| format!("{p:?}")).collect(),
                 distance: d.name(),
-                key: key.clone(),
+                key: key.to_vec(),
                 entries: m.entries.len(),
                 considered: 0,
                 tried: Vec::new(),
@@ -311,7 +316,10 @@ fn bin_search(
     if n == 0 {
         return Ok(());
     }
-    let orig = lower_bound(0, n, |i| s.m.key(i) < s.key.as_slice());
+    let orig = match (s.m.near3.as_slice(), s.key.as_slice()) {
+        (recs @ [_, ..], &[a, b, c]) => recs.partition_point(|r| r.key.map(i64::from) < [a, b, c]),
+        _ => lower_bound(0, n, |i| s.m.key(i) < s.key.as_slice()),
+    };
     if s.d == Distance::Euclidean && s.m.keys.len() == n * s.m.dims {
         // The same walk as `visit`, with the Euclidean distance inline: most of a
         // prediction's time is this scan (hundreds of entries per table).
@@ -377,7 +385,11 @@ fn euclidean_scan(
     let fast = !w.tracing();
     let skip = fast && s.m.dims >= 2;
     let mut memo = if fast { w.take_memo(file) } else { Vec::new() };
-    let r = scan_with(w, s, forward, orig, file, depth, fast, skip, &mut memo);
+    let r = if fast && !s.m.near3.is_empty() && s.key.len() == 3 {
+        scan3(w, s, forward, orig, file, depth, &mut memo)
+    } else {
+        scan_with(w, s, forward, orig, file, depth, fast, skip, &mut memo)
+    };
     if fast {
         w.put_memo(file, memo);
     }
@@ -467,6 +479,117 @@ fn scan_with(
         };
     }
     Ok(())
+}
+
+/// [`scan_with`] without a trace over a three-value table's [`Near3`] records: the same entries
+/// tried in the same order, the same stop, the same runs stepped over, reading one record (one
+/// cache line) per entry looked at instead of its key, entry and run bounds apart. Before any
+/// solution is found every entry is tried in walk order and nothing stops the walk or steps over
+/// a run, so an entry whose solution is already known not to solve the problem is passed over.
+fn scan3(
+    w: &mut Walk<'_>,
+    s: &mut Search<'_>,
+    forward: bool,
+    orig: usize,
+    file: &Arc<File>,
+    depth: u32,
+    memo: &mut [u8],
+) -> Result<(), String> {
+    let recs = &s.m.near3;
+    let key = [s.key[0], s.key[1], s.key[2]];
+    let advance = |i: usize| {
+        if forward {
+            (i + 1 < recs.len()).then_some(i + 1)
+        } else {
+            i.checked_sub(1)
+        }
+    };
+    let mut next = if forward {
+        Some(orig)
+    } else {
+        orig.checked_sub(1)
+    };
+    while let Some(i) = next {
+        let Some(r) = recs.get(i) else { break };
+        if s.best.is_none() && memo.get(r.class as usize) == Some(&2) {
+            s.considered += 1;
+            next = advance(i);
+            continue;
+        }
+        let d = |j: usize| {
+            let x = key[j].wrapping_sub(i64::from(r.key[j])) as f64;
+            x * x
+        };
+        let s0 = d(0);
+        if s.best.is_some() && s0 >= s.best_d && r.key.map(i64::from) != key {
+            break;
+        }
+        let s1 = s0 + d(1);
+        let (far, before, dist) = if s1 > s.best_d {
+            (Some(1), s0, s1)
+        } else {
+            let s2 = s1 + d(2);
+            ((s2 > s.best_d).then_some(2), s1, s2)
+        };
+        if let Some(j) = far {
+            next = step3(recs, &key, forward, i, j, before, s.best_d);
+            continue;
+        }
+        s.considered += 1;
+        let e = &s.m.entries[i];
+        if dist < s.best_d || (dist == s.best_d && e.speed > s.best_speed) {
+            let found = if e.pos != UNRESOLVED {
+                let pos = e.pos as usize;
+                w.verdict_in(memo, file, pos)?.then(|| Chosen {
+                    file: file.clone(),
+                    pos,
+                    distance: Some(dist),
+                })
+            } else {
+                s.transform(w, i, dist, file, depth)?
+            };
+            if let Some(c) = found {
+                s.best_d = dist;
+                s.best = Some(c);
+                s.best_speed = e.speed;
+            }
+        }
+        next = advance(i);
+    }
+    Ok(())
+}
+
+/// [`step_over`] over [`Near3`] records, whose run bounds the loader recorded.
+fn step3(
+    recs: &[Near3],
+    key: &[i64; 3],
+    forward: bool,
+    i: usize,
+    j: usize,
+    before: f64,
+    best: f64,
+) -> Option<usize> {
+    let [start, end] = recs[i].runs[j - 1].map(|b| b as usize);
+    let v = |x: usize| i64::from(recs[x].key[j]);
+    let far = |x: usize| {
+        let d = key[j].wrapping_sub(v(x)) as f64;
+        before + d * d > best
+    };
+    if forward {
+        let to = if v(i) < key[j] {
+            lower_bound(i, end, |x| v(x) < key[j] && far(x))
+        } else {
+            end
+        };
+        (to < recs.len()).then_some(to.max(i + 1))
+    } else {
+        let to = if v(i) > key[j] {
+            lower_bound(start, i + 1, |x| !(v(x) > key[j] && far(x)))
+        } else {
+            start
+        };
+        to.min(i).checked_sub(1)
+    }
 }
 
 /// The next entry worth visiting after `i`, whose squares up to dimension `j` exceed `best`

@@ -145,7 +145,7 @@ pub struct Problem {
     /// Modes and flags.
     pub modes: Modes,
     /// `operationIdentifier` (`Contraction_l_Alik_Bljk_Cijk_Dijk`).
-    pub operation: String,
+    pub operation: &'static str,
     /// High-precision accumulation: the compute type is wider than the input.
     pub hpa: bool,
     /// Strides of A, B, C, D: `[1, ld, batch stride]`.
@@ -259,17 +259,34 @@ impl Problem {
 /// `getOperationIdentifier` for a GEMM: index names i, j (free), k (batch), l (bound); A is
 /// `ilk` or `lik` (transposed), B `ljk` or `jlk`, a conjugated complex operand gets `C`; C's
 /// names are D's.
-pub fn operation_identifier(trans: [Op; 2], types: &[DataType; 4], _beta: f64) -> String {
+pub fn operation_identifier(trans: [Op; 2], types: &[DataType; 4], _beta: f64) -> &'static str {
+    const NAMES: [&str; 16] = [
+        "Contraction_l_Ailk_Bljk_Cijk_Dijk",
+        "Contraction_l_Ailk_BljkC_Cijk_Dijk",
+        "Contraction_l_Ailk_Bjlk_Cijk_Dijk",
+        "Contraction_l_Ailk_BjlkC_Cijk_Dijk",
+        "Contraction_l_AilkC_Bljk_Cijk_Dijk",
+        "Contraction_l_AilkC_BljkC_Cijk_Dijk",
+        "Contraction_l_AilkC_Bjlk_Cijk_Dijk",
+        "Contraction_l_AilkC_BjlkC_Cijk_Dijk",
+        "Contraction_l_Alik_Bljk_Cijk_Dijk",
+        "Contraction_l_Alik_BljkC_Cijk_Dijk",
+        "Contraction_l_Alik_Bjlk_Cijk_Dijk",
+        "Contraction_l_Alik_BjlkC_Cijk_Dijk",
+        "Contraction_l_AlikC_Bljk_Cijk_Dijk",
+        "Contraction_l_AlikC_BljkC_Cijk_Dijk",
+        "Contraction_l_AlikC_Bjlk_Cijk_Dijk",
+        "Contraction_l_AlikC_BjlkC_Cijk_Dijk",
+    ];
     let conj = |op: Op, t: DataType| {
         op == Op::C && matches!(t, DataType::ComplexFloat | DataType::ComplexDouble)
     };
-    let a = if trans[0] == Op::N { "ilk" } else { "lik" };
-    let b = if trans[1] == Op::N { "ljk" } else { "jlk" };
-    format!(
-        "Contraction_l_A{a}{}_B{b}{}_Cijk_Dijk",
-        if conj(trans[0], types[0]) { "C" } else { "" },
-        if conj(trans[1], types[1]) { "C" } else { "" },
-    )
+    // Bits, high to low: A transposed (`lik`), A conjugated, B transposed (`jlk`), B conjugated.
+    let bit = |b: bool, v: usize| if b { v } else { 0 };
+    NAMES[bit(trans[0] != Op::N, 8)
+        + bit(conj(trans[0], types[0]), 4)
+        + bit(trans[1] != Op::N, 2)
+        + bit(conj(trans[1], types[1]), 1)]
 }
 
 #[cfg(test)]

@@ -63,7 +63,7 @@ pub struct Walk<'a> {
     /// The steps, when asked for.
     pub trace: Option<Trace>,
     chain: Vec<String>,
-    verdicts: rustc_hash::FxHashMap<usize, Vec<u8>>,
+    verdicts: Vec<(usize, Vec<u8>)>,
 }
 
 /// Why a switch of the environment makes the answer one this model cannot give.
@@ -103,7 +103,7 @@ impl<'a> Walk<'a> {
             problem,
             trace: trace.then(Trace::default),
             chain: Vec::new(),
-            verdicts: rustc_hash::FxHashMap::default(),
+            verdicts: Vec::new(),
         }
     }
 
@@ -180,11 +180,11 @@ impl<'a> Walk<'a> {
                 if property != "OperationIdentifier" {
                     return Err(format!("{}: map property `{property}`", file.name()));
                 }
-                let key = &self.problem.operation;
+                let key = self.problem.operation;
                 let hit = map.iter().find(|(k, _)| k == key);
                 self.step(depth, || StepKind::Map {
                     property: property.clone(),
-                    key: key.clone(),
+                    key: key.to_string(),
                     found: hit.is_some(),
                     keys: map.len(),
                 });
@@ -306,17 +306,21 @@ impl<'a> Walk<'a> {
         r
     }
 
-    /// The verdicts of `file` so far (one byte per solution: 0 unknown, 1 yes, 2 no), taken out
-    /// of the walk for a table scan and put back with [`Walk::put_memo`].
+    /// The verdicts of `file` so far (`crate::verdict`: one byte per class, leaf and hardware
+    /// predicate; 0 unknown, 1 yes, 2 no), taken out of the walk for a table scan and put back
+    /// with [`Walk::put_memo`].
     pub(crate) fn take_memo(&mut self, file: &Arc<File>) -> Vec<u8> {
-        self.verdicts
-            .remove(&(Arc::as_ptr(file) as usize))
-            .unwrap_or_else(|| vec![0; file.catalog.solutions.len()])
+        // A walk reaches one or two files: a list beats a map.
+        let id = Arc::as_ptr(file) as usize;
+        match self.verdicts.iter().position(|(f, _)| *f == id) {
+            Some(i) => self.verdicts.swap_remove(i).1,
+            None => vec![0; file.classes.memo_len()],
+        }
     }
 
     /// Puts back what [`Walk::take_memo`] took.
     pub(crate) fn put_memo(&mut self, file: &Arc<File>, memo: Vec<u8>) {
-        self.verdicts.insert(Arc::as_ptr(file) as usize, memo);
+        self.verdicts.push((Arc::as_ptr(file) as usize, memo));
     }
 
     /// [`Walk::verdict`] with the file's verdicts in hand.
@@ -326,28 +330,16 @@ impl<'a> Walk<'a> {
         file: &Arc<File>,
         pos: usize,
     ) -> Result<bool, String> {
-        match memo.get(pos) {
-            Some(1) => return Ok(true),
-            Some(2) => return Ok(false),
-            _ => {}
-        }
+        let class = file.classes.class(pos).unwrap_or(usize::MAX);
         let Some(s) = file.catalog.solutions.get(pos) else {
             return Err(format!(
                 "{}: solution position {pos} is not in the file",
                 file.name()
             ));
         };
-        let ok = match eval::can_solve(s, self.problem, self.dev) {
-            Rejection::None => true,
-            Rejection::Unknown(w) => {
-                return Err(format!("{}: solution {}: {w}", file.name(), s.index));
-            }
-            _ => false,
-        };
-        if let Some(v) = memo.get_mut(pos) {
-            *v = if ok { 1 } else { 2 };
-        }
-        Ok(ok)
+        file.classes
+            .decide(memo, class, s, self.problem, self.dev)
+            .map_err(|w| format!("{}: solution {}: {w}", file.name(), s.index))
     }
 
     /// What a matching entry or tree value leads to.

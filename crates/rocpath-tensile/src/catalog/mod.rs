@@ -34,7 +34,7 @@ mod solution;
 mod streamed;
 
 pub use pred::{
-    BufferLoadCheck, DataType, GpuLeaf, HwLeaf, Pred, ProblemLeaf, ScalarValue, TaskLeaf,
+    BufferLoadCheck, DataType, Float, GpuLeaf, HwLeaf, Pred, ProblemLeaf, ScalarValue, TaskLeaf,
 };
 pub use solution::{ProblemType, SizeMapping, Solution};
 
@@ -181,6 +181,9 @@ pub struct Matching {
     pub keys: Vec<i64>,
     /// The entries, parallel to the keys.
     pub entries: Vec<Entry>,
+    /// For a table searched by Euclidean distance over three values (the usual M, N, K), its
+    /// entries as that search reads them, once a loader has sorted the table; empty otherwise.
+    pub near3: Vec<Near3>,
 }
 
 impl Matching {
@@ -202,6 +205,23 @@ pub struct Entry {
     /// For an `index` entry, the solution's position in the file's `solutions`, once a loader
     /// has resolved it ([`UNRESOLVED`] until then).
     pub pos: u32,
+}
+
+/// One entry of a sorted three-value table with what the nearest-key search reads at every entry
+/// it looks at, in half a cache line: its key, the runs of entries sharing its first value and
+/// its first two values, and its solution's verdict class. A loader builds them
+/// ([`Matching::near3`]) so that the search, which jumps from run to run, touches one short
+/// record per entry it looks at; the entry's speed and solution are read only when it is tried.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[repr(C, align(32))]
+pub struct Near3 {
+    /// The key (a table whose keys do not all fit `i32` gets no records).
+    pub key: [i32; 3],
+    /// `[start, end)` of the run sharing `key[0]`, then of the run sharing `key[0..2]`.
+    pub runs: [[u32; 2]; 2],
+    /// The solution's verdict class, as the loader groups solutions whose predicates are the
+    /// same; `u32::MAX` when the entry names no solution.
+    pub class: u32,
 }
 
 /// [`Entry::pos`] before a loader resolves it.
@@ -653,6 +673,7 @@ fn matching(f: &Fields<'_>, depth: u32) -> Result<Matching, Error> {
         dims,
         keys,
         entries,
+        near3: Vec::new(),
     })
 }
 

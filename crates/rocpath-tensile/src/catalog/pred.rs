@@ -16,7 +16,7 @@ use super::{Error, list_len};
 use rocpath_mpack::{Kind, Reader};
 
 /// A predicate over leaves `L`.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub enum Pred<L> {
     /// `TruePred`.
     True,
@@ -67,7 +67,7 @@ pub(super) fn read<L>(
 }
 
 /// A hardware predicate leaf.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub enum HwLeaf {
     /// `AMDGPU`: the device is an AMD GPU and the inner predicate holds for it.
     Amdgpu(Box<Pred<GpuLeaf>>),
@@ -76,7 +76,7 @@ pub enum HwLeaf {
 }
 
 /// A leaf of the predicate inside `AMDGPU`.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub enum GpuLeaf {
     /// `Processor`: the processor equals.
     Processor(String),
@@ -109,7 +109,7 @@ fn gpu_leaf(f: &Fields<'_>) -> Result<GpuLeaf, Error> {
 }
 
 /// A task predicate leaf (`TaskPredicates.hpp`).
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub enum TaskLeaf {
     /// `WorkspaceCheck`: the solution's workspace fits the problem's.
     WorkspaceCheck,
@@ -257,8 +257,33 @@ pub(super) fn data_type(rd: &mut Reader<'_>) -> Result<DataType, Error> {
     DataType::parse(s).ok_or_else(|| dec_err(off, &format!("unknown data type `{s}`")))
 }
 
+/// A value of a catalog that is a float, equal to another and hashed by its bits, so that
+/// predicates holding one can be compared and grouped (two NaNs of the same bits are equal).
+#[derive(Clone, Copy)]
+pub struct Float(pub f64);
+
+impl PartialEq for Float {
+    fn eq(&self, other: &Self) -> bool {
+        self.0.to_bits() == other.0.to_bits()
+    }
+}
+
+impl Eq for Float {}
+
+impl std::hash::Hash for Float {
+    fn hash<H: std::hash::Hasher>(&self, state: &mut H) {
+        self.0.to_bits().hash(state);
+    }
+}
+
+impl std::fmt::Debug for Float {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        self.0.fmt(f)
+    }
+}
+
 /// A restriction on alpha or beta (`ScalarValueTypes.hpp`: `Any`, `1`, `-1`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum ScalarValue {
     /// Any value.
     Any,
@@ -291,7 +316,7 @@ impl ScalarValue {
 }
 
 /// `BufferLoadOffsetLimitCheck`'s packet (`ContractionSolution.hpp: BufferLoadCheckPacket`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub struct BufferLoadCheck {
     /// `ShiftPtrElemA`.
     pub shift_a: u64,
@@ -304,7 +329,7 @@ pub struct BufferLoadCheck {
 }
 
 /// A problem predicate leaf (`ContractionProblemPredicates.hpp`).
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
 #[allow(missing_docs)]
 pub enum ProblemLeaf {
     Free0SizeMultiple {
@@ -365,8 +390,8 @@ pub enum ProblemLeaf {
     },
     LdcEqualsLdd,
     CEqualsD,
-    AiGreaterThanEqual(f64),
-    AiLessThanEqual(f64),
+    AiGreaterThanEqual(Float),
+    AiLessThanEqual(Float),
     AlphaValue(ScalarValue),
     BetaValue(ScalarValue),
     BetaZero,
@@ -592,8 +617,8 @@ pub(super) fn problem_leaf(f: &Fields<'_>) -> Result<ProblemLeaf, Error> {
         }
         "LDCEqualsLDD" => P::LdcEqualsLdd,
         "CEqualsD" => P::CEqualsD,
-        "AIGreaterThanEqual" => P::AiGreaterThanEqual(val()?.float()?),
-        "AILessThanEqual" => P::AiLessThanEqual(val()?.float()?),
+        "AIGreaterThanEqual" => P::AiGreaterThanEqual(Float(val()?.float()?)),
+        "AILessThanEqual" => P::AiLessThanEqual(Float(val()?.float()?)),
         "AlphaValue" => P::AlphaValue(scalar(&mut val()?)?),
         "BetaValue" => P::BetaValue(scalar(&mut val()?)?),
         "BetaZero" => P::BetaZero,

@@ -139,6 +139,7 @@ fn matching(
         dims,
         keys,
         entries,
+        near3: Vec::new(),
     })
 }
 

@@ -56,13 +56,18 @@ pub struct Device {
     /// The arch string (`gcnArchName`), made once: predicates read it on every evaluation.
     #[serde(skip)]
     arch: String,
+    /// TensileLite's number for the processor (`crate::lite::eval::processor_of`), made once.
+    #[serde(skip)]
+    lite_processor: u32,
 }
 
 impl Device {
     /// A device of `target` with `cu_count` compute units.
     pub fn new(target: TargetId, cu_count: u32) -> Device {
+        let arch = target.canonical();
         Device {
-            arch: target.canonical(),
+            lite_processor: crate::lite::eval::processor_of_arch(&arch),
+            arch,
             target,
             cu_count,
             is_apu: false,
@@ -72,6 +77,11 @@ impl Device {
     /// The arch string as HIP reports it (`gcnArchName`: the canonical target id).
     pub fn arch(&self) -> &str {
         &self.arch
+    }
+
+    /// TensileLite's processor number (`toProcessor(gcnArchName)`), 0 if it has none.
+    pub fn lite_processor(&self) -> u32 {
+        self.lite_processor
     }
 
     /// The processor name (`gfx90a`), what libraries name their files after.

@@ -224,6 +224,7 @@ fn prepare(
                 }
             }
             sort_table(m, classes);
+            m.solutions = named_solutions(m);
             Ok(())
         }
         Node::Single(i) if !by_index.contains_key(i) => Err(*i),
@@ -281,6 +282,21 @@ fn cheap_first(p: &mut catalog::Pred<ProblemLeaf>) {
         _ => 1,
     };
     v.sort_by_key(rank);
+}
+
+/// [`Matching::solutions`] of a resolved table.
+fn named_solutions(m: &Matching) -> Option<Box<[u32]>> {
+    let mut v: Vec<u32> = m
+        .entries
+        .iter()
+        .map(|e| match e.value {
+            EntryValue::Index(_) if e.pos != catalog::UNRESOLVED => Some(e.pos),
+            _ => None,
+        })
+        .collect::<Option<_>>()?;
+    v.sort_unstable();
+    v.dedup();
+    Some(v.into_boxed_slice())
 }
 
 /// `std::sort` by `key < key' || (key == key' && speed > speed')`.
@@ -573,6 +589,7 @@ mod tests {
                     })
                     .collect(),
                 near3: Vec::new(),
+                solutions: None,
             };
             // A permutation of 0..n from the seed (Fisher–Yates with an xorshift).
             let mut order: Vec<usize> = (0..n).collect();
@@ -615,6 +632,7 @@ mod tests {
                     })
                     .collect(),
                 near3: Vec::new(),
+                solutions: None,
             };
             let classes = crate::verdict::Classes::default();
             sort_table(&mut m, &classes);

@@ -54,7 +54,11 @@ const PROCESSORS: [(&str, u32); 23] = [
 
 /// The processor number TensileLite gives a device (`toProcessor(gcnArchName)`), 0 if none.
 pub fn processor_of(dev: &Device) -> u32 {
-    let arch = dev.arch();
+    dev.lite_processor()
+}
+
+/// [`processor_of`] for an arch string: the first known name it contains.
+pub fn processor_of_arch(arch: &str) -> u32 {
     PROCESSORS
         .iter()
         .find(|(n, _)| arch.contains(n))

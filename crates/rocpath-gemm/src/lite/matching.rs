@@ -40,6 +40,19 @@ fn lower_bound(lo: usize, hi: usize, less: impl Fn(usize) -> bool) -> usize {
     first
 }
 
+/// [`lower_bound`] found by doubling steps from `lo` first: the same position, in a few probes
+/// when it is near `lo` (the grid search's next group usually is).
+fn gallop(lo: usize, hi: usize, less: impl Fn(usize) -> bool) -> usize {
+    let (mut at, mut step) = (lo, 1);
+    while at < hi && less(at) {
+        at += step;
+        step *= 2;
+    }
+    // `less` holds below the last probe that held: the answer is in (that probe, at].
+    let from = if at == lo { lo } else { at - step / 2 + 1 };
+    lower_bound(from.min(hi), at.min(hi), less)
+}
+
 /// One table search: the table, its key, what was tried.
 struct Search<'m> {
     m: &'m Matching,
@@ -248,6 +261,20 @@ fn bin_search(
     Ok(best)
 }
 
+/// After how many groups without a solution the untraced search asks [`hopeless`].
+const HOPELESS_CHECK: usize = 256;
+
+/// True when the walk is untraced and every solution the table names rejects the problem: no
+/// later group and no entry of the fill-in can be taken, so the search ends with none, as the
+/// host library's does after visiting every remaining group and entry. A solution that accepts
+/// or that cannot be evaluated keeps the search going (the error is met in order).
+fn hopeless(w: &mut LiteWalk<'_>, m: &Matching, file: &Arc<File>) -> bool {
+    let Some(named) = m.solutions.as_deref() else {
+        return false;
+    };
+    w.verdicts_of(file).is_some() && named.iter().all(|&pos| w.rejects(file, pos as usize))
+}
+
 /// `findBestKeyMatch_GridBased` (:967-1452) without the k-d tree.
 fn grid(
     w: &mut LiteWalk<'_>,
@@ -267,7 +294,6 @@ fn grid(
             file.name()
         ));
     }
-    let last = n - 1;
     let four = s.key.len() > 3;
     // Iterators as positions (:1145-1152); the M and N lower bounds and the start are only
     // read in the round that sets them.
@@ -276,14 +302,14 @@ fn grid(
     let mut best_match: Option<Pick> = None;
     let mut first_find = true;
     // baseN: the first i with i(i+1)/2 >= numSolutions (:1159-1168); both `int`.
-    let mut base_n: i64 = 1;
-    while base_n * (base_n + 1) / 2 < num as i64 {
-        base_n += 1;
-    }
+    let mut base_n: i64 = (1..).find(|b| b * (b + 1) / 2 >= num as i64).unwrap_or(1);
     let mut step_n: i64 = 0;
     let mut rounds = 0usize;
     while b_upper != n && best.len() < num {
         rounds += 1;
+        if rounds == HOPELESS_CHECK && best.is_empty() && hopeless(w, s.m, file) {
+            return Ok(best);
+        }
         if rounds > 4 * n + 8 {
             return Err(format!(
                 "{}: a GridBased table the search cannot advance through",
@@ -301,35 +327,14 @@ fn grid(
             step_n += 1;
             n_upper
         };
-        let key = &s.key;
-        // :1193-1265 (`std::min` of the problem's value and the largest in range; a group
-        // ends at the first larger value, `lower_bound` of value + 1).
-        let m_val = key[0].min(s.k(last, 0));
-        let m_lower = lower_bound(start, n, |i| s.k(i, 0) < m_val);
-        let m_up = s
-            .k(m_lower, 0)
-            .wrapping_add(1)
-            .min(s.k(last, 0).wrapping_add(1));
-        m_upper = lower_bound(m_lower, n, |i| s.k(i, 0) < m_up);
-        let m_top = m_upper.saturating_sub(1);
-        let n_val = key[1].min(s.k(m_top, 1));
-        let n_lower = lower_bound(m_lower, m_upper, |i| s.k(i, 1) < n_val);
-        let n_up = s
-            .k(n_lower, 1)
-            .wrapping_add(1)
-            .min(s.k(m_top, 1).wrapping_add(1));
-        n_upper = lower_bound(n_lower, m_upper, |i| s.k(i, 1) < n_up);
-        let n_top = n_upper.saturating_sub(1);
-        let b_val = key[2].min(s.k(n_top, 2));
-        b_lower = lower_bound(n_lower, n_upper, |i| s.k(i, 2) < b_val);
-        let b_up = s
-            .k(b_lower, 2)
-            .wrapping_add(1)
-            .min(s.k(n_top, 2).wrapping_add(1));
-        b_upper = lower_bound(b_lower, n_upper, |i| s.k(i, 2) < b_up);
+        let g = group(s, start);
+        (m_upper, n_upper, b_lower, b_upper) = (g.m_upper, g.n_upper, g.b_lower, g.b_upper);
         // :1279-1326 every K of the group; the last of equal distance wins.
         for i in b_lower..b_upper {
             s.considered += 1;
+            if w.known_reject(file, s.m.entries[i].pos) {
+                continue;
+            }
             let dist = grid_distance(&s.key, s.m.key(i));
             if dist <= best_d {
                 if let Some(p) = s.transform(w, i, dist, file, depth)? {
@@ -345,12 +350,7 @@ fn grid(
         if first_find {
             first_find = false;
             if four && s.key[2] != 1 {
-                if s.key[0] > s.key[1] {
-                    s.key[0] = s.key[0].wrapping_mul(s.key[2]);
-                } else {
-                    s.key[1] = s.key[1].wrapping_mul(s.key[2]);
-                }
-                s.key[2] = 1;
+                fold_batch(&mut s.key);
                 if s.k(batch, 2) == 1 {
                     m_upper = 0;
                     n_upper = 0;
@@ -363,31 +363,119 @@ fn grid(
             }
         }
         // :1369-1385 the group's best joins the list unless it is already there.
-        if this_match || !best.is_empty() {
-            if let Some(p) = &best_match {
-                if !best.iter().any(|q| q.same(p)) {
-                    best.push(p.clone());
-                }
+        match &best_match {
+            Some(p) if (this_match || !best.is_empty()) && !best.iter().any(|q| q.same(p)) => {
+                best.push(p.clone());
             }
+            _ => {}
         }
     }
-    // :1388-1436 not enough: every entry before the last group's start, backwards, whatever
-    // its distance, until enough.
     if best.len() < num {
-        for i in (0..b_lower).rev() {
-            let dist = grid_distance(&s.key, s.m.key(i));
-            s.considered += 1;
-            if let Some(p) = s.transform(w, i, dist, file, depth)? {
-                if !best.iter().any(|q| q.same(&p)) {
-                    best.push(p);
-                }
-            }
-            if best.len() == num {
-                break;
-            }
-        }
+        fill_in(w, s, file, depth, b_lower, num, &mut best)?;
     }
     Ok(best)
+}
+
+/// :1328-1367: a batch > 1 folded into the larger of M and N, the batch then 1.
+fn fold_batch(key: &mut [i64]) {
+    if key[0] > key[1] {
+        key[0] = key[0].wrapping_mul(key[2]);
+    } else {
+        key[1] = key[1].wrapping_mul(key[2]);
+    }
+    key[2] = 1;
+}
+
+/// The bounds of one round's group (entries are positions in the sorted table).
+struct Group {
+    m_upper: usize,
+    n_upper: usize,
+    b_lower: usize,
+    b_upper: usize,
+}
+
+/// :1193-1265, the group of a round from `start`: `std::min` of the problem's value and the
+/// largest in range for M, then N, then batch; a group ends at the first larger value
+/// (`lower_bound` of value + 1).
+fn group(s: &Search<'_>, start: usize) -> Group {
+    let n = s.m.entries.len();
+    let last = n.saturating_sub(1);
+    let key = &s.key;
+    let m_val = key[0].min(s.k(last, 0));
+    let m_lower = gallop(start, n, |i| s.k(i, 0) < m_val);
+    let m_up = s
+        .k(m_lower, 0)
+        .wrapping_add(1)
+        .min(s.k(last, 0).wrapping_add(1));
+    let m_upper = gallop(m_lower, n, |i| s.k(i, 0) < m_up);
+    let m_top = m_upper.saturating_sub(1);
+    let n_val = key[1].min(s.k(m_top, 1));
+    let n_lower = gallop(m_lower, m_upper, |i| s.k(i, 1) < n_val);
+    let n_up = s
+        .k(n_lower, 1)
+        .wrapping_add(1)
+        .min(s.k(m_top, 1).wrapping_add(1));
+    let n_upper = gallop(n_lower, m_upper, |i| s.k(i, 1) < n_up);
+    let n_top = n_upper.saturating_sub(1);
+    let b_val = key[2].min(s.k(n_top, 2));
+    let b_lower = gallop(n_lower, n_upper, |i| s.k(i, 2) < b_val);
+    let b_up = s
+        .k(b_lower, 2)
+        .wrapping_add(1)
+        .min(s.k(n_top, 2).wrapping_add(1));
+    let b_upper = gallop(b_lower, n_upper, |i| s.k(i, 2) < b_up);
+    Group {
+        m_upper,
+        n_upper,
+        b_lower,
+        b_upper,
+    }
+}
+
+/// :1388-1436, when the groups gave fewer than `num`: every entry before the last group's start
+/// (`b_lower`), backwards, whatever its distance, until enough. Entries whose solution is known
+/// to reject the problem change nothing and are passed over without a look.
+#[allow(clippy::too_many_arguments)]
+fn fill_in(
+    w: &mut LiteWalk<'_>,
+    s: &mut Search<'_>,
+    file: &Arc<File>,
+    depth: u32,
+    b_lower: usize,
+    num: usize,
+    best: &mut Vec<Pick>,
+) -> Result<(), String> {
+    let mut next = b_lower;
+    while next > 0 {
+        let i = match w.verdicts_of(file) {
+            Some(memo) => {
+                let known = |e: &rocpath_tensile::catalog::Entry| {
+                    e.pos != rocpath_tensile::catalog::UNRESOLVED
+                        && memo.get(e.pos as usize) == Some(&2)
+                };
+                let below = s.m.entries.get(..next).unwrap_or(&[]);
+                let skipped = below.iter().rev().take_while(|e| known(e)).count();
+                s.considered += skipped;
+                match (next - skipped).checked_sub(1) {
+                    Some(i) => i,
+                    None => break,
+                }
+            }
+            None => next - 1,
+        };
+        next = i;
+        s.considered += 1;
+        let dist = grid_distance(&s.key, s.m.key(i));
+        if let Some(p) = s.transform(w, i, dist, file, depth)? {
+            if !best.iter().any(|q| q.same(&p)) {
+                best.push(p);
+            }
+        }
+        if best.len() == num {
+            break;
+        }
+    }
+    Ok(())
 }
 
 /// The entries nearest the key by distance alone, predicates aside (for people).
@@ -427,4 +515,25 @@ fn nearest(m: &Matching, d: Distance, key: &[i64], file: &File) -> Vec<Near> {
             }
         })
         .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    proptest! {
+        /// Galloping finds the position `lower_bound` finds, from any start in a sorted range.
+        #[test]
+        fn gallop_finds_the_lower_bound(
+            mut v in proptest::collection::vec(0i64..40, 0..200),
+            x in 0i64..42,
+            lo in 0usize..210,
+        ) {
+            v.sort_unstable();
+            let lo = lo.min(v.len());
+            let less = |i: usize| v[i] < x;
+            prop_assert_eq!(gallop(lo, v.len(), less), lower_bound(lo, v.len(), less));
+        }
+    }
 }

@@ -422,6 +422,41 @@ impl<'a> LiteWalk<'a> {
         &mut self.current.1
     }
 
+    /// True when the untraced walk already knows that the solution at `pos` of `file` rejects
+    /// the problem: its entry can change nothing.
+    pub(crate) fn known_reject(&mut self, file: &Arc<File>, pos: u32) -> bool {
+        !self.tracing()
+            && pos != rocpath_tensile::catalog::UNRESOLVED
+            && self.memo(file).get(pos as usize) == Some(&2)
+    }
+
+    /// The untraced walk's verdicts of `file` (see [`LiteWalk::known_reject`]); `None` when
+    /// tracing, where every entry is recorded.
+    pub(crate) fn verdicts_of(&mut self, file: &Arc<File>) -> Option<&[u8]> {
+        (!self.tracing()).then(|| self.memo(file).as_slice())
+    }
+
+    /// True when the solution at `pos` of `file` rejects the problem, deciding it now if the
+    /// walk has not yet (an error decides nothing and is left for the walk to meet in order).
+    pub(crate) fn rejects(&mut self, file: &Arc<File>, pos: usize) -> bool {
+        match self.memo(file).get(pos) {
+            Some(2) => return true,
+            Some(1) | None => return false,
+            _ => {}
+        }
+        let Some(s) = file.catalog.solutions.get(pos) else {
+            return false;
+        };
+        let ok = match eval::verdict(s, self.problem, self.dev) {
+            Verdict::Unknown(_) => return false,
+            v => v == Verdict::Accepts,
+        };
+        if let Some(m) = self.memo(file).get_mut(pos) {
+            *m = if ok { 1 } else { 2 };
+        }
+        !ok
+    }
+
     /// [`LiteWalk::single`] for an entry whose solution position the loader resolved.
     pub(crate) fn single_at(
         &mut self,

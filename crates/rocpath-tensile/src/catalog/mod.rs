@@ -184,6 +184,9 @@ pub struct Matching {
     /// For a table searched by Euclidean distance over three values (the usual M, N, K), its
     /// entries as that search reads them, once a loader has sorted the table; empty otherwise.
     pub near3: Vec<Near3>,
+    /// Once a loader has resolved the table: the distinct positions of the solutions its entries
+    /// name, ascending, when every entry names one (`None` otherwise, or before).
+    pub solutions: Option<Box<[u32]>>,
 }
 
 impl Matching {
@@ -674,6 +677,7 @@ fn matching(f: &Fields<'_>, depth: u32) -> Result<Matching, Error> {
         keys,
         entries,
         near3: Vec::new(),
+        solutions: None,
     })
 }
 

@@ -140,6 +140,7 @@ fn matching(
         keys,
         entries,
         near3: Vec::new(),
+        solutions: None,
     })
 }
 

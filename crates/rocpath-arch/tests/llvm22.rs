@@ -1,8 +1,8 @@
 //! Checks the architecture table against the installed LLVM 22 tools (`llvm-mc-22`, `llc-22`,
 //! `clang-22`).
 //!
-//! Every test returns early with a note when `llvm-mc-22` is not on PATH; parts that need
-//! `llc-22` or `clang-22` are skipped the same way when those are missing. The probes run
+//! Every test returns early with a note when `llvm-mc-22` is not on PATH (fails under CI, which
+//! installs LLVM 22); parts that need `llc-22` or `clang-22` are skipped the same way. The probes run
 //! `llvm-mc-22` once per target and probe, spread over a few threads.
 
 // Test helpers outside `#[test]` functions panic on tool failures and print skip notes.
@@ -22,7 +22,8 @@ const CLANG: &str = "clang-22";
 const TRIPLE: &str = "amdgcn-amd-amdhsa";
 const THREADS: usize = 4;
 
-/// True when `tool` runs; otherwise prints a note naming the test that is skipped.
+/// True when `tool` runs; otherwise the test skips (`rocpath_testdata::missing`: a failure under
+/// CI, which installs LLVM 22).
 fn have(tool: &str, test: &str) -> bool {
     let ok = Command::new(tool)
         .arg("--version")
@@ -32,7 +33,9 @@ fn have(tool: &str, test: &str) -> bool {
         .map(|s| s.success())
         .unwrap_or(false);
     if !ok {
-        eprintln!("note: {tool} is not on PATH; skipping {test}");
+        rocpath_testdata::missing(&format!(
+            "{tool} is not on PATH (apt-get install llvm-22 clang-22); {test} skipped"
+        ));
     }
     ok
 }

@@ -26,7 +26,7 @@ fn recorded(dir: &Path, case: &str) -> PathBuf {
             return p;
         }
     }
-    rocpath_testdata::skip("shared fixtures absent: replaying a synthetic log instead");
+    rocpath_testdata::missing("shared fixtures absent: replaying a synthetic log instead");
     let p = dir.join("synthetic.log");
     std::fs::write(&p, SYNTHETIC).unwrap();
     p

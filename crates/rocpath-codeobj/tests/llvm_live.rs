@@ -114,7 +114,7 @@ fn files() -> Vec<PathBuf> {
 #[test]
 fn kernel_metadata_matches_llvm_readelf() {
     if !rocpath_testdata::have_tool("llvm-readelf-22") {
-        rocpath_testdata::skip("llvm-readelf-22 not installed");
+        rocpath_testdata::missing("llvm-readelf-22 not installed (apt-get install llvm-22)");
         return;
     }
     let fs = files();

@@ -31,7 +31,7 @@ fn case_docs(dir: &Path) -> Vec<(String, serde_json::Value)> {
 #[test]
 fn every_vega64_case_agrees_or_says_why() {
     let Some(shared) = rocpath_testdata::shared_dir() else {
-        rocpath_testdata::skip("shared data not found");
+        rocpath_testdata::missing("shared data not found");
         return;
     };
     let dir = shared.join("fixtures/miopen-logs/vega64");

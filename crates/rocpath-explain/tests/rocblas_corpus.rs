@@ -1,22 +1,20 @@
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 //! Solution presence on Debian's rocBLAS 6.4.4 (librocblas4) and hipBLASLt 7.1.1
 //! (libhipblaslt1), unpacked under `$ROCPATH_CORPUS/unpacked` by
-//! `shared/tools/fetch-debian-rocm.sh`. Skips when the corpus is absent.
+//! `shared/tools/fetch-debian-rocm.sh`. Skips when the corpus is absent (fails under CI).
 
 use rocpath_explain::rocblas::{Query, explain};
 use std::path::{Path, PathBuf};
 
 fn dirs() -> Option<(PathBuf, PathBuf)> {
-    let Some(c) = std::env::var_os("ROCPATH_CORPUS").map(PathBuf::from) else {
-        rocpath_testdata::skip("ROCPATH_CORPUS not set");
-        return None;
-    };
-    let rb = c.join("unpacked/librocblas4/usr/lib/x86_64-linux-gnu/rocblas/4.4.1/library");
-    let lt = c.join("unpacked/libhipblaslt1/usr/lib/x86_64-linux-gnu/hipblaslt/library");
-    if !rb.is_dir() || !lt.is_dir() {
-        rocpath_testdata::skip("Debian rocBLAS/hipBLASLt not unpacked in ROCPATH_CORPUS");
-        return None;
-    }
+    let rb = rocpath_testdata::corpus_path(
+        "librocblas4",
+        "usr/lib/x86_64-linux-gnu/rocblas/4.4.1/library",
+    )?;
+    let lt = rocpath_testdata::corpus_path(
+        "libhipblaslt1",
+        "usr/lib/x86_64-linux-gnu/hipblaslt/library",
+    )?;
     Some((rb, lt))
 }
 

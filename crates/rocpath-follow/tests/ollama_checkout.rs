@@ -19,7 +19,7 @@ fn checkout(var: &str) -> Option<PathBuf> {
     match std::env::var_os(var) {
         Some(p) => Some(PathBuf::from(p)),
         None => {
-            rocpath_testdata::skip(&format!("{var} is not set (an ollama/ollama work tree)"));
+            rocpath_testdata::missing(&format!("{var} is not set (an ollama/ollama work tree)"));
             None
         }
     }
@@ -45,6 +45,7 @@ fn chain<'a>(doc: &'a FollowDoc, path: &str, line: u64) -> Option<Vec<&'a Hop>> 
 }
 
 #[test]
+#[ignore = "needs an ollama/ollama v0.18.0 work tree in ROCPATH_OLLAMA_CHECKOUT, which CI does not have"]
 fn num_gpu_reaches_the_gpu_layers_of_llama_cpp_at_v0_18_0() {
     let Some(root) = checkout("ROCPATH_OLLAMA_CHECKOUT") else {
         return;
@@ -90,6 +91,7 @@ fn num_gpu_reaches_the_gpu_layers_of_llama_cpp_at_v0_18_0() {
 }
 
 #[test]
+#[ignore = "needs a current ollama/ollama work tree in ROCPATH_OLLAMA_CURRENT, which CI does not have"]
 fn num_gpu_leaves_a_current_ollama_as_a_flag_for_llama_server() {
     let Some(root) = checkout("ROCPATH_OLLAMA_CURRENT") else {
         return;

@@ -167,10 +167,8 @@ fn an_indexed_catalog_beside_a_hipblaslt_without_the_indexed_loader_is_refused()
     .unwrap();
     // Debian's hipBLASLt 7.1.1 when the corpus is unpacked (it predates the indexed loader),
     // else a stand-in library file with and without the loader's key name.
-    let debian = std::env::var_os("ROCPATH_CORPUS").map(|c| {
-        std::path::PathBuf::from(c)
-            .join("unpacked/libhipblaslt1/usr/lib/x86_64-linux-gnu/libhipblaslt.so.1.1")
-    });
+    let debian = rocpath_testdata::corpus_root()
+        .map(|c| c.join("unpacked/libhipblaslt1/usr/lib/x86_64-linux-gnu/libhipblaslt.so.1.1"));
     let so = tmp.path().join("lib/libhipblaslt.so.1");
     match debian.filter(|p| p.is_file()) {
         Some(p) => {

@@ -1,5 +1,7 @@
-//! The inventory on Debian's real ROCm packages (`../shared/tools/fetch-debian-rocm.sh`),
-//! when `ROCPATH_CORPUS` points at the folder it filled. Skips otherwise. The expected counts
+//! The inventory on Debian's real ROCm packages (`../shared/tools/fetch-debian-rocm.sh`), in
+//! the folder it fills (`ROCPATH_CORPUS`, else `~/.cache/rocpath-corpus`). A missing package
+//! skips the test, or fails it under CI, which fetches librocblas4 and libhipblaslt1; the tests
+//! of packages CI does not fetch are `#[ignore]`d (run them with `--ignored`). The expected counts
 //! are those measured with LLVM 22's tools and recorded in `shared/reference/artifacts.md`.
 
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
@@ -9,14 +11,7 @@ use std::collections::BTreeMap;
 use std::path::PathBuf;
 
 fn corpus(pkg: &str) -> Option<PathBuf> {
-    let root = PathBuf::from(std::env::var_os("ROCPATH_CORPUS")?);
-    let p = root.join("unpacked").join(pkg);
-    if p.is_dir() {
-        Some(p)
-    } else {
-        rocpath_testdata::skip(&format!("{pkg} not in ROCPATH_CORPUS"));
-        None
-    }
+    rocpath_testdata::corpus_path(pkg, "")
 }
 
 fn per_target(inv: &rocpath_inventory::Inventory) -> BTreeMap<String, (u64, u64)> {
@@ -27,6 +22,7 @@ fn per_target(inv: &rocpath_inventory::Inventory) -> BTreeMap<String, (u64, u64)
 }
 
 #[test]
+#[ignore = "reads Debian bookworm's librocsparse0 (94 MB), which CI does not fetch"]
 fn rocsparse0_bookworm() {
     let Some(p) = corpus("librocsparse0") else {
         return;
@@ -106,6 +102,7 @@ fn rocblas4_host_library_and_tensile_folder() {
 }
 
 #[test]
+#[ignore = "reads Debian's libggml0-backend-hip (115 MB) and libhsa-runtime64-1, which CI does not fetch"]
 fn ggml_hip_and_hsa_runtime() {
     let Some(g) = corpus("libggml0-backend-hip") else {
         return;

@@ -1,6 +1,7 @@
 //! Checks against the real ROCm corpus (`ROCPATH_CORPUS`, made by
 //! `shared/tools/fetch-debian-rocm.sh`): the large reference histograms, and a sample of code
-//! objects compared with `llvm-objdump-22 -d`. Skipped when `ROCPATH_CORPUS` is not set.
+//! objects compared with `llvm-objdump-22 -d`. Both are `#[ignore]`d (long, and they read
+//! packages CI does not fetch): `cargo test -p rocpath-isa --test corpus -- --ignored`.
 
 #![allow(
     clippy::unwrap_used,
@@ -14,9 +15,13 @@ mod common;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
+/// The corpus folder, when it has been filled; its absence skips the test (fails under CI).
 fn corpus() -> Option<PathBuf> {
-    let p = PathBuf::from(std::env::var_os("ROCPATH_CORPUS")?);
-    p.join("unpacked").is_dir().then_some(p)
+    let p = rocpath_testdata::corpus_root().filter(|p| p.join("unpacked").is_dir());
+    if p.is_none() {
+        rocpath_testdata::missing("no Debian corpus (../shared/tools/fetch-debian-rocm.sh)");
+    }
+    p
 }
 
 fn diff(a: &BTreeMap<String, u64>, b: &BTreeMap<String, u64>) -> Vec<String> {
@@ -35,9 +40,9 @@ fn diff(a: &BTreeMap<String, u64>, b: &BTreeMap<String, u64>) -> Vec<String> {
 }
 
 #[test]
+#[ignore = "decodes whole Debian libraries (librocblas0, librocsparse0, libhipblaslt1), some of which CI does not fetch; minutes in a debug build"]
 fn large_reference_histograms() {
     let (Some(c), Some(shared)) = (corpus(), common::shared_dir()) else {
-        println!("skipped: ROCPATH_CORPUS or shared/ not available");
         return;
     };
     let refs = shared.join("fixtures/codeobjects/large-reference");
@@ -62,7 +67,7 @@ fn large_reference_histograms() {
     for (tsv, rel, cut) in cases {
         let path = c.join(rel);
         let Ok(data) = std::fs::read(&path) else {
-            println!("skipped {tsv}: {} not in the corpus", path.display());
+            rocpath_testdata::missing(&format!("{tsv}: {} not in the corpus", path.display()));
             continue;
         };
         let elf = match cut {
@@ -116,17 +121,12 @@ fn walk(dir: &Path, out: &mut Vec<PathBuf>) {
 }
 
 #[test]
+#[ignore = "runs llvm-objdump-22 over a sample of every library in the Debian corpus; minutes"]
 fn corpus_sample_matches_llvm_objdump() {
     let Some(c) = corpus() else {
-        println!("skipped: ROCPATH_CORPUS not set");
         return;
     };
-    if std::process::Command::new("llvm-objdump-22")
-        .arg("--version")
-        .output()
-        .is_err()
-    {
-        println!("skipped: llvm-objdump-22 not on PATH");
+    if !common::have_objdump() {
         return;
     }
     let limit: usize = std::env::var("ROCPATH_CORPUS_SAMPLE")

@@ -41,7 +41,12 @@ pub fn git(dir: &Path, args: &[&str], who: (&str, &str), date: &str) -> String {
     String::from_utf8_lossy(&out.stdout).trim().to_string()
 }
 
-/// Whether git can be run here.
+/// Whether git can be run here; when it cannot, the test skips ([`crate::missing`]: a failure
+/// under CI).
 pub fn have_git() -> bool {
-    Command::new("git").arg("--version").output().is_ok()
+    let ok = Command::new("git").arg("--version").output().is_ok();
+    if !ok {
+        crate::missing("git is not installed");
+    }
+    ok
 }

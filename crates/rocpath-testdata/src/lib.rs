@@ -60,7 +60,9 @@ pub fn corpus_path(package: &str, rel: &str) -> Option<PathBuf> {
     d
 }
 
-/// A shared fixture is absent: a skip note, or under CI (`CI` set) a failure.
+/// Something a test needs is absent (shared data, the Debian corpus, a tool such as LLVM 22 or
+/// git): a skip note, or under CI (`CI` set), where `.ci/run` provides all of them, a failure.
+/// The one way a test skips; a test that cannot run under CI is `#[ignore]`d with its reason.
 #[allow(clippy::panic)] // test support: failing the calling test is the point
 pub fn missing(why: &str) {
     if std::env::var_os("CI").is_some() {
@@ -71,7 +73,7 @@ pub fn missing(why: &str) {
 
 /// Prints why a test is skipping.
 #[allow(clippy::print_stderr)]
-pub fn skip(why: &str) {
+fn skip(why: &str) {
     eprintln!("skipping: {why}");
 }
 
@@ -117,7 +119,8 @@ pub fn read_histogram(path: &Path) -> std::io::Result<BTreeMap<String, u64>> {
         .collect())
 }
 
-/// Whether a command is on PATH (for tests that compare with LLVM's tools).
+/// Whether a command is on PATH (for tests that compare with LLVM's tools). A test that needs
+/// it calls [`missing`] when it is not.
 pub fn have_tool(name: &str) -> bool {
     std::env::var_os("PATH")
         .map(|p| std::env::split_paths(&p).any(|d| d.join(name).is_file()))

@@ -270,7 +270,7 @@ fn exit_codes_and_errors_name_the_file_and_offset() {
 #[test]
 fn check_with_saved_rocminfo_and_override() {
     let Some(shared) = rocpath_testdata::shared_dir() else {
-        rocpath_testdata::skip("shared/ not present");
+        rocpath_testdata::missing("shared/ not present");
         return;
     };
     let ri = shared.join("fixtures/rocminfo-gfx900.txt");
@@ -466,7 +466,7 @@ fn offload_entries_agree_with_llvm_readobj() {
         return;
     };
     if !rocpath_testdata::have_tool("llvm-readobj-22") {
-        rocpath_testdata::skip("llvm-readobj-22 not installed");
+        rocpath_testdata::missing("llvm-readobj-22 not installed");
         return;
     }
     let so = dir.join("gloo-rocm-0.0-git20250912_libgloo_hip.so.0.5.0");
@@ -606,7 +606,7 @@ fn isa_json_contract_and_find() {
 #[test]
 fn check_gives_one_verdict_per_device_with_per_device_overrides() {
     let Some(shared) = rocpath_testdata::shared_dir() else {
-        rocpath_testdata::skip("shared/ not present");
+        rocpath_testdata::missing("shared/ not present");
         return;
     };
     let text = std::fs::read_to_string(shared.join("fixtures/rocminfo-gfx900.txt")).unwrap();

@@ -21,7 +21,7 @@ fn json_with_code(out: &std::process::Output, code: i32) -> serde_json::Value {
 #[test]
 fn miopen_json_predicts_from_the_shipped_find_db() {
     let Some(shared) = rocpath_testdata::shared_dir() else {
-        rocpath_testdata::skip("shared data not found");
+        rocpath_testdata::missing("shared data not found");
         return;
     };
     let db = shared.join("data/miopen-db");
@@ -255,14 +255,14 @@ fn ggml_json_and_bad_input() {
 #[test]
 fn compare_a_real_mi25_trace_with_the_ggml_rules() {
     let Some(shared) = rocpath_testdata::shared_dir() else {
-        rocpath_testdata::skip("shared data not found");
+        rocpath_testdata::missing("shared data not found");
         return;
     };
     let csv = shared.join(
         "fixtures/mi25-runs/rocprofv3_probe_qwen2.5_7b_20260324_020303/hbmx-mi25/3284537_kernel_trace.csv",
     );
     if !csv.exists() {
-        rocpath_testdata::skip("MI25 trace not found");
+        rocpath_testdata::missing("MI25 trace not found");
         return;
     }
     let t = tempfile::tempdir().unwrap();

@@ -467,12 +467,12 @@ fn cli_errors_are_precise() {
 #[test]
 fn real_miopen_cases_import_into_the_taxonomy() {
     let Some(shared) = rocpath_testdata::shared_dir() else {
-        rocpath_testdata::skip("shared fixtures not found");
+        rocpath_testdata::missing("shared fixtures not found");
         return;
     };
     let logs = shared.join("fixtures/miopen-logs/vega64");
     if !logs.is_dir() {
-        rocpath_testdata::skip("fixtures/miopen-logs/vega64 not found");
+        rocpath_testdata::missing("fixtures/miopen-logs/vega64 not found");
         return;
     }
     let tmp = tempfile::tempdir().unwrap();

@@ -15,7 +15,7 @@ fn rocpath() -> Command {
 #[test]
 fn json_document_and_exit_codes() {
     if !std::path::Path::new("/bin/ls").is_file() {
-        rocpath_testdata::skip("no /bin/ls");
+        rocpath_testdata::missing("no /bin/ls");
         return;
     }
     let out = rocpath()

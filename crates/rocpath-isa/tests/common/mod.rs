@@ -6,17 +6,28 @@ use object::{Object, ObjectSection, ObjectSymbol, SectionFlags, SymbolFlags};
 use rocpath_isa::{SymbolKind, SymbolStart};
 use std::path::PathBuf;
 
-/// `$ROCPATH_SHARED`, else `<workspace>/../shared`, if it exists.
+/// The shared data folder (`rocpath_testdata::shared_dir`), when it holds the code-object
+/// fixtures; their absence skips the test, or fails it under CI.
 pub fn shared_dir() -> Option<PathBuf> {
-    let p = match std::env::var_os("ROCPATH_SHARED") {
-        Some(p) => PathBuf::from(p),
-        None => PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../../shared"),
-    };
-    p.join("fixtures/codeobjects").is_dir().then_some(p)
+    rocpath_testdata::codeobjects_dir()?;
+    rocpath_testdata::shared_dir()
 }
 
+/// `shared/fixtures/codeobjects` (see [`shared_dir`]).
 pub fn fixtures_dir() -> Option<PathBuf> {
-    shared_dir().map(|p| p.join("fixtures/codeobjects"))
+    rocpath_testdata::codeobjects_dir()
+}
+
+/// Whether `llvm-objdump-22` runs; its absence skips the test, or fails it under CI.
+pub fn have_objdump() -> bool {
+    let ok = std::process::Command::new("llvm-objdump-22")
+        .arg("--version")
+        .output()
+        .is_ok_and(|o| o.status.success());
+    if !ok {
+        rocpath_testdata::missing("llvm-objdump-22 not on PATH (apt-get install llvm-22)");
+    }
+    ok
 }
 
 /// One code object from the manifest.

@@ -348,17 +348,10 @@ fn the_mapping_file_maps_first_indices_to_file_names() {
 /// one per-type file per processor; all of them with `ROCPATH_ALL_HIPBLASLT=1`).
 #[test]
 fn debians_hipblaslt_catalogs_decode() {
-    let root = std::env::var_os("ROCPATH_CORPUS")
-        .map(std::path::PathBuf::from)
-        .or_else(|| {
-            std::env::var_os("HOME")
-                .map(|h| std::path::PathBuf::from(h).join(".cache/rocpath-corpus"))
-        });
-    let Some(dir) = root
-        .map(|r| r.join("unpacked/libhipblaslt1/usr/lib/x86_64-linux-gnu/hipblaslt/library"))
-        .filter(|d| d.is_dir())
-    else {
-        rocpath_testdata::skip("Debian libhipblaslt1 7.1.1 not unpacked in ROCPATH_CORPUS");
+    let Some(dir) = rocpath_testdata::corpus_path(
+        "libhipblaslt1",
+        "usr/lib/x86_64-linux-gnu/hipblaslt/library",
+    ) else {
         return;
     };
     let all = std::env::var_os("ROCPATH_ALL_HIPBLASLT").is_some();

@@ -11,7 +11,7 @@
     missing_docs
 )]
 
-#[path = "../tests/common/mod.rs"]
+#[path = "../tests/it/common/mod.rs"]
 mod common;
 
 use criterion::{Criterion, Throughput, black_box, criterion_group, criterion_main};

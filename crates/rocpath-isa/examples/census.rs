@@ -5,7 +5,7 @@
 //! `cargo run --release -p rocpath-isa --example census -- [--summary] FILE...`
 #![allow(clippy::print_stdout, clippy::print_stderr)]
 
-#[path = "../tests/common/mod.rs"]
+#[path = "../tests/it/common/mod.rs"]
 mod common;
 
 use rocpath_isa::{Census, Class, Decoder};

@@ -7,7 +7,7 @@
     clippy::print_stdout
 )]
 
-mod common;
+use super::common;
 
 use rocpath_isa::{Census, Decoder};
 

@@ -5,7 +5,7 @@
 //! prints them for the Vega64 logs of the shared fixtures (`vega64_int8_*`): the fields the
 //! rules read, with the same values.
 
-mod common;
+use super::common;
 use common::Fixture;
 use rocpath_evidence::Class;
 use rocpath_ledger::check;

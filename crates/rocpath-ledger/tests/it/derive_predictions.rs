@@ -4,7 +4,7 @@
 //! run. Comparisons are shaped as `rocpath --json explain --compare` prints them for the
 //! Vega64 logs of the shared fixtures (`vega64_fp32_nchw_1x1_fwd_n32`, `vega64_int8_*`).
 
-mod common;
+use super::common;
 use common::Fixture;
 use rocpath_evidence::Class;
 use rocpath_ledger::check;

@@ -1,7 +1,7 @@
 //! Checks against the real ROCm corpus (`ROCPATH_CORPUS`, made by
 //! `shared/tools/fetch-debian-rocm.sh`): the large reference histograms, and a sample of code
 //! objects compared with `llvm-objdump-22 -d`. Both are `#[ignore]`d (long, and they read
-//! packages CI does not fetch): `cargo test -p rocpath-isa --test corpus -- --ignored`.
+//! packages CI does not fetch): `cargo test -p rocpath-isa --test it corpus -- --ignored`.
 
 #![allow(
     clippy::unwrap_used,
@@ -10,7 +10,7 @@
     clippy::print_stdout
 )]
 
-mod common;
+use super::common;
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};

@@ -4,7 +4,7 @@
 //! claims are deterministic, and a newer document that contradicts one changes its class
 //! with a dated history entry.
 
-mod common;
+use super::common;
 use common::Fixture;
 use rocpath_evidence::{Class, Proof};
 use rocpath_ledger::derive::{self, block_of, claim_id, rule};

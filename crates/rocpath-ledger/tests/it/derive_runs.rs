@@ -4,7 +4,7 @@
 //! recordings of the shared fixtures (`mi25-runs/ollama_journal_after_test_20260320_191059.log`
 //! and the tinyllama A/B of 19:57): the fields the rules read, with the same values.
 
-mod common;
+use super::common;
 use common::Fixture;
 use rocpath_evidence::Class;
 use rocpath_ledger::check;

@@ -8,7 +8,7 @@
     clippy::print_stdout
 )]
 
-mod common;
+use super::common;
 
 use rocpath_isa::Decoder;
 use std::process::Command;

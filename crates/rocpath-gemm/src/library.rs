@@ -284,8 +284,12 @@ fn cheap_first(p: &mut catalog::Pred<ProblemLeaf>) {
     v.sort_by_key(rank);
 }
 
-/// [`Matching::solutions`] of a resolved table.
+/// [`Matching::solutions`] of a resolved table, for the grid search that reads it (TensileLite's
+/// `GridBased` tables; `None` for the others).
 fn named_solutions(m: &Matching) -> Option<Box<[u32]>> {
+    if m.distance != Ok(catalog::Distance::GridBased) {
+        return None;
+    }
     let mut v: Vec<u32> = m
         .entries
         .iter()

@@ -219,6 +219,44 @@ impl Search<'_> {
         }))
     }
 
+    /// Entry `i` at `dist` in the Euclidean scan: tried when nearer than the best, or as near
+    /// and faster; untraced (`fast`), a resolved solution's verdict comes from the walk's memo.
+    #[allow(clippy::too_many_arguments)]
+    #[inline(always)]
+    fn consider(
+        &mut self,
+        w: &mut Walk<'_>,
+        memo: &mut [u8],
+        fast: bool,
+        i: usize,
+        dist: f64,
+        file: &Arc<File>,
+        depth: u32,
+    ) -> Result<(), String> {
+        self.considered += 1;
+        let e = &self.m.entries[i];
+        let speed = e.speed;
+        if !(dist < self.best_d || (dist == self.best_d && speed > self.best_speed)) {
+            return Ok(());
+        }
+        let found = if fast && e.pos != UNRESOLVED {
+            let pos = e.pos as usize;
+            w.verdict_in(memo, file, pos)?.then(|| Chosen {
+                file: file.clone(),
+                pos,
+                distance: Some(dist),
+            })
+        } else {
+            self.transform(w, i, dist, file, depth)?
+        };
+        if let Some(c) = found {
+            self.best_d = dist;
+            self.best = Some(c);
+            self.best_speed = speed;
+        }
+        Ok(())
+    }
+
     /// One step of `findBestKeyMatch_BinSearch`; false when the direction stops.
     fn visit(
         &mut self,
@@ -453,25 +491,7 @@ fn scan_with(
             next = step_over(keys, dims, n, &key, forward, i, j, before, s.best_d);
             continue;
         }
-        s.considered += 1;
-        let e = &s.m.entries[i];
-        if dist < s.best_d || (dist == s.best_d && e.speed > s.best_speed) {
-            let found = if fast && e.pos != rocpath_tensile::catalog::UNRESOLVED {
-                let pos = e.pos as usize;
-                w.verdict_in(memo, file, pos)?.then(|| Chosen {
-                    file: file.clone(),
-                    pos,
-                    distance: Some(dist),
-                })
-            } else {
-                s.transform(w, i, dist, file, depth)?
-            };
-            if let Some(c) = found {
-                s.best_d = dist;
-                s.best = Some(c);
-                s.best_speed = e.speed;
-            }
-        }
+        s.consider(w, memo, fast, i, dist, file, depth)?;
         next = if forward {
             (i + 1 < n).then_some(i + 1)
         } else {
@@ -535,25 +555,7 @@ fn scan3(
             next = step3(recs, &key, forward, i, j, before, s.best_d);
             continue;
         }
-        s.considered += 1;
-        let e = &s.m.entries[i];
-        if dist < s.best_d || (dist == s.best_d && e.speed > s.best_speed) {
-            let found = if e.pos != UNRESOLVED {
-                let pos = e.pos as usize;
-                w.verdict_in(memo, file, pos)?.then(|| Chosen {
-                    file: file.clone(),
-                    pos,
-                    distance: Some(dist),
-                })
-            } else {
-                s.transform(w, i, dist, file, depth)?
-            };
-            if let Some(c) = found {
-                s.best_d = dist;
-                s.best = Some(c);
-                s.best_speed = e.speed;
-            }
-        }
+        s.consider(w, memo, true, i, dist, file, depth)?;
         next = advance(i);
     }
     Ok(())

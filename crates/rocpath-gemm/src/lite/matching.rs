@@ -399,37 +399,28 @@ struct Group {
 /// (`lower_bound` of value + 1).
 fn group(s: &Search<'_>, start: usize) -> Group {
     let n = s.m.entries.len();
-    let last = n.saturating_sub(1);
-    let key = &s.key;
-    let m_val = key[0].min(s.k(last, 0));
-    let m_lower = gallop(start, n, |i| s.k(i, 0) < m_val);
-    let m_up = s
-        .k(m_lower, 0)
-        .wrapping_add(1)
-        .min(s.k(last, 0).wrapping_add(1));
-    let m_upper = gallop(m_lower, n, |i| s.k(i, 0) < m_up);
-    let m_top = m_upper.saturating_sub(1);
-    let n_val = key[1].min(s.k(m_top, 1));
-    let n_lower = gallop(m_lower, m_upper, |i| s.k(i, 1) < n_val);
-    let n_up = s
-        .k(n_lower, 1)
-        .wrapping_add(1)
-        .min(s.k(m_top, 1).wrapping_add(1));
-    let n_upper = gallop(n_lower, m_upper, |i| s.k(i, 1) < n_up);
-    let n_top = n_upper.saturating_sub(1);
-    let b_val = key[2].min(s.k(n_top, 2));
-    let b_lower = gallop(n_lower, n_upper, |i| s.k(i, 2) < b_val);
-    let b_up = s
-        .k(b_lower, 2)
-        .wrapping_add(1)
-        .min(s.k(n_top, 2).wrapping_add(1));
-    let b_upper = gallop(b_lower, n_upper, |i| s.k(i, 2) < b_up);
+    let (m_lower, m_upper) = level(s, 0, start, n, n.saturating_sub(1));
+    let (n_lower, n_upper) = level(s, 1, m_lower, m_upper, m_upper.saturating_sub(1));
+    let (b_lower, b_upper) = level(s, 2, n_lower, n_upper, n_upper.saturating_sub(1));
     Group {
         m_upper,
         n_upper,
         b_lower,
         b_upper,
     }
+}
+
+/// One level of a group within `lo..hi`: the run of key value `j` at the problem's value or the
+/// first above it, the value clamped to the largest in range (read at `top`), as `(lower,
+/// upper)`.
+fn level(s: &Search<'_>, j: usize, lo: usize, hi: usize, top: usize) -> (usize, usize) {
+    let val = s.key[j].min(s.k(top, j));
+    let lower = gallop(lo, hi, |i| s.k(i, j) < val);
+    let up = s
+        .k(lower, j)
+        .wrapping_add(1)
+        .min(s.k(top, j).wrapping_add(1));
+    (lower, gallop(lower, hi, |i| s.k(i, j) < up))
 }
 
 /// :1388-1436, when the groups gave fewer than `num`: every entry before the last group's start

@@ -149,6 +149,94 @@ fn activation_known(name: &str) -> Result<&str, String> {
 /// A problem leaf on `p` (`ContractionProblemPredicates.hpp`, the `operator()` line cited).
 pub fn problem_leaf(l: &ProblemLeaf, p: &LiteProblem) -> Result<bool, String> {
     use ProblemLeaf as L;
+    if let Some(v) = size_leaf(l, p)? {
+        return Ok(v);
+    }
+    if let Some(v) = limit_leaf(l, p)? {
+        return Ok(v);
+    }
+    if let Some(v) = epilogue_leaf(l, p)? {
+        return Ok(v);
+    }
+    Ok(match l {
+        // :812, :842, :1678
+        L::LdcEqualsLdd => p.ld[2] == p.ld[3],
+        L::CEqualsD => p.c_equals_d,
+        L::CdStridesEqual => p.ld[2] == p.ld[3] && p.batch_stride[2] == p.batch_stride[3],
+        // :875 with GSU 0 the `gsu() == 0 || 1` part holds
+        L::AmaxDCheck(v) => p.output_amax_d == *v,
+        // :926, :952
+        L::BetaZero => p.beta == 0.0,
+        L::BetaOne => p.beta == 1.0,
+        // :985, :1024 (problem language Any), :1069
+        L::HighPrecisionAccumulate(v) => p.hpa == *v,
+        L::KernelLanguageCompatible(_) => true,
+        L::DeterministicMode(v) => !*v,
+        L::AiGreaterThanEqual(_) | L::AiLessThanEqual(_) => {
+            return Err(format!(
+                "problem predicate `{}` (arithmetic intensity is not modelled for TensileLite)",
+                l.name()
+            ));
+        }
+        // :1180, :1224
+        L::AlphaValue(v) => p.alpha == *v || *v == ScalarValue::Any,
+        L::BetaValue(v) => p.beta_restriction() == *v || *v == ScalarValue::Any,
+        // :1263 A, B, C, D and the compute-input type
+        L::TypesEqualCompute(t) => {
+            p.types[0] == t[0]
+                && p.types[1] == t[1]
+                && p.types[2] == t[2]
+                && p.types[3] == t[3]
+                && p.compute_input == t[4]
+        }
+        L::TypesEqual(_) => {
+            return Err("a four-type TypesEqual (TensileLite 7.1 reads five)".into());
+        }
+        // :1336
+        L::OperationIdentifierEqual(v) => p.operation == *v,
+        // :1717, :1751
+        L::StridedBatched(v) => p.strided_batched == *v,
+        L::GroupedGemm(v) => p.grouped_gemm == *v,
+        // :1779, :1837, :1867 the default metric is DeviceEfficiency
+        L::CuEfficiency | L::ExperimentalStreamK | L::ExperimentalMlp => false,
+        L::ExperimentalGrid | L::ExperimentalDTree => {
+            return Err(format!(
+                "problem predicate `{}` (not in TensileLite 7.1)",
+                l.name()
+            ));
+        }
+        // :1900, :1930, :1961
+        L::EqualityMatching | L::RangeMatching | L::FreeSizeMatching => true,
+        // :2569, :2602, :2635, :2669
+        L::Sparse(v) => p.sparse == *v as i32 as i64,
+        L::SwizzleTensorA(v) => p.swizzle[0] == *v,
+        L::SwizzleTensorB(v) => p.swizzle[1] == *v,
+        L::F32XdlMathOp(t) => p.f32_xdl == *t,
+        // :2703 only grouped GEMMs with device arguments are checked
+        L::SupportDeviceUserArguments(v) => {
+            !(p.device_user_args && p.grouped_gemm) || p.device_user_args == *v
+        }
+        L::Fp16AltImpl | L::Fp16AltImplRound | L::StochasticRounding(_) => {
+            return Err(format!(
+                "problem predicate `{}` (not in TensileLite 7.1)",
+                l.name()
+            ));
+        }
+        L::ArithmeticUnitCompatible(_) => {
+            return Err(
+                "problem predicate `ArithmeticUnitCompatible` (not in TensileLite 7.1)".into(),
+            );
+        }
+        L::Unknown(n) => return Err(format!("problem predicate `{n}`")),
+        // The size, limit and epilogue leaves were answered above; a leaf added to the decoder
+        // and to none of these groups is not modelled.
+        other => return Err(format!("problem predicate `{}`", other.name())),
+    })
+}
+
+/// The size and stride leaves (`None`: not one of them).
+fn size_leaf(l: &ProblemLeaf, p: &LiteProblem) -> Result<Option<bool>, String> {
+    use ProblemLeaf as L;
     let size = |i: u64| {
         p.size(i)
             .ok_or_else(|| format!("size index {i} of a 4-index problem"))
@@ -160,7 +248,7 @@ pub fn problem_leaf(l: &ProblemLeaf, p: &LiteProblem) -> Result<bool, String> {
             Err(format!("{what} index {i} of a GEMM"))
         }
     };
-    Ok(match l {
+    Ok(Some(match l {
         // :79, :119 (transposeC01 is false: free 0 is A's)
         L::Free0SizeMultiple { index, value } => {
             only0(*index, "free", p.m)?.is_multiple_of(nz(*value)?)
@@ -210,41 +298,14 @@ pub fn problem_leaf(l: &ProblemLeaf, p: &LiteProblem) -> Result<bool, String> {
             };
             s == *value
         }
-        // :812, :842, :1678
-        L::LdcEqualsLdd => p.ld[2] == p.ld[3],
-        L::CEqualsD => p.c_equals_d,
-        L::CdStridesEqual => p.ld[2] == p.ld[3] && p.batch_stride[2] == p.batch_stride[3],
-        // :875 with GSU 0 the `gsu() == 0 || 1` part holds
-        L::AmaxDCheck(v) => p.output_amax_d == *v,
-        // :926, :952
-        L::BetaZero => p.beta == 0.0,
-        L::BetaOne => p.beta == 1.0,
-        // :985, :1024 (problem language Any), :1069
-        L::HighPrecisionAccumulate(v) => p.hpa == *v,
-        L::KernelLanguageCompatible(_) => true,
-        L::DeterministicMode(v) => !*v,
-        L::AiGreaterThanEqual(_) | L::AiLessThanEqual(_) => {
-            return Err(format!(
-                "problem predicate `{}` (arithmetic intensity is not modelled for TensileLite)",
-                l.name()
-            ));
-        }
-        // :1180, :1224
-        L::AlphaValue(v) => p.alpha == *v || *v == ScalarValue::Any,
-        L::BetaValue(v) => p.beta_restriction() == *v || *v == ScalarValue::Any,
-        // :1263 A, B, C, D and the compute-input type
-        L::TypesEqualCompute(t) => {
-            p.types[0] == t[0]
-                && p.types[1] == t[1]
-                && p.types[2] == t[2]
-                && p.types[3] == t[3]
-                && p.compute_input == t[4]
-        }
-        L::TypesEqual(_) => {
-            return Err("a four-type TypesEqual (TensileLite 7.1 reads five)".into());
-        }
-        // :1336
-        L::OperationIdentifierEqual(v) => p.operation == *v,
+        _ => return Ok(None),
+    }))
+}
+
+/// The leaves that bound what a kernel can address or launch: buffer offsets, workgroup counts, synchronizer size, GSU's minimum K (`None`: not one of them).
+fn limit_leaf(l: &ProblemLeaf, p: &LiteProblem) -> Result<Option<bool>, String> {
+    use ProblemLeaf as L;
+    Ok(Some(match l {
         // :1370 (lda·DU + shift)·bytes < 2^32 for A and B
         L::BufferLoadOffsetLimitCheck(c) => {
             const TWO_POW_32: u64 = 1 << 32;
@@ -310,19 +371,30 @@ pub fn problem_leaf(l: &ProblemLeaf, p: &LiteProblem) -> Result<bool, String> {
         L::GlobalSplitUCheckMinK(_) => {
             return Err("an integer GlobalSplitUCheckMinK (TensileLite 7.1 reads a pair)".into());
         }
-        // :1717, :1751
-        L::StridedBatched(v) => p.strided_batched == *v,
-        L::GroupedGemm(v) => p.grouped_gemm == *v,
-        // :1779, :1837, :1867 the default metric is DeviceEfficiency
-        L::CuEfficiency | L::ExperimentalStreamK | L::ExperimentalMlp => false,
-        L::ExperimentalGrid | L::ExperimentalDTree => {
-            return Err(format!(
-                "problem predicate `{}` (not in TensileLite 7.1)",
-                l.name()
-            ));
+        // :2762 XCC -1 passes; XCC (1 when the solution is a CU fallback) a power of two
+        // dividing XCCG (the CU count when -1)
+        L::WorkgroupMappingXccCheck([xcc, xccg]) => {
+            let xcc = *xcc as i32;
+            if xcc == -1 {
+                true
+            } else if xcc != 1 {
+                return Err(format!(
+                    "WorkgroupMappingXCCCheck with XCC {xcc}: the CU-fallback flag decides it (not modelled)"
+                ));
+            } else {
+                let _ = xccg;
+                // XCC = 1: a power of two, and every XCCG is a multiple of it.
+                true
+            }
         }
-        // :1900, :1930, :1961
-        L::EqualityMatching | L::RangeMatching | L::FreeSizeMatching => true,
+        _ => return Ok(None),
+    }))
+}
+
+/// The epilogue's leaves: gradient, activation, bias, E, scales (`None`: not one of them).
+fn epilogue_leaf(l: &ProblemLeaf, p: &LiteProblem) -> Result<Option<bool>, String> {
+    use ProblemLeaf as L;
+    Ok(Some(match l {
         // :1996
         L::UseGradient(v) => p.use_gradient == *v,
         // :2030 All, the problem's own, None, or Hipblaslt_all for the hipBLASLt activations
@@ -379,44 +451,8 @@ pub fn problem_leaf(l: &ProblemLeaf, p: &LiteProblem) -> Result<bool, String> {
                 list.iter().any(|v| *v as i32 == 3)
             }
         }
-        // :2569, :2602, :2635, :2669
-        L::Sparse(v) => p.sparse == *v as i32 as i64,
-        L::SwizzleTensorA(v) => p.swizzle[0] == *v,
-        L::SwizzleTensorB(v) => p.swizzle[1] == *v,
-        L::F32XdlMathOp(t) => p.f32_xdl == *t,
-        // :2703 only grouped GEMMs with device arguments are checked
-        L::SupportDeviceUserArguments(v) => {
-            !(p.device_user_args && p.grouped_gemm) || p.device_user_args == *v
-        }
-        // :2762 XCC -1 passes; XCC (1 when the solution is a CU fallback) a power of two
-        // dividing XCCG (the CU count when -1)
-        L::WorkgroupMappingXccCheck([xcc, xccg]) => {
-            let xcc = *xcc as i32;
-            if xcc == -1 {
-                true
-            } else if xcc != 1 {
-                return Err(format!(
-                    "WorkgroupMappingXCCCheck with XCC {xcc}: the CU-fallback flag decides it (not modelled)"
-                ));
-            } else {
-                let _ = xccg;
-                // XCC = 1: a power of two, and every XCCG is a multiple of it.
-                true
-            }
-        }
-        L::Fp16AltImpl | L::Fp16AltImplRound | L::StochasticRounding(_) => {
-            return Err(format!(
-                "problem predicate `{}` (not in TensileLite 7.1)",
-                l.name()
-            ));
-        }
-        L::ArithmeticUnitCompatible(_) => {
-            return Err(
-                "problem predicate `ArithmeticUnitCompatible` (not in TensileLite 7.1)".into(),
-            );
-        }
-        L::Unknown(n) => return Err(format!("problem predicate `{n}`")),
-    })
+        _ => return Ok(None),
+    }))
 }
 
 /// `calculateAutoGSU` (src/ContractionSolution.cpp:51-62): the solution's GSU unless it is -1.

@@ -550,20 +550,7 @@ pub fn tensile_problem(c: &Call, s: &Settings, dev: &Device, steps: &mut Steps) 
     };
     let ldd = if c.api.is_ex() { c.ld[3] } else { c.ld[2] };
     let (m, n, k) = (c.m as u64, c.n as u64, c.k as u64);
-    let stride: [u64; 4] = match c.api {
-        Api::Gemm | Api::GemmBatched => [0; 4],
-        Api::GemmEx => [1; 4],
-        Api::GemmStridedBatched => {
-            [c.stride[0], c.stride[1], c.stride[2], c.stride[2]].map(|v| v as u64)
-        }
-        Api::GemmStridedBatchedEx => c.stride.map(|v| v as u64),
-        Api::GemmBatchedEx => [
-            (c.ld[0] * if c.trans[0] == Op::N { c.k } else { c.m }) as u64,
-            (c.ld[1] * if c.trans[1] == Op::N { c.n } else { c.k }) as u64,
-            (c.ld[2] * c.n) as u64,
-            (ldd * c.n) as u64,
-        ],
-    };
+    let stride = batch_strides(c, ldd);
     let tensile_k = if c.k != 0 && c.alpha != 0.0 { k } else { 0 };
     if tensile_k == 0 && k != 0 {
         steps.push(|| {
@@ -603,6 +590,44 @@ pub fn tensile_problem(c: &Call, s: &Settings, dev: &Device, steps: &mut Steps) 
             "rocblas_auxiliary.cpp:152-190, 905-915",
         ));
     }
+    let modes = tensile_modes(c, s, dev, xf32);
+    steps.push(|| cited(
+        format!(
+            "Tensile problem: {} batch {}, strided batched {}, C == D {}, workspace {} bytes, atomics {}",
+            crate::problem::operation_identifier(gemm.trans, &gemm.types, beta),
+            batch,
+            modes.strided_batched,
+            modes.c_equals_d,
+            modes.workspace,
+            if modes.deterministic { "not allowed" } else { "allowed" },
+        ),
+        "tensile_host.cpp:344-547; include/handle.hpp:398-401, 486-487",
+    ));
+    Problem::new(gemm, modes)
+}
+
+/// The batch strides of A, B, C and D as each entry point passes them (`ldd`: D's leading
+/// dimension).
+fn batch_strides(c: &Call, ldd: i64) -> [u64; 4] {
+    match c.api {
+        Api::Gemm | Api::GemmBatched => [0; 4],
+        Api::GemmEx => [1; 4],
+        Api::GemmStridedBatched => {
+            [c.stride[0], c.stride[1], c.stride[2], c.stride[2]].map(|v| v as u64)
+        }
+        Api::GemmStridedBatchedEx => c.stride.map(|v| v as u64),
+        Api::GemmBatchedEx => [
+            (c.ld[0] * if c.trans[0] == Op::N { c.k } else { c.m }) as u64,
+            (c.ld[1] * if c.trans[1] == Op::N { c.n } else { c.k }) as u64,
+            (c.ld[2] * c.n) as u64,
+            (ldd * c.n) as u64,
+        ],
+    }
+}
+
+/// The modes `ConstructTensileProblem` gives the problem from the call, the handle's settings
+/// and the device (C == D, batching, metric, workspace, atomics, XF32, FP16 alt-impl, switches).
+fn tensile_modes(c: &Call, s: &Settings, dev: &Device, xf32: bool) -> Modes {
     let pointer_arrays = c.api.pointer_arrays();
     let c_equals_d = pointer_arrays || !c.api.is_ex() || c.c_is_d;
     let metric = match s.experimental_selection {
@@ -619,7 +644,7 @@ pub fn tensile_problem(c: &Call, s: &Settings, dev: &Device, steps: &mut Steps) 
         },
     );
     let fp16 = |env: Option<bool>, bit: u32| env.unwrap_or(c.flags & bit != 0);
-    let modes = Modes {
+    Modes {
         c_equals_d,
         strided_batched: !pointer_arrays,
         deterministic: s.atomics_not_allowed,
@@ -642,20 +667,7 @@ pub fn tensile_problem(c: &Call, s: &Settings, dev: &Device, steps: &mut Steps) 
             solution_index: s.tensile_solution_index.filter(|i| *i >= 0),
             override_path: s.gemm_override_path.clone(),
         },
-    };
-    steps.push(|| cited(
-        format!(
-            "Tensile problem: {} batch {}, strided batched {}, C == D {}, workspace {} bytes, atomics {}",
-            crate::problem::operation_identifier(gemm.trans, &gemm.types, beta),
-            batch,
-            modes.strided_batched,
-            modes.c_equals_d,
-            modes.workspace,
-            if modes.deterministic { "not allowed" } else { "allowed" },
-        ),
-        "tensile_host.cpp:344-547; include/handle.hpp:398-401, 486-487",
-    ));
-    Problem::new(gemm, modes)
+    }
 }
 
 /// `value_category(beta)` (`include/utility.hpp:866-870`): 0, 1, -1, or 2 for anything else.

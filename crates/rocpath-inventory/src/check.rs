@@ -320,6 +320,22 @@ fn evaluate(objs: &[&CodeObjectRecord], dev: &TargetId) -> (Verdict, Vec<Decider
     }
 }
 
+/// What `HSA_OVERRIDE_GFX_VERSION` naming processor `p` would make of a library's objects.
+fn override_effect(objs: &[&CodeObjectRecord], dev: &TargetId, p: &str) -> OverrideEffect {
+    let odev = device_for(dev, p);
+    let (v, d, n) = evaluate(objs, &odev);
+    let why = match v {
+        Verdict::Runs => format!("as {p}: {} ({})", objects_load(n), d[0].rule),
+        Verdict::Depends => format!("as {p}: {}", d[0].why),
+        Verdict::NoCode => format!("as {p}: still no code object"),
+    };
+    OverrideEffect {
+        verdict: v,
+        compatible: n,
+        why,
+    }
+}
+
 /// Checks every library of `inv` against one device.
 pub fn check(inv: &Inventory, device: &Device, ov: Option<&Override>) -> DeviceCheck {
     let dev = &device.target;
@@ -389,20 +405,9 @@ pub fn check(inv: &Inventory, device: &Device, ov: Option<&Override>) -> DeviceC
                 evidence = evidence.at(Locator::file(&co.path).with_member(co.container.clone()));
             }
         }
-        let with_override = ov.and_then(|o| o.processor.as_ref()).map(|p| {
-            let odev = device_for(dev, p);
-            let (v, d, n) = evaluate(objs, &odev);
-            let why = match v {
-                Verdict::Runs => format!("as {p}: {} ({})", objects_load(n), d[0].rule),
-                Verdict::Depends => format!("as {p}: {}", d[0].why),
-                Verdict::NoCode => format!("as {p}: still no code object"),
-            };
-            OverrideEffect {
-                verdict: v,
-                compatible: n,
-                why,
-            }
-        });
+        let with_override = ov
+            .and_then(|o| o.processor.as_ref())
+            .map(|p| override_effect(objs, dev, p));
         libraries.push(LibraryCheck {
             library: lib.clone(),
             kind: "code_objects".into(),

@@ -4,6 +4,7 @@
 
 use crate::{bytes, right, table};
 use comfy_table::Cell;
+use rocpath_survey::python::PythonEnv;
 use rocpath_survey::{SkipKind, Survey};
 use std::fmt::Write;
 
@@ -87,6 +88,123 @@ fn variables(out: &mut String, s: &Survey) {
         ]);
     }
     let _ = writeln!(out, "{t}\n");
+}
+
+/// Environments without GPU packages and not on `PATH` shown without `-v`.
+const QUIET_ENVS: usize = 5;
+
+/// The packages with GPU code of one environment, as the installs name them.
+fn env_packages(s: &Survey, e: &PythonEnv) -> String {
+    let mut v: Vec<String> = Vec::new();
+    for i in s
+        .installs
+        .iter()
+        .filter(|i| i.env.as_deref() == Some(e.path.as_str()))
+    {
+        let name = i.label.rsplit(' ').next().unwrap_or(&i.label);
+        if name.starts_with("_rocm_sdk") && e.rocm_sdk.is_some() {
+            continue; // the notes name the SDK wheels
+        }
+        let build = i.build.as_deref().unwrap_or("?");
+        v.push(match &i.version {
+            Some(ver) => format!("{name} {ver} ({build})"),
+            None => format!("{name} ({build})"),
+        });
+    }
+    v.join(", ")
+}
+
+/// What to know about an environment: its problems, its ROCm SDK wheels and who uses them.
+fn env_notes(e: &PythonEnv) -> String {
+    let mut v: Vec<String> = e.problems.clone();
+    if let Some(sdk) = &e.rocm_sdk {
+        let mut t = format!(
+            "ROCm SDK wheels {}",
+            sdk.version.as_deref().unwrap_or("(no version)")
+        );
+        if sdk.device_targets.is_empty() {
+            t.push_str(", no device wheel");
+        } else {
+            t.push_str(&format!(
+                ", device code for {}",
+                sdk.device_targets.join(" ")
+            ));
+        }
+        for u in &sdk.used_by {
+            let check = match (&u.check_version, u.version_matches) {
+                (Some(c), Some(true)) => format!(" (asks {c}: installed)"),
+                (Some(c), Some(false)) => format!(" (asks {c}: NOT the installed one)"),
+                (Some(c), None) => format!(" (asks {c})"),
+                _ => String::new(),
+            };
+            t.push_str(&format!("; {} loads them{check}", u.package));
+        }
+        v.push(t);
+    }
+    if e.system_site_packages {
+        v.push("also sees its base's packages".to_string());
+    }
+    v.join("; ")
+}
+
+fn python_envs(out: &mut String, s: &Survey, verbose: bool) {
+    if s.python_envs.is_empty() {
+        return;
+    }
+    let _ = writeln!(out, "Python environments");
+    let mut t = table(&[
+        "environment",
+        "kind",
+        "python",
+        "on PATH",
+        "GPU packages",
+        "notes",
+    ]);
+    let mut quiet = 0;
+    for e in &s.python_envs {
+        let packages = env_packages(s, e);
+        let notes = env_notes(e);
+        if !verbose && packages.is_empty() && e.on_path.is_empty() && notes.is_empty() {
+            quiet += 1;
+            if quiet > QUIET_ENVS {
+                continue;
+            }
+        }
+        let on: Vec<String> = e
+            .on_path
+            .iter()
+            .map(|o| format!("{}{}", o.command, if o.runs { "" } else { " (shadowed)" }))
+            .collect();
+        t.add_row(vec![
+            Cell::new(shown(s, &e.path)),
+            Cell::new(e.kind.as_str()),
+            Cell::new(e.versions.join(" ")),
+            Cell::new(on.join(", ")),
+            Cell::new(packages),
+            Cell::new(notes),
+        ]);
+    }
+    let _ = writeln!(out, "{t}");
+    if quiet > QUIET_ENVS {
+        let _ = writeln!(
+            out,
+            "  {} more without GPU packages (all with -v or in --json)",
+            rocpath_survey::count(quiet - QUIET_ENVS, "environment")
+        );
+    }
+    for e in &s.python_envs {
+        for o in e.on_path.iter().filter(|o| o.runs) {
+            let _ = writeln!(
+                out,
+                "  {} → {} runs in {} (by {})",
+                o.command,
+                shown(s, &o.path),
+                shown(s, &e.path),
+                shown(s, &o.via)
+            );
+        }
+    }
+    let _ = writeln!(out);
 }
 
 fn installs(out: &mut String, s: &Survey) {
@@ -193,8 +311,9 @@ fn not_looked_into(out: &mut String, s: &Survey, verbose: bool) {
             .collect();
         let _ = writeln!(
             out,
-            "  {} at the depth limit (--max-depth), not descended into; the nearest: {} (all with -v or in --json)",
+            "  {} at the depth limit (--max-depth {}), not descended into; the nearest: {} (all with -v or in --json)",
             rocpath_survey::count(depth.len(), "folder"),
+            s.stats.max_depth,
             nearest.join(", ")
         );
     }
@@ -209,6 +328,7 @@ pub fn survey_table(s: &Survey, verbose: bool) -> String {
     }
     devices(&mut out, s);
     variables(&mut out, s);
+    python_envs(&mut out, s, verbose);
     installs(&mut out, s);
     verdicts(&mut out, s);
     not_looked_into(&mut out, s, verbose);

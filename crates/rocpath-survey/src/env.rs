@@ -34,6 +34,9 @@ const WATCHED: &[&str] = &[
     "LD_LIBRARY_PATH",
 ];
 
+/// Variables that decide which Python a command runs (read, not reported as settings).
+const SEARCH: &[&str] = &["PATH", "PYENV_ROOT", "PYENV_VERSION"];
+
 /// Whether a variable is one the survey reports.
 pub fn watched(name: &str) -> bool {
     WATCHED.contains(&name)
@@ -69,6 +72,9 @@ pub struct Env {
     pub vars: Vec<Variable>,
     /// Service units found (whether or not they set a watched variable).
     pub units: Vec<String>,
+    /// The shell's `PATH`, `PYENV_ROOT` and `PYENV_VERSION` (the last setting wins), which
+    /// decide the Python a command runs.
+    pub search: Vec<Variable>,
 }
 
 impl Env {
@@ -80,6 +86,11 @@ impl Env {
             .filter(|(_, v)| v.scope == scope && v.name == name)
             .max_by_key(|(i, v)| (v.rank, *i))
             .map(|(_, v)| v)
+    }
+
+    /// The shell's value of a search variable ([`SEARCH`]).
+    pub fn search(&self, name: &str) -> Option<&Variable> {
+        self.search.iter().rev().find(|v| v.name == name)
     }
 
     /// Whether a service unit of this name exists.
@@ -161,6 +172,10 @@ pub fn read(
     };
     if let Some(text) = text {
         for (line, k, v) in env_file(&text, &etc, errors) {
+            if SEARCH.contains(&k.as_str()) {
+                let f = etc.display().to_string();
+                env.search.push(variable(&k, &v, SHELL, &f, Some(line)));
+            }
             if watched(&k) {
                 env.vars.push(variable(
                     &k,
@@ -173,6 +188,9 @@ pub fn read(
         }
     }
     for (k, v) in process.unwrap_or_default() {
+        if SEARCH.contains(&k.as_str()) {
+            env.search.push(variable(k, v, SHELL, "environment", None));
+        }
         if watched(k) {
             env.vars.push(variable(k, v, SHELL, "environment", None));
         }

@@ -1,5 +1,5 @@
 //! Where GPU code is installed: ROCm trees (`/opt/rocm*`), distribution packages
-//! (`/usr/lib/<multiarch>`), Python environments (system, venvs and conda under the homes)
+//! (`/usr/lib/<multiarch>`), the packages of the Python environments `python.rs` finds
 //! with ROCm builds of torch, jax and onnxruntime, Ollama's and llama.cpp's library folders,
 //! Tensile folders named by `ROCBLAS_TENSILE_LIBPATH`-style variables, and folders given by
 //! name. Each install is a list of files for the inventory: host libraries, standalone code
@@ -7,6 +7,7 @@
 //! rocBLAS and hipBLASLt load a processor's kernels through its index, which decides).
 
 use crate::env::{Env, SHELL};
+use crate::python::PythonEnv;
 use crate::rules;
 use crate::walk::{Item, Visit, Walker};
 use rocpath_evidence::{Class, Evidence, Locator, Proof};
@@ -68,6 +69,8 @@ pub struct Install {
     pub build: Option<String>,
     /// Which environment its programs see: `shell` or a service unit.
     pub scope: String,
+    /// The Python environment of a package (its prefix).
+    pub env: Option<String>,
     /// Files handed to the inventory.
     pub files: usize,
     /// Their bytes.
@@ -146,6 +149,7 @@ pub fn discover(
     w: &mut Walker<'_>,
     env: &Env,
     homes: &[PathBuf],
+    envs: &[PythonEnv],
     extra: &[PathBuf],
     only: bool,
     depth: usize,
@@ -154,7 +158,7 @@ pub fn discover(
     if !only {
         rocm_trees(w, depth, &mut out);
         distribution(w, depth, &mut out);
-        python(w, homes, depth, &mut out);
+        python(w, envs, depth, &mut out);
         ollama(w, env, homes, depth, &mut out);
         llama_cpp(w, homes, depth, &mut out);
     }
@@ -195,6 +199,7 @@ fn new_install(kind: Kind, label: String, at: &Item, scope: &str) -> Install {
         version: None,
         build: None,
         scope: scope.to_string(),
+        env: None,
         files: 0,
         bytes: 0,
         evidence: Evidence::new(
@@ -350,74 +355,17 @@ fn distribution(w: &mut Walker<'_>, depth: usize, out: &mut Vec<Install>) {
     }
 }
 
-/// Python environments: system site-packages, `~/.local`, and the venvs and conda
-/// environments found under the homes.
-fn python(w: &mut Walker<'_>, homes: &[PathBuf], depth: usize, out: &mut Vec<Install>) {
-    let mut envs: Vec<(String, PathBuf)> = Vec::new();
-    for prefix in ["/usr", "/usr/local"] {
-        envs.push(("system".into(), prefix.into()));
-    }
-    for h in homes {
-        envs.push((format!("{} user", h.display()), h.join(".local")));
-        w.reset_seen();
-        w.walk(h, depth.min(5), &mut |it| {
-            if !it.is_dir {
-                return Visit::Descend;
-            }
-            let name = it.name();
-            let venv = it.host.join("pyvenv.cfg").is_file();
-            let conda = it.host.join("conda-meta").is_dir();
-            if venv || conda {
-                envs.push((it.inside.display().to_string(), it.inside.clone()));
-                // A conda base holds its environments in envs/.
-                return if conda { Visit::Descend } else { Visit::Prune };
-            }
-            let hidden = name.starts_with('.') && it.depth > 0;
-            let keep_hidden = [
-                ".conda",
-                ".venv",
-                ".virtualenvs",
-                ".pyenv",
-                ".local",
-                ".envs",
-            ];
-            if (hidden && !keep_hidden.contains(&name.as_str()))
-                || PRUNE.contains(&name.as_str())
-                || name == "site-packages"
-                || name == "pkgs"
-            {
-                Visit::Prune
-            } else {
-                Visit::Descend
-            }
-        });
-    }
-    for (label, prefix) in envs {
-        for sp in site_packages(w, &prefix) {
-            packages(w, &label, &sp, depth, out);
-        }
-    }
-}
-
-/// `PREFIX/lib/python3*/{site,dist}-packages`.
-fn site_packages(w: &mut Walker<'_>, prefix: &Path) -> Vec<PathBuf> {
-    let mut out = Vec::new();
-    for lib in ["lib", "lib64"] {
-        let d = prefix.join(lib);
-        for py in list(w, &d) {
-            if !py.starts_with("python3") {
-                continue;
-            }
-            for sp in ["site-packages", "dist-packages"] {
-                let p = d.join(&py).join(sp);
-                w.reset_seen();
-                if w.item(&p, 0).is_some_and(|it| it.is_dir) {
-                    out.push(p);
-                }
+/// The GPU packages of every Python environment found ([`crate::python::discover`]).
+fn python(w: &mut Walker<'_>, envs: &[PythonEnv], depth: usize, out: &mut Vec<Install>) {
+    for e in envs {
+        for sp in &e.site_packages {
+            let first = out.len();
+            packages(w, &e.label, Path::new(sp), depth, out);
+            for i in &mut out[first..] {
+                i.env = Some(e.path.clone());
             }
         }
     }
-    out
 }
 
 /// What a package folder is built for (one rule for survey and inventory).
@@ -519,7 +467,7 @@ fn llama_cpp(w: &mut Walker<'_>, homes: &[PathBuf], depth: usize, out: &mut Vec<
     let mut dirs: Vec<Item> = Vec::new();
     for p in places {
         w.reset_seen();
-        w.walk(&p, depth.min(6), &mut |it| {
+        w.walk(&p, depth, &mut |it| {
             let name = it.name();
             if it.is_dir {
                 let skip = (name.starts_with('.') && it.depth > 0)
@@ -586,7 +534,7 @@ fn folder(w: &mut Walker<'_>, p: &Path, depth: usize, out: &mut Vec<Install>) {
     w.reset_seen();
     let Some(it) = w.item(p, 0) else { return };
     let sps = if it.is_dir {
-        site_packages(w, &it.inside)
+        crate::python::site_packages(w, &it.inside).1
     } else {
         Vec::new()
     };

@@ -13,6 +13,7 @@ pub mod error;
 pub mod installs;
 pub mod mounts;
 pub mod pci;
+pub mod python;
 pub mod root;
 pub mod verdict;
 pub mod walk;
@@ -38,6 +39,9 @@ pub mod rules {
     pub const PCI_GPU: &str = "survey.gpu_from_pci";
     /// A watched variable set in a scope.
     pub const VARIABLE: &str = "survey.variable_set";
+    /// A Python environment found (a `PATH` interpreter's prefix, a venv, a conda, pyenv or
+    /// uv environment, the system's or a user's).
+    pub const PYTHON_ENV: &str = "survey.python_env";
     /// An install found.
     pub const INSTALL: &str = "survey.install_found";
     /// A MIOpen user database or kernel cache found.
@@ -204,6 +208,8 @@ pub struct Stats {
     pub bytes: u64,
     /// Seconds the survey took.
     pub seconds: f64,
+    /// The depth limit of every walk (`--max-depth`).
+    pub max_depth: usize,
 }
 
 /// Everything a survey found (the JSON document `rocpath.survey/1`).
@@ -221,6 +227,8 @@ pub struct Survey {
     pub rocminfo: Option<String>,
     /// Watched variables, the last setting per scope and name.
     pub variables: Vec<Variable>,
+    /// Python environments (those the shell's `python3` and `python` run in first).
+    pub python_envs: Vec<python::PythonEnv>,
     /// Installs.
     pub installs: Vec<Install>,
     /// MIOpen user databases and caches.
@@ -263,16 +271,23 @@ pub fn survey(opts: &Options, progress: &dyn Progress) -> Survey {
     } else {
         opts.homes.clone()
     };
+    progress.stage("looking for Python environments");
+    let python_envs = if opts.only_paths {
+        Vec::new()
+    } else {
+        python::discover(&mut w, &env, &homes, opts.max_depth)
+    };
     progress.stage("looking for installs");
     let installs = installs::discover(
         &mut w,
         &env,
         &homes,
+        &python_envs,
         &opts.paths,
         opts.only_paths,
         opts.max_depth,
     );
-    let user_dbs = user_dbs(&mut w, &env, &homes);
+    let user_dbs = user_dbs(&mut w, &env, &homes, opts.max_depth);
     let mut skipped = Vec::new();
     let (verdicts, scan_errors, stats) = scan_all(
         opts,
@@ -284,7 +299,7 @@ pub fn survey(opts: &Options, progress: &dyn Progress) -> Survey {
         deadline,
         &mut skipped,
     );
-    skipped.extend(limits(&w));
+    skipped.extend(limits(&w, opts.max_depth));
     errors.append(&mut w.errors);
     let mut errors: Vec<ErrorItem> = errors.iter().map(ErrorItem::from).collect();
     errors.sort();
@@ -303,6 +318,7 @@ pub fn survey(opts: &Options, progress: &dyn Progress) -> Survey {
         pci_gpus,
         rocminfo: opts.rocminfo.as_ref().map(|r| r.source.clone()),
         variables: env.effective(),
+        python_envs,
         installs,
         user_dbs,
         verdicts,
@@ -312,6 +328,7 @@ pub fn survey(opts: &Options, progress: &dyn Progress) -> Survey {
         stats: Stats {
             folders: w.dirs,
             seconds: start.elapsed().as_secs_f64(),
+            max_depth: opts.max_depth,
             ..stats
         },
     }
@@ -401,7 +418,7 @@ fn not_descended(path: &str, kind: SkipKind, why: &str) -> Skipped {
 
 /// Every place a walk stopped short, each once: network file systems and the time limit
 /// first, then the depth-limit folders nearest the top (fewest components) first.
-fn limits(w: &walk::Walker<'_>) -> Vec<Skipped> {
+fn limits(w: &walk::Walker<'_>, max_depth: usize) -> Vec<Skipped> {
     let mut ls = w.limits.clone();
     ls.sort_by_key(|l| match l {
         walk::Limit::Network(p, _) => (0, 0, p.clone()),
@@ -424,7 +441,7 @@ fn limits(w: &walk::Walker<'_>) -> Vec<Skipped> {
             walk::Limit::Depth(p) => not_descended(
                 &p.display().to_string(),
                 SkipKind::Depth,
-                "the depth limit (--max-depth) was reached here",
+                &format!("the depth limit (--max-depth {max_depth}) was reached here"),
             ),
         })
         .collect()
@@ -432,7 +449,12 @@ fn limits(w: &walk::Walker<'_>) -> Vec<Skipped> {
 
 /// MIOpen user databases and kernel caches: `~/.config/miopen`, `~/.cache/miopen`, and the
 /// folders `MIOPEN_USER_DB_PATH` and `MIOPEN_CUSTOM_CACHE_DIR` name.
-fn user_dbs(w: &mut walk::Walker<'_>, env: &env::Env, homes: &[PathBuf]) -> Vec<UserDb> {
+fn user_dbs(
+    w: &mut walk::Walker<'_>,
+    env: &env::Env,
+    homes: &[PathBuf],
+    depth: usize,
+) -> Vec<UserDb> {
     let mut places: Vec<PathBuf> = homes
         .iter()
         .flat_map(|h| [h.join(".config/miopen"), h.join(".cache/miopen")])
@@ -445,7 +467,7 @@ fn user_dbs(w: &mut walk::Walker<'_>, env: &env::Env, homes: &[PathBuf]) -> Vec<
     let mut out = Vec::new();
     for p in places {
         w.reset_seen();
-        w.walk(&p, 3, &mut |it| {
+        w.walk(&p, depth, &mut |it| {
             if !it.is_dir {
                 if let Some(rocpath_sources::names::NamedKind::MiopenDb(n)) =
                     rocpath_sources::names::classify(&it.name())

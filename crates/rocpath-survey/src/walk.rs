@@ -134,13 +134,19 @@ impl<'a> Walker<'a> {
         })
     }
 
+    /// What a machine path is (links followed), whether or not a walk saw it already: a look,
+    /// not a visit.
+    pub fn probe(&mut self, inside: &Path) -> Option<Item> {
+        let saved = std::mem::take(&mut self.seen);
+        let it = self.item(inside, 0);
+        self.seen = saved;
+        it
+    }
+
     /// The names in a machine folder, sorted (nothing when it is absent or skipped; an
     /// unreadable folder is recorded). Reads one level, so no depth limit is met.
     pub fn list(&mut self, dir: &Path) -> Vec<String> {
-        let saved = std::mem::take(&mut self.seen);
-        let it = self.item(dir, 0);
-        self.seen = saved;
-        let Some(it) = it.filter(|it| it.is_dir) else {
+        let Some(it) = self.probe(dir).filter(|it| it.is_dir) else {
             return Vec::new();
         };
         let mut names: Vec<String> = match std::fs::read_dir(&it.host) {

@@ -606,3 +606,174 @@ fn image_from_real_debian_files() {
     assert_eq!(outcome(&s, "/home/u/env torch"), Outcome::Runs);
     assert_eq!(outcome(&s, "ollama /usr/lib/ollama"), Outcome::NoCode);
 }
+
+/// Writes a file of an image, its folders made.
+fn put_text(root: &Path, path: &str, text: &str) {
+    let p = root.join(path.trim_start_matches('/'));
+    std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+    std::fs::write(p, text).unwrap();
+}
+
+/// A symbolic link of an image (`target` as the machine would read it).
+fn put_link(root: &Path, path: &str, target: &str) {
+    let p = root.join(path.trim_start_matches('/'));
+    std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+    std::os::unix::fs::symlink(target, p).unwrap();
+}
+
+/// A ROCm torch in a site-packages folder: the example code object library as
+/// `libtorch_hip.so`, a `libamdhip64` marker and `version.py`.
+fn put_rocm_torch(root: &Path, sp: &str, version: &str) {
+    let lib = root.join(sp.trim_start_matches('/')).join("torch/lib");
+    std::fs::create_dir_all(&lib).unwrap();
+    let example = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../../examples/data/install/opt/rocm-example/lib/libexample_dnn.so.1.1");
+    std::fs::copy(example, lib.join("libtorch_hip.so")).unwrap();
+    std::fs::write(lib.join("libamdhip64.so"), b"").unwrap();
+    put_text(
+        root,
+        &format!("{sp}/torch/version.py"),
+        &format!("__version__ = '{version}'\n"),
+    );
+}
+
+/// The layouts users have (a venv outside the homes first on PATH, the ROCm images' conda
+/// environments, pyenv, a broken venv, a deep one, TheRock's wheels): each environment found
+/// with its kind, the shell's interpreters tied to theirs, the packages to their environment.
+#[test]
+fn python_environments_where_users_keep_them() {
+    let d = tempfile::tempdir().unwrap();
+    let r = d.path();
+    put_text(
+        r,
+        "/etc/environment",
+        "PATH=\"/opt/torch/.venv/bin:/home/ana/.pyenv/shims:/usr/local/bin:/usr/bin:/bin\"\n",
+    );
+    // The system's Python 3.12 (Debian's layout).
+    put_text(r, "/usr/bin/python3.12", "");
+    put_link(r, "/usr/bin/python3", "python3.12");
+    put_text(r, "/usr/lib/python3.12/os.py", "");
+    std::fs::create_dir_all(r.join("usr/lib/python3/dist-packages")).unwrap();
+    // A venv outside the homes, first on PATH, with a ROCm torch.
+    put_text(
+        r,
+        "/opt/torch/.venv/pyvenv.cfg",
+        "home = /usr/bin\ninclude-system-site-packages = false\nversion = 3.12.3\n",
+    );
+    put_link(r, "/opt/torch/.venv/bin/python3", "/usr/bin/python3");
+    put_rocm_torch(
+        r,
+        "/opt/torch/.venv/lib/python3.12/site-packages",
+        "2.9.1+rocm6.4",
+    );
+    // The ROCm PyTorch image's conda base and environment.
+    std::fs::create_dir_all(r.join("opt/conda/conda-meta")).unwrap();
+    std::fs::create_dir_all(r.join("opt/conda/lib/python3.10/site-packages")).unwrap();
+    std::fs::create_dir_all(r.join("opt/conda/envs/py_3.10/conda-meta")).unwrap();
+    put_rocm_torch(
+        r,
+        "/opt/conda/envs/py_3.10/lib/python3.10/site-packages",
+        "2.6.0+rocm6.4.1",
+    );
+    // pyenv: a shim on PATH, the version file naming 3.11.9.
+    put_text(r, "/home/ana/.pyenv/shims/python3", "#!/usr/bin/env bash\n");
+    put_text(r, "/home/ana/.pyenv/version", "3.11.9\n");
+    put_text(
+        r,
+        "/home/ana/.pyenv/versions/3.11.9/lib/python3.11/os.py",
+        "",
+    );
+    std::fs::create_dir_all(r.join("home/ana/.pyenv/versions/3.11.9/lib/python3.11/site-packages"))
+        .unwrap();
+    // A venv whose base interpreter is gone.
+    put_text(r, "/srv/app/venv/pyvenv.cfg", "home = /opt/python3.9/bin\n");
+    std::fs::create_dir_all(r.join("srv/app/venv/lib/python3.9/site-packages")).unwrap();
+    // A venv seven folders down (the homes were searched five deep, /data not at all).
+    put_text(r, "/data/a/b/c/d/e/f/venv/pyvenv.cfg", "home = /usr/bin\n");
+    std::fs::create_dir_all(r.join("data/a/b/c/d/e/f/venv/lib/python3.12/site-packages")).unwrap();
+    // TheRock: the rocm selector, core, libraries and a gfx942 device wheel, torch tied by
+    // its _rocm_init.py.
+    let sp = "/workspace/rock/.venv/lib/python3.12/site-packages";
+    put_text(r, "/workspace/rock/.venv/pyvenv.cfg", "home = /usr/bin\n");
+    for dist in [
+        "rocm-7.10.0",
+        "rocm_sdk_core-7.10.0",
+        "rocm_sdk_libraries-7.10.0",
+        "rocm_sdk_device_gfx942-7.10.0",
+    ] {
+        std::fs::create_dir_all(r.join(format!("{}/{dist}.dist-info", &sp[1..]))).unwrap();
+    }
+    for pkg in [
+        "rocm_sdk",
+        "_rocm_sdk_core",
+        "_rocm_sdk_libraries",
+        "_rocm_sdk_device_gfx942",
+    ] {
+        std::fs::create_dir_all(r.join(format!("{}/{pkg}", &sp[1..]))).unwrap();
+    }
+    put_rocm_torch(r, sp, "2.10.0+rocm7.10.0");
+    put_text(
+        r,
+        &format!("{sp}/torch/_rocm_init.py"),
+        "def initialize():\n  import rocm_sdk\n  rocm_sdk.initialize_process(preload_shortnames=[\n    'amdhip64',\n    'hipblaslt',\n    'miopen',\n  ],\n  check_version='7.9.*')\n",
+    );
+    let s = run(r);
+    let env = |p: &str| {
+        s.python_envs
+            .iter()
+            .find(|e| e.path == p)
+            .unwrap_or_else(|| panic!("{p} not found: {:#?}", s.python_envs))
+    };
+    use rocpath_survey::python::EnvKind;
+    let venv = env("/opt/torch/.venv");
+    assert_eq!(venv.kind, EnvKind::Venv);
+    assert_eq!(venv.on_path[0].command, "python3");
+    assert!(venv.on_path[0].runs);
+    assert_eq!(
+        s.python_envs[0].path, "/opt/torch/.venv",
+        "PATH order first"
+    );
+    assert_eq!(env("/opt/conda").kind, EnvKind::Conda);
+    assert_eq!(env("/opt/conda/envs/py_3.10").kind, EnvKind::Conda);
+    let pyenv = env("/home/ana/.pyenv/versions/3.11.9");
+    assert_eq!(pyenv.kind, EnvKind::Pyenv);
+    assert!(!pyenv.on_path[0].runs, "python3 of the venv comes first");
+    assert!(pyenv.on_path[0].via.contains("/home/ana/.pyenv/version"));
+    // The system's python3 is on PATH too, after both: shadowed.
+    let system = env("/usr");
+    assert_eq!(system.kind, EnvKind::System);
+    assert!(system.on_path.iter().all(|o| !o.runs));
+    assert!(env("/srv/app/venv").problems[0].contains("home = /opt/python3.9/bin"));
+    assert_eq!(env("/data/a/b/c/d/e/f/venv").kind, EnvKind::Venv);
+    let rock = env("/workspace/rock/.venv").rocm_sdk.as_ref().unwrap();
+    assert_eq!(rock.version.as_deref(), Some("7.10.0"));
+    assert_eq!(rock.device_targets, ["gfx942"]);
+    assert_eq!(rock.used_by[0].package, "torch");
+    assert_eq!(rock.used_by[0].version_matches, Some(false));
+    assert_eq!(
+        rock.used_by[0].preloads,
+        ["amdhip64", "hipblaslt", "miopen"]
+    );
+    // Each torch is an install of its environment.
+    let torch: Vec<(&str, Option<&str>)> = s
+        .installs
+        .iter()
+        .filter(|i| i.label.ends_with(" torch"))
+        .map(|i| (i.label.as_str(), i.env.as_deref()))
+        .collect();
+    assert!(
+        torch.contains(&("/opt/torch/.venv torch", Some("/opt/torch/.venv"))),
+        "{torch:?}"
+    );
+    assert!(torch.contains(&(
+        "/opt/conda/envs/py_3.10 torch",
+        Some("/opt/conda/envs/py_3.10")
+    )));
+    assert!(torch.contains(&("/workspace/rock/.venv torch", Some("/workspace/rock/.venv"))));
+    // One depth limit, named as what it is.
+    assert!(
+        s.skipped
+            .iter()
+            .all(|k| k.kind != rocpath_survey::SkipKind::Depth || k.why.contains("--max-depth 8"))
+    );
+}

@@ -31,7 +31,7 @@ fn settings() -> insta::Settings {
 }
 
 /// A JSON value's shape: keys kept, values replaced by their type, arrays by their first item.
-fn shape(v: &Value) -> Value {
+pub(crate) fn shape(v: &Value) -> Value {
     match v {
         Value::Object(m) => Value::Object(m.iter().map(|(k, v)| (k.clone(), shape(v))).collect()),
         Value::Array(a) => Value::Array(a.first().map(shape).into_iter().collect()),

@@ -218,6 +218,21 @@ fn survey_of_the_saved_machine_images() {
     }
 }
 
+/// The shape of `rocpath.survey/1` (keys and value types; arrays by their first item).
+#[test]
+fn survey_json_shape() {
+    let root = rocpath_testdata::repo_root();
+    let image = "crates/rocpath-survey/tests/data/gfx900-host";
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_rocpath"))
+        .current_dir(&root)
+        .args(["--json", "survey", "--root", image])
+        .output()
+        .unwrap();
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let text = serde_json::to_string_pretty(&crate::gemm_cli::shape(&v)).unwrap();
+    settings().bind(|| insta::assert_snapshot!("cli_survey_json_shape", text));
+}
+
 /// Folders at the depth limit: one line with the count and the nearest few, all with -v.
 #[test]
 fn survey_depth_limit_summary_and_verbose_list() {

@@ -244,6 +244,36 @@ fn installs(out: &mut String, s: &Survey) {
     let _ = writeln!(out);
 }
 
+/// What the programs' libraries take, install by install: the ROCm libraries and the install
+/// holding each file.
+fn uses(out: &mut String, s: &Survey) {
+    let with: Vec<_> = s.installs.iter().filter(|i| !i.uses.is_empty()).collect();
+    if with.is_empty() {
+        return;
+    }
+    let _ = writeln!(out, "What the programs load");
+    let mut t = table(&["install", "library", "file taken", "by", "from install"]);
+    for i in with {
+        for u in &i.uses {
+            let from = match (&u.install, u.rule.as_str()) {
+                (Some(l), _) if *l == i.label => "its own".to_string(),
+                (Some(l), _) => l.clone(),
+                (None, "preloaded") => "the ROCm SDK wheels".to_string(),
+                (None, "not_found") => "NOT FOUND".to_string(),
+                (None, _) => "none surveyed".to_string(),
+            };
+            t.add_row(vec![
+                Cell::new(&i.label),
+                Cell::new(&u.library),
+                Cell::new(u.path.as_deref().map(|p| shown(s, p)).unwrap_or_default()),
+                Cell::new(u.rule.replace('_', " ")),
+                Cell::new(from),
+            ]);
+        }
+    }
+    let _ = writeln!(out, "{t}\n");
+}
+
 fn verdicts(out: &mut String, s: &Survey) {
     if s.verdicts.is_empty() {
         return;
@@ -330,6 +360,7 @@ pub fn survey_table(s: &Survey, verbose: bool) -> String {
     variables(&mut out, s);
     python_envs(&mut out, s, verbose);
     installs(&mut out, s);
+    uses(&mut out, s);
     verdicts(&mut out, s);
     not_looked_into(&mut out, s, verbose);
     let _ = writeln!(

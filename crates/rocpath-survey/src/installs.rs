@@ -71,6 +71,8 @@ pub struct Install {
     pub scope: String,
     /// The Python environment of a package (its prefix).
     pub env: Option<String>,
+    /// The ROCm libraries its program library takes, each with the install that holds it.
+    pub uses: Vec<crate::uses::Uses>,
     /// Files handed to the inventory.
     pub files: usize,
     /// Their bytes.
@@ -200,6 +202,7 @@ fn new_install(kind: Kind, label: String, at: &Item, scope: &str) -> Install {
         build: None,
         scope: scope.to_string(),
         env: None,
+        uses: Vec::new(),
         files: 0,
         bytes: 0,
         evidence: Evidence::new(

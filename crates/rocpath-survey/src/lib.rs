@@ -15,6 +15,7 @@ pub mod mounts;
 pub mod pci;
 pub mod python;
 pub mod root;
+pub mod uses;
 pub mod verdict;
 pub mod walk;
 
@@ -42,6 +43,8 @@ pub mod rules {
     /// A Python environment found (a `PATH` interpreter's prefix, a venv, a conda, pyenv or
     /// uv environment, the system's or a user's).
     pub const PYTHON_ENV: &str = "survey.python_env";
+    /// A ROCm library a program library takes, and the install that holds it.
+    pub const USES: &str = "survey.uses_library";
     /// An install found.
     pub const INSTALL: &str = "survey.install_found";
     /// A MIOpen user database or kernel cache found.
@@ -278,7 +281,7 @@ pub fn survey(opts: &Options, progress: &dyn Progress) -> Survey {
         python::discover(&mut w, &env, &homes, opts.max_depth)
     };
     progress.stage("looking for installs");
-    let installs = installs::discover(
+    let mut installs = installs::discover(
         &mut w,
         &env,
         &homes,
@@ -287,6 +290,8 @@ pub fn survey(opts: &Options, progress: &dyn Progress) -> Survey {
         opts.only_paths,
         opts.max_depth,
     );
+    progress.stage("predicting what each program loads");
+    uses::tie(&root, &env, &python_envs, &mut installs);
     let user_dbs = user_dbs(&mut w, &env, &homes, opts.max_depth);
     let mut skipped = Vec::new();
     let (verdicts, scan_errors, stats) = scan_all(

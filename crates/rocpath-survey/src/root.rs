@@ -104,6 +104,23 @@ fn normal_parts(p: &Path) -> Vec<std::ffi::OsString> {
         .collect()
 }
 
+/// The loader's view of the machine: its paths resolved inside the image, as the survey
+/// resolves them (`rocpath loads --root` and the survey's own load predictions).
+impl rocpath_loads::Tree for Root {
+    fn host(&self, machine: &str) -> PathBuf {
+        let m = Path::new(machine);
+        match self.resolve(m) {
+            Ok(r) => self.join(&r),
+            Err(_) => self.join(m),
+        }
+    }
+    fn real(&self, machine: &str) -> Option<String> {
+        self.resolve(Path::new(machine))
+            .ok()
+            .map(|p| p.to_string_lossy().into_owned())
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -777,3 +777,144 @@ fn python_environments_where_users_keep_them() {
             .all(|k| k.kind != rocpath_survey::SkipKind::Depth || k.why.contains("--max-depth 8"))
     );
 }
+
+/// Builds a shared library in an image folder with gcc (`needs`: `-l:` names; `runpath`).
+fn put_elf(root: &Path, dir: &str, soname: &str, needs: &[&str], runpath: Option<&str>) {
+    let d = root.join(dir.trim_start_matches('/'));
+    std::fs::create_dir_all(&d).unwrap();
+    let src = d.join(format!("{soname}.c"));
+    std::fs::write(
+        &src,
+        format!(
+            "int f_{}(void){{return 1;}}\n",
+            soname.replace(['.', '-'], "_")
+        ),
+    )
+    .unwrap();
+    let mut args: Vec<String> = vec![
+        "-shared".into(),
+        "-fPIC".into(),
+        "-o".into(),
+        soname.into(),
+        src.display().to_string(),
+        format!("-Wl,-soname,{soname}"),
+        "-Wl,--no-as-needed".into(),
+        "-L.".into(),
+    ];
+    args.extend(needs.iter().map(|n| format!("-l:{n}")));
+    if let Some(r) = runpath {
+        args.push(format!("-Wl,--enable-new-dtags,-rpath,{r}"));
+    }
+    let st = std::process::Command::new("gcc")
+        .args(&args)
+        .current_dir(&d)
+        .status()
+        .unwrap();
+    assert!(st.success(), "gcc {args:?}");
+    std::fs::remove_file(src).unwrap();
+}
+
+/// The install on disk is not what runs: the shell's LD_LIBRARY_PATH comes before a torch
+/// wheel's RUNPATH, so its libtorch_hip takes /opt/rocm's HIP; Ollama's service, without that
+/// variable, takes its own copies.
+#[test]
+fn which_install_each_program_takes_its_libraries_from() {
+    if !rocpath_testdata::have_tool("gcc") {
+        rocpath_testdata::missing("gcc is not on PATH");
+        return;
+    }
+    let d = tempfile::tempdir().unwrap();
+    let r = d.path();
+    put_text(r, "/etc/environment", "LD_LIBRARY_PATH=/opt/rocm/lib\n");
+    put_elf(r, "/opt/rocm-6.4.0/lib", "libamdhip64.so.6", &[], None);
+    put_elf(
+        r,
+        "/opt/rocm-6.4.0/lib",
+        "librocblas.so.4",
+        &["libamdhip64.so.6"],
+        None,
+    );
+    put_link(r, "/opt/rocm", "/opt/rocm-6.4.0");
+    let torch = "/home/u/venv/lib/python3.12/site-packages/torch/lib";
+    put_text(r, "/home/u/venv/pyvenv.cfg", "home = /usr/bin\n");
+    put_elf(r, torch, "libamdhip64.so.6", &[], None);
+    put_elf(
+        r,
+        torch,
+        "libMIOpen.so.1",
+        &["libamdhip64.so.6"],
+        Some("$ORIGIN"),
+    );
+    put_elf(
+        r,
+        torch,
+        "libtorch_hip.so",
+        &["libamdhip64.so.6", "libMIOpen.so.1"],
+        Some("$ORIGIN"),
+    );
+    put_text(
+        r,
+        "/etc/systemd/system/ollama.service",
+        "[Service]\nExecStart=/usr/local/bin/ollama serve\n",
+    );
+    let ollama = "/usr/local/lib/ollama/rocm";
+    put_elf(r, ollama, "libamdhip64.so.6", &[], None);
+    put_elf(
+        r,
+        ollama,
+        "librocblas.so.4",
+        &["libamdhip64.so.6"],
+        Some("$ORIGIN"),
+    );
+    put_elf(
+        r,
+        ollama,
+        "libggml-hip.so",
+        &["librocblas.so.4", "libamdhip64.so.6"],
+        Some("$ORIGIN"),
+    );
+    let s = run(r);
+    let uses = |label: &str| {
+        let i = s
+            .installs
+            .iter()
+            .find(|i| i.label == label)
+            .unwrap_or_else(|| {
+                panic!(
+                    "{label}: {:?}",
+                    s.installs.iter().map(|i| &i.label).collect::<Vec<_>>()
+                )
+            });
+        i.uses
+            .iter()
+            .map(|u| {
+                (
+                    u.library.clone(),
+                    u.rule.clone(),
+                    u.install.clone().unwrap_or_default(),
+                )
+            })
+            .collect::<Vec<_>>()
+    };
+    let t = uses("/home/u/venv torch");
+    let hip = (
+        "libamdhip64.so.6".to_string(),
+        "ld_library_path".to_string(),
+        "rocm-6.4.0".to_string(),
+    );
+    assert!(t.contains(&hip), "{t:?}");
+    let miopen = (
+        "libMIOpen.so.1".to_string(),
+        "runpath".to_string(),
+        "/home/u/venv torch".to_string(),
+    );
+    assert!(t.contains(&miopen), "{t:?}");
+    let o = uses("ollama /usr/local/lib/ollama");
+    let own = "ollama /usr/local/lib/ollama".to_string();
+    assert!(
+        o.iter()
+            .all(|(_, rule, from)| rule == "runpath" && *from == own),
+        "{o:?}"
+    );
+    assert_eq!(o.len(), 2, "{o:?}");
+}

@@ -3,29 +3,10 @@
 
 use crate::cli::LoadsArgs;
 use crate::output::{Printer, Status};
-use rocpath_loads::{Options, Tree};
+use rocpath_loads::Options;
 use rocpath_survey::root::Root;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
-
-/// A saved image of a machine, its paths resolved as `survey --root` resolves them.
-struct Image(Root);
-
-impl Tree for Image {
-    fn host(&self, machine: &str) -> PathBuf {
-        let m = Path::new(machine);
-        match self.0.resolve(m) {
-            Ok(r) => self.0.join(&r),
-            Err(_) => self.0.join(m),
-        }
-    }
-    fn real(&self, machine: &str) -> Option<String> {
-        self.0
-            .resolve(Path::new(machine))
-            .ok()
-            .map(|p| p.to_string_lossy().into_owned())
-    }
-}
 
 /// The variables the loader and the ROCm libraries read for what `loads` reports.
 const READ: [&str; 4] = [
@@ -100,7 +81,7 @@ pub fn run(a: LoadsArgs, p: &Printer) -> anyhow::Result<Status> {
                 target.display()
             );
         }
-        opts.tree = Arc::new(Image(Root::new(r)));
+        opts.tree = Arc::new(Root::new(r));
     }
     if !a.no_env && a.root.is_none() {
         for k in READ {

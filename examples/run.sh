@@ -11,7 +11,8 @@ mkdir -p "$OUT"
 if [ -n "${ROCPATH:-}" ]; then
   R=$ROCPATH
 else
-  cargo build --release --quiet -p rocpath
+  echo "== Building rocpath (release; the first build takes a few minutes)" >&2
+  cargo build --release -p rocpath
   R=${CARGO_TARGET_DIR:-target}/release/rocpath
 fi
 D=examples/data

@@ -93,10 +93,11 @@ pub struct CheckDoc<'a> {
 
 /// Whether checks answer "no": a library without code that runs, or nothing to check.
 pub fn is_negative(checks: &[DeviceCheck]) -> bool {
-    checks
-        .iter()
-        .any(|c| c.libraries.iter().any(|l| l.verdict != Verdict::Runs))
-        || checks.iter().all(|c| c.libraries.is_empty())
+    checks.iter().any(|c| {
+        c.libraries
+            .iter()
+            .any(|l| !matches!(l.verdict, Verdict::Runs | Verdict::Untuned))
+    }) || checks.iter().all(|c| c.libraries.is_empty())
 }
 
 /// Verdict for one library.
@@ -109,6 +110,9 @@ pub enum Verdict {
     Depends,
     /// Nothing for this device.
     NoCode,
+    /// Tuning data or a kernel cache with nothing for this device (a MIOpen find-db or kernel
+    /// database): the library still runs, on heuristics or compiling kernels on first use.
+    Untuned,
 }
 
 impl Verdict {
@@ -118,6 +122,7 @@ impl Verdict {
             Verdict::Runs => "runs",
             Verdict::Depends => "depends",
             Verdict::NoCode => "no_code",
+            Verdict::Untuned => "untuned",
         }
     }
 }
@@ -244,8 +249,18 @@ pub fn to_settle(dev: &TargetId, libraries: &[LibraryCheck]) -> Vec<Settle> {
     out
 }
 
-/// The verdict of a device over its libraries' verdicts.
+/// The verdict of a device over its libraries' verdicts. Tuning data with nothing for the
+/// device does not make the code of the others fail: it counts only when it is all there is.
 pub fn device_verdict(verdicts: &[Verdict]) -> &'static str {
+    let code: Vec<Verdict> = verdicts
+        .iter()
+        .copied()
+        .filter(|v| *v != Verdict::Untuned)
+        .collect();
+    if code.is_empty() && !verdicts.is_empty() {
+        return "untuned";
+    }
+    let verdicts = &code[..];
     let runs = verdicts.iter().filter(|v| **v == Verdict::Runs).count();
     let depends = verdicts.iter().filter(|v| **v == Verdict::Depends).count();
     match (verdicts.len(), runs, depends) {
@@ -327,7 +342,7 @@ fn override_effect(objs: &[&CodeObjectRecord], dev: &TargetId, p: &str) -> Overr
     let why = match v {
         Verdict::Runs => format!("as {p}: {} ({})", objects_load(n), d[0].rule),
         Verdict::Depends => format!("as {p}: {}", d[0].why),
-        Verdict::NoCode => format!("as {p}: still no code object"),
+        Verdict::NoCode | Verdict::Untuned => format!("as {p}: still no code object"),
     };
     OverrideEffect {
         verdict: v,
@@ -373,7 +388,7 @@ pub fn check(inv: &Inventory, device: &Device, ov: Option<&Override>) -> DeviceC
                 rules::DEPENDS,
                 format!("{}: {}", deciders[0].target_id, deciders[0].why),
             ),
-            Verdict::NoCode => (
+            Verdict::NoCode | Verdict::Untuned => (
                 Class::Confirmed,
                 rules::NO_CODE,
                 format!(
@@ -669,7 +684,7 @@ fn check_miopen(inv: &Inventory, device: &Device, ov: Option<&Override>) -> Vec<
             .collect();
         (
             if mine.is_empty() {
-                Verdict::NoCode
+                Verdict::Untuned
             } else {
                 Verdict::Runs
             },

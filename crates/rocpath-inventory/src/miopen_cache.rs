@@ -147,7 +147,7 @@ fn evaluate(inv: &Inventory, p: &str, cus: Option<u32>) -> (Verdict, usize, Stri
             }
             let ev = Evidence::new(Class::Inferred, Proof::CodeVerified, rules::NO_KERNEL_DB)
                 .at(Locator::file(SOURCE));
-            (Verdict::NoCode, 0, why, ev)
+            (Verdict::Untuned, 0, why, ev)
         }
         Err(()) => {
             let names: Vec<&str> = kdbs.iter().map(|d| d.name.as_str()).collect();

@@ -313,6 +313,25 @@ fn verdicts(out: &mut String, s: &Survey) {
     }
 }
 
+/// The failure modes found, each with what to do.
+fn findings(out: &mut String, s: &Survey) {
+    if s.findings.is_empty() {
+        return;
+    }
+    let _ = writeln!(out, "Findings");
+    for f in &s.findings {
+        let _ = writeln!(
+            out,
+            "  - {} [{}, {}]",
+            shown(s, &f.text),
+            f.kind.as_str(),
+            f.evidence.class.as_str()
+        );
+        let _ = writeln!(out, "    what to do: {}", shown(s, &f.fix));
+    }
+    let _ = writeln!(out);
+}
+
 /// Depth-limit folders named without `-v`; the others are counted.
 const NEAREST: usize = 3;
 
@@ -362,6 +381,7 @@ pub fn survey_table(s: &Survey, verbose: bool) -> String {
     installs(&mut out, s);
     uses(&mut out, s);
     verdicts(&mut out, s);
+    findings(&mut out, s);
     not_looked_into(&mut out, s, verbose);
     let _ = writeln!(
         out,

@@ -10,6 +10,7 @@
 pub mod devices;
 pub mod env;
 pub mod error;
+pub mod findings;
 pub mod installs;
 pub mod mounts;
 pub mod pci;
@@ -57,6 +58,8 @@ pub mod rules {
     pub const PARTIAL: &str = "survey.partial";
     /// The answer depends on a device setting not known.
     pub const DEPENDS: &str = "survey.depends_on_device_setting";
+    /// Only tuning data, none for the device (MIOpen databases): heuristics, not no code.
+    pub const UNTUNED: &str = "survey.untuned";
     /// No library has code for the device.
     pub const NO_CODE: &str = "survey.no_code";
     /// The install ships no AMD GPU code.
@@ -238,6 +241,8 @@ pub struct Survey {
     pub user_dbs: Vec<UserDb>,
     /// Device × install verdicts.
     pub verdicts: Vec<Verdict>,
+    /// The known failure modes found, each with what to do.
+    pub findings: Vec<findings::Finding>,
     /// Places not looked into.
     pub skipped: Vec<Skipped>,
     /// What could not be read.
@@ -309,6 +314,7 @@ pub fn survey(opts: &Options, progress: &dyn Progress) -> Survey {
     let mut errors: Vec<ErrorItem> = errors.iter().map(ErrorItem::from).collect();
     errors.sort();
     errors.dedup();
+    let findings = findings::findings(&devices, &python_envs, &installs, &verdicts, &env);
     let answer = answer(
         &devices,
         &pci_gpus,
@@ -327,6 +333,7 @@ pub fn survey(opts: &Options, progress: &dyn Progress) -> Survey {
         installs,
         user_dbs,
         verdicts,
+        findings,
         skipped,
         errors,
         scan_errors,

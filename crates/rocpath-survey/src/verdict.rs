@@ -29,6 +29,8 @@ pub enum Outcome {
     NoGpuCode,
     /// The device is hidden from the install's programs by a visible-devices variable.
     Hidden,
+    /// Only tuning data (MIOpen databases), none for the device: MIOpen runs on heuristics.
+    Untuned,
 }
 
 impl Outcome {
@@ -42,6 +44,7 @@ impl Outcome {
             Outcome::NoCode => "no_code",
             Outcome::NoGpuCode => "no_gpu_code",
             Outcome::Hidden => "hidden",
+            Outcome::Untuned => "untuned",
         }
     }
 
@@ -188,7 +191,7 @@ pub fn verdict(
         match eff(l) {
             LibVerdict::Runs => v.libraries.runs += 1,
             LibVerdict::Depends => v.libraries.depends += 1,
-            LibVerdict::NoCode => v.libraries.no_code += 1,
+            LibVerdict::NoCode | LibVerdict::Untuned => v.libraries.no_code += 1,
         }
     }
     let native_all = !code.is_empty() && code.iter().all(|l| l.verdict == LibVerdict::Runs);
@@ -286,8 +289,14 @@ pub fn verdict(
                 format!("{} Tensile/MIOpen folders have files", data.len())
             }
         );
+        let untuned = data.iter().all(|l| eff(l) == LibVerdict::Untuned);
         if ok > 0 {
             (Outcome::Runs, Class::Inferred, rules::RUNS, why)
+        } else if untuned {
+            let why = format!(
+                "no tuning data for {eff_proc} in these MIOpen databases (no host library here): MIOpen runs on its heuristics, not without code"
+            );
+            (Outcome::Untuned, Class::Inferred, rules::UNTUNED, why)
         } else {
             (Outcome::NoCode, Class::Inferred, rules::NO_CODE, why)
         }
@@ -415,7 +424,7 @@ fn fallbacks(
             }
             "miopen_db" => {
                 miopen_db = true;
-                if eff == LibVerdict::NoCode {
+                if eff != LibVerdict::Runs {
                     out.push(miopen_fallback(proc_, user_dbs, &l.library));
                 }
             }

@@ -918,3 +918,84 @@ fn which_install_each_program_takes_its_libraries_from() {
     );
     assert_eq!(o.len(), 2, "{o:?}");
 }
+
+/// A KFD GPU node of an image.
+fn put_gpu(root: &Path, node: usize, gfx_target_version: u32, simds: u32) {
+    put_text(
+        root,
+        &format!("/sys/class/kfd/kfd/topology/nodes/{node}/properties"),
+        &format!(
+            "cpu_cores_count 0\nsimd_count {simds}\nsimd_per_cu 2\ngfx_target_version {gfx_target_version}\nvendor_id 4098\n"
+        ),
+    );
+}
+
+/// The failure modes users hit, on one image: an APU's GPU listed first, an Ollama whose
+/// ROCm backend has code for gfx1030 only (the override it needs on gfx1031, none for the
+/// APU's gfx1036 either), a venv of ROCm's SDK wheels without the GPUs' device wheels and of
+/// another version than its torch asks for, and a venv whose base interpreter is gone.
+#[test]
+fn known_failure_modes_are_findings_with_what_to_do() {
+    use rocpath_survey::findings::FindingKind as K;
+    let d = tempfile::tempdir().unwrap();
+    let r = d.path();
+    put_text(
+        r,
+        "/sys/class/kfd/kfd/topology/nodes/0/properties",
+        "cpu_cores_count 16\nsimd_count 0\ngfx_target_version 0\n",
+    );
+    put_gpu(r, 1, 100306, 4);
+    put_gpu(r, 2, 100301, 80);
+    let lib = r.join("usr/local/lib/ollama/rocm");
+    std::fs::create_dir_all(&lib).unwrap();
+    let example = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../../examples/data/install/opt/rocm-example/lib/libexample_blas.so.1.1");
+    std::fs::copy(&example, lib.join("libggml-hip.so")).unwrap();
+    let sp = "/opt/rock/.venv/lib/python3.12/site-packages";
+    put_text(r, "/opt/rock/.venv/pyvenv.cfg", "home = /usr/bin\n");
+    put_text(r, "/usr/bin/python3.12", "");
+    for dist in [
+        "rocm-7.10.0",
+        "rocm_sdk_core-7.10.0",
+        "rocm_sdk_device_gfx942-7.10.0",
+    ] {
+        std::fs::create_dir_all(r.join(format!("{}/{dist}.dist-info", &sp[1..]))).unwrap();
+    }
+    put_rocm_torch(r, sp, "2.10.0+rocm7.9.0");
+    put_text(
+        r,
+        &format!("{sp}/torch/_rocm_init.py"),
+        "rocm_sdk.initialize_process(preload_shortnames=['amdhip64'], check_version='7.9.0')\n",
+    );
+    put_text(r, "/srv/old/pyvenv.cfg", "home = /opt/python3.8/bin\n");
+    let s = run(r);
+    let kinds: Vec<(K, Option<usize>)> = s.findings.iter().map(|f| (f.kind, f.device)).collect();
+    let has = |k: K, dev: Option<usize>| kinds.contains(&(k, dev));
+    assert_eq!(s.devices.len(), 2, "{:?}", s.devices);
+    assert!(has(K::IntegratedFirst, Some(0)), "{kinds:?}");
+    assert!(has(K::OverrideForgotten, Some(1)), "{kinds:?}");
+    let forgot = s
+        .findings
+        .iter()
+        .find(|f| f.kind == K::OverrideForgotten && f.device == Some(1))
+        .unwrap();
+    assert!(
+        forgot.fix.contains("HSA_OVERRIDE_GFX_VERSION=10.3.0"),
+        "{}",
+        forgot.fix
+    );
+    assert!(
+        has(K::DeviceWheelMissing, Some(0)) && has(K::DeviceWheelMissing, Some(1)),
+        "{kinds:?}"
+    );
+    assert!(has(K::SdkVersionMismatch, None), "{kinds:?}");
+    assert!(has(K::BrokenEnvironment, None), "{kinds:?}");
+    // Every finding says what to do, and its rule is listed by kind.
+    for f in &s.findings {
+        assert!(!f.fix.is_empty());
+        assert_eq!(
+            f.evidence.rule,
+            format!("survey.finding.{}", f.kind.as_str())
+        );
+    }
+}

@@ -50,7 +50,7 @@ fn the_device_opens_its_exact_database_or_none() {
 
     // Another CU count: MIOpen does not take the nearest one for kernels.
     let l = cache_check(tmp.path(), &device("gfx1201", Some(64)));
-    assert_eq!(l.verdict, Verdict::NoCode);
+    assert_eq!(l.verdict, Verdict::Untuned);
     assert_eq!(l.evidence.rule, rules::NO_KERNEL_DB);
     assert!(
         l.why.contains("gfx1201_32.kdb is for another CU count"),
@@ -73,7 +73,7 @@ fn the_device_opens_its_exact_database_or_none() {
     );
 
     let l = cache_check(tmp.path(), &device("gfx900", Some(64)));
-    assert_eq!((l.verdict, l.compatible), (Verdict::NoCode, 0));
+    assert_eq!((l.verdict, l.compatible), (Verdict::Untuned, 0));
     assert!(
         l.why.contains("compiles each kernel on its first use"),
         "{}",
@@ -95,7 +95,7 @@ fn user_caches_of_earlier_runs_are_named() {
     )
     .unwrap();
     let l = cache_check(tmp.path(), &device("gfx1201", Some(32)));
-    assert_eq!(l.verdict, Verdict::NoCode, "no system database");
+    assert_eq!(l.verdict, Verdict::Untuned, "no system database");
     assert!(
         l.why
             .contains("gfx1201_32.ukdb (2 compiled code objects, not compiled again)"),

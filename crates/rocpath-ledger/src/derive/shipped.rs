@@ -159,6 +159,10 @@ fn verdict_words(v: &str, kind: &str) -> Text {
             Text::new("デバイス向けのコードがない", "has no code for the device")
         }
         ("no_code", _) => Text::new("デバイス向けのファイルがない", "has nothing for the device"),
+        ("untuned", _) => Text::new(
+            "デバイス向けのチューニングデータがない（ヒューリスティックで動く）",
+            "has no tuning data for the device (MIOpen runs on its heuristics)",
+        ),
         ("depends", _) => Text::new(
             "デバイスの xnack/sramecc 設定次第",
             "depends on the device's xnack/sramecc setting",
@@ -189,7 +193,7 @@ fn check(o: &ObsDigest, d: &super::digest::CheckDoc) -> Vec<Finding> {
         for (j, l) in dev.libraries.iter().enumerate() {
             let verdict = l.verdict.as_str();
             let default = match verdict {
-                "runs" => Class::Inferred,
+                "runs" | "untuned" => Class::Inferred,
                 "no_code" => Class::Confirmed,
                 _ => Class::Unresolved,
             };

@@ -52,6 +52,8 @@ pub enum FindingKind {
     LibraryPathOverride,
     /// A ROCm library a program library needs is found nowhere.
     LibraryNotFound,
+    /// A library whose kpack archives are missing, lost code or do not match it.
+    KpackMismatch,
 }
 
 impl FindingKind {
@@ -70,6 +72,7 @@ impl FindingKind {
             FindingKind::OllamaVulkan => "ollama_vulkan",
             FindingKind::LibraryPathOverride => "library_path_override",
             FindingKind::LibraryNotFound => "library_not_found",
+            FindingKind::KpackMismatch => "kpack_mismatch",
         }
     }
 }
@@ -140,6 +143,7 @@ pub fn findings(
         out.extend(override_finding(d, i, v));
         out.extend(hipblaslt(d, i, v));
         out.extend(ollama_vulkan(d, i, v));
+        out.extend(kpack(d, i, v));
     }
     out.extend(integrated_first(devices, env));
     for e in envs {
@@ -374,6 +378,26 @@ fn ollama_vulkan(d: &SurveyDevice, i: &Install, v: &Verdict) -> Option<Finding> 
         text,
         fix,
     ))
+}
+
+/// Libraries whose kpack archives are missing, lost code or do not advertise the device's.
+fn kpack(d: &SurveyDevice, i: &Install, v: &Verdict) -> Vec<Finding> {
+    use rocpath_inventory::check::rules as c;
+    let kpack_rules = [
+        c::KPACK_MISSING,
+        c::KPACK_NOT_ADVERTISED,
+        c::KPACK_CODE_LOST,
+    ];
+    v.check
+        .libraries
+        .iter()
+        .filter(|l| kpack_rules.contains(&l.evidence.rule.as_str()))
+        .map(|l| {
+            let text = format!("{} (device {}): {}", l.library, d.index, l.why);
+            let fix = "reinstall the package so its .kpack archives and the host library come from the same build (a device wheel or package of the same version)".to_string();
+            finding(FindingKind::KpackMismatch, Some(d.index), Some(&i.label), l.evidence.class, &l.library, text, fix)
+        })
+        .collect()
 }
 
 /// An integrated GPU first among several, no visible-devices variable in the shell.

@@ -999,3 +999,26 @@ fn known_failure_modes_are_findings_with_what_to_do() {
         );
     }
 }
+
+/// A ROCm tree whose library was packed for kpack (the real Debian gloo library packed by the
+/// reference packer, `rocpath-sources/tests/data/kpack`) with its archive gone: a finding that
+/// names the archive, with what to do.
+#[test]
+fn a_kpack_archive_gone_is_a_finding() {
+    let d = tempfile::tempdir().unwrap();
+    let r = d.path();
+    put_gpu(r, 1, 90010, 416);
+    let packed = rocpath_testdata::repo_root()
+        .join("crates/rocpath-sources/tests/data/kpack/gloo-packed/lib/libgloo_hip.so.0.5.0");
+    let lib = r.join("opt/rocm-7.0.0/lib");
+    std::fs::create_dir_all(&lib).unwrap();
+    std::fs::copy(packed, lib.join("libgloo_hip.so.0.5.0")).unwrap();
+    let s = run(r);
+    let f = s
+        .findings
+        .iter()
+        .find(|f| f.kind == rocpath_survey::findings::FindingKind::KpackMismatch)
+        .unwrap_or_else(|| panic!("{:#?} {:#?}", s.findings, s.verdicts));
+    assert!(f.text.contains("libgloo_hip"), "{}", f.text);
+    assert_eq!(f.device, Some(0));
+}

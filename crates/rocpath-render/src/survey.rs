@@ -375,6 +375,16 @@ pub fn survey_table(s: &Survey, verbose: bool) -> String {
     if s.root != "/" {
         let _ = writeln!(out, "Machine image: {}\n", s.root);
     }
+    let m = &s.machine;
+    if m.os.is_some() || m.kernel.is_some() || m.amdgpu.is_some() {
+        let _ = writeln!(
+            out,
+            "Machine: {}, kernel {}, amdgpu driver {}\n",
+            m.os.as_deref().unwrap_or("distribution unknown"),
+            m.kernel.as_deref().unwrap_or("unknown"),
+            m.amdgpu.as_deref().unwrap_or("not loaded")
+        );
+    }
     devices(&mut out, s);
     variables(&mut out, s);
     python_envs(&mut out, s, verbose);
@@ -416,6 +426,54 @@ pub fn survey_errors(s: &Survey) -> String {
             .map(|o| format!(" at offset {o}"))
             .unwrap_or_default();
         let _ = writeln!(out, "error: {}{container}{offset}: {}", e.path, e.message);
+    }
+    out
+}
+
+/// The fleet for people: the nodes, what differs between them (each value with its nodes),
+/// and how many aspects are the same everywhere (listed with `verbose`).
+pub fn fleet_table(f: &rocpath_survey::fleet::Fleet, verbose: bool) -> String {
+    let mut out = String::new();
+    let names: Vec<&str> = f.nodes.iter().map(|n| n.name.as_str()).collect();
+    let _ = writeln!(
+        out,
+        "Fleet: {} ({})\n",
+        rocpath_survey::count(f.nodes.len(), "node"),
+        names.join(", ")
+    );
+    let total = f.drift.len() + f.same.len();
+    if f.drift.is_empty() {
+        let _ = writeln!(
+            out,
+            "No drift: all {total} aspects are the same on every node"
+        );
+    } else {
+        let _ = writeln!(out, "Drift: {} of {total} aspects differ", f.drift.len());
+        let mut t = table(&["aspect", "value", "nodes"]);
+        for d in &f.drift {
+            for (k, v) in d.values.iter().enumerate() {
+                let aspect = if k == 0 { d.aspect.as_str() } else { "" };
+                t.add_row(vec![
+                    Cell::new(aspect),
+                    Cell::new(&v.value),
+                    Cell::new(v.nodes.join(", ")),
+                ]);
+            }
+        }
+        let _ = writeln!(out, "{t}");
+        let _ = writeln!(
+            out,
+            "Same on every node: {}{}",
+            rocpath_survey::count(f.same.len(), "aspect"),
+            if verbose { "" } else { " (listed with -v)" }
+        );
+    }
+    if verbose && !f.same.is_empty() {
+        let mut t = table(&["aspect", "value"]);
+        for (k, v) in &f.same {
+            t.add_row(vec![Cell::new(k), Cell::new(v)]);
+        }
+        let _ = writeln!(out, "{t}");
     }
     out
 }

@@ -11,7 +11,9 @@ pub mod devices;
 pub mod env;
 pub mod error;
 pub mod findings;
+pub mod fleet;
 pub mod installs;
+pub mod machine;
 pub mod mounts;
 pub mod pci;
 pub mod python;
@@ -223,6 +225,8 @@ pub struct Stats {
 pub struct Survey {
     /// The root surveyed.
     pub root: String,
+    /// The distribution, kernel and amdgpu driver.
+    pub machine: machine::Machine,
     /// The answer.
     pub answer: Answer,
     /// AMD GPUs (KFD topology, rocminfo).
@@ -324,6 +328,7 @@ pub fn survey(opts: &Options, progress: &dyn Progress) -> Survey {
     );
     Survey {
         root: opts.root.display().to_string(),
+        machine: machine::read(&root),
         answer,
         devices,
         pci_gpus,

@@ -64,6 +64,9 @@ pub enum Command {
     /// First look at a machine: its AMD GPUs, override variables, ROCm installs, and for
     /// each device × install whether it runs and what will fall back.
     Survey(SurveyArgs),
+    /// Many machines: merge `rocpath --json survey` documents of several nodes into one drift
+    /// report (distribution, kernel, driver, GPUs, ROCm, variables, installs, outcomes).
+    Fleet(FleetArgs),
     /// Which shared libraries the dynamic loader resolves for a program or library, from
     /// where and by which rule (RPATH, LD_LIBRARY_PATH, RUNPATH, ld.so.cache, default
     /// folders), the names it does not find, and where each ROCm library reads its data.
@@ -142,6 +145,14 @@ pub struct SurveyArgs {
     pub max_time: Option<std::time::Duration>,
     #[command(flatten)]
     pub scan: ScanArgs,
+}
+
+#[derive(Debug, Args)]
+pub struct FleetArgs {
+    /// Survey documents (`rocpath --json survey` of each node), or folders holding them
+    /// (`*.json`, searched 8 levels deep).
+    #[arg(required = true, value_name = "SURVEY.json|DIR")]
+    pub surveys: Vec<PathBuf>,
 }
 
 #[derive(Debug, Args)]

@@ -7,6 +7,7 @@ mod check;
 mod completions;
 mod diff;
 mod explain;
+mod fleet;
 mod follow;
 mod gates;
 mod gemm;
@@ -45,6 +46,7 @@ pub fn run(cmd: Command, p: &Printer) -> anyhow::Result<Status> {
         Command::Gates(a) => gates::run(a, p),
         Command::Provenance(a) => gates::run_provenance(a, p),
         Command::Survey(a) => survey::run(a, p),
+        Command::Fleet(a) => fleet::run(a, p),
         Command::Loads(a) => loads::run(a, p),
         Command::Follow(a) => follow::run(a, p),
         Command::Study(a) => study::run(a, p),

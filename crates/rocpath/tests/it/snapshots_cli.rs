@@ -298,3 +298,87 @@ fn kpack_packed_library_in_inventory_check_and_isa() {
         ],
     );
 }
+
+/// Many machines: the surveys of the two saved images and of a copy of the Vega image whose
+/// Ollama override was removed, with a file that is no survey beside them: the drift table
+/// (that file named on stderr, exit 2), and the shape of `rocpath.fleet/1`.
+#[test]
+fn fleet_of_three_surveys_and_a_stray_file() {
+    let root = rocpath_testdata::repo_root();
+    let d = tempfile::tempdir().unwrap();
+    let vega2 = d.path().join("vega2");
+    copy_dir(
+        &root.join("crates/rocpath-survey/tests/data/gfx900-host"),
+        &vega2,
+    );
+    std::fs::write(vega2.join("etc/hostname"), "vega-node-2\n").unwrap();
+    std::fs::remove_file(vega2.join("etc/systemd/system/ollama.service.d/override.conf")).unwrap();
+    let surveys = d.path().join("surveys");
+    std::fs::create_dir_all(&surveys).unwrap();
+    let images = [
+        (
+            "vega",
+            root.join("crates/rocpath-survey/tests/data/gfx900-host"),
+        ),
+        (
+            "rdna4",
+            root.join("crates/rocpath-survey/tests/data/gfx1201-host"),
+        ),
+        ("vega2", vega2),
+    ];
+    for (name, image) in &images {
+        let out = std::process::Command::new(env!("CARGO_BIN_EXE_rocpath"))
+            .args(["--json", "survey", "--root"])
+            .arg(image)
+            .output()
+            .unwrap();
+        std::fs::write(surveys.join(format!("{name}.json")), out.stdout).unwrap();
+    }
+    std::fs::write(
+        surveys.join("notes.json"),
+        "{\"schema\": \"rocpath.case/1\"}",
+    )
+    .unwrap();
+    let text = outcome(d.path(), &["fleet", "surveys"]);
+    assert!(text.contains("exit: 2"), "{text}");
+    assert!(text.contains("notes.json"), "{text}");
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_rocpath"))
+        .current_dir(d.path())
+        .args(["--json", "fleet", "surveys/vega.json", "surveys/vega2.json"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1), "drift is a negative answer");
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let drift: Vec<&str> = v["drift"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|d| d["aspect"].as_str().unwrap())
+        .collect();
+    assert!(
+        drift.contains(&"variable ollama.service HSA_OVERRIDE_GFX_VERSION"),
+        "{drift:?}"
+    );
+    let shape = serde_json::to_string_pretty(&crate::gemm_cli::shape(&v)).unwrap();
+    let mut s = settings();
+    s.add_filter(r"in \d+\.\d+ s", "in [SECONDS] s");
+    s.bind(|| {
+        insta::assert_snapshot!("cli_fleet", text);
+        insta::assert_snapshot!("cli_fleet_json_shape", shape);
+    });
+}
+
+fn copy_dir(from: &Path, to: &Path) {
+    for e in walkdir::WalkDir::new(from) {
+        let e = e.unwrap();
+        let rel = e.path().strip_prefix(from).unwrap();
+        let dest = to.join(rel);
+        if e.file_type().is_dir() {
+            std::fs::create_dir_all(&dest).unwrap();
+        } else if e.file_type().is_symlink() {
+            std::os::unix::fs::symlink(std::fs::read_link(e.path()).unwrap(), &dest).unwrap();
+        } else {
+            std::fs::copy(e.path(), &dest).unwrap();
+        }
+    }
+}

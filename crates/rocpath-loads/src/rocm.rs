@@ -86,10 +86,76 @@ fn rocblas_library(tree: &dyn Tree, d: &str) -> String {
         .unwrap_or_else(|| format!("{d}/rocblas/library"))
 }
 
-/// Where each ROCm library found reads its data: rocBLAS its Tensile catalogs from
-/// [`rocblas_library`] unless `ROCBLAS_TENSILE_LIBPATH`, hipBLASLt from
-/// `<folder>/hipblaslt/library` unless `HIPBLASLT_TENSILE_LIBPATH`, MIOpen its databases from
-/// `<real folder>/../share/miopen/db` unless `MIOPEN_SYSTEM_DB_PATH`.
+/// One place a library reads: what, the variable that names it instead, the folder, the
+/// source that says so.
+type Place = (&'static str, Option<&'static str>, String, &'static str);
+
+/// `~` of the environment (`HOME`), for the per-user places.
+fn home(env: &BTreeMap<String, String>) -> String {
+    env.get("HOME").cloned().unwrap_or_else(|| "~".to_string())
+}
+
+/// MIOpen's places: the system databases above the real folder of the library, the user
+/// databases and the kernel cache in the home.
+fn miopen_places(tree: &dyn Tree, l: &Library, env: &BTreeMap<String, String>) -> Vec<Place> {
+    // GetLibPath: canonical(dladdr's file).parent_path(); then .parent_path() /
+    // "share/miopen/db/" — the folder above the library's real folder, whatever it is called
+    // (a release build; MIOPEN_BUILD_DEV builds use the configured path).
+    let real = tree.real(&l.path).unwrap_or_else(|| l.path.clone());
+    let up = dir(dir(&real));
+    let h = home(env);
+    vec![
+        (
+            "system find-db, perf-db and kernel databases",
+            Some("MIOPEN_SYSTEM_DB_PATH"),
+            format!("{}/share/miopen/db", up.trim_end_matches('/')),
+            "MIOpen src/db_path.cpp.in GetSystemDbPath: the folder above the real folder of the libMIOpen it runs from (GetLibPath: dladdr, canonical) + share/miopen/db, unless MIOPEN_SYSTEM_DB_PATH is set",
+        ),
+        (
+            "user find-db and perf-db (results of earlier Find and tuning)",
+            Some("MIOPEN_USER_DB_PATH"),
+            format!("{h}/.config/miopen"),
+            "MIOpen src/db_path.cpp.in PrepareUserDbPath: MIOPEN_USER_DB_PATH when set, else the build's default ~/.config/miopen/ (CMakeLists.txt, release builds); the temporary folder when that is on a network file system",
+        ),
+        (
+            "kernel cache (kernels compiled on first use)",
+            Some("MIOPEN_CUSTOM_CACHE_DIR"),
+            format!("{h}/.cache/miopen/<MIOpen version>"),
+            "MIOpen src/binary_cache.cpp ComputeUserCachePath: MIOPEN_CUSTOM_CACHE_DIR when set, else ~/.cache/miopen/ (MIOPEN_CACHE_DIR of release builds) + the MIOpen version; the temporary folder on a network file system",
+        ),
+    ]
+}
+
+/// The places a ROCm library reads, by component.
+fn places(tree: &dyn Tree, l: &Library, env: &BTreeMap<String, String>) -> Vec<Place> {
+    let d = dir(&l.path);
+    match l.rocm {
+        Some("rocblas") => vec![(
+            "Tensile catalogs and code objects",
+            Some("ROCBLAS_TENSILE_LIBPATH"),
+            rocblas_library(tree, d),
+            "rocBLAS 6.4.4 library/src/tensile_host.cpp:725-775: from the folder of the librocblas it runs from (dl_iterate_phdr), the first of ../../Tensile/library, library, ../rocblas/library that exists, else rocblas/library; then its <gfx> subfolder when there is one; unless ROCBLAS_TENSILE_LIBPATH is set",
+        )],
+        Some("hipblaslt") => vec![(
+            "TensileLite catalogs and code objects",
+            Some("HIPBLASLT_TENSILE_LIBPATH"),
+            format!("{d}/hipblaslt/library"),
+            "hipBLASLt library/src/amd_detail/rocblaslt/src/tensile_host.cpp: the folder of the libhipblaslt it runs from (dladdr) + hipblaslt/library, unless HIPBLASLT_TENSILE_LIBPATH is set",
+        )],
+        Some("miopen") => miopen_places(tree, l, env),
+        Some("aotriton") => vec![(
+            "AOTriton kernel images (AKS2 archives per GPU family)",
+            None,
+            format!("{d}/aotriton.images"),
+            "AOTriton v2 runtime, locate_aotriton_images: the folder of the libaotriton it runs from (dladdr) + aotriton.images",
+        )],
+        _ => Vec::new(),
+    }
+}
+
+/// Where each ROCm library found reads its data: rocBLAS its Tensile catalogs, hipBLASLt its
+/// TensileLite catalogs, MIOpen its system and user databases and its kernel cache, AOTriton
+/// its kernel images — each next to the file taken unless a variable names another folder.
 pub fn data_paths(
     tree: &dyn Tree,
     libs: &[Library],
@@ -97,55 +163,27 @@ pub fn data_paths(
 ) -> Vec<DataPath> {
     let mut out = Vec::new();
     for l in libs {
-        let d = dir(&l.path);
-        let (what, var, folder, cite) = match l.rocm {
-            Some("rocblas") => (
-                "Tensile catalogs and code objects",
-                Some("ROCBLAS_TENSILE_LIBPATH"),
-                rocblas_library(tree, d),
-                "rocBLAS 6.4.4 library/src/tensile_host.cpp:725-775: from the folder of the librocblas it runs from (dl_iterate_phdr), the first of ../../Tensile/library, library, ../rocblas/library that exists, else rocblas/library; then its <gfx> subfolder when there is one; unless ROCBLAS_TENSILE_LIBPATH is set",
-            ),
-            Some("hipblaslt") => (
-                "TensileLite catalogs and code objects",
-                Some("HIPBLASLT_TENSILE_LIBPATH"),
-                format!("{d}/hipblaslt/library"),
-                "hipBLASLt library/src/amd_detail/rocblaslt/src/tensile_host.cpp: the folder of the libhipblaslt it runs from (dladdr) + hipblaslt/library, unless HIPBLASLT_TENSILE_LIBPATH is set",
-            ),
-            Some("miopen") => {
-                // GetLibPath: canonical(dladdr's file).parent_path(); then
-                // .parent_path() / "share/miopen/db/" — the folder above the library's real
-                // folder, whatever it is called (a release build; MIOPEN_BUILD_DEV builds use
-                // the configured path).
-                let real = tree.real(&l.path).unwrap_or_else(|| l.path.clone());
-                let up = dir(dir(&real));
-                (
-                    "system find-db, perf-db and kernel databases",
-                    Some("MIOPEN_SYSTEM_DB_PATH"),
-                    format!("{}/share/miopen/db", up.trim_end_matches('/')),
-                    "MIOpen src/db_path.cpp.in GetSystemDbPath: the folder above the real folder of the libMIOpen it runs from (GetLibPath: dladdr, canonical) + share/miopen/db, unless MIOPEN_SYSTEM_DB_PATH is set",
-                )
-            }
-            _ => continue,
-        };
-        let set = var.and_then(|v| env.get(v));
-        let folder = set.cloned().unwrap_or(folder);
-        let exists = tree.host(&folder).is_dir();
-        let note = match (var, set) {
-            (Some(v), Some(_)) => format!("{v} is set: it names the folder ({cite})"),
-            _ => cite.to_string(),
-        };
-        out.push(DataPath {
-            component: l.rocm.unwrap_or(""),
-            library: l.path.clone(),
-            what,
-            folder,
-            variable: var,
-            from_variable: set.is_some(),
-            exists,
-            evidence: Evidence::new(Class::Inferred, Proof::CodeVerified, "loads.rocm_data")
-                .at(Locator::file(&l.path))
-                .because(note),
-        });
+        for (what, var, folder, cite) in places(tree, l, env) {
+            let set = var.and_then(|v| env.get(v));
+            let folder = set.cloned().unwrap_or(folder);
+            let exists = tree.host(&folder).is_dir();
+            let note = match (var, set) {
+                (Some(v), Some(_)) => format!("{v} is set: it names the folder ({cite})"),
+                _ => cite.to_string(),
+            };
+            out.push(DataPath {
+                component: l.rocm.unwrap_or(""),
+                library: l.path.clone(),
+                what,
+                folder,
+                variable: var,
+                from_variable: set.is_some(),
+                exists,
+                evidence: Evidence::new(Class::Inferred, Proof::CodeVerified, "loads.rocm_data")
+                    .at(Locator::file(&l.path))
+                    .because(note),
+            });
+        }
     }
     out
 }

@@ -438,14 +438,21 @@ fn integrated_first(devices: &[SurveyDevice], env: &Env) -> Option<Finding> {
     ))
 }
 
-/// Whether a device-wheel target (`gfx942`, `gfx94X-dcgpu`, `gfx110x_all`) covers a processor.
+/// Whether a device-wheel target covers a processor: `gfx942`; a family with a trailing `x`
+/// (`gfx94X-dcgpu`, `gfx110x_all`); a family written with its last digit apart
+/// (`amd-torch-device-gfx12-0`: gfx120x).
 fn wheel_covers(t: &str, processor: &str) -> bool {
     let t = t.to_ascii_lowercase();
-    let base = t.split(['-', '_']).next().unwrap_or(&t);
-    match base.strip_suffix('x') {
-        Some(prefix) => processor.starts_with(prefix),
-        None => base == processor,
+    let mut parts = t.split(['-', '_']);
+    let base = parts.next().unwrap_or("");
+    let next = parts.next().unwrap_or("");
+    if let Some(prefix) = base.strip_suffix('x') {
+        return processor.starts_with(prefix);
     }
+    if !next.is_empty() && next.bytes().all(|b| b.is_ascii_digit()) {
+        return processor.starts_with(&format!("{base}{next}"));
+    }
+    base == processor
 }
 
 /// A broken environment; SDK wheels without the GPU's device wheel or of another version.
@@ -596,5 +603,7 @@ mod tests {
         assert!(wheel_covers("gfx94X-dcgpu", "gfx942"));
         assert!(wheel_covers("gfx110x_all", "gfx1101"));
         assert!(!wheel_covers("gfx942", "gfx90a"));
+        assert!(wheel_covers("gfx12_0", "gfx1201"));
+        assert!(!wheel_covers("gfx12_0", "gfx1151"));
     }
 }

@@ -136,4 +136,71 @@ fn data_next_to_the_library_taken() {
         .unwrap();
     assert_eq!(r.folder, "/srv/tensile");
     assert!(r.from_variable);
+    // MIOpen's user databases and kernel cache: in the home, unless a variable names them.
+    let mut o = Options::new(&target);
+    o.env.insert("HOME".into(), "/home/u".into());
+    o.env
+        .insert("MIOPEN_CUSTOM_CACHE_DIR".into(), "/scratch/kcache".into());
+    let l = rocpath_loads::loads(&o).unwrap();
+    let miopen: Vec<(&str, &str, bool)> = l
+        .rocm_data
+        .iter()
+        .filter(|x| x.component == "miopen")
+        .map(|x| (x.variable.unwrap_or(""), x.folder.as_str(), x.from_variable))
+        .collect();
+    assert!(
+        miopen.contains(&("MIOPEN_USER_DB_PATH", "/home/u/.config/miopen", false)),
+        "{miopen:?}"
+    );
+    assert!(
+        miopen.contains(&("MIOPEN_CUSTOM_CACHE_DIR", "/scratch/kcache", true)),
+        "{miopen:?}"
+    );
+}
+
+#[test]
+fn aotriton_reads_its_images_next_to_itself() {
+    if !rocpath_testdata::have_tool("gcc") {
+        rocpath_testdata::missing("gcc is not on PATH");
+        return;
+    }
+    // torch/lib/libtorch_hip.so needs libaotriton_v2.so beside it (RUNPATH $ORIGIN).
+    let d = tempfile::tempdir().unwrap();
+    let lib = d.path().join("torch/lib");
+    std::fs::create_dir_all(lib.join("aotriton.images/amd-gfx942")).unwrap();
+    std::fs::write(lib.join("a.c"), "int a(void){return 1;}\n").unwrap();
+    std::fs::write(lib.join("t.c"), "int a(void); int t(void){return a();}\n").unwrap();
+    gcc(
+        &[
+            "-shared",
+            "-fPIC",
+            "-o",
+            "libaotriton_v2.so.0.11",
+            "a.c",
+            "-Wl,-soname,libaotriton_v2.so.0.11",
+        ],
+        &lib,
+    );
+    gcc(
+        &[
+            "-shared",
+            "-fPIC",
+            "-o",
+            "libtorch_hip.so",
+            "t.c",
+            "-L.",
+            "-l:libaotriton_v2.so.0.11",
+            "-Wl,-rpath,$ORIGIN",
+            "-Wl,--enable-new-dtags",
+        ],
+        &lib,
+    );
+    let l = rocpath_loads::loads(&Options::new(lib.join("libtorch_hip.so"))).unwrap();
+    let a = l
+        .rocm_data
+        .iter()
+        .find(|x| x.component == "aotriton")
+        .unwrap_or_else(|| panic!("{:#?}", l.rocm_data));
+    assert_eq!(a.folder, format!("{}/aotriton.images", lib.display()));
+    assert!(a.exists && a.variable.is_none());
 }

@@ -9,11 +9,14 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 /// The variables the loader and the ROCm libraries read for what `loads` reports.
-const READ: [&str; 4] = [
+const READ: [&str; 7] = [
     "LD_LIBRARY_PATH",
     "ROCBLAS_TENSILE_LIBPATH",
     "HIPBLASLT_TENSILE_LIBPATH",
     "MIOPEN_SYSTEM_DB_PATH",
+    "MIOPEN_USER_DB_PATH",
+    "MIOPEN_CUSTOM_CACHE_DIR",
+    "HOME",
 ];
 
 /// A running process: what it mapped and holds open, beside the prediction.

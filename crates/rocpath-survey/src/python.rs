@@ -115,6 +115,9 @@ pub struct RocmSdk {
     pub packages: Vec<String>,
     /// GPU targets with a device package (`_rocm_sdk_device_gfx942`).
     pub device_targets: Vec<String>,
+    /// GPU targets (or families: `gfx12-0`) of torch's own device wheels
+    /// (`amd-torch-device-gfx1201`: its kpack archives and AOTriton images).
+    pub torch_device_targets: Vec<String>,
     /// Packages that initialise from it.
     pub used_by: Vec<SdkUser>,
 }
@@ -559,9 +562,14 @@ fn rocm_sdk(w: &mut Walker<'_>, sp: &Path) -> Option<RocmSdk> {
         if dist == "rocm" || (dist == "rocm_sdk_core" && sdk.version.is_none()) {
             sdk.version = Some(version.to_string());
         }
-        if let Some((_, t)) = dist.rsplit_once("device_") {
-            if t.starts_with("gfx") && !sdk.device_targets.contains(&t.to_string()) {
-                sdk.device_targets.push(t.to_string());
+        if let Some((_, t)) = dist.split_once("device_") {
+            let into = if dist.starts_with("amd_torch_device") {
+                &mut sdk.torch_device_targets
+            } else {
+                &mut sdk.device_targets
+            };
+            if t.starts_with("gfx") && !into.contains(&t.to_string()) {
+                into.push(t.to_string());
             }
         }
         sdk.packages.push(format!("{dist} {version}"));

@@ -700,6 +700,7 @@ fn python_environments_where_users_keep_them() {
         "rocm_sdk_core-7.10.0",
         "rocm_sdk_libraries-7.10.0",
         "rocm_sdk_device_gfx942-7.10.0",
+        "amd_torch_device_gfx1201-2.10.0",
     ] {
         std::fs::create_dir_all(r.join(format!("{}/{dist}.dist-info", &sp[1..]))).unwrap();
     }
@@ -748,6 +749,7 @@ fn python_environments_where_users_keep_them() {
     let rock = env("/workspace/rock/.venv").rocm_sdk.as_ref().unwrap();
     assert_eq!(rock.version.as_deref(), Some("7.10.0"));
     assert_eq!(rock.device_targets, ["gfx942"]);
+    assert_eq!(rock.torch_device_targets, ["gfx1201"]);
     assert_eq!(rock.used_by[0].package, "torch");
     assert_eq!(rock.used_by[0].version_matches, Some(false));
     assert_eq!(
@@ -958,6 +960,7 @@ fn known_failure_modes_are_findings_with_what_to_do() {
         "rocm-7.10.0",
         "rocm_sdk_core-7.10.0",
         "rocm_sdk_device_gfx942-7.10.0",
+        "amd_torch_device_gfx1201-2.10.0",
     ] {
         std::fs::create_dir_all(r.join(format!("{}/{dist}.dist-info", &sp[1..]))).unwrap();
     }

@@ -683,4 +683,18 @@ mod tests {
         assert_eq!(quoted_all(&t[at..at + end]), ["amdhip64", "miopen"]);
         assert_eq!(quoted_after("check_version = None", "check_version"), None);
     }
+
+    proptest::proptest! {
+        /// Any text of an init file is read without a panic, and every string found was in it.
+        #[test]
+        fn init_text_never_panics(t in "\\PC{0,200}") {
+            if let Some(v) = quoted_after(&t, "check_version") {
+                proptest::prop_assert!(t.contains(&v));
+            }
+            for q in quoted_all(&t) {
+                proptest::prop_assert!(t.contains(&q));
+            }
+            let _ = version_matches(&t, "7.10.0");
+        }
+    }
 }

@@ -59,6 +59,11 @@ pub struct Options {
     pub target: Option<TargetId>,
     /// Leave the per-kernel metadata out of the records (counts are kept).
     pub no_kernels: bool,
+    /// Record the per-problem catalogs of lazily loaded libraries by name only (their
+    /// processor from the name; neither parsed nor hashed): the index a library reads first
+    /// decides whether a processor has kernels, and the per-problem files are most of the
+    /// bytes (`survey`).
+    pub index_only: bool,
 }
 
 /// Receives progress from a scan (implemented by the CLI with a progress bar).
@@ -451,12 +456,13 @@ impl Collector<'_> {
     }
 
     fn tensile(&self, origin: &Origin, name: &str, bytes: &[u8], release: &(dyn Fn(&[u8]) + Sync)) {
-        let summary = match rocpath_tensile::summarize_with(
-            name,
-            bytes,
-            Some(release),
-            &self.opts.limits.memory,
-        ) {
+        let by_name = self.opts.index_only && rocpath_sources::names::per_problem_catalog(name);
+        let summary = if by_name {
+            Ok(rocpath_tensile::LibrarySummary::default())
+        } else {
+            rocpath_tensile::summarize_with(name, bytes, Some(release), &self.opts.limits.memory)
+        };
+        let summary = match summary {
             Ok(s) => s,
             Err(e) => {
                 self.error(origin, None, format!("Tensile library: {e}"));
@@ -480,7 +486,7 @@ impl Collector<'_> {
         };
         let container = origin.member();
         let mut at = Locator::file(&origin.path).with_member(container.clone());
-        if !matches!(self.opts.limits.hashing, Hashing::Off) {
+        if !by_name && !matches!(self.opts.limits.hashing, Hashing::Off) {
             at = at.with_sha256(hex(&Sha256::digest(bytes)));
         }
         let evidence = Evidence::new(

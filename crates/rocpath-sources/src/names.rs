@@ -28,10 +28,32 @@ pub fn classify(name: &str) -> Option<NamedKind> {
     DbName::parse(name).map(NamedKind::MiopenDb)
 }
 
+/// A per-problem catalog of a lazily loaded library (rocBLAS's
+/// `TensileLibrary_Type_HH_Contraction_…_gfx906.dat`, hipBLASLt's
+/// `TensileLibrary_HH_HH_…_Contraction_…_gfx942.dat`): a file an index names and the library
+/// reads on first use of its problem type, not the catalog it reads first.
+pub fn per_problem_catalog(name: &str) -> bool {
+    name.contains("TensileLibrary") && name.contains("_Contraction_")
+}
+
 #[cfg(test)]
 mod tests {
     #![allow(clippy::panic)]
     use super::*;
+
+    #[test]
+    fn per_problem_catalogs() {
+        assert!(per_problem_catalog(
+            "TensileLibrary_Type_HH_Contraction_l_Alik_Bljk_Cijk_Dijk_gfx906.dat"
+        ));
+        assert!(per_problem_catalog(
+            "TensileLibrary_SS_SS_UA_Type_SS_Contraction_l_Ailk_Bjlk_Cijk_Dijk_gfx1201.dat"
+        ));
+        assert!(!per_problem_catalog("TensileLibrary_lazy_gfx906.dat"));
+        assert!(!per_problem_catalog("TensileLibrary.dat"));
+        // A whole catalog named by its type (hipBLASLt's indexed catalogs) is read first.
+        assert!(!per_problem_catalog("TensileLibrary_Type_SS_gfx942.dat"));
+    }
 
     #[test]
     fn miopen_names() {

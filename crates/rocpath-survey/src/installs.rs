@@ -132,14 +132,8 @@ const PRUNE: &[&str] = &[
 /// Whether the inventory should read a file, by name: host libraries, standalone code
 /// objects (not Tensile kernel files), Tensile index files, MIOpen databases.
 pub fn wanted(name: &str) -> bool {
-    use rocpath_sources::names::{NamedKind, classify};
-    match classify(name) {
-        // The catalogs a library reads first (`TensileLibrary_lazy_gfx906.dat`, a whole
-        // `TensileLibrary.dat`); the per-problem files they name are loaded on first use, and
-        // the index alone decides whether the processor has kernels.
-        Some(NamedKind::TensileLibrary) => return !per_problem(name),
-        Some(_) => return true,
-        None => {}
+    if rocpath_sources::names::classify(name).is_some() {
+        return true;
     }
     let lower = name.to_ascii_lowercase();
     let code = [".co", ".hsaco", ".hipfb", ".hip_fatbin"]
@@ -149,12 +143,6 @@ pub fn wanted(name: &str) -> bool {
         return rocpath_inventory::check::group_of(name) == name;
     }
     lower.ends_with(".so") || lower.contains(".so.")
-}
-
-/// A per-problem catalog of a lazy library (`TensileLibrary_Type_HH_Contraction_…_gfx906.dat`,
-/// hipBLASLt's `TensileLibrary_HH_HH_…_Contraction_…_gfx942.dat`), which an index names.
-fn per_problem(name: &str) -> bool {
-    name.contains("_Contraction_") || name.contains("TensileLibrary_Type_")
 }
 
 /// Discovers every install. `extra` are machine paths given by name; with `only`, the
@@ -580,12 +568,6 @@ mod tests {
         assert!(wanted("libggml-hip.so"));
         assert!(wanted("TensileLibrary_lazy_gfx900.dat"));
         assert!(wanted("TensileLibrary.dat"));
-        assert!(!wanted(
-            "TensileLibrary_Type_HH_Contraction_l_Alik_Bljk_Cijk_Dijk_gfx906.dat"
-        ));
-        assert!(!wanted(
-            "TensileLibrary_HH_HH_HA_Bias_SAV_Type_HS_HPA_Contraction_l_Ailk_Bjlk_Cijk_Dijk_gfx942.dat"
-        ));
         assert!(wanted("gfx900_64.HIP.fdb.txt"));
         assert!(wanted("blit_gfx900.co"));
         assert!(!wanted(

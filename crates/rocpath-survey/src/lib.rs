@@ -391,6 +391,7 @@ fn scan_all(
         limits: opts.limits.clone(),
         target: None,
         no_kernels: true,
+        index_only: true,
     };
     for (k, i) in installs.iter().enumerate() {
         if deadline.is_some_and(|d| Instant::now() > d) {

@@ -108,6 +108,27 @@ fn per_arch_folders_zlib_generic_families_and_refused_catalogs() {
         l.why
     );
 
+    // Index only (survey): the per-problem file is recorded by its name, not read; the index
+    // still decides, and the refused whole catalog is still read and refused.
+    let opts = Options {
+        index_only: true,
+        ..Options::default()
+    };
+    let inv = scan(&[tmp.path().to_path_buf()], &opts, &NoProgress);
+    let shard_rec = inv
+        .tensile
+        .iter()
+        .find(|t| t.name.starts_with(shard))
+        .unwrap();
+    assert_eq!(shard_rec.solutions, 0);
+    assert!(shard_rec.evidence.sources[0].sha256.is_none());
+    let v = check(&inv, &device("gfx1201"), None);
+    let l = v.libraries.iter().find(|l| l.kind == "tensile").unwrap();
+    assert_eq!(l.verdict, Verdict::Runs);
+    let v = check(&inv, &device("gfx942"), None);
+    let l = v.libraries.iter().find(|l| l.kind == "tensile").unwrap();
+    assert_eq!(l.evidence.rule, rules::TENSILE_UNLOADABLE);
+
     let l = one("gfx1100");
     assert_eq!(l.verdict, Verdict::Runs);
     assert!(l.why.contains("generic family gfx11-generic"), "{}", l.why);

@@ -16,6 +16,7 @@ fn checked(target: &str) -> rocpath_inventory::check::DeviceCheck {
         limits: Default::default(),
         target: None,
         no_kernels: true,
+        index_only: false,
     };
     let inv = scan(&[lib], &opts, &NoProgress);
     check(

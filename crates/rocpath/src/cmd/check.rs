@@ -40,6 +40,7 @@ pub fn run(a: CheckArgs, p: &Printer) -> anyhow::Result<Status> {
         limits: super::limits(&a.scan, p),
         target: None,
         no_kernels: true,
+        index_only: false,
     };
     let inv = rocpath_inventory::scan(&paths, &opts, &BarProgress(bar.clone()));
     super::save_hashes(&opts.limits, p);

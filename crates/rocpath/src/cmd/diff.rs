@@ -29,6 +29,7 @@ fn load(path: &Path, a: &DiffArgs, p: &Printer) -> anyhow::Result<Inventory> {
         limits: super::limits(&a.scan, p),
         target: None,
         no_kernels: false,
+        index_only: false,
     };
     let inv = rocpath_inventory::scan(&[path.to_path_buf()], &opts, &BarProgress(bar.clone()));
     bar.finish_and_clear();

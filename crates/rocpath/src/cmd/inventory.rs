@@ -33,6 +33,7 @@ pub fn run(a: InventoryArgs, p: &Printer) -> anyhow::Result<Status> {
         target: a.target.clone(),
         // Kernel lists are only printed in JSON and per-kernel TSV; the table needs counts.
         no_kernels: a.no_kernels || !(p.global.json || (a.tsv && a.kernels)),
+        index_only: false,
     };
     let bar = p.bar("scanning");
     let started = std::time::Instant::now();

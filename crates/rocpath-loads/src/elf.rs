@@ -38,6 +38,30 @@ pub struct ElfInfo {
     pub nodeflib: bool,
     /// Whether the object has a `PT_DYNAMIC` segment (a static program has none).
     pub dynamic: bool,
+    /// The search paths of its kpack marker (`.rocm_kpack_ref`: the archives that hold the
+    /// device code packed out of it), when it has a readable one.
+    pub kpack_search_paths: Vec<String>,
+}
+
+/// The kpack marker's search paths, from the section headers (absent, stripped or
+/// unreadable: none — the loader itself only needs the program headers).
+fn kpack_paths<H: FileHeader<Endian = Endianness>>(
+    header: &H,
+    endian: Endianness,
+    data: &[u8],
+) -> Vec<String> {
+    let Ok(sections) = header.sections(endian, data) else {
+        return Vec::new();
+    };
+    let Some((_, sec)) = sections.section_by_name(endian, b".rocm_kpack_ref") else {
+        return Vec::new();
+    };
+    use object::read::elf::SectionHeader;
+    sec.data(endian, data)
+        .ok()
+        .and_then(|b| rocpath_sources::kpack_ref::parse_marker(b).ok())
+        .map(|m| m.search_paths)
+        .unwrap_or_default()
 }
 
 /// Why an ELF file could not be read.
@@ -101,6 +125,7 @@ fn parse_as<H: FileHeader<Endian = Endianness>>(data: &[u8]) -> Result<ElfInfo, 
         soname: None,
         nodeflib: false,
         dynamic: false,
+        kpack_search_paths: kpack_paths(header, endian, data),
     };
     let mut dynamic = None;
     for ph in phdrs {

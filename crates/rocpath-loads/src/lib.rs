@@ -4,7 +4,7 @@
 //!
 //! `elf.rs` reads what the loader reads of an ELF file, `cache.rs` parses `/etc/ld.so.cache`,
 //! `resolve.rs` applies the search rules, `rocm.rs` says where each ROCm library found
-//! reads its data, `process.rs` reads what a running process has mapped and open and sets it
+//! reads its data (catalogs, databases, kernel caches, AOTriton images, kpack archives), `process.rs` reads what a running process has mapped and open and sets it
 //! beside the prediction, `python.rs` resolves every extension module of a Python module as
 //! an interpreter finds it. The model is [`Loads`] ([`process::Running`] for a process);
 //! rendering is in `rocpath-render`.
@@ -134,6 +134,9 @@ pub struct Library {
     /// The ROCm library it is (`rocblas`, `hip`, …), when it is one.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub rocm: Option<&'static str>,
+    /// The search paths of its kpack marker (where its packed device code is).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub kpack_search_paths: Vec<String>,
     /// Why.
     pub evidence: Evidence,
 }

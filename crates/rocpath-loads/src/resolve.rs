@@ -759,7 +759,12 @@ pub fn loads(opts: &Options) -> Result<Loads, LoadsError> {
         }
         i += 1;
     }
-    out.rocm_data = rocm::data_paths(opts.tree.as_ref(), &out.libraries, &opts.env);
+    // The target's own data (its kpack archives; a ROCm library asked about directly), then
+    // what each library it loads reads.
+    let name = target.rsplit('/').next().unwrap_or(&target);
+    let mut read = vec![library(name, &target, Rule::Path, &target, 0, &info)];
+    read.extend(out.libraries.iter().cloned());
+    out.rocm_data = rocm::data_paths(opts.tree.as_ref(), &read, &opts.env);
     Ok(out)
 }
 
@@ -776,6 +781,7 @@ fn library(name: &str, path: &str, rule: Rule, by: &str, depth: u32, info: &ElfI
         runpath: info.runpath.clone(),
         rpath: info.rpath.clone(),
         rocm: rocm::which(name),
+        kpack_search_paths: info.kpack_search_paths.clone(),
         evidence,
     }
 }

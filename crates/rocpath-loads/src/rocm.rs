@@ -126,8 +126,37 @@ fn miopen_places(tree: &dyn Tree, l: &Library, env: &BTreeMap<String, String>) -
     ]
 }
 
+/// The kpack archives of a library packed for kpack: its marker's search paths, relative to
+/// its folder unless absolute (`@GFXARCH@` stands for the device's architecture).
+fn kpack_places(l: &Library) -> Vec<Place> {
+    let d = dir(&l.path);
+    l.kpack_search_paths
+        .iter()
+        .map(|p| {
+            let path = if p.starts_with('/') {
+                p.clone()
+            } else {
+                format!("{d}/{p}")
+            };
+            (
+                "kpack archive with its device code",
+                None,
+                path,
+                "the .rocm_kpack_ref marker of the library (kpack_search_paths, relative to the library's folder); the runtime opens the first archive whose gfx_arches lists the device",
+            )
+        })
+        .collect()
+}
+
 /// The places a ROCm library reads, by component.
 fn places(tree: &dyn Tree, l: &Library, env: &BTreeMap<String, String>) -> Vec<Place> {
+    let mut out = kpack_places(l);
+    out.extend(component_places(tree, l, env));
+    out
+}
+
+/// The places of each ROCm component.
+fn component_places(tree: &dyn Tree, l: &Library, env: &BTreeMap<String, String>) -> Vec<Place> {
     let d = dir(&l.path);
     match l.rocm {
         Some("rocblas") => vec![(
@@ -153,6 +182,26 @@ fn places(tree: &dyn Tree, l: &Library, env: &BTreeMap<String, String>) -> Vec<P
     }
 }
 
+/// Whether a kpack archive path names a file (a `@GFXARCH@` pattern: any file of its folder
+/// that the pattern matches).
+fn kpack_exists(tree: &dyn Tree, path: &str) -> bool {
+    let gfx = rocpath_sources::kpack_ref::GFXARCH;
+    let Some((pre, post)) = path.split_once(gfx) else {
+        return tree.host(path).is_file();
+    };
+    let folder = dir(pre);
+    let stem = &pre[folder.len()..].trim_start_matches('/');
+    std::fs::read_dir(tree.host(folder))
+        .into_iter()
+        .flatten()
+        .filter_map(Result::ok)
+        .take(rocpath_sources::kpack_ref::MAX_DIR_ENTRIES)
+        .any(|e| {
+            let n = e.file_name().to_string_lossy().into_owned();
+            n.starts_with(stem) && n.ends_with(post) && n.len() > stem.len() + post.len()
+        })
+}
+
 /// Where each ROCm library found reads its data: rocBLAS its Tensile catalogs, hipBLASLt its
 /// TensileLite catalogs, MIOpen its system and user databases and its kernel cache, AOTriton
 /// its kernel images — each next to the file taken unless a variable names another folder.
@@ -166,13 +215,17 @@ pub fn data_paths(
         for (what, var, folder, cite) in places(tree, l, env) {
             let set = var.and_then(|v| env.get(v));
             let folder = set.cloned().unwrap_or(folder);
-            let exists = tree.host(&folder).is_dir();
+            let exists = if what.starts_with("kpack") {
+                kpack_exists(tree, &folder)
+            } else {
+                tree.host(&folder).is_dir()
+            };
             let note = match (var, set) {
                 (Some(v), Some(_)) => format!("{v} is set: it names the folder ({cite})"),
                 _ => cite.to_string(),
             };
             out.push(DataPath {
-                component: l.rocm.unwrap_or(""),
+                component: l.rocm.unwrap_or("kpack"),
                 library: l.path.clone(),
                 what,
                 folder,

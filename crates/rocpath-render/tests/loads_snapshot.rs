@@ -20,6 +20,7 @@ fn lib(name: &str, path: &str, rule: Rule, by: &str, depth: u32) -> Library {
         runpath: None,
         rpath: None,
         rocm: rocpath_loads::rocm::which(name),
+        kpack_search_paths: Vec::new(),
         evidence: ev("loads.runpath", by),
     }
 }

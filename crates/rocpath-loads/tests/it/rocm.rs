@@ -204,3 +204,31 @@ fn aotriton_reads_its_images_next_to_itself() {
     assert_eq!(a.folder, format!("{}/aotriton.images", lib.display()));
     assert!(a.exists && a.variable.is_none());
 }
+
+/// A library packed for kpack (the real Debian gloo library packed by the reference packer,
+/// `rocpath-sources/tests/data/kpack`): the archive its marker names, there or gone.
+#[test]
+fn a_kpack_library_names_its_archive() {
+    let packed =
+        rocpath_testdata::repo_root().join("crates/rocpath-sources/tests/data/kpack/gloo-packed");
+    let d = tempfile::tempdir().unwrap();
+    for rel in ["lib/libgloo_hip.so.0.5.0", ".kpack/gloo-gfx90X.kpack"] {
+        let to = d.path().join(rel);
+        std::fs::create_dir_all(to.parent().unwrap()).unwrap();
+        std::fs::copy(packed.join(rel), to).unwrap();
+    }
+    let lib = d.path().join("lib/libgloo_hip.so.0.5.0");
+    let kpack = |l: &rocpath_loads::Loads| {
+        l.rocm_data
+            .iter()
+            .find(|x| x.component == "kpack")
+            .map(|x| (x.folder.clone(), x.exists))
+            .unwrap_or_else(|| panic!("{:#?}", l.rocm_data))
+    };
+    let (path, exists) = kpack(&rocpath_loads::loads(&Options::new(&lib)).unwrap());
+    assert!(path.ends_with("lib/../.kpack/gloo-gfx90X.kpack"), "{path}");
+    assert!(exists);
+    std::fs::remove_file(d.path().join(".kpack/gloo-gfx90X.kpack")).unwrap();
+    let (_, exists) = kpack(&rocpath_loads::loads(&Options::new(&lib)).unwrap());
+    assert!(!exists, "the archive is gone");
+}

@@ -54,6 +54,10 @@ pub enum FindingKind {
     LibraryNotFound,
     /// A library whose kpack archives are missing, lost code or do not match it.
     KpackMismatch,
+    /// `/dev/kfd` or a render node this user may not open read-write.
+    DevicePermission,
+    /// A container started without the GPU device nodes.
+    ContainerWithoutDevices,
 }
 
 impl FindingKind {
@@ -73,6 +77,8 @@ impl FindingKind {
             FindingKind::LibraryPathOverride => "library_path_override",
             FindingKind::LibraryNotFound => "library_not_found",
             FindingKind::KpackMismatch => "kpack_mismatch",
+            FindingKind::DevicePermission => "device_permission",
+            FindingKind::ContainerWithoutDevices => "container_without_devices",
         }
     }
 }
@@ -380,6 +386,76 @@ fn ollama_vulkan(d: &SurveyDevice, i: &Install, v: &Verdict) -> Option<Finding> 
     ))
 }
 
+/// Device nodes this user may not open; a container without them while the host has an AMD GPU
+/// on the PCI bus, or without them at all.
+pub fn access(a: &crate::access::Access, pci: &[crate::pci::PciGpu]) -> Vec<Finding> {
+    let mut out = Vec::new();
+    if !a.read {
+        return out;
+    }
+    let blocked: Vec<&crate::access::Node> = a
+        .kfd
+        .iter()
+        .chain(&a.render)
+        .filter(|n| !n.usable)
+        .collect();
+    if !blocked.is_empty() {
+        let names: Vec<String> = blocked
+            .iter()
+            .map(|n| format!("{} (mode {:o}, group {})", n.path, n.mode, n.gid))
+            .collect();
+        let text = format!(
+            "this user (uid {}) may not open {} read-write: the runtime finds no GPU (\"Unable to open /dev/kfd read-write: Permission denied\")",
+            a.uid.map(|u| u.to_string()).unwrap_or_else(|| "?".into()),
+            names.join(", ")
+        );
+        let fix = if a.container.is_some() {
+            "start the container with --group-add of the nodes' groups (video, render, or their numbers)".to_string()
+        } else {
+            "sudo usermod -aG render,video $USER, then log in again (or run the program in those groups)".to_string()
+        };
+        let at = blocked[0].path.clone();
+        out.push(finding(
+            FindingKind::DevicePermission,
+            None,
+            None,
+            Class::Confirmed,
+            &at,
+            text,
+            fix,
+        ));
+    }
+    if let (Some(kind), None) = (&a.container, &a.kfd) {
+        let host_gpu = pci.iter().any(|g| g.is_amd());
+        let (text, class) = if host_gpu {
+            (
+                format!(
+                    "this {kind} container has no /dev/kfd although an AMD GPU is on the PCI bus: nothing in it can use the GPU"
+                ),
+                Class::Confirmed,
+            )
+        } else {
+            (
+                format!(
+                    "this {kind} container has no /dev/kfd: if its host has an AMD GPU, nothing in here can use it"
+                ),
+                Class::Inferred,
+            )
+        };
+        let fix = format!("start it with --device=/dev/kfd --device=/dev/dri ({kind} run)");
+        out.push(finding(
+            FindingKind::ContainerWithoutDevices,
+            None,
+            None,
+            class,
+            "/dev/kfd",
+            text,
+            fix,
+        ));
+    }
+    out
+}
+
 /// Libraries whose kpack archives are missing, lost code or do not advertise the device's.
 fn kpack(d: &SurveyDevice, i: &Install, v: &Verdict) -> Vec<Finding> {
     use rocpath_inventory::check::rules as c;
@@ -595,6 +671,41 @@ mod tests {
         assert!(!extra_features(t("gfx906"), t("gfx900")).is_empty());
         assert!(extra_features(t("gfx1030"), t("gfx1031")).is_empty());
         assert!(!extra_features(t("gfx1100"), t("gfx1030")).is_empty());
+    }
+
+    #[test]
+    fn device_nodes_a_user_may_not_open_and_a_container_without_them() {
+        use crate::access::{Access, Node};
+        let node = |path: &str, usable| Node {
+            path: path.into(),
+            mode: 0o660,
+            uid: 0,
+            gid: 993,
+            usable,
+        };
+        let a = Access {
+            kfd: Some(node("/dev/kfd", false)),
+            render: vec![node("/dev/dri/renderD128", true)],
+            uid: Some(1000),
+            groups: vec![1000],
+            container: None,
+            read: true,
+        };
+        let f = access(&a, &[]);
+        assert_eq!(f.len(), 1);
+        assert_eq!(f[0].kind, FindingKind::DevicePermission);
+        assert!(f[0].text.contains("/dev/kfd (mode 660, group 993)"), "{}", f[0].text);
+        assert!(f[0].fix.contains("usermod -aG render,video"));
+        let c = Access {
+            kfd: None,
+            container: Some("docker".into()),
+            ..a.clone()
+        };
+        let f = access(&c, &[]);
+        assert_eq!(f.last().unwrap().kind, FindingKind::ContainerWithoutDevices);
+        assert_eq!(f.last().unwrap().evidence.class, Class::Inferred);
+        // An image is not this process's machine: nothing is said.
+        assert!(access(&Access::default(), &[]).is_empty());
     }
 
     #[test]

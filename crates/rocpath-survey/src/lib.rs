@@ -7,6 +7,7 @@
 //! `rocpath_inventory::scan` per install → [`verdict::verdict`] per device × install.
 //! Nothing is written anywhere.
 
+pub mod access;
 pub mod devices;
 pub mod env;
 pub mod error;
@@ -233,6 +234,8 @@ pub struct Survey {
     pub devices: Vec<SurveyDevice>,
     /// GPUs of every maker seen on the PCI bus.
     pub pci_gpus: Vec<pci::PciGpu>,
+    /// The GPU device nodes and whether this user may open them (a live machine).
+    pub access: access::Access,
     /// Where the rocminfo output read came from (`rocminfo`, a file), or `None` without one.
     pub rocminfo: Option<String>,
     /// Watched variables, the last setting per scope and name.
@@ -276,6 +279,7 @@ pub fn survey(opts: &Options, progress: &dyn Progress) -> Survey {
     let mounts = read_mounts(&root, &mut errors);
     let devices = devices::read(&root, opts.rocminfo.as_ref(), &mut errors);
     let pci_gpus = pci::read(&root);
+    let access = access::read(&root);
     let env = env::read(&root, opts.process_env.as_deref(), &mut errors);
     let mut w = walk::Walker::new(&root, &mounts, deadline);
     let homes = if opts.homes.is_empty() {
@@ -318,7 +322,8 @@ pub fn survey(opts: &Options, progress: &dyn Progress) -> Survey {
     let mut errors: Vec<ErrorItem> = errors.iter().map(ErrorItem::from).collect();
     errors.sort();
     errors.dedup();
-    let findings = findings::findings(&devices, &python_envs, &installs, &verdicts, &env);
+    let mut findings = findings::findings(&devices, &python_envs, &installs, &verdicts, &env);
+    findings.extend(findings::access(&access, &pci_gpus));
     let answer = answer(
         &devices,
         &pci_gpus,
@@ -332,6 +337,7 @@ pub fn survey(opts: &Options, progress: &dyn Progress) -> Survey {
         answer,
         devices,
         pci_gpus,
+        access,
         rocminfo: opts.rocminfo.as_ref().map(|r| r.source.clone()),
         variables: env.effective(),
         python_envs,

@@ -373,12 +373,18 @@ fn path_interpreters(w: &mut Walker<'_>, env: &Env) -> Vec<(PathBuf, OnPath)> {
     for command in ["python3", "python"] {
         let mut first = true;
         let mut seen_dirs = BTreeSet::new();
+        // `/bin` and `/usr/bin` are one folder on merged-/usr systems: one interpreter.
+        let mut seen_real = BTreeSet::new();
         for dir in path.split(':').filter(|d| d.starts_with('/')) {
             if !seen_dirs.insert(dir) {
                 continue;
             }
             let exe = Path::new(dir).join(command);
             if w.probe(&exe).is_none_or(|it| it.is_dir) {
+                continue;
+            }
+            let real_dir = w.root().resolve(Path::new(dir)).ok();
+            if !seen_real.insert(real_dir.unwrap_or_else(|| PathBuf::from(dir))) {
                 continue;
             }
             let Some((prefix, via)) = prefix_of(w, env, &exe) else {
@@ -533,6 +539,10 @@ fn skipped_folder(it: &Item, start: &Path, conda_bases: &[PathBuf]) -> bool {
         return true;
     }
     if parent.file_name().is_some_and(|n| n == ".cache") && name != "pypoetry" {
+        return true;
+    }
+    // pyenv's own tree (plugins, shims, sources) holds no environment but its versions.
+    if parent.file_name().is_some_and(|n| n == ".pyenv") && name != "versions" {
         return true;
     }
     if conda_bases.iter().any(|b| b == parent) && name != "envs" {

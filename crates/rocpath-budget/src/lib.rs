@@ -267,9 +267,27 @@ impl Drop for Reservation {
     }
 }
 
-/// Parses a size: a number of bytes with an optional unit `K`, `M`, `G`, `T` (powers of 1024,
-/// optionally followed by `i`/`iB`/`B`, any case): `512M`, `2G`, `1.5G`, `1048576`.
-pub fn parse_size(s: &str) -> Result<u64, String> {
+/// Why a text is not a size.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum SizeError {
+    /// A unit other than K, M, G, T (with an optional `i`/`iB`/`B`).
+    #[error("{0:?}: unknown unit (use K, M, G or T, e.g. 512M or 2G)")]
+    Unit(String),
+    /// No number before the unit.
+    #[error("{0:?}: not a size (e.g. 512M, 2G, 1048576)")]
+    Number(String),
+    /// Negative, not finite, or more than a u64 holds.
+    #[error("{0:?}: out of range")]
+    Range(String),
+    /// Zero where a limit is asked for.
+    #[error("{0:?}: a limit of 0 bytes allows nothing (give a size, e.g. 1G)")]
+    Zero(String),
+}
+
+/// Parses a size — the one size parser of the tool: a number of bytes with an optional unit
+/// `K`, `M`, `G`, `T` (powers of 1024, optionally followed by `i`/`iB`/`B`, any case):
+/// `512M`, `2G`, `1.5G`, `16GiB`, `1048576`, `0` (a workspace of none).
+pub fn parse_size(s: &str) -> Result<u64, SizeError> {
     let t = s.trim();
     let split = t
         .find(|c: char| !(c.is_ascii_digit() || c == '.'))
@@ -282,20 +300,22 @@ pub fn parse_size(s: &str) -> Result<u64, String> {
         "m" => 20,
         "g" => 30,
         "t" => 40,
-        _ => {
-            return Err(format!(
-                "{s:?}: unknown unit (use K, M, G or T, e.g. 512M or 2G)"
-            ));
-        }
+        _ => return Err(SizeError::Unit(s.to_string())),
     };
-    let v: f64 = num
-        .parse()
-        .map_err(|_| format!("{s:?}: not a size (e.g. 512M, 2G, 1048576)"))?;
+    let v: f64 = num.parse().map_err(|_| SizeError::Number(s.to_string()))?;
     let bytes = v * (1u64 << shift) as f64;
-    if !bytes.is_finite() || bytes < 1.0 || bytes >= u64::MAX as f64 {
-        return Err(format!("{s:?}: out of range"));
+    if !bytes.is_finite() || bytes < 0.0 || bytes >= u64::MAX as f64 {
+        return Err(SizeError::Range(s.to_string()));
     }
     Ok(bytes as u64)
+}
+
+/// Parses a limit (`--max-memory`): a size of at least one byte.
+pub fn parse_limit(s: &str) -> Result<u64, SizeError> {
+    match parse_size(s)? {
+        0 => Err(SizeError::Zero(s.to_string())),
+        n => Ok(n),
+    }
 }
 
 /// A size for people: `1 GiB`, `512 MiB`, `4.2 MiB`, `900 B`.
@@ -385,9 +405,13 @@ mod tests {
         assert_eq!(parse_size("1.5g"), Ok(3 << 29));
         assert_eq!(parse_size("4096"), Ok(4096));
         assert_eq!(parse_size("64k"), Ok(64 << 10));
-        assert!(parse_size("12X").is_err());
-        assert!(parse_size("0").is_err());
-        assert!(parse_size("").is_err());
+        assert_eq!(parse_size("16GiB"), Ok(16 << 30));
+        assert_eq!(parse_size("0"), Ok(0));
+        assert!(matches!(parse_size("12X"), Err(SizeError::Unit(_))));
+        assert!(matches!(parse_size("8Q"), Err(SizeError::Unit(_))));
+        assert!(matches!(parse_size(""), Err(SizeError::Number(_))));
+        assert!(matches!(parse_limit("0"), Err(SizeError::Zero(_))));
+        assert_eq!(parse_limit("1G"), Ok(1 << 30));
         assert_eq!(format_size(1 << 30), "1 GiB");
         assert_eq!(format_size(512 << 20), "512 MiB");
         assert_eq!(format_size(900), "900 B");

@@ -40,7 +40,9 @@ use std::path::{Path, PathBuf};
 
 pub use hash::{HashCache, HashSource, Hashing, ObjectHash};
 pub use names::NamedKind;
-pub use rocpath_budget::{MemoryBudget, OverBudget, Reservation, format_size, parse_size};
+pub use rocpath_budget::{
+    MemoryBudget, OverBudget, Reservation, SizeError, format_size, parse_limit, parse_size,
+};
 pub use rocpath_miopen::dbname::{DbKind, DbName};
 
 /// Limits that keep time and memory bounded on hostile input. All sizes in bytes.

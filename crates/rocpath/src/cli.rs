@@ -50,7 +50,7 @@ pub struct Global {
     /// Memory budget of the run, shared by everything read in parallel (decompressed
     /// payloads, buffered archive members, streamed objects): `512M`, `2G`. An item that does
     /// not fit is reported as an error for that item and the rest goes on.
-    #[arg(long, global = true, value_name = "SIZE", default_value = "1G", value_parser = rocpath_sources::parse_size)]
+    #[arg(long, global = true, value_name = "SIZE", default_value = "1G", value_parser = rocpath_sources::parse_limit)]
     pub max_memory: u64,
     /// Deadline of the run: `90s`, `15m`, `2h`. Items not started by then (files of a scan,
     /// traces, source files) are skipped and named; the command ends with what was done. A

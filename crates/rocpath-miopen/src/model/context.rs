@@ -139,38 +139,12 @@ pub fn env_bool(v: &str) -> Result<bool, String> {
     }
 }
 
-/// A size as people write it (`8G`, `16GiB`, `512M`, `8589934592`), in bytes.
-pub fn parse_size(s: &str) -> Option<u64> {
-    let t = s.trim();
-    let split = t
-        .find(|c: char| !c.is_ascii_digit() && c != '.')
-        .unwrap_or(t.len());
-    let (num, unit) = t.split_at(split);
-    let n: f64 = num.parse().ok()?;
-    let mult: u64 = match unit.trim().to_ascii_lowercase().as_str() {
-        "" | "b" => 1,
-        "k" | "kb" | "kib" => 1 << 10,
-        "m" | "mb" | "mib" => 1 << 20,
-        "g" | "gb" | "gib" => 1 << 30,
-        "t" | "tb" | "tib" => 1 << 40,
-        _ => return None,
-    };
-    let v = n * mult as f64;
-    (v.is_finite() && (0.0..1.8e19).contains(&v)).then_some(v as u64)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
 
     #[test]
     fn sizes_and_devices() {
-        assert_eq!(parse_size("8G"), Some(8 << 30));
-        assert_eq!(parse_size("16GiB"), Some(16 << 30));
-        assert_eq!(parse_size("1024"), Some(1024));
-        assert_eq!(parse_size("1.5M"), Some(1572864));
-        assert_eq!(parse_size("8Q"), None);
-        assert_eq!(parse_size(""), None);
         let d = Device::parse("gfx900:xnack-", Some(64)).unwrap_or_else(|e| unreachable!("{e}"));
         assert_eq!(
             (d.name.as_str(), d.xnack, d.wavefront),

@@ -53,8 +53,7 @@ fn load_model(
 
 fn size(v: Option<&str>) -> anyhow::Result<Option<u64>> {
     v.map(|s| {
-        rocpath_miopen::model::context::parse_size(s)
-            .ok_or_else(|| anyhow::anyhow!("{s:?} is not a size (write 8G, 16GiB, 512M or bytes)"))
+        rocpath_budget::parse_size(s).map_err(|e| anyhow::anyhow!("{e}"))
     })
     .transpose()
 }

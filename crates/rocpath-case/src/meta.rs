@@ -97,10 +97,9 @@ pub struct CaseMeta {
     /// GPUs of the machine.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub gpu: Vec<GpuInfo>,
-    /// `running` (never finished: rocpath itself was stopped), `exited`, `signaled`,
-    /// `interrupted`, `spawn_failed`.
+    /// How the run stands or ended.
     #[serde(default)]
-    pub status: String,
+    pub status: RunStatus,
     /// How the child ended.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub exit: Option<ExitInfo>,
@@ -115,13 +114,57 @@ pub struct CaseMeta {
     pub notes: Vec<String>,
 }
 
+/// How a recorded run stands or ended (`case.json`'s `status`; the JSON names are these
+/// snake_case words).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum RunStatus {
+    /// Started and never finished: rocpath itself was stopped (the record written first).
+    Running,
+    /// The command exited.
+    Exited,
+    /// The command died of a signal other than an interrupt.
+    Signaled,
+    /// Stopped by an interrupt (SIGINT, SIGTERM, SIGHUP), to it or to rocpath.
+    Interrupted,
+    /// The command could not be started.
+    SpawnFailed,
+    /// The runner lost track of the command.
+    Lost,
+    /// A record without a status, or with one this version does not know.
+    #[default]
+    #[serde(other)]
+    Unknown,
+}
+
+impl RunStatus {
+    /// The JSON word.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            RunStatus::Running => "running",
+            RunStatus::Exited => "exited",
+            RunStatus::Signaled => "signaled",
+            RunStatus::Interrupted => "interrupted",
+            RunStatus::SpawnFailed => "spawn_failed",
+            RunStatus::Lost => "lost",
+            RunStatus::Unknown => "unknown",
+        }
+    }
+}
+
+impl std::fmt::Display for RunStatus {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
 impl CaseMeta {
     /// The run finished and was recorded (not `running`, not `interrupted`).
     pub fn complete(&self) -> bool {
         if self.schema != META_SCHEMA {
             return true;
         }
-        matches!(self.status.as_str(), "exited" | "signaled")
+        matches!(self.status, RunStatus::Exited | RunStatus::Signaled)
     }
 
     /// Reads `case.json`.

@@ -142,7 +142,7 @@ impl Collector {
             return None;
         }
         let meta = self.meta.as_ref().map(|m| &m.0);
-        let status = meta.map(|m| m.status.clone()).unwrap_or_default();
+        let status = meta.map(|m| m.status).unwrap_or_default();
         let by = meta
             .and_then(|m| m.interrupted_by.as_deref())
             .map(|s| format!(" by {s}"))

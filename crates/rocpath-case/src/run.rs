@@ -13,6 +13,7 @@
 //! 1 s, SIGTERM after 6 s, SIGKILL after 11 s) if the child does not end. SIGTERM and SIGHUP
 //! are forwarded at once.
 
+use crate::meta::RunStatus;
 use crate::meta::{
     CapturedFile, CaseMeta, ExitInfo, GpuInfo, META_FILE, META_SCHEMA, path_relevant,
 };
@@ -298,7 +299,7 @@ pub fn run(opts: RunOptions) -> Result<RunResult, RunError> {
         Ok(c) => c,
         Err(e) => {
             signals.unregister();
-            meta.status = "spawn_failed".into();
+            meta.status = RunStatus::SpawnFailed;
             meta.finished = Some(now());
             meta.notes
                 .push(format!("cannot start {}: {e}", prog.to_string_lossy()));
@@ -404,7 +405,7 @@ fn initial_meta(opts: &RunOptions, dir: &Path, env_set: &BTreeMap<String, String
         env_set: env_set.clone(),
         env,
         gpu: opts.gpu.clone(),
-        status: "running".into(),
+        status: RunStatus::Running,
         ..CaseMeta::default()
     }
 }
@@ -558,14 +559,13 @@ fn finish_meta(
                 signal: s.signal().map(signal_of),
             });
             meta.status = if s.signal().is_some() {
-                "signaled"
+                RunStatus::Signaled
             } else {
-                "exited"
-            }
-            .into();
+                RunStatus::Exited
+            };
         }
         None => {
-            meta.status = "lost".into();
+            meta.status = RunStatus::Lost;
             meta.notes
                 .push("the runner lost track of the command".into());
         }
@@ -575,7 +575,7 @@ fn finish_meta(
         .filter(|&n| interrupt_signal(n))
         .map(signal_of);
     if let Some(sig) = interrupted_by.or(stopped_by) {
-        meta.status = "interrupted".into();
+        meta.status = RunStatus::Interrupted;
         meta.interrupted_by = Some(sig);
     }
 }

@@ -66,7 +66,7 @@ fn replaying_recorded_fp32_log_gives_natural_winograd() {
         sh(&format!("cat '{}' >&2", log.display())),
     ))
     .unwrap();
-    assert_eq!(res.meta.status, "exited");
+    assert_eq!(res.meta.status, rocpath_case::meta::RunStatus::Exited);
     assert_eq!(res.meta.exit.as_ref().unwrap().code, Some(0));
     // The knobs are in the child's environment and recorded.
     assert_eq!(
@@ -123,7 +123,7 @@ fn replaying_recorded_log_then_sigabrt_is_a_runtime_abort() {
         sh(&format!("cat '{}'; kill -ABRT $$", log.display())),
     ))
     .unwrap();
-    assert_eq!(res.meta.status, "signaled");
+    assert_eq!(res.meta.status, rocpath_case::meta::RunStatus::Signaled);
     let x = res.meta.exit.clone().unwrap();
     assert_eq!((x.code, x.signal.as_deref()), (None, Some("SIGABRT")));
     let r = read(&res.dir);
@@ -152,7 +152,7 @@ fn a_command_that_dies_of_sigint_leaves_an_incomplete_case() {
         res.meta.exit.as_ref().unwrap().signal.as_deref(),
         Some("SIGINT")
     );
-    assert_eq!(res.meta.status, "interrupted");
+    assert_eq!(res.meta.status, rocpath_case::meta::RunStatus::Interrupted);
     assert_eq!(res.meta.interrupted_by.as_deref(), Some("SIGINT"));
     let r = read(&res.dir);
     assert!(!r.complete);
@@ -226,7 +226,7 @@ fn large_output_is_captured_whole_and_hashed() {
 fn a_command_that_cannot_start_leaves_a_case() {
     let t = tempfile::tempdir().unwrap();
     let res = run(opts(t.path(), "nope", vec!["/nonexistent/prog".into()])).unwrap();
-    assert_eq!(res.meta.status, "spawn_failed");
+    assert_eq!(res.meta.status, rocpath_case::meta::RunStatus::SpawnFailed);
     assert!(res.dir.join("case.json").is_file());
     // An existing, non-empty case folder is never overwritten.
     let again = run(opts(t.path(), "nope", vec!["true".into()])).unwrap_err();

@@ -140,7 +140,7 @@ fn incomplete_case_from_metadata() {
     let dir = tempfile::tempdir().unwrap();
     let meta = rocpath_case::meta::CaseMeta {
         schema: rocpath_case::meta::META_SCHEMA.into(),
-        status: "running".into(),
+        status: rocpath_case::meta::RunStatus::Running,
         command_line: "MIOpenDriver conv -n 32 -c 64 -H 56 -W 56 -k 64 -y 3 -x 3 -p 1 -q 1 -F 1"
             .into(),
         ..Default::default()

@@ -326,7 +326,8 @@ fn command_run(
     let stdout = std::fs::read_to_string(res.dir.join("stdout.log")).unwrap_or_default();
     let stderr = std::fs::read_to_string(res.dir.join("stderr.log")).unwrap_or_default();
     let exit = res.meta.exit.clone();
-    let ok = res.meta.status == "exited" && exit.as_ref().and_then(|x| x.code) == Some(0);
+    let ok = res.meta.status == rocpath_case::meta::RunStatus::Exited
+        && exit.as_ref().and_then(|x| x.code) == Some(0);
     let value = if !ok {
         None
     } else {
@@ -336,7 +337,7 @@ fn command_run(
             MetricSource::Wall => res.meta.duration_s,
         }
     };
-    let interrupted = res.meta.status == "interrupted";
+    let interrupted = res.meta.status == rocpath_case::meta::RunStatus::Interrupted;
     Ok((
         json!({
             "lane": lane.name,

@@ -694,7 +694,11 @@ mod tests {
         let f = access(&a, &[]);
         assert_eq!(f.len(), 1);
         assert_eq!(f[0].kind, FindingKind::DevicePermission);
-        assert!(f[0].text.contains("/dev/kfd (mode 660, group 993)"), "{}", f[0].text);
+        assert!(
+            f[0].text.contains("/dev/kfd (mode 660, group 993)"),
+            "{}",
+            f[0].text
+        );
         assert!(f[0].fix.contains("usermod -aG render,video"));
         let c = Access {
             kfd: None,

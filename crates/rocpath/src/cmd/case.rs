@@ -198,12 +198,15 @@ fn run_case(a: CaseRunArgs, p: &Printer) -> anyhow::Result<Status> {
     let src = rocpath_case::case_source(&res.dir)?;
     let (report, errors) = rocpath_case::read_case(&src);
     print_reports(p, std::slice::from_ref(&report), &errors, false)?;
-    Ok(if !errors.is_empty() || res.meta.status == "spawn_failed" {
-        Status::Error
-    } else if res.meta.status != "exited" || res.meta.exit.as_ref().and_then(|x| x.code) != Some(0)
-    {
-        Status::Negative
-    } else {
-        Status::Ok
-    })
+    Ok(
+        if !errors.is_empty() || res.meta.status == rocpath_case::meta::RunStatus::SpawnFailed {
+            Status::Error
+        } else if res.meta.status != rocpath_case::meta::RunStatus::Exited
+            || res.meta.exit.as_ref().and_then(|x| x.code) != Some(0)
+        {
+            Status::Negative
+        } else {
+            Status::Ok
+        },
+    )
 }

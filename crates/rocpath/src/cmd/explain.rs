@@ -52,10 +52,8 @@ fn load_model(
 }
 
 fn size(v: Option<&str>) -> anyhow::Result<Option<u64>> {
-    v.map(|s| {
-        rocpath_budget::parse_size(s).map_err(|e| anyhow::anyhow!("{e}"))
-    })
-    .transpose()
+    v.map(|s| rocpath_budget::parse_size(s).map_err(|e| anyhow::anyhow!("{e}")))
+        .transpose()
 }
 
 fn pairs(v: &[String], what: &str) -> anyhow::Result<Vec<(String, String)>> {

@@ -43,6 +43,49 @@ pub struct Options<'m> {
     pub vram: Option<u64>,
 }
 
+/// How an observation stands against the model's prediction (the JSON words are these
+/// snake_case names).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Verdict {
+    /// The observation is what the model predicts.
+    Agree,
+    /// The observation is allowed by the prediction without being the one predicted (a trace
+    /// phase whose path the model leaves open).
+    Consistent,
+    /// The observation contradicts the prediction.
+    Disagree,
+    /// The model leaves the answer open.
+    Unresolved,
+    /// The model made no prediction.
+    NoPrediction,
+    /// The case has nothing observed to compare.
+    NoObservation,
+    /// Not a MIOpen run the model covers.
+    NotMiopen,
+}
+
+impl Verdict {
+    /// The JSON word.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Verdict::Agree => "agree",
+            Verdict::Consistent => "consistent",
+            Verdict::Disagree => "disagree",
+            Verdict::Unresolved => "unresolved",
+            Verdict::NoPrediction => "no_prediction",
+            Verdict::NoObservation => "no_observation",
+            Verdict::NotMiopen => "not_miopen",
+        }
+    }
+}
+
+impl std::fmt::Display for Verdict {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
 /// One statement of the log about a solver, against the model.
 #[derive(Debug, Clone, Serialize)]
 pub struct SolverCheck {
@@ -55,7 +98,7 @@ pub struct SolverCheck {
     /// What the model says (`not_applicable`, `applicable`, `dynamic`, …, `unresolved`).
     pub model: String,
     /// `agree`, `disagree`, `unresolved`.
-    pub verdict: String,
+    pub verdict: Verdict,
     /// The model's deciding line, when it has one.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub decided_at: Option<String>,
@@ -80,8 +123,8 @@ pub struct Comparison {
     pub observed_outcome: Option<String>,
     /// The predicted end: a solver, `failure: <kind>`, or `unresolved`.
     pub predicted: Option<String>,
-    /// `agree`, `disagree`, `unresolved`, `no_observation`, `not_miopen`.
-    pub verdict: String,
+    /// `agree`, `disagree`, `unresolved`, `no_prediction`, `no_observation`, `not_miopen`.
+    pub verdict: Verdict,
     /// The statement.
     pub statement: String,
     /// For a disagreement: the open question for the ledger.
@@ -216,7 +259,7 @@ fn logged_record(c: &serde_json::Value, doc_path: &Path, i: usize) -> Option<Opt
     Some(None)
 }
 
-fn not_compared(name: String, loc: Locator, verdict: &str, statement: String) -> Comparison {
+fn not_compared(name: String, loc: Locator, verdict: Verdict, statement: String) -> Comparison {
     Comparison {
         case: name,
         arch: None,
@@ -226,7 +269,7 @@ fn not_compared(name: String, loc: Locator, verdict: &str, statement: String) ->
         observed: None,
         observed_outcome: None,
         predicted: None,
-        verdict: verdict.into(),
+        verdict,
         statement,
         question: None,
         evidence: Evidence::new(
@@ -254,7 +297,7 @@ fn one(c: &serde_json::Value, i: usize, doc_path: &Path, opts: &Options) -> Comp
         return not_compared(
             name,
             loc,
-            "not_miopen",
+            Verdict::NotMiopen,
             "the observation has no MIOpen device and problem to predict from".into(),
         );
     };
@@ -262,7 +305,7 @@ fn one(c: &serde_json::Value, i: usize, doc_path: &Path, opts: &Options) -> Comp
         return not_compared(
             name,
             loc,
-            "not_miopen",
+            Verdict::NotMiopen,
             format!("device {arch:?} is not a target id"),
         );
     };
@@ -273,7 +316,7 @@ fn one(c: &serde_json::Value, i: usize, doc_path: &Path, opts: &Options) -> Comp
         return not_compared(
             name,
             loc,
-            "not_miopen",
+            Verdict::NotMiopen,
             "no MIOpenDriver command: the API calls of the run are not modelled as a path".into(),
         );
     };
@@ -281,7 +324,7 @@ fn one(c: &serde_json::Value, i: usize, doc_path: &Path, opts: &Options) -> Comp
         return not_compared(
             name,
             loc,
-            "not_miopen",
+            Verdict::NotMiopen,
             format!("problem key {key:?} does not parse"),
         );
     };
@@ -315,14 +358,21 @@ fn one(c: &serde_json::Value, i: usize, doc_path: &Path, opts: &Options) -> Comp
     let e = match miopen::explain(&q) {
         Ok(e) => e,
         Err(err) => {
-            return not_compared(name, loc, "no_prediction", format!("no prediction: {err}"));
+            return not_compared(
+                name,
+                loc,
+                Verdict::NoPrediction,
+                format!("no prediction: {err}"),
+            );
         }
     };
     let mut out = judge(c, &name, &arch, &key, &mode, &e, loc);
     out.release = release;
     out.solvers = solver_checks(c, &e, &mode);
     for sc in &out.solvers {
-        *out.solver_counts.entry(sc.verdict.clone()).or_default() += 1;
+        *out.solver_counts
+            .entry(sc.verdict.as_str().to_string())
+            .or_default() += 1;
     }
     let mut e = e;
     e.solvers.clear();
@@ -342,7 +392,7 @@ fn driver_rejects(
     model: &Model,
 ) -> Comparison {
     let kind = s(c, "/outcome/kind").map(str::to_string);
-    let mut out = not_compared(name, loc.clone(), "agree", String::new());
+    let mut out = not_compared(name, loc.clone(), Verdict::Agree, String::new());
     out.arch = Some(arch.clone());
     out.problem_key = Some(key.to_string());
     out.mode = mode_of(c).map(|m| mode_text(&m));
@@ -414,7 +464,12 @@ fn judge(
     let observed = s(c, "/selected/solver").map(str::to_string);
     let kind = s(c, "/outcome/kind").map(str::to_string);
     let sub = s(c, "/outcome/sub_kind");
-    let mut out = not_compared(name.to_string(), loc.clone(), "unresolved", String::new());
+    let mut out = not_compared(
+        name.to_string(),
+        loc.clone(),
+        Verdict::Unresolved,
+        String::new(),
+    );
     out.arch = Some(arch.clone());
     out.problem_key = Some(key.to_string());
     out.mode = Some(mode_text(mode));
@@ -432,7 +487,7 @@ fn judge(
     };
     match (&e.predicted, &e.failure, &e.no_prediction) {
         (_, _, _) if undecided => {
-            out.verdict = "no_observation".into();
+            out.verdict = Verdict::NoObservation;
             out.statement = format!(
                 "the case's outcome is {}: nothing to compare",
                 kind.as_deref().unwrap_or("not recorded")
@@ -441,7 +496,7 @@ fn judge(
         (Some(p), _, _) => {
             out.predicted = Some(p.solver.clone());
             if ran && observed.as_deref() == Some(p.solver.as_str()) {
-                out.verdict = "agree".into();
+                out.verdict = Verdict::Agree;
                 out.statement = format!(
                     "predicted {} ({}) and the run selected it",
                     p.solver,
@@ -458,7 +513,7 @@ fn judge(
                 .as_deref()
                 .is_some_and(|k| failure_matches(&f.failure, k, sub))
             {
-                out.verdict = "agree".into();
+                out.verdict = Verdict::Agree;
                 out.statement = format!(
                     "predicted {} and the run ended so ({})",
                     f.failure,
@@ -477,7 +532,7 @@ fn judge(
         }
         (None, None, Some(r)) => left_open(&mut out, &e.candidates, r, ran, key, arch, loc),
         (None, None, None) => {
-            out.verdict = "no_prediction".into();
+            out.verdict = Verdict::NoPrediction;
             out.statement = "no prediction".into();
         }
     }
@@ -501,7 +556,7 @@ fn left_open(
             disagree(out, &format!("one of {}", cands.join(", ")), key, arch, loc);
         }
         observed => {
-            out.verdict = "unresolved".into();
+            out.verdict = Verdict::Unresolved;
             let within = match observed {
                 Some(o) if cands.contains(&o) => format!("; the run's {o} is one of them"),
                 _ => String::new(),
@@ -518,7 +573,7 @@ fn disagree(out: &mut Comparison, predicted: &str, key: &str, arch: &TargetId, l
         (None, Some(k)) => k.clone(),
         _ => "nothing".into(),
     };
-    out.verdict = "disagree".into();
+    out.verdict = Verdict::Disagree;
     out.statement = format!("predicted {predicted} but the run shows {seen}");
     out.question = Some(format!(
         "Why does MIOpen end in {seen} instead of {predicted} for {key} on {arch}? A user find-db record, an environment switch, a build option or another MIOpen release than the model's would explain it."
@@ -597,7 +652,7 @@ fn solver_checks(c: &serde_json::Value, e: &MiopenExplanation, mode: &Mode) -> V
                 logged: text.to_string(),
                 line: 0,
                 model: format!("{model:?}").to_lowercase(),
-                verdict: tri_verdict(model, Tri::No).into(),
+                verdict: tri_verdict(model, Tri::No),
                 decided_at: r.decided_at.as_ref().map(|d| d.at.clone()),
             });
         }
@@ -605,11 +660,11 @@ fn solver_checks(c: &serde_json::Value, e: &MiopenExplanation, mode: &Mode) -> V
     out
 }
 
-fn tri_verdict(model: Tri, want: Tri) -> &'static str {
+fn tri_verdict(model: Tri, want: Tri) -> Verdict {
     match model {
-        Tri::Unknown => "unresolved",
-        m if m == want => "agree",
-        _ => "disagree",
+        Tri::Unknown => Verdict::Unresolved,
+        m if m == want => Verdict::Agree,
+        _ => Verdict::Disagree,
     }
 }
 
@@ -627,7 +682,7 @@ fn check(
             logged: fate.into(),
             line,
             model: "not in the model".into(),
-            verdict: "unresolved".into(),
+            verdict: Verdict::Unresolved,
             decided_at: None,
         };
     };
@@ -652,7 +707,7 @@ fn check(
         logged: fate.into(),
         line,
         model: model_text,
-        verdict: tri_verdict(got, want).into(),
+        verdict: tri_verdict(got, want),
         decided_at: (field == "applicable")
             .then(|| r.decided_at.as_ref().map(|d| d.at.clone()))
             .flatten(),

@@ -16,6 +16,7 @@
 //! [`crate::ggml::flash_attn`] over a grid of Q batch, GQA ratio and KV length, with the head
 //! size and K type of their template.
 
+use crate::compare::Verdict;
 use crate::ggml::{self, Decision, FaQuery, Query, Rules};
 use rocpath_arch::TargetId;
 use rocpath_evidence::{Class, Evidence, Locator, Proof};
@@ -50,7 +51,7 @@ pub struct KernelComparison {
     /// Where ggml takes the observed path: `[from, to]` ranges of `ne11` within 1…4096.
     pub observed_path_ne11: Vec<(i64, i64)>,
     /// `agree`, `consistent`, `disagree`, `no_prediction`.
-    pub verdict: String,
+    pub verdict: Verdict,
     /// The statement.
     pub statement: String,
     /// For a disagreement: the open question for the ledger.
@@ -92,7 +93,7 @@ fn ranges_text(r: &[(i64, i64)]) -> String {
 
 /// What one kernel's comparison found, before it is stated per phase.
 struct Finding {
-    verdict: &'static str,
+    verdict: Verdict,
     /// The statement after "`N` `phase` dispatch(es) ".
     tail: String,
     question: Option<String>,
@@ -103,7 +104,7 @@ struct Finding {
 }
 
 impl Finding {
-    fn new(verdict: &'static str, class: Class, proof: Proof, rule: &str, loc: &Locator) -> Self {
+    fn new(verdict: Verdict, class: Class, proof: Proof, rule: &str, loc: &Locator) -> Self {
         Finding {
             verdict,
             tail: String::new(),
@@ -150,7 +151,7 @@ fn mul_mat_one(
     let (ty, arch) = (&q.src0_type, &q.target);
     let Some(dense) = sweep(cache, rules, q) else {
         let mut f = Finding::new(
-            "no_prediction",
+            Verdict::NoPrediction,
             Class::Unresolved,
             Proof::Hypothesis,
             "compare.ggml.no_prediction",
@@ -169,7 +170,7 @@ fn mul_mat_one(
             match d {
                 None => {
                     let mut f = Finding::new(
-                        "no_prediction",
+                        Verdict::NoPrediction,
                         Class::Unresolved,
                         Proof::Hypothesis,
                         "compare.ggml.no_prediction",
@@ -181,7 +182,7 @@ fn mul_mat_one(
                 }
                 Some(d) if d.path == observed => {
                     let mut f = Finding::new(
-                        "agree",
+                        Verdict::Agree,
                         Class::Confirmed,
                         Proof::RuntimeVerified,
                         "compare.ggml.agree",
@@ -197,7 +198,7 @@ fn mul_mat_one(
                 }
                 Some(d) => {
                     let mut f = Finding::new(
-                        "disagree",
+                        Verdict::Disagree,
                         Class::Unresolved,
                         Proof::Hypothesis,
                         "compare.ggml.disagree",
@@ -219,7 +220,7 @@ fn mul_mat_one(
         }
         None if !ranges.is_empty() => {
             let mut f = Finding::new(
-                "consistent",
+                Verdict::Consistent,
                 Class::Inferred,
                 Proof::Hypothesis,
                 "compare.ggml.consistent",
@@ -254,7 +255,7 @@ fn mul_mat_one(
                 )
             };
             let mut f = Finding::new(
-                "disagree",
+                Verdict::Disagree,
                 Class::Unresolved,
                 Proof::Hypothesis,
                 "compare.ggml.disagree",
@@ -319,7 +320,7 @@ fn flash_attn_one(
     let what = format!("{observed} (head {head}, K {kv_type}) on {arch}");
     let mut f = if seen_paths.is_empty() {
         let mut f = Finding::new(
-            "no_prediction",
+            Verdict::NoPrediction,
             Class::Unresolved,
             Proof::Hypothesis,
             "compare.ggml.no_prediction",
@@ -332,7 +333,7 @@ fn flash_attn_one(
         f
     } else if batches.is_empty() {
         let mut f = Finding::new(
-            "disagree",
+            Verdict::Disagree,
             Class::Unresolved,
             Proof::Hypothesis,
             "compare.ggml.disagree",
@@ -350,7 +351,7 @@ fn flash_attn_one(
         f
     } else {
         let mut f = Finding::new(
-            "consistent",
+            Verdict::Consistent,
             Class::Inferred,
             Proof::Hypothesis,
             "compare.ggml.consistent",
@@ -472,7 +473,7 @@ pub fn compare_trace(
                     ne11: fixed,
                     predicted: f.predicted.clone(),
                     observed_path_ne11: f.ranges.clone(),
-                    verdict: f.verdict.to_string(),
+                    verdict: f.verdict,
                     statement: format!("{n} {when}dispatch(es) {}", f.tail),
                     question: f.question.clone(),
                     evidence: f.evidence.clone(),
@@ -520,17 +521,17 @@ mod tests {
         assert_eq!(v.len(), 3);
         // Flash attention: the vector kernel is what ggml runs for a single-row Q batch.
         assert_eq!(v[2].observed, "fa_vec");
-        assert_eq!(v[2].verdict, "consistent");
+        assert_eq!(v[2].verdict, Verdict::Consistent);
         assert_eq!(v[2].observed_path_ne11, [(1, 1)]);
         assert_eq!(v[0].phase, "decode");
-        assert_eq!(v[0].verdict, "agree");
+        assert_eq!(v[0].verdict, Verdict::Agree);
         assert_eq!(v[0].ne11, Some(1));
         assert_eq!(v[0].evidence.class, Class::Confirmed);
         // Dense quantized MUL_MAT above 8 columns is hipBLAS on gfx900 in these rules: MMQ
         // in a trace is a question, not an agreement.
         assert_eq!(v[1].phase, "prefill");
         assert_eq!(v[1].observed, "mmq");
-        assert_eq!(v[1].verdict, "disagree");
+        assert_eq!(v[1].verdict, Verdict::Disagree);
         assert!(v[1].question.is_some());
         // On gfx1201 MMQ is the dense path above 8 columns.
         let v = compare_trace(
@@ -539,7 +540,7 @@ mod tests {
             Some(&"gfx1201".parse().unwrap()),
             &r,
         );
-        assert_eq!(v[1].verdict, "consistent");
+        assert_eq!(v[1].verdict, Verdict::Consistent);
         assert_eq!(v[1].observed_path_ne11.first().map(|x| x.0), Some(9));
         // No device and no --target: nothing to compare.
         assert!(compare_trace(&doc(false), Path::new("t.json"), None, &r).is_empty());
@@ -561,7 +562,7 @@ mod tests {
         assert_eq!(v.len(), 3);
         assert!(
             v.iter()
-                .all(|c| c.verdict == "no_prediction" && c.question.is_none()),
+                .all(|c| c.verdict == Verdict::NoPrediction && c.question.is_none()),
             "{v:?}"
         );
         assert!(v.iter().all(|c| c.evidence.class == Class::Unresolved));

@@ -329,9 +329,9 @@ pub fn case_report(r: &CaseReport) -> String {
 /// from the report. Every statement names the lines it rests on.
 pub fn trace_map(r: &CaseReport) -> String {
     let mut o = String::new();
-    let status = match r.outcome.kind.as_str() {
-        "fallback_observed" => "fallback_confirmed",
-        "natural" => "fallback_not_confirmed",
+    let status = match r.outcome.kind {
+        rocpath_case::model::OutcomeKind::FallbackObserved => "fallback_confirmed",
+        rocpath_case::model::OutcomeKind::Natural => "fallback_not_confirmed",
         _ => "need_more_cases",
     };
     let _ = writeln!(o, "# TRACE MAP\n");

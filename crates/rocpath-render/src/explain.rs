@@ -448,7 +448,7 @@ pub fn kernel_comparisons(c: &[rocpath_explain::compare_trace::KernelComparison]
             comfy_table::Cell::new(&r.observed),
             comfy_table::Cell::new(r.ne11.map(|n| n.to_string()).unwrap_or_else(|| "-".into())),
             comfy_table::Cell::new(r.predicted.as_deref().unwrap_or("-")),
-            comfy_table::Cell::new(&r.verdict),
+            comfy_table::Cell::new(r.verdict.as_str()),
         ]);
     }
     let mut s = format!("{t}\n");
@@ -482,7 +482,7 @@ pub fn comparisons(c: &[Comparison]) -> String {
                 _ => "-".into(),
             }),
             comfy_table::Cell::new(r.predicted.as_deref().unwrap_or("-")),
-            comfy_table::Cell::new(&r.verdict),
+            comfy_table::Cell::new(r.verdict.as_str()),
             comfy_table::Cell::new(format!(
                 "{} agree, {} disagree, {} unresolved",
                 n("agree"),
@@ -497,7 +497,11 @@ pub fn comparisons(c: &[Comparison]) -> String {
         if let Some(q) = &r.question {
             let _ = writeln!(s, "  open question: {q}");
         }
-        for d in r.solvers.iter().filter(|d| d.verdict == "disagree") {
+        for d in r
+            .solvers
+            .iter()
+            .filter(|d| d.verdict == rocpath_explain::compare::Verdict::Disagree)
+        {
             let _ = writeln!(
                 s,
                 "  disagree: {} logged {} (line {}), model says {}{}",

@@ -166,7 +166,7 @@ fn naive_int8(int8: &str) -> serde_json::Value {
 fn logged_solvers_agree_stay_unresolved_or_disagree_one_by_one() {
     let int8 = "MIOpenDriver convint8 -n 32 -c 64 -H 56 -W 56 -k 64 -y 1 -x 1 -p 0 -q 0 -F 1 -t 1";
     let r = run(vec![naive_int8(int8)]);
-    assert_eq!(r[0].verdict, "agree");
+    assert_eq!(r[0].verdict, rocpath_explain::compare::Verdict::Agree);
     // Per-solver statements: the model agrees with every logged one it can decide; a solver
     // of a newer release is unresolved, and a solver the model rejects but the log ran is a
     // disagreement.
@@ -219,7 +219,12 @@ fn a_forced_run_registering_its_solver_proves_no_applicability() {
     let mut find = case("find", k3, int8, Some("ConvDirectNaiveConvFwd"), "natural");
     find["candidates"] = registered(v4r5);
     let r = run(vec![forced, find]);
-    assert_eq!(r[0].verdict, "agree", "{}", r[0].statement);
+    assert_eq!(
+        r[0].verdict,
+        rocpath_explain::compare::Verdict::Agree,
+        "{}",
+        r[0].statement
+    );
     assert!(r[0].solvers.is_empty(), "{:?}", r[0].solvers);
     // The build failure comes from a forced.* rule fitted to such runs: a hypothesis.
     let f = r[0].explanation.as_ref().unwrap().failure.as_ref().unwrap();
@@ -257,6 +262,16 @@ fn an_empty_fallback_agrees_with_the_not_supported_error() {
     rejected["outcome"] = json!({"kind": "applicability_reject", "sub_kind": "immediate"});
     let r = run(vec![c, rejected]);
     assert_eq!(r[0].predicted.as_deref(), Some("failure: not_implemented"));
-    assert_eq!(r[0].verdict, "agree", "{}", r[0].statement);
-    assert_eq!(r[1].verdict, "disagree", "{}", r[1].statement);
+    assert_eq!(
+        r[0].verdict,
+        rocpath_explain::compare::Verdict::Agree,
+        "{}",
+        r[0].statement
+    );
+    assert_eq!(
+        r[1].verdict,
+        rocpath_explain::compare::Verdict::Disagree,
+        "{}",
+        r[1].statement
+    );
 }

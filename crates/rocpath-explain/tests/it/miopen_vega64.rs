@@ -54,13 +54,24 @@ fn every_vega64_case_agrees_or_says_why() {
                 c.predicted,
                 c.verdict
             ));
-            assert_ne!(c.verdict, "disagree", "{}: {}", c.case, c.statement);
+            assert_ne!(
+                c.verdict,
+                rocpath_explain::compare::Verdict::Disagree,
+                "{}: {}",
+                c.case,
+                c.statement
+            );
             for s in &c.solvers {
-                assert_ne!(s.verdict, "disagree", "{}: {s:?}", c.case);
+                assert_ne!(
+                    s.verdict,
+                    rocpath_explain::compare::Verdict::Disagree,
+                    "{}: {s:?}",
+                    c.case
+                );
             }
-            if c.verdict != "not_miopen" {
+            if c.verdict != rocpath_explain::compare::Verdict::NotMiopen {
                 comparable += 1;
-                agree += usize::from(c.verdict == "agree");
+                agree += usize::from(c.verdict == rocpath_explain::compare::Verdict::Agree);
             }
             if c.case.starts_with("vega64_int8_")
                 && c.mode.as_deref() == Some("find")
@@ -72,7 +83,12 @@ fn every_vega64_case_agrees_or_says_why() {
                     "{}",
                     c.case
                 );
-                assert_eq!(c.verdict, "agree", "{}", c.case);
+                assert_eq!(
+                    c.verdict,
+                    rocpath_explain::compare::Verdict::Agree,
+                    "{}",
+                    c.case
+                );
             }
             if c.case.contains("force_dlops") {
                 assert_eq!(
@@ -81,7 +97,12 @@ fn every_vega64_case_agrees_or_says_why() {
                     "{}",
                     c.case
                 );
-                assert_eq!(c.verdict, "agree", "{}", c.case);
+                assert_eq!(
+                    c.verdict,
+                    rocpath_explain::compare::Verdict::Agree,
+                    "{}",
+                    c.case
+                );
             }
         }
     }

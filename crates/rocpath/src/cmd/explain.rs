@@ -296,13 +296,17 @@ fn run_compare(file: &std::path::Path, a: &ExplainArgs, p: &Printer) -> anyhow::
         } else {
             p.data(&rocpath_render::explain::kernel_comparisons(&c))?;
         }
-        return Ok(if c.iter().any(|c| c.verdict == "disagree") {
-            Status::Negative
-        } else if c.is_empty() {
-            Status::Error
-        } else {
-            Status::Ok
-        });
+        return Ok(
+            if c.iter()
+                .any(|c| c.verdict == rocpath_explain::compare::Verdict::Disagree)
+            {
+                Status::Negative
+            } else if c.is_empty() {
+                Status::Error
+            } else {
+                Status::Ok
+            },
+        );
     }
     let model = load_model(a.model.as_deref(), &super::budget(p))?;
     let opts = compare::Options {
@@ -320,9 +324,13 @@ fn run_compare(file: &std::path::Path, a: &ExplainArgs, p: &Printer) -> anyhow::
     } else {
         p.data(&rocpath_render::explain::comparisons(&c))?;
     }
-    Ok(if c.iter().any(|c| c.verdict == "disagree") {
-        Status::Negative
-    } else {
-        Status::Ok
-    })
+    Ok(
+        if c.iter()
+            .any(|c| c.verdict == rocpath_explain::compare::Verdict::Disagree)
+        {
+            Status::Negative
+        } else {
+            Status::Ok
+        },
+    )
 }

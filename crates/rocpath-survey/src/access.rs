@@ -43,7 +43,7 @@ pub struct Access {
 }
 
 /// `Uid`, `Gid` and `Groups` of `/proc/self/status`.
-fn ids(status: &str) -> (Option<u32>, Vec<u32>) {
+pub fn ids(status: &str) -> (Option<u32>, Vec<u32>) {
     let mut uid = None;
     let mut groups = Vec::new();
     for l in status.lines() {

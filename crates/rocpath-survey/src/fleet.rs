@@ -182,6 +182,18 @@ fn read(path: &Path) -> Result<Doc, String> {
     }
     let doc: Doc = serde_json::from_reader(std::io::BufReader::new(input.file()))
         .map_err(|e| format!("not a survey document (line {}, column {}): {e}; give the output of rocpath --json survey", e.line(), e.column()))?;
+    checked(doc)
+}
+
+/// The aspects of a survey document given as bytes (what `merge` compares for one node).
+pub fn aspects_of(bytes: &[u8]) -> Result<BTreeMap<String, String>, String> {
+    let doc: Doc =
+        serde_json::from_slice(bytes).map_err(|e| format!("not a survey document: {e}"))?;
+    checked(doc).map(|d| aspects(&d))
+}
+
+/// A document of the survey's schema, else why not.
+fn checked(doc: Doc) -> Result<Doc, String> {
     if doc.schema != "rocpath.survey/1" {
         return Err(format!(
             "schema {:?}, not rocpath.survey/1: give the output of rocpath --json survey",

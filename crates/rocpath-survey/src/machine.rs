@@ -28,7 +28,7 @@ fn first_line(root: &Root, path: &str) -> Option<String> {
 }
 
 /// `PRETTY_NAME="Ubuntu 24.04.1 LTS"` of os-release text.
-fn pretty_name(text: &str) -> Option<String> {
+pub fn pretty_name(text: &str) -> Option<String> {
     text.lines().find_map(|l| {
         let v = l.trim().strip_prefix("PRETTY_NAME=")?;
         let v = v.trim().trim_matches('"').trim_matches('\'');

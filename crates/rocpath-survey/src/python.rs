@@ -600,12 +600,10 @@ fn rocm_sdk(w: &mut Walker<'_>, sp: &Path) -> Option<RocmSdk> {
     any.then_some(sdk)
 }
 
-/// A package's `_rocm_init.py`: the version it checks and the libraries it preloads.
-fn sdk_user(w: &mut Walker<'_>, sp: &Path, pkg: &str, installed: Option<&str>) -> Option<SdkUser> {
-    let init = sp.join(pkg).join("_rocm_init.py");
-    let host = w.probe(&init).filter(|it| !it.is_dir)?.host;
-    let text = crate::read_text(&host).ok()?;
-    let check_version = quoted_after(&text, "check_version");
+/// What an `_rocm_init.py` says: the version it checks (`check_version`) and the libraries it
+/// preloads (`preload_shortnames`).
+pub fn init_file(text: &str) -> (Option<String>, Vec<String>) {
+    let check_version = quoted_after(text, "check_version");
     let preloads = match text.find("preload_shortnames") {
         Some(at) => {
             let rest = &text[at..];
@@ -614,6 +612,15 @@ fn sdk_user(w: &mut Walker<'_>, sp: &Path, pkg: &str, installed: Option<&str>) -
         }
         None => Vec::new(),
     };
+    (check_version, preloads)
+}
+
+/// A package's `_rocm_init.py`: the version it checks and the libraries it preloads.
+fn sdk_user(w: &mut Walker<'_>, sp: &Path, pkg: &str, installed: Option<&str>) -> Option<SdkUser> {
+    let init = sp.join(pkg).join("_rocm_init.py");
+    let host = w.probe(&init).filter(|it| !it.is_dir)?.host;
+    let text = crate::read_text(&host).ok()?;
+    let (check_version, preloads) = init_file(&text);
     let version_matches = match (&check_version, installed) {
         (Some(want), Some(have)) => Some(version_matches(want, have)),
         _ => None,

@@ -93,7 +93,7 @@ impl Repos {
     pub fn open(roots: &[PathBuf], opts: &Options) -> Result<Repos, FollowError> {
         let mut repos: Vec<Repo> = Vec::new();
         for root in roots {
-            let head = rocpath_gates::head(root);
+            let head = rocpath_git::head(root);
             let (index, cached) = if opts.cache {
                 index::load_or_build_within(
                     root,

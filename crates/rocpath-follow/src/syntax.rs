@@ -18,13 +18,13 @@ pub struct Parsed {
 /// Parses `src`; `None` when the grammar cannot be loaded or the parser gives up.
 pub fn parse(lang: Lang, src: Vec<u8>) -> Option<Parsed> {
     let grammar = match lang {
-        Lang::Cpp => rocpath_gates::syntax::Lang::Cpp,
-        Lang::Python => rocpath_gates::syntax::Lang::Python,
-        Lang::Go => rocpath_gates::syntax::Lang::Go,
+        Lang::Cpp => rocpath_syntax::Lang::Cpp,
+        Lang::Python => rocpath_syntax::Lang::Python,
+        Lang::Go => rocpath_syntax::Lang::Go,
     };
     let tree = match (lang, unmacro_classes(&src)) {
-        (Lang::Cpp, Some(masked)) => rocpath_gates::syntax::parse(grammar, &masked, None)?,
-        _ => rocpath_gates::syntax::parse(grammar, &src, None)?,
+        (Lang::Cpp, Some(masked)) => rocpath_syntax::parse(grammar, &masked, None)?,
+        _ => rocpath_syntax::parse(grammar, &src, None)?,
     };
     let mut starts = vec![0];
     starts.extend(memchr::memchr_iter(b'\n', &src).map(|i| i + 1));

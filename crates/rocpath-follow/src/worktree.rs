@@ -14,7 +14,7 @@ pub fn changed_sources(root: &Path) -> Vec<String> {
         return Vec::new();
     };
     // A loose object cut short would stop the status walk forever inside libgit2.
-    if rocpath_gates::loose::damaged(repo.path()).is_some() {
+    if rocpath_git::loose::damaged(repo.path()).is_some() {
         return Vec::new();
     }
     let mut opts = git2::StatusOptions::new();

@@ -18,14 +18,12 @@
 //! as the research's three layers (Build / Selection / Fallback).
 
 pub mod buildfiles;
-pub mod loose;
 mod model;
-mod repo;
 pub mod syntax;
 pub mod targets;
 
 pub use model::*;
-pub use repo::{Head, head};
+pub use rocpath_git::{Head, head, loose, repo_name};
 
 use aho_corasick::AhoCorasick;
 use rayon::prelude::*;
@@ -224,7 +222,7 @@ pub fn scan_with(
             ));
         }
         let name = repo_name(root);
-        let head = repo::head(root);
+        let head = rocpath_git::head(root);
         if let Some(msg) = &head.problem {
             report.issues.push(ScanIssue {
                 repo: name.clone(),
@@ -454,15 +452,6 @@ fn issue(repo: &str, path: &str, message: String, class: Class) -> ScanIssue {
         evidence: Evidence::new(class, Proof::CodeVerified, "gates.unreadable")
             .at(Locator::file(path.to_string())),
     }
-}
-
-/// Name of a checkout: its folder name.
-pub fn repo_name(root: &Path) -> String {
-    let canon = root.canonicalize().unwrap_or_else(|_| root.to_path_buf());
-    canon
-        .file_name()
-        .map(|n| n.to_string_lossy().into_owned())
-        .unwrap_or_else(|| root.display().to_string())
 }
 
 fn rel_path(root: &Path, p: &Path) -> String {

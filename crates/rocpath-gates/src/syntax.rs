@@ -7,32 +7,10 @@
 
 use crate::model::{Effect, Kind, Pattern};
 use crate::targets::{self, Match};
-use std::cell::RefCell;
+pub use rocpath_syntax::{Lang, parse};
 use std::collections::HashSet;
 use std::sync::LazyLock;
-use tree_sitter::{Node, Parser, Tree};
-
-/// A language with a grammar.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum Lang {
-    /// C, C++, HIP, CUDA, OpenCL.
-    Cpp,
-    /// Python.
-    Python,
-    /// Go.
-    Go,
-}
-
-impl Lang {
-    /// Lower-case name.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Lang::Cpp => "cpp",
-            Lang::Python => "python",
-            Lang::Go => "go",
-        }
-    }
-}
+use tree_sitter::Node;
 
 /// A gate found in one file, before predicates are resolved across files.
 #[derive(Debug, Clone)]
@@ -57,35 +35,6 @@ pub struct Found {
     pub text: String,
     /// References in nearby comments.
     pub references: Vec<String>,
-}
-
-thread_local! {
-    static PARSERS: RefCell<Vec<(Lang, Parser)>> = const { RefCell::new(Vec::new()) };
-}
-
-/// Parses `src` (only `range` of it when given) with one parser per language and thread;
-/// `None` when the grammar cannot be loaded or the parser gives up.
-pub fn parse(lang: Lang, src: &[u8], range: Option<tree_sitter::Range>) -> Option<Tree> {
-    PARSERS.with(|cell| {
-        let mut v = cell.borrow_mut();
-        if !v.iter().any(|(l, _)| *l == lang) {
-            let mut p = Parser::new();
-            let language: tree_sitter::Language = match lang {
-                Lang::Cpp => tree_sitter_cpp::LANGUAGE.into(),
-                Lang::Python => tree_sitter_python::LANGUAGE.into(),
-                Lang::Go => tree_sitter_go::LANGUAGE.into(),
-            };
-            p.set_language(&language).ok()?;
-            v.push((lang, p));
-        }
-        let (_, p) = v.iter_mut().find(|(l, _)| *l == lang)?;
-        p.reset();
-        match range {
-            Some(r) => p.set_included_ranges(&[r]).ok()?,
-            None => p.set_included_ranges(&[]).ok()?,
-        }
-        p.parse(src, None)
-    })
 }
 
 /// Whether a line starts a new top-level item: a closing brace in column 0 ends one in

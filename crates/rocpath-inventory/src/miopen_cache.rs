@@ -51,7 +51,7 @@ fn choose<'a>(
     let bare = kdbs.iter().copied().find(|d| d.cus.is_none());
     match cus {
         Some(c) => {
-            let exact = format!("{}.kdb", rocpath_miopen::dbname::db_basename(processor, c));
+            let exact = format!("{}.kdb", rocpath_miopen_names::db_basename(processor, c));
             Ok(kdbs.iter().copied().find(|d| d.name == exact).or(bare))
         }
         None if bare.is_some() || kdbs.is_empty() => Ok(bare),

@@ -183,7 +183,7 @@ fn source_files(dir: &Path, out: &mut Vec<PathBuf>) -> Result<(), DeriveError> {
 /// Reads the checkout at `root` into a model.
 pub fn derive(root: &Path, progress: Progress) -> Result<(Model, Report), DeriveError> {
     let (mroot, prefix) = miopen_root(root)?;
-    let head = rocpath_gates::head(root);
+    let head = rocpath_git::head(root);
     let repository = if prefix.is_empty() {
         "ROCm/MIOpen"
     } else {

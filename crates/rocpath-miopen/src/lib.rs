@@ -19,7 +19,8 @@
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 
-pub mod dbname;
+/// Database file names (the `rocpath-miopen-names` crate, which the file readers use alone).
+pub use rocpath_miopen_names as dbname;
 pub mod driver;
 pub mod findrec;
 pub mod model;

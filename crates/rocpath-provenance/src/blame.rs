@@ -183,7 +183,7 @@ pub fn open(path: &Path) -> Result<Repository, Error> {
     })?;
     // libgit2 never returns from inflating a loose object cut short: such a repository is
     // refused by name before any object is read.
-    match rocpath_gates::loose::damaged(repo.path()) {
+    match rocpath_git::loose::damaged(repo.path()) {
         Some(msg) => Err(Error::Open {
             path: path.display().to_string(),
             msg,

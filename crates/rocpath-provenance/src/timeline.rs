@@ -176,7 +176,7 @@ pub fn timeline_with(
     progress: &dyn Fn(u64, u64),
 ) -> Result<Timeline, crate::blame::Error> {
     let repo = crate::blame::open(repo_path)?;
-    let name = rocpath_gates::repo_name(repo_path);
+    let name = rocpath_git::repo_name(repo_path);
     let names = repo.tag_names(None).map_err(|e| crate::blame::Error::Rev {
         path: repo_path.display().to_string(),
         rev: pattern.to_string(),

@@ -43,7 +43,7 @@ pub use names::NamedKind;
 pub use rocpath_budget::{
     MemoryBudget, OverBudget, Reservation, SizeError, format_size, parse_limit, parse_size,
 };
-pub use rocpath_miopen::dbname::{DbKind, DbName};
+pub use rocpath_miopen_names::{DbKind, DbName};
 
 /// Limits that keep time and memory bounded on hostile input. All sizes in bytes.
 ///

@@ -1,7 +1,7 @@
 //! Files recognised by name: Tensile library indexes and MIOpen databases (names decoded by
-//! `rocpath_miopen::dbname`).
+//! `rocpath_miopen_names`).
 
-use rocpath_miopen::dbname::DbName;
+use rocpath_miopen_names::DbName;
 
 /// What a file's name says it is.
 #[derive(Debug, Clone, PartialEq, Eq)]

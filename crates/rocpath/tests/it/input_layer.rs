@@ -51,7 +51,7 @@ const ALLOWED: &[(&str, usize, &str)] = &[
     ),
     ("rocpath-follow/src/memo.rs", 1, "rocpath's own memo cache"),
     (
-        "rocpath-gates/src/loose.rs",
+        "rocpath-git/src/loose.rs",
         1,
         "a loose git object of a checkout: type and size checked before the read",
     ),

@@ -94,11 +94,11 @@ fn summary(report: &Report) -> String {
     let mut parts = Vec::new();
     for r in &report.repos {
         parts.push(format!(
-            "{}@{}: {} gates in {} files ({} parsed)",
+            "{}@{}: {} in {} ({} parsed)",
             r.name,
             r.commit.as_deref().map(short).unwrap_or("no commit"),
-            r.gates,
-            r.files,
+            crate::count(r.gates as usize, "gate"),
+            crate::count(r.files as usize, "file"),
             r.parsed
         ));
     }
@@ -118,7 +118,7 @@ pub fn target(
     report: &Report,
     prov: Option<&[Option<LineProvenance>]>,
 ) -> String {
-    let mut out = format!("{arch}: {} gates\n", rows.len());
+    let mut out = format!("{arch}: {}\n", crate::count(rows.len(), "gate"));
     let mut h = vec!["layer", "verdict", "what", "where"];
     if prov.is_some() {
         h.push("introduced");

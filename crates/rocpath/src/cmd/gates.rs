@@ -47,7 +47,18 @@ pub fn run(a: GatesArgs, p: &Printer) -> anyhow::Result<Status> {
         None
     };
     for e in &errors {
-        p.error_text(&format!("error: {}:{}: {}\n", e.repo, e.path, e.message));
+        // A checkout without git history is a limit of what gates can carry, not an error.
+        let kind = if e.evidence.rule == "gates.no_commit" {
+            "note"
+        } else {
+            "error"
+        };
+        let line = if e.path.is_empty() {
+            format!("{kind}: {}\n", e.message)
+        } else {
+            format!("{kind}: {}:{}: {}\n", e.repo, e.path, e.message)
+        };
+        p.error_text(&line);
     }
     let targets: Vec<TargetOut> = arches
         .iter()

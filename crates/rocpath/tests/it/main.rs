@@ -17,4 +17,5 @@ mod loads_cli;
 mod rules_doc;
 mod site_cli;
 mod snapshots_cli;
+mod snapshots_readers;
 mod study_cli;

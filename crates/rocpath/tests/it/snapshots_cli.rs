@@ -382,3 +382,70 @@ fn copy_dir(from: &Path, to: &Path) {
         }
     }
 }
+
+/// The shape of each JSON document the commands on the bundled example data print (keys and
+/// value types; arrays by their first item), one snapshot per document.
+#[test]
+fn json_document_shapes_on_the_example_data() {
+    let root = rocpath_testdata::repo_root();
+    let docs: [(&str, &[&str]); 8] = [
+        ("inventory", &["inventory", "examples/data"]),
+        (
+            "check",
+            &[
+                "check",
+                "--target",
+                "gfx900:xnack-",
+                "examples/data/install",
+            ],
+        ),
+        (
+            "diff",
+            &["diff", "examples/data/install-old", "examples/data/install"],
+        ),
+        ("isa", &["isa", "examples/data/install"]),
+        ("arch", &["arch", "gfx900"]),
+        (
+            "explain_miopen",
+            &[
+                "explain",
+                "miopen",
+                "--target",
+                "gfx900",
+                "--db",
+                "examples/data/install/opt/rocm-example/share/miopen/db",
+                "--problem",
+                "64-56-56-3x3-64-56-56-32-1x1-1x1-1x1-0-NCHW-FP32-F",
+            ],
+        ),
+        (
+            "explain_ggml",
+            &["explain", "ggml", "--target", "gfx1201", "--type", "q4_K"],
+        ),
+        (
+            "explain_rocblas",
+            &[
+                "explain",
+                "rocblas",
+                "--target",
+                "gfx906",
+                "--type",
+                "f32",
+                "--library-dir",
+                "examples/data/install/opt/rocm-example/lib/example/library",
+            ],
+        ),
+    ];
+    for (name, args) in docs {
+        let out = std::process::Command::new(env!("CARGO_BIN_EXE_rocpath"))
+            .current_dir(&root)
+            .arg("--json")
+            .args(args)
+            .output()
+            .unwrap();
+        let v: serde_json::Value = serde_json::from_slice(&out.stdout)
+            .unwrap_or_else(|e| panic!("{name}: {e}: {}", String::from_utf8_lossy(&out.stderr)));
+        let text = serde_json::to_string_pretty(&crate::gemm_cli::shape(&v)).unwrap();
+        settings().bind(|| insta::assert_snapshot!(format!("cli_{name}_json_shape"), text));
+    }
+}

@@ -166,6 +166,8 @@ pub enum SkipKind {
     Depth,
     /// The time limit (`--max-time`).
     Time,
+    /// A search that read its most folders.
+    Folders,
 }
 
 /// A place the survey did not look into, and why.
@@ -446,7 +448,7 @@ fn limits(w: &walk::Walker<'_>, max_depth: usize) -> Vec<Skipped> {
     let mut ls = w.limits.clone();
     ls.sort_by_key(|l| match l {
         walk::Limit::Network(p, _) => (0, 0, p.clone()),
-        walk::Limit::Time(p) => (1, 0, p.clone()),
+        walk::Limit::Time(p) | walk::Limit::Folders(p, _) => (1, 0, p.clone()),
         walk::Limit::Depth(p) => (2, p.components().count(), p.clone()),
     });
     ls.dedup();
@@ -461,6 +463,11 @@ fn limits(w: &walk::Walker<'_>, max_depth: usize) -> Vec<Skipped> {
                 &p.display().to_string(),
                 SkipKind::Time,
                 "the time limit (--max-time) was reached while walking here",
+            ),
+            walk::Limit::Folders(p, n) => not_descended(
+                &p.display().to_string(),
+                SkipKind::Folders,
+                &format!("the search for Python environments read {n} folders here and stopped; name an environment below it with --paths"),
             ),
             walk::Limit::Depth(p) => not_descended(
                 &p.display().to_string(),

@@ -26,6 +26,10 @@ use serde::Serialize;
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 
+/// Most folders one root's search for environments reads (a `/data` of millions of folders
+/// stops there, and says so).
+pub const MAX_FOLDERS: usize = 200_000;
+
 /// Folders walked for environments besides the homes.
 pub const ROOTS: &[&str] = &["/opt", "/srv", "/data", "/workspace", "/usr/local"];
 
@@ -204,7 +208,7 @@ pub fn discover(w: &mut Walker<'_>, env: &Env, homes: &[PathBuf], depth: usize) 
     let mut starts: Vec<PathBuf> = homes.to_vec();
     starts.extend(ROOTS.iter().map(PathBuf::from));
     for start in starts {
-        for prefix in walk_for_envs(w, &start, depth, pyenv_root.as_deref()) {
+        for prefix in walk_for_envs(w, &start, depth, pyenv_root.as_deref(), MAX_FOLDERS) {
             add(w, &mut out, prefix, None);
         }
     }
@@ -489,12 +493,18 @@ fn walk_for_envs(
     start: &Path,
     depth: usize,
     pyenv_root: Option<&Path>,
+    cap: usize,
 ) -> Vec<PathBuf> {
     let mut found = Vec::new();
     let mut conda_bases: Vec<PathBuf> = Vec::new();
+    let mut folders = 0usize;
     w.reset_seen();
     w.walk(start, depth, &mut |it| {
         if !it.is_dir {
+            return Visit::Prune;
+        }
+        folders += 1;
+        if folders > cap {
             return Visit::Prune;
         }
         if it.depth > 0 && skipped_folder(it, start, &conda_bases) {
@@ -524,6 +534,10 @@ fn walk_for_envs(
         }
         Visit::Descend
     });
+    if folders > cap {
+        w.limits
+            .push(crate::walk::Limit::Folders(start.to_path_buf(), cap));
+    }
     found
 }
 
@@ -699,6 +713,30 @@ mod tests {
         let end = t[at..].find(']').unwrap();
         assert_eq!(quoted_all(&t[at..at + end]), ["amdhip64", "miopen"]);
         assert_eq!(quoted_after("check_version = None", "check_version"), None);
+    }
+
+    #[test]
+    fn a_search_past_its_folders_stops_and_says_so() {
+        let d = tempfile::tempdir().unwrap();
+        for i in 0..30 {
+            std::fs::create_dir_all(d.path().join(format!("data/d{i:02}"))).unwrap();
+        }
+        std::fs::create_dir_all(d.path().join("data/zz/venv")).unwrap();
+        std::fs::write(
+            d.path().join("data/zz/venv/pyvenv.cfg"),
+            "home = /usr/bin\n",
+        )
+        .unwrap();
+        let root = crate::root::Root::new(d.path());
+        let mut w = Walker::new(&root, &[], None);
+        let found = walk_for_envs(&mut w, Path::new("/data"), 8, None, 1000);
+        assert_eq!(found, [PathBuf::from("/data/zz/venv")]);
+        let found = walk_for_envs(&mut w, Path::new("/data"), 8, None, 10);
+        assert!(found.is_empty());
+        assert!(
+            w.limits
+                .contains(&crate::walk::Limit::Folders("/data".into(), 10))
+        );
     }
 
     proptest::proptest! {

@@ -53,6 +53,8 @@ pub enum Limit {
     Depth(PathBuf),
     /// The deadline passed while walking under this folder.
     Time(PathBuf),
+    /// A search under this folder read its most folders (the count) and stopped.
+    Folders(PathBuf, usize),
 }
 
 /// The walker: shared state of every walk of one survey.

@@ -32,8 +32,13 @@ pub fn skipped() -> String {
     format!("not read: the run's --max-time ({secs} s) had passed; raise --max-time to read it")
 }
 
-/// Parses a duration: `90` or `90s`, `15m`, `2h`.
-pub fn parse_duration(s: &str) -> Result<Duration, String> {
+/// Why a text is not a duration.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{0:?} is not a duration: give seconds (`90`, `90s`), minutes (`15m`) or hours (`2h`)")]
+pub struct DurationError(pub String);
+
+/// Parses a duration — the one duration parser of the tool: `90` or `90s`, `15m`, `2h`.
+pub fn parse_duration(s: &str) -> Result<Duration, DurationError> {
     let t = s.trim();
     let (num, mul) = match t.char_indices().last() {
         Some((i, 's')) => (&t[..i], 1),
@@ -43,9 +48,7 @@ pub fn parse_duration(s: &str) -> Result<Duration, String> {
     };
     match num.trim().parse::<u64>() {
         Ok(n) if n > 0 => Ok(Duration::from_secs(n.saturating_mul(mul))),
-        _ => Err(format!(
-            "{s:?} is not a duration: give seconds (`90`, `90s`), minutes (`15m`) or hours (`2h`)"
-        )),
+        _ => Err(DurationError(s.to_string())),
     }
 }
 

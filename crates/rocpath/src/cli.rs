@@ -141,7 +141,7 @@ pub struct SurveyArgs {
     #[arg(long, value_name = "N", default_value_t = 8)]
     pub max_depth: usize,
     /// Stop looking after this long (`30s`, `2m`); what was not scanned is named.
-    #[arg(long, value_name = "DURATION", value_parser = humantime::parse_duration)]
+    #[arg(long, value_name = "DURATION", value_parser = rocpath_budget::deadline::parse_duration)]
     pub max_time: Option<std::time::Duration>,
     #[command(flatten)]
     pub scan: ScanArgs,

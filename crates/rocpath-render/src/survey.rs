@@ -196,7 +196,7 @@ fn python_envs(out: &mut String, s: &Survey, verbose: bool) {
         for o in e.on_path.iter().filter(|o| o.runs) {
             let _ = writeln!(
                 out,
-                "  {} → {} runs in {} (by {})",
+                "  {} → {} runs in {} ({})",
                 o.command,
                 shown(s, &o.path),
                 shown(s, &e.path),

@@ -422,7 +422,7 @@ fn prefix_of(w: &mut Walker<'_>, env: &Env, exe: &Path) -> Option<(PathBuf, Stri
         if w.probe(&cand.join("pyvenv.cfg"))
             .is_some_and(|it| !it.is_dir)
         {
-            let via = format!("{}/pyvenv.cfg beside it: a venv", cand.display());
+            let via = format!("a venv: {}/pyvenv.cfg", cand.display());
             return Some((cand.to_path_buf(), via));
         }
     }
@@ -433,10 +433,10 @@ fn prefix_of(w: &mut Walker<'_>, env: &Env, exe: &Path) -> Option<(PathBuf, Stri
         let d = up?;
         if let Some(landmark) = landmark(w, d, &name) {
             let via = if real == exe {
-                format!("landmark {}", landmark.display())
+                format!("the landmark {}", landmark.display())
             } else {
                 format!(
-                    "a link to {}, landmark {}",
+                    "a link to {}, the landmark {}",
                     real.display(),
                     landmark.display()
                 )
@@ -481,7 +481,7 @@ fn pyenv_version(w: &mut Walker<'_>, env: &Env, root: &Path) -> Option<(PathBuf,
         return None;
     }
     let via = format!(
-        "pyenv shim: version {version} from {from} (a .python-version file in the working folder would win)"
+        "a pyenv shim: version {version} from {from}; a .python-version file in the working folder would win"
     );
     Some((root.join("versions").join(version), via))
 }

@@ -184,7 +184,7 @@ pub(crate) fn scan_fatbin_region(
                     if strict {
                         ctx.sink.found(Found::Error {
                             origin,
-                            error: shift(e, abs),
+                            error: e.shifted(abs),
                         });
                     }
                     pos = at + 4;
@@ -216,7 +216,7 @@ pub(crate) fn scan_fatbin_region(
                     if strict {
                         ctx.sink.found(Found::Error {
                             origin,
-                            error: shift(e, abs),
+                            error: e.shifted(abs),
                         });
                     }
                     pos = at + 24;
@@ -262,7 +262,7 @@ pub(crate) fn scan_fatbin_region(
                 Ok((_, payload)) => scan_fatbin_region(&payload, 0, &origin, depth + 1, true, ctx),
                 Err(e) => ctx.sink.found(Found::Error {
                     origin: &origin,
-                    error: shift(e, at),
+                    error: e.shifted(at),
                 }),
             }
         }
@@ -304,33 +304,6 @@ struct Release<'c, 's, 'b>(&'c Ctx<'s>, &'b [u8]);
 impl Drop for Release<'_, '_, '_> {
     fn drop(&mut self) {
         self.0.release(self.1);
-    }
-}
-
-pub(crate) fn shift(e: SourceError, by: u64) -> SourceError {
-    match e {
-        SourceError::Format { offset, msg } => SourceError::Format {
-            offset: offset + by,
-            msg,
-        },
-        SourceError::Truncated { offset, what } => SourceError::Truncated {
-            offset: offset + by,
-            what,
-        },
-        SourceError::Limit { offset, msg } => SourceError::Limit {
-            offset: offset + by,
-            msg,
-        },
-        SourceError::Budget {
-            offset,
-            what,
-            source,
-        } => SourceError::Budget {
-            offset: offset + by,
-            what,
-            source,
-        },
-        other => other,
     }
 }
 

@@ -382,7 +382,7 @@ pub(crate) fn scan_host_ref(
         Err(e) => {
             ctx.sink.found(Found::Error {
                 origin: &origin.child("kpack_ref"),
-                error: crate::host::shift(e, marker_at),
+                error: e.shifted(marker_at),
             });
             return;
         }

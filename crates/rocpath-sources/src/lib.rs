@@ -151,6 +151,37 @@ pub enum SourceError {
 }
 
 impl SourceError {
+    /// The same error with its offset moved by `by` (an error of an inner item, placed in the
+    /// file that holds it).
+    pub(crate) fn shifted(self, by: u64) -> SourceError {
+        match self {
+            SourceError::Format { offset, msg } => SourceError::Format {
+                offset: offset + by,
+                msg,
+            },
+            SourceError::Truncated { offset, what } => SourceError::Truncated {
+                offset: offset + by,
+                what,
+            },
+            SourceError::Limit { offset, msg } => SourceError::Limit {
+                offset: offset + by,
+                msg,
+            },
+            SourceError::Budget {
+                offset,
+                what,
+                source,
+            } => SourceError::Budget {
+                offset: offset + by,
+                what,
+                source,
+            },
+            other => other,
+        }
+    }
+}
+
+impl SourceError {
     /// The offset the error concerns, when it has one.
     pub fn offset(&self) -> Option<u64> {
         match self {

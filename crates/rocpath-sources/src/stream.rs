@@ -19,7 +19,7 @@
 //! [`Limits::stream_chunk`]: crate::Limits::stream_chunk
 
 use crate::bundle::{self, BUNDLE_MAGIC, CCOB_MAGIC};
-use crate::host::{self, shift};
+use crate::host;
 use crate::{Ctx, Found, Origin, SourceError};
 use memchr::memmem;
 use rocpath_budget::{OverBudget, Reservation};
@@ -332,7 +332,7 @@ fn stream_bundle(
                 if m.strict() {
                     ctx.sink.found(Found::Error {
                         origin: m.origin,
-                        error: shift(e, at),
+                        error: e.shifted(at),
                     });
                 }
                 return Ok(at + 24);
@@ -431,7 +431,7 @@ fn stream_ccob(
             if m.strict() {
                 ctx.sink.found(Found::Error {
                     origin: m.origin,
-                    error: shift(e, at),
+                    error: e.shifted(at),
                 });
             }
             return Ok(at + 4);
@@ -494,7 +494,7 @@ fn stream_ccob(
             Err(e @ SourceError::Budget { .. }) => {
                 ctx.sink.found(Found::Error {
                     origin: &o,
-                    error: shift(e, at),
+                    error: e.shifted(at),
                 });
                 return Ok(next);
             }
@@ -502,7 +502,7 @@ fn stream_ccob(
             Err(e) => {
                 ctx.sink.found(Found::Error {
                     origin: &o,
-                    error: shift(e, at),
+                    error: e.shifted(at),
                 });
                 return Ok(next);
             }

@@ -2,7 +2,7 @@
 
 use crate::classify::{Class, Group};
 use crate::decoder::{Decoder, Mnemonic};
-use crate::walk::{Item, SymbolStart};
+use crate::walk::{Item, Range, SymbolStart, Tally};
 
 /// How many instructions carry each research-workflow signal.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -227,5 +227,35 @@ impl Decoder {
             .walk(section, address, symbols)
             .count_into(&mut c.counts);
         c
+    }
+}
+
+/// A walk's counts added to a census (here, so that the walk does not know the census).
+impl Tally {
+    /// The counts since the last drain (mnemonic, count) and the bytes they cover, also added
+    /// to `total`; resets.
+    pub fn drain_into(&mut self, total: &mut Census) -> (Vec<(Mnemonic, u64)>, u64) {
+        let mut pairs = Vec::with_capacity(self.touched.len());
+        for &id in &self.touched {
+            if let (Some(m), Some(n)) =
+                (Mnemonic::from_id(id), self.counts.get_mut(usize::from(id)))
+            {
+                total.add_n(m, *n);
+                pairs.push((m, *n));
+                *n = 0;
+            }
+        }
+        self.touched.clear();
+        let bytes = std::mem::take(&mut self.bytes);
+        total.add_bytes(bytes);
+        (pairs, bytes)
+    }
+}
+
+impl Decoder {
+    /// Count the items of `ranges` (of a walk over `section`) into `census`, two ranges at a
+    /// time, interleaved.
+    pub fn census_ranges(&self, section: &[u8], ranges: &[Range], census: &mut Census) {
+        census.bytes += self.count_ranges(section, ranges.iter().copied(), &mut census.counts);
     }
 }

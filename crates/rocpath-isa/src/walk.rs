@@ -1,6 +1,5 @@
 //! The `llvm-objdump -d` walk over one executable section.
 
-use crate::census::Census;
 use crate::decoder::{Decoder, Mnemonic, packed};
 use crate::layout::Family;
 use std::cell::Cell;
@@ -312,9 +311,9 @@ impl Sink for &[Cell<u64>] {
 /// costs the mnemonics seen, not all of them: per-kernel totals of a census.
 #[derive(Debug, Clone)]
 pub struct Tally {
-    counts: Vec<u64>,
-    touched: Vec<u16>,
-    bytes: u64,
+    pub(crate) counts: Vec<u64>,
+    pub(crate) touched: Vec<u16>,
+    pub(crate) bytes: u64,
 }
 
 impl Default for Tally {
@@ -369,25 +368,6 @@ impl Tally {
     pub fn is_empty(&self) -> bool {
         self.touched.is_empty()
     }
-
-    /// The counts since the last drain (mnemonic, count) and the bytes they cover, also added
-    /// to `total`; resets.
-    pub fn drain_into(&mut self, total: &mut Census) -> (Vec<(Mnemonic, u64)>, u64) {
-        let mut pairs = Vec::with_capacity(self.touched.len());
-        for &id in &self.touched {
-            if let (Some(m), Some(n)) =
-                (Mnemonic::from_id(id), self.counts.get_mut(usize::from(id)))
-            {
-                total.add_n(m, *n);
-                pairs.push((m, *n));
-                *n = 0;
-            }
-        }
-        self.touched.clear();
-        let bytes = std::mem::take(&mut self.bytes);
-        total.add_bytes(bytes);
-        (pairs, bytes)
-    }
 }
 
 /// Bytes the items of a range covered: from its start to where its last item ends, less the
@@ -430,14 +410,8 @@ impl Decoder {
         tb.bytes += bb;
     }
 
-    /// Count the items of `ranges` (of a walk over `section`) into `census`, two ranges at a
-    /// time, interleaved.
-    pub fn census_ranges(&self, section: &[u8], ranges: &[Range], census: &mut Census) {
-        census.bytes += self.count_ranges(section, ranges.iter().copied(), &mut census.counts);
-    }
-
     /// [`Decoder::census_ranges`] into counts by mnemonic id; returns the bytes covered.
-    fn count_ranges(
+    pub(crate) fn count_ranges(
         &self,
         section: &[u8],
         ranges: impl Iterator<Item = Range>,

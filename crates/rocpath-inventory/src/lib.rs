@@ -9,12 +9,11 @@
 //! [`check`] decides, per library, whether a device can load any of its code objects;
 //! [`diff`] compares two inventories.
 
-pub mod catalog;
 pub mod check;
+pub use check::{catalog, miopen_cache};
 pub mod device;
 pub mod diff;
 pub mod kpack;
-pub mod miopen_cache;
 pub mod python;
 
 use rocpath_arch::TargetId;

@@ -8,6 +8,9 @@
 //! load it is `inferred` (from the target-id rules); when it depends on a device setting
 //! rocpath does not know (xnack), it is `unresolved`.
 
+pub mod catalog;
+pub mod miopen_cache;
+
 use crate::device::Device;
 use crate::{CodeObjectRecord, ErrorRecord, Inventory};
 use rocpath_arch::{Compat, FeatureSetting, TargetId, code_object_compat};
@@ -444,9 +447,9 @@ pub fn check(inv: &Inventory, device: &Device, ov: Option<&Override>) -> DeviceC
             libraries.push(kpack_only(lib, refs, dev));
         }
     }
-    libraries.extend(crate::catalog::check_catalogs(inv, dev, ov));
+    libraries.extend(catalog::check_catalogs(inv, dev, ov));
     libraries.extend(check_miopen(inv, device, ov));
-    libraries.extend(crate::miopen_cache::check_kernel_cache(
+    libraries.extend(miopen_cache::check_kernel_cache(
         inv,
         device,
         ov.and_then(|o| o.processor.as_deref()),

@@ -10,9 +10,9 @@
 //! loadable, and is reported as such — and so is an indexed catalog (`format_version` 2) next
 //! to a hipBLASLt library without the indexed loader ([`judge_loaders`]).
 
+use super::{LibraryCheck, Override, OverrideEffect, Verdict, rules};
 use crate::Inventory;
 use crate::TensileRecord;
-use crate::check::{LibraryCheck, Override, OverrideEffect, Verdict, rules};
 use rocpath_arch::TargetId;
 use rocpath_evidence::{Class, Evidence, Locator, Proof};
 use std::collections::BTreeMap;

@@ -9,7 +9,7 @@
 //! A kernel in neither is compiled on its first use. The user find-db (`*.ufdb.txt`) and
 //! perf-db (`*.udb.txt`) keep the Find results and tuned configs of earlier runs.
 
-use crate::check::{LibraryCheck, OverrideEffect, Verdict};
+use super::{LibraryCheck, OverrideEffect, Verdict};
 use crate::device::Device;
 use crate::{CodeObjectRecord, Inventory, MiopenDbRecord};
 use rocpath_evidence::{Class, Evidence, Locator, Proof};

@@ -8,9 +8,10 @@
 //! Data flow: files → `rocpath_logs` parsers (events) → [`collect::Collector`] (bounded
 //! accumulation) → [`model::CaseReport`] (typed observations with evidence) → renderers.
 
-mod capi;
+mod bench;
 mod capped;
 pub mod collect;
+mod error;
 pub mod meta;
 pub mod model;
 mod outcome;

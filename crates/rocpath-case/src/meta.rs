@@ -2,7 +2,10 @@
 //! of the research workflow's `run_vega_path_case.sh` (`key=value` lines: `timestamp`,
 //! `hostname`, `pwd`, `case_id`, `command`, then the logging environment).
 
-use crate::read::CaseError;
+use crate::error::CaseError;
+
+/// Largest metadata file of a case (`case.json`, `meta.txt`) read.
+pub const MAX_META_BYTES: u64 = 64 << 20;
 use rocpath_arch::TargetId;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
@@ -172,7 +175,7 @@ impl CaseMeta {
         let (text, _held) = rocpath_budget::input::read_text(
             path,
             &rocpath_budget::MemoryBudget::default(),
-            crate::read::MAX_META_BYTES,
+            MAX_META_BYTES,
             "a case.json",
         )
         .map_err(|e| CaseError::io(path)(e.into_io()))?;
@@ -192,7 +195,7 @@ impl CaseMeta {
         let (bytes, _held) = rocpath_budget::input::read_bytes(
             path,
             &rocpath_budget::MemoryBudget::default(),
-            crate::read::MAX_META_BYTES,
+            MAX_META_BYTES,
             "a meta.txt",
         )
         .map_err(|e| CaseError::io(path)(e.into_io()))?;

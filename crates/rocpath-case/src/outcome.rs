@@ -456,7 +456,7 @@ impl Collector {
             return (String::new(), Vec::new());
         };
         let get = |k: &str| cols.iter().find(|(c, _)| c == k).map(|(_, v)| v.as_str());
-        let b = crate::report::bench_figures(cols);
+        let b = crate::bench::bench_figures(cols);
         let shape = match (get("M"), get("N"), get("K")) {
             (Some(m), Some(n), Some(k)) => format!(
                 " {}{} {m}x{n}x{k}",

@@ -3,6 +3,8 @@
 //! shapes, error messages), never by the number of lines. [`Collector::finish`] turns it into
 //! a [`CaseReport`], deciding the outcome (`outcome.rs`).
 
+mod capi;
+
 use crate::capped::Capped;
 use crate::meta::{CaseMeta, driver_args};
 use crate::model::*;
@@ -204,7 +206,7 @@ pub struct Collector {
     /// rocblas-bench results: (column, value) pairs in order.
     pub(crate) bench: Vec<(Vec<(String, String)>, Src)>,
     /// Blocks of a MIOpen C-API probe (`capi.rs`).
-    pub(crate) capi: Vec<crate::capi::BlockAcc>,
+    pub(crate) capi: Vec<capi::BlockAcc>,
 }
 
 fn db_kind(file: &str) -> &'static str {

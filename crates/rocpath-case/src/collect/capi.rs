@@ -6,7 +6,7 @@
 //! nothing, so its outcome is `undetermined` with every block's result in the reason — a
 //! failing block and a succeeding one are never folded into one failure.
 
-use crate::collect::{Collector, Src};
+use super::{Collector, Src};
 use crate::model::{CapiBlock, CapiSolution, CapiStep, Forced, Outcome, OutcomeKind, Selected};
 use rocpath_evidence::{Class, Proof};
 use rocpath_logs::capi::Event;

@@ -50,6 +50,26 @@ impl Kind {
     }
 }
 
+/// A ROCm library a program's library takes, and from which install.
+#[derive(Debug, Clone, Serialize)]
+pub struct Uses {
+    /// The name asked for (`libamdhip64.so.6`).
+    pub library: String,
+    /// The ROCm component (`hip`, `rocblas`, `miopen`).
+    pub component: String,
+    /// The file taken (machine path), or None when the loader finds none.
+    pub path: Option<String>,
+    /// The loader's rule (`runpath`, `cache`, `ld_library_path`, …), or `preloaded` for a
+    /// library the ROCm SDK wheels load first.
+    pub rule: String,
+    /// The install that holds the file (its label), when one does.
+    pub install: Option<String>,
+    /// Where it reads its data (rocBLAS's Tensile folder, MIOpen's databases).
+    pub data: Vec<String>,
+    /// Evidence.
+    pub evidence: Evidence,
+}
+
 /// One install.
 #[derive(Debug, Clone, Serialize)]
 pub struct Install {
@@ -72,7 +92,7 @@ pub struct Install {
     /// The Python environment of a package (its prefix).
     pub env: Option<String>,
     /// The ROCm libraries its program library takes, each with the install that holds it.
-    pub uses: Vec<crate::uses::Uses>,
+    pub uses: Vec<Uses>,
     /// Files handed to the inventory.
     pub files: usize,
     /// Their bytes.

@@ -10,35 +10,15 @@
 //! the service), and each ROCm library it reaches is tied to the install that holds the file.
 
 use crate::env::Env;
+pub use crate::installs::Uses;
 use crate::installs::{Install, Kind};
 use crate::python::PythonEnv;
 use crate::root::Root;
 use crate::rules;
 use rocpath_evidence::{Class, Evidence, Locator, Proof};
-use serde::Serialize;
 use std::collections::BTreeMap;
 use std::path::Path;
 use std::sync::Arc;
-
-/// A ROCm library a program's library takes, and from which install.
-#[derive(Debug, Clone, Serialize)]
-pub struct Uses {
-    /// The name asked for (`libamdhip64.so.6`).
-    pub library: String,
-    /// The ROCm component (`hip`, `rocblas`, `miopen`).
-    pub component: String,
-    /// The file taken (machine path), or None when the loader finds none.
-    pub path: Option<String>,
-    /// The loader's rule (`runpath`, `cache`, `ld_library_path`, …), or `preloaded` for a
-    /// library the ROCm SDK wheels load first.
-    pub rule: String,
-    /// The install that holds the file (its label), when one does.
-    pub install: Option<String>,
-    /// Where it reads its data (rocBLAS's Tensile folder, MIOpen's databases).
-    pub data: Vec<String>,
-    /// Evidence.
-    pub evidence: Evidence,
-}
 
 /// The variables the loader and the ROCm libraries read.
 const READ: [&str; 3] = [

@@ -2,6 +2,7 @@
 //! example data and the shared recordings, snapshots of what people read, and the checks on the
 //! repository's own documents.
 
+mod architecture;
 mod browser;
 mod case_cli;
 mod cli;

@@ -1,3 +1,4 @@
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 //! What `ARCHITECTURE.md` says that a machine can check: every crate of the workspace has its
 //! entry, and no crate's top-level modules use each other in a cycle (a module that needs
 //! another's helper takes it from a module both can use, or is its submodule) — except the

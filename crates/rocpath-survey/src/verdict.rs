@@ -147,6 +147,44 @@ fn visibility(env: &Env, scope: &str, index: usize) -> Result<Option<String>, St
     Ok(None)
 }
 
+/// What one decision rests on: the device as the install's scope sees it, and the install's
+/// code libraries with their verdicts (under the override when there is one).
+struct Seen<'a> {
+    d: &'a SurveyDevice,
+    install: &'a Install,
+    check: &'a DeviceCheck,
+    code: Vec<&'a LibraryCheck>,
+    counts: Counts,
+    overridden: bool,
+    /// The processor the runtime reports (the override's, else the device's).
+    proc_: String,
+}
+
+/// The verdict of a library, under the override when there is one.
+fn effective(l: &LibraryCheck) -> LibVerdict {
+    l.with_override.as_ref().map_or(l.verdict, |o| o.verdict)
+}
+
+/// The code libraries of a check and their counts by (effective) verdict.
+fn code_of(check: &DeviceCheck) -> (Vec<&LibraryCheck>, Counts) {
+    let code: Vec<&LibraryCheck> = check
+        .libraries
+        .iter()
+        .filter(|l| l.kind == "code_objects")
+        .collect();
+    let mut n = Counts::default();
+    for l in &code {
+        match effective(l) {
+            LibVerdict::Runs => n.runs += 1,
+            LibVerdict::Depends => n.depends += 1,
+            LibVerdict::NoCode | LibVerdict::Untuned => n.no_code += 1,
+        }
+    }
+    (code, n)
+}
+
+type Decision = (Outcome, Class, &'static str, String);
+
 /// The verdict of the install `inv` (scanned from `install`) for device `d`.
 pub fn verdict(
     d: &SurveyDevice,
@@ -157,175 +195,172 @@ pub fn verdict(
 ) -> Verdict {
     let scope = install.scope.as_str();
     let ov = Override::from_env(d.index, |n| env.get(scope, n).map(|v| v.value.clone()));
-    let c = check::check(inv, &d.device, ov.as_ref());
-    let target = d.device.target.canonical();
-    let mut v = Verdict {
-        device: d.index,
-        target: target.clone(),
-        install: install.label.clone(),
-        outcome: Outcome::NoGpuCode,
-        r#override: ov.clone(),
-        libraries: Counts::default(),
-        why: String::new(),
-        fallbacks: Vec::new(),
-        evidence: Evidence::new(
-            Class::Confirmed,
-            Proof::ShippedArtifactVerified,
-            rules::NO_GPU_CODE,
-        ),
-        check: c,
-    };
-    let vis = visibility(env, scope, d.index);
-    let eff_proc = ov
+    let check = check::check(inv, &d.device, ov.as_ref());
+    let (code, counts) = code_of(&check);
+    let proc_ = ov
         .as_ref()
         .and_then(|o| o.processor.clone())
         .unwrap_or_else(|| d.device.target.processor.clone());
-    let code: Vec<&LibraryCheck> = v
-        .check
-        .libraries
-        .iter()
-        .filter(|l| l.kind == "code_objects")
-        .collect();
-    let eff = |l: &LibraryCheck| l.with_override.as_ref().map_or(l.verdict, |o| o.verdict);
-    for l in &code {
-        match eff(l) {
-            LibVerdict::Runs => v.libraries.runs += 1,
-            LibVerdict::Depends => v.libraries.depends += 1,
-            LibVerdict::NoCode | LibVerdict::Untuned => v.libraries.no_code += 1,
-        }
-    }
-    let native_all = !code.is_empty() && code.iter().all(|l| l.verdict == LibVerdict::Runs);
-    let n = &v.libraries;
-    let (outcome, class, rule, why) = if let Err(var) = &vis {
-        (
+    let seen = Seen {
+        d,
+        install,
+        check: &check,
+        code,
+        counts,
+        overridden: ov.is_some(),
+        proc_,
+    };
+    let vis = visibility(env, scope, d.index);
+    let (outcome, class, rule, why) = match &vis {
+        Err(var) => (
             Outcome::Hidden,
             Class::Inferred,
             rules::HIDDEN,
             format!("{var} in {scope} hides device {}", d.index),
-        )
-    } else if code.is_empty() && v.check.libraries.is_empty() {
-        let why = match install.build.as_deref() {
-            Some(b @ ("cuda" | "cpu")) => format!(
-                "a {} build: no AMD GPU code, it runs on the {}",
-                b.to_uppercase(),
-                if b == "cuda" {
-                    "CPU here (no NVIDIA GPU code loads on AMD)"
-                } else {
-                    "CPU"
-                }
-            ),
-            _ => "no AMD GPU code in the files read".into(),
-        };
-        (
-            Outcome::NoGpuCode,
-            Class::Confirmed,
-            rules::NO_GPU_CODE,
-            why,
-        )
-    } else if n.runs > 0 && n.runs == code.len() {
-        if ov.is_some() && !native_all {
-            (
-                Outcome::RunsWithOverride,
-                Class::Inferred,
-                rules::RUNS_WITH_OVERRIDE,
-                format!(
-                    "{} as {eff_proc} (the override), not all as {}",
-                    loads(n.runs),
-                    d.device.target.processor
-                ),
-            )
-        } else {
-            (
-                Outcome::Runs,
-                Class::Inferred,
-                rules::RUNS,
-                format!(
-                    "{} on {}",
-                    loads(n.runs),
-                    if ov.is_some() {
-                        eff_proc.clone()
-                    } else {
-                        target.clone()
-                    }
-                ),
-            )
-        }
-    } else if n.runs > 0 {
-        (
-            Outcome::Partial,
-            Class::Inferred,
-            rules::PARTIAL,
-            format!(
-                "{} of {} load on {eff_proc}; no code in {}, {} on a device setting",
-                n.runs,
-                libs(code.len()),
-                n.no_code,
-                if n.depends == 1 {
-                    "1 depends".to_string()
-                } else {
-                    format!("{} depend", n.depends)
-                }
-            ),
-        )
-    } else if n.depends > 0 {
-        (
-            Outcome::Depends,
-            Class::Unresolved,
-            rules::DEPENDS,
-            format!(
-                "{} with code that loads only with a device setting not known here (xnack)",
-                libs(n.depends)
-            ),
-        )
-    } else if code.is_empty() {
-        // Only Tensile folders or MIOpen databases (a Tensile path variable's folder).
-        let data = &v.check.libraries;
-        let ok = data.iter().filter(|l| eff(l) == LibVerdict::Runs).count();
-        let why = format!(
-            "{ok} of {} for {eff_proc} (no host library here)",
-            if data.len() == 1 {
-                "1 Tensile/MIOpen folder has files".to_string()
-            } else {
-                format!("{} Tensile/MIOpen folders have files", data.len())
-            }
-        );
-        let untuned = data.iter().all(|l| eff(l) == LibVerdict::Untuned);
-        if ok > 0 {
-            (Outcome::Runs, Class::Inferred, rules::RUNS, why)
-        } else if untuned {
-            let why = format!(
-                "no tuning data for {eff_proc} in these MIOpen databases (no host library here): MIOpen runs on its heuristics, not without code"
-            );
-            (Outcome::Untuned, Class::Inferred, rules::UNTUNED, why)
-        } else {
-            (Outcome::NoCode, Class::Inferred, rules::NO_CODE, why)
-        }
-    } else {
-        let limited = code.iter().any(|l| l.evidence.class == Class::Limited);
-        (
-            Outcome::NoCode,
-            if limited {
-                Class::Limited
-            } else {
-                Class::Confirmed
-            },
-            rules::NO_CODE,
-            format!("no code for {eff_proc} in {}", libs(code.len())),
-        )
+        ),
+        Ok(_) => decide(&seen),
     };
     let why = match vis {
         Ok(Some(note)) => format!("{why}; {note}"),
         _ => why,
     };
-    v.outcome = outcome;
-    v.evidence = Evidence::new(class, Proof::ShippedArtifactVerified, rule)
-        .at(Locator::file(&install.host))
-        .because(why.clone());
-    v.why = why;
+    let proc_ = seen.proc_.clone();
+    let mut v = Verdict {
+        device: d.index,
+        target: d.device.target.canonical(),
+        install: install.label.clone(),
+        outcome,
+        r#override: ov,
+        libraries: counts,
+        evidence: Evidence::new(class, Proof::ShippedArtifactVerified, rule)
+            .at(Locator::file(&install.host))
+            .because(why.clone()),
+        why,
+        fallbacks: Vec::new(),
+        check,
+    };
     if outcome != Outcome::Hidden {
-        v.fallbacks = fallbacks(&v, install, &eff_proc, env, user_dbs);
+        v.fallbacks = fallbacks(&v, install, &proc_, env, user_dbs);
     }
     v
+}
+
+/// The outcome of a visible device: by the install's code libraries, else its data folders.
+fn decide(s: &Seen<'_>) -> Decision {
+    let n = &s.counts;
+    let code_len = s.code.len();
+    if s.code.is_empty() && s.check.libraries.is_empty() {
+        no_gpu_code(s.install)
+    } else if n.runs > 0 && n.runs == code_len {
+        runs(s)
+    } else if n.runs > 0 {
+        let depends = if n.depends == 1 {
+            "1 depends".to_string()
+        } else {
+            format!("{} depend", n.depends)
+        };
+        let why = format!(
+            "{} of {} load on {}; no code in {}, {depends} on a device setting",
+            n.runs,
+            libs(code_len),
+            s.proc_,
+            n.no_code
+        );
+        (Outcome::Partial, Class::Inferred, rules::PARTIAL, why)
+    } else if n.depends > 0 {
+        let why = format!(
+            "{} with code that loads only with a device setting not known here (xnack)",
+            libs(n.depends)
+        );
+        (Outcome::Depends, Class::Unresolved, rules::DEPENDS, why)
+    } else if s.code.is_empty() {
+        data_only(s)
+    } else {
+        let limited = s.code.iter().any(|l| l.evidence.class == Class::Limited);
+        let class = if limited {
+            Class::Limited
+        } else {
+            Class::Confirmed
+        };
+        let why = format!("no code for {} in {}", s.proc_, libs(code_len));
+        (Outcome::NoCode, class, rules::NO_CODE, why)
+    }
+}
+
+/// An install without AMD GPU code: a CUDA or CPU build, or nothing read.
+fn no_gpu_code(install: &Install) -> Decision {
+    let why = match install.build.as_deref() {
+        Some("cuda") => {
+            "a CUDA build: no AMD GPU code, it runs on the CPU here (no NVIDIA GPU code loads on AMD)"
+                .to_string()
+        }
+        Some("cpu") => "a CPU build: no AMD GPU code, it runs on the CPU".to_string(),
+        _ => "no AMD GPU code in the files read".into(),
+    };
+    (
+        Outcome::NoGpuCode,
+        Class::Confirmed,
+        rules::NO_GPU_CODE,
+        why,
+    )
+}
+
+/// Every code library loads: natively, or only as the override's processor.
+fn runs(s: &Seen<'_>) -> Decision {
+    let n = s.counts.runs;
+    let native_all = s.code.iter().all(|l| l.verdict == LibVerdict::Runs);
+    if s.overridden && !native_all {
+        let why = format!(
+            "{} as {} (the override), not all as {}",
+            loads(n),
+            s.proc_,
+            s.d.device.target.processor
+        );
+        return (
+            Outcome::RunsWithOverride,
+            Class::Inferred,
+            rules::RUNS_WITH_OVERRIDE,
+            why,
+        );
+    }
+    let on = if s.overridden {
+        s.proc_.clone()
+    } else {
+        s.d.device.target.canonical()
+    };
+    (
+        Outcome::Runs,
+        Class::Inferred,
+        rules::RUNS,
+        format!("{} on {on}", loads(n)),
+    )
+}
+
+/// Only Tensile folders or MIOpen databases (a Tensile path variable's folder): runs when one
+/// has files for the processor, untuned when MIOpen's databases alone lack it, else no code.
+fn data_only(s: &Seen<'_>) -> Decision {
+    let data = &s.check.libraries;
+    let ok = data
+        .iter()
+        .filter(|l| effective(l) == LibVerdict::Runs)
+        .count();
+    let folders = if data.len() == 1 {
+        "1 Tensile/MIOpen folder has files".to_string()
+    } else {
+        format!("{} Tensile/MIOpen folders have files", data.len())
+    };
+    let why = format!("{ok} of {folders} for {} (no host library here)", s.proc_);
+    if ok > 0 {
+        (Outcome::Runs, Class::Inferred, rules::RUNS, why)
+    } else if data.iter().all(|l| effective(l) == LibVerdict::Untuned) {
+        let why = format!(
+            "no tuning data for {} in these MIOpen databases (no host library here): MIOpen runs on its heuristics, not without code",
+            s.proc_
+        );
+        (Outcome::Untuned, Class::Inferred, rules::UNTUNED, why)
+    } else {
+        (Outcome::NoCode, Class::Inferred, rules::NO_CODE, why)
+    }
 }
 
 /// `1 library loads`, `2 libraries load`.

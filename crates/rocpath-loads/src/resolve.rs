@@ -524,28 +524,64 @@ fn rule_id(rule: Rule) -> &'static str {
     }
 }
 
-/// The libraries the loader resolves for `opts.target`.
-pub fn loads(opts: &Options) -> Result<Loads, LoadsError> {
-    let target = opts.target.to_string_lossy().into_owned();
-    let (info, id) = {
-        let mut input = rocpath_budget::input::open(&opts.tree.host(&target))?;
-        let io = |source| LoadsError::Io {
-            path: opts.target.clone(),
-            source,
-        };
-        let md = input.file().metadata().map_err(io)?;
-        let map = rocpath_budget::map::Map::new(input.file()).map_err(io)?;
-        let info = elf::parse(&map).map_err(|source| LoadsError::Elf {
-            path: opts.target.clone(),
-            source,
-        })?;
-        (info, (md.dev(), md.ino()))
+/// The target's dynamic-loading view and its file id; a static program is refused.
+fn open_target(opts: &Options, target: &str) -> Result<(ElfInfo, (u64, u64)), LoadsError> {
+    let mut input = rocpath_budget::input::open(&opts.tree.host(target))?;
+    let io = |source| LoadsError::Io {
+        path: opts.target.clone(),
+        source,
     };
+    let md = input.file().metadata().map_err(io)?;
+    let map = rocpath_budget::map::Map::new(input.file()).map_err(io)?;
+    let info = elf::parse(&map).map_err(|source| LoadsError::Elf {
+        path: opts.target.clone(),
+        source,
+    })?;
     if !info.dynamic {
         return Err(LoadsError::Static {
             path: opts.target.clone(),
         });
     }
+    Ok((info, (md.dev(), md.ino())))
+}
+
+/// `/etc/ld.so.cache` as the loader reads it, or why it could not be (the loader then goes
+/// on without it): the cache, its entry count and the problem.
+fn read_cache(opts: &Options, path: &str) -> (Option<Cache>, (usize, Option<String>)) {
+    let mut input = match rocpath_budget::input::open(&opts.tree.host(path)) {
+        Ok(i) => i,
+        Err(e) => return (None, (0, Some(e.to_string()))),
+    };
+    if input.len > cache::MAX_CACHE_BYTES {
+        let why = format!(
+            "{} bytes, more than the {} a cache is read up to",
+            input.len,
+            cache::MAX_CACHE_BYTES
+        );
+        return (None, (0, Some(why)));
+    }
+    let parsed = rocpath_budget::map::Map::new(input.file())
+        .map_err(|e| e.to_string())
+        .and_then(|m| {
+            let r = cache::parse(&m).map_err(|e| e.to_string());
+            if m.shrank() {
+                Err("the file shrank while read".into())
+            } else {
+                r
+            }
+        });
+    match parsed {
+        Ok(c) => {
+            let n = c.entries.len();
+            (Some(c), (n, None))
+        }
+        Err(e) => (None, (0, Some(e))),
+    }
+}
+
+/// The walk's starting state: the target, the machine's folders and `$LIB`, the expanded
+/// `LD_LIBRARY_PATH`, the cache.
+fn start(opts: &Options, target: &str, info: &ElfInfo, id: (u64, u64)) -> (Walk, CacheInfo) {
     let (class, machine) = (info.class, info.machine);
     let plat = platform(machine);
     // $LIB (DL_DST_LIB): the library folder name of the build — `lib/<triplet>` on Debian's
@@ -558,68 +594,29 @@ pub fn loads(opts: &Options) -> Result<Loads, LoadsError> {
     };
     // $ORIGIN of a program that is executed is its real folder (the kernel's
     // /proc/self/exe, _dl_get_origin); of a library, the folder of the path it is opened by.
-    let main_origin = if info.interp.is_some() {
-        opts.tree.real(&target).and_then(|p| origin_of(&p))
+    let origin = if info.interp.is_some() {
+        opts.tree.real(target).and_then(|p| origin_of(&p))
     } else {
-        origin_of(&target)
+        origin_of(target)
     };
-    let llp_raw = opts.env.get("LD_LIBRARY_PATH").cloned();
-    let llp = llp_raw
-        .as_deref()
+    let llp = opts
+        .env
+        .get("LD_LIBRARY_PATH")
         .map(|l| fillin(l, &[':', ';'], None, &lib, plat))
         .unwrap_or_default();
     let cache_path = opts.cache.to_string_lossy().into_owned();
-    let (cache, cache_info) = match rocpath_budget::input::open(&opts.tree.host(&cache_path))
-        .map_err(|e| e.to_string())
-    {
-        Ok(mut input) if input.len <= cache::MAX_CACHE_BYTES => {
-            let bytes = rocpath_budget::map::Map::new(input.file())
-                .map_err(|e| e.to_string())
-                .and_then(|m| {
-                    let r = cache::parse(&m).map_err(|e| e.to_string());
-                    if m.shrank() {
-                        Err("the file shrank while read".into())
-                    } else {
-                        r
-                    }
-                });
-            match bytes {
-                Ok(c) => {
-                    let n = c.entries.len();
-                    (Some(c), (n, None))
-                }
-                Err(e) => (None, (0, Some(e))),
-            }
-        }
-        Ok(input) => (
-            None,
-            (
-                0,
-                Some(format!(
-                    "{} bytes, more than the {} a cache is read up to",
-                    input.len,
-                    cache::MAX_CACHE_BYTES
-                )),
-            ),
-        ),
-        Err(e) => (None, (0, Some(e))),
-    };
-    let mut names = vec![target.clone()];
+    let (cache, (entries, error)) = read_cache(opts, &cache_path);
+    let mut names = vec![target.to_string()];
     names.extend(info.soname.clone());
-    let interp = info
-        .interp
-        .clone()
-        .or_else(|| usual_interp(machine, class).map(str::to_string));
-    let caps = hwcaps(opts.tree.as_ref(), machine, class);
-    let mut w = Walk {
-        hwcaps: caps.clone(),
+    let w = Walk {
+        hwcaps: hwcaps(opts.tree.as_ref(), machine, class),
         tree: opts.tree.clone(),
         objs: vec![Obj {
-            path: target.clone(),
+            path: target.to_string(),
             names,
             id,
             info: info.clone(),
-            origin: main_origin,
+            origin,
             loader: None,
             depth: 0,
             interp_unreported: false,
@@ -629,39 +626,66 @@ pub fn loads(opts: &Options) -> Result<Loads, LoadsError> {
         cache_path: cache_path.clone(),
         lib,
         plat,
-        defaults: defaults.clone(),
+        defaults,
         llp,
         class,
         machine,
     };
+    let info = CacheInfo {
+        path: cache_path,
+        entries,
+        error,
+    };
+    (w, info)
+}
+
+/// The libraries the loader resolves for `opts.target`.
+pub fn loads(opts: &Options) -> Result<Loads, LoadsError> {
+    let target = opts.target.to_string_lossy().into_owned();
+    let (info, id) = open_target(opts, &target)?;
+    let (mut w, cache) = start(opts, &target, &info, id);
+    let interp = info
+        .interp
+        .clone()
+        .or_else(|| usual_interp(w.machine, w.class).map(str::to_string));
     let mut out = Loads {
         target: target.clone(),
-        class: format!("ELF{}", 32 * class as u32),
-        machine: elf::machine_name(machine),
+        class: format!("ELF{}", 32 * w.class as u32),
+        machine: elf::machine_name(w.machine),
         interpreter: interp.clone(),
         rpath: info.rpath.clone(),
         runpath: info.runpath.clone(),
-        ld_library_path: llp_raw,
-        default_dirs: defaults,
-        hwcaps: caps.iter().map(|h| h.to_string()).collect(),
-        cache: CacheInfo {
-            path: cache_path,
-            entries: cache_info.0,
-            error: cache_info.1,
-        },
+        ld_library_path: opts.env.get("LD_LIBRARY_PATH").cloned(),
+        default_dirs: w.defaults.clone(),
+        hwcaps: w.hwcaps.iter().map(|h| h.to_string()).collect(),
+        cache,
         libraries: Vec::new(),
         missing: Vec::new(),
         rocm_data: Vec::new(),
         truncated: false,
     };
-    // The interpreter (rtld) is in the link map before any dependency: a DT_NEEDED of its
-    // soname is it.
     if let Some(ip) = &interp {
-        if let Ok((iinfo, iid)) = open_elf(opts.tree.as_ref(), ip) {
-            let mut names = vec![ip.clone()];
+        w.push_interpreter(ip);
+    }
+    map_deps(&mut w, &mut out, opts.max_objects);
+    // The target's own data (its kpack archives; a ROCm library asked about directly), then
+    // what each library it loads reads.
+    let name = target.rsplit('/').next().unwrap_or(&target);
+    let mut read = vec![library(name, &target, Rule::Path, &target, 0, &info)];
+    read.extend(out.libraries.iter().cloned());
+    out.rocm_data = rocm::data_paths(opts.tree.as_ref(), &read, &opts.env);
+    Ok(out)
+}
+
+impl Walk {
+    /// The interpreter (rtld) is in the link map before any dependency: a `DT_NEEDED` of its
+    /// soname is it.
+    fn push_interpreter(&mut self, ip: &str) {
+        if let Ok((iinfo, iid)) = open_elf(self.tree.as_ref(), ip) {
+            let mut names = vec![ip.to_string()];
             names.extend(iinfo.soname.clone());
-            w.objs.push(Obj {
-                path: ip.clone(),
+            self.objs.push(Obj {
+                path: ip.to_string(),
                 names,
                 id: iid,
                 info: iinfo,
@@ -672,7 +696,11 @@ pub fn loads(opts: &Options) -> Result<Loads, LoadsError> {
             });
         }
     }
-    // _dl_map_object_deps: breadth first; each object's DT_NEEDED in order.
+}
+
+/// `_dl_map_object_deps`: breadth first, each object's `DT_NEEDED` in order, each name
+/// resolved once (an object already loaded answers to it), at most `max_objects` objects.
+fn map_deps(w: &mut Walk, out: &mut Loads, max_objects: usize) {
     let mut i = 0;
     while i < w.objs.len() {
         if w.objs[i].interp_unreported && i != 0 {
@@ -689,83 +717,77 @@ pub fn loads(opts: &Options) -> Result<Loads, LoadsError> {
                 if w.objs[k].interp_unreported {
                     w.objs[k].interp_unreported = false;
                     let path = w.objs[k].path.clone();
-                    out.libraries.push(library(
-                        &name,
-                        &path,
-                        Rule::Interpreter,
-                        &by,
-                        depth,
-                        &w.objs[k].info,
-                    ));
+                    let l = library(&name, &path, Rule::Interpreter, &by, depth, &w.objs[k].info);
+                    out.libraries.push(l);
                 }
                 continue;
             }
             if out.missing.iter().any(|m| m.name == name) {
                 continue;
             }
-            if w.objs.len() >= opts.max_objects {
+            if w.objs.len() >= max_objects {
                 out.truncated = true;
                 break;
             }
-            let (mut searched, mut rejected) = (Vec::new(), Vec::new());
-            match w.search(&name, i, &mut searched, &mut rejected) {
-                Some(f) => {
-                    // _dl_map_object_from_fd: a file already loaded under another name is
-                    // that object (l_file_id).
-                    if let Some(o) = w.objs.iter_mut().find(|o| o.id == f.id) {
-                        o.names.push(name);
-                        continue;
-                    }
-                    out.libraries
-                        .push(library(&name, &f.path, f.rule, &by, depth, &f.info));
-                    let mut names = vec![name];
-                    names.extend(f.info.soname.clone());
-                    w.objs.push(Obj {
-                        origin: origin_of(&f.path),
-                        path: f.path,
-                        names,
-                        id: f.id,
-                        info: f.info,
-                        loader: Some(i),
-                        depth,
-                        interp_unreported: false,
-                    });
-                }
-                None => {
-                    let ev = match rejected.last().filter(|x| x.fatal) {
-                        Some(bad) => Evidence::new(Class::Inferred, Proof::CodeVerified, "loads.invalid_file")
-                            .at(Locator::file(&bad.path))
-                            .because(format!(
-                                "the first file by this name is not a readable ELF object: the program stops with \"error while loading shared libraries: {}: invalid ELF header\" (glibc elf/dl-load.c open_verify)",
-                                bad.path
-                            )),
-                        None => Evidence::new(Class::Inferred, Proof::CodeVerified, "loads.not_found")
-                            .at(Locator::file(&by))
-                            .because(format!(
-                                "no file by this name in the {} places searched: the program stops with \"error while loading shared libraries: {name}: cannot open shared object file\" (glibc elf/dl-load.c _dl_map_object; ld.so(8))",
-                                searched.len()
-                            )),
-                    };
-                    out.missing.push(Missing {
-                        name,
-                        needed_by: by.clone(),
-                        depth,
-                        searched,
-                        rejected,
-                        evidence: ev,
-                    });
-                }
-            }
+            map_one(w, out, i, name, &by, depth);
         }
         i += 1;
     }
-    // The target's own data (its kpack archives; a ROCm library asked about directly), then
-    // what each library it loads reads.
-    let name = target.rsplit('/').next().unwrap_or(&target);
-    let mut read = vec![library(name, &target, Rule::Path, &target, 0, &info)];
-    read.extend(out.libraries.iter().cloned());
-    out.rocm_data = rocm::data_paths(opts.tree.as_ref(), &read, &opts.env);
-    Ok(out)
+}
+
+/// Searches one name for object `i` and records it loaded, or missing with why.
+fn map_one(w: &mut Walk, out: &mut Loads, i: usize, name: String, by: &str, depth: u32) {
+    let (mut searched, mut rejected) = (Vec::new(), Vec::new());
+    let Some(f) = w.search(&name, i, &mut searched, &mut rejected) else {
+        let evidence = missing_evidence(&name, by, searched.len(), &rejected);
+        out.missing.push(Missing {
+            name,
+            needed_by: by.to_string(),
+            depth,
+            searched,
+            rejected,
+            evidence,
+        });
+        return;
+    };
+    // _dl_map_object_from_fd: a file already loaded under another name is that object
+    // (l_file_id).
+    if let Some(o) = w.objs.iter_mut().find(|o| o.id == f.id) {
+        o.names.push(name);
+        return;
+    }
+    out.libraries
+        .push(library(&name, &f.path, f.rule, by, depth, &f.info));
+    let mut names = vec![name];
+    names.extend(f.info.soname.clone());
+    w.objs.push(Obj {
+        origin: origin_of(&f.path),
+        path: f.path,
+        names,
+        id: f.id,
+        info: f.info,
+        loader: Some(i),
+        depth,
+        interp_unreported: false,
+    });
+}
+
+/// Why a name is missing: the first file by it is not a readable ELF object (the loader
+/// stops there), or no place searched has it.
+fn missing_evidence(name: &str, by: &str, places: usize, rejected: &[Rejected]) -> Evidence {
+    match rejected.last().filter(|x| x.fatal) {
+        Some(bad) => Evidence::new(Class::Inferred, Proof::CodeVerified, "loads.invalid_file")
+            .at(Locator::file(&bad.path))
+            .because(format!(
+                "the first file by this name is not a readable ELF object: the program stops with \"error while loading shared libraries: {}: invalid ELF header\" (glibc elf/dl-load.c open_verify)",
+                bad.path
+            )),
+        None => Evidence::new(Class::Inferred, Proof::CodeVerified, "loads.not_found")
+            .at(Locator::file(by))
+            .because(format!(
+                "no file by this name in the {places} places searched: the program stops with \"error while loading shared libraries: {name}: cannot open shared object file\" (glibc elf/dl-load.c _dl_map_object; ld.so(8))"
+            )),
+    }
 }
 
 fn library(name: &str, path: &str, rule: Rule, by: &str, depth: u32, info: &ElfInfo) -> Library {

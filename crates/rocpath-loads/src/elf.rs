@@ -152,55 +152,98 @@ fn parse_as<H: FileHeader<Endian = Endianness>>(data: &[u8]) -> Result<ElfInfo, 
         return Ok(info);
     };
     info.dynamic = true;
-    // The string table is named by address (DT_STRTAB): the loader finds it through the
-    // PT_LOAD segment that maps that address.
-    let (mut strtab, mut strsz) = (None, None);
-    let (mut needed, mut rpath, mut runpath, mut soname) = (Vec::new(), None, None, None);
+    let refs = dyn_refs::<H>(dyns, endian, &mut info);
+    let names = refs.needed.len()
+        + [refs.rpath, refs.runpath, refs.soname]
+            .iter()
+            .flatten()
+            .count();
+    if names == 0 {
+        return Ok(info);
+    }
+    let (start, bytes) = string_table::<H>(phdrs, endian, data, &refs, dyn_off)?;
+    let string = |off: u64, what: &str| table_string(bytes, start, off, what);
+    for off in &refs.needed {
+        info.needed.push(string(*off, "DT_NEEDED")?);
+    }
+    info.runpath = refs.runpath.map(|o| string(o, "DT_RUNPATH")).transpose()?;
+    // elf/get-dynamic-info.h: "If both DT_RPATH and DT_RUNPATH are present, DT_RPATH is
+    // ignored."
+    if info.runpath.is_none() {
+        info.rpath = refs.rpath.map(|o| string(o, "DT_RPATH")).transpose()?;
+    }
+    info.soname = refs.soname.map(|o| string(o, "DT_SONAME")).transpose()?;
+    Ok(info)
+}
+
+/// What the dynamic section names: the string table (by address) and the offsets in it of
+/// the names the loader reads.
+#[derive(Default)]
+struct DynRefs {
+    strtab: Option<u64>,
+    strsz: Option<u64>,
+    needed: Vec<u64>,
+    rpath: Option<u64>,
+    runpath: Option<u64>,
+    soname: Option<u64>,
+}
+
+/// Reads the dynamic entries up to `DT_NULL` (`DT_FLAGS_1`'s `DF_1_NODEFLIB` into `info`).
+fn dyn_refs<H: FileHeader<Endian = Endianness>>(
+    dyns: &[H::Dyn],
+    endian: Endianness,
+    info: &mut ElfInfo,
+) -> DynRefs {
+    let mut r = DynRefs::default();
     for d in dyns {
         let tag: u64 = d.d_tag(endian).into();
         let val: u64 = d.d_val(endian).into();
         match tag as u32 {
             _ if tag > u64::from(u32::MAX) => {}
             elf::DT_NULL => break,
-            elf::DT_STRTAB => strtab = Some(val),
-            elf::DT_STRSZ => strsz = Some(val),
-            elf::DT_NEEDED if needed.len() < MAX_NEEDED => needed.push(val),
-            elf::DT_RPATH => rpath = Some(val),
-            elf::DT_RUNPATH => runpath = Some(val),
-            elf::DT_SONAME => soname = Some(val),
+            elf::DT_STRTAB => r.strtab = Some(val),
+            elf::DT_STRSZ => r.strsz = Some(val),
+            elf::DT_NEEDED if r.needed.len() < MAX_NEEDED => r.needed.push(val),
+            elf::DT_RPATH => r.rpath = Some(val),
+            elf::DT_RUNPATH => r.runpath = Some(val),
+            elf::DT_SONAME => r.soname = Some(val),
             elf::DT_FLAGS_1 => info.nodeflib = val & u64::from(elf::DF_1_NODEFLIB) != 0,
             _ => {}
         }
     }
-    let names = needed.len() + [rpath, runpath, soname].iter().flatten().count();
-    if names == 0 {
-        return Ok(info);
-    }
-    let Some(addr) = strtab else {
+    r
+}
+
+/// The string table's file offset and bytes: named by address (`DT_STRTAB`), the loader finds
+/// it through the `PT_LOAD` segment that maps that address, bounded by `DT_STRSZ`.
+fn string_table<'d, H: FileHeader<Endian = Endianness>>(
+    phdrs: &[H::ProgramHeader],
+    endian: Endianness,
+    data: &'d [u8],
+    refs: &DynRefs,
+    dyn_off: u64,
+) -> Result<(u64, &'d [u8]), ElfError> {
+    let Some(addr) = refs.strtab else {
         return Err(err(
             dyn_off,
             "dynamic section names strings but has no DT_STRTAB",
         ));
     };
-    let mut table = None;
-    for ph in phdrs {
-        if ph.p_type(endian) != elf::PT_LOAD {
-            continue;
-        }
+    let table = phdrs.iter().find_map(|ph| {
         let vaddr: u64 = ph.p_vaddr(endian).into();
         let filesz: u64 = ph.p_filesz(endian).into();
         let offset: u64 = ph.p_offset(endian).into();
-        if addr >= vaddr && addr - vaddr < filesz {
+        let maps = ph.p_type(endian) == elf::PT_LOAD && addr >= vaddr && addr - vaddr < filesz;
+        maps.then(|| {
             let start = offset.saturating_add(addr - vaddr);
             let seg_end = offset.saturating_add(filesz);
-            let end = match strsz {
+            let end = match refs.strsz {
                 Some(n) => start.saturating_add(n).min(seg_end),
                 None => seg_end,
             };
-            table = Some((start, end));
-            break;
-        }
-    }
+            (start, end)
+        })
+    });
     let Some((start, end)) = table else {
         return Err(err(
             dyn_off,
@@ -220,35 +263,27 @@ fn parse_as<H: FileHeader<Endian = Endianness>>(data: &[u8]) -> Result<ElfInfo, 
                 ),
             )
         })?;
-    let string = |off: u64, what: &str| -> Result<String, ElfError> {
-        let s = usize::try_from(off)
-            .ok()
-            .and_then(|o| bytes.get(o..))
-            .ok_or_else(|| {
-                err(
-                    start.saturating_add(off),
-                    format!("{what}: past the string table"),
-                )
-            })?;
-        let n = s.iter().position(|&b| b == 0).ok_or_else(|| {
+    Ok((start, bytes))
+}
+
+/// The NUL-terminated string at `off` of a string table that starts at file offset `start`.
+fn table_string(bytes: &[u8], start: u64, off: u64, what: &str) -> Result<String, ElfError> {
+    let s = usize::try_from(off)
+        .ok()
+        .and_then(|o| bytes.get(o..))
+        .ok_or_else(|| {
             err(
                 start.saturating_add(off),
-                format!("{what}: string not terminated"),
+                format!("{what}: past the string table"),
             )
         })?;
-        Ok(String::from_utf8_lossy(&s[..n]).into_owned())
-    };
-    for off in needed {
-        info.needed.push(string(off, "DT_NEEDED")?);
-    }
-    info.runpath = runpath.map(|o| string(o, "DT_RUNPATH")).transpose()?;
-    // elf/get-dynamic-info.h: "If both DT_RPATH and DT_RUNPATH are present, DT_RPATH is
-    // ignored."
-    if info.runpath.is_none() {
-        info.rpath = rpath.map(|o| string(o, "DT_RPATH")).transpose()?;
-    }
-    info.soname = soname.map(|o| string(o, "DT_SONAME")).transpose()?;
-    Ok(info)
+    let n = s.iter().position(|&b| b == 0).ok_or_else(|| {
+        err(
+            start.saturating_add(off),
+            format!("{what}: string not terminated"),
+        )
+    })?;
+    Ok(String::from_utf8_lossy(&s[..n]).into_owned())
 }
 
 /// The `e_machine` name of the machines rocpath knows the loader's folders for.

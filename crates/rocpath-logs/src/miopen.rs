@@ -436,103 +436,9 @@ fn parse_message<'a>(level: Level, func: &'a [u8], msg: &'a [u8]) -> Option<Even
         | b"SearchForSolutions"
         | b"IsAnySolverApplicable"
         | b"FindSolutions"
-        | b"GetSolutionsImpl" => {
-            if let Some(i) = find(msg, b": [Warning] Applicable Solver not succeeded") {
-                return Some(Event::SolverFailed {
-                    solver: s(&msg[..i]),
-                    what: Cow::Borrowed("applicable solver not succeeded"),
-                });
-            }
-            let (solver, fate) = applicability(msg)?;
-            let phase = match func {
-                b"SearchForAllSolutions" => Phase::Search,
-                b"GetWorkspaceSizes" => Phase::WorkspaceSizes,
-                _ => Phase::Other,
-            };
-            Some(Event::Applicability {
-                phase,
-                solver: s(solver),
-                fate,
-            })
-        }
-        b"FindSolutionImpl" => {
-            if let Some(r) = after(msg, b"Perf Db: record not found for: ") {
-                return Some(Event::PerfDbNotFound(s(r)));
-            }
-            if let Some(r) = after(msg, b"Perf Db: record loaded: ")
-                .or_else(|| after(msg, b"Perf Db: alternate record loaded: "))
-            {
-                return Some(Event::PerfDbLoaded(s(r)));
-            }
-            if let Some(r) = after(msg, b"Search failed for: ") {
-                let (solver, what) = split_once(r, b": ").unwrap_or((r, b""));
-                return Some(Event::SolverFailed {
-                    solver: s(solver),
-                    what: s(what),
-                });
-            }
-            if let Some(r) = after(msg, b"Search Failed: ") {
-                let (solver, what) = split_once(r, b": ").unwrap_or((r, b""));
-                return Some(Event::SolverFailed {
-                    solver: s(solver),
-                    what: s(what),
-                });
-            }
-            if msg.starts_with(b"Perf Db")
-                || msg.starts_with(b"Search")
-                || msg.starts_with(b"Starting search")
-                || msg.starts_with(b"Invalid config")
-            {
-                return None;
-            }
-            let m = trim(msg);
-            if m.is_empty() || memchr::memchr(b' ', m).is_some() && !m.ends_with(b")") {
-                return None;
-            }
-            if let Some(name) = m.strip_suffix(b" (not searchable)") {
-                return Some(Event::FindSolution {
-                    solver: s(name),
-                    searchable: Some(false),
-                });
-            }
-            if let Some(name) = m.strip_suffix(b" (db access disabled)") {
-                return Some(Event::FindSolution {
-                    solver: s(name),
-                    searchable: None,
-                });
-            }
-            if memchr::memchr(b' ', m).is_some() {
-                return None;
-            }
-            Some(Event::FindSolution {
-                solver: s(m),
-                searchable: Some(true),
-            })
-        }
-        b"FindRecord" | b"FindRecordUnsafe" | b"LoadRecordUnsafe" => {
-            if let Some(r) = after(msg, b"Looking for key ") {
-                if let Some((key, file)) = split_once(r, b" in cache for file ") {
-                    return Some(Event::DbLookup {
-                        key: s(key),
-                        file: s(quoted(file)),
-                        cache: true,
-                    });
-                }
-                let (key, file) = split_once(r, b" in file ")?;
-                return Some(Event::DbLookup {
-                    key: s(key),
-                    file: s(quoted(file)),
-                    cache: false,
-                });
-            }
-            if let Some(r) = after(msg, b"Key match: ") {
-                return Some(Event::DbKeyMatch(s(r)));
-            }
-            if let Some(r) = after(msg, b"Contents found: ") {
-                return Some(Event::DbContents(s(r)));
-            }
-            None
-        }
+        | b"GetSolutionsImpl" => applicability_line(func, msg),
+        b"FindSolutionImpl" => find_solution_line(msg),
+        b"FindRecord" | b"FindRecordUnsafe" | b"LoadRecordUnsafe" => db_record_line(msg),
         b"LogFindDbItem" => {
             after(msg, b"Find-db record content: ").map(|r| Event::DbContents(s(r)))
         }
@@ -540,189 +446,24 @@ fn parse_message<'a>(level: Level, func: &'a [u8], msg: &'a [u8]) -> Option<Even
             let (key, _) = split_once(msg, b", content inserted: ")?;
             Some(Event::DbStore(s(key)))
         }
-        b"GetInstalledPathFile" => {
-            if let Some(r) = after(msg, b"Found exact find database file: ") {
-                return Some(Event::InstalledDb {
-                    file: Some(s(quoted(r))),
-                    exact: true,
-                });
-            }
-            if find(msg, b"inexact find database search").is_some() {
-                return Some(Event::InstalledDb {
-                    file: None,
-                    exact: false,
-                });
-            }
-            None
-        }
-        b"GetSolutions" => {
-            let m = trim(msg);
-            if m.is_empty() {
-                return None;
-            }
-            if let Some(r) = after(m, b"[Warning] incorrect solver_id: ") {
-                return Some(Event::Error {
-                    at: None,
-                    message: Cow::Owned(format!("incorrect solver_id: {}", s(r))),
-                });
-            }
-            if let Some((id, time, name)) = id_list(m) {
-                return Some(Event::GetSolution {
-                    solver: s(name),
-                    id,
-                    time_ms: time,
-                });
-            }
-            if memchr::memchr(b' ', m).is_some() {
-                return None;
-            }
-            Some(Event::GetSolution {
-                solver: s(m),
-                id: None,
-                time_ms: None,
-            })
-        }
-        b"GetSolutionsFallback" => {
-            let m = trim(msg);
-            if let Some(r) = after(m, b"Using ") {
-                let what = r.strip_suffix(b" Fallback").unwrap_or(r);
-                return Some(Event::ImmediateFallback(s(what)));
-            }
-            if let Some((solver, wti)) = split_once(m, b" Estimated WTI = ") {
-                return Some(Event::WtiEstimate {
-                    solver: s(solver),
-                    wti: f64_of(wti)?,
-                });
-            }
-            let (id, _, name) = id_list(m)?;
-            Some(Event::FallbackSolution {
-                solver: s(name),
-                id,
-            })
-        }
-        b"FindConvolution" => {
-            if let Some(r) = after(msg, b"Find Start: ") {
-                let key = split_once(r, b", findMode").map(|x| x.0).unwrap_or(r);
-                return Some(Event::FindStart(s(key)));
-            }
-            if let Some(r) = after(msg, b"Find Ended: ") {
-                return Some(Event::FindEnd(s(r)));
-            }
-            let mut f = msg.split(|c| *c == b'\t');
-            let algo = f.next()?;
-            let time = f.next()?;
-            if !algo.starts_with(b"miopen") {
-                return None;
-            }
-            Some(Event::FindResult {
-                algo: s(algo),
-                time_ms: f64_of(time),
-            })
-        }
-        b"EvaluateInvokers" => {
-            let (selected, m) = match after(msg, b"Selected: ") {
-                Some(r) => (true, r),
-                None => (false, msg),
-            };
-            let (solver, rest) = split_once(m, b": ")?;
-            // rest: "<kernels>: <time> < <best>" or "<kernels>: <time>, workspace_sz = n";
-            // GEMM solvers have no kernels: ": 6.72 < …".
-            let (kernels, time) = if let Some(r) = rest.strip_prefix(b": ") {
-                (&b""[..], r)
-            } else {
-                rsplit_once(rest, b": ").unwrap_or((rest, b""))
-            };
-            let t_end = time
-                .iter()
-                .position(|c| *c == b' ' || *c == b',')
-                .unwrap_or(time.len());
-            let kernels = trim(kernels)
-                .split(|c| *c == b'/')
-                .filter(|k| !trim(k).is_empty())
-                .map(s)
-                .collect();
-            Some(Event::Evaluate {
-                solver: s(solver),
-                kernels,
-                time_ms: f64_of(&time[..t_end]),
-                selected,
-            })
-        }
-        b"SetAsFound1_0" => {
-            let r = after(msg, b"Solver ")?;
-            let (solver, r) = split_once(r, b" registered as find 1.0 best for ")?;
-            let (algo, netcfg) = split_once(r, b" in ")?;
-            Some(Event::BestForAlgorithm {
-                solver: s(solver),
-                algo: s(algo),
-                netcfg: s(netcfg),
-            })
-        }
-        b"GetInvoker" => {
-            let r = after(msg, b"Returning an invoker for problem ")?;
-            if let Some((n, solver)) = split_once(r, b" and solver ") {
-                return Some(Event::Invoker {
-                    netcfg: s(n),
-                    solver: Some(s(solver)),
-                    algo: None,
-                });
-            }
-            let (n, algo) = split_once(r, b" and algorithm ")?;
-            Some(Event::Invoker {
-                netcfg: s(n),
-                solver: None,
-                algo: Some(s(algo)),
-            })
-        }
-        b"Register" => {
-            let r = after(msg, b"Invoker registered for algorithm ")?;
-            let (n, solver) = split_once(r, b" and solver ")?;
-            Some(Event::Invoker {
-                netcfg: s(n),
-                solver: Some(s(solver)),
-                algo: None,
-            })
-        }
+        b"GetInstalledPathFile" => installed_db_line(msg),
+        b"GetSolutions" => get_solutions_line(msg),
+        b"GetSolutionsFallback" => fallback_line(msg),
+        b"FindConvolution" => find_convolution_line(msg),
+        b"EvaluateInvokers" => evaluate_line(msg),
+        b"SetAsFound1_0" => best_for_algorithm_line(msg),
+        b"GetInvoker" => invoker_line(msg),
+        b"Register" => registered_line(msg),
         b"PrepareInvoker" => after(msg, b"Preparing kernel: ").map(|k| Event::PrepareKernel(s(k))),
         b"run" => {
             let r = after(msg, b"kernel_name = ")?;
             let end = memchr::memchr(b',', r).unwrap_or(r.len());
             Some(Event::RunKernel(s(&r[..end])))
         }
-        b"LoadBinary" => {
-            let (loaded, r) = if let Some(r) = after(msg, b"Successfully loaded binary for: ") {
-                (true, r)
-            } else {
-                (false, after(msg, b"Loading binary for: ")?)
-            };
-            let (file, args) = split_once(r, b"; args: ").unwrap_or((r, b""));
-            Some(Event::LoadBinary {
-                file: s(quoted(file)),
-                args: s(args),
-                loaded,
-            })
-        }
-        b"FillFindReturnParameters" => {
-            let (dir, r) = split_once(msg, b" Chosen Algorithm: ")?;
-            let mut f = r.split(|c| *c == b',');
-            let solver = f.next()?;
-            let _ws = f.next();
-            let time = f.next().and_then(f64_of);
-            Some(Event::Chosen {
-                direction: s(dir),
-                solver: s(solver),
-                time_ms: time,
-            })
-        }
+        b"LoadBinary" => load_binary_line(msg),
+        b"FillFindReturnParameters" => chosen_line(msg),
         b"get_device_name" => after(msg, b"Raw device name: ").map(|d| Event::DeviceName(s(d))),
-        b"AmdRocmMetadataVersionDetect" => {
-            let (_, r) = split_once(msg, b"HIP version ")?;
-            let (hip, r) = split_once(r, b", MIOpen version ")?;
-            Some(Event::Versions {
-                hip: s(hip),
-                miopen: s(r),
-            })
-        }
+        b"AmdRocmMetadataVersionDetect" => versions_line(msg),
         b"IsEnabled" if find(msg, b"due to MIOPEN_FIND_ENFORCE").is_some() => {
             Some(Event::FindEnforced)
         }
@@ -738,19 +479,323 @@ fn parse_message<'a>(level: Level, func: &'a [u8], msg: &'a [u8]) -> Option<Even
             let (_, mode) = split_once(msg, b"MIOPEN_FIND_MODE = ")?;
             Some(Event::FindMode(s(mode)))
         }
-        _ => {
-            if let Some(r) = after(msg, b"solver_id = ") {
-                return Some(Event::SolverIdUse {
-                    what: s(func),
-                    solver: s(r),
-                });
-            }
-            if func == b"StoreRecordUnsafe" {
-                return after(msg, b"Storing record: ").map(|k| Event::DbStore(s(k)));
-            }
-            None
-        }
+        _ => other_line(func, msg),
     }
+}
+
+/// A solver's applicability in a search (or a solver that applied but did not succeed).
+fn applicability_line<'a>(func: &'a [u8], msg: &'a [u8]) -> Option<Event<'a>> {
+    if let Some(i) = find(msg, b": [Warning] Applicable Solver not succeeded") {
+        return Some(Event::SolverFailed {
+            solver: s(&msg[..i]),
+            what: Cow::Borrowed("applicable solver not succeeded"),
+        });
+    }
+    let (solver, fate) = applicability(msg)?;
+    let phase = match func {
+        b"SearchForAllSolutions" => Phase::Search,
+        b"GetWorkspaceSizes" => Phase::WorkspaceSizes,
+        _ => Phase::Other,
+    };
+    Some(Event::Applicability {
+        phase,
+        solver: s(solver),
+        fate,
+    })
+}
+
+/// `FindSolutionImpl`: perf-db records, failed searches, and the solver each step tries.
+fn find_solution_line<'a>(msg: &'a [u8]) -> Option<Event<'a>> {
+    if let Some(r) = after(msg, b"Perf Db: record not found for: ") {
+        return Some(Event::PerfDbNotFound(s(r)));
+    }
+    if let Some(r) = after(msg, b"Perf Db: record loaded: ")
+        .or_else(|| after(msg, b"Perf Db: alternate record loaded: "))
+    {
+        return Some(Event::PerfDbLoaded(s(r)));
+    }
+    if let Some(r) = after(msg, b"Search failed for: ") {
+        let (solver, what) = split_once(r, b": ").unwrap_or((r, b""));
+        return Some(Event::SolverFailed {
+            solver: s(solver),
+            what: s(what),
+        });
+    }
+    if let Some(r) = after(msg, b"Search Failed: ") {
+        let (solver, what) = split_once(r, b": ").unwrap_or((r, b""));
+        return Some(Event::SolverFailed {
+            solver: s(solver),
+            what: s(what),
+        });
+    }
+    if msg.starts_with(b"Perf Db")
+        || msg.starts_with(b"Search")
+        || msg.starts_with(b"Starting search")
+        || msg.starts_with(b"Invalid config")
+    {
+        return None;
+    }
+    let m = trim(msg);
+    if m.is_empty() || memchr::memchr(b' ', m).is_some() && !m.ends_with(b")") {
+        return None;
+    }
+    if let Some(name) = m.strip_suffix(b" (not searchable)") {
+        return Some(Event::FindSolution {
+            solver: s(name),
+            searchable: Some(false),
+        });
+    }
+    if let Some(name) = m.strip_suffix(b" (db access disabled)") {
+        return Some(Event::FindSolution {
+            solver: s(name),
+            searchable: None,
+        });
+    }
+    if memchr::memchr(b' ', m).is_some() {
+        return None;
+    }
+    Some(Event::FindSolution {
+        solver: s(m),
+        searchable: Some(true),
+    })
+}
+
+/// A db lookup: the key and file looked in, the key matched, the contents found.
+fn db_record_line<'a>(msg: &'a [u8]) -> Option<Event<'a>> {
+    if let Some(r) = after(msg, b"Looking for key ") {
+        if let Some((key, file)) = split_once(r, b" in cache for file ") {
+            return Some(Event::DbLookup {
+                key: s(key),
+                file: s(quoted(file)),
+                cache: true,
+            });
+        }
+        let (key, file) = split_once(r, b" in file ")?;
+        return Some(Event::DbLookup {
+            key: s(key),
+            file: s(quoted(file)),
+            cache: false,
+        });
+    }
+    if let Some(r) = after(msg, b"Key match: ") {
+        return Some(Event::DbKeyMatch(s(r)));
+    }
+    if let Some(r) = after(msg, b"Contents found: ") {
+        return Some(Event::DbContents(s(r)));
+    }
+    None
+}
+
+/// Which installed find-db file was taken: exact, or an inexact search.
+fn installed_db_line<'a>(msg: &'a [u8]) -> Option<Event<'a>> {
+    if let Some(r) = after(msg, b"Found exact find database file: ") {
+        return Some(Event::InstalledDb {
+            file: Some(s(quoted(r))),
+            exact: true,
+        });
+    }
+    if find(msg, b"inexact find database search").is_some() {
+        return Some(Event::InstalledDb {
+            file: None,
+            exact: false,
+        });
+    }
+    None
+}
+
+/// `GetSolutions`: a solver listed (with its id and time when the line has them).
+fn get_solutions_line<'a>(msg: &'a [u8]) -> Option<Event<'a>> {
+    let m = trim(msg);
+    if m.is_empty() {
+        return None;
+    }
+    if let Some(r) = after(m, b"[Warning] incorrect solver_id: ") {
+        return Some(Event::Error {
+            at: None,
+            message: Cow::Owned(format!("incorrect solver_id: {}", s(r))),
+        });
+    }
+    if let Some((id, time, name)) = id_list(m) {
+        return Some(Event::GetSolution {
+            solver: s(name),
+            id,
+            time_ms: time,
+        });
+    }
+    if memchr::memchr(b' ', m).is_some() {
+        return None;
+    }
+    Some(Event::GetSolution {
+        solver: s(m),
+        id: None,
+        time_ms: None,
+    })
+}
+
+/// Immediate mode's fallback: the fallback used, a WTI estimate, a solver listed.
+fn fallback_line<'a>(msg: &'a [u8]) -> Option<Event<'a>> {
+    let m = trim(msg);
+    if let Some(r) = after(m, b"Using ") {
+        let what = r.strip_suffix(b" Fallback").unwrap_or(r);
+        return Some(Event::ImmediateFallback(s(what)));
+    }
+    if let Some((solver, wti)) = split_once(m, b" Estimated WTI = ") {
+        return Some(Event::WtiEstimate {
+            solver: s(solver),
+            wti: f64_of(wti)?,
+        });
+    }
+    let (id, _, name) = id_list(m)?;
+    Some(Event::FallbackSolution {
+        solver: s(name),
+        id,
+    })
+}
+
+/// `FindConvolution`: Find's start and end, and each algorithm's time.
+fn find_convolution_line<'a>(msg: &'a [u8]) -> Option<Event<'a>> {
+    if let Some(r) = after(msg, b"Find Start: ") {
+        let key = split_once(r, b", findMode").map(|x| x.0).unwrap_or(r);
+        return Some(Event::FindStart(s(key)));
+    }
+    if let Some(r) = after(msg, b"Find Ended: ") {
+        return Some(Event::FindEnd(s(r)));
+    }
+    let mut f = msg.split(|c| *c == b'\t');
+    let algo = f.next()?;
+    let time = f.next()?;
+    if !algo.starts_with(b"miopen") {
+        return None;
+    }
+    Some(Event::FindResult {
+        algo: s(algo),
+        time_ms: f64_of(time),
+    })
+}
+
+/// `EvaluateInvokers`: a solver's kernels and time, and whether it was selected.
+fn evaluate_line<'a>(msg: &'a [u8]) -> Option<Event<'a>> {
+    let (selected, m) = match after(msg, b"Selected: ") {
+        Some(r) => (true, r),
+        None => (false, msg),
+    };
+    let (solver, rest) = split_once(m, b": ")?;
+    // rest: "<kernels>: <time> < <best>" or "<kernels>: <time>, workspace_sz = n";
+    // GEMM solvers have no kernels: ": 6.72 < …".
+    let (kernels, time) = if let Some(r) = rest.strip_prefix(b": ") {
+        (&b""[..], r)
+    } else {
+        rsplit_once(rest, b": ").unwrap_or((rest, b""))
+    };
+    let t_end = time
+        .iter()
+        .position(|c| *c == b' ' || *c == b',')
+        .unwrap_or(time.len());
+    let kernels = trim(kernels)
+        .split(|c| *c == b'/')
+        .filter(|k| !trim(k).is_empty())
+        .map(s)
+        .collect();
+    Some(Event::Evaluate {
+        solver: s(solver),
+        kernels,
+        time_ms: f64_of(&time[..t_end]),
+        selected,
+    })
+}
+
+/// `SetAsFound1_0`: the solver registered as an algorithm's best.
+fn best_for_algorithm_line<'a>(msg: &'a [u8]) -> Option<Event<'a>> {
+    let r = after(msg, b"Solver ")?;
+    let (solver, r) = split_once(r, b" registered as find 1.0 best for ")?;
+    let (algo, netcfg) = split_once(r, b" in ")?;
+    Some(Event::BestForAlgorithm {
+        solver: s(solver),
+        algo: s(algo),
+        netcfg: s(netcfg),
+    })
+}
+
+/// `GetInvoker`: the invoker returned for a problem, by solver or algorithm.
+fn invoker_line<'a>(msg: &'a [u8]) -> Option<Event<'a>> {
+    let r = after(msg, b"Returning an invoker for problem ")?;
+    if let Some((n, solver)) = split_once(r, b" and solver ") {
+        return Some(Event::Invoker {
+            netcfg: s(n),
+            solver: Some(s(solver)),
+            algo: None,
+        });
+    }
+    let (n, algo) = split_once(r, b" and algorithm ")?;
+    Some(Event::Invoker {
+        netcfg: s(n),
+        solver: None,
+        algo: Some(s(algo)),
+    })
+}
+
+/// `Register`: an invoker registered for an algorithm and solver.
+fn registered_line<'a>(msg: &'a [u8]) -> Option<Event<'a>> {
+    let r = after(msg, b"Invoker registered for algorithm ")?;
+    let (n, solver) = split_once(r, b" and solver ")?;
+    Some(Event::Invoker {
+        netcfg: s(n),
+        solver: Some(s(solver)),
+        algo: None,
+    })
+}
+
+/// `LoadBinary`: a kernel binary loading, or loaded, with its arguments.
+fn load_binary_line<'a>(msg: &'a [u8]) -> Option<Event<'a>> {
+    let (loaded, r) = if let Some(r) = after(msg, b"Successfully loaded binary for: ") {
+        (true, r)
+    } else {
+        (false, after(msg, b"Loading binary for: ")?)
+    };
+    let (file, args) = split_once(r, b"; args: ").unwrap_or((r, b""));
+    Some(Event::LoadBinary {
+        file: s(quoted(file)),
+        args: s(args),
+        loaded,
+    })
+}
+
+/// `FillFindReturnParameters`: the algorithm Find chose, with its time.
+fn chosen_line<'a>(msg: &'a [u8]) -> Option<Event<'a>> {
+    let (dir, r) = split_once(msg, b" Chosen Algorithm: ")?;
+    let mut f = r.split(|c| *c == b',');
+    let solver = f.next()?;
+    let _ws = f.next();
+    let time = f.next().and_then(f64_of);
+    Some(Event::Chosen {
+        direction: s(dir),
+        solver: s(solver),
+        time_ms: time,
+    })
+}
+
+/// The HIP and MIOpen versions MIOpen prints.
+fn versions_line<'a>(msg: &'a [u8]) -> Option<Event<'a>> {
+    let (_, r) = split_once(msg, b"HIP version ")?;
+    let (hip, r) = split_once(r, b", MIOpen version ")?;
+    Some(Event::Versions {
+        hip: s(hip),
+        miopen: s(r),
+    })
+}
+
+/// A function without a reader of its own: `solver_id =` uses, records stored.
+fn other_line<'a>(func: &'a [u8], msg: &'a [u8]) -> Option<Event<'a>> {
+    if let Some(r) = after(msg, b"solver_id = ") {
+        return Some(Event::SolverIdUse {
+            what: s(func),
+            solver: s(r),
+        });
+    }
+    if func == b"StoreRecordUnsafe" {
+        return after(msg, b"Storing record: ").map(|k| Event::DbStore(s(k)));
+    }
+    None
 }
 
 /// `<where>: <message>` where `<where>` is `[host:]<path>:<line>`.

@@ -200,6 +200,10 @@ pub fn scan(roots: &[PathBuf], opts: &Options) -> std::io::Result<Report> {
     scan_with(roots, opts, &|_| {}, &|_| {})
 }
 
+/// What reading one file gave: its gates (when it has any), its bytes, whether it was parsed;
+/// or why it was not read (path, message, class).
+type FileResult = Result<(Option<FileGates>, u64, bool), (String, String, Class)>;
+
 /// [`scan`], reporting progress in bytes: `more_total(n)` when a checkout's files are listed
 /// (`n` bytes to read), `done(n)` as each file is handled (from the worker threads).
 pub fn scan_with(
@@ -212,112 +216,15 @@ pub fn scan_with(
     let mut all: Vec<(usize, FileGates)> = Vec::new();
     let mut dirs: Vec<(usize, String)> = Vec::new();
     for (ri, root) in roots.iter().enumerate() {
-        let meta = std::fs::metadata(root).map_err(|e| {
-            std::io::Error::new(e.kind(), format!("{}: cannot open: {e}", root.display()))
-        })?;
-        if !meta.is_dir() {
-            return Err(std::io::Error::new(
-                std::io::ErrorKind::InvalidInput,
-                format!("{}: not a folder", root.display()),
-            ));
-        }
-        let name = repo_name(root);
-        let head = rocpath_git::head(root);
-        if let Some(msg) = &head.problem {
-            report.issues.push(ScanIssue {
-                repo: name.clone(),
-                path: String::new(),
-                message: msg.clone(),
-                evidence: Evidence::new(Class::Unresolved, Proof::CodeVerified, "gates.no_commit")
-                    .at(Locator::file(root.display().to_string())),
-            });
-        }
-        // Walk (gitignore-aware, like rg), then read files in parallel.
-        let include_tests = opts.include_tests;
-        let mut files: Vec<(PathBuf, String, u64)> = Vec::new();
-        let (walker, refused) = walker(root, include_tests);
-        for entry in walker {
-            let e = match entry {
-                Ok(e) => e,
-                Err(err) => {
-                    report
-                        .issues
-                        .push(issue(&name, "", format!("{err}"), Class::Limited));
-                    continue;
-                }
-            };
-            let rel = rel_path(root, e.path());
-            let Some(ft) = e.file_type() else { continue };
-            if ft.is_dir() {
-                if buildfiles::tensile_logic(&rel).is_some() {
-                    dirs.push((ri, rel));
-                }
-                continue;
-            }
-            if !ft.is_file() || file_kind(&rel).is_none() {
-                continue;
-            }
-            let size = e.metadata().map(|m| m.len()).unwrap_or(0);
-            files.push((e.into_path(), rel, size));
-        }
-        report_refused(&refused, &name, &mut report.issues);
+        let (name, head) = open_root(root, &mut report)?;
+        let files = list_files(root, &name, opts.include_tests, ri, &mut dirs, &mut report);
         let limit = opts.max_file_bytes;
-        let memory = opts.memory.clone();
         more_total(files.iter().map(|f| f.2.min(limit)).sum());
-        type FileResult = Result<(Option<FileGates>, u64, bool), (String, String, Class)>;
         let results: Vec<FileResult> = files
             .par_iter()
             .map(|(p, rel, size)| {
                 done((*size).min(limit));
-                if rocpath_budget::deadline::passed() {
-                    return Err((
-                        rel.clone(),
-                        rocpath_budget::deadline::skipped(),
-                        Class::Limited,
-                    ));
-                }
-                if *size > limit {
-                    return Err((
-                        rel.clone(),
-                        FileError::TooLarge { size: *size, limit }.to_string(),
-                        Class::Limited,
-                    ));
-                }
-                let _held =
-                    match &memory {
-                        Some(m) => Some(m.try_reserve(*size).map_err(|e| {
-                            (rel.clone(), format!("not read: it {e}"), Class::Limited)
-                        })?),
-                        None => None,
-                    };
-                let src = std::fs::read(p)
-                    .map_err(|e| (rel.clone(), e.to_string(), Class::Unresolved))?;
-                let kind = file_kind(rel).ok_or((
-                    rel.clone(),
-                    "unknown kind".into(),
-                    Class::Unresolved,
-                ))?;
-                let found = scan_bytes(rel, &src)
-                    .map_err(|e| (rel.clone(), e.to_string(), Class::Limited))?;
-                let parsed = matches!(kind, FileKind::Code(_)) && !candidates_empty(&found, &src);
-                if found.is_empty() {
-                    return Ok((None, src.len() as u64, parsed));
-                }
-                let utf8 = std::str::from_utf8(&src).is_ok();
-                let sha = hex(&Sha256::digest(&src));
-                let mut fg = FileGates {
-                    path: rel.clone(),
-                    kind,
-                    sha256: sha,
-                    found,
-                };
-                if !utf8 {
-                    // Read as bytes; the line text is shown with replacement characters.
-                    for f in &mut fg.found {
-                        f.references.retain(|r| !r.contains('\u{FFFD}'));
-                    }
-                }
-                Ok((Some(fg), src.len() as u64, parsed))
+                read_file(p, rel, *size, limit, opts.memory.as_ref())
             })
             .collect();
         let mut summary = RepoSummary {
@@ -336,19 +243,142 @@ pub fn scan_with(
                     summary.files += 1;
                     summary.bytes += bytes;
                     summary.parsed += u64::from(parsed);
-                    if let Some(fg) = fg {
-                        all.push((ri, fg));
-                    }
+                    all.extend(fg.map(|fg| (ri, fg)));
                 }
-                Err((rel, msg, class)) => {
-                    report.issues.push(issue(&name, &rel, msg, class));
-                }
+                Err((rel, msg, class)) => report.issues.push(issue(&name, &rel, msg, class)),
             }
         }
         report.repos.push(summary);
     }
-    // Non-UTF-8 files are scanned as bytes; say so once per file.
-    for (ri, fg) in &all {
+    resolve(&mut report, &all, dirs);
+    Ok(report)
+}
+
+/// A checkout's name and HEAD; a root that is missing or no folder is an error, one without
+/// git history an issue (gates then carry no commit).
+fn open_root(root: &Path, report: &mut Report) -> std::io::Result<(String, rocpath_git::Head)> {
+    let meta = std::fs::metadata(root).map_err(|e| {
+        std::io::Error::new(e.kind(), format!("{}: cannot open: {e}", root.display()))
+    })?;
+    if !meta.is_dir() {
+        return Err(std::io::Error::new(
+            std::io::ErrorKind::InvalidInput,
+            format!("{}: not a folder", root.display()),
+        ));
+    }
+    let name = repo_name(root);
+    let head = rocpath_git::head(root);
+    if let Some(msg) = &head.problem {
+        report.issues.push(ScanIssue {
+            repo: name.clone(),
+            path: String::new(),
+            message: msg.clone(),
+            evidence: Evidence::new(Class::Unresolved, Proof::CodeVerified, "gates.no_commit")
+                .at(Locator::file(root.display().to_string())),
+        });
+    }
+    Ok((name, head))
+}
+
+/// The files of a checkout to read (path, relative path, size), walked gitignore-aware like
+/// rg; Tensile logic folders go to `dirs`, walk errors and refused ignore files to issues.
+fn list_files(
+    root: &Path,
+    name: &str,
+    include_tests: bool,
+    ri: usize,
+    dirs: &mut Vec<(usize, String)>,
+    report: &mut Report,
+) -> Vec<(PathBuf, String, u64)> {
+    let mut files = Vec::new();
+    let (walker, refused) = walker(root, include_tests);
+    for entry in walker {
+        let e = match entry {
+            Ok(e) => e,
+            Err(err) => {
+                report
+                    .issues
+                    .push(issue(name, "", format!("{err}"), Class::Limited));
+                continue;
+            }
+        };
+        let rel = rel_path(root, e.path());
+        let Some(ft) = e.file_type() else { continue };
+        if ft.is_dir() {
+            if buildfiles::tensile_logic(&rel).is_some() {
+                dirs.push((ri, rel));
+            }
+            continue;
+        }
+        if !ft.is_file() || file_kind(&rel).is_none() {
+            continue;
+        }
+        let size = e.metadata().map(|m| m.len()).unwrap_or(0);
+        files.push((e.into_path(), rel, size));
+    }
+    report_refused(&refused, name, &mut report.issues);
+    files
+}
+
+/// Reads and scans one file, within the deadline, the size limit and the memory budget.
+fn read_file(
+    p: &Path,
+    rel: &str,
+    size: u64,
+    limit: u64,
+    memory: Option<&rocpath_budget::MemoryBudget>,
+) -> FileResult {
+    let refuse = |msg: String, class: Class| Err((rel.to_string(), msg, class));
+    if rocpath_budget::deadline::passed() {
+        return refuse(rocpath_budget::deadline::skipped(), Class::Limited);
+    }
+    if size > limit {
+        return refuse(
+            FileError::TooLarge { size, limit }.to_string(),
+            Class::Limited,
+        );
+    }
+    let _held = match memory {
+        Some(m) => match m.try_reserve(size) {
+            Ok(r) => Some(r),
+            Err(e) => return refuse(format!("not read: it {e}"), Class::Limited),
+        },
+        None => None,
+    };
+    let src = match std::fs::read(p) {
+        Ok(b) => b,
+        Err(e) => return refuse(e.to_string(), Class::Unresolved),
+    };
+    let Some(kind) = file_kind(rel) else {
+        return refuse("unknown kind".into(), Class::Unresolved);
+    };
+    let found = match scan_bytes(rel, &src) {
+        Ok(f) => f,
+        Err(e) => return refuse(e.to_string(), Class::Limited),
+    };
+    let parsed = matches!(kind, FileKind::Code(_)) && !candidates_empty(&found, &src);
+    if found.is_empty() {
+        return Ok((None, src.len() as u64, parsed));
+    }
+    let mut fg = FileGates {
+        path: rel.to_string(),
+        kind,
+        sha256: hex(&Sha256::digest(&src)),
+        found,
+    };
+    if std::str::from_utf8(&src).is_err() {
+        // Read as bytes; the line text is shown with replacement characters.
+        for f in &mut fg.found {
+            f.references.retain(|r| !r.contains('\u{FFFD}'));
+        }
+    }
+    Ok((Some(fg), src.len() as u64, parsed))
+}
+
+/// Gates across the files of every checkout: predicates resolved against their definitions,
+/// the Tensile logic folders, sorted; files read as bytes said once each.
+fn resolve(report: &mut Report, all: &[(usize, FileGates)], dirs: Vec<(usize, String)>) {
+    for (ri, fg) in all {
         if fg.found.iter().any(|f| f.text.contains('\u{FFFD}')) {
             let name = &report.repos[*ri].name;
             report.issues.push(issue(
@@ -359,9 +389,9 @@ pub fn scan_with(
             ));
         }
     }
-    let definitions = predicate_definitions(&all);
+    let definitions = predicate_definitions(all);
     let mut gates = Vec::new();
-    for (ri, fg) in &all {
+    for (ri, fg) in all {
         let repo = &report.repos[*ri];
         for f in &fg.found {
             if let Some(g) = to_gate(repo, fg, f, &definitions) {
@@ -377,7 +407,6 @@ pub fn scan_with(
         r.gates = gates.iter().filter(|g| g.repo == r.name).count() as u64;
     }
     report.gates = gates;
-    Ok(report)
 }
 
 fn candidates_empty(found: &[Found], src: &[u8]) -> bool {

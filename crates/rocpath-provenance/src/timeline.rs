@@ -167,6 +167,9 @@ pub fn timeline(
     timeline_with(repo_path, arch, pattern, max_file_bytes, &|_, _| {})
 }
 
+/// The gates of one tag that bear on the target, by key (an including gate wins its key).
+type TagState = BTreeMap<String, (Verdict, Gate)>;
+
 /// [`timeline`], calling `progress(tags done, tags in all)` after each tag.
 pub fn timeline_with(
     repo_path: &Path,
@@ -177,29 +180,16 @@ pub fn timeline_with(
 ) -> Result<Timeline, crate::blame::Error> {
     let repo = crate::blame::open(repo_path)?;
     let name = rocpath_git::repo_name(repo_path);
-    let names = repo.tag_names(None).map_err(|e| crate::blame::Error::Rev {
-        path: repo_path.display().to_string(),
-        rev: pattern.to_string(),
-        msg: e.message().to_string(),
-    })?;
-    let mut tags: Vec<(i64, String, Oid)> = Vec::new();
-    for t in names.iter().flatten() {
-        if !glob_match(pattern, t) {
-            continue;
-        }
-        let Ok(obj) = repo.revparse_single(&format!("refs/tags/{t}")) else {
-            continue;
-        };
-        let Ok(c) = obj.peel_to_commit() else {
-            continue;
-        };
-        tags.push((c.time().seconds(), t.to_string(), c.id()));
-    }
-    tags.sort();
-    let mut cache: HashMap<Oid, Vec<Found>> = HashMap::new();
-    let mut issues = Vec::new();
+    let tags = matching_tags(&repo, repo_path, pattern)?;
+    let mut blobs = Blobs {
+        repo: &repo,
+        name: &name,
+        max_file_bytes,
+        cache: HashMap::new(),
+        issues: Vec::new(),
+    };
     let mut rows = Vec::new();
-    // key → per tag (verdict, named, gate)
+    // key → per tag (verdict, gate)
     let mut seen: BTreeMap<String, Vec<Option<(Verdict, Gate)>>> = BTreeMap::new();
     let n_tags = tags.len() as u64;
     for (ti, (time, tag, cid)) in tags.iter().enumerate() {
@@ -208,82 +198,8 @@ pub fn timeline_with(
             continue;
         };
         let Ok(tree) = commit.tree() else { continue };
-        let mut files: Vec<(String, Oid)> = Vec::new();
-        let mut dirs: Vec<String> = Vec::new();
-        let _ = tree.walk(TreeWalkMode::PreOrder, |root, entry| {
-            let n = entry.name().unwrap_or("");
-            let path = format!("{root}{n}");
-            match entry.kind() {
-                Some(ObjectType::Tree) => {
-                    if skipped(n) {
-                        return TreeWalkResult::Skip;
-                    }
-                    if rocpath_gates::buildfiles::tensile_logic(&path).is_some() {
-                        dirs.push(path);
-                    }
-                }
-                Some(ObjectType::Blob) if rocpath_gates::file_kind(&path).is_some() => {
-                    files.push((path, entry.id()));
-                }
-                _ => {}
-            }
-            TreeWalkResult::Ok
-        });
-        // Read the blobs not seen before, then analyse them in parallel.
-        let odb = repo.odb().ok();
-        let mut fresh: Vec<(Oid, String, Vec<u8>)> = Vec::new();
-        for (path, oid) in &files {
-            if cache.contains_key(oid) || fresh.iter().any(|(o, _, _)| o == oid) {
-                continue;
-            }
-            let size = odb
-                .as_ref()
-                .and_then(|o| o.read_header(*oid).ok())
-                .map_or(0, |(s, _)| s as u64);
-            if size > max_file_bytes {
-                cache.insert(*oid, Vec::new());
-                issues.push(issue(
-                    &name,
-                    tag,
-                    path,
-                    format!("not read: {size} bytes is more than the {max_file_bytes}-byte limit"),
-                ));
-                continue;
-            }
-            match repo.find_blob(*oid) {
-                Ok(b) => fresh.push((*oid, path.clone(), b.content().to_vec())),
-                Err(e) => {
-                    cache.insert(*oid, Vec::new());
-                    issues.push(issue(
-                        &name,
-                        tag,
-                        path,
-                        format!("cannot read blob {oid}: {}", e.message()),
-                    ));
-                }
-            }
-        }
-        let analysed: Vec<(Oid, Result<Vec<Found>, String>, String)> = fresh
-            .into_par_iter()
-            .map(|(oid, path, bytes)| {
-                (
-                    oid,
-                    rocpath_gates::scan_bytes(&path, &bytes).map_err(|e| e.to_string()),
-                    path,
-                )
-            })
-            .collect();
-        for (oid, r, path) in analysed {
-            match r {
-                Ok(f) => {
-                    cache.insert(oid, f);
-                }
-                Err(e) => {
-                    issues.push(issue(&name, tag, &path, e));
-                    cache.insert(oid, Vec::new());
-                }
-            }
-        }
+        let (files, dirs) = tree_files(&tree);
+        blobs.read(tag, &files);
         let summary = RepoSummary {
             name: name.clone(),
             root: repo_path.display().to_string(),
@@ -294,34 +210,7 @@ pub fn timeline_with(
             parsed: 0,
             gates: 0,
         };
-        let inputs: Vec<(String, String, Vec<Found>)> = files
-            .iter()
-            .filter_map(|(p, o)| {
-                let f = cache.get(o)?;
-                (!f.is_empty()).then(|| (p.clone(), o.to_string(), f.clone()))
-            })
-            .collect();
-        let mut gates = rocpath_gates::gates_of_found(&summary, inputs);
-        gates.extend(
-            dirs.iter()
-                .filter_map(|d| rocpath_gates::tensile_gate(&summary, d)),
-        );
-        let mut now: BTreeMap<String, (Verdict, Gate)> = BTreeMap::new();
-        for g in gates {
-            let Some((layer, verdict, named)) = rocpath_gates::verdict(&g, arch) else {
-                continue;
-            };
-            if !named && layer != Layer::Build {
-                continue;
-            }
-            let k = key_of(&g);
-            match now.get(&k) {
-                Some((Verdict::Includes, _)) => {}
-                _ => {
-                    now.insert(k, (verdict, g));
-                }
-            }
-        }
+        let now = tag_state(&summary, &files, &dirs, &blobs.cache, arch);
         for (k, v) in &now {
             let e = seen
                 .entry(k.clone())
@@ -344,82 +233,239 @@ pub fn timeline_with(
         });
     }
     // Items that never include nor name the target are other targets' lists: dropped.
-    let mut items = Vec::new();
-    for (key, states) in seen {
-        let relevant = states
-            .iter()
-            .flatten()
-            .any(|(v, g)| *v == Verdict::Includes || g.covers.iter().any(|c| c == arch));
-        if !relevant {
-            continue;
-        }
-        let mut events = Vec::new();
-        let mut prev: Option<Verdict> = None;
-        let mut last_gate: Option<&Gate> = None;
-        for (ti, st) in states.iter().enumerate() {
-            let tag = rows[ti].tag.clone();
-            let status = match (prev, st) {
-                (None, Some((v, _))) => Some((Status::Added, Some(*v))),
-                (Some(p), Some((v, _))) if p == *v => {
-                    rows[ti].kept += 1;
-                    None
-                }
-                (Some(Verdict::Includes), Some((v, _))) => Some((Status::Retreated, Some(*v))),
-                (Some(_), Some((Verdict::Includes, _))) => {
-                    Some((Status::Added, Some(Verdict::Includes)))
-                }
-                (Some(_), Some((v, _))) => {
-                    rows[ti].kept += 1;
-                    let _ = v;
-                    None
-                }
-                (Some(_), None) => Some((Status::Removed, None)),
-                (None, None) => None,
-            };
-            if let Some((s, v)) = status {
-                match s {
-                    Status::Added => rows[ti].added += 1,
-                    Status::Retreated => rows[ti].retreated += 1,
-                    Status::Removed => rows[ti].removed += 1,
-                    Status::Kept => rows[ti].kept += 1,
-                }
-                events.push(Event {
-                    tag: tag.clone(),
-                    status: s,
-                    verdict: v,
-                    at: st.as_ref().map(|(_, g)| g.at.clone()),
-                });
-            }
-            prev = st.as_ref().map(|(v, _)| *v);
-            if let Some((_, g)) = st {
-                last_gate = Some(g);
-            }
-        }
-        let Some(g) = last_gate else { continue };
-        let present = states.last().is_some_and(|s| s.is_some());
-        items.push(Item {
-            key,
-            layer: g.layer,
-            kind: g.kind,
-            path: g.path.clone(),
-            function: g.function.clone().or_else(|| g.symbol.clone()),
-            events,
-            present,
-            evidence: Evidence::new(
-                Class::Confirmed,
-                Proof::HistoryVerified,
-                "provenance.timeline",
-            )
-            .at(Locator::file(g.path.clone()))
-            .because(format!("read from the tree of each tag matching {pattern}")),
-        });
-    }
+    let items = seen
+        .into_iter()
+        .filter_map(|(key, states)| item_of(key, &states, &mut rows, arch, pattern))
+        .collect();
     Ok(Timeline {
         arch: arch.to_string(),
         tags_pattern: pattern.to_string(),
         tags: rows,
         items,
-        issues,
+        issues: blobs.issues,
+    })
+}
+
+/// The tags matching `pattern`, oldest first: (commit time, name, commit).
+fn matching_tags(
+    repo: &git2::Repository,
+    repo_path: &Path,
+    pattern: &str,
+) -> Result<Vec<(i64, String, Oid)>, crate::blame::Error> {
+    let names = repo.tag_names(None).map_err(|e| crate::blame::Error::Rev {
+        path: repo_path.display().to_string(),
+        rev: pattern.to_string(),
+        msg: e.message().to_string(),
+    })?;
+    let mut tags = Vec::new();
+    for t in names.iter().flatten() {
+        if !glob_match(pattern, t) {
+            continue;
+        }
+        let Ok(obj) = repo.revparse_single(&format!("refs/tags/{t}")) else {
+            continue;
+        };
+        let Ok(c) = obj.peel_to_commit() else {
+            continue;
+        };
+        tags.push((c.time().seconds(), t.to_string(), c.id()));
+    }
+    tags.sort();
+    Ok(tags)
+}
+
+/// The source files of a tag's tree (path, blob) and its Tensile logic folders.
+fn tree_files(tree: &git2::Tree<'_>) -> (Vec<(String, Oid)>, Vec<String>) {
+    let mut files: Vec<(String, Oid)> = Vec::new();
+    let mut dirs: Vec<String> = Vec::new();
+    let _ = tree.walk(TreeWalkMode::PreOrder, |root, entry| {
+        let n = entry.name().unwrap_or("");
+        let path = format!("{root}{n}");
+        match entry.kind() {
+            Some(ObjectType::Tree) => {
+                if skipped(n) {
+                    return TreeWalkResult::Skip;
+                }
+                if rocpath_gates::buildfiles::tensile_logic(&path).is_some() {
+                    dirs.push(path);
+                }
+            }
+            Some(ObjectType::Blob) if rocpath_gates::file_kind(&path).is_some() => {
+                files.push((path, entry.id()));
+            }
+            _ => {}
+        }
+        TreeWalkResult::Ok
+    });
+    (files, dirs)
+}
+
+/// The gates found in each blob, read once however many tags hold it.
+struct Blobs<'r> {
+    repo: &'r git2::Repository,
+    name: &'r str,
+    max_file_bytes: u64,
+    cache: HashMap<Oid, Vec<Found>>,
+    issues: Vec<ScanIssue>,
+}
+
+impl Blobs<'_> {
+    /// Reads the blobs of a tag not seen before (within the size limit), then scans them in
+    /// parallel.
+    fn read(&mut self, tag: &str, files: &[(String, Oid)]) {
+        let odb = self.repo.odb().ok();
+        let mut fresh: Vec<(Oid, String, Vec<u8>)> = Vec::new();
+        for (path, oid) in files {
+            if self.cache.contains_key(oid) || fresh.iter().any(|(o, _, _)| o == oid) {
+                continue;
+            }
+            let size = odb
+                .as_ref()
+                .and_then(|o| o.read_header(*oid).ok())
+                .map_or(0, |(s, _)| s as u64);
+            let limit = self.max_file_bytes;
+            if size > limit {
+                self.cache.insert(*oid, Vec::new());
+                let why = format!("not read: {size} bytes is more than the {limit}-byte limit");
+                self.issues.push(issue(self.name, tag, path, why));
+                continue;
+            }
+            match self.repo.find_blob(*oid) {
+                Ok(b) => fresh.push((*oid, path.clone(), b.content().to_vec())),
+                Err(e) => {
+                    self.cache.insert(*oid, Vec::new());
+                    let why = format!("cannot read blob {oid}: {}", e.message());
+                    self.issues.push(issue(self.name, tag, path, why));
+                }
+            }
+        }
+        let analysed: Vec<(Oid, Result<Vec<Found>, String>, String)> = fresh
+            .into_par_iter()
+            .map(|(oid, path, bytes)| {
+                let r = rocpath_gates::scan_bytes(&path, &bytes).map_err(|e| e.to_string());
+                (oid, r, path)
+            })
+            .collect();
+        for (oid, r, path) in analysed {
+            match r {
+                Ok(f) => {
+                    self.cache.insert(oid, f);
+                }
+                Err(e) => {
+                    self.issues.push(issue(self.name, tag, &path, e));
+                    self.cache.insert(oid, Vec::new());
+                }
+            }
+        }
+    }
+}
+
+/// The gates of one tag that name the target (or build it), by key.
+fn tag_state(
+    summary: &RepoSummary,
+    files: &[(String, Oid)],
+    dirs: &[String],
+    cache: &HashMap<Oid, Vec<Found>>,
+    arch: &str,
+) -> TagState {
+    let inputs: Vec<(String, String, Vec<Found>)> = files
+        .iter()
+        .filter_map(|(p, o)| {
+            let f = cache.get(o)?;
+            (!f.is_empty()).then(|| (p.clone(), o.to_string(), f.clone()))
+        })
+        .collect();
+    let mut gates = rocpath_gates::gates_of_found(summary, inputs);
+    gates.extend(
+        dirs.iter()
+            .filter_map(|d| rocpath_gates::tensile_gate(summary, d)),
+    );
+    let mut now: TagState = BTreeMap::new();
+    for g in gates {
+        let Some((layer, verdict, named)) = rocpath_gates::verdict(&g, arch) else {
+            continue;
+        };
+        if !named && layer != Layer::Build {
+            continue;
+        }
+        let k = key_of(&g);
+        if !matches!(now.get(&k), Some((Verdict::Includes, _))) {
+            now.insert(k, (verdict, g));
+        }
+    }
+    now
+}
+
+/// One item's history across the tags (counted into the tag rows), or none when it never
+/// includes nor names the target.
+fn item_of(
+    key: String,
+    states: &[Option<(Verdict, Gate)>],
+    rows: &mut [TagRow],
+    arch: &str,
+    pattern: &str,
+) -> Option<Item> {
+    let relevant = states
+        .iter()
+        .flatten()
+        .any(|(v, g)| *v == Verdict::Includes || g.covers.iter().any(|c| c == arch));
+    if !relevant {
+        return None;
+    }
+    let mut events = Vec::new();
+    let mut prev: Option<Verdict> = None;
+    let mut last_gate: Option<&Gate> = None;
+    for (ti, st) in states.iter().enumerate() {
+        let status = match (prev, st) {
+            (None, Some((v, _))) => Some((Status::Added, Some(*v))),
+            (Some(Verdict::Includes), Some((v, _))) if *v != Verdict::Includes => {
+                Some((Status::Retreated, Some(*v)))
+            }
+            (Some(p), Some((Verdict::Includes, _))) if p != Verdict::Includes => {
+                Some((Status::Added, Some(Verdict::Includes)))
+            }
+            (Some(_), Some(_)) => {
+                rows[ti].kept += 1;
+                None
+            }
+            (Some(_), None) => Some((Status::Removed, None)),
+            (None, None) => None,
+        };
+        if let Some((s, v)) = status {
+            match s {
+                Status::Added => rows[ti].added += 1,
+                Status::Retreated => rows[ti].retreated += 1,
+                Status::Removed => rows[ti].removed += 1,
+                Status::Kept => rows[ti].kept += 1,
+            }
+            events.push(Event {
+                tag: rows[ti].tag.clone(),
+                status: s,
+                verdict: v,
+                at: st.as_ref().map(|(_, g)| g.at.clone()),
+            });
+        }
+        prev = st.as_ref().map(|(v, _)| *v);
+        if let Some((_, g)) = st {
+            last_gate = Some(g);
+        }
+    }
+    let g = last_gate?;
+    Some(Item {
+        key,
+        layer: g.layer,
+        kind: g.kind,
+        path: g.path.clone(),
+        function: g.function.clone().or_else(|| g.symbol.clone()),
+        events,
+        present: states.last().is_some_and(|s| s.is_some()),
+        evidence: Evidence::new(
+            Class::Confirmed,
+            Proof::HistoryVerified,
+            "provenance.timeline",
+        )
+        .at(Locator::file(g.path.clone()))
+        .because(format!("read from the tree of each tag matching {pattern}")),
     })
 }
 

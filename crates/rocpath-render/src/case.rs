@@ -46,6 +46,17 @@ fn fate_str(f: Fate) -> &'static str {
 /// The readable report of one case.
 pub fn case_report(r: &CaseReport) -> String {
     let mut o = String::new();
+    head(&mut o, r);
+    candidates(&mut o, r);
+    lookups(&mut o, r);
+    gemm(&mut o, r);
+    problems_and_files(&mut o, r);
+    o
+}
+
+/// The case, its outcome and why, the device and versions, the command, the exit, the
+/// problem, the forced and the selected solver.
+fn head(o: &mut String, r: &CaseReport) {
     let _ = writeln!(o, "case {}  ({})", r.name, r.path);
     let sub = r
         .outcome
@@ -141,6 +152,10 @@ pub fn case_report(r: &CaseReport) -> String {
             let _ = writeln!(o, "selected  none");
         }
     }
+}
+
+/// The solvers tried, by fate, and the kernels Find ran for each.
+fn candidates(o: &mut String, r: &CaseReport) {
     if !r.candidates.is_empty() {
         let mut counts: std::collections::BTreeMap<Fate, Vec<&str>> = Default::default();
         for c in &r.candidates {
@@ -174,6 +189,10 @@ pub fn case_report(r: &CaseReport) -> String {
             }
         }
     }
+}
+
+/// The C-API probe's blocks and the database lookups.
+fn lookups(o: &mut String, r: &CaseReport) {
     if !r.capi_blocks.is_empty() {
         let _ = writeln!(o, "\nMIOpen C-API probe:");
         for b in &r.capi_blocks {
@@ -204,6 +223,10 @@ pub fn case_report(r: &CaseReport) -> String {
             let _ = writeln!(o, "  {:13} {:9} {} {}{rec}", l.db, found, file, l.key);
         }
     }
+}
+
+/// The GEMM calls, the rocblas-bench results and the Tensile kernels.
+fn gemm(o: &mut String, r: &CaseReport) {
     if !r.gemm_calls.is_empty() {
         let mut t = table(&[
             "api",
@@ -277,6 +300,10 @@ pub fn case_report(r: &CaseReport) -> String {
             d.unwrap_or_default()
         );
     }
+}
+
+/// Fallbacks, errors, notes, the verification, timings and the files read.
+fn problems_and_files(o: &mut String, r: &CaseReport) {
     for f in &r.fallbacks {
         let _ = writeln!(
             o,
@@ -322,7 +349,6 @@ pub fn case_report(r: &CaseReport) -> String {
             f.path, f.bytes, f.lines, f.sha256
         );
     }
-    o
 }
 
 /// The trace map: the Markdown page the research workflow filled by hand for each case, filled

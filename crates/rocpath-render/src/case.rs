@@ -58,12 +58,7 @@ pub fn case_report(r: &CaseReport) -> String {
 /// problem, the forced and the selected solver.
 fn head(o: &mut String, r: &CaseReport) {
     let _ = writeln!(o, "case {}  ({})", r.name, r.path);
-    let sub = r
-        .outcome
-        .sub_kind
-        .as_deref()
-        .map(|s| format!("/{s}"))
-        .unwrap_or_default();
+    let sub = sub_kind(r);
     let _ = writeln!(
         o,
         "outcome   {}{sub}  [{}]  {}",
@@ -97,12 +92,7 @@ fn head(o: &mut String, r: &CaseReport) {
             let _ = writeln!(o, "command   {}", m.command_line);
         }
     }
-    let exit = match (&r.exit.code, &r.exit.signal) {
-        (Some(c), Some(s)) => format!("{c} ({s})"),
-        (Some(c), None) => c.to_string(),
-        (None, Some(s)) => s.clone(),
-        (None, None) => "not recorded".into(),
-    };
+    let exit = exit_text(r);
     let _ = writeln!(
         o,
         "exit      {exit}{}",
@@ -363,12 +353,7 @@ pub fn trace_map(r: &CaseReport) -> String {
     let _ = writeln!(o, "# TRACE MAP\n");
     let _ = writeln!(o, "- case_id: {}", r.name);
     let _ = writeln!(o, "- status: {status}");
-    let sub = r
-        .outcome
-        .sub_kind
-        .as_deref()
-        .map(|s| format!("/{s}"))
-        .unwrap_or_default();
+    let sub = sub_kind(r);
     let _ = writeln!(
         o,
         "- outcome: `{}{sub}` ({}, rule `{}`)",
@@ -392,123 +377,7 @@ pub fn trace_map(r: &CaseReport) -> String {
             f.path, f.sha256, f.lines
         );
     }
-    let _ = writeln!(o, "\n## 2. Key Evidence\n");
-    let _ = writeln!(o, "| observation | value | class | lines |");
-    let _ = writeln!(o, "|---|---|---|---|");
-    let row = |o: &mut String, what: &str, value: &str, e: &Evidence| {
-        let _ = writeln!(
-            o,
-            "| {what} | {} | {} | {} |",
-            value.replace('|', "\\|"),
-            e.class,
-            lines_of(e)
-        );
-    };
-    if let Some(f) = &r.forced {
-        row(
-            &mut o,
-            "forced solver",
-            &format!("`{}` via {}", id_name(f.id, &f.solver), f.via),
-            &f.evidence,
-        );
-    }
-    if let Some(s) = &r.selected {
-        row(
-            &mut o,
-            "solver selected",
-            &format!("`{}`", id_name(s.solver_id, &s.solver)),
-            &s.evidence,
-        );
-        if !s.kernels.is_empty() {
-            row(
-                &mut o,
-                "kernel selected",
-                &format!("`{}`", s.kernels.join("`, `")),
-                &s.evidence,
-            );
-        }
-    } else {
-        let _ = writeln!(o, "| solver selected | none | | |");
-    }
-    for p in &r.problems {
-        row(&mut o, "problem", &format!("`{}`", p.key), &p.evidence);
-    }
-    for c in r.candidates.iter().filter(|c| {
-        matches!(
-            c.fate,
-            Fate::NotApplicable | Fate::SkippedNonDynamic | Fate::Failed
-        ) && (c.solver.contains("Mlir")
-            || c.solver.contains("ImplicitGemm")
-            || c.solver.contains("Ck")
-            || c.solver.contains("lops"))
-    }) {
-        row(
-            &mut o,
-            "candidate",
-            &format!("`{}`: {}", c.solver, fate_str(c.fate)),
-            &c.evidence,
-        );
-    }
-    for l in r
-        .db_lookups
-        .iter()
-        .filter(|l| l.db == "find_db" || l.db == "perf_db")
-    {
-        let found = match l.found {
-            Some(true) => "found",
-            Some(false) => "not found",
-            None => "unknown",
-        };
-        row(
-            &mut o,
-            &format!("{} lookup", l.db),
-            &format!("`{}`: {found}", l.key),
-            &l.evidence,
-        );
-    }
-    for f in &r.fallbacks {
-        row(
-            &mut o,
-            "fallback",
-            &format!("{} {}: {}", f.library, f.kind, f.message),
-            &f.evidence,
-        );
-    }
-    for e in &r.errors {
-        row(
-            &mut o,
-            "error",
-            &format!("{} {}: {}", e.library, e.kind, e.message),
-            &e.evidence,
-        );
-    }
-    for g in r.gemm_calls.iter().take(20) {
-        row(
-            &mut o,
-            "gemm",
-            &format!(
-                "{} {}{} {}x{}x{} backend {} ×{}",
-                g.api,
-                g.trans_a,
-                g.trans_b,
-                g.m,
-                g.n,
-                g.k,
-                g.backend.as_deref().unwrap_or("?"),
-                g.count
-            ),
-            &g.evidence,
-        );
-    }
-    if let Some(e) = &r.exit.evidence {
-        let exit = match (&r.exit.code, &r.exit.signal) {
-            (Some(c), Some(s)) => format!("{c} ({s})"),
-            (Some(c), None) => c.to_string(),
-            (None, Some(s)) => s.clone(),
-            (None, None) => "not recorded".into(),
-        };
-        row(&mut o, "exit", &exit, e);
-    }
+    key_evidence(&mut o, r);
     let _ = writeln!(o, "\n## 3. Decision\n");
     for s in [
         "fallback_confirmed",
@@ -526,6 +395,148 @@ pub fn trace_map(r: &CaseReport) -> String {
         lines_of(&r.outcome.evidence)
     );
     o
+}
+
+/// How the run ended, as the report and the trace map say it.
+fn exit_text(r: &CaseReport) -> String {
+    match (&r.exit.code, &r.exit.signal) {
+        (Some(c), Some(s)) => format!("{c} ({s})"),
+        (Some(c), None) => c.to_string(),
+        (None, Some(s)) => s.clone(),
+        (None, None) => "not recorded".into(),
+    }
+}
+
+/// `/<sub kind>` of the outcome, when it has one.
+fn sub_kind(r: &CaseReport) -> String {
+    r.outcome
+        .sub_kind
+        .as_deref()
+        .map(|s| format!("/{s}"))
+        .unwrap_or_default()
+}
+
+/// One row of the trace map's evidence table.
+fn row(o: &mut String, what: &str, value: &str, e: &Evidence) {
+    let _ = writeln!(
+        o,
+        "| {what} | {} | {} | {} |",
+        value.replace('|', "\\|"),
+        e.class,
+        lines_of(e)
+    );
+}
+
+/// The trace map's "Key Evidence" table: the forced and selected solver, the problem, the
+/// candidates that matter, the db lookups, fallbacks, errors, GEMM calls, the exit.
+fn key_evidence(o: &mut String, r: &CaseReport) {
+    let _ = writeln!(o, "\n## 2. Key Evidence\n");
+    let _ = writeln!(o, "| observation | value | class | lines |");
+    let _ = writeln!(o, "|---|---|---|---|");
+    if let Some(f) = &r.forced {
+        row(
+            o,
+            "forced solver",
+            &format!("`{}` via {}", id_name(f.id, &f.solver), f.via),
+            &f.evidence,
+        );
+    }
+    if let Some(s) = &r.selected {
+        row(
+            o,
+            "solver selected",
+            &format!("`{}`", id_name(s.solver_id, &s.solver)),
+            &s.evidence,
+        );
+        if !s.kernels.is_empty() {
+            row(
+                o,
+                "kernel selected",
+                &format!("`{}`", s.kernels.join("`, `")),
+                &s.evidence,
+            );
+        }
+    } else {
+        let _ = writeln!(o, "| solver selected | none | | |");
+    }
+    for p in &r.problems {
+        row(o, "problem", &format!("`{}`", p.key), &p.evidence);
+    }
+    for c in r.candidates.iter().filter(|c| {
+        matches!(
+            c.fate,
+            Fate::NotApplicable | Fate::SkippedNonDynamic | Fate::Failed
+        ) && (c.solver.contains("Mlir")
+            || c.solver.contains("ImplicitGemm")
+            || c.solver.contains("Ck")
+            || c.solver.contains("lops"))
+    }) {
+        row(
+            o,
+            "candidate",
+            &format!("`{}`: {}", c.solver, fate_str(c.fate)),
+            &c.evidence,
+        );
+    }
+    for l in r
+        .db_lookups
+        .iter()
+        .filter(|l| l.db == "find_db" || l.db == "perf_db")
+    {
+        let found = match l.found {
+            Some(true) => "found",
+            Some(false) => "not found",
+            None => "unknown",
+        };
+        row(
+            o,
+            &format!("{} lookup", l.db),
+            &format!("`{}`: {found}", l.key),
+            &l.evidence,
+        );
+    }
+    for f in &r.fallbacks {
+        row(
+            o,
+            "fallback",
+            &format!("{} {}: {}", f.library, f.kind, f.message),
+            &f.evidence,
+        );
+    }
+    for e in &r.errors {
+        row(
+            o,
+            "error",
+            &format!("{} {}: {}", e.library, e.kind, e.message),
+            &e.evidence,
+        );
+    }
+    runtime_rows(o, r);
+}
+
+/// The GEMM calls (the first 20) and the exit, as rows of the evidence table.
+fn runtime_rows(o: &mut String, r: &CaseReport) {
+    for g in r.gemm_calls.iter().take(20) {
+        row(
+            o,
+            "gemm",
+            &format!(
+                "{} {}{} {}x{}x{} backend {} ×{}",
+                g.api,
+                g.trans_a,
+                g.trans_b,
+                g.m,
+                g.n,
+                g.k,
+                g.backend.as_deref().unwrap_or("?"),
+                g.count
+            ),
+            &g.evidence,
+        );
+    }
+    if let Some(e) = &r.exit.evidence {
+        row(o, "exit", &exit_text(r), e);
+    }
 }
 
 /// The case table for people.

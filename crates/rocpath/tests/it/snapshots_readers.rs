@@ -72,6 +72,21 @@ fn case_read_of_a_vega64_log() {
 }
 
 #[test]
+fn case_trace_map_of_a_vega64_log() {
+    let Some(f) = fixtures() else { return };
+    let (text, _) = run(
+        &f,
+        &[
+            "case",
+            "read",
+            "--markdown",
+            "miopen-logs/vega64/vega64_fp32_nchw_3x3_fwd_n32.log",
+        ],
+    );
+    settings().bind(|| insta::assert_snapshot!("cli_case_trace_map", text));
+}
+
+#[test]
 fn explain_compare_of_three_vega64_cases() {
     let Some(f) = fixtures() else { return };
     let d = tempfile::tempdir().unwrap();

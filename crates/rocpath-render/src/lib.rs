@@ -114,6 +114,19 @@ pub(crate) fn short_library(lib: &str) -> String {
 /// Tensile libraries, MIOpen databases and errors.
 pub fn inventory_table(inv: &Inventory) -> String {
     let mut out = String::new();
+    coverage_tables(&mut out, inv);
+    tensile_table(&mut out, inv);
+    if !inv.python.is_empty() {
+        out.push_str(&python::python_table(&inv.python));
+    }
+    miopen_table(&mut out, inv);
+    kpack_table(&mut out, inv);
+    inventory_totals(&mut out, inv);
+    out
+}
+
+/// The coverage matrix (library × target id: code objects/kernels) and the per-target totals.
+fn coverage_tables(out: &mut String, inv: &Inventory) {
     // Coverage matrix over grouped libraries.
     let targets: Vec<String> = inv.targets.keys().map(ToString::to_string).collect();
     let mut rows: BTreeMap<String, BTreeMap<&TargetId, (u64, u64)>> = BTreeMap::new();
@@ -167,6 +180,10 @@ pub fn inventory_table(inv: &Inventory) -> String {
     } else {
         let _ = writeln!(out, "No AMDGPU code objects found.\n");
     }
+}
+
+/// The Tensile files per folder and processor.
+fn tensile_table(out: &mut String, inv: &Inventory) {
     if !inv.tensile.is_empty() {
         let _ = writeln!(out, "Tensile libraries");
         let mut t = table(&[
@@ -200,9 +217,10 @@ pub fn inventory_table(inv: &Inventory) -> String {
         }
         let _ = writeln!(out, "{t}\n");
     }
-    if !inv.python.is_empty() {
-        out.push_str(&python::python_table(&inv.python));
-    }
+}
+
+/// The MIOpen databases.
+fn miopen_table(out: &mut String, inv: &Inventory) {
     if !inv.miopen_dbs.is_empty() {
         let _ = writeln!(out, "MIOpen databases");
         let mut t = table(&["file", "in", "processor", "CUs", "kind", "size"]);
@@ -225,7 +243,10 @@ pub fn inventory_table(inv: &Inventory) -> String {
         }
         let _ = writeln!(out, "{t}\n");
     }
-    kpack_table(&mut out, inv);
+}
+
+/// The one-line totals of a scan.
+fn inventory_totals(out: &mut String, inv: &Inventory) {
     let not_started = match inv.stats.not_started {
         0 => String::new(),
         n => format!(" ({n} not read: --max-time passed)"),
@@ -244,7 +265,6 @@ pub fn inventory_table(inv: &Inventory) -> String {
         inv.miopen_dbs.len(),
         inv.errors.len()
     );
-    out
 }
 
 /// Host binaries packed for kpack: each archive their marker leads to, what it holds for the

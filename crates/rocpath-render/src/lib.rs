@@ -467,76 +467,87 @@ pub fn arch_table(rows: &[&TargetInfo], detail: bool) -> String {
     let mut out = String::new();
     if detail {
         for t in rows {
-            let mut tb = table(&["field", "value"]);
-            let mut add = |k: &str, v: String| {
-                tb.add_row(vec![Cell::new(k), Cell::new(v)]);
-            };
-            add("processor", t.name.to_string());
-            add("family", family(t));
-            add("generation", format!("{:?}", t.generation).to_uppercase());
-            add(
-                "version (HSA_OVERRIDE_GFX_VERSION)",
-                format!("{}.{}.{}", t.version.0, t.version.1, t.version.2),
-            );
-            add("ELF mach", format!("0x{:03x}", t.mach));
-            add("products", t.products.join(", "));
-            add(
-                "wavefront sizes",
-                t.wavefront_sizes
-                    .iter()
-                    .map(|w| w.to_string())
-                    .collect::<Vec<_>>()
-                    .join(", "),
-            );
-            add("xnack", format!("{:?}", t.xnack).to_lowercase());
-            add("sramecc", format!("{:?}", t.sramecc).to_lowercase());
-            add(
-                "dot instructions",
-                if t.dot.is_empty() {
-                    "none".into()
-                } else {
-                    t.dot
-                        .iter()
-                        .map(|d| format!("dot{d}"))
-                        .collect::<Vec<_>>()
-                        .join(" ")
-                },
-            );
-            add("DL instructions", yes(t.dl_insts).into());
-            add(
-                "MFMA (matrix cores)",
-                t.mfma
-                    .map(|m| format!("{m:?}").to_uppercase())
-                    .unwrap_or_else(|| "none".into()),
-            );
-            add(
-                "WMMA",
-                t.wmma
-                    .map(|m| format!("{m:?}").to_uppercase())
-                    .unwrap_or_else(|| "none".into()),
-            );
-            add("packed FP32", yes(t.packed_fp32).into());
-            add("mad/fma mix", yes(t.mix_insts).into());
-            add("FP8", yes(t.fp8).into());
-            add("XF32", yes(t.xf32).into());
-            add("LDS per workgroup", bytes(u64::from(t.lds_bytes)));
-            add("generic target", t.generic.unwrap_or("-").into());
-            if !t.covers.is_empty() {
-                add("covers", t.covers.join(" "));
-            }
-            add(
-                "LLVM since",
-                if t.llvm_since.is_empty() {
-                    "-".into()
-                } else {
-                    t.llvm_since.into()
-                },
-            );
-            add("source", t.source.into());
-            let _ = writeln!(out, "{tb}");
+            let _ = writeln!(out, "{}", arch_detail(t));
         }
-        return out;
+    } else {
+        let _ = writeln!(out, "{}", arch_rows(rows));
     }
+    out
+}
+
+/// One target in detail, field by field.
+fn arch_detail(t: &TargetInfo) -> comfy_table::Table {
+    let mut tb = table(&["field", "value"]);
+    let mut add = |k: &str, v: String| {
+        tb.add_row(vec![Cell::new(k), Cell::new(v)]);
+    };
+    add("processor", t.name.to_string());
+    add("family", family(t));
+    add("generation", format!("{:?}", t.generation).to_uppercase());
+    add(
+        "version (HSA_OVERRIDE_GFX_VERSION)",
+        format!("{}.{}.{}", t.version.0, t.version.1, t.version.2),
+    );
+    add("ELF mach", format!("0x{:03x}", t.mach));
+    add("products", t.products.join(", "));
+    add(
+        "wavefront sizes",
+        t.wavefront_sizes
+            .iter()
+            .map(|w| w.to_string())
+            .collect::<Vec<_>>()
+            .join(", "),
+    );
+    add("xnack", format!("{:?}", t.xnack).to_lowercase());
+    add("sramecc", format!("{:?}", t.sramecc).to_lowercase());
+    add(
+        "dot instructions",
+        if t.dot.is_empty() {
+            "none".into()
+        } else {
+            t.dot
+                .iter()
+                .map(|d| format!("dot{d}"))
+                .collect::<Vec<_>>()
+                .join(" ")
+        },
+    );
+    add("DL instructions", yes(t.dl_insts).into());
+    add(
+        "MFMA (matrix cores)",
+        t.mfma
+            .map(|m| format!("{m:?}").to_uppercase())
+            .unwrap_or_else(|| "none".into()),
+    );
+    add(
+        "WMMA",
+        t.wmma
+            .map(|m| format!("{m:?}").to_uppercase())
+            .unwrap_or_else(|| "none".into()),
+    );
+    add("packed FP32", yes(t.packed_fp32).into());
+    add("mad/fma mix", yes(t.mix_insts).into());
+    add("FP8", yes(t.fp8).into());
+    add("XF32", yes(t.xf32).into());
+    add("LDS per workgroup", bytes(u64::from(t.lds_bytes)));
+    add("generic target", t.generic.unwrap_or("-").into());
+    if !t.covers.is_empty() {
+        add("covers", t.covers.join(" "));
+    }
+    add(
+        "LLVM since",
+        if t.llvm_since.is_empty() {
+            "-".into()
+        } else {
+            t.llvm_since.into()
+        },
+    );
+    add("source", t.source.into());
+    tb
+}
+
+/// The table of targets, one row each.
+fn arch_rows(rows: &[&TargetInfo]) -> comfy_table::Table {
     let mut tb = table(&[
         "target", "family", "version", "wave", "xnack", "sramecc", "dot", "mfma", "wmma", "pk_f32",
         "LDS", "generic", "products",
@@ -588,8 +599,7 @@ pub fn arch_table(rows: &[&TargetInfo], detail: bool) -> String {
             Cell::new(t.products.first().copied().unwrap_or("")),
         ]);
     }
-    let _ = writeln!(out, "{tb}");
-    out
+    tb
 }
 
 /// A check report for people.

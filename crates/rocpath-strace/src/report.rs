@@ -302,35 +302,68 @@ pub struct StraceReport {
 pub fn total(processes: Vec<ProcessReport>) -> StraceReport {
     let mut research = ResearchCounts::default();
     let (mut opens, mut ok, mut failed) = (0, 0, 0);
-    let mut tensile: BTreeMap<(String, String, bool, &'static str), TensileOpens> = BTreeMap::new();
-    let mut libs: BTreeMap<String, LibraryOpens> = BTreeMap::new();
     for p in &processes {
         research.merge(&p.research);
         opens += p.opens;
         ok += p.ok;
         failed += p.failed;
-        for t in &p.tensile {
-            let e = tensile
-                .entry((t.type_token.clone(), t.ext.clone(), t.fallback, t.owner))
-                .or_insert_with(|| TensileOpens {
-                    opens: 0,
-                    ok: 0,
-                    ..t.clone()
-                });
-            e.opens += t.opens;
-            e.ok += t.ok;
-        }
-        for l in &p.libraries {
-            let e = libs.entry(l.name.clone()).or_insert_with(|| LibraryOpens {
-                name: l.name.clone(),
-                ..LibraryOpens::default()
+    }
+    let tensile = tensile_opens(&processes);
+    let libraries = library_opens(&processes);
+    let catalog_read = catalog_read(&tensile, &processes);
+    StraceReport {
+        files: processes.len() as u64,
+        opens,
+        ok,
+        failed,
+        research,
+        fallback_confirmed: research.libggml_hip_openat > 0
+            && research.fallback_dat_openat > 0
+            && research.fallback_hsaco_openat > 0,
+        tensile,
+        libraries,
+        catalog_read,
+        processes,
+    }
+}
+
+/// Tensile catalog opens summed over the processes, most opened first.
+fn tensile_opens(processes: &[ProcessReport]) -> Vec<TensileOpens> {
+    let mut by: BTreeMap<(String, String, bool, &'static str), TensileOpens> = BTreeMap::new();
+    for t in processes.iter().flat_map(|p| &p.tensile) {
+        let e = by
+            .entry((t.type_token.clone(), t.ext.clone(), t.fallback, t.owner))
+            .or_insert_with(|| TensileOpens {
+                opens: 0,
+                ok: 0,
+                ..t.clone()
             });
-            e.ok += l.ok;
-            e.failed += l.failed;
-            if e.resolved.is_none() {
-                e.resolved.clone_from(&l.resolved);
-                e.at.clone_from(&l.at);
-            }
+        e.opens += t.opens;
+        e.ok += t.ok;
+    }
+    let mut tensile: Vec<TensileOpens> = by.into_values().collect();
+    tensile.sort_by(|a, b| {
+        b.opens
+            .cmp(&a.opens)
+            .then_with(|| a.type_token.cmp(&b.type_token))
+            .then_with(|| a.ext.cmp(&b.ext))
+    });
+    tensile
+}
+
+/// Library opens summed over the processes, ROCm's libraries first in their order.
+fn library_opens(processes: &[ProcessReport]) -> Vec<LibraryOpens> {
+    let mut libs: BTreeMap<String, LibraryOpens> = BTreeMap::new();
+    for l in processes.iter().flat_map(|p| &p.libraries) {
+        let e = libs.entry(l.name.clone()).or_insert_with(|| LibraryOpens {
+            name: l.name.clone(),
+            ..LibraryOpens::default()
+        });
+        e.ok += l.ok;
+        e.failed += l.failed;
+        if e.resolved.is_none() {
+            e.resolved.clone_from(&l.resolved);
+            e.at.clone_from(&l.at);
         }
     }
     let mut libraries: Vec<LibraryOpens> = libs.into_values().collect();
@@ -343,21 +376,19 @@ pub fn total(processes: Vec<ProcessReport>) -> StraceReport {
             l.name.clone(),
         )
     });
-    let mut tensile: Vec<TensileOpens> = tensile.into_values().collect();
-    tensile.sort_by(|a, b| {
-        b.opens
-            .cmp(&a.opens)
-            .then_with(|| a.type_token.cmp(&b.type_token))
-            .then_with(|| a.ext.cmp(&b.ext))
-    });
+    libraries
+}
+
+/// Whether a fallback catalog was read (each process's first fallback open cited), another
+/// catalog only, or none.
+fn catalog_read(tensile: &[TensileOpens], processes: &[ProcessReport]) -> Evidence {
     let fallback_ok: Vec<&TensileOpens> =
         tensile.iter().filter(|t| t.fallback && t.ok > 0).collect();
-    let catalog_read = if let Some(first) = fallback_ok.first() {
+    if let Some(first) = fallback_ok.first() {
         let n: u64 = fallback_ok.iter().map(|t| t.ok).sum();
         let mut e = Evidence::new(Class::Confirmed, Proof::RuntimeVerified, "strace.fallback_catalog_read")
             .because(format!("{n} fallback Tensile catalog file(s) opened successfully; a catalog read, not a dispatch"));
-        // Each process's first fallback open.
-        for p in &processes {
+        for p in processes {
             let first_line = [p.fallback_dat.first_line, p.fallback_hsaco.first_line]
                 .into_iter()
                 .flatten()
@@ -384,24 +415,10 @@ pub fn total(processes: Vec<ProcessReport>) -> StraceReport {
             "strace.no_catalog_read",
         )
         .because("no Tensile catalog file was opened by the traced processes");
-        for p in &processes {
+        for p in processes {
             e = e.at(Locator::file(&p.path));
         }
         e
-    };
-    StraceReport {
-        files: processes.len() as u64,
-        opens,
-        ok,
-        failed,
-        research,
-        fallback_confirmed: research.libggml_hip_openat > 0
-            && research.fallback_dat_openat > 0
-            && research.fallback_hsaco_openat > 0,
-        tensile,
-        libraries,
-        catalog_read,
-        processes,
     }
 }
 

@@ -369,76 +369,14 @@ pub fn check(inv: &Inventory, device: &Device, ov: Option<&Override>) -> DeviceC
     for r in inv.kpack_refs.iter().filter(|r| r.resolved) {
         kpacked.entry(group_of(&r.library)).or_default().push(r);
     }
-    let mut libraries = Vec::new();
-    for (lib, objs) in &groups {
-        let targets: BTreeSet<String> = objs.iter().map(|c| c.target.to_string()).collect();
-        let targets: Vec<String> = targets.into_iter().collect();
-        let (verdict, deciders, compatible) = evaluate(objs, dev);
-        let (class, rule, why) = match verdict {
-            Verdict::Runs => (
-                Class::Inferred,
-                rules::LOADS,
-                format!(
-                    "{compatible} of {} on {} ({}){}",
-                    objects_load(objs.len()),
-                    dev.canonical(),
-                    deciders[0].rule,
-                    preference(&deciders)
-                ),
-            ),
-            Verdict::Depends => (
-                Class::Unresolved,
-                rules::DEPENDS,
-                format!("{}: {}", deciders[0].target_id, deciders[0].why),
-            ),
-            Verdict::NoCode | Verdict::Untuned => (
-                Class::Confirmed,
-                rules::NO_CODE,
-                format!(
-                    "no code object for {}; the library ships {}",
-                    dev.canonical(),
-                    targets.join(" ")
-                ),
-            ),
-        };
-        let (class, rule, why) = match unreadable.get(lib) {
-            Some(errs) if verdict == Verdict::NoCode => (
-                Class::Limited,
-                rules::NO_CODE_UNREADABLE,
-                format!("{why}; {}", unread_note(errs)),
-            ),
-            _ => (class, rule, why),
-        };
-        let (class, rule, why) = match kpacked.get(lib) {
-            Some(refs) => kpack_verdict(refs, dev, verdict, &deciders, (class, rule, why)),
-            None => (class, rule, why),
-        };
-        let mut evidence =
-            Evidence::new(class, Proof::ShippedArtifactVerified, rule).because(why.clone());
-        for d in deciders.iter().take(3) {
-            evidence = evidence.at(Locator::file(&d.path).with_member(d.container.clone()));
-        }
-        if verdict == Verdict::NoCode {
-            if let Some(co) = objs.first() {
-                evidence = evidence.at(Locator::file(&co.path).with_member(co.container.clone()));
-            }
-        }
-        let with_override = ov
-            .and_then(|o| o.processor.as_ref())
-            .map(|p| override_effect(objs, dev, p));
-        libraries.push(LibraryCheck {
-            library: lib.clone(),
-            kind: "code_objects".into(),
-            verdict,
-            compatible,
-            total: objs.len(),
-            targets,
-            deciders,
-            why,
-            with_override,
-            evidence,
-        });
-    }
+    let mut libraries: Vec<LibraryCheck> = groups
+        .iter()
+        .map(|(lib, objs)| {
+            let errs = unreadable.get(lib).map(Vec::as_slice);
+            let refs = kpacked.get(lib).map(Vec::as_slice);
+            library_check(lib, objs, dev, errs, refs, ov)
+        })
+        .collect();
     for (lib, errs) in unreadable.iter().filter(|(l, _)| !groups.contains_key(*l)) {
         libraries.push(unreadable_only(lib, errs));
     }
@@ -454,6 +392,96 @@ pub fn check(inv: &Inventory, device: &Device, ov: Option<&Override>) -> DeviceC
         device,
         ov.and_then(|o| o.processor.as_deref()),
     ));
+    device_check(device, ov, libraries)
+}
+
+/// One library's code objects against the device: the verdict, why (an absence next to
+/// unreadable items is limited; kpack archives say what they hold), the deciding objects and
+/// what the override would change.
+fn library_check(
+    lib: &str,
+    objs: &[&CodeObjectRecord],
+    dev: &TargetId,
+    unreadable: Option<&[&ErrorRecord]>,
+    kpacked: Option<&[&crate::KpackRefRecord]>,
+    ov: Option<&Override>,
+) -> LibraryCheck {
+    let targets: BTreeSet<String> = objs.iter().map(|c| c.target.to_string()).collect();
+    let targets: Vec<String> = targets.into_iter().collect();
+    let (verdict, deciders, compatible) = evaluate(objs, dev);
+    let (class, rule, why) = match verdict {
+        Verdict::Runs => (
+            Class::Inferred,
+            rules::LOADS,
+            format!(
+                "{compatible} of {} on {} ({}){}",
+                objects_load(objs.len()),
+                dev.canonical(),
+                deciders[0].rule,
+                preference(&deciders)
+            ),
+        ),
+        Verdict::Depends => (
+            Class::Unresolved,
+            rules::DEPENDS,
+            format!("{}: {}", deciders[0].target_id, deciders[0].why),
+        ),
+        Verdict::NoCode | Verdict::Untuned => (
+            Class::Confirmed,
+            rules::NO_CODE,
+            format!(
+                "no code object for {}; the library ships {}",
+                dev.canonical(),
+                targets.join(" ")
+            ),
+        ),
+    };
+    let (class, rule, why) = match unreadable {
+        Some(errs) if verdict == Verdict::NoCode => (
+            Class::Limited,
+            rules::NO_CODE_UNREADABLE,
+            format!("{why}; {}", unread_note(errs)),
+        ),
+        _ => (class, rule, why),
+    };
+    let (class, rule, why) = match kpacked {
+        Some(refs) => kpack_verdict(refs, dev, verdict, &deciders, (class, rule, why)),
+        None => (class, rule, why),
+    };
+    let mut evidence =
+        Evidence::new(class, Proof::ShippedArtifactVerified, rule).because(why.clone());
+    for d in deciders.iter().take(3) {
+        evidence = evidence.at(Locator::file(&d.path).with_member(d.container.clone()));
+    }
+    if verdict == Verdict::NoCode {
+        if let Some(co) = objs.first() {
+            evidence = evidence.at(Locator::file(&co.path).with_member(co.container.clone()));
+        }
+    }
+    let with_override = ov
+        .and_then(|o| o.processor.as_ref())
+        .map(|p| override_effect(objs, dev, p));
+    LibraryCheck {
+        library: lib.to_string(),
+        kind: "code_objects".into(),
+        verdict,
+        compatible,
+        total: objs.len(),
+        targets,
+        deciders,
+        why,
+        with_override,
+        evidence,
+    }
+}
+
+/// The device's check over its libraries: counts by verdict, the device verdict (and under
+/// the override), the target ids that would settle what depends on a setting.
+fn device_check(
+    device: &Device,
+    ov: Option<&Override>,
+    libraries: Vec<LibraryCheck>,
+) -> DeviceCheck {
     let mut summary = BTreeMap::new();
     for l in &libraries {
         *summary.entry(l.verdict.as_str().to_string()).or_insert(0) += 1;
@@ -470,7 +498,7 @@ pub fn check(inv: &Inventory, device: &Device, ov: Option<&Override>) -> DeviceC
     DeviceCheck {
         device: device.clone(),
         r#override: ov.cloned(),
-        to_settle: to_settle(dev, &libraries),
+        to_settle: to_settle(&device.target, &libraries),
         libraries,
         summary,
         verdict,

@@ -118,6 +118,36 @@ pub fn gemm(e: &GemmExplanation) -> String {
         }
     }
     let _ = writeln!(s);
+    chosen(&mut s, e);
+    if !e.runners_up.is_empty() {
+        let _ = writeln!(s, "\nnearest other tuned sizes (predicates aside)");
+        for n in &e.runners_up {
+            let _ = writeln!(
+                s,
+                "  {:?} distance {} speed {} {}",
+                n.key,
+                n.distance,
+                n.speed,
+                n.kernel.as_deref().map_or("-".into(), abbreviate)
+            );
+        }
+    }
+    for f in &e.fallbacks {
+        let _ = writeln!(s, "fallback  {f}");
+    }
+    if let Some(h) = &e.hipblaslt {
+        lite_section(
+            &mut s,
+            h,
+            e.backend == "hipblaslt" && e.call.rocblas().is_some(),
+        );
+    }
+    s
+}
+
+/// The solution chosen (index, tile, split, where from, its code object), or the outcome
+/// without one.
+fn chosen(s: &mut String, e: &GemmExplanation) {
     match &e.chosen {
         Some(c) => {
             let _ = writeln!(s, "chosen    {}", c.name);
@@ -160,30 +190,6 @@ pub fn gemm(e: &GemmExplanation) -> String {
             );
         }
     }
-    if !e.runners_up.is_empty() {
-        let _ = writeln!(s, "\nnearest other tuned sizes (predicates aside)");
-        for n in &e.runners_up {
-            let _ = writeln!(
-                s,
-                "  {:?} distance {} speed {} {}",
-                n.key,
-                n.distance,
-                n.speed,
-                n.kernel.as_deref().map_or("-".into(), abbreviate)
-            );
-        }
-    }
-    for f in &e.fallbacks {
-        let _ = writeln!(s, "fallback  {f}");
-    }
-    if let Some(h) = &e.hipblaslt {
-        lite_section(
-            &mut s,
-            h,
-            e.backend == "hipblaslt" && e.call.rocblas().is_some(),
-        );
-    }
-    s
 }
 
 /// hipBLASLt's own answer: its steps, ranks, fill-in (and, for a routed call, its walk).

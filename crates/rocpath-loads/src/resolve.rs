@@ -400,53 +400,25 @@ impl Walk {
         }
         let req = &self.objs[r];
         // "When the object has the RUNPATH information we don't use any RPATHs"
-        // (_dl_map_object): DT_RPATH of the requesting object, then of the object that
-        // loaded it, and on up (l_loader); then the executable's own, once.
+        // (_dl_map_object).
         if req.info.runpath.is_none() {
-            let mut did_main = false;
-            let mut l = Some(r);
-            while let Some(k) = l {
-                if let Some(rp) = &self.objs[k].info.rpath {
-                    let dirs = self.dirs_of(rp, k);
-                    if let Some(f) = self.in_dirs(name, &dirs, Rule::Rpath, searched, rejected) {
-                        return Some(f);
-                    }
-                    if stopped(rejected) {
-                        return None;
-                    }
-                    did_main |= k == 0;
-                }
-                l = self.objs[k].loader;
-            }
-            if !did_main {
-                if let Some(rp) = &self.objs[0].info.rpath {
-                    let dirs = self.dirs_of(rp, 0);
-                    if let Some(f) = self.in_dirs(name, &dirs, Rule::Rpath, searched, rejected) {
-                        return Some(f);
-                    }
-                    if stopped(rejected) {
-                        return None;
-                    }
-                }
+            if let Some(done) = self.rpaths(name, r, searched, rejected) {
+                return done;
             }
         }
         // "Try the LD_LIBRARY_PATH environment variable" (env_path_list, split at ':' and
         // ';' by _dl_init_paths → fillin_rpath).
-        if let Some(f) = self.in_dirs(name, &self.llp, Rule::LdLibraryPath, searched, rejected) {
-            return Some(f);
-        }
-        if stopped(rejected) {
-            return None;
+        let f = self.in_dirs(name, &self.llp, Rule::LdLibraryPath, searched, rejected);
+        if let Some(done) = settled(f, rejected) {
+            return done;
         }
         // "Look at the RUNPATH information for this binary" — the requesting object only;
         // DT_RUNPATH is not inherited by what it loads.
         if let Some(rp) = &req.info.runpath {
             let dirs = self.dirs_of(rp, r);
-            if let Some(f) = self.in_dirs(name, &dirs, Rule::Runpath, searched, rejected) {
-                return Some(f);
-            }
-            if stopped(rejected) {
-                return None;
+            let f = self.in_dirs(name, &dirs, Rule::Runpath, searched, rejected);
+            if let Some(done) = settled(f, rejected) {
+                return done;
             }
         }
         // DF_1_NODEFLIB: "the object's dependencies are not searched in the cache or the
@@ -454,29 +426,80 @@ impl Walk {
         if req.info.nodeflib {
             return None;
         }
-        // "Check the list of libraries in the file /etc/ld.so.cache"
-        // (_dl_load_cache_lookup); the path it gives is verified like any candidate.
-        if let (Some(c), Some(id)) = (&self.cache, self.cache_id) {
-            searched.push(Searched {
-                rule: Rule::Cache,
-                place: self.cache_path.clone(),
-            });
-            if let Some(p) = c.lookup(name, id, &self.hwcaps) {
-                if let Some((info, fid)) = self.try_file(p, rejected) {
-                    return Some(Found {
-                        path: p.into(),
-                        rule: Rule::Cache,
-                        info,
-                        id: fid,
-                    });
-                }
-            }
-            if stopped(rejected) {
-                return None;
-            }
+        if let Some(done) = self.cached(name, searched, rejected) {
+            return done;
         }
         // "Finally, try the default path" (rtld_search_dirs).
         self.in_dirs(name, &self.defaults, Rule::Default, searched, rejected)
+    }
+
+    /// `DT_RPATH` of the requesting object, then of the object that loaded it, and on up
+    /// (`l_loader`); then the executable's own, once. `Some` when the search ends here.
+    fn rpaths(
+        &self,
+        name: &str,
+        r: usize,
+        searched: &mut Vec<Searched>,
+        rejected: &mut Vec<Rejected>,
+    ) -> Option<Option<Found>> {
+        let mut did_main = false;
+        let mut l = Some(r);
+        while let Some(k) = l {
+            if let Some(rp) = &self.objs[k].info.rpath {
+                let dirs = self.dirs_of(rp, k);
+                let f = self.in_dirs(name, &dirs, Rule::Rpath, searched, rejected);
+                if let Some(done) = settled(f, rejected) {
+                    return Some(done);
+                }
+                did_main |= k == 0;
+            }
+            l = self.objs[k].loader;
+        }
+        if did_main {
+            return None;
+        }
+        let rp = self.objs[0].info.rpath.as_ref()?;
+        let dirs = self.dirs_of(rp, 0);
+        let f = self.in_dirs(name, &dirs, Rule::Rpath, searched, rejected);
+        settled(f, rejected)
+    }
+
+    /// "Check the list of libraries in the file /etc/ld.so.cache" (`_dl_load_cache_lookup`);
+    /// the path it gives is verified like any candidate. `Some` when the search ends here.
+    fn cached(
+        &self,
+        name: &str,
+        searched: &mut Vec<Searched>,
+        rejected: &mut Vec<Rejected>,
+    ) -> Option<Option<Found>> {
+        let (Some(c), Some(id)) = (&self.cache, self.cache_id) else {
+            return None;
+        };
+        searched.push(Searched {
+            rule: Rule::Cache,
+            place: self.cache_path.clone(),
+        });
+        if let Some(p) = c.lookup(name, id, &self.hwcaps) {
+            if let Some((info, fid)) = self.try_file(p, rejected) {
+                return Some(Some(Found {
+                    path: p.into(),
+                    rule: Rule::Cache,
+                    info,
+                    id: fid,
+                }));
+            }
+        }
+        stopped(rejected).then_some(None)
+    }
+}
+
+/// Whether one step settles the search: found (`Some(Some)`), or a candidate that ends it
+/// (`Some(None)`); `None` goes on to the next step.
+fn settled(found: Option<Found>, rejected: &[Rejected]) -> Option<Option<Found>> {
+    match found {
+        Some(f) => Some(Some(f)),
+        None if stopped(rejected) => Some(None),
+        None => None,
     }
 }
 

@@ -182,30 +182,37 @@ impl KernelName {
                 i += 1;
             }
         }
+        k.read_params(&toks[i.min(toks.len())..]);
+        k.macro_tile?;
+        Some(k)
+    }
+
+    /// The parameters after the types and flags (`MT64x64x16`, `MI32x32x8x1`, `GSU4`, `GB`,
+    /// a number continuing the parameter before it).
+    fn read_params(&mut self, toks: &[&str]) {
         let mut last: Option<String> = None;
-        while let Some(t) = toks.get(i) {
-            i += 1;
+        for t in toks {
             if *t == "GB" {
-                k.general_batched = true;
+                self.general_batched = true;
                 continue;
             }
             if let Some(v) = t.strip_prefix("MT") {
                 if let Some(d) = dims(v).filter(|d| d.len() == 3) {
-                    k.macro_tile = Some([d[0], d[1], d[2]]);
+                    self.macro_tile = Some([d[0], d[1], d[2]]);
                     last = None;
                     continue;
                 }
             }
             if let Some(v) = t.strip_prefix("MI") {
                 if let Some(d) = dims(v).filter(|d| d.len() >= 3) {
-                    k.matrix_instruction = Some(d);
+                    self.matrix_instruction = Some(d);
                     last = None;
                     continue;
                 }
             }
             if !t.is_empty() && t.bytes().all(|c| c.is_ascii_digit()) {
                 if let Some(p) = &last {
-                    if let Some(v) = k.params.get_mut(p) {
+                    if let Some(v) = self.params.get_mut(p) {
                         v.push('_');
                         v.push_str(t);
                     }
@@ -217,12 +224,10 @@ impl KernelName {
                 t.strip_prefix(*p)
                     .is_some_and(|v| !v.is_empty() && v.bytes().all(|c| c.is_ascii_alphanumeric()))
             }) {
-                k.params.insert(p.to_string(), t[p.len()..].to_string());
+                self.params.insert(p.to_string(), t[p.len()..].to_string());
                 last = Some(p.to_string());
             }
         }
-        k.macro_tile?;
-        Some(k)
     }
 
     /// `GSU` as a number, when present.

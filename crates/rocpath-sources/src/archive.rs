@@ -220,13 +220,7 @@ fn scan_tar_stream(
     let rd = match decoder(rd, c) {
         Ok(r) => r,
         Err(e) => {
-            ctx.sink.found(Found::Error {
-                origin: &tar_origin,
-                error: SourceError::Format {
-                    offset: 0,
-                    msg: format!("cannot decompress: {e}"),
-                },
-            });
+            format_error(ctx, &tar_origin, 0, format!("cannot decompress: {e}"));
             return;
         }
     };
@@ -239,13 +233,7 @@ fn scan_tar_stream(
     let entries = match ar.entries() {
         Ok(e) => e,
         Err(e) => {
-            ctx.sink.found(Found::Error {
-                origin: &tar_origin,
-                error: SourceError::Format {
-                    offset: 0,
-                    msg: format!("not a tar archive: {e}"),
-                },
-            });
+            format_error(ctx, &tar_origin, 0, format!("not a tar archive: {e}"));
             return;
         }
     };
@@ -253,13 +241,7 @@ fn scan_tar_stream(
         let mut entry = match entry {
             Ok(e) => e,
             Err(e) => {
-                ctx.sink.found(Found::Error {
-                    origin: &tar_origin,
-                    error: SourceError::Format {
-                        offset: 0,
-                        msg: format!("tar: {e}"),
-                    },
-                });
+                format_error(ctx, &tar_origin, 0, format!("tar: {e}"));
                 return;
             }
         };
@@ -273,16 +255,15 @@ fn scan_tar_stream(
         let link = format!("{prefix}{}", path.display());
         let offset = entry.raw_file_position();
         if !safe_member_path(&path) {
-            ctx.sink.found(Found::Error {
-                origin: &tar_origin,
-                error: SourceError::Format {
-                    offset,
-                    msg: format!(
-                        "member path {} escapes the archive; not scanned",
-                        path.display()
-                    ),
-                },
-            });
+            format_error(
+                ctx,
+                &tar_origin,
+                offset,
+                format!(
+                    "member path {} escapes the archive; not scanned",
+                    path.display()
+                ),
+            );
             continue;
         }
         let size = entry.size();
@@ -293,6 +274,14 @@ fn scan_tar_stream(
         let member_origin = origin.child(link);
         scan_member(&mut entry, size, &member_origin, &fname, depth, ctx);
     }
+}
+
+/// A tar archive that cannot be read (or a member refused), reported for its origin.
+fn format_error(ctx: &Ctx<'_>, origin: &Origin, offset: u64, msg: String) {
+    ctx.sink.found(Found::Error {
+        origin,
+        error: SourceError::Format { offset, msg },
+    });
 }
 
 /// How a member too large to buffer is read.

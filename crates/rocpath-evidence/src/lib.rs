@@ -276,6 +276,16 @@ pub struct RunInfo {
     pub schema: String,
 }
 
+/// A count with its noun for statements and tables: `1 GPU`, `3 gates` (the plural adds an
+/// `s`), the one wording every crate uses.
+pub fn count(n: usize, one: &str) -> String {
+    if n == 1 {
+        format!("1 {one}")
+    } else {
+        format!("{n} {one}s")
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

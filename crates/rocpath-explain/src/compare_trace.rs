@@ -165,59 +165,7 @@ fn mul_mat_one(
     };
     let ranges = ranges_of(dense, observed);
     let mut f = match fixed {
-        Some(ne11) => {
-            let d = ggml::mul_mat(rules, &Query { ne11, ..q.clone() }).ok();
-            match d {
-                None => {
-                    let mut f = Finding::new(
-                        Verdict::NoPrediction,
-                        Class::Unresolved,
-                        Proof::Hypothesis,
-                        "compare.ggml.no_prediction",
-                        loc,
-                    );
-                    f.tail =
-                        format!("of {observed} for {ty} on {arch}: no prediction at ne11={ne11}");
-                    f
-                }
-                Some(d) if d.path == observed => {
-                    let mut f = Finding::new(
-                        Verdict::Agree,
-                        Class::Confirmed,
-                        Proof::RuntimeVerified,
-                        "compare.ggml.agree",
-                        loc,
-                    );
-                    f.tail = format!(
-                        "of {observed} for {ty} on {arch}: ggml predicts {} at ne11={ne11} ({})",
-                        d.path, d.at
-                    );
-                    f.predicted = Some(d.path.clone());
-                    f.decision = Some(d);
-                    f
-                }
-                Some(d) => {
-                    let mut f = Finding::new(
-                        Verdict::Disagree,
-                        Class::Unresolved,
-                        Proof::Hypothesis,
-                        "compare.ggml.disagree",
-                        loc,
-                    );
-                    f.tail = format!(
-                        "ran {observed} for {ty} on {arch}, but ggml's rules predict {} at ne11={ne11} ({}: {})",
-                        d.path, d.at, d.rule
-                    );
-                    f.question = Some(format!(
-                        "Why did {ty} on {arch} run {observed} at ne11={ne11} when the rules say {}? (another ggml version in the application, a MoE or batched op, or a rule to correct)",
-                        d.path
-                    ));
-                    f.predicted = Some(d.path.clone());
-                    f.decision = Some(d);
-                    f
-                }
-            }
-        }
+        Some(ne11) => at_batch(rules, q, observed, ne11, loc),
         None if !ranges.is_empty() => {
             let mut f = Finding::new(
                 Verdict::Consistent,
@@ -235,25 +183,45 @@ fn mul_mat_one(
             );
             f
         }
+        None => never_dense(rules, cache, q, observed, loc),
+    };
+    f.ranges = ranges;
+    f
+}
+
+/// The observed kernel against the rules at the batch size the trace gives.
+fn at_batch(rules: &Rules, q: &Query, observed: &str, ne11: i64, loc: &Locator) -> Finding {
+    let (ty, arch) = (&q.src0_type, &q.target);
+    let d = ggml::mul_mat(rules, &Query { ne11, ..q.clone() }).ok();
+    match d {
         None => {
-            let moe = sweep(
-                cache,
-                rules,
-                &Query {
-                    experts: 8,
-                    ..q.clone()
-                },
-            )
-            .map(|runs| ranges_of(runs, observed))
-            .unwrap_or_default();
-            let also = if moe.is_empty() {
-                String::new()
-            } else {
-                format!(
-                    "; they choose it for MUL_MAT_ID (experts > 0) at ne11 {}",
-                    ranges_text(&moe)
-                )
-            };
+            let mut f = Finding::new(
+                Verdict::NoPrediction,
+                Class::Unresolved,
+                Proof::Hypothesis,
+                "compare.ggml.no_prediction",
+                loc,
+            );
+            f.tail = format!("of {observed} for {ty} on {arch}: no prediction at ne11={ne11}");
+            f
+        }
+        Some(d) if d.path == observed => {
+            let mut f = Finding::new(
+                Verdict::Agree,
+                Class::Confirmed,
+                Proof::RuntimeVerified,
+                "compare.ggml.agree",
+                loc,
+            );
+            f.tail = format!(
+                "of {observed} for {ty} on {arch}: ggml predicts {} at ne11={ne11} ({})",
+                d.path, d.at
+            );
+            f.predicted = Some(d.path.clone());
+            f.decision = Some(d);
+            f
+        }
+        Some(d) => {
             let mut f = Finding::new(
                 Verdict::Disagree,
                 Class::Unresolved,
@@ -262,16 +230,62 @@ fn mul_mat_one(
                 loc,
             );
             f.tail = format!(
-                "ran {observed} for {ty} on {arch}, but the rules of {} take {observed} for no dense batch from 1 to 4096{also}",
-                rules.version()
+                "ran {observed} for {ty} on {arch}, but ggml's rules predict {} at ne11={ne11} ({}: {})",
+                d.path, d.at, d.rule
             );
             f.question = Some(format!(
-                "Why did {ty} on {arch} run {observed}, which the rules never choose for a dense MUL_MAT? (another ggml version in the application, MUL_MAT_ID of a MoE model, or a rule to correct)"
+                "Why did {ty} on {arch} run {observed} at ne11={ne11} when the rules say {}? (another ggml version in the application, a MoE or batched op, or a rule to correct)",
+                d.path
             ));
+            f.predicted = Some(d.path.clone());
+            f.decision = Some(d);
             f
         }
+    }
+}
+
+/// A kernel the rules never take for a dense batch: a disagreement, naming the batches of a
+/// MoE's `MUL_MAT_ID` that would take it.
+fn never_dense(
+    rules: &Rules,
+    cache: &mut Sweeps,
+    q: &Query,
+    observed: &str,
+    loc: &Locator,
+) -> Finding {
+    let (ty, arch) = (&q.src0_type, &q.target);
+    let moe = sweep(
+        cache,
+        rules,
+        &Query {
+            experts: 8,
+            ..q.clone()
+        },
+    )
+    .map(|runs| ranges_of(runs, observed))
+    .unwrap_or_default();
+    let also = if moe.is_empty() {
+        String::new()
+    } else {
+        format!(
+            "; they choose it for MUL_MAT_ID (experts > 0) at ne11 {}",
+            ranges_text(&moe)
+        )
     };
-    f.ranges = ranges;
+    let mut f = Finding::new(
+        Verdict::Disagree,
+        Class::Unresolved,
+        Proof::Hypothesis,
+        "compare.ggml.disagree",
+        loc,
+    );
+    f.tail = format!(
+        "ran {observed} for {ty} on {arch}, but the rules of {} take {observed} for no dense batch from 1 to 4096{also}",
+        rules.version()
+    );
+    f.question = Some(format!(
+        "Why did {ty} on {arch} run {observed}, which the rules never choose for a dense MUL_MAT? (another ggml version in the application, MUL_MAT_ID of a MoE model, or a rule to correct)"
+    ));
     f
 }
 
@@ -376,6 +390,36 @@ fn flash_attn_one(
 
 /// Compares every ggml matrix-multiplication and flash-attention kernel of a
 /// `rocpath.trace/1` document with ggml's rules for `target` (or the gfx agent the trace
+/// The GPU a trace's agents name (the first `gfx…` one).
+fn trace_agent(t: &serde_json::Value) -> Option<TargetId> {
+    t.get("agents")
+        .and_then(|a| a.as_array())
+        .into_iter()
+        .flatten()
+        .find_map(|a| {
+            let s = a.as_str().or_else(|| a.get("name")?.as_str())?;
+            s.starts_with("gfx")
+                .then(|| TargetId::parse(s).ok())
+                .flatten()
+        })
+}
+
+/// A kernel's dispatches by phase (decode and prefill, those with any) when the trace is
+/// split, else all of them.
+fn phases(k: &serde_json::Value, split: bool) -> Vec<(&'static str, u64)> {
+    if split {
+        [
+            ("decode", u(k, "decode_dispatches")),
+            ("prefill", u(k, "prefill_dispatches")),
+        ]
+        .into_iter()
+        .filter(|(_, n)| *n > 0)
+        .collect()
+    } else {
+        vec![("all", u(k, "dispatches"))]
+    }
+}
+
 /// names). Traces without a device and without `target` give no comparison for their kernels.
 pub fn compare_trace(
     doc: &serde_json::Value,
@@ -392,18 +436,7 @@ pub fn compare_trace(
         .unwrap_or(&[]);
     for (ti, t) in traces.iter().enumerate() {
         let trace = t.get("path").and_then(|p| p.as_str()).unwrap_or("trace");
-        let agent = t
-            .get("agents")
-            .and_then(|a| a.as_array())
-            .into_iter()
-            .flatten()
-            .find_map(|a| {
-                let s = a.as_str().or_else(|| a.get("name")?.as_str())?;
-                s.starts_with("gfx")
-                    .then(|| TargetId::parse(s).ok())
-                    .flatten()
-            });
-        let Some(arch) = target.cloned().or(agent) else {
+        let Some(arch) = target.cloned().or_else(|| trace_agent(t)) else {
             continue;
         };
         let split = t.get("phase").is_some_and(|p| !p.is_null());
@@ -444,18 +477,7 @@ pub fn compare_trace(
                 (obs, g.weight_type, g.ncols, f)
             };
             // Flash attention is reported for the whole trace; matmuls per phase when split.
-            let phases: Vec<(&str, u64)> = if split && fa_path(family).is_none() {
-                [
-                    ("decode", u(k, "decode_dispatches")),
-                    ("prefill", u(k, "prefill_dispatches")),
-                ]
-                .into_iter()
-                .filter(|(_, n)| *n > 0)
-                .collect()
-            } else {
-                vec![("all", u(k, "dispatches"))]
-            };
-            for (phase, n) in phases {
+            for (phase, n) in phases(k, split && fa_path(family).is_none()) {
                 let when = if phase == "all" {
                     String::new()
                 } else {

@@ -557,41 +557,10 @@ fn to_gate(
         Kind::TensileLogic => "gates.tensile_logic",
         Kind::ArtifactRemoval => "gates.artifact_removal",
     };
-    let mut class = Class::Confirmed;
-    let mut note = String::new();
-    if let Some(pred) = &f.predicate {
-        // A predicate is resolved by its definition when the scan saw it, else by feature.
-        // The definition site itself is not a call.
-        if let Some((covers, site)) = defs.get(pred) {
-            patterns.push(Pattern {
-                text: pred.clone(),
-                how: Match::Definition,
-                covers: covers.clone(),
-            });
-            note = format!("{pred} resolved through its definition at {site}");
-        } else if let Some(feat) = targets::predicate(pred) {
-            let covers = feat.covers();
-            if covers.is_empty() {
-                class = Class::Unresolved;
-                rule = "gates.predicate_unresolved";
-                note = format!(
-                    "{pred}: its definition is not in the scanned sources; the targets it accepts are unresolved"
-                );
-            } else {
-                class = Class::Inferred;
-                rule = "gates.predicate_by_feature";
-                note = format!(
-                    "{pred} resolved through the architecture table ({})",
-                    feat.describe()
-                );
-            }
-            patterns.push(Pattern {
-                text: pred.clone(),
-                how: Match::Feature,
-                covers,
-            });
-        }
-    }
+    let (class, note) = match &f.predicate {
+        Some(pred) => resolve_predicate(pred, defs, &mut patterns, &mut rule),
+        None => (Class::Confirmed, String::new()),
+    };
     let mut covers: Vec<String> = patterns
         .iter()
         .flat_map(|p| p.covers.iter().cloned())
@@ -643,6 +612,56 @@ fn to_gate(
         at: at(&repo.name, &fg.path, Some(f.line), repo.commit.as_deref()),
         evidence: ev,
     })
+}
+
+/// A predicate call's targets: by its definition when the scan saw it (the definition site
+/// itself is not a call), else by the architecture feature it names; the pattern is added, and
+/// the class and why returned (the rule changes when resolved by feature or not at all).
+fn resolve_predicate(
+    pred: &str,
+    defs: &BTreeMap<String, (Vec<String>, String)>,
+    patterns: &mut Vec<Pattern>,
+    rule: &mut &'static str,
+) -> (Class, String) {
+    if let Some((covers, site)) = defs.get(pred) {
+        patterns.push(Pattern {
+            text: pred.to_string(),
+            how: Match::Definition,
+            covers: covers.clone(),
+        });
+        return (
+            Class::Confirmed,
+            format!("{pred} resolved through its definition at {site}"),
+        );
+    }
+    let Some(feat) = targets::predicate(pred) else {
+        return (Class::Confirmed, String::new());
+    };
+    let covers = feat.covers();
+    let (class, note) = if covers.is_empty() {
+        *rule = "gates.predicate_unresolved";
+        (
+            Class::Unresolved,
+            format!(
+                "{pred}: its definition is not in the scanned sources; the targets it accepts are unresolved"
+            ),
+        )
+    } else {
+        *rule = "gates.predicate_by_feature";
+        (
+            Class::Inferred,
+            format!(
+                "{pred} resolved through the architecture table ({})",
+                feat.describe()
+            ),
+        )
+    };
+    patterns.push(Pattern {
+        text: pred.to_string(),
+        how: Match::Feature,
+        covers,
+    });
+    (class, note)
 }
 
 /// How one gate reads for one processor, if it concerns it: covered → its effect

@@ -285,74 +285,13 @@ fn effect_of(n: Node, src: &[u8]) -> (Effect, bool) {
         match k {
             "unary_expression" if operator(p, src) == "!" => neg = !neg,
             "not_operator" => neg = !neg,
-            "binary_expression" => {
-                let op = operator(p, src);
-                // `name.find("gfx9") == std::string::npos` (Python/Go: `== -1`) means "not
-                // found": `==` negates and `!=` does not; otherwise `!=` negates `==`.
-                let other = [
-                    p.child_by_field_name("left"),
-                    p.child_by_field_name("right"),
-                ]
-                .into_iter()
-                .flatten()
-                .find(|c| !(c.start_byte() <= cur.start_byte() && cur.end_byte() <= c.end_byte()));
-                let not_found = other.is_some_and(|o| {
-                    let t: String = text_str(o, src)
-                        .chars()
-                        .filter(|c| !c.is_whitespace())
-                        .collect();
-                    t.ends_with("npos") || t == "-1"
-                });
-                let found_call = not_found && text_str(cur, src).contains("find");
-                if found_call {
-                    if op == "==" {
-                        neg = !neg;
-                    }
-                } else if op == "!=" {
-                    neg = !neg;
-                }
-            }
-            "comparison_operator" => {
-                let ops: Vec<String> = (0..p.child_count())
-                    .filter_map(|i| p.child(i))
-                    .filter(|c| !c.is_named())
-                    .map(|c| text_str(c, src))
-                    .collect();
-                // `arch.find("gfx9") == -1`: not found.
-                let last = p.named_child(p.named_child_count().saturating_sub(1));
-                let not_found = text_str(cur, src).contains("find")
-                    && last.is_some_and(|l| l.id() != cur.id() && text_str(l, src).trim() == "-1");
-                if not_found {
-                    if ops.iter().any(|o| o == "==") {
-                        neg = !neg;
-                    }
-                } else if ops.iter().any(|o| o == "!=" || o == "not in" || o == "not") {
-                    neg = !neg;
-                }
-            }
+            "binary_expression" => neg ^= binary_negates(p, cur, src),
+            "comparison_operator" => neg ^= comparison_negates(p, cur, src),
             "if_statement" | "elif_clause" | "while_statement" | "preproc_if" => {
-                let cond = p.child_by_field_name("condition");
-                let in_cond = cond.is_some_and(|c| {
-                    c.start_byte() <= cur.start_byte() && cur.end_byte() <= c.end_byte()
-                });
-                if !in_cond {
+                let Some(e) = branch_effect(p, cur, src) else {
                     break;
-                }
-                let cons = p.child_by_field_name("consequence").or_else(|| {
-                    // Go and C++ keep the body as `consequence`; fall back to the next sibling.
-                    cond.and_then(|c| c.next_named_sibling())
-                });
-                let deny = cons.is_some_and(|c| denies(c, src));
-                let alt = p.child_by_field_name("alternative").is_some()
-                    || (k == "elif_clause"
-                        && p.next_named_sibling()
-                            .is_some_and(|s| matches!(s.kind(), "elif_clause" | "else_clause")));
-                let e = if deny {
-                    Effect::Excludes
-                } else {
-                    Effect::Includes
                 };
-                return (if neg { e.flip() } else { e }, alt);
+                return (if neg { e.0.flip() } else { e.0 }, e.1);
             }
             "conditional_expression" => {
                 let e = if neg {
@@ -394,6 +333,76 @@ fn effect_of(n: Node, src: &[u8]) -> (Effect, bool) {
         },
         false,
     )
+}
+
+/// Whether a C/C++/Go binary expression around `cur` negates it: `name.find("gfx9") ==
+/// std::string::npos` (Go: `== -1`) means "not found", so `==` negates and `!=` does not;
+/// otherwise `!=` negates.
+fn binary_negates(p: Node, cur: Node, src: &[u8]) -> bool {
+    let op = operator(p, src);
+    let other = [
+        p.child_by_field_name("left"),
+        p.child_by_field_name("right"),
+    ]
+    .into_iter()
+    .flatten()
+    .find(|c| !(c.start_byte() <= cur.start_byte() && cur.end_byte() <= c.end_byte()));
+    let not_found = other.is_some_and(|o| {
+        let t: String = text_str(o, src)
+            .chars()
+            .filter(|c| !c.is_whitespace())
+            .collect();
+        t.ends_with("npos") || t == "-1"
+    });
+    if not_found && text_str(cur, src).contains("find") {
+        op == "=="
+    } else {
+        op == "!="
+    }
+}
+
+/// Whether a Python comparison around `cur` negates it: `arch.find("gfx9") == -1` (not
+/// found) by `==`, otherwise `!=`, `not in`, `not`.
+fn comparison_negates(p: Node, cur: Node, src: &[u8]) -> bool {
+    let ops: Vec<String> = (0..p.child_count())
+        .filter_map(|i| p.child(i))
+        .filter(|c| !c.is_named())
+        .map(|c| text_str(c, src))
+        .collect();
+    let last = p.named_child(p.named_child_count().saturating_sub(1));
+    let not_found = text_str(cur, src).contains("find")
+        && last.is_some_and(|l| l.id() != cur.id() && text_str(l, src).trim() == "-1");
+    if not_found {
+        ops.iter().any(|o| o == "==")
+    } else {
+        ops.iter().any(|o| o == "!=" || o == "not in" || o == "not")
+    }
+}
+
+/// What a branch whose condition holds `cur` does (excludes when its body denies, else
+/// includes) and whether it has an alternative; `None` when `cur` is not in the condition.
+fn branch_effect(p: Node, cur: Node, src: &[u8]) -> Option<(Effect, bool)> {
+    let cond = p.child_by_field_name("condition");
+    let in_cond =
+        cond.is_some_and(|c| c.start_byte() <= cur.start_byte() && cur.end_byte() <= c.end_byte());
+    if !in_cond {
+        return None;
+    }
+    let cons = p.child_by_field_name("consequence").or_else(|| {
+        // Go and C++ keep the body as `consequence`; fall back to the next sibling.
+        cond.and_then(|c| c.next_named_sibling())
+    });
+    let deny = cons.is_some_and(|c| denies(c, src));
+    let alt = p.child_by_field_name("alternative").is_some()
+        || (p.kind() == "elif_clause"
+            && p.next_named_sibling()
+                .is_some_and(|s| matches!(s.kind(), "elif_clause" | "else_clause")));
+    let e = if deny {
+        Effect::Excludes
+    } else {
+        Effect::Includes
+    };
+    Some((e, alt))
 }
 
 fn declarator_name(mut d: Node, src: &[u8]) -> Option<String> {

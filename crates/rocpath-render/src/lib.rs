@@ -858,14 +858,7 @@ pub fn check_tsv(checks: &[DeviceCheck]) -> String {
     out
 }
 
-/// `1 gate`, `3 gates`: a count with its noun, plural with an `s`.
-pub fn count(n: usize, one: &str) -> String {
-    if n == 1 {
-        format!("1 {one}")
-    } else {
-        format!("{n} {one}s")
-    }
-}
+pub use rocpath_evidence::count;
 
 #[cfg(test)]
 mod tests {

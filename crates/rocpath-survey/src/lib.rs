@@ -524,14 +524,7 @@ fn user_dbs(
     out
 }
 
-/// `1 GPU`, `2 GPUs`; `1 install`, `3 installs` (the plural adds an `s`).
-pub fn count(n: usize, one: &str) -> String {
-    if n == 1 {
-        format!("1 {one}")
-    } else {
-        format!("{n} {one}s")
-    }
-}
+pub use rocpath_evidence::count;
 
 /// Why no AMD GPU was found, and what the machine has instead.
 fn no_gpu_text(pci: &[pci::PciGpu], rocminfo: Option<&Rocminfo>) -> String {

@@ -60,7 +60,6 @@ pub fn tie(root: &Root, env: &Env, envs: &[PythonEnv], installs: &mut [Install])
         let machine = root.inside(host);
         let mut opts = rocpath_loads::Options::new(&machine);
         opts.tree = tree.clone();
-        opts.cache = "/etc/ld.so.cache".into();
         opts.env = scope_env(env, &i.scope);
         let Ok(l) = rocpath_loads::loads(&opts) else {
             continue;

@@ -11,6 +11,7 @@
 mod bench;
 mod capped;
 pub mod collect;
+pub mod doc;
 mod error;
 pub mod meta;
 pub mod model;
@@ -20,5 +21,5 @@ mod report;
 pub mod run;
 pub mod table;
 
-pub use model::{CaseReport, OutcomeKind, SCHEMA, TABLE_SCHEMA};
+pub use model::{CaseReport, OutcomeKind};
 pub use read::{CaseError, CaseSource, case_source, cases_at, discover, read_bytes, read_case};

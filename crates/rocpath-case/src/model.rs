@@ -10,11 +10,6 @@ use rocpath_miopen::findrec::FindItem;
 use serde::Serialize;
 use std::collections::BTreeMap;
 
-/// JSON schema name of `rocpath case read` / `case run` documents.
-pub const SCHEMA: &str = "rocpath.case/1";
-/// JSON schema name of `rocpath case table --json`.
-pub const TABLE_SCHEMA: &str = "rocpath.case-table/1";
-
 /// One case, read.
 #[derive(Debug, Clone, Serialize)]
 pub struct CaseReport {

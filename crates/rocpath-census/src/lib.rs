@@ -295,20 +295,8 @@ pub struct DisasmLine {
     pub class: String,
 }
 
-/// A code object or container that could not be read or decoded.
-#[derive(Debug, Clone, Serialize)]
-pub struct CensusError {
-    /// File.
-    pub path: String,
-    /// Container chain.
-    pub container: String,
-    /// Offset, when known.
-    pub offset: Option<u64>,
-    /// What is wrong.
-    pub message: String,
-    /// Evidence (`limited`).
-    pub evidence: Evidence,
-}
+/// A code object or container that could not be read or decoded (`limited` evidence).
+pub use rocpath_docs::ErrorItem;
 
 /// Everything a census found.
 #[derive(Debug, Clone, Default, Serialize)]
@@ -326,7 +314,7 @@ pub struct Report {
     /// Code objects the decoder does not cover (GFX6/GFX7, gfx125x).
     pub skipped: Vec<Skipped>,
     /// Problems.
-    pub errors: Vec<CensusError>,
+    pub errors: Vec<ErrorItem>,
 }
 
 /// Progress receiver.
@@ -361,13 +349,11 @@ impl Collector<'_> {
             rules::UNDECODABLE,
         )
         .at(loc);
-        lock(&self.out).errors.push(CensusError {
-            path: origin.path.clone(),
-            container: origin.member(),
-            offset,
-            message,
-            evidence,
-        });
+        lock(&self.out).errors.push(
+            ErrorItem::at(origin.path.clone(), message)
+                .inside(origin.member(), offset)
+                .evidence(evidence),
+        );
     }
 
     fn code_object(

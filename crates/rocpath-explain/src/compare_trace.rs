@@ -1,6 +1,6 @@
 //! ggml's predicted matrix-multiplication path next to the kernels a trace shows ran.
 //!
-//! The observation is a `rocpath trace --json` document (schema `rocpath.trace/1`; fields
+//! The observation is a `rocpath trace --json` document (schema `rocpath.trace/2`; fields
 //! read: `traces[].path`, `traces[].agents[]`, `traces[].kernels[]` with `name`, `family`,
 //! `library`, `dispatches`, `prefill_dispatches`, `decode_dispatches`). Each ggml
 //! matrix-multiplication kernel (`mul_mat_q`, `mul_mat_vec_q`, `mul_mat_f`, `mul_mat_vec_f`)
@@ -389,7 +389,7 @@ fn flash_attn_one(
 }
 
 /// Compares every ggml matrix-multiplication and flash-attention kernel of a
-/// `rocpath.trace/1` document with ggml's rules for `target` (or the gfx agent the trace
+/// `rocpath.trace/2` document with ggml's rules for `target` (or the gfx agent the trace
 /// The GPU a trace's agents name (the first `gfx…` one).
 fn trace_agent(t: &serde_json::Value) -> Option<TargetId> {
     t.get("agents")
@@ -513,7 +513,7 @@ mod tests {
 
     fn doc(phase: bool) -> serde_json::Value {
         serde_json::json!({
-            "schema": "rocpath.trace/1",
+            "schema": "rocpath.trace/2",
             "traces": [{
                 "path": "k.csv",
                 "agents": [],

@@ -1616,7 +1616,7 @@ fn keys_naming(
 /// A traced kernel attributed to the catalogs.
 #[derive(Debug, Clone, Serialize)]
 pub struct Attribution {
-    /// The trace (its path in the `rocpath.trace/1` document).
+    /// The trace (its path in the `rocpath.trace/2` document).
     pub trace: String,
     /// The kernel name.
     pub kernel: String,
@@ -1628,7 +1628,7 @@ pub struct Attribution {
     pub evidence: Evidence,
 }
 
-/// The kernels of a `rocpath.trace/1` document that are catalog solutions, with the entries they
+/// The kernels of a `rocpath.trace/2` document that are catalog solutions, with the entries they
 /// are (file, solution index, the tuned sizes that lead to them), and the Tensile-named
 /// (`Cijk_…`) kernels the catalogs do not hold.
 pub fn attribute(
@@ -1686,4 +1686,34 @@ pub fn attribute(
         })
         .collect();
     (out, errors)
+}
+
+/// `rocpath.explain.gemm` ([`rocpath_docs::schema::EXPLAIN_GEMM`]): one explanation per
+/// (library folder, call, device), and the problem lines that could not be read.
+#[derive(Debug, Serialize)]
+pub struct GemmDoc<'a> {
+    /// The explanations, in input order.
+    pub explanations: &'a [GemmExplanation],
+    /// Problem lines that could not be read.
+    pub errors: Vec<rocpath_docs::ErrorItem>,
+}
+
+/// `rocpath.explain.gemm_kernel`: where one kernel is in the catalogs.
+#[derive(Debug, Serialize)]
+pub struct KernelDoc<'a> {
+    /// The kernel name asked for.
+    pub kernel: &'a str,
+    /// The catalog entries that hold it.
+    pub entries: &'a [KernelEntry],
+    /// Catalogs that could not be read.
+    pub errors: Vec<rocpath_docs::ErrorItem>,
+}
+
+/// `rocpath.explain.gemm_attribution`: the Tensile kernels of a trace tied to their entries.
+#[derive(Debug, Serialize)]
+pub struct AttributionDoc<'a> {
+    /// One per kernel of the trace.
+    pub attributions: &'a [Attribution],
+    /// Catalogs that could not be read.
+    pub errors: Vec<rocpath_docs::ErrorItem>,
 }

@@ -153,7 +153,7 @@ pub struct DiffDoc<'a> {
     #[serde(flatten)]
     pub diff: &'a Diff,
     /// Errors of both scans.
-    pub errors: &'a [crate::ErrorRecord],
+    pub errors: &'a [crate::ErrorItem],
 }
 
 /// Compares OLD with NEW. The paths each side was scanned from (`Inventory::roots`) are

@@ -197,23 +197,9 @@ pub struct MiopenDbRecord {
 
 pub use kpack::{KpackArchiveRecord, KpackRefRecord};
 
-/// An item that could not be read.
-#[derive(Debug, Clone, Serialize, Deserialize, PartialEq, Eq)]
-pub struct ErrorRecord {
-    /// File on disk.
-    pub path: String,
-    /// Container chain down to the item.
-    pub container: String,
-    /// The library the item belongs to (as [`CodeObjectRecord::library`]).
-    #[serde(default)]
-    pub library: String,
-    /// Offset in the innermost container, when known.
-    pub offset: Option<u64>,
-    /// What is wrong (without its location, which is `path`, `container` and `offset`).
-    pub message: String,
-    /// Evidence: the item was seen but could not be read (`limited`).
-    pub evidence: Evidence,
-}
+/// An item that could not be read: one `errors[]` item of the documents layer, with its
+/// container, library, offset and `limited` evidence.
+pub use rocpath_docs::ErrorItem;
 
 /// Totals for one target id.
 #[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq, Eq)]
@@ -296,7 +282,7 @@ pub struct Inventory {
     /// Coverage: library → target id → cell.
     pub coverage: BTreeMap<String, BTreeMap<TargetId, Cell>>,
     /// Items that could not be read.
-    pub errors: Vec<ErrorRecord>,
+    pub errors: Vec<ErrorItem>,
     /// Host binaries packed for kpack and the archives they resolve to.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub kpack_refs: Vec<KpackRefRecord>,
@@ -316,7 +302,7 @@ struct Collector<'a> {
     objects: Mutex<Vec<CodeObjectRecord>>,
     tensile: Mutex<Vec<TensileRecord>>,
     dbs: Mutex<Vec<MiopenDbRecord>>,
-    errors: Mutex<Vec<ErrorRecord>>,
+    errors: Mutex<Vec<ErrorItem>>,
     kpack_refs: Mutex<Vec<KpackRefRecord>>,
 }
 
@@ -373,14 +359,10 @@ impl Collector<'_> {
         .at(loc);
         push(
             &self.errors,
-            ErrorRecord {
-                path: origin.path.clone(),
-                container: origin.member(),
-                library: origin.library(),
-                offset,
-                message,
-                evidence,
-            },
+            ErrorItem::at(origin.path.clone(), message)
+                .inside(origin.member(), offset)
+                .library(origin.library())
+                .evidence(evidence),
         );
     }
 

@@ -49,10 +49,11 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         .iter()
         .filter(|p| p.extension().is_some_and(|x| x == "json"))
     {
-        let v: Value = serde_json::from_slice(&std::fs::read(p)?)?;
+        let mut v: Value = serde_json::from_slice(&std::fs::read(p)?)?;
+        rocpath_docs::upgrade(&mut v)?;
         match v["schema"].as_str() {
-            Some("rocpath.case/1") => cases.push(v),
-            Some("rocpath.trace/1") => traces.push(v),
+            Some(s) if s == rocpath_docs::schema::CASE.id => cases.push(v),
+            Some(s) if s == rocpath_docs::schema::TRACE.id => traces.push(v),
             _ => {}
         }
     }

@@ -43,16 +43,8 @@ pub struct Imported {
     pub evidence: Evidence,
 }
 
-/// One file that could not be imported.
-#[derive(Debug, Serialize)]
-pub struct ImportFailure {
-    /// The file as named.
-    pub path: String,
-    /// Why, and what to do.
-    pub message: String,
-    /// Evidence: `ledger.unreadable` (limited), at the file.
-    pub evidence: Evidence,
-}
+/// One file that could not be imported (`ledger.unreadable`, limited, at the file).
+pub use rocpath_docs::ErrorItem;
 
 /// `ledger import`.
 #[derive(Debug, Serialize)]
@@ -62,7 +54,7 @@ pub struct ImportDoc {
     /// The files imported.
     pub imported: Vec<Imported>,
     /// The files that could not be.
-    pub errors: Vec<ImportFailure>,
+    pub errors: Vec<ErrorItem>,
     /// With `--derive`: the derivation that followed.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub derived: Option<crate::claims::DeriveDoc>,
@@ -86,16 +78,16 @@ impl ImportDoc {
                 report,
                 evidence: written("ledger.imported", file),
             }),
-            Err(e) => self.errors.push(ImportFailure {
-                path: file.display().to_string(),
-                message: e.to_string(),
-                evidence: Evidence::new(
-                    Class::Limited,
-                    Proof::ShippedArtifactVerified,
-                    "ledger.unreadable",
-                )
-                .at(Locator::file(file.display().to_string())),
-            }),
+            Err(e) => self.errors.push(
+                ErrorItem::at(file.display().to_string(), e.to_string()).evidence(
+                    Evidence::new(
+                        Class::Limited,
+                        Proof::ShippedArtifactVerified,
+                        "ledger.unreadable",
+                    )
+                    .at(Locator::file(file.display().to_string())),
+                ),
+            ),
         }
     }
 }

@@ -268,7 +268,7 @@ pub fn parse_case(text: &str) -> Result<Case, ParseError> {
 
 /// Parses `observations/<id>.json`.
 pub fn parse_observation(bytes: &[u8]) -> Result<Observation, ParseError> {
-    let o: Observation = serde_json::from_slice(bytes).map_err(|e| ParseError::json(&e))?;
+    let mut o: Observation = serde_json::from_slice(bytes).map_err(|e| ParseError::json(&e))?;
     check_schema(&o.schema, OBSERVATION_SCHEMA)?;
     check_id(&o.id)?;
     if !o.document.is_object() {
@@ -276,7 +276,17 @@ pub fn parse_observation(bytes: &[u8]) -> Result<Observation, ParseError> {
             "document is not a JSON object; import the rocpath --json output again".into(),
         ));
     }
+    current_version(&mut o.document)?;
     Ok(o)
+}
+
+/// Brings an imported document to the version this build reads (the file keeps the version
+/// the producer printed); a document of a newer version is an error of that file.
+pub(crate) fn current_version(doc: &mut serde_json::Value) -> Result<(), ParseError> {
+    match rocpath_docs::upgrade(doc) {
+        Ok(_) | Err(rocpath_docs::MigrateError::NoSchema) => Ok(()),
+        Err(e) => Err(ParseError::Form(format!("document: {e}"))),
+    }
 }
 
 /// Which kind of ledger file a path inside the ledger is, by its folder.

@@ -8,9 +8,6 @@
 
 use serde_json::Value;
 
-/// The schema of a trail document.
-pub const FOLLOW_SCHEMA: &str = "rocpath.follow/1";
-
 /// One hop of a trail, in tree order.
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
 pub struct Step {
@@ -50,7 +47,7 @@ fn s(v: &Value, k: &str) -> String {
 
 /// Whether a document is a trail.
 pub fn is_trail(doc: &Value) -> bool {
-    doc.get("schema").and_then(Value::as_str) == Some(FOLLOW_SCHEMA)
+    doc.get("schema").and_then(Value::as_str) == Some(rocpath_docs::schema::FOLLOW.id)
 }
 
 /// Where a hop's file is: its repository's root joined with the path (the repository's

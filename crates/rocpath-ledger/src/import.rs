@@ -103,18 +103,7 @@ pub struct ImportReport {
 /// The command part of a rocpath schema (`rocpath.case/1` → `case`, `rocpath.ledger.check/1`
 /// → `ledger-check`), if the schema has the rocpath form.
 pub fn schema_command(schema: &str) -> Option<String> {
-    let rest = schema.strip_prefix("rocpath.")?;
-    let (name, version) = rest.rsplit_once('/')?;
-    if name.is_empty()
-        || version.is_empty()
-        || !version.bytes().all(|b| b.is_ascii_digit())
-        || !name
-            .bytes()
-            .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'.' || b == b'_')
-    {
-        return None;
-    }
-    Some(name.replace(['.', '_'], "-"))
+    rocpath_docs::SchemaId::parse(schema).map(|s| s.name.replace(['.', '_'], "-"))
 }
 
 /// What the common envelope of a rocpath JSON document lacks.
@@ -129,6 +118,16 @@ pub enum EnvelopeError {
     /// A `schema` of another form.
     #[error("schema {0:?} is not of the form rocpath.<command>/<version>")]
     Schema(String),
+    /// A newer version of a schema than this rocpath reads.
+    #[error(
+        "schema {found} is newer than this rocpath reads ({current}); import it with the rocpath that wrote it, or a newer one"
+    )]
+    Newer {
+        /// The document's schema.
+        found: String,
+        /// The version this build reads.
+        current: &'static str,
+    },
     /// No `observed` object.
     #[error("no \"observed\" object (tool, version, command, time, host)")]
     NoObserved,
@@ -144,8 +143,16 @@ pub fn envelope(doc: &serde_json::Value) -> Result<String, EnvelopeError> {
         .get("schema")
         .and_then(|s| s.as_str())
         .ok_or(EnvelopeError::NoSchema)?;
-    if schema_command(schema).is_none() {
+    let Some(id) = rocpath_docs::SchemaId::parse(schema) else {
         return Err(EnvelopeError::Schema(schema.to_string()));
+    };
+    if let Some(current) = id.current()
+        && id.version > current.version
+    {
+        return Err(EnvelopeError::Newer {
+            found: schema.to_string(),
+            current: current.id,
+        });
     }
     let observed = obj
         .get("observed")
@@ -564,6 +571,10 @@ mod tests {
         assert_eq!(
             schema_command("rocpath.case_table/12").as_deref(),
             Some("case-table")
+        );
+        assert_eq!(
+            schema_command("rocpath.ledger.add-claim/1").as_deref(),
+            Some("ledger-add-claim")
         );
         for bad in [
             "rocpath./1",

@@ -133,7 +133,7 @@ pub fn processor_sort_key(p: &str) -> (u32, String) {
 
 /// Adds an inventory document's coverage (`coverage{}`, `tensile[]`, `miopen_dbs[]`).
 pub fn add_coverage(o: &Observation, into: &mut Coverage) {
-    if schema_of(o) != "rocpath.inventory/1" {
+    if schema_of(o) != rocpath_docs::schema::INVENTORY.id {
         return;
     }
     let d = &o.document;
@@ -223,7 +223,7 @@ pub fn kernel_family(name: &str) -> String {
 
 /// Adds an isa document's kernels, summed per (family, processor).
 pub fn add_isa_families(o: &Observation, into: &mut BTreeMap<(String, String), IsaFamily>) {
-    if schema_of(o) != "rocpath.isa/1" {
+    if schema_of(o) != rocpath_docs::schema::ISA.id {
         return;
     }
     for co in o
@@ -598,7 +598,7 @@ pub fn case_stubs(o: &Observation) -> Vec<Case> {
 /// disagreement, with the question the comparison states, the device as its world and the
 /// observation that would answer it.
 pub fn question_stubs(o: &Observation) -> Vec<Question> {
-    if schema_of(o) != "rocpath.explain.compare/1" {
+    if schema_of(o) != rocpath_docs::schema::EXPLAIN_COMPARE.id {
         return Vec::new();
     }
     let d = &o.document;
@@ -660,7 +660,7 @@ pub struct SurveyRow {
 
 /// The verdicts of a `rocpath.survey/1` document.
 pub fn survey_rows(o: &Observation) -> Vec<SurveyRow> {
-    if schema_of(o) != "rocpath.survey/1" {
+    if schema_of(o) != rocpath_docs::schema::SURVEY.id {
         return Vec::new();
     }
     let d = &o.document;
@@ -711,8 +711,10 @@ pub fn survey_rows(o: &Observation) -> Vec<SurveyRow> {
 pub fn processors_of(o: &Observation) -> BTreeSet<String> {
     let mut out = BTreeSet::new();
     let d = &o.document;
-    match schema_of(o) {
-        "rocpath.inventory/1" | "rocpath.isa/1" => {
+    let schema = schema_of(o);
+    use rocpath_docs::schema::{INVENTORY, ISA, SURVEY};
+    match schema {
+        s if s == INVENTORY.id || s == ISA.id => {
             for co in d
                 .get("code_objects")
                 .and_then(Value::as_array)
@@ -727,7 +729,7 @@ pub fn processors_of(o: &Observation) -> BTreeSet<String> {
                 out.extend(t.keys().map(|k| processor_of(k)));
             }
         }
-        "rocpath.survey/1" => {
+        s if s == SURVEY.id => {
             out.extend(survey_rows(o).into_iter().map(|r| r.processor));
         }
         s if s.starts_with("rocpath.case") => {

@@ -41,13 +41,15 @@ pub fn read_observation(path: &Path) -> Result<Observation, ParseError> {
             "document is not a JSON object; import the rocpath --json output again".into(),
         ));
     }
+    let mut document = e.document.value;
+    crate::files::current_version(&mut document)?;
     Ok(Observation {
         schema: e.schema,
         id: e.id,
         imported: e.imported,
         inputs: e.inputs,
         quotes: Vec::new(),
-        document: e.document.value,
+        document,
     })
 }
 

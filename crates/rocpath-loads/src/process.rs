@@ -5,6 +5,7 @@
 //! (`dlopen`: HIP's runtime, the math libraries a framework opens on first use) shows as such.
 
 use crate::{Loads, Options, rocm};
+use rocpath_docs::ErrorItem;
 use rocpath_evidence::{Class, Evidence, Locator, Proof};
 use serde::Serialize;
 use std::collections::{BTreeMap, BTreeSet};
@@ -74,7 +75,7 @@ pub struct Running {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub prediction: Option<Loads>,
     /// What could not be read, and why.
-    pub errors: Vec<String>,
+    pub errors: Vec<ErrorItem>,
 }
 
 /// Why a process could not be read at all.
@@ -110,7 +111,12 @@ pub fn running(proc_root: &Path, pid: u32, cache: &Path) -> Result<Running, Proc
     let mut errors = Vec::new();
     let exe = std::fs::read_link(dir.join("exe"))
         .map(|p| p.to_string_lossy().into_owned())
-        .map_err(|e| errors.push(format!("{}: {e}", dir.join("exe").display())))
+        .map_err(|e| {
+            errors.push(ErrorItem::at(
+                dir.join("exe").display().to_string(),
+                e.to_string(),
+            ))
+        })
         .ok();
     let cmdline = nul_list(&dir.join("cmdline"), &mut errors);
     let environ = nul_list(&dir.join("environ"), &mut errors);
@@ -133,7 +139,7 @@ pub fn running(proc_root: &Path, pid: u32, cache: &Path) -> Result<Running, Proc
             .map(|(k, v)| (k.clone(), v.clone()))
             .collect();
         crate::loads(&o)
-            .map_err(|err| errors.push(format!("{e}: {err}")))
+            .map_err(|err| errors.push(ErrorItem::new(err.to_string())))
             .ok()
     });
     let mapped_files = shared_objects(&maps, exe.as_deref());
@@ -152,7 +158,7 @@ pub fn running(proc_root: &Path, pid: u32, cache: &Path) -> Result<Running, Proc
 }
 
 /// A NUL-separated `/proc` list (`cmdline`, `environ`); an unreadable one is an error noted.
-fn nul_list(path: &Path, errors: &mut Vec<String>) -> Vec<String> {
+fn nul_list(path: &Path, errors: &mut Vec<ErrorItem>) -> Vec<String> {
     match std::fs::File::open(path).and_then(|f| {
         use std::io::Read;
         let mut b = Vec::new();
@@ -165,7 +171,7 @@ fn nul_list(path: &Path, errors: &mut Vec<String>) -> Vec<String> {
             .map(|s| String::from_utf8_lossy(s).into_owned())
             .collect(),
         Err(e) => {
-            errors.push(format!("{}: {e}", path.display()));
+            errors.push(ErrorItem::at(path.display().to_string(), e.to_string()));
             Vec::new()
         }
     }
@@ -261,11 +267,11 @@ fn compare(
 }
 
 /// Open files ROCm libraries read as data, from the descriptors' links.
-fn open_data(fd_dir: &Path, errors: &mut Vec<String>) -> Vec<String> {
+fn open_data(fd_dir: &Path, errors: &mut Vec<ErrorItem>) -> Vec<String> {
     let rd = match std::fs::read_dir(fd_dir) {
         Ok(r) => r,
         Err(e) => {
-            errors.push(format!("{}: {e}", fd_dir.display()));
+            errors.push(ErrorItem::at(fd_dir.display().to_string(), e.to_string()));
             return Vec::new();
         }
     };

@@ -185,7 +185,7 @@ pub struct ModuleLoads {
     /// Where each ROCm library found reads its data.
     pub rocm_data: Vec<rocm::DataPath>,
     /// Extension modules that could not be read, and why.
-    pub errors: Vec<String>,
+    pub errors: Vec<rocpath_docs::ErrorItem>,
 }
 
 /// Resolves every extension module of `spec` with `base` (environment, cache, tree).
@@ -208,7 +208,7 @@ pub fn module_loads(module: &str, spec: ModuleSpec, base: &Options) -> ModuleLoa
         match crate::loads(&o) {
             Ok(l) => merge(&mut m, l, &mut seen, &mut gone, &mut data),
             Err(LoadsError::Static { .. }) => {}
-            Err(err) => m.errors.push(err.to_string()),
+            Err(err) => m.errors.push(rocpath_docs::ErrorItem::new(err.to_string())),
         }
     }
     m

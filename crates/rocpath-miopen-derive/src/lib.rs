@@ -19,7 +19,7 @@ pub mod lower;
 pub mod registry;
 pub mod rules;
 
-use rocpath_miopen::model::ir::{BuildFlag, EnvVar, Model, SCHEMA, Site, Solver, Source};
+use rocpath_miopen::model::ir::{BuildFlag, EnvVar, Model, Site, Solver, Source};
 use serde::Serialize;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -265,7 +265,7 @@ pub fn derive(root: &Path, progress: Progress) -> Result<(Model, Report), Derive
         notes.push(format!("rule {id} could not be re-derived: {why}"));
     }
     let model = Model {
-        schema: SCHEMA.into(),
+        schema: rocpath_docs::schema::MIOPEN_MODEL.id.into(),
         source: Source {
             repository: repository.into(),
             commit: head.commit.unwrap_or_default(),

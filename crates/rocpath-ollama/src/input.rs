@@ -35,6 +35,18 @@ pub enum ReadError {
     },
 }
 
+impl From<&ReadError> for rocpath_docs::ErrorItem {
+    fn from(e: &ReadError) -> Self {
+        let message = match e {
+            ReadError::NotRegular { what, .. } => format!(
+                "not a regular file ({what}); rocpath reads only regular files — copy the data to a file and read that"
+            ),
+            ReadError::Io { error, .. } => error.to_string(),
+        };
+        rocpath_docs::ErrorItem::at(e.path().display().to_string(), message)
+    }
+}
+
 impl ReadError {
     /// The file the error is about.
     pub fn path(&self) -> &Path {

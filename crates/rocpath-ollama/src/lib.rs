@@ -20,5 +20,25 @@ pub mod smi;
 
 pub use run::{RunReport, VerdictKind};
 
-/// JSON schema name of `rocpath ollama read --json`.
-pub const SCHEMA: &str = "rocpath.ollama/1";
+/// The `rocpath.ollama` document ([`rocpath_docs::schema::OLLAMA`]): the runs read, notes on
+/// how files were grouped, and the files that could not be read.
+#[derive(Debug, serde::Serialize)]
+pub struct ReadDoc<'a> {
+    /// The runs.
+    pub runs: &'a [RunReport],
+    /// How files were grouped into runs.
+    pub notes: &'a [String],
+    /// Files that could not be read.
+    pub errors: Vec<rocpath_docs::ErrorItem>,
+}
+
+impl<'a> ReadDoc<'a> {
+    /// The document of [`run::read_paths`]'s answer.
+    pub fn new(runs: &'a [RunReport], notes: &'a [String], errors: &[input::ReadError]) -> Self {
+        ReadDoc {
+            runs,
+            notes,
+            errors: errors.iter().map(Into::into).collect(),
+        }
+    }
+}

@@ -125,8 +125,8 @@ pub fn derived(doc: &DeriveDoc) -> String {
             r.not_derived_again.join(", ")
         );
     }
-    for (file, why) in &r.errors {
-        let _ = writeln!(s, "error: {file}: {why}");
+    for e in &r.errors {
+        let _ = writeln!(s, "error: {e}");
     }
     s
 }

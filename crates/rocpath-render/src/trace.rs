@@ -198,7 +198,8 @@ fn one(out: &mut String, r: &TraceRecord, top: usize) {
         c.kernel_tensile_like_rows
     );
     for e in &r.errors {
-        let _ = writeln!(out, "  unreadable row {}: {}", e.at, e.message);
+        let row = e.line.map(|l| l.to_string()).unwrap_or_default();
+        let _ = writeln!(out, "  unreadable row {row}: {}", e.message);
     }
 }
 

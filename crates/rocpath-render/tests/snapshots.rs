@@ -6,7 +6,7 @@ use rocpath_census::{CodeObjectCensus, Counts, FindHit, KernelCensus};
 use rocpath_evidence::{Class, Evidence, Locator, Proof};
 use rocpath_inventory::check::{Override, check};
 use rocpath_inventory::device::{Device, normalize};
-use rocpath_inventory::{CodeObjectRecord, ErrorRecord, Inventory, MiopenDbRecord, TensileRecord};
+use rocpath_inventory::{CodeObjectRecord, ErrorItem, Inventory, MiopenDbRecord, TensileRecord};
 use rocpath_isa::Mnemonic;
 use rocpath_ledger::check::{Checked, Problem, Severity};
 use rocpath_ledger::doc::ImportDoc;
@@ -104,18 +104,16 @@ fn install() -> Inventory {
             size: 1234,
             evidence: seen("miopen.db_present", "/opt/rocm/share/miopen/db"),
         }],
-        errors: vec![ErrorRecord {
-            path: "/opt/rocm/lib/libbroken.so".into(),
-            container: "hip_fatbin".into(),
-            library: "libbroken.so".into(),
-            offset: Some(512),
-            message: "truncated code object".into(),
-            evidence: Evidence::new(
-                Class::Limited,
-                Proof::ShippedArtifactVerified,
-                "inventory.unreadable",
-            ),
-        }],
+        errors: vec![
+            ErrorItem::at("/opt/rocm/lib/libbroken.so", "truncated code object")
+                .inside("hip_fatbin", Some(512))
+                .library("libbroken.so")
+                .evidence(Evidence::new(
+                    Class::Limited,
+                    Proof::ShippedArtifactVerified,
+                    "inventory.unreadable",
+                )),
+        ],
         ..Inventory::default()
     };
     inv.finish();
@@ -399,9 +397,9 @@ fn ledger_derive_and_claims_lines() {
     };
     report.rules.insert("derive.case.group".into(), 9);
     report.rules.insert("derive.case.outcome".into(), 50);
-    report.errors.push((
-        "observations/broken.json".into(),
-        "line 1, column 64: EOF while parsing a string; correct the file there".into(),
+    report.errors.push(rocpath_docs::ErrorItem::at(
+        "observations/broken.json",
+        "line 1, column 64: EOF while parsing a string; correct the file there",
     ));
     let doc = DeriveDoc::new(ledger, "2026-03-24", report);
     let claims = vec![

@@ -59,6 +59,47 @@ pub struct Options {
     pub version: String,
 }
 
+/// The `rocpath.site.build` document ([`rocpath_docs::schema::SITE_BUILD`]).
+#[derive(Debug, Serialize)]
+pub struct BuildDoc {
+    /// The ledger folder.
+    pub ledger: String,
+    /// The site folder.
+    pub out: String,
+    /// What was written.
+    #[serde(flatten)]
+    pub report: Report,
+    /// The raw data copied beside the site (`--copy-raw`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub raw: Option<raw::RawReport>,
+    /// Evidence: the site was written (at its `index.html`).
+    pub evidence: rocpath_evidence::Evidence,
+}
+
+impl BuildDoc {
+    /// The document of a build of `ledger` into `out`.
+    pub fn new(
+        ledger: &std::path::Path,
+        out: &std::path::Path,
+        report: Report,
+        raw: Option<raw::RawReport>,
+    ) -> Self {
+        use rocpath_evidence::{Class, Evidence, Locator, Proof};
+        BuildDoc {
+            ledger: ledger.display().to_string(),
+            out: out.display().to_string(),
+            report,
+            raw,
+            evidence: Evidence::new(
+                Class::Confirmed,
+                Proof::ShippedArtifactVerified,
+                "site.built",
+            )
+            .at(Locator::file(out.join("index.html").display().to_string())),
+        }
+    }
+}
+
 /// What a build wrote.
 #[derive(Debug, Clone, Default, Serialize)]
 pub struct Report {

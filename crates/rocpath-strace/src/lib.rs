@@ -21,9 +21,6 @@ pub mod report;
 pub use link::{Link, RocblasTrace};
 pub use report::{StraceReport, read_files};
 
-/// JSON schema name of `rocpath strace --json`.
-pub const SCHEMA: &str = "rocpath.strace/1";
-
 /// Largest strace split or rocBLAS trace log read whole (a 1.5 GB single line is refused, not
 /// allocated).
 pub const MAX_LOG_BYTES: u64 = 1 << 30;

@@ -230,6 +230,40 @@ pub fn matches(pattern: &str, name: &str) -> bool {
     true
 }
 
+/// The `rocpath.study.build` document ([`rocpath_docs::schema::STUDY_BUILD`]).
+#[derive(Debug, serde::Serialize)]
+pub struct BuildDoc {
+    /// The study file.
+    pub study: String,
+    /// The output folder.
+    pub out: String,
+    /// What was done.
+    #[serde(flatten)]
+    pub report: Report,
+    /// Evidence: the site was written (at its `site/index.html`).
+    pub evidence: rocpath_evidence::Evidence,
+}
+
+impl BuildDoc {
+    /// The document of a study built into `out`.
+    pub fn new(study: &Path, out: &Path, report: Report) -> Self {
+        use rocpath_evidence::{Class, Evidence, Locator, Proof};
+        BuildDoc {
+            study: study.display().to_string(),
+            out: out.display().to_string(),
+            report,
+            evidence: Evidence::new(
+                Class::Confirmed,
+                Proof::ShippedArtifactVerified,
+                "site.built",
+            )
+            .at(Locator::file(
+                out.join("site/index.html").display().to_string(),
+            )),
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

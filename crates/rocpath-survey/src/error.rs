@@ -2,7 +2,6 @@
 //! fields of their own). Nothing here stops a survey: each error is recorded with its path (and
 //! line, when a text file was malformed) and the rest goes on.
 
-use serde::Serialize;
 use std::path::PathBuf;
 
 /// Something the survey could not read or understand.
@@ -43,29 +42,17 @@ pub enum SurveyError {
     },
 }
 
-/// An error as it appears in the survey's `errors[]`.
-#[derive(Debug, Clone, Serialize, PartialEq, Eq, PartialOrd, Ord)]
-pub struct ErrorItem {
-    /// The path.
-    pub path: String,
-    /// The line, for malformed text.
-    pub line: Option<usize>,
-    /// What went wrong and what to do.
-    pub message: String,
-}
+pub use rocpath_docs::ErrorItem;
 
+/// An error as it appears in the survey's `errors[]`.
 impl From<&SurveyError> for ErrorItem {
     fn from(e: &SurveyError) -> Self {
         let (path, line) = match e {
             SurveyError::Io { path, .. }
             | SurveyError::SymlinkLoop { path }
             | SurveyError::Unusable { path, .. } => (path, None),
-            SurveyError::Malformed { path, line, .. } => (path, Some(*line)),
+            SurveyError::Malformed { path, line, .. } => (path, Some(*line as u64)),
         };
-        ErrorItem {
-            path: path.display().to_string(),
-            line,
-            message: e.to_string(),
-        }
+        ErrorItem::at(path.display().to_string(), e.to_string()).line(line)
     }
 }

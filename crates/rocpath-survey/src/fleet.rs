@@ -194,10 +194,11 @@ pub fn aspects_of(bytes: &[u8]) -> Result<BTreeMap<String, String>, String> {
 
 /// A document of the survey's schema, else why not.
 fn checked(doc: Doc) -> Result<Doc, String> {
-    if doc.schema != "rocpath.survey/1" {
+    if doc.schema != rocpath_docs::schema::SURVEY.id {
         return Err(format!(
-            "schema {:?}, not rocpath.survey/1: give the output of rocpath --json survey",
-            doc.schema
+            "schema {:?}, not {}: give the output of rocpath --json survey",
+            doc.schema,
+            rocpath_docs::schema::SURVEY
         ));
     }
     Ok(doc)
@@ -294,11 +295,7 @@ pub fn merge(paths: &[PathBuf]) -> Fleet {
                     aspects: aspects(&d),
                 });
             }
-            Err(message) => errors.push(ErrorItem {
-                path: p.display().to_string(),
-                line: None,
-                message,
-            }),
+            Err(message) => errors.push(ErrorItem::at(p.display().to_string(), message)),
         }
     }
     unique_names(&mut nodes);

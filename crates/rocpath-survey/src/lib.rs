@@ -257,7 +257,7 @@ pub struct Survey {
     /// What could not be read.
     pub errors: Vec<ErrorItem>,
     /// Items of the inventory scans that could not be read.
-    pub scan_errors: Vec<rocpath_inventory::ErrorRecord>,
+    pub scan_errors: Vec<rocpath_inventory::ErrorItem>,
     /// Counts and time.
     pub stats: Stats,
 }
@@ -322,7 +322,7 @@ pub fn survey(opts: &Options, progress: &dyn Progress) -> Survey {
     skipped.extend(limits(&w, opts.max_depth));
     errors.append(&mut w.errors);
     let mut errors: Vec<ErrorItem> = errors.iter().map(ErrorItem::from).collect();
-    errors.sort();
+    errors.sort_by(|a, b| a.sort_key().cmp(&b.sort_key()));
     errors.dedup();
     let mut findings = findings::findings(&devices, &python_envs, &installs, &verdicts, &env);
     findings.extend(findings::access(&access, &pci_gpus));
@@ -391,7 +391,7 @@ fn scan_all(
     user_dbs: &[UserDb],
     deadline: Option<Instant>,
     skipped: &mut Vec<Skipped>,
-) -> (Vec<Verdict>, Vec<rocpath_inventory::ErrorRecord>, Stats) {
+) -> (Vec<Verdict>, Vec<rocpath_inventory::ErrorItem>, Stats) {
     let mut verdicts = Vec::new();
     let mut scan_errors = Vec::new();
     let mut stats = Stats::default();

@@ -389,7 +389,7 @@ fn malformed_topology_rocminfo_and_units_are_named() {
         .iter()
         .map(|e| format!("{}:{:?}: {}", e.path, e.line, e.message))
         .collect();
-    let has = |p: &str, line: Option<usize>| {
+    let has = |p: &str, line: Option<u64>| {
         s.errors
             .iter()
             .any(|e| e.path.ends_with(p) && e.line == line)

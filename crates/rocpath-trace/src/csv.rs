@@ -579,7 +579,7 @@ mod tests {
         assert_eq!(c.dispatches, 3);
         assert_eq!(c.skipped_rows, 2);
         assert_eq!(c.errors.len(), 1);
-        assert_eq!(c.errors[0].at, 5);
+        assert_eq!(c.errors[0].line, Some(5));
     }
 
     #[test]
@@ -603,7 +603,7 @@ mod tests {
         let (c, _) = read(t.as_bytes(), None).unwrap();
         assert_eq!(c.dispatches, 3);
         assert_eq!(c.errors.len(), 1);
-        assert_eq!(c.errors[0].at, 3);
+        assert_eq!(c.errors[0].line, Some(3));
         assert!(c.errors[0].message.contains("longer than 1 MiB"));
         // Line numbers after the dropped record are still the file's.
         assert_eq!(c.kernels[1].first.line, Some(4));
@@ -614,7 +614,7 @@ mod tests {
         let (c, _) = read(t.as_bytes(), None).unwrap();
         assert_eq!(c.dispatches, 3);
         assert_eq!(c.errors.len(), 1);
-        assert_eq!(c.errors[0].at, 5);
+        assert_eq!(c.errors[0].line, Some(5));
         // A header longer than the limit is named as such.
         let t = format!("{}\n", "h".repeat(2 << 20));
         let e = read(t.as_bytes(), None).err().map(|e| e.to_string());

@@ -27,9 +27,6 @@ use serde::Serialize;
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
-/// JSON schema name of `rocpath trace --json`.
-pub const SCHEMA: &str = "rocpath.trace/1";
-
 /// Which reader an input needs.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Format {
@@ -159,6 +156,12 @@ impl InputError {
             InputError::Rocpd { error, .. } => error.to_string(),
             InputError::Deadline { .. } => rocpath_budget::deadline::skipped(),
         }
+    }
+}
+
+impl From<&InputError> for rocpath_docs::ErrorItem {
+    fn from(e: &InputError) -> Self {
+        rocpath_docs::ErrorItem::at(e.path().display().to_string(), e.message()).line(e.line())
     }
 }
 
@@ -425,6 +428,30 @@ fn read_rocpd(path: &Path, phase: Option<PhaseRequest>) -> Result<TraceRecord, I
     let c = rocpd::read(&conn, abs).map_err(err)?;
     let shown = path.display().to_string();
     Ok(model::record(&shown, "rocpd", c, boundary_of(phase)))
+}
+
+/// The `rocpath.trace` document ([`rocpath_docs::schema::TRACE`]): the merged report, notes on
+/// what was read, and the inputs that could not be read.
+#[derive(Debug, Serialize)]
+pub struct TraceDoc<'a> {
+    /// The report.
+    #[serde(flatten)]
+    pub report: &'a Report,
+    /// Notes on the inputs.
+    pub notes: &'a [String],
+    /// Inputs that could not be read.
+    pub errors: Vec<rocpath_docs::ErrorItem>,
+}
+
+impl<'a> TraceDoc<'a> {
+    /// The document of a report, its notes and its input errors.
+    pub fn new(report: &'a Report, notes: &'a [String], errors: &[InputError]) -> Self {
+        TraceDoc {
+            report,
+            notes,
+            errors: errors.iter().map(Into::into).collect(),
+        }
+    }
 }
 
 /// All traces together.

@@ -1,6 +1,7 @@
 //! Observations: per-kernel aggregates, families, the phase split and one trace's report.
 
 use crate::family::{self, Family, ResearchCounters};
+use rocpath_docs::ErrorItem;
 use rocpath_evidence::{Class, Evidence, Locator, Proof};
 use rocpath_logs::tensile::KernelName;
 use serde::Serialize;
@@ -143,7 +144,7 @@ pub struct Collected {
     /// Agents of the trace.
     pub agents: Vec<Agent>,
     /// Rows or records that could not be read (first 100).
-    pub errors: Vec<RowError>,
+    pub errors: Vec<ErrorItem>,
 }
 
 /// An agent (CPU or GPU) of the profiled process.
@@ -159,15 +160,6 @@ pub struct Agent {
     /// Marketing name (`Radeon Instinct MI25`).
     #[serde(skip_serializing_if = "String::is_empty")]
     pub product: String,
-}
-
-/// A row that could not be read.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-pub struct RowError {
-    /// 1-based line or record index.
-    pub at: u64,
-    /// What was wrong.
-    pub message: String,
 }
 
 /// Most distinct kernel names a trace keeps (real traces have hundreds to a few thousand).
@@ -254,7 +246,7 @@ impl Aggregator {
     pub fn error(&mut self, at: u64, message: String) {
         self.out.skipped_rows += 1;
         if self.out.errors.len() < 100 {
-            self.out.errors.push(RowError { at, message });
+            self.out.errors.push(ErrorItem::new(message).line(Some(at)));
         }
     }
 }
@@ -430,7 +422,7 @@ pub struct TraceRecord {
     pub evidence: Evidence,
     /// Rows that could not be read.
     #[serde(skip_serializing_if = "Vec::is_empty")]
-    pub errors: Vec<RowError>,
+    pub errors: Vec<ErrorItem>,
 }
 
 impl TraceRecord {

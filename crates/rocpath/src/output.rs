@@ -77,7 +77,12 @@ impl Printer {
     /// document is serialized straight to stdout (no intermediate tree or string), so a
     /// large inventory costs its own size in memory, not several times it. `payload` must
     /// serialize as a struct or map without `schema`/`observed` keys of its own.
-    pub fn json<T: Serialize>(&self, schema: &str, payload: &T) -> anyhow::Result<()> {
+    pub fn json<T: Serialize>(
+        &self,
+        schema: &rocpath_docs::Schema,
+        payload: &T,
+    ) -> anyhow::Result<()> {
+        let schema = schema.id;
         #[derive(Serialize)]
         struct Doc<'a, T: Serialize> {
             schema: &'a str,

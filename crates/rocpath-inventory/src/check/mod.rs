@@ -12,7 +12,7 @@ pub mod catalog;
 pub mod miopen_cache;
 
 use crate::device::Device;
-use crate::{CodeObjectRecord, ErrorRecord, Inventory};
+use crate::{CodeObjectRecord, ErrorItem, Inventory};
 use rocpath_arch::{Compat, FeatureSetting, TargetId, code_object_compat};
 use rocpath_evidence::{Class, Evidence, Locator, Proof};
 use serde::Serialize;
@@ -91,7 +91,7 @@ pub struct CheckDoc<'a> {
     /// One check per device.
     pub devices: &'a [DeviceCheck],
     /// Items of the scan that could not be read.
-    pub errors: &'a [crate::ErrorRecord],
+    pub errors: &'a [crate::ErrorItem],
 }
 
 /// Whether checks answer "no": a library without code that runs, or nothing to check.
@@ -361,7 +361,7 @@ pub fn check(inv: &Inventory, device: &Device, ov: Option<&Override>) -> DeviceC
     for co in &inv.code_objects {
         groups.entry(group_key(co)).or_default().push(co);
     }
-    let mut unreadable: BTreeMap<String, Vec<&ErrorRecord>> = BTreeMap::new();
+    let mut unreadable: BTreeMap<String, Vec<&ErrorItem>> = BTreeMap::new();
     for e in inv.errors.iter().filter(|e| about_code(e)) {
         unreadable.entry(group_of(&e.library)).or_default().push(e);
     }
@@ -402,7 +402,7 @@ fn library_check(
     lib: &str,
     objs: &[&CodeObjectRecord],
     dev: &TargetId,
-    unreadable: Option<&[&ErrorRecord]>,
+    unreadable: Option<&[&ErrorItem]>,
     kpacked: Option<&[&crate::KpackRefRecord]>,
     ov: Option<&Override>,
 ) -> LibraryCheck {
@@ -664,7 +664,7 @@ fn no_code(lib: &str, why: String, evidence: Evidence) -> LibraryCheck {
 
 /// True for an error about code (a code object or its container), not about a Tensile
 /// library or MIOpen database file, which have verdicts of their own.
-fn about_code(e: &ErrorRecord) -> bool {
+fn about_code(e: &ErrorItem) -> bool {
     let inner = e.container.rsplit(" > ").next().filter(|c| !c.is_empty());
     let name = inner.unwrap_or(&e.path);
     let name = name.rsplit(['/', ':']).next().unwrap_or(name);
@@ -673,14 +673,14 @@ fn about_code(e: &ErrorRecord) -> bool {
 
 /// What the unreadable items of a library are, for a verdict's note (the errors themselves
 /// are reported with the inventory's errors).
-fn unread_note(errs: &[&ErrorRecord]) -> String {
+fn unread_note(errs: &[&ErrorItem]) -> String {
     let n = errs.len();
     let items = if n == 1 { "item" } else { "items" };
     format!("{n} {items} of it could not be read (see the errors), so the absence is not confirmed")
 }
 
 /// A library of which nothing could be read: no verdict on its code, `limited`.
-fn unreadable_only(lib: &str, errs: &[&ErrorRecord]) -> LibraryCheck {
+fn unreadable_only(lib: &str, errs: &[&ErrorItem]) -> LibraryCheck {
     let why = format!("no readable code object; {}", unread_note(errs));
     let mut evidence = Evidence::new(
         Class::Limited,

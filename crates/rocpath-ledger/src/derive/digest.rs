@@ -36,13 +36,13 @@ pub enum Doc {
     Compare(CompareDoc),
     /// `rocpath.explain.gemm/1`.
     Gemm(GemmDoc),
-    /// `rocpath.trace/1`.
+    /// `rocpath.trace/2`.
     Trace(TraceDoc),
-    /// `rocpath.ollama/1`.
+    /// `rocpath.ollama/2`.
     Ollama(OllamaDoc),
     /// `rocpath.strace/1`.
     Strace(StraceDoc),
-    /// `rocpath.lanes/1`.
+    /// `rocpath.lanes/2`.
     Lanes(LanesDoc),
     /// `rocpath.inventory/1`.
     Inventory(InventoryDoc),
@@ -326,7 +326,7 @@ pub struct OutcomeD {
 
 // ---------------------------------------------------------------- explain --compare
 
-/// `rocpath.explain.compare/1` and `rocpath.lanes/1` share `comparisons[]`; each reads its
+/// `rocpath.explain.compare/1` and `rocpath.lanes/2` share `comparisons[]`; each reads its
 /// own fields.
 #[derive(Debug, Clone, Default, Deserialize)]
 #[serde(default)]
@@ -440,7 +440,7 @@ pub struct CmpD {
 
 // ---------------------------------------------------------------- trace
 
-/// `rocpath.trace/1`.
+/// `rocpath.trace/2`.
 #[derive(Debug, Clone, Default, Deserialize)]
 #[serde(default)]
 pub struct TraceDoc {
@@ -493,7 +493,7 @@ pub struct AgentD {
 
 // ---------------------------------------------------------------- ollama
 
-/// `rocpath.ollama/1`.
+/// `rocpath.ollama/2`.
 #[derive(Debug, Clone, Default, Deserialize)]
 #[serde(default)]
 pub struct OllamaDoc {
@@ -665,7 +665,7 @@ pub struct ProcessD {
 
 // ---------------------------------------------------------------- lanes
 
-/// `rocpath.lanes/1`.
+/// `rocpath.lanes/2`.
 #[derive(Debug, Clone, Default, Deserialize)]
 #[serde(default)]
 pub struct LanesDoc {
@@ -1065,31 +1065,49 @@ pub fn parse(bytes: &[u8]) -> Result<ObsDigest, ParseError> {
     let world: ImportedWorld = serde_json::from_str(e.imported.get()).unwrap_or_default();
     let raw = e.document.get();
     let schema: SchemaOnly = serde_json::from_str(raw).map_err(|e| ParseError::json(&e))?;
-    let schema = schema.schema.0.unwrap_or_default();
-    fn typed<'a, T: Deserialize<'a>>(raw: &'a str) -> Result<T, ParseError> {
-        serde_json::from_str(raw).map_err(|e| ParseError::json(&e))
-    }
-    let doc = match schema.as_str() {
-        s if s.starts_with("rocpath.case") => Doc::Case(typed(raw)?),
-        "rocpath.explain.compare/1" => Doc::Compare(typed(raw)?),
-        "rocpath.explain.gemm/1" => Doc::Gemm(typed(raw)?),
-        "rocpath.trace/1" => Doc::Trace(typed(raw)?),
-        "rocpath.ollama/1" => Doc::Ollama(typed(raw)?),
-        "rocpath.strace/1" => Doc::Strace(typed(raw)?),
-        "rocpath.lanes/1" => Doc::Lanes(typed(raw)?),
-        "rocpath.inventory/1" => Doc::Inventory(typed(raw)?),
-        "rocpath.isa/1" => Doc::Isa(typed(raw)?),
-        "rocpath.check/1" => Doc::Check(typed(raw)?),
-        "rocpath.gates/1" => Doc::Gates(typed(raw)?),
-        "rocpath.provenance/1" => Doc::Provenance(typed(raw)?),
-        crate::follow::FOLLOW_SCHEMA => Doc::Follow(typed(raw)?),
-        _ => Doc::Other,
+    let mut schema = schema.schema.0.unwrap_or_default();
+    // An older version is brought to the current one first (as a tree: the slow path, taken
+    // only for documents imported from an older rocpath).
+    let upgraded;
+    let raw = if rocpath_docs::migrate::is_older(&schema) {
+        let mut v: serde_json::Value =
+            serde_json::from_str(raw).map_err(|e| ParseError::json(&e))?;
+        crate::files::current_version(&mut v)?;
+        upgraded = v.to_string();
+        schema = v["schema"].as_str().unwrap_or_default().to_string();
+        upgraded.as_str()
+    } else {
+        raw
     };
     Ok(ObsDigest {
         id: e.id,
         world: world.world.0.unwrap_or_default(),
+        doc: typed_doc(&schema, raw)?,
         schema,
-        doc,
+    })
+}
+
+/// The typed reading of a current-version document.
+fn typed_doc(schema: &str, raw: &str) -> Result<Doc, ParseError> {
+    use rocpath_docs::schema as s;
+    fn typed<'a, T: Deserialize<'a>>(raw: &'a str) -> Result<T, ParseError> {
+        serde_json::from_str(raw).map_err(|e| ParseError::json(&e))
+    }
+    Ok(match schema {
+        x if x == s::CASE.id || x == s::CASE_TABLE.id => Doc::Case(typed(raw)?),
+        x if x == s::EXPLAIN_COMPARE.id => Doc::Compare(typed(raw)?),
+        x if x == s::EXPLAIN_GEMM.id => Doc::Gemm(typed(raw)?),
+        x if x == s::TRACE.id => Doc::Trace(typed(raw)?),
+        x if x == s::OLLAMA.id => Doc::Ollama(typed(raw)?),
+        x if x == s::STRACE.id => Doc::Strace(typed(raw)?),
+        x if x == s::LANES.id => Doc::Lanes(typed(raw)?),
+        x if x == s::INVENTORY.id => Doc::Inventory(typed(raw)?),
+        x if x == s::ISA.id => Doc::Isa(typed(raw)?),
+        x if x == s::CHECK.id => Doc::Check(typed(raw)?),
+        x if x == s::GATES.id => Doc::Gates(typed(raw)?),
+        x if x == s::PROVENANCE.id => Doc::Provenance(typed(raw)?),
+        x if x == s::FOLLOW.id => Doc::Follow(typed(raw)?),
+        _ => Doc::Other,
     })
 }
 

@@ -19,12 +19,12 @@
 //! | `derive.case.group` | `rocpath.case/1` | cases grouped by world, library and version, operation, data type, selection (and layout and mode): N of N, exceptions named |
 //! | `derive.explain.prediction` | `rocpath.explain.compare/1` | the model's prediction, raised by the runs that agree |
 //! | `derive.explain.gemm` | `rocpath.explain.gemm/1` | the kernel a GEMM takes on a device, from the catalogs, beside the other devices' |
-//! | `derive.trace.dispatch` | `rocpath.trace/1` | dispatches per kernel family of a run, BLAS-like dispatches |
-//! | `derive.ollama.placement` | `rocpath.ollama/1` | GPU / CPU placement of one run |
-//! | `derive.ollama.placement_group` | `rocpath.ollama/1` | placement across the runs of a model |
+//! | `derive.trace.dispatch` | `rocpath.trace/2` | dispatches per kernel family of a run, BLAS-like dispatches |
+//! | `derive.ollama.placement` | `rocpath.ollama/2` | GPU / CPU placement of one run |
+//! | `derive.ollama.placement_group` | `rocpath.ollama/2` | placement across the runs of a model |
 //! | `derive.strace.catalog` | `rocpath.strace/1` | catalog reads (fallback `.dat` / `.hsaco`, ggml-hip) |
 //! | `derive.strace.link` | `rocpath.strace/1` | the link status of catalog reads and dispatches |
-//! | `derive.lanes.ratio` | `rocpath.lanes/1` | the ratio of medians with its interval |
+//! | `derive.lanes.ratio` | `rocpath.lanes/2` | the ratio of medians with its interval |
 //! | `derive.inventory.shipped` | `rocpath.inventory/1` | the code shipped for a processor |
 //! | `derive.isa.instructions` | `rocpath.isa/1` | the instruction classes of the code shipped for a processor |
 //! | `derive.check.verdict` | `rocpath.check/1` | runs / no code / depends for one library on one device |
@@ -266,8 +266,8 @@ pub struct DeriveReport {
     pub rules: BTreeMap<String, usize>,
     /// Case records that now list their derived claims.
     pub cases_updated: Vec<String>,
-    /// Observation files that could not be read (relative path, why).
-    pub errors: Vec<(String, String)>,
+    /// Observation files that could not be read (path relative to the ledger, why).
+    pub errors: Vec<rocpath_docs::ErrorItem>,
 }
 
 /// Errors that stop a derivation (a bad observation does not: it is reported and skipped).
@@ -314,7 +314,7 @@ fn read_all(files: &[crate::store::ObservationFile], report: &mut DeriveReport) 
     for (f, r) in read {
         match r {
             Ok(d) if d.id == f.id => obs.push(d),
-            Ok(d) => report.errors.push((
+            Ok(d) => report.errors.push(rocpath_docs::ErrorItem::at(
                 f.rel.clone(),
                 crate::files::ParseError::IdMismatch {
                     id: d.id,
@@ -322,7 +322,9 @@ fn read_all(files: &[crate::store::ObservationFile], report: &mut DeriveReport) 
                 }
                 .to_string(),
             )),
-            Err(e) => report.errors.push((f.rel.clone(), e.to_string())),
+            Err(e) => report
+                .errors
+                .push(rocpath_docs::ErrorItem::at(f.rel.clone(), e.to_string())),
         }
     }
     obs

@@ -198,7 +198,7 @@ fn an_unreadable_observation_is_named_and_the_rest_derived() {
     .unwrap();
     let r = f.derive("2026-03-18");
     assert_eq!(r.errors.len(), 1);
-    assert_eq!(r.errors[0].0, "observations/broken.json");
+    assert_eq!(r.errors[0].path, "observations/broken.json");
     assert_eq!(r.created.len(), 3);
     let g = f.ledger.lock("t").unwrap();
     assert!(derive::derive(&g, &f.ledger, "2026-3-1").is_err());

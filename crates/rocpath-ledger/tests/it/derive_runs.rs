@@ -187,3 +187,55 @@ fn a_run_without_its_own_configuration_takes_its_server_process_s() {
     let problems = check::check(f.ledger.root(), &f.ledger.load().unwrap());
     assert!(problems.is_empty(), "{problems:?}");
 }
+
+/// A document an older rocpath printed (`rocpath.ollama/1`, `errors[]` of strings) is read
+/// through its migration: the file in the ledger keeps what the producer printed, the ledger
+/// reads the current version, and the claims are those of the same document printed today.
+#[test]
+fn an_older_version_reads_through_its_migration_and_a_newer_one_is_refused() {
+    let mut old = run_1910("MIXED", server(4, 2048, "build"));
+    old["errors"] = json!(["/recordings/gone.log: No such file or directory (os error 2)"]);
+    let mut new = old.clone();
+    new["schema"] = json!(rocpath_docs::schema::OLLAMA.id);
+    new["errors"] = json!([{"path": "/recordings/gone.log",
+                            "message": "No such file or directory (os error 2)"}]);
+    let (a, b) = (Fixture::new(), Fixture::new());
+    a.import("mi25_1910", old);
+    b.import("mi25_1910", new);
+    a.derive("2026-03-20");
+    b.derive("2026-03-20");
+    let statements = |f: &Fixture| -> Vec<String> {
+        claims_of(f, rule::OLLAMA_PLACEMENT)
+            .into_iter()
+            .map(|c| c.statement.en)
+            .collect()
+    };
+    assert_eq!(statements(&a), statements(&b));
+    assert!(!statements(&a).is_empty());
+    let file =
+        std::fs::read_to_string(a.ledger.root().join("observations/mi25_1910.json")).unwrap();
+    assert!(
+        file.contains("\"rocpath.ollama/1\""),
+        "the file keeps the producer's version"
+    );
+    let loaded = a.ledger.load().unwrap();
+    let o = &loaded.observations[0];
+    assert_eq!(o.document["schema"], rocpath_docs::schema::OLLAMA.id);
+    assert_eq!(
+        o.document["errors"][0]["message"],
+        "/recordings/gone.log: No such file or directory (os error 2)"
+    );
+    // A version newer than this build writes is refused at import, by name.
+    let mut newer = run_1910("GPU", server(4, 2048, "build"));
+    newer["schema"] = json!("rocpath.ollama/99");
+    let f = a.dir.path().join("newer.json");
+    std::fs::write(&f, serde_json::to_vec(&newer).unwrap()).unwrap();
+    let g = a.ledger.lock("test").unwrap();
+    let e = rocpath_ledger::import::import_file_in(&g, &a.ledger, &f, None, a.dir.path(), "")
+        .unwrap_err()
+        .to_string();
+    assert!(
+        e.contains("rocpath.ollama/99 is newer than this rocpath reads (rocpath.ollama/2)"),
+        "{e}"
+    );
+}

@@ -9,13 +9,10 @@
 
 use serde::{Deserialize, Serialize};
 
-/// Schema name of a model document.
-pub const SCHEMA: &str = "rocpath.miopen-model/1";
-
 /// A derived model.
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct Model {
-    /// [`SCHEMA`].
+    /// `rocpath_docs::schema::MIOPEN_MODEL`.
     pub schema: String,
     /// Where it was read from.
     pub source: Source,

@@ -31,8 +31,12 @@ pub fn pinned() -> Result<&'static ir::Model, String> {
 pub fn from_json(text: &str) -> Result<ir::Model, String> {
     let m: ir::Model =
         serde_json::from_str(text).map_err(|e| format!("not a rocpath MIOpen model: {e}"))?;
-    if m.schema != ir::SCHEMA {
-        return Err(format!("schema {:?}, expected {:?}", m.schema, ir::SCHEMA));
+    if m.schema != rocpath_docs::schema::MIOPEN_MODEL.id {
+        return Err(format!(
+            "schema {:?}, expected {:?}",
+            m.schema,
+            rocpath_docs::schema::MIOPEN_MODEL.id
+        ));
     }
     Ok(m)
 }

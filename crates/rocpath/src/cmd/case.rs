@@ -4,8 +4,8 @@ use crate::cli::{CaseArgs, CaseCommand, CaseReadArgs, CaseRunArgs, CaseTableArgs
 use crate::output::{Printer, Status};
 use rocpath_case::meta::GpuInfo;
 use rocpath_case::run::{Knob, RunOptions};
-use rocpath_case::{CaseError, CaseReport, SCHEMA, TABLE_SCHEMA};
-use serde::Serialize;
+use rocpath_case::{CaseError, CaseReport};
+use rocpath_docs::schema;
 
 pub fn run(a: CaseArgs, p: &Printer) -> anyhow::Result<Status> {
     match a.command {
@@ -13,34 +13,6 @@ pub fn run(a: CaseArgs, p: &Printer) -> anyhow::Result<Status> {
         CaseCommand::Read(a) => read(a, p),
         CaseCommand::Table(a) => table(a, p),
     }
-}
-
-/// An input that could not be read, in `errors[]`.
-#[derive(Serialize)]
-struct ErrorItem {
-    path: String,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    line: Option<u64>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    offset: Option<u64>,
-    message: String,
-}
-
-impl From<&CaseError> for ErrorItem {
-    fn from(e: &CaseError) -> ErrorItem {
-        ErrorItem {
-            path: e.path().display().to_string(),
-            line: e.line(),
-            offset: e.offset(),
-            message: e.message(),
-        }
-    }
-}
-
-#[derive(Serialize)]
-struct Doc<'a> {
-    cases: &'a [CaseReport],
-    errors: Vec<ErrorItem>,
 }
 
 fn status_of(reports: &[CaseReport], errors: &[CaseError]) -> Status {
@@ -64,11 +36,8 @@ fn print_reports(
     }
     if p.global.json {
         p.json(
-            SCHEMA,
-            &Doc {
-                cases: reports,
-                errors: errors.iter().map(ErrorItem::from).collect(),
-            },
+            &schema::CASE,
+            &rocpath_case::doc::CaseDoc::new(reports, errors),
         )?;
     } else {
         let mut out = String::new();
@@ -120,17 +89,9 @@ fn table(a: CaseTableArgs, p: &Printer) -> anyhow::Result<Status> {
         p.error_text(&format!("error: {e}\n"));
     }
     if p.global.json {
-        #[derive(Serialize)]
-        struct TableDoc<'a> {
-            rows: &'a [rocpath_case::table::CaseRow],
-            errors: Vec<ErrorItem>,
-        }
         p.json(
-            TABLE_SCHEMA,
-            &TableDoc {
-                rows: &rows,
-                errors: errors.iter().map(ErrorItem::from).collect(),
-            },
+            &schema::CASE_TABLE,
+            &rocpath_case::doc::TableDoc::new(&rows, &errors),
         )?;
     } else if a.tsv {
         p.data(&rocpath_render::case::case_table_tsv(&rows))?;

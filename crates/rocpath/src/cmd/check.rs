@@ -2,6 +2,7 @@
 
 use crate::cli::CheckArgs;
 use crate::output::{BarProgress, Printer, Status};
+use rocpath_docs::schema;
 use rocpath_inventory::check::{CheckDoc, Override, check, is_negative};
 use rocpath_inventory::device::{self, Device};
 
@@ -64,7 +65,7 @@ pub fn run(a: CheckArgs, p: &Printer) -> anyhow::Result<Status> {
     }
     if p.global.json {
         p.json(
-            "rocpath.check/1",
+            &schema::CHECK,
             &CheckDoc {
                 devices: &checks,
                 errors: &inv.errors,

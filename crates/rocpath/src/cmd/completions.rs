@@ -3,6 +3,7 @@
 use crate::cli::{Cli, CompletionsArgs, ManArgs};
 use crate::output::{Printer, Status};
 use clap::CommandFactory;
+use rocpath_docs::schema;
 use serde::Serialize;
 
 pub fn run(a: CompletionsArgs, p: &Printer) -> anyhow::Result<Status> {
@@ -17,7 +18,7 @@ pub fn run(a: CompletionsArgs, p: &Printer) -> anyhow::Result<Status> {
             script: String,
         }
         p.json(
-            "rocpath.completions/1",
+            &schema::COMPLETIONS,
             &Doc {
                 shell: a.shell.to_string(),
                 script,
@@ -92,7 +93,7 @@ pub fn run_man(a: ManArgs, p: &Printer) -> anyhow::Result<Status> {
         struct Doc {
             pages: Vec<Page>,
         }
-        p.json("rocpath.man/1", &Doc { pages: written })?;
+        p.json(&schema::MAN, &Doc { pages: written })?;
     }
     Ok(Status::Ok)
 }

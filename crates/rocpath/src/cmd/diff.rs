@@ -2,6 +2,7 @@
 
 use crate::cli::DiffArgs;
 use crate::output::{BarProgress, Printer, Status};
+use rocpath_docs::schema;
 use rocpath_inventory::Inventory;
 use rocpath_inventory::diff::DiffDoc;
 use std::path::Path;
@@ -50,7 +51,7 @@ pub fn run(a: DiffArgs, p: &Printer) -> anyhow::Result<Status> {
     }
     if p.global.json {
         p.json(
-            "rocpath.diff/1",
+            &schema::DIFF,
             &DiffDoc {
                 old: os,
                 new: ns,

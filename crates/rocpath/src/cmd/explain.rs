@@ -5,6 +5,7 @@ use crate::cli::{
     ExplainMode, ExplainRocblasArgs,
 };
 use crate::output::{Printer, Status};
+use rocpath_docs::schema;
 use rocpath_explain::{compare, ggml, miopen, rocblas};
 use rocpath_miopen::model::ir::Model;
 use rocpath_miopen::select::Mode;
@@ -111,9 +112,9 @@ fn run_miopen(a: Box<ExplainMiopenArgs>, p: &Printer) -> anyhow::Result<Status> 
     gemm_kernels(&mut out, a.rocblas_library.as_deref(), p);
     if p.global.json {
         match out.as_slice() {
-            [one] => p.json("rocpath.explain.miopen/1", one)?,
+            [one] => p.json(&schema::EXPLAIN_MIOPEN, one)?,
             many => p.json(
-                "rocpath.explain.miopen/1",
+                &schema::EXPLAIN_MIOPEN,
                 &miopen::ExplanationsDoc { problems: many },
             )?,
         }
@@ -165,7 +166,7 @@ fn run_derive(a: ExplainDeriveArgs, p: &Printer) -> anyhow::Result<Status> {
     }
     if p.global.json {
         p.json(
-            "rocpath.explain.miopen_derive/1",
+            &schema::EXPLAIN_MIOPEN_DERIVE,
             &rocpath_miopen_derive::DeriveDoc {
                 source: &model.source,
                 report: &report,
@@ -203,7 +204,7 @@ fn run_ggml(a: ExplainGgmlArgs, p: &Printer) -> anyhow::Result<Status> {
             .ok_or_else(|| anyhow::anyhow!("--sweep wants ne11=A..B with 1 <= A <= B"))?;
         let runs = ggml::sweep(&r, &q, x, y)?;
         if p.global.json {
-            p.json("rocpath.explain.ggml/1", &ggml::SweepDoc::new(&r, &runs))?;
+            p.json(&schema::EXPLAIN_GGML, &ggml::SweepDoc::new(&r, &runs))?;
         } else {
             p.data(&rocpath_render::explain::ggml_sweep(&runs))?;
         }
@@ -226,7 +227,7 @@ fn run_ggml(a: ExplainGgmlArgs, p: &Printer) -> anyhow::Result<Status> {
         ggml::mul_mat(&r, &q)?
     };
     if p.global.json {
-        p.json("rocpath.explain.ggml/1", &d)?;
+        p.json(&schema::EXPLAIN_GGML, &d)?;
     } else {
         p.data(&rocpath_render::explain::ggml(&d))?;
     }
@@ -254,7 +255,7 @@ fn run_rocblas(a: ExplainRocblasArgs, p: &Printer) -> anyhow::Result<Status> {
         )
     })?;
     if p.global.json {
-        p.json("rocpath.explain.rocblas/1", &e)?;
+        p.json(&schema::EXPLAIN_ROCBLAS, &e)?;
     } else {
         p.data(&rocpath_render::explain::rocblas(&e))?;
     }
@@ -272,9 +273,10 @@ fn run_compare(file: &std::path::Path, a: &ExplainArgs, p: &Printer) -> anyhow::
         MAX_EXPLAIN_INPUT,
         "a rocpath JSON document",
     )?;
-    let doc: serde_json::Value =
+    let mut doc: serde_json::Value =
         serde_json::from_slice(&bytes).map_err(|e| anyhow::anyhow!("{}: {e}", file.display()))?;
-    if doc.get("schema").and_then(|s| s.as_str()) == Some("rocpath.trace/1") {
+    rocpath_docs::upgrade(&mut doc).map_err(|e| anyhow::anyhow!("{}: {e}", file.display()))?;
+    if doc.get("schema").and_then(|s| s.as_str()) == Some(schema::TRACE.id) {
         let rules = rocpath_explain::ggml::rules(None)?;
         let c = rocpath_explain::compare_trace::compare_trace(&doc, file, target, &rules);
         if c.is_empty() {
@@ -290,7 +292,7 @@ fn run_compare(file: &std::path::Path, a: &ExplainArgs, p: &Printer) -> anyhow::
         }
         if p.global.json {
             p.json(
-                "rocpath.explain.compare/1",
+                &schema::EXPLAIN_COMPARE,
                 &compare::ComparisonsDoc { comparisons: &c },
             )?;
         } else {
@@ -318,7 +320,7 @@ fn run_compare(file: &std::path::Path, a: &ExplainArgs, p: &Printer) -> anyhow::
     let c = compare::compare(&doc, file, &opts);
     if p.global.json {
         p.json(
-            "rocpath.explain.compare/1",
+            &schema::EXPLAIN_COMPARE,
             &compare::ComparisonsDoc { comparisons: &c },
         )?;
     } else {

@@ -2,6 +2,7 @@
 
 use crate::cli::FleetArgs;
 use crate::output::{Printer, Status};
+use rocpath_docs::schema;
 
 pub fn run(a: FleetArgs, p: &Printer) -> anyhow::Result<Status> {
     let f = rocpath_survey::fleet::merge(&a.surveys);
@@ -15,7 +16,7 @@ pub fn run(a: FleetArgs, p: &Printer) -> anyhow::Result<Status> {
         );
     }
     if p.global.json {
-        p.json("rocpath.fleet/1", &f)?;
+        p.json(&schema::FLEET, &f)?;
     } else {
         p.data(&rocpath_render::survey::fleet_table(
             &f,

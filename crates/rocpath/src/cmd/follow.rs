@@ -2,6 +2,7 @@
 
 use crate::cli::FollowArgs;
 use crate::output::{Printer, Status};
+use rocpath_docs::schema;
 use rocpath_follow::{IndexOptions, Options, Repos};
 
 pub fn run(a: FollowArgs, p: &Printer) -> anyhow::Result<Status> {
@@ -27,7 +28,7 @@ pub fn run(a: FollowArgs, p: &Printer) -> anyhow::Result<Status> {
     bar.finish_and_clear();
     let doc = doc?;
     if p.global.json {
-        p.json("rocpath.follow/1", &doc)?;
+        p.json(&schema::FOLLOW, &doc)?;
     } else if a.markdown {
         p.data(&rocpath_render::follow::markdown(&doc))?;
     } else {

@@ -3,6 +3,7 @@
 
 use crate::cli::{GatesArgs, ProvenanceArgs};
 use crate::output::{Printer, Status};
+use rocpath_docs::schema;
 use rocpath_provenance::blame;
 use rocpath_provenance::gates::{GatesDoc, ProvenanceDoc, TargetOut, blame_gates, query_at};
 
@@ -69,7 +70,7 @@ pub fn run(a: GatesArgs, p: &Printer) -> anyhow::Result<Status> {
         .collect();
     if p.global.json {
         let doc = GatesDoc::new(&report, prov.as_deref(), &targets, &errors);
-        p.json("rocpath.gates/1", &doc)?;
+        p.json(&schema::GATES, &doc)?;
     } else if a.tsv {
         if targets.is_empty() {
             p.data(&rocpath_render::gates::gates_tsv(&report, prov.as_deref()))?;
@@ -130,7 +131,7 @@ fn run_timeline(a: &GatesArgs, arches: &[String], p: &Printer) -> anyhow::Result
         ));
     }
     if p.global.json {
-        p.json("rocpath.gates.timeline/1", &t)?;
+        p.json(&schema::GATES_TIMELINE, &t)?;
     } else {
         p.data(&rocpath_render::gates::timeline(&t))?;
     }
@@ -177,7 +178,7 @@ pub fn run_provenance(a: ProvenanceArgs, p: &Printer) -> anyhow::Result<Status> 
     }
     if p.global.json {
         p.json(
-            "rocpath.provenance/1",
+            &schema::PROVENANCE,
             &ProvenanceDoc {
                 repo: a.repo.display().to_string(),
                 lines: &lines,

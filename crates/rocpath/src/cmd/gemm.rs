@@ -4,33 +4,11 @@
 use crate::cli::ExplainGemmArgs;
 use crate::output::{Printer, Status};
 use rayon::prelude::*;
+use rocpath_docs::{ErrorItem, schema};
 use rocpath_explain::gemm::{self, GemmExplanation, Libraries, Spec};
 use rocpath_gemm::rocblas::{Call, Settings};
-use serde::Serialize;
 use std::collections::HashMap;
 use std::path::PathBuf;
-
-#[derive(Serialize)]
-struct GemmDoc<'a> {
-    explanations: &'a [GemmExplanation],
-    errors: Vec<Err>,
-}
-
-#[derive(Serialize)]
-struct Err {
-    #[serde(skip_serializing_if = "Option::is_none")]
-    path: Option<String>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    line: Option<usize>,
-    message: String,
-}
-
-#[derive(Serialize)]
-struct KernelDoc<'a> {
-    kernel: &'a str,
-    entries: &'a [gemm::KernelEntry],
-    errors: Vec<Err>,
-}
 
 /// What `--env` says of hipBLASLt: its library folder (`HIPBLASLT_TENSILE_LIBPATH`), and the
 /// variables TensileLite's switches are read from.
@@ -74,7 +52,7 @@ fn settings(a: &ExplainGemmArgs, p: &Printer) -> anyhow::Result<(Settings, Lite)
     Ok((s, lt))
 }
 
-fn calls(a: &ExplainGemmArgs) -> anyhow::Result<(Vec<Call>, Vec<Err>, bool)> {
+fn calls(a: &ExplainGemmArgs) -> anyhow::Result<(Vec<Call>, Vec<ErrorItem>, bool)> {
     if let Some(line) = &a.line {
         let parsed =
             rocpath_gemm::logline::parse(line).map_err(|e| anyhow::anyhow!("--line: {e}"))?;
@@ -94,11 +72,9 @@ fn calls(a: &ExplainGemmArgs) -> anyhow::Result<(Vec<Call>, Vec<Err>, bool)> {
             }
             match header.call(l, i + 2) {
                 Ok((_, c)) => out.push(c),
-                Err(e) => errs.push(Err {
-                    path: Some(file.display().to_string()),
-                    line: Some(e.line),
-                    message: e.msg,
-                }),
+                Err(e) => errs.push(
+                    ErrorItem::at(file.display().to_string(), e.msg).line(Some(e.line as u64)),
+                ),
             }
         }
         return Ok((out, errs, false));
@@ -153,7 +129,9 @@ fn shapes(a: &ExplainGemmArgs) -> anyhow::Result<Vec<(i64, i64, i64)>> {
 
 /// hipBLASLt matmuls: a problem list in the reference's columns (`id trans_a trans_b m n k
 /// batch_count a_type … bias activation requested`), or the shape flags.
-fn matmuls(a: &ExplainGemmArgs) -> anyhow::Result<(Vec<rocpath_gemm::lite::Matmul>, Vec<Err>)> {
+fn matmuls(
+    a: &ExplainGemmArgs,
+) -> anyhow::Result<(Vec<rocpath_gemm::lite::Matmul>, Vec<ErrorItem>)> {
     if let Some(file) = &a.problems {
         let text = rocpath_budget::special::read_small_text(file, 256 << 20)
             .map_err(|e| anyhow::anyhow!("{}: {e}", file.display()))?;
@@ -168,11 +146,9 @@ fn matmuls(a: &ExplainGemmArgs) -> anyhow::Result<(Vec<rocpath_gemm::lite::Matmu
             }
             match header.matmul(l, i + 2) {
                 Ok((_, m)) => out.push(m),
-                Err(e) => errs.push(Err {
-                    path: Some(file.display().to_string()),
-                    line: Some(e.line),
-                    message: e.msg,
-                }),
+                Err(e) => errs.push(
+                    ErrorItem::at(file.display().to_string(), e.msg).line(Some(e.line as u64)),
+                ),
             }
         }
         return Ok((out, errs));
@@ -323,7 +299,7 @@ fn print(
     a: &ExplainGemmArgs,
     p: &Printer,
     out: &[GemmExplanation],
-    errors: Vec<Err>,
+    errors: Vec<ErrorItem>,
 ) -> anyhow::Result<Status> {
     let status = if out.iter().any(|e| e.outcome == "unresolved") || !errors.is_empty() {
         Status::Error
@@ -334,8 +310,8 @@ fn print(
     };
     if p.global.json {
         p.json(
-            "rocpath.explain.gemm/1",
-            &GemmDoc {
+            &schema::EXPLAIN_GEMM,
+            &gemm::GemmDoc {
                 explanations: out,
                 errors,
             },
@@ -344,12 +320,7 @@ fn print(
         p.data(&rocpath_render::gemm::gemm_tsv(out))?;
     } else {
         for e in &errors {
-            p.error_text(&format!(
-                "{}:{}: {}",
-                e.path.as_deref().unwrap_or("-"),
-                e.line.unwrap_or(0),
-                e.message
-            ));
+            p.error_text(&e.to_string());
         }
         match out {
             [one] => p.data(&rocpath_render::gemm::gemm(one))?,
@@ -413,18 +384,11 @@ fn run_kernel(
 ) -> anyhow::Result<Status> {
     let processor = a.target.first().map(|t| t.processor.clone());
     let (entries, errs) = gemm::find_kernel(dirs, k, processor.as_deref(), &super::budget(p));
-    let errors: Vec<Err> = errs
-        .into_iter()
-        .map(|m| Err {
-            path: None,
-            line: None,
-            message: m,
-        })
-        .collect();
+    let errors: Vec<ErrorItem> = errs.into_iter().map(ErrorItem::new).collect();
     if p.global.json {
         p.json(
-            "rocpath.explain.gemm_kernel/1",
-            &KernelDoc {
+            &schema::EXPLAIN_GEMM_KERNEL,
+            &gemm::KernelDoc {
                 kernel: k,
                 entries: &entries,
                 errors,
@@ -443,12 +407,6 @@ fn run_kernel(
     })
 }
 
-#[derive(Serialize)]
-struct AttributionDoc<'a> {
-    attributions: &'a [gemm::Attribution],
-    errors: Vec<Err>,
-}
-
 fn run_attribute(
     a: &ExplainGemmArgs,
     trace: &std::path::Path,
@@ -463,10 +421,13 @@ fn run_attribute(
             trace.display()
         )
     })?;
-    if doc.get("schema").and_then(|s| s.as_str()) != Some("rocpath.trace/1") {
+    let mut doc = doc;
+    rocpath_docs::upgrade(&mut doc).map_err(|e| anyhow::anyhow!("{}: {e}", trace.display()))?;
+    if doc.get("schema").and_then(|s| s.as_str()) != Some(schema::TRACE.id) {
         anyhow::bail!(
-            "{}: not a rocpath.trace/1 document (make one with `rocpath --json trace DIR`)",
-            trace.display()
+            "{}: not a {} document (make one with `rocpath --json trace DIR`)",
+            trace.display(),
+            schema::TRACE
         );
     }
     let processor = a.target.first().map(|t| t.processor.clone());
@@ -477,18 +438,11 @@ fn run_attribute(
             trace.display()
         ));
     }
-    let errors: Vec<Err> = errs
-        .into_iter()
-        .map(|m| Err {
-            path: None,
-            line: None,
-            message: m,
-        })
-        .collect();
+    let errors: Vec<ErrorItem> = errs.into_iter().map(ErrorItem::new).collect();
     if p.global.json {
         p.json(
-            "rocpath.explain.gemm_attribution/1",
-            &AttributionDoc {
+            &schema::EXPLAIN_GEMM_ATTRIBUTION,
+            &gemm::AttributionDoc {
                 attributions: &out,
                 errors,
             },

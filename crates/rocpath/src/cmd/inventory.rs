@@ -2,6 +2,7 @@
 
 use crate::cli::InventoryArgs;
 use crate::output::{BarProgress, Printer, Status};
+use rocpath_docs::schema;
 use rocpath_inventory::{Inventory, Options};
 
 /// Status of a finished scan: errors win, then "found nothing".
@@ -42,7 +43,7 @@ pub fn run(a: InventoryArgs, p: &Printer) -> anyhow::Result<Status> {
     super::save_hashes(&opts.limits, p);
     p.error_text(&rocpath_render::errors_text(&inv));
     if p.global.json {
-        p.json("rocpath.inventory/1", &inv)?;
+        p.json(&schema::INVENTORY, &inv)?;
     } else if a.tsv {
         p.data(&rocpath_render::inventory_tsv(&inv, a.kernels))?;
     } else {

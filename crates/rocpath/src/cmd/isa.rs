@@ -3,6 +3,7 @@
 use crate::cli::IsaArgs;
 use crate::output::{Printer, Status};
 use rocpath_census::{KernelFilter, Options};
+use rocpath_docs::schema;
 
 struct Bar(indicatif::ProgressBar);
 impl rocpath_census::Progress for Bar {
@@ -47,7 +48,7 @@ pub fn run(a: IsaArgs, p: &Printer) -> anyhow::Result<Status> {
     super::save_hashes(&opts.limits, p);
     p.error_text(&rocpath_render::isa::errors_text(&r));
     if p.global.json {
-        p.json("rocpath.isa/1", &r)?;
+        p.json(&schema::ISA, &r)?;
     } else if a.tsv {
         p.data(&rocpath_render::isa::isa_tsv(&r))?;
     } else if a.disasm {

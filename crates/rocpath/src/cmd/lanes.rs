@@ -4,16 +4,6 @@ use crate::cli::{LanesArgs, LanesCommand, LanesRunArgs, LanesSummarizeArgs};
 use crate::output::{Printer, Status};
 use rocpath_lanes::run::{MetricSource, OllamaBase, RunConfig};
 use rocpath_lanes::{Metric, Summary};
-use serde::Serialize;
-
-#[derive(Serialize)]
-struct Doc<'a> {
-    #[serde(flatten)]
-    summary: &'a Summary,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    out: Option<String>,
-    errors: &'a [String],
-}
 
 fn metric(s: &str) -> anyhow::Result<Metric> {
     Metric::parse(s).ok_or_else(|| {
@@ -25,19 +15,15 @@ fn print(
     p: &Printer,
     s: &Summary,
     out: Option<String>,
-    errors: &[String],
+    errors: &[rocpath_ollama::input::ReadError],
 ) -> anyhow::Result<Status> {
     for e in errors {
         p.error_text(&format!("error: {e}\n"));
     }
     if p.global.json {
         p.json(
-            rocpath_lanes::SCHEMA,
-            &Doc {
-                summary: s,
-                out,
-                errors,
-            },
+            &rocpath_docs::schema::LANES,
+            &rocpath_lanes::SummaryDoc::new(s, out, errors),
         )?;
     } else {
         p.data(&rocpath_render::lanes::summary(s))?;
@@ -61,7 +47,6 @@ pub fn run(a: LanesArgs, p: &Printer) -> anyhow::Result<Status> {
 fn summarize(a: LanesSummarizeArgs, p: &Printer) -> anyhow::Result<Status> {
     let m = metric(&a.metric)?;
     let (s, errors) = rocpath_lanes::summarize_files(&a.lanes, &m, a.iterations);
-    let errors: Vec<String> = errors.iter().map(ToString::to_string).collect();
     print(p, &s, None, &errors)
 }
 
@@ -138,7 +123,6 @@ fn run_lanes(a: LanesRunArgs, p: &Printer) -> anyhow::Result<Status> {
         .collect();
     let (s, errors) =
         rocpath_lanes::summarize_files(&args, &outcome.metric, rocpath_lanes::BOOTSTRAP_ITERATIONS);
-    let errors: Vec<String> = errors.iter().map(ToString::to_string).collect();
     let st = print(p, &s, Some(a.out.display().to_string()), &errors)?;
     Ok(if outcome.interrupted {
         Status::Negative

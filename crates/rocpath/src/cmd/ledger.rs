@@ -5,6 +5,7 @@ use crate::cli::{
     LedgerImportArgs, LedgerInitArgs, SetClassArgs,
 };
 use crate::output::{Printer, Status};
+use rocpath_docs::schema;
 use rocpath_ledger::check::{self, Severity};
 use rocpath_ledger::claims::DeriveDoc;
 use rocpath_ledger::doc::{CheckDoc, ClaimChangedDoc, ClaimRecordedDoc, ImportDoc, InitDoc};
@@ -39,7 +40,7 @@ fn init(a: LedgerInitArgs, p: &Printer) -> anyhow::Result<Status> {
     );
     Ledger::init(&a.ledger, &rocpath_ledger::starter_meta(title))?;
     if p.global.json {
-        p.json("rocpath.ledger.init/1", &InitDoc::new(&a.ledger))?;
+        p.json(&schema::LEDGER_INIT, &InitDoc::new(&a.ledger))?;
     } else {
         p.data(&render::created(&a.ledger))?;
     }
@@ -78,7 +79,7 @@ fn import(a: LedgerImportArgs, p: &Printer) -> anyhow::Result<Status> {
     }
     drop(guard);
     if p.global.json {
-        p.json("rocpath.ledger.import/1", &out)?;
+        p.json(&schema::LEDGER_IMPORT, &out)?;
     } else {
         p.data(&render::imported(&out))?;
         if let Some(d) = &out.derived {
@@ -106,7 +107,7 @@ fn set_class(a: SetClassArgs, p: &Printer) -> anyhow::Result<Status> {
     drop(guard);
     if p.global.json {
         p.json(
-            "rocpath.ledger.set-class/1",
+            &schema::LEDGER_SET_CLASS,
             &ClaimChangedDoc::new(&a.ledger, &claim),
         )?;
     } else {
@@ -139,7 +140,7 @@ fn add_claim(a: AddClaimArgs, p: &Printer) -> anyhow::Result<Status> {
     drop(guard);
     if p.global.json {
         p.json(
-            "rocpath.ledger.add-claim/1",
+            &schema::LEDGER_ADD_CLAIM,
             &ClaimRecordedDoc::new(&a.ledger, &a.id),
         )?;
     } else {
@@ -153,10 +154,7 @@ fn check(a: LedgerCheckArgs, p: &Printer) -> anyhow::Result<Status> {
     // Observations are read one at a time, pruned to what the rules read.
     let checked = check::check_ledger(&ledger)?;
     if p.global.json {
-        p.json(
-            "rocpath.ledger.check/1",
-            &CheckDoc::new(&a.ledger, &checked),
-        )?;
+        p.json(&schema::LEDGER_CHECK, &CheckDoc::new(&a.ledger, &checked))?;
     } else {
         p.data(&render::checked(&a.ledger, &checked))?;
     }
@@ -173,16 +171,17 @@ fn derive(a: LedgerDeriveArgs, p: &Printer) -> anyhow::Result<Status> {
     let guard = ledger.lock(&p.run.command)?;
     let report = rocpath_ledger::derive::derive(&guard, &ledger, &date)?;
     drop(guard);
-    for (file, why) in &report.errors {
+    for e in &report.errors {
         p.error_text(&format!(
-            "error: {}: {why}\n",
-            a.ledger.join(file).display()
+            "error: {}: {}\n",
+            a.ledger.join(&e.path).display(),
+            e.message
         ));
     }
     let failed = !report.errors.is_empty();
     let doc = DeriveDoc::new(&a.ledger, &date, report);
     if p.global.json {
-        p.json("rocpath.ledger.derive/1", &doc)?;
+        p.json(&schema::LEDGER_DERIVE, &doc)?;
     } else {
         p.data(&render::derived(&doc))?;
     }
@@ -198,7 +197,7 @@ fn claims(a: LedgerClaimsArgs, p: &Printer) -> anyhow::Result<Status> {
     let doc =
         rocpath_ledger::claims::list(&a.ledger, &loaded.claims, a.world.as_deref(), a.derived);
     if p.global.json {
-        p.json("rocpath.ledger.claims/1", &doc)?;
+        p.json(&schema::LEDGER_CLAIMS, &doc)?;
     } else {
         p.data(&render::claims(&doc))?;
     }

@@ -3,6 +3,7 @@
 
 use crate::cli::LoadsArgs;
 use crate::output::{Printer, Status};
+use rocpath_docs::schema;
 use rocpath_loads::Options;
 use rocpath_survey::root::Root;
 use std::path::{Path, PathBuf};
@@ -23,10 +24,10 @@ const READ: [&str; 7] = [
 fn run_pid(pid: u32, a: &LoadsArgs, p: &Printer) -> anyhow::Result<Status> {
     let r = rocpath_loads::process::running(Path::new("/proc"), pid, &a.cache)?;
     for e in &r.errors {
-        p.note(e);
+        p.note(&e.to_string());
     }
     if p.global.json {
-        p.json("rocpath.loads.process/1", &r)?;
+        p.json(&schema::LOADS_PROCESS, &r)?;
     } else {
         p.data(&rocpath_render::loads::process_table(&r))?;
     }
@@ -51,10 +52,10 @@ fn run_module(name: &str, opts: &Options, a: &LoadsArgs, p: &Printer) -> anyhow:
     }
     let m = rocpath_loads::python::module_loads(name, spec, opts);
     for e in &m.errors {
-        p.note(e);
+        p.note(&e.to_string());
     }
     if p.global.json {
-        p.json("rocpath.loads.module/1", &m)?;
+        p.json(&schema::LOADS_MODULE, &m)?;
     } else {
         p.data(&rocpath_render::loads::module_table(&m))?;
     }
@@ -111,7 +112,7 @@ pub fn run(a: LoadsArgs, p: &Printer) -> anyhow::Result<Status> {
         ));
     }
     if p.global.json {
-        p.json("rocpath.loads/1", &l)?;
+        p.json(&schema::LOADS, &l)?;
     } else {
         p.data(&rocpath_render::loads::loads_table(&l))?;
     }

@@ -2,9 +2,8 @@
 
 use crate::cli::{SiteArgs, SiteBuildArgs, SiteCommand, SiteServeArgs};
 use crate::output::{Printer, Status};
-use rocpath_evidence::{Class, Evidence, Locator, Proof};
+use rocpath_docs::schema;
 use rocpath_ledger::store::Ledger;
-use serde::Serialize;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::sync::atomic::AtomicBool;
@@ -14,17 +13,6 @@ pub fn run(a: SiteArgs, p: &Printer) -> anyhow::Result<Status> {
         SiteCommand::Build(a) => build(a, p),
         SiteCommand::Serve(a) => serve(a, p),
     }
-}
-
-#[derive(Serialize)]
-struct BuildOut {
-    ledger: String,
-    out: String,
-    #[serde(flatten)]
-    report: rocpath_site::Report,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    raw: Option<rocpath_site::raw::RawReport>,
-    evidence: Evidence,
 }
 
 /// Builds the site of a ledger; says how the ledger checks (a site is built even when the
@@ -62,21 +50,8 @@ fn build(a: SiteBuildArgs, p: &Printer) -> anyhow::Result<Status> {
     let (report, raw) = build_site(&a.ledger, &a.out, a.copy_raw, p)?;
     if p.global.json {
         p.json(
-            "rocpath.site.build/1",
-            &BuildOut {
-                ledger: a.ledger.display().to_string(),
-                out: a.out.display().to_string(),
-                report,
-                raw,
-                evidence: Evidence::new(
-                    Class::Confirmed,
-                    Proof::ShippedArtifactVerified,
-                    "site.built",
-                )
-                .at(Locator::file(
-                    a.out.join("index.html").display().to_string(),
-                )),
-            },
+            &schema::SITE_BUILD,
+            &rocpath_site::BuildDoc::new(&a.ledger, &a.out, report, raw),
         )?;
     } else {
         p.data(&format!(

@@ -45,7 +45,7 @@ pub fn run(a: StraceArgs, p: &Printer) -> anyhow::Result<Status> {
     }
     if p.global.json {
         p.json(
-            rocpath_strace::SCHEMA,
+            &rocpath_docs::schema::STRACE,
             &StraceDoc {
                 catalog: &catalog,
                 rocblas_traces: &rocblas,

@@ -2,22 +2,12 @@
 
 use crate::cli::{StudyArgs, StudyBuildArgs, StudyCommand};
 use crate::output::{Printer, Status};
-use rocpath_evidence::{Class, Evidence, Locator, Proof};
-use serde::Serialize;
+use rocpath_docs::schema;
 
 pub fn run(a: StudyArgs, p: &Printer) -> anyhow::Result<Status> {
     match a.command {
         StudyCommand::Build(a) => build(a, p),
     }
-}
-
-#[derive(Serialize)]
-struct StudyDoc {
-    study: String,
-    out: String,
-    #[serde(flatten)]
-    report: rocpath_study::Report,
-    evidence: Evidence,
 }
 
 fn build(a: StudyBuildArgs, p: &Printer) -> anyhow::Result<Status> {
@@ -41,20 +31,8 @@ fn build(a: StudyBuildArgs, p: &Printer) -> anyhow::Result<Status> {
     let negative = report.check_errors > 0;
     if p.global.json {
         p.json(
-            "rocpath.study.build/1",
-            &StudyDoc {
-                study: a.study.display().to_string(),
-                out: a.out.display().to_string(),
-                report,
-                evidence: Evidence::new(
-                    Class::Confirmed,
-                    Proof::ShippedArtifactVerified,
-                    "site.built",
-                )
-                .at(Locator::file(
-                    a.out.join("site/index.html").display().to_string(),
-                )),
-            },
+            &schema::STUDY_BUILD,
+            &rocpath_study::BuildDoc::new(&a.study, &a.out, report),
         )?;
     } else {
         p.data(&rocpath_render::ledger::study(&a.out, &report))?;

@@ -3,6 +3,7 @@
 use crate::cli::SurveyArgs;
 use crate::output::{Printer, Status};
 use indicatif::ProgressBar;
+use rocpath_docs::schema;
 use rocpath_survey::{AnswerKind, Options, Rocminfo};
 use std::time::Duration;
 
@@ -67,7 +68,7 @@ pub fn run(a: SurveyArgs, p: &Printer) -> anyhow::Result<Status> {
     bar.finish_and_clear();
     p.error_text(&rocpath_render::survey::survey_errors(&s));
     if p.global.json {
-        p.json("rocpath.survey/1", &s)?;
+        p.json(&schema::SURVEY, &s)?;
     } else {
         p.data(&rocpath_render::survey::survey_table(
             &s,

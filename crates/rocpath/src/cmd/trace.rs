@@ -3,34 +3,6 @@
 use crate::cli::TraceArgs;
 use crate::output::{Printer, Status};
 use rocpath_trace::PhaseRequest;
-use serde::Serialize;
-
-/// An input that could not be read, in `errors[]`.
-#[derive(Serialize)]
-struct ErrorItem {
-    path: String,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    line: Option<u64>,
-    message: String,
-}
-
-impl From<&rocpath_trace::InputError> for ErrorItem {
-    fn from(e: &rocpath_trace::InputError) -> ErrorItem {
-        ErrorItem {
-            path: e.path().display().to_string(),
-            line: e.line(),
-            message: e.message(),
-        }
-    }
-}
-
-#[derive(Serialize)]
-struct Doc<'a> {
-    #[serde(flatten)]
-    report: &'a rocpath_trace::Report,
-    notes: &'a [String],
-    errors: Vec<ErrorItem>,
-}
 
 fn prompt_eval_of(path: &std::path::Path) -> anyhow::Result<u64> {
     let resp = match rocpath_ollama::generate::read_file(path, None)? {
@@ -79,12 +51,8 @@ pub fn run(a: TraceArgs, p: &Printer) -> anyhow::Result<Status> {
     }
     if p.global.json {
         p.json(
-            rocpath_trace::SCHEMA,
-            &Doc {
-                report: &report,
-                notes: &notes,
-                errors: errors.iter().map(ErrorItem::from).collect(),
-            },
+            &rocpath_docs::schema::TRACE,
+            &rocpath_trace::TraceDoc::new(&report, &notes, &errors),
         )?;
     } else if a.tsv {
         p.data(&rocpath_render::trace::tsv(&report))?;

@@ -169,3 +169,56 @@ fn no_crate_has_a_cycle_among_its_top_level_modules() {
         "listed cycles that are gone (take them off KNOWN): {gone:?}"
     );
 }
+
+/// File formats that are not a command's `--json` output keep their id beside their reader.
+const FILE_FORMATS: &[&str] = &[
+    "rocpath.case-meta/1",
+    "rocpath.follow.index/",
+    "rocpath.follow.memo/",
+    "rocpath.ledger/1",
+    "rocpath.ledger.case/1",
+    "rocpath.ledger.claim/1",
+    "rocpath.ledger.observation/1",
+    "rocpath.ledger.question/1",
+    "rocpath.study/1",
+];
+
+/// Every document schema is written once, in `rocpath-docs`: library code names no
+/// `"rocpath.<name>/<version>"` of a document (tests may, to read what was printed).
+#[test]
+fn document_schemas_are_defined_only_in_the_documents_layer() {
+    let mut found = Vec::new();
+    for (name, dir) in crates() {
+        if name == "rocpath-docs" {
+            continue;
+        }
+        let mut files = Vec::new();
+        collect_rs(&dir.join("src"), &mut files);
+        for f in files {
+            let text = std::fs::read_to_string(&f).unwrap();
+            let code = text.split("#[cfg(test)]").next().unwrap_or("");
+            for (i, _) in code.match_indices("\"rocpath.") {
+                let lit = &code[i + 1..];
+                let Some(end) = lit.find('"') else { continue };
+                let lit = &lit[..end];
+                let versioned = lit
+                    .rsplit_once('/')
+                    .is_some_and(|(_, v)| !v.is_empty() && v.bytes().all(|b| b.is_ascii_digit()));
+                if versioned && !FILE_FORMATS.iter().any(|k| lit.starts_with(k)) {
+                    found.push(format!("{}: {lit}", f.display()));
+                }
+            }
+        }
+    }
+    assert!(
+        found.is_empty(),
+        "schema ids outside rocpath-docs (use rocpath_docs::schema::*): {found:#?}"
+    );
+    for s in rocpath_docs::schema::ALL {
+        assert!(
+            !FILE_FORMATS.iter().any(|k| s.id.starts_with(k)),
+            "{}",
+            s.id
+        );
+    }
+}

@@ -181,7 +181,7 @@ fn a_running_process_document() {
     };
     let _ = child.kill();
     let _ = child.wait();
-    assert_eq!(v["schema"], "rocpath.loads.process/1");
+    assert_eq!(v["schema"], "rocpath.loads.process/2");
     for k in [
         "pid",
         "cmdline",
@@ -271,7 +271,7 @@ fn a_python_module_resolves_through_its_extension_modules() {
         .unwrap();
     assert_eq!(out.status.code(), Some(0), "{out:?}");
     let v: Value = serde_json::from_slice(&out.stdout).unwrap();
-    assert_eq!(v["schema"], "rocpath.loads.module/1");
+    assert_eq!(v["schema"], "rocpath.loads.module/2");
     assert_eq!(v["extensions"].as_array().unwrap().len(), 1, "{v}");
     let hip = v["libraries"]
         .as_array()

@@ -80,6 +80,10 @@ fn is_id(s: &str) -> bool {
 fn ids_in_code() -> BTreeSet<String> {
     let mut files = Vec::new();
     for e in std::fs::read_dir(root().join("crates")).unwrap().flatten() {
+        // The documents layer's literals are schema names (`explain.gemm`), not rule ids.
+        if e.file_name() == "rocpath-docs" {
+            continue;
+        }
         let src = e.path().join("src");
         if src.is_dir() {
             rust_files(&src, &mut files);

@@ -392,7 +392,7 @@ fn import_derive_and_claims_from_the_command_line() {
     let (code, json, _) = run(&["--json", "ledger", "derive", &l, "--date", "2026-12-01"]);
     assert_eq!(code, 0);
     let again: Value = serde_json::from_str(&json).unwrap();
-    assert_eq!(again["schema"], "rocpath.ledger.derive/1");
+    assert_eq!(again["schema"], "rocpath.ledger.derive/2");
     assert_eq!(again["unchanged"], 4);
     assert!(again["written"].as_array().unwrap().is_empty());
     let (_, json, _) = run(&[

@@ -1,0 +1,26 @@
+//! The JSON documents rocpath writes, in one place.
+//!
+//! Every `--json` document opens with `"schema": "rocpath.<name>/<version>"` and an
+//! `"observed"` block (tool, version, command, time, host). This crate holds what every
+//! producer and reader of those documents must agree on:
+//!
+//! - [`schema`]: every schema the tool writes, its name, its current version and the command
+//!   that prints it, defined once ([`schema::ALL`]); producers print through these constants
+//!   and readers (the ledger, `fleet`) match on them.
+//! - [`ErrorItem`]: the one item type of every document's `errors[]`: what could not be read,
+//!   where (path, container, offset, line) and why, with its evidence when the item is a
+//!   finding of its own.
+//! - [`migrate`]: the explicit steps that turn an older version of a document into the current
+//!   one, so a reader handles exactly one shape per schema. The ledger applies them to what it
+//!   imported earlier; the files it keeps stay as the producer printed them.
+//!
+//! The crate depends on `serde`, `serde_json` and `rocpath-evidence` only, so every crate can
+//! use it without pulling a domain in.
+
+pub mod error;
+pub mod migrate;
+pub mod schema;
+
+pub use error::ErrorItem;
+pub use migrate::{MigrateError, Migrated, upgrade};
+pub use schema::{Schema, SchemaId};

@@ -169,6 +169,46 @@ fn objects_of(bytes: &[u8], budget: &MemoryBudget) -> Result<Vec<Object>, String
         })
         .collect()
 }
+/// How a GEMM question ended (`outcome` in JSON).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum GemmOutcome {
+    /// A kernel was chosen.
+    Chosen,
+    /// The catalogs hold no solution for the problem.
+    NoSolution,
+    /// No catalog for the device.
+    NoCatalog,
+    /// rocBLAS returns before any kernel (a zero size).
+    QuickReturn,
+    /// rocBLAS refuses the arguments.
+    Invalid,
+    /// rocBLAS has no kernel path for the type combination.
+    NotImplemented,
+    /// Something the model does not know stopped it (the reason is given).
+    Unresolved,
+}
+
+impl GemmOutcome {
+    /// The JSON name.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            GemmOutcome::Chosen => "chosen",
+            GemmOutcome::NoSolution => "no_solution",
+            GemmOutcome::NoCatalog => "no_catalog",
+            GemmOutcome::QuickReturn => "quick_return",
+            GemmOutcome::Invalid => "invalid",
+            GemmOutcome::NotImplemented => "not_implemented",
+            GemmOutcome::Unresolved => "unresolved",
+        }
+    }
+}
+
+impl std::fmt::Display for GemmOutcome {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
 
 /// The answer for one call on one device.
 #[derive(Debug, Clone, Serialize)]
@@ -203,7 +243,7 @@ pub struct GemmExplanation {
     pub fallbacks: Vec<String>,
     /// `chosen`, `no_solution`, `no_catalog`, `quick_return`, `invalid`, `not_implemented`,
     /// `unresolved`.
-    pub outcome: &'static str,
+    pub outcome: GemmOutcome,
     /// Why the model could not decide, when it could not.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub unresolved: Option<String>,
@@ -328,7 +368,7 @@ pub fn explain_with(
         chosen: None,
         runners_up: Vec::new(),
         fallbacks: Vec::new(),
-        outcome: "unresolved",
+        outcome: GemmOutcome::Unresolved,
         unresolved: None,
         evidence: ev(Class::Inferred, Proof::CodeVerified, "explain.gemm.route"),
         hipblaslt: None,
@@ -336,7 +376,7 @@ pub fn explain_with(
     let problem = match route {
         Route::Invalid { status, why } => {
             out.backend = "invalid";
-            out.outcome = "invalid";
+            out.outcome = GemmOutcome::Invalid;
             out.route.push(Cited {
                 text: format!("{} → {status}", why.text),
                 cite: why.cite,
@@ -345,13 +385,13 @@ pub fn explain_with(
         }
         Route::QuickReturn { why } => {
             out.backend = "quick_return";
-            out.outcome = "quick_return";
+            out.outcome = GemmOutcome::QuickReturn;
             out.route.push(why);
             return out;
         }
         Route::NotImplemented { why } => {
             out.backend = "not_implemented";
-            out.outcome = "not_implemented";
+            out.outcome = GemmOutcome::NotImplemented;
             out.route.push(why);
             return out;
         }
@@ -399,7 +439,7 @@ fn ask_hipblaslt(
             "{why}: rocBLAS catches the failure and falls back to Tensile (tensile_host.cpp:1127-1147): the Tensile choice below"
         ));
     } else if let Some(Ok(doc)) = asked {
-        let hip_chose = doc.outcome == "chosen";
+        let hip_chose = doc.outcome == GemmOutcome::Chosen;
         out.hipblaslt = Some(Box::new(doc));
         if hip_chose {
             // Tensile's choice stays below as the fallback, for reference.
@@ -422,7 +462,11 @@ fn ask_hipblaslt(
 /// processor has none, else `unresolved` with the reason.
 fn tensile_load_failed(out: &mut GemmExplanation, dir: &Path, e: &LoadError) {
     let none = matches!(e, LoadError::NoCatalog { .. });
-    out.outcome = if none { "no_catalog" } else { "unresolved" };
+    out.outcome = if none {
+        GemmOutcome::NoCatalog
+    } else {
+        GemmOutcome::Unresolved
+    };
     let (class, rule) = if none {
         (Class::Confirmed, "explain.gemm.no_catalog")
     } else {
@@ -441,7 +485,7 @@ fn promote_hipblaslt(out: &mut GemmExplanation) {
         return;
     };
     match h.outcome {
-        "chosen" => {
+        GemmOutcome::Chosen => {
             if let Some(w) = out.unresolved.take() {
                 out.fallbacks
                     .push(format!("Tensile, the fallback, would not run: {w}"));
@@ -454,11 +498,11 @@ fn promote_hipblaslt(out: &mut GemmExplanation) {
             }
             out.chosen = h.chosen.take();
             out.runners_up = std::mem::take(&mut h.runners_up);
-            out.outcome = "chosen";
+            out.outcome = GemmOutcome::Chosen;
             out.evidence = h.evidence.clone();
         }
-        "unresolved" => {
-            out.outcome = "unresolved";
+        GemmOutcome::Unresolved => {
+            out.outcome = GemmOutcome::Unresolved;
             out.unresolved = h.unresolved.clone();
             out.evidence = h.evidence.clone();
         }
@@ -520,7 +564,7 @@ fn walk_and_choose(
                 .because("the catalogs' selection tree evaluated as Tensile's host library does"),
             });
             out.runners_up = runners_up(walk.as_ref(), s.index, &s.name);
-            out.outcome = "chosen";
+            out.outcome = GemmOutcome::Chosen;
             out.evidence = ev(
                 Class::Inferred,
                 Proof::ShippedArtifactVerified,
@@ -528,7 +572,7 @@ fn walk_and_choose(
             );
         }
         Found::None => {
-            out.outcome = "no_solution";
+            out.outcome = GemmOutcome::NoSolution;
             out.fallbacks.push(
                 "no solution fits: rocBLAS prints \"rocBLAS error: No Tensile solution found\" and returns rocblas_status_not_implemented (tensile_host.cpp:1188-1200)".into(),
             );
@@ -539,7 +583,7 @@ fn walk_and_choose(
             );
         }
         Found::Unresolved(why) => {
-            out.outcome = "unresolved";
+            out.outcome = GemmOutcome::Unresolved;
             out.evidence = ev(
                 Class::Unresolved,
                 Proof::ShippedArtifactVerified,
@@ -712,7 +756,7 @@ pub struct LiteDoc {
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub runners_up: Vec<Near>,
     /// `chosen`, `no_solution`, `no_catalog`, `unresolved`.
-    pub outcome: &'static str,
+    pub outcome: GemmOutcome,
     /// Why the model cannot say, when it cannot.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub unresolved: Option<String>,
@@ -766,7 +810,11 @@ fn cited(text: String, cite: &'static str) -> Cited {
 /// has none, else `unresolved` with the reason.
 fn lite_load_failed(d: &mut LiteDoc, dir: &Path, e: &LiteLoadError) {
     let none = matches!(e, LiteLoadError::NoCatalog { .. });
-    d.outcome = if none { "no_catalog" } else { "unresolved" };
+    d.outcome = if none {
+        GemmOutcome::NoCatalog
+    } else {
+        GemmOutcome::Unresolved
+    };
     let (class, rule) = if none {
         (Class::Confirmed, "explain.gemm.hipblaslt.no_catalog")
     } else {
@@ -910,14 +958,14 @@ fn lite_rank0(
                         }),
                 });
                 d.runners_up = runners_up(walk, s.index, &s.name);
-                d.outcome = "chosen";
+                d.outcome = GemmOutcome::Chosen;
                 d.evidence = ev(Class::Inferred, Proof::ShippedArtifactVerified, rule);
             } else {
                 d.unresolved = Some("the chosen solution is missing from its file".into());
             }
         }
         Rank0::None => {
-            d.outcome = "no_solution";
+            d.outcome = GemmOutcome::NoSolution;
             d.evidence = ev(
                 Class::Inferred,
                 Proof::ShippedArtifactVerified,
@@ -956,7 +1004,7 @@ impl LiteDoc {
             fill_in: None,
             chosen: None,
             runners_up: Vec::new(),
-            outcome: "unresolved",
+            outcome: GemmOutcome::Unresolved,
             unresolved: None,
             evidence: ev(
                 Class::Unresolved,
@@ -1104,7 +1152,7 @@ pub fn explain_hipblaslt(
             ));
         }
     }
-    if out.outcome == "no_solution" {
+    if out.outcome == GemmOutcome::NoSolution {
         out.fallbacks.push(
             "no solution: hipblasLtMatmulAlgoGetHeuristic returns 0 algorithms (returnAlgoCount 0)"
                 .into(),

@@ -12,13 +12,36 @@ use rocpath_arch::TargetId;
 use serde::Serialize;
 use std::collections::{BTreeMap, BTreeSet};
 
+/// How a library differs between OLD and NEW.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Change {
+    /// Only in NEW.
+    Added,
+    /// Only in OLD.
+    Removed,
+    /// In both, with different targets or kernels.
+    Changed,
+}
+
+impl Change {
+    /// The JSON name.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Change::Added => "added",
+            Change::Removed => "removed",
+            Change::Changed => "changed",
+        }
+    }
+}
+
 /// Changes in one library.
 #[derive(Debug, Clone, Serialize, PartialEq, Eq)]
 pub struct LibraryDiff {
     /// Normalised library name.
     pub library: String,
-    /// `added`, `removed` or `changed`.
-    pub status: String,
+    /// Added, removed or changed.
+    pub status: Change,
     /// Target ids only in NEW.
     pub targets_added: Vec<TargetId>,
     /// Target ids only in OLD.
@@ -173,9 +196,9 @@ pub fn diff(old: &Inventory, new: &Inventory) -> Diff {
         let la = a.get(lib).unwrap_or(&empty);
         let lb = b.get(lib).unwrap_or(&empty);
         let status = match (a.contains_key(lib), b.contains_key(lib)) {
-            (false, true) => "added",
-            (true, false) => "removed",
-            _ => "changed",
+            (false, true) => Change::Added,
+            (true, false) => Change::Removed,
+            _ => Change::Changed,
         };
         let added: Vec<TargetId> = lb
             .keys()
@@ -205,13 +228,14 @@ pub fn diff(old: &Inventory, new: &Inventory) -> Diff {
                 });
             }
         }
-        if status == "changed" && added.is_empty() && removed.is_empty() && kernels.is_empty() {
+        if status == Change::Changed && added.is_empty() && removed.is_empty() && kernels.is_empty()
+        {
             unchanged += 1;
             continue;
         }
         libraries.push(LibraryDiff {
             library: lib.clone(),
-            status: status.into(),
+            status,
             targets_added: added,
             targets_removed: removed,
             targets_kept: kept,

@@ -137,6 +137,35 @@ pub struct CodeObjectRecord {
     pub evidence: Evidence,
 }
 
+/// What a Tensile library file is to the library that loads it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum TensileKind {
+    /// The index of a lazily loaded library (`TensileLibrary_lazy_<arch>`).
+    LazyIndex,
+    /// Solutions for a processor.
+    Solutions,
+    /// Solutions for any processor (`…_fallback`, no processor in the name).
+    Fallback,
+}
+
+impl TensileKind {
+    /// The JSON name.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            TensileKind::LazyIndex => "lazy_index",
+            TensileKind::Solutions => "solutions",
+            TensileKind::Fallback => "fallback",
+        }
+    }
+}
+
+impl std::fmt::Display for TensileKind {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
 /// A Tensile library file.
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct TensileRecord {
@@ -148,8 +177,8 @@ pub struct TensileRecord {
     pub library_dir: String,
     /// File name.
     pub name: String,
-    /// `lazy_index`, `solutions`, `fallback` (solutions for any processor).
-    pub kind: String,
+    /// What the file is to the loading library.
+    pub kind: TensileKind,
     /// Processor the file is for, from its name (`…_gfx90a.dat`), if any.
     pub processor: Option<String>,
     /// Processors named by its predicates.
@@ -186,7 +215,7 @@ pub struct MiopenDbRecord {
     /// CU count from the name.
     pub cus: Option<u32>,
     /// Kind (`find-db`, `perf-db`, `kernel-db`, ...).
-    pub kind: String,
+    pub kind: rocpath_miopen_names::DbKind,
     /// Backend (`HIP`, `OpenCL`).
     pub backend: Option<String>,
     /// Size in bytes.
@@ -459,11 +488,11 @@ impl Collector<'_> {
             }
         }
         let kind = if summary.is_lazy_index() {
-            "lazy_index"
+            TensileKind::LazyIndex
         } else if name.contains("_fallback") && processor.is_none() {
-            "fallback"
+            TensileKind::Fallback
         } else {
-            "solutions"
+            TensileKind::Solutions
         };
         let container = origin.member();
         let mut at = Locator::file(&origin.path).with_member(container.clone());
@@ -484,7 +513,7 @@ impl Collector<'_> {
                 container,
                 library_dir,
                 name: name.to_string(),
-                kind: kind.to_string(),
+                kind,
                 processor,
                 processors: summary.processors.into_iter().collect(),
                 solutions: summary.solutions,
@@ -522,7 +551,7 @@ impl Collector<'_> {
                 name: name.to_string(),
                 processor: db.processor,
                 cus: db.cus,
-                kind: db.kind.as_str().to_string(),
+                kind: db.kind,
                 backend: db.backend,
                 size,
                 evidence,
@@ -717,7 +746,7 @@ impl Inventory {
             })
             .collect();
         for t in &mut self.tensile {
-            if t.kind != "lazy_index" {
+            if t.kind != TensileKind::LazyIndex {
                 t.missing_placeholders.clear();
                 continue;
             }

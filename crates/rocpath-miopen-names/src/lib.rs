@@ -10,10 +10,10 @@
 //! `src/find_db.cpp:124-197` (find-db choice), `src/include/miopen/execution_context.hpp:183-264`
 //! (perf-db choice), `src/target_properties.cpp:40-134` (`DbId`).
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 /// Kind of MIOpen database file.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum DbKind {
     /// System find-db (`.fdb.txt`).
@@ -38,6 +38,12 @@ impl DbKind {
             DbKind::UserPerfDb => "user-perf-db",
             DbKind::KernelDb => "kernel-db",
         }
+    }
+}
+
+impl std::fmt::Display for DbKind {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
     }
 }
 

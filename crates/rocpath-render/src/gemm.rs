@@ -378,10 +378,12 @@ pub fn gemm_table(es: &[GemmExplanation]) -> String {
         t.add_row(vec![
             comfy_table::Cell::new(format!("{tr} {m}x{n}x{k} {ty}")),
             comfy_table::Cell::new(format!("{} {}CU", e.device.target, e.device.cu_count)),
-            comfy_table::Cell::new(e.outcome),
+            comfy_table::Cell::new(e.outcome.as_str()),
             comfy_table::Cell::new(match (&e.chosen, e.outcome) {
                 (Some(c), _) => abbreviate(&c.name),
-                (None, "no_catalog") => format!("no catalog for {}", e.device.target.processor),
+                (None, rocpath_explain::gemm::GemmOutcome::NoCatalog) => {
+                    format!("no catalog for {}", e.device.target.processor)
+                }
                 (None, _) => e
                     .unresolved
                     .as_deref()

@@ -653,14 +653,19 @@ pub fn check_table(checks: &[DeviceCheck]) -> String {
         let _ = writeln!(out, "{t}");
         let s: Vec<String> = c.summary.iter().map(|(k, v)| format!("{v} {k}")).collect();
         let with = match (&c.verdict_with_override, &c.r#override) {
-            (Some(v), Some(o)) => format!("; with {}={}: {}", o.source, o.value, v.to_uppercase()),
+            (Some(v), Some(o)) => format!(
+                "; with {}={}: {}",
+                o.source,
+                o.value,
+                v.as_str().to_uppercase()
+            ),
             _ => String::new(),
         };
         let _ = writeln!(
             out,
             "{}\nDevice verdict: {}{with}",
             s.join(", "),
-            c.verdict.to_uppercase()
+            c.verdict.as_str().to_uppercase()
         );
         for k in &c.to_settle {
             let targets: Vec<String> = k.targets.iter().map(|t| format!("--target {t}")).collect();
@@ -707,7 +712,7 @@ pub fn diff_table(d: &Diff) -> String {
         let minus: usize = l.kernels.iter().map(|k| k.removed.len()).sum();
         t.add_row(vec![
             Cell::new(short_library(&l.library)),
-            Cell::new(&l.status),
+            Cell::new(l.status.as_str()),
             Cell::new(list(&l.targets_added)),
             Cell::new(list(&l.targets_removed)),
             right(format!("+{plus}/-{minus}")),
@@ -776,7 +781,7 @@ pub fn diff_tsv(d: &Diff) -> String {
                 &mut out,
                 &[
                     l.library.clone(),
-                    l.status.clone(),
+                    l.status.as_str().to_string(),
                     t.to_string(),
                     "target_added".into(),
                     "".into(),
@@ -789,7 +794,7 @@ pub fn diff_tsv(d: &Diff) -> String {
                 &mut out,
                 &[
                     l.library.clone(),
-                    l.status.clone(),
+                    l.status.as_str().to_string(),
                     t.to_string(),
                     "target_removed".into(),
                     "".into(),
@@ -802,7 +807,7 @@ pub fn diff_tsv(d: &Diff) -> String {
                 &mut out,
                 &[
                     l.library.clone(),
-                    l.status.clone(),
+                    l.status.as_str().to_string(),
                     k.target.to_string(),
                     "kernels_changed".into(),
                     k.old.to_string(),
@@ -840,7 +845,7 @@ pub fn check_tsv(checks: &[DeviceCheck]) -> String {
                 &[
                     c.device.target.canonical(),
                     l.library.clone(),
-                    l.kind.clone(),
+                    l.kind.as_str().to_string(),
                     l.verdict.as_str().into(),
                     l.compatible.to_string(),
                     l.total.to_string(),

@@ -212,7 +212,7 @@ fn override_finding(d: &SurveyDevice, i: &Install, v: &Verdict) -> Option<Findin
         .check
         .libraries
         .iter()
-        .filter(|l| l.kind == "code_objects")
+        .filter(|l| l.kind == rocpath_inventory::check::Checked::CodeObjects)
         .collect();
     match &v.r#override {
         Some(ov) => {

@@ -170,7 +170,7 @@ fn code_of(check: &DeviceCheck) -> (Vec<&LibraryCheck>, Counts) {
     let code: Vec<&LibraryCheck> = check
         .libraries
         .iter()
-        .filter(|l| l.kind == "code_objects")
+        .filter(|l| l.kind == rocpath_inventory::check::Checked::CodeObjects)
         .collect();
     let mut n = Counts::default();
     for l in &code {
@@ -472,7 +472,11 @@ fn fallbacks(
     if install.kind != Kind::TensilePath {
         for name in ["ROCBLAS_TENSILE_LIBPATH", "HIPBLASLT_TENSILE_LIBPATH"] {
             if let Some(var) = env.get(&install.scope, name) {
-                if v.check.libraries.iter().any(|l| l.kind == "tensile") {
+                if v.check
+                    .libraries
+                    .iter()
+                    .any(|l| l.kind == rocpath_inventory::check::Checked::Tensile)
+                {
                     let then = format!(
                         "{name}={} in {}: the library reads its kernels from there, not from this install (see that folder's row)",
                         var.value, var.scope

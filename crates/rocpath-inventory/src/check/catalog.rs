@@ -61,7 +61,10 @@ fn find<'a>(files: &[&'a TensileRecord], p: &str) -> Found<'a> {
     let (usable, refused): (Vec<_>, Vec<_>) =
         mine.into_iter().partition(|t| t.loader_rejects.is_none());
     let solutions = usable.iter().map(|t| t.solutions).sum();
-    let runs = usable.iter().any(|t| t.kind == "lazy_index") || solutions > 0;
+    let runs = usable
+        .iter()
+        .any(|t| t.kind == crate::TensileKind::LazyIndex)
+        || solutions > 0;
     Found {
         verdict: if runs { Verdict::Runs } else { Verdict::NoCode },
         usable,
@@ -154,7 +157,7 @@ pub(crate) fn check_catalogs(
         });
         out.push(LibraryCheck {
             library: format!("{dir}/ (Tensile library)"),
-            kind: "tensile".into(),
+            kind: super::Checked::Tensile,
             verdict: f.verdict,
             compatible: f.usable.len(),
             total: files.len(),

@@ -13,6 +13,7 @@ use super::{LibraryCheck, OverrideEffect, Verdict};
 use crate::device::Device;
 use crate::{CodeObjectRecord, Inventory, MiopenDbRecord};
 use rocpath_evidence::{Class, Evidence, Locator, Proof};
+use rocpath_miopen_names::DbKind;
 
 /// Rule ids of the kernel-cache verdict.
 pub mod rules {
@@ -67,7 +68,7 @@ pub fn check_kernel_cache(
     device: &Device,
     override_processor: Option<&str>,
 ) -> Vec<LibraryCheck> {
-    if !inv.miopen_dbs.iter().any(|d| d.kind == "kernel-db") {
+    if !inv.miopen_dbs.iter().any(|d| d.kind == DbKind::KernelDb) {
         return Vec::new();
     }
     let p = device.target.processor.as_str();
@@ -86,7 +87,7 @@ pub fn check_kernel_cache(
     targets.dedup();
     vec![LibraryCheck {
         library: "MIOpen kernel cache".into(),
-        kind: "miopen_kernel_db".into(),
+        kind: super::Checked::MiopenKernelDb,
         verdict,
         compatible,
         total: kdbs.iter().map(|d| kernels_in(inv, d).len()).sum::<usize>(),
@@ -99,7 +100,7 @@ pub fn check_kernel_cache(
 }
 
 fn is_kdb(d: &MiopenDbRecord) -> bool {
-    d.kind == "kernel-db" && d.name.to_ascii_lowercase().ends_with(".kdb")
+    d.kind == DbKind::KernelDb && d.name.to_ascii_lowercase().ends_with(".kdb")
 }
 
 fn evaluate(inv: &Inventory, p: &str, cus: Option<u32>) -> (Verdict, usize, String, Evidence) {
@@ -113,7 +114,7 @@ fn evaluate(inv: &Inventory, p: &str, cus: Option<u32>) -> (Verdict, usize, Stri
     let user = user_caches(
         &mine(&|d| {
             matches!(d.kind.as_str(), "user-find-db" | "user-perf-db")
-                || (d.kind == "kernel-db" && !is_kdb(d))
+                || (d.kind == DbKind::KernelDb && !is_kdb(d))
         }),
         inv,
     );
@@ -176,13 +177,13 @@ fn evaluate(inv: &Inventory, p: &str, cus: Option<u32>) -> (Verdict, usize, Stri
 /// One line per user database: what it keeps for later runs.
 fn user_caches(dbs: &[&MiopenDbRecord], inv: &Inventory) -> Vec<String> {
     dbs.iter()
-        .map(|d| match d.kind.as_str() {
-            "kernel-db" => format!(
+        .map(|d| match d.kind {
+            DbKind::KernelDb => format!(
                 "{} ({} compiled code objects, not compiled again)",
                 d.name,
                 kernels_in(inv, d).len()
             ),
-            "user-find-db" => format!("{} (Find results)", d.name),
+            DbKind::UserFindDb => format!("{} (Find results)", d.name),
             _ => format!("{} (tuned configs)", d.name),
         })
         .collect()

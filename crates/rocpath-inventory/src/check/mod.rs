@@ -156,13 +156,77 @@ pub struct OverrideEffect {
     pub why: String,
 }
 
+/// What a library check looked at.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Checked {
+    /// The code objects of a host library or kernel folder.
+    CodeObjects,
+    /// Tensile library files.
+    Tensile,
+    /// MIOpen find-dbs and perf-dbs.
+    MiopenDb,
+    /// MIOpen kernel databases (`.kdb`).
+    MiopenKernelDb,
+}
+
+impl Checked {
+    /// The JSON name.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Checked::CodeObjects => "code_objects",
+            Checked::Tensile => "tensile",
+            Checked::MiopenDb => "miopen_db",
+            Checked::MiopenKernelDb => "miopen_kernel_db",
+        }
+    }
+}
+
+/// A device's verdict over its libraries.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum DeviceVerdict {
+    /// Every library has code for it.
+    Runs,
+    /// Some do, some do not.
+    Partial,
+    /// Only settings rocpath does not know decide.
+    Depends,
+    /// None has code for it.
+    NoCode,
+    /// Nothing was checked.
+    NothingChecked,
+    /// Only tuning data was checked, with nothing for the device (not a failure).
+    Untuned,
+}
+
+impl DeviceVerdict {
+    /// The JSON name.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            DeviceVerdict::Runs => "runs",
+            DeviceVerdict::Partial => "partial",
+            DeviceVerdict::Depends => "depends",
+            DeviceVerdict::NoCode => "no_code",
+            DeviceVerdict::NothingChecked => "nothing_checked",
+            DeviceVerdict::Untuned => "untuned",
+        }
+    }
+}
+
+impl std::fmt::Display for DeviceVerdict {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
 /// Verdict for one library (a host library, or a Tensile kernel folder).
 #[derive(Debug, Clone, Serialize)]
 pub struct LibraryCheck {
     /// Library (grouping key).
     pub library: String,
-    /// What was checked: `code_objects`, `tensile`, `miopen_db`.
-    pub kind: String,
+    /// What was checked.
+    pub kind: Checked,
     /// Verdict.
     pub verdict: Verdict,
     /// Code objects (or files) compatible with the device.
@@ -193,12 +257,11 @@ pub struct DeviceCheck {
     pub libraries: Vec<LibraryCheck>,
     /// Counts per verdict.
     pub summary: BTreeMap<String, usize>,
-    /// The device's verdict over its libraries: `runs` (every library), `partial`, `depends`
-    /// (only settings rocpath does not know decide), `no_code` (none), `nothing_checked`.
-    pub verdict: String,
+    /// The device's verdict over its libraries.
+    pub verdict: DeviceVerdict,
     /// The same under the override, when one is evaluated.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub verdict_with_override: Option<String>,
+    pub verdict_with_override: Option<DeviceVerdict>,
     /// Device settings not known that decide a `depends` library, with the explicit target
     /// ids to check again with.
     #[serde(skip_serializing_if = "Vec::is_empty")]
@@ -254,24 +317,24 @@ pub fn to_settle(dev: &TargetId, libraries: &[LibraryCheck]) -> Vec<Settle> {
 
 /// The verdict of a device over its libraries' verdicts. Tuning data with nothing for the
 /// device does not make the code of the others fail: it counts only when it is all there is.
-pub fn device_verdict(verdicts: &[Verdict]) -> &'static str {
+pub fn device_verdict(verdicts: &[Verdict]) -> DeviceVerdict {
     let code: Vec<Verdict> = verdicts
         .iter()
         .copied()
         .filter(|v| *v != Verdict::Untuned)
         .collect();
     if code.is_empty() && !verdicts.is_empty() {
-        return "untuned";
+        return DeviceVerdict::Untuned;
     }
     let verdicts = &code[..];
     let runs = verdicts.iter().filter(|v| **v == Verdict::Runs).count();
     let depends = verdicts.iter().filter(|v| **v == Verdict::Depends).count();
     match (verdicts.len(), runs, depends) {
-        (0, _, _) => "nothing_checked",
-        (n, r, _) if r == n => "runs",
-        (n, r, d) if r + d == n => "depends",
-        (_, 0, 0) => "no_code",
-        _ => "partial",
+        (0, _, _) => DeviceVerdict::NothingChecked,
+        (n, r, _) if r == n => DeviceVerdict::Runs,
+        (n, r, d) if r + d == n => DeviceVerdict::Depends,
+        (_, 0, 0) => DeviceVerdict::NoCode,
+        _ => DeviceVerdict::Partial,
     }
 }
 
@@ -463,7 +526,7 @@ fn library_check(
         .map(|p| override_effect(objs, dev, p));
     LibraryCheck {
         library: lib.to_string(),
-        kind: "code_objects".into(),
+        kind: Checked::CodeObjects,
         verdict,
         compatible,
         total: objs.len(),
@@ -487,13 +550,13 @@ fn device_check(
         *summary.entry(l.verdict.as_str().to_string()).or_insert(0) += 1;
     }
     let own: Vec<Verdict> = libraries.iter().map(|l| l.verdict).collect();
-    let verdict = device_verdict(&own).to_string();
+    let verdict = device_verdict(&own);
     let verdict_with_override = ov.and_then(|o| o.processor.as_ref()).map(|_| {
         let with: Vec<Verdict> = libraries
             .iter()
             .map(|l| l.with_override.as_ref().map_or(l.verdict, |o| o.verdict))
             .collect();
-        device_verdict(&with).to_string()
+        device_verdict(&with)
     });
     DeviceCheck {
         device: device.clone(),
@@ -650,7 +713,7 @@ fn kpack_only(lib: &str, refs: &[&crate::KpackRefRecord], dev: &TargetId) -> Lib
 fn no_code(lib: &str, why: String, evidence: Evidence) -> LibraryCheck {
     LibraryCheck {
         library: lib.to_string(),
-        kind: "code_objects".into(),
+        kind: Checked::CodeObjects,
         verdict: Verdict::NoCode,
         compatible: 0,
         total: 0,
@@ -702,7 +765,7 @@ fn check_miopen(inv: &Inventory, device: &Device, ov: Option<&Override>) -> Vec<
     let find_dbs: Vec<_> = inv
         .miopen_dbs
         .iter()
-        .filter(|d| d.kind == "find-db")
+        .filter(|d| d.kind == rocpath_miopen_names::DbKind::FindDb)
         .collect();
     if find_dbs.is_empty() {
         return Vec::new();
@@ -777,7 +840,7 @@ fn check_miopen(inv: &Inventory, device: &Device, ov: Option<&Override>) -> Vec<
     });
     vec![LibraryCheck {
         library: "MIOpen system find-db".into(),
-        kind: "miopen_db".into(),
+        kind: Checked::MiopenDb,
         verdict,
         compatible: mine.len(),
         total: find_dbs.len(),

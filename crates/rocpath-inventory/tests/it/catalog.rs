@@ -40,7 +40,7 @@ fn tensile_check(root: &Path, t: &str) -> Vec<LibraryCheck> {
     check(&inv, &device(t), None)
         .libraries
         .into_iter()
-        .filter(|l| l.kind == "tensile")
+        .filter(|l| l.kind == rocpath_inventory::check::Checked::Tensile)
         .collect()
 }
 
@@ -123,10 +123,18 @@ fn per_arch_folders_zlib_generic_families_and_refused_catalogs() {
     assert_eq!(shard_rec.solutions, 0);
     assert!(shard_rec.evidence.sources[0].sha256.is_none());
     let v = check(&inv, &device("gfx1201"), None);
-    let l = v.libraries.iter().find(|l| l.kind == "tensile").unwrap();
+    let l = v
+        .libraries
+        .iter()
+        .find(|l| l.kind == rocpath_inventory::check::Checked::Tensile)
+        .unwrap();
     assert_eq!(l.verdict, Verdict::Runs);
     let v = check(&inv, &device("gfx942"), None);
-    let l = v.libraries.iter().find(|l| l.kind == "tensile").unwrap();
+    let l = v
+        .libraries
+        .iter()
+        .find(|l| l.kind == rocpath_inventory::check::Checked::Tensile)
+        .unwrap();
     assert_eq!(l.evidence.rule, rules::TENSILE_UNLOADABLE);
 
     let l = one("gfx1100");

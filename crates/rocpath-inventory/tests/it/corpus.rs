@@ -85,13 +85,21 @@ fn rocblas4_host_library_and_tensile_folder() {
     let lazy = inv
         .tensile
         .iter()
-        .filter(|t| t.kind == "lazy_index")
+        .filter(|t| t.kind == rocpath_inventory::TensileKind::LazyIndex)
         .count();
     assert_eq!(lazy, 10);
-    let fallback = inv.tensile.iter().filter(|t| t.kind == "fallback").count();
+    let fallback = inv
+        .tensile
+        .iter()
+        .filter(|t| t.kind == rocpath_inventory::TensileKind::Fallback)
+        .count();
     assert_eq!(fallback, 50);
     // Every placeholder of every lazy index names a file that is present.
-    for t in inv.tensile.iter().filter(|t| t.kind == "lazy_index") {
+    for t in inv
+        .tensile
+        .iter()
+        .filter(|t| t.kind == rocpath_inventory::TensileKind::LazyIndex)
+    {
         assert!(
             t.missing_placeholders.is_empty(),
             "{}: {:?}",

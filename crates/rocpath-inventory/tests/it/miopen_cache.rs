@@ -31,7 +31,7 @@ fn cache_check(dir: &Path, dev: &Device) -> LibraryCheck {
     let c = check(&inv, dev, None);
     c.libraries
         .into_iter()
-        .find(|l| l.kind == "miopen_kernel_db")
+        .find(|l| l.kind == rocpath_inventory::check::Checked::MiopenKernelDb)
         .expect("a kernel-cache verdict")
 }
 

@@ -5,7 +5,7 @@ use crate::cli::ExplainGemmArgs;
 use crate::output::{Printer, Status};
 use rayon::prelude::*;
 use rocpath_docs::{ErrorItem, schema};
-use rocpath_explain::gemm::{self, GemmExplanation, Libraries, Spec};
+use rocpath_explain::gemm::{self, GemmExplanation, GemmOutcome, Libraries, Spec};
 use rocpath_gemm::rocblas::{Call, Settings};
 use std::collections::HashMap;
 use std::path::PathBuf;
@@ -301,9 +301,9 @@ fn print(
     out: &[GemmExplanation],
     errors: Vec<ErrorItem>,
 ) -> anyhow::Result<Status> {
-    let status = if out.iter().any(|e| e.outcome == "unresolved") || !errors.is_empty() {
+    let status = if out.iter().any(|e| e.outcome == GemmOutcome::Unresolved) || !errors.is_empty() {
         Status::Error
-    } else if out.iter().all(|e| e.outcome == "chosen") {
+    } else if out.iter().all(|e| e.outcome == GemmOutcome::Chosen) {
         Status::Ok
     } else {
         Status::Negative

@@ -237,7 +237,7 @@ fn miopen_table(out: &mut String, inv: &Inventory) {
                 )),
                 Cell::new(&d.processor),
                 right(d.cus.map(|c| c.to_string()).unwrap_or_else(|| "-".into())),
-                Cell::new(&d.kind),
+                Cell::new(d.kind),
                 right(bytes(d.size)),
             ]);
         }

@@ -199,140 +199,143 @@ pub fn cmake(src: &[u8]) -> Vec<Found> {
     let mut out = Vec::new();
     for c in commands(src) {
         match c.name.as_str() {
-            "set" | "list" | "option" => {
-                // set(VAR a b c [CACHE TYPE doc]) / list(APPEND VAR a b) / list(FILTER VAR INCLUDE|EXCLUDE REGEX re)
-                let (var, vals, filter) = if c.name == "list" {
-                    let op = c
-                        .args
-                        .first()
-                        .map(|a| a.0.to_ascii_uppercase())
-                        .unwrap_or_default();
-                    let var = c.args.get(1).map(|a| a.0.clone()).unwrap_or_default();
-                    match op.as_str() {
-                        "APPEND" | "PREPEND" | "INSERT" => {
-                            (var, c.args.iter().skip(2).collect::<Vec<_>>(), None)
-                        }
-                        "REMOVE_ITEM" => {
-                            (var, c.args.iter().skip(2).collect(), Some(Effect::Excludes))
-                        }
-                        "FILTER" => {
-                            let mode = c
-                                .args
-                                .get(2)
-                                .map(|a| a.0.to_ascii_uppercase())
-                                .unwrap_or_default();
-                            let e = if mode == "EXCLUDE" {
-                                Effect::Excludes
-                            } else {
-                                Effect::Includes
-                            };
-                            (var, c.args.iter().skip(4).collect(), Some(e))
-                        }
-                        _ => continue,
-                    }
-                } else {
-                    let var = c.args.first().map(|a| a.0.clone()).unwrap_or_default();
-                    let mut vals = Vec::new();
-                    for a in c.args.iter().skip(1) {
-                        if matches!(a.0.as_str(), "CACHE" | "PARENT_SCOPE" | "FORCE") {
-                            break;
-                        }
-                        vals.push(a);
-                    }
-                    (var, vals, None)
-                };
-                if !is_target_var(&var) {
-                    continue;
-                }
-                let regex_filter = c.name == "list"
-                    && filter.is_some()
-                    && c.args
-                        .get(3)
-                        .is_some_and(|a| a.0.eq_ignore_ascii_case("REGEX"));
-                let mut pats: Vec<Pattern> = Vec::new();
-                let mut first_row = None;
-                for (v, r, _) in vals {
-                    let res = if regex_filter {
-                        targets::resolve_regex(v).map(|c| (c, Match::Regex))
-                    } else {
-                        targets::resolve_token(v)
-                    };
-                    if let Some((covers, how)) = res {
-                        first_row.get_or_insert(*r);
-                        pats.push(Pattern {
-                            text: v.clone(),
-                            how,
-                            covers,
-                        });
-                    }
-                }
-                let Some(row) = first_row else { continue };
-                let (kind, effect) = match filter {
-                    Some(e) => (
-                        if regex_filter {
-                            Kind::BuildFilter
-                        } else {
-                            Kind::BuildList
-                        },
-                        e,
-                    ),
-                    None => (Kind::BuildList, Effect::Includes),
-                };
-                // One gate per line, so that each entry can be blamed on its own.
-                let mut by_row: Vec<(usize, Vec<Pattern>)> = Vec::new();
-                for p in pats {
-                    let r = c.args.iter().find(|a| a.0 == p.text).map_or(row, |a| a.1);
-                    match by_row.iter_mut().find(|(x, _)| *x == r) {
-                        Some((_, v)) => v.push(p),
-                        None => by_row.push((r, vec![p])),
-                    }
-                }
-                for (r, ps) in by_row {
-                    out.push(found(kind, effect, ps, Some(var.clone()), r, src, &starts));
-                }
-            }
-            "if" | "elseif" | "while" => {
-                // if(GPU_TARGETS MATCHES "gfx9") / if(ARCH STREQUAL "gfx900")
-                let mut pats = Vec::new();
-                let mut neg = false;
-                for (k, (a, _, _)) in c.args.iter().enumerate() {
-                    if a == "NOT" {
-                        neg = !neg;
-                    }
-                    let op = k
-                        .checked_sub(1)
-                        .and_then(|p| c.args.get(p))
-                        .map(|x| x.0.to_ascii_uppercase());
-                    let res = match op.as_deref() {
-                        Some("MATCHES") => targets::resolve_regex(a).map(|v| (v, Match::Regex)),
-                        Some("STREQUAL" | "IN_LIST" | "EQUAL") => targets::resolve_token(a),
-                        _ => targets::resolve_token(a),
-                    };
-                    if let Some((covers, how)) = res {
-                        pats.push(Pattern {
-                            text: a.clone(),
-                            how,
-                            covers,
-                        });
-                    }
-                }
-                if pats.is_empty() {
-                    continue;
-                }
-                let sym = c.args.first().map(|a| a.0.clone());
-                let e = if neg {
-                    Effect::Excludes
-                } else {
-                    Effect::Includes
-                };
-                let mut f = found(Kind::BuildFilter, e, pats, sym, c.row, src, &starts);
-                f.alternative = true;
-                out.push(f);
-            }
+            "set" | "list" | "option" => out.extend(cmake_list(&c, src, &starts)),
+            "if" | "elseif" | "while" => out.extend(cmake_condition(&c, src, &starts)),
             _ => {}
         }
     }
     out
+}
+
+/// What a `set`/`option`/`list` command does to a variable: the variable, the values it
+/// names, and for a `list` that removes or filters, the effect.
+type ListOperands<'c> = (String, Vec<&'c (String, usize, bool)>, Option<Effect>);
+
+/// `set(VAR a b c [CACHE TYPE doc])` / `list(APPEND VAR a b)` / `list(FILTER VAR
+/// INCLUDE|EXCLUDE REGEX re)`; `None` for a list operation that names no values.
+fn list_operands(c: &Command) -> Option<ListOperands<'_>> {
+    if c.name != "list" {
+        let var = c.args.first().map(|a| a.0.clone()).unwrap_or_default();
+        let vals = c
+            .args
+            .iter()
+            .skip(1)
+            .take_while(|a| !matches!(a.0.as_str(), "CACHE" | "PARENT_SCOPE" | "FORCE"))
+            .collect();
+        return Some((var, vals, None));
+    }
+    let arg_upper = |i: usize| {
+        c.args
+            .get(i)
+            .map(|a| a.0.to_ascii_uppercase())
+            .unwrap_or_default()
+    };
+    let var = c.args.get(1).map(|a| a.0.clone()).unwrap_or_default();
+    match arg_upper(0).as_str() {
+        "APPEND" | "PREPEND" | "INSERT" => Some((var, c.args.iter().skip(2).collect(), None)),
+        "REMOVE_ITEM" => Some((var, c.args.iter().skip(2).collect(), Some(Effect::Excludes))),
+        "FILTER" => {
+            let e = if arg_upper(2) == "EXCLUDE" {
+                Effect::Excludes
+            } else {
+                Effect::Includes
+            };
+            Some((var, c.args.iter().skip(4).collect(), Some(e)))
+        }
+        _ => None,
+    }
+}
+
+/// The gates of a `set`/`option`/`list` command on a target variable, one per line so that
+/// each entry can be blamed on its own.
+fn cmake_list(c: &Command, src: &[u8], starts: &[usize]) -> Vec<Found> {
+    let Some((var, vals, filter)) = list_operands(c) else {
+        return Vec::new();
+    };
+    if !is_target_var(&var) {
+        return Vec::new();
+    }
+    let regex_filter = c.name == "list"
+        && filter.is_some()
+        && c.args
+            .get(3)
+            .is_some_and(|a| a.0.eq_ignore_ascii_case("REGEX"));
+    let mut pats: Vec<Pattern> = Vec::new();
+    let mut first_row = None;
+    for (v, r, _) in vals {
+        let res = if regex_filter {
+            targets::resolve_regex(v).map(|c| (c, Match::Regex))
+        } else {
+            targets::resolve_token(v)
+        };
+        if let Some((covers, how)) = res {
+            first_row.get_or_insert(*r);
+            pats.push(Pattern {
+                text: v.clone(),
+                how,
+                covers,
+            });
+        }
+    }
+    let Some(row) = first_row else {
+        return Vec::new();
+    };
+    let (kind, effect) = match filter {
+        Some(e) if regex_filter => (Kind::BuildFilter, e),
+        Some(e) => (Kind::BuildList, e),
+        None => (Kind::BuildList, Effect::Includes),
+    };
+    let mut by_row: Vec<(usize, Vec<Pattern>)> = Vec::new();
+    for p in pats {
+        let r = c.args.iter().find(|a| a.0 == p.text).map_or(row, |a| a.1);
+        match by_row.iter_mut().find(|(x, _)| *x == r) {
+            Some((_, v)) => v.push(p),
+            None => by_row.push((r, vec![p])),
+        }
+    }
+    by_row
+        .into_iter()
+        .map(|(r, ps)| found(kind, effect, ps, Some(var.clone()), r, src, starts))
+        .collect()
+}
+
+/// The gate of `if(GPU_TARGETS MATCHES "gfx9")` / `if(ARCH STREQUAL "gfx900")` (and
+/// `elseif`, `while`), excluding under an odd number of `NOT`s.
+fn cmake_condition(c: &Command, src: &[u8], starts: &[usize]) -> Option<Found> {
+    let mut pats = Vec::new();
+    let mut neg = false;
+    for (k, (a, _, _)) in c.args.iter().enumerate() {
+        if a == "NOT" {
+            neg = !neg;
+        }
+        let op = k
+            .checked_sub(1)
+            .and_then(|p| c.args.get(p))
+            .map(|x| x.0.to_ascii_uppercase());
+        let res = match op.as_deref() {
+            Some("MATCHES") => targets::resolve_regex(a).map(|v| (v, Match::Regex)),
+            _ => targets::resolve_token(a),
+        };
+        if let Some((covers, how)) = res {
+            pats.push(Pattern {
+                text: a.clone(),
+                how,
+                covers,
+            });
+        }
+    }
+    if pats.is_empty() {
+        return None;
+    }
+    let sym = c.args.first().map(|a| a.0.clone());
+    let e = if neg {
+        Effect::Excludes
+    } else {
+        Effect::Includes
+    };
+    let mut f = found(Kind::BuildFilter, e, pats, sym, c.row, src, starts);
+    f.alternative = true;
+    Some(f)
 }
 
 /// Gates in JSON (CMake presets and the like): `"…TARGETS…": "gfx900;gfx906"`.

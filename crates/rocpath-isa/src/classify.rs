@@ -419,12 +419,31 @@ pub fn class_of(m: &str) -> Class {
         None => m.to_string(),
     };
     let m = norm.as_str();
+    if let Some(c) = matrix_class(m) {
+        return c;
+    }
+    if m.starts_with("v_dot") {
+        return dot_class(m);
+    }
+    if m.starts_with("v_pk_") {
+        return Class::Packed;
+    }
+    if let Some(b) = m.strip_prefix("v_") {
+        return valu_class(b);
+    }
+    memory_class(m)
+        .or_else(|| scalar_class(m))
+        .unwrap_or(Class::Other)
+}
+
+/// MFMA, SMFMAC, WMMA and SWMMAC instructions, by the type they multiply.
+fn matrix_class(m: &str) -> Option<Class> {
     let has = |p: &str| m.starts_with(p);
     if has("v_mfma") {
         if m.contains("ld_scale") {
-            return Class::MfmaOther;
+            return Some(Class::MfmaOther);
         }
-        return match matrix_type(m) {
+        return Some(match matrix_type(m) {
             "f32" => Class::MfmaF32,
             "xf32" => Class::MfmaXf32,
             "f16" => Class::MfmaF16,
@@ -434,126 +453,129 @@ pub fn class_of(m: &str) -> Class {
             "fp8" => Class::MfmaFp8,
             "f8f6f4" => Class::MfmaF8f6f4,
             _ => Class::MfmaOther,
-        };
+        });
     }
     if has("v_smfmac") {
-        return match matrix_type(m) {
+        return Some(match matrix_type(m) {
             "bf16" => Class::SmfmacBf16,
             "i8" => Class::SmfmacI8,
             "fp8" => Class::SmfmacFp8,
             _ => Class::SmfmacF16,
-        };
+        });
     }
-    if has("v_wmma") || has("v_swmmac") {
-        let sparse = has("v_swmmac");
-        return match (sparse, matrix_type(m)) {
-            (false, "bf16") => Class::WmmaBf16,
-            (false, "i8") => Class::WmmaI8,
-            (false, "i4") => Class::WmmaI4,
-            (false, "fp8") => Class::WmmaFp8,
-            (false, _) => Class::WmmaF16,
-            (true, "bf16") => Class::SwmmacBf16,
-            (true, "i8") => Class::SwmmacI8,
-            (true, "i4") => Class::SwmmacI4,
-            (true, "fp8") => Class::SwmmacFp8,
-            (true, _) => Class::SwmmacF16,
-        };
+    if !has("v_wmma") && !has("v_swmmac") {
+        return None;
     }
-    if has("v_dot") {
-        return dot_class(m);
+    Some(match (has("v_swmmac"), matrix_type(m)) {
+        (false, "bf16") => Class::WmmaBf16,
+        (false, "i8") => Class::WmmaI8,
+        (false, "i4") => Class::WmmaI4,
+        (false, "fp8") => Class::WmmaFp8,
+        (false, _) => Class::WmmaF16,
+        (true, "bf16") => Class::SwmmacBf16,
+        (true, "i8") => Class::SwmmacI8,
+        (true, "i4") => Class::SwmmacI4,
+        (true, "fp8") => Class::SwmmacFp8,
+        (true, _) => Class::SwmmacF16,
+    })
+}
+
+/// A vector ALU instruction (`b` without its `v_`): FMA, transcendental, conversion or other.
+fn valu_class(b: &str) -> Class {
+    const TRANSCENDENTAL: &[&str] = &[
+        "exp_",
+        "exp_legacy",
+        "log_",
+        "log_legacy",
+        "rcp_",
+        "rsq_",
+        "sqrt_",
+        "sin_",
+        "cos_",
+    ];
+    if b.starts_with("fma") || b.starts_with("mac") || b.starts_with("mad") {
+        Class::Fma
+    } else if TRANSCENDENTAL.iter().any(|t| b.starts_with(t)) {
+        Class::Transcendental
+    } else if b.starts_with("cvt") {
+        Class::Conversion
+    } else {
+        Class::Valu
     }
-    if has("v_pk_") {
-        return Class::Packed;
+}
+
+/// Vector memory and LDS instructions.
+fn memory_class(m: &str) -> Option<Class> {
+    const PREFIXES: &[(&str, Class)] = &[
+        ("global_", Class::VmemGlobal),
+        ("buffer_", Class::VmemBuffer),
+        ("tbuffer_", Class::VmemBuffer),
+        ("flat_", Class::VmemFlat),
+        ("scratch_", Class::VmemScratch),
+        ("image_", Class::VmemImage),
+        ("ds_", Class::Lds),
+        ("lds_", Class::Lds),
+    ];
+    PREFIXES
+        .iter()
+        .find(|(p, _)| m.starts_with(p))
+        .map(|(_, c)| *c)
+}
+
+/// Scalar instructions: memory, waits, branches, control (`Other`) and the scalar ALU.
+fn scalar_class(m: &str) -> Option<Class> {
+    const SMEM: &[&str] = &[
+        "s_load",
+        "s_buffer_",
+        "s_store",
+        "s_scratch_",
+        "s_atomic",
+        "s_dcache",
+        "s_memtime",
+        "s_memrealtime",
+        "s_atc_probe",
+        "s_prefetch_data",
+        "s_gl1_inv",
+        "s_get_waveid_in_workgroup",
+    ];
+    const WAIT: &[&str] = &["s_waitcnt", "s_wait_"];
+    const BRANCH: &[&str] = &[
+        "s_branch",
+        "s_cbranch",
+        "s_setpc",
+        "s_swappc",
+        "s_call",
+        "s_endpgm",
+        "s_rfe",
+    ];
+    const CONTROL: &[&str] = &[
+        "s_nop",
+        "s_code_end",
+        "s_sleep",
+        "s_barrier",
+        "s_sendmsg",
+        "s_trap",
+        "s_clause",
+        "s_delay_alu",
+        "s_setprio",
+        "s_icache",
+        "s_inst_prefetch",
+        "s_set_inst_prefetch",
+        "s_sethalt",
+        "s_ttrace",
+    ];
+    let any = |ps: &[&str]| ps.iter().any(|p| m.starts_with(p));
+    if any(SMEM) {
+        Some(Class::Smem)
+    } else if any(WAIT) {
+        Some(Class::Wait)
+    } else if any(BRANCH) {
+        Some(Class::Branch)
+    } else if any(CONTROL) {
+        Some(Class::Other)
+    } else if m.starts_with("s_") {
+        Some(Class::Salu)
+    } else {
+        None
     }
-    if let Some(b) = m.strip_prefix("v_") {
-        if b.starts_with("fma") || b.starts_with("mac") || b.starts_with("mad") {
-            return Class::Fma;
-        }
-        for t in [
-            "exp_",
-            "exp_legacy",
-            "log_",
-            "log_legacy",
-            "rcp_",
-            "rsq_",
-            "sqrt_",
-            "sin_",
-            "cos_",
-        ] {
-            if b.starts_with(t) {
-                return Class::Transcendental;
-            }
-        }
-        if b.starts_with("cvt") {
-            return Class::Conversion;
-        }
-        return Class::Valu;
-    }
-    if has("global_") {
-        return Class::VmemGlobal;
-    }
-    if has("buffer_") || has("tbuffer_") {
-        return Class::VmemBuffer;
-    }
-    if has("flat_") {
-        return Class::VmemFlat;
-    }
-    if has("scratch_") {
-        return Class::VmemScratch;
-    }
-    if has("image_") {
-        return Class::VmemImage;
-    }
-    if has("ds_") || has("lds_") {
-        return Class::Lds;
-    }
-    if has("s_load")
-        || has("s_buffer_")
-        || has("s_store")
-        || has("s_scratch_")
-        || has("s_atomic")
-        || has("s_dcache")
-        || has("s_memtime")
-        || has("s_memrealtime")
-        || has("s_atc_probe")
-        || has("s_prefetch_data")
-        || has("s_gl1_inv")
-        || has("s_get_waveid_in_workgroup")
-    {
-        return Class::Smem;
-    }
-    if has("s_waitcnt") || has("s_wait_") {
-        return Class::Wait;
-    }
-    if has("s_branch")
-        || has("s_cbranch")
-        || has("s_setpc")
-        || has("s_swappc")
-        || has("s_call")
-        || has("s_endpgm")
-        || has("s_rfe")
-    {
-        return Class::Branch;
-    }
-    if has("s_nop")
-        || has("s_code_end")
-        || has("s_sleep")
-        || has("s_barrier")
-        || has("s_sendmsg")
-        || has("s_trap")
-        || has("s_clause")
-        || has("s_delay_alu")
-        || has("s_setprio")
-        || has("s_icache")
-        || has("s_inst_prefetch")
-        || has("s_set_inst_prefetch")
-        || has("s_sethalt")
-        || has("s_ttrace")
-    {
-        return Class::Other;
-    }
-    if has("s_") {
-        return Class::Salu;
-    }
-    Class::Other
 }

@@ -1123,139 +1123,13 @@ impl<'a> Lowerer<'a> {
             "this" => ex(l, ExprKind::Var { v: "this".into() }),
             "identifier" => self.ident(fx, n, t),
             "qualified_identifier" => self.qualified(fx, n, t),
-            "field_expression" => {
-                let obj = n.child_by_field_name("argument").map(|a| self.expr(fx, a));
-                let name = n
-                    .child_by_field_name("field")
-                    .map(|f| text(f, fx.src))
-                    .unwrap_or("");
-                match obj {
-                    Some(o) => ex(
-                        l,
-                        ExprKind::Field {
-                            obj: Box::new(o),
-                            name: name.to_string(),
-                        },
-                    ),
-                    None => unsupported(n, "field"),
-                }
-            }
-            "subscript_expression" => {
-                let obj = n.child_by_field_name("argument").map(|a| self.expr(fx, a));
-                let idx = n
-                    .child_by_field_name("index")
-                    .or_else(|| n.child_by_field_name("indices"))
-                    .map(|a| {
-                        let inner = if a.kind() == "subscript_argument_list" {
-                            a.named_child(0).unwrap_or(a)
-                        } else {
-                            a
-                        };
-                        self.expr(fx, inner)
-                    });
-                match (obj, idx) {
-                    (Some(o), Some(i)) => ex(
-                        l,
-                        ExprKind::Index {
-                            obj: Box::new(o),
-                            idx: Box::new(i),
-                        },
-                    ),
-                    _ => unsupported(n, "subscript"),
-                }
-            }
+            "field_expression" => self.field_expr(fx, n),
+            "subscript_expression" => self.subscript_expr(fx, n),
             "call_expression" => self.call(fx, n),
-            "unary_expression" | "pointer_expression" => {
-                let op = n
-                    .child_by_field_name("operator")
-                    .map(|o| text(o, fx.src))
-                    .unwrap_or("");
-                let Some(arg) = n.child_by_field_name("argument") else {
-                    return unsupported(n, "operator");
-                };
-                let op = match op {
-                    "!" | "not" => UnOp::Not,
-                    "-" => UnOp::Neg,
-                    "~" => UnOp::BitNot,
-                    "*" => UnOp::Deref,
-                    _ => UnOp::Id,
-                };
-                let mut e = self.expr(fx, arg);
-                if op == UnOp::Not && e.t.is_none() {
-                    e.t = Some(squash(text(arg, fx.src)));
-                }
-                ex(l, ExprKind::Unary { op, e: Box::new(e) })
-            }
-            "binary_expression" => {
-                let op = n
-                    .child_by_field_name("operator")
-                    .map(|o| text(o, fx.src))
-                    .unwrap_or("");
-                if let Some(and) = match op {
-                    "&&" | "and" => Some(true),
-                    "||" | "or" => Some(false),
-                    _ => None,
-                } {
-                    let mut items = Vec::new();
-                    self.logic_items(fx, n, op, &mut items);
-                    return ex(l, ExprKind::Logic { and, items });
-                }
-                let (Some(a), Some(b), Some(op)) = (
-                    n.child_by_field_name("left"),
-                    n.child_by_field_name("right"),
-                    binop(op),
-                ) else {
-                    return unsupported(n, "operator");
-                };
-                let (ea, eb) = (self.expr(fx, a), self.expr(fx, b));
-                ex(
-                    l,
-                    ExprKind::Binary {
-                        op,
-                        a: Box::new(ea),
-                        b: Box::new(eb),
-                    },
-                )
-            }
-            "conditional_expression" => {
-                let (Some(c), Some(a), Some(b)) = (
-                    n.child_by_field_name("condition"),
-                    n.child_by_field_name("consequence"),
-                    n.child_by_field_name("alternative"),
-                ) else {
-                    return unsupported(n, "conditional");
-                };
-                let (c, a, b) = (self.cond_expr(fx, c), self.expr(fx, a), self.expr(fx, b));
-                ex(
-                    l,
-                    ExprKind::Cond {
-                        c: Box::new(c),
-                        a: Box::new(a),
-                        b: Box::new(b),
-                    },
-                )
-            }
-            "cast_expression" => match (
-                n.child_by_field_name("type"),
-                n.child_by_field_name("value"),
-            ) {
-                (Some(ty), Some(v)) => {
-                    let e = self.expr(fx, v);
-                    let targs = vec![text(ty, fx.src).to_string()];
-                    Expr {
-                        l,
-                        t: None,
-                        k: ExprKind::Call {
-                            f: Callee::Builtin {
-                                name: "cast".into(),
-                                targs,
-                            },
-                            args: vec![e],
-                        },
-                    }
-                }
-                _ => unsupported(n, "cast"),
-            },
+            "unary_expression" | "pointer_expression" => self.unary_expr(fx, n),
+            "binary_expression" => self.binary_expr(fx, n),
+            "conditional_expression" => self.conditional_expr(fx, n),
+            "cast_expression" => self.cast_expr(fx, n),
             "compound_literal_expression" => {
                 let ty = n
                     .child_by_field_name("type")
@@ -1275,28 +1149,7 @@ impl<'a> Lowerer<'a> {
                 None => unsupported(n, "comma"),
             },
             "assignment_expression" => unsupported(n, "assignment in expression"),
-            "sizeof_expression" => {
-                let ty = n
-                    .child_by_field_name("type")
-                    .map(|t| text(t, fx.src).trim().to_string());
-                let size = match ty.as_deref() {
-                    Some(
-                        "float" | "int" | "int32_t" | "uint32_t" | "unsigned" | "unsigned int",
-                    ) => Some(4),
-                    Some("double" | "int64_t" | "uint64_t" | "size_t" | "std::size_t" | "long") => {
-                        Some(8)
-                    }
-                    Some("int8_t" | "uint8_t" | "char" | "bool") => Some(1),
-                    Some("int16_t" | "uint16_t" | "short" | "half_float::half" | "float16") => {
-                        Some(2)
-                    }
-                    _ => None,
-                };
-                match size {
-                    Some(v) => ex(l, ExprKind::Int { v }),
-                    None => unsupported(n, "sizeof"),
-                }
-            }
+            "sizeof_expression" => self.sizeof_expr(fx, n),
             "template_function" => {
                 let name = n
                     .child_by_field_name("name")
@@ -1313,6 +1166,177 @@ impl<'a> Lowerer<'a> {
                 self.note_unsupported(k);
                 unsupported(n, k)
             }
+        }
+    }
+
+    /// `obj.name`.
+    fn field_expr(&mut self, fx: &mut Fx, n: Node) -> Expr {
+        let l = line(n);
+        let obj = n.child_by_field_name("argument").map(|a| self.expr(fx, a));
+        let name = n
+            .child_by_field_name("field")
+            .map(|f| text(f, fx.src))
+            .unwrap_or("");
+        match obj {
+            Some(o) => ex(
+                l,
+                ExprKind::Field {
+                    obj: Box::new(o),
+                    name: name.to_string(),
+                },
+            ),
+            None => unsupported(n, "field"),
+        }
+    }
+
+    /// `obj[idx]`.
+    fn subscript_expr(&mut self, fx: &mut Fx, n: Node) -> Expr {
+        let l = line(n);
+        let obj = n.child_by_field_name("argument").map(|a| self.expr(fx, a));
+        let idx = n
+            .child_by_field_name("index")
+            .or_else(|| n.child_by_field_name("indices"))
+            .map(|a| {
+                let inner = if a.kind() == "subscript_argument_list" {
+                    a.named_child(0).unwrap_or(a)
+                } else {
+                    a
+                };
+                self.expr(fx, inner)
+            });
+        match (obj, idx) {
+            (Some(o), Some(i)) => ex(
+                l,
+                ExprKind::Index {
+                    obj: Box::new(o),
+                    idx: Box::new(i),
+                },
+            ),
+            _ => unsupported(n, "subscript"),
+        }
+    }
+
+    /// `!x`, `-x`, `~x`, `*x`.
+    fn unary_expr(&mut self, fx: &mut Fx, n: Node) -> Expr {
+        let l = line(n);
+        let op = n
+            .child_by_field_name("operator")
+            .map(|o| text(o, fx.src))
+            .unwrap_or("");
+        let Some(arg) = n.child_by_field_name("argument") else {
+            return unsupported(n, "operator");
+        };
+        let op = match op {
+            "!" | "not" => UnOp::Not,
+            "-" => UnOp::Neg,
+            "~" => UnOp::BitNot,
+            "*" => UnOp::Deref,
+            _ => UnOp::Id,
+        };
+        let mut e = self.expr(fx, arg);
+        if op == UnOp::Not && e.t.is_none() {
+            e.t = Some(squash(text(arg, fx.src)));
+        }
+        ex(l, ExprKind::Unary { op, e: Box::new(e) })
+    }
+
+    /// `a op b`; a chain of `&&` or `||` becomes one `Logic` node.
+    fn binary_expr(&mut self, fx: &mut Fx, n: Node) -> Expr {
+        let l = line(n);
+        let op = n
+            .child_by_field_name("operator")
+            .map(|o| text(o, fx.src))
+            .unwrap_or("");
+        if let Some(and) = match op {
+            "&&" | "and" => Some(true),
+            "||" | "or" => Some(false),
+            _ => None,
+        } {
+            let mut items = Vec::new();
+            self.logic_items(fx, n, op, &mut items);
+            return ex(l, ExprKind::Logic { and, items });
+        }
+        let (Some(a), Some(b), Some(op)) = (
+            n.child_by_field_name("left"),
+            n.child_by_field_name("right"),
+            binop(op),
+        ) else {
+            return unsupported(n, "operator");
+        };
+        let (ea, eb) = (self.expr(fx, a), self.expr(fx, b));
+        ex(
+            l,
+            ExprKind::Binary {
+                op,
+                a: Box::new(ea),
+                b: Box::new(eb),
+            },
+        )
+    }
+
+    /// `c ? a : b`.
+    fn conditional_expr(&mut self, fx: &mut Fx, n: Node) -> Expr {
+        let l = line(n);
+        let (Some(c), Some(a), Some(b)) = (
+            n.child_by_field_name("condition"),
+            n.child_by_field_name("consequence"),
+            n.child_by_field_name("alternative"),
+        ) else {
+            return unsupported(n, "conditional");
+        };
+        let (c, a, b) = (self.cond_expr(fx, c), self.expr(fx, a), self.expr(fx, b));
+        ex(
+            l,
+            ExprKind::Cond {
+                c: Box::new(c),
+                a: Box::new(a),
+                b: Box::new(b),
+            },
+        )
+    }
+
+    /// `sizeof(T)` of the scalar types MIOpen's conditions use.
+    fn sizeof_expr(&mut self, fx: &mut Fx, n: Node) -> Expr {
+        let l = line(n);
+        let ty = n
+            .child_by_field_name("type")
+            .map(|t| text(t, fx.src).trim().to_string());
+        let size = match ty.as_deref() {
+            Some("float" | "int" | "int32_t" | "uint32_t" | "unsigned" | "unsigned int") => Some(4),
+            Some("double" | "int64_t" | "uint64_t" | "size_t" | "std::size_t" | "long") => Some(8),
+            Some("int8_t" | "uint8_t" | "char" | "bool") => Some(1),
+            Some("int16_t" | "uint16_t" | "short" | "half_float::half" | "float16") => Some(2),
+            _ => None,
+        };
+        match size {
+            Some(v) => ex(l, ExprKind::Int { v }),
+            None => unsupported(n, "sizeof"),
+        }
+    }
+
+    /// `(T) v`: a call of the `cast` builtin with the type.
+    fn cast_expr(&mut self, fx: &mut Fx, n: Node) -> Expr {
+        let l = line(n);
+        match (
+            n.child_by_field_name("type"),
+            n.child_by_field_name("value"),
+        ) {
+            (Some(ty), Some(v)) => {
+                let e = self.expr(fx, v);
+                let targs = vec![text(ty, fx.src).to_string()];
+                Expr {
+                    l,
+                    t: None,
+                    k: ExprKind::Call {
+                        f: Callee::Builtin {
+                            name: "cast".into(),
+                            targs,
+                        },
+                        args: vec![e],
+                    },
+                }
+            }
+            _ => unsupported(n, "cast"),
         }
     }
 

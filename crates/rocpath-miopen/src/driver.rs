@@ -336,13 +336,40 @@ impl Flags<'_> {
     }
 }
 
-fn build(
-    command: &str,
-    ty: DataType,
-    vals: &HashMap<&'static str, String>,
-    unknown_flags: Vec<String>,
-) -> Result<DriverCommand, DriverError> {
-    let f = Flags { vals };
+/// The spatial geometry of a driver command: input, filter, padding, stride, dilation and
+/// the output size they give (depth 1 in 2-D).
+struct Geometry {
+    dims: u8,
+    in_dhw: [u64; 3],
+    fil: [u64; 3],
+    pad: [i64; 3],
+    stride: [i64; 3],
+    dil: [i64; 3],
+    out_dhw: [u64; 3],
+}
+
+/// The directions `-F` (`forw`) asks for.
+fn directions(forw: i64) -> Result<&'static [Direction], DriverError> {
+    use Direction::{BackwardData as Bd, BackwardWeights as Bw, Forward as Fw};
+    Ok(match forw {
+        0 => &[Fw, Bd, Bw],
+        1 => &[Fw],
+        2 => &[Bd],
+        3 => &[Fw, Bd],
+        4 => &[Bw],
+        5 => &[Fw, Bw],
+        6 => &[Bd, Bw],
+        _ => {
+            return Err(DriverError::Value {
+                flag: "forw".into(),
+                value: forw.to_string(),
+            });
+        }
+    })
+}
+
+/// `-m conv` and the default padding mode only.
+fn check_mode(f: &Flags<'_>) -> Result<(), DriverError> {
     if let Some(m) = f.str("mode").filter(|m| *m != "conv") {
         return Err(DriverError::Unsupported(format!(
             "convolution mode {m:?} (only `-m conv`)"
@@ -351,6 +378,11 @@ fn build(
     if let Some(m) = f.str("pad_mode").filter(|m| *m != "default") {
         return Err(DriverError::Unsupported(format!("pad mode {m:?}")));
     }
+    Ok(())
+}
+
+/// The geometry the flags give, with MIOpenDriver's defaults.
+fn geometry(f: &Flags<'_>) -> Result<Geometry, DriverError> {
     let dims: u8 = match f.int("spatial_dim", 2)? {
         2 => 2,
         3 => 3,
@@ -368,12 +400,6 @@ fn build(
     let i3 = |name: &str, default: i64, two: i64| -> Result<i64, DriverError> {
         if three { f.int(name, default) } else { Ok(two) }
     };
-    let (n, c, k, g) = (
-        f.pos("batchsize", 100)?,
-        f.pos("in_channels", 3)?,
-        f.pos("out_channels", 32)?,
-        f.pos("group_count", 1)?,
-    );
     let in_dhw = [d3("in_d", 32, 1)?, f.pos("in_h", 32)?, f.pos("in_w", 32)?];
     let fil = [d3("fil_d", 3, 1)?, f.pos("fil_h", 3)?, f.pos("fil_w", 3)?];
     let pad = [i3("pad_d", 0, 0)?, f.int("pad_h", 0)?, f.int("pad_w", 0)?];
@@ -396,7 +422,33 @@ fn build(
             },
         )?;
     }
-    let layout = |name: &str| f.str(name).unwrap_or(default_layout(dims)).to_string();
+    Ok(Geometry {
+        dims,
+        in_dhw,
+        fil,
+        pad,
+        stride,
+        dil,
+        out_dhw,
+    })
+}
+
+fn build(
+    command: &str,
+    ty: DataType,
+    vals: &HashMap<&'static str, String>,
+    unknown_flags: Vec<String>,
+) -> Result<DriverCommand, DriverError> {
+    let f = Flags { vals };
+    check_mode(&f)?;
+    let geo = geometry(&f)?;
+    let (n, c, k, g) = (
+        f.pos("batchsize", 100)?,
+        f.pos("in_channels", 3)?,
+        f.pos("out_channels", 32)?,
+        f.pos("group_count", 1)?,
+    );
+    let layout = |name: &str| f.str(name).unwrap_or(default_layout(geo.dims)).to_string();
     let (x_l, w_l, y_l) = (
         layout("in_layout"),
         layout("fil_layout"),
@@ -408,25 +460,7 @@ fn build(
         f.cast("out_cast_type")?,
     );
     let forw = f.int("forw", 0)?;
-    let dirs: &[Direction] = match forw {
-        0 => &[
-            Direction::Forward,
-            Direction::BackwardData,
-            Direction::BackwardWeights,
-        ],
-        1 => &[Direction::Forward],
-        2 => &[Direction::BackwardData],
-        3 => &[Direction::Forward, Direction::BackwardData],
-        4 => &[Direction::BackwardWeights],
-        5 => &[Direction::Forward, Direction::BackwardWeights],
-        6 => &[Direction::BackwardData, Direction::BackwardWeights],
-        _ => {
-            return Err(DriverError::Value {
-                flag: "forw".into(),
-                value: forw.to_string(),
-            });
-        }
-    };
+    let dirs = directions(forw)?;
     let bias = f.int("bias", 0)?;
     let problems = dirs
         .iter()
@@ -434,9 +468,9 @@ fn build(
             // Forward: in = x, out = y. Backward data / weights: in = dy, out = dx / x.
             let fwd = direction == Direction::Forward;
             let (in_c, in_d, out_c, out_d) = if fwd {
-                (c, in_dhw, k, out_dhw)
+                (c, geo.in_dhw, k, geo.out_dhw)
             } else {
-                (k, out_dhw, c, in_dhw)
+                (k, geo.out_dhw, c, geo.in_dhw)
             };
             let (layouts, casts) = if fwd {
                 ([x_l.clone(), w_l.clone(), y_l.clone()], [x_c, w_c, y_c])
@@ -444,16 +478,16 @@ fn build(
                 ([y_l.clone(), w_l.clone(), x_l.clone()], [y_c, w_c, x_c])
             };
             Problem {
-                spatial_dims: dims,
+                spatial_dims: geo.dims,
                 in_c,
                 in_dhw: in_d,
-                fil_dhw: fil,
+                fil_dhw: geo.fil,
                 out_c,
                 out_dhw: out_d,
                 batch: n,
-                pad,
-                stride,
-                dilation: dil,
+                pad: geo.pad,
+                stride: geo.stride,
+                dilation: geo.dil,
                 bias,
                 layouts,
                 types: [ty, ty, ty],

@@ -407,6 +407,47 @@ impl<'r, 'a> Walk<'r, 'a> {
     }
 
     fn step(&mut self, c: Oid, files: BTreeMap<String, Suspect>) {
+        let Some((ctree, parents)) = self.parents_or_end(c, &files) else {
+            return;
+        };
+        // Folder trees per parent, looked up once per folder.
+        let mut dirs: Vec<HashMap<String, Option<Oid>>> =
+            parents.iter().map(|_| HashMap::new()).collect();
+        let mut passes: Vec<Pass> = Vec::new();
+        for (path, s) in files {
+            let pblobs = self.parent_blobs(&parents, &mut dirs, &path, &s);
+            if let Some(i) = pblobs
+                .iter()
+                .position(|b| b.is_some_and(|(b, _)| b == s.blob))
+            {
+                let d = pblobs.get(i).copied().flatten().map_or(s.dir, |(_, d)| d);
+                passes.push(Pass {
+                    parent: i,
+                    path,
+                    blob: s.blob,
+                    dir: d,
+                    content: s.content,
+                    lines: s.lines,
+                });
+                continue;
+            }
+            self.through_parents(c, ctree, &parents, path, s, &pblobs, &mut passes);
+        }
+        for pass in passes {
+            if let Some(p) = parents.get(pass.parent) {
+                let (id, time) = (p.id, p.time);
+                self.push(id, time, pass);
+            }
+        }
+    }
+
+    /// The tree of commit `c` and its parents; `None` when the walk ends here for these
+    /// files (the commit cannot be read: failed; a shallow or missing parent: truncated).
+    fn parents_or_end(
+        &mut self,
+        c: Oid,
+        files: &BTreeMap<String, Suspect>,
+    ) -> Option<(Oid, Vec<ParentInfo>)> {
         let commit = match self.repo.find_commit(c) {
             Ok(k) => k,
             Err(e) => {
@@ -414,7 +455,7 @@ impl<'r, 'a> Walk<'r, 'a> {
                 for s in files.values() {
                     self.fail(&s.lines, &msg);
                 }
-                return;
+                return None;
             }
         };
         let ctree = commit.tree_id();
@@ -437,116 +478,116 @@ impl<'r, 'a> Walk<'r, 'a> {
             for s in files.values() {
                 self.truncate(c, &s.lines);
             }
-            return;
+            return None;
         }
-        // Folder trees per parent, looked up once per folder.
-        let mut dirs: Vec<HashMap<String, Option<Oid>>> =
-            parents.iter().map(|_| HashMap::new()).collect();
-        let mut passes: Vec<Pass> = Vec::new();
-        for (path, s) in files {
-            let (dir, name) = split(&path);
-            let mut pblobs: Vec<Option<(Oid, Oid)>> = Vec::with_capacity(parents.len());
-            for (i, p) in parents.iter().enumerate() {
-                let pd = match dirs.get(i).and_then(|m| m.get(dir)) {
-                    Some(d) => *d,
-                    None => {
-                        let d = self.trees.dir(p.tree, dir);
-                        if let Some(m) = dirs.get_mut(i) {
-                            m.insert(dir.to_string(), d);
-                        }
-                        d
+        Some((ctree, parents))
+    }
+
+    /// Per parent, the blob and folder tree of `path` (same path), if the parent has it.
+    fn parent_blobs(
+        &mut self,
+        parents: &[ParentInfo],
+        dirs: &mut [HashMap<String, Option<Oid>>],
+        path: &str,
+        s: &Suspect,
+    ) -> Vec<Option<(Oid, Oid)>> {
+        let (dir, name) = split(path);
+        let mut pblobs = Vec::with_capacity(parents.len());
+        for (i, p) in parents.iter().enumerate() {
+            let pd = match dirs.get(i).and_then(|m| m.get(dir)) {
+                Some(d) => *d,
+                None => {
+                    let d = self.trees.dir(p.tree, dir);
+                    if let Some(m) = dirs.get_mut(i) {
+                        m.insert(dir.to_string(), d);
                     }
-                };
-                let b = match pd {
-                    Some(d) if d == s.dir => Some((s.blob, d)),
-                    Some(d) => match self.trees.entry(d, name) {
-                        Some((b, Some(ObjectType::Blob))) => Some((b, d)),
-                        _ => None,
-                    },
-                    None => None,
-                };
-                pblobs.push(b);
+                    d
+                }
+            };
+            pblobs.push(match pd {
+                Some(d) if d == s.dir => Some((s.blob, d)),
+                Some(d) => match self.trees.entry(d, name) {
+                    Some((b, Some(ObjectType::Blob))) => Some((b, d)),
+                    _ => None,
+                },
+                None => None,
+            });
+        }
+        pblobs
+    }
+
+    /// A file changed in commit `c`: each line is mapped through the diff against each parent
+    /// (the first that keeps it takes it, following a rename); the lines no parent keeps were
+    /// written here and are blamed on `c`.
+    #[allow(clippy::too_many_arguments)]
+    fn through_parents(
+        &mut self,
+        c: Oid,
+        ctree: Oid,
+        parents: &[ParentInfo],
+        path: String,
+        s: Suspect,
+        pblobs: &[Option<(Oid, Oid)>],
+        passes: &mut Vec<Pass>,
+    ) {
+        let mut remaining = s.lines;
+        let mut first: Option<FirstParent> = None;
+        for (i, p) in parents.iter().enumerate() {
+            if remaining.is_empty() {
+                break;
             }
-            if let Some(i) = pblobs
-                .iter()
-                .position(|b| b.is_some_and(|(b, _)| b == s.blob))
-            {
-                let d = pblobs.get(i).copied().flatten().map_or(s.dir, |(_, d)| d);
-                passes.push(Pass {
-                    parent: i,
-                    path,
-                    blob: s.blob,
-                    dir: d,
-                    content: s.content,
-                    lines: s.lines,
-                });
-                continue;
-            }
-            let mut remaining = s.lines;
-            let mut first: Option<FirstParent> = None;
-            for (i, p) in parents.iter().enumerate() {
-                if remaining.is_empty() {
+            let (ppath, pblob, pdir) = match pblobs.get(i).copied().flatten() {
+                Some((b, d)) => (path.clone(), b, d),
+                None => {
+                    let Some(old) = self.renamed_from(c, ctree, p, &path) else {
+                        continue;
+                    };
+                    match self.trees.blob(p.tree, &old) {
+                        Some((b, d)) => (old, b, d),
+                        None => continue,
+                    }
+                }
+            };
+            let pcontent = match self.load(pblob) {
+                Ok(x) => x,
+                Err(m) => {
+                    self.fail(&remaining, &format!("{ppath}: {m}"));
+                    remaining.clear();
                     break;
                 }
-                let (ppath, pblob, pdir) = match pblobs.get(i).copied().flatten() {
-                    Some((b, d)) => (path.clone(), b, d),
-                    None => {
-                        let Some(old) = self.renamed_from(c, ctree, p, &path) else {
-                            continue;
-                        };
-                        match self.trees.blob(p.tree, &old) {
-                            Some((b, d)) => (old, b, d),
-                            None => continue,
-                        }
-                    }
-                };
-                let pcontent = match self.load(pblob) {
-                    Ok(x) => x,
-                    Err(m) => {
-                        self.fail(&remaining, &format!("{ppath}: {m}"));
-                        remaining.clear();
-                        break;
-                    }
-                };
-                let hunks = match diff(&pcontent, &s.content) {
-                    Ok(h) => h,
-                    Err(e) => {
-                        let m = format!("{path}: cannot diff against {}: {e}", p.id);
-                        self.fail(&remaining, &m);
-                        remaining.clear();
-                        break;
-                    }
-                };
-                let mut mapped = Vec::new();
-                let mut rest = Vec::new();
-                for (t, l) in remaining {
-                    match map_line(&hunks, l) {
-                        Ok(ol) => mapped.push((t, ol)),
-                        Err(_) => rest.push((t, l)),
-                    }
+            };
+            let hunks = match diff(&pcontent, &s.content) {
+                Ok(h) => h,
+                Err(e) => {
+                    let m = format!("{path}: cannot diff against {}: {e}", p.id);
+                    self.fail(&remaining, &m);
+                    remaining.clear();
+                    break;
                 }
-                remaining = rest;
-                passes.push(Pass {
-                    parent: i,
-                    path: ppath.clone(),
-                    blob: pblob,
-                    dir: pdir,
-                    content: Rc::clone(&pcontent),
-                    lines: mapped,
-                });
-                if i == 0 {
-                    first = Some((hunks, pcontent, ppath, pblob, pdir));
+            };
+            let mut mapped = Vec::new();
+            let mut rest = Vec::new();
+            for (t, l) in remaining {
+                match map_line(&hunks, l) {
+                    Ok(ol) => mapped.push((t, ol)),
+                    Err(_) => rest.push((t, l)),
                 }
             }
-            for (t, l) in remaining {
-                self.blame(c, &path, t, l, &s.content, first.as_ref(), &mut passes);
+            remaining = rest;
+            passes.push(Pass {
+                parent: i,
+                path: ppath.clone(),
+                blob: pblob,
+                dir: pdir,
+                content: Rc::clone(&pcontent),
+                lines: mapped,
+            });
+            if i == 0 {
+                first = Some((hunks, pcontent, ppath, pblob, pdir));
             }
         }
-        for pass in passes {
-            if let Some(p) = parents.get(pass.parent) {
-                let (id, time) = (p.id, p.time);
-                self.push(id, time, pass);
-            }
+        for (t, l) in remaining {
+            self.blame(c, &path, t, l, &s.content, first.as_ref(), passes);
         }
     }
 }

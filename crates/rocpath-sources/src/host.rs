@@ -138,6 +138,20 @@ pub(crate) fn scan_fatbin_region(
         });
         return;
     }
+    let jobs = region_jobs(region, base, origin, strict, ctx);
+    jobs.into_par_iter()
+        .for_each(|job| run_job(job, depth, ctx));
+}
+
+/// The bundle entries and CCOBs of a region, in order; damaged ones are reported (with
+/// `strict`) and stepped over.
+fn region_jobs<'a>(
+    region: &'a [u8],
+    base: u64,
+    origin: &Origin,
+    strict: bool,
+    ctx: &Ctx<'_>,
+) -> Vec<Job<'a>> {
     let mut jobs = Vec::new();
     let bundle_finder = memmem::Finder::new(BUNDLE_MAGIC);
     let ccob_finder = memmem::Finder::new(CCOB_MAGIC);
@@ -149,82 +163,93 @@ pub(crate) fn scan_fatbin_region(
         };
         let here = &region[at..];
         let abs = base + at as u64;
-        if is_ccob {
-            match bundle::parse_ccob_header(here, ctx.limits) {
-                Ok(h) => {
-                    let end = h.total_size.map(|t| t as usize).unwrap_or(here.len());
-                    let Some(bytes) = here.get(..end) else {
-                        if strict {
-                            ctx.sink.found(Found::Error {
-                                origin,
-                                error: SourceError::Truncated {
-                                    offset: abs,
-                                    what: format!("CCOB of {end} bytes ({} available)", here.len()),
-                                },
-                            });
-                        }
-                        pos = at + 4;
-                        continue;
-                    };
-                    let link = format!("ccob#{index}@0x{abs:x} v{} {}", h.version, h.method_name());
-                    jobs.push(Job::Ccob {
-                        origin: origin.child(link),
-                        bytes,
-                        at: abs,
-                    });
-                    index += 1;
-                    pos = at
-                        + if h.total_size.is_some() {
-                            end.max(4)
-                        } else {
-                            h.header_len as usize
-                        };
-                }
-                Err(e) => {
-                    if strict {
-                        ctx.sink.found(Found::Error {
-                            origin,
-                            error: e.shifted(abs),
-                        });
-                    }
-                    pos = at + 4;
-                }
-            }
+        let step = if is_ccob {
+            ccob_job(here, abs, index, origin, ctx, &mut jobs)
         } else {
-            match bundle::parse_bundle_header(here, Some(here.len() as u64), ctx.limits) {
-                Ok(h) => {
-                    let bundle_origin = origin.child(format!("bundle#{index}@0x{abs:x}"));
-                    // Entries that start at the same offset are one code object, read once.
-                    for (e, shared) in bundle::group_entries(&h.entries) {
-                        let s = e.offset as usize;
-                        // The entry's bytes are not touched here: reading even its first
-                        // page maps the pages around it, and across hundreds of bundles that
-                        // would keep most of the section resident before any is processed.
-                        let bytes = &here[s..s + e.size as usize];
-                        jobs.push(Job::Entry {
-                            origin: bundle_origin.child(e.id.clone()),
-                            offset: abs + e.offset,
-                            bytes,
-                            id: e.id.clone(),
-                            shared,
-                        });
-                    }
-                    index += 1;
-                    pos = at + (h.extent as usize).max(24);
+            bundle_jobs(here, abs, index, origin, ctx, &mut jobs)
+        };
+        match step {
+            Ok(advance) => {
+                index += 1;
+                pos = at + advance;
+            }
+            Err((error, skip)) => {
+                if strict {
+                    ctx.sink.found(Found::Error { origin, error });
                 }
-                Err(e) => {
-                    if strict {
-                        ctx.sink.found(Found::Error {
-                            origin,
-                            error: e.shifted(abs),
-                        });
-                    }
-                    pos = at + 24;
-                }
+                pos = at + skip;
             }
         }
     }
-    jobs.into_par_iter().for_each(|job| match job {
+    jobs
+}
+
+/// The CCOB at the start of `here` (at `abs`) as a job; `Ok`: the bytes it spans, `Err`: why
+/// not and the bytes to step over.
+fn ccob_job<'a>(
+    here: &'a [u8],
+    abs: u64,
+    index: usize,
+    origin: &Origin,
+    ctx: &Ctx<'_>,
+    jobs: &mut Vec<Job<'a>>,
+) -> Result<usize, (SourceError, usize)> {
+    let h = bundle::parse_ccob_header(here, ctx.limits).map_err(|e| (e.shifted(abs), 4))?;
+    let end = h.total_size.map(|t| t as usize).unwrap_or(here.len());
+    let Some(bytes) = here.get(..end) else {
+        let error = SourceError::Truncated {
+            offset: abs,
+            what: format!("CCOB of {end} bytes ({} available)", here.len()),
+        };
+        return Err((error, 4));
+    };
+    let link = format!("ccob#{index}@0x{abs:x} v{} {}", h.version, h.method_name());
+    jobs.push(Job::Ccob {
+        origin: origin.child(link),
+        bytes,
+        at: abs,
+    });
+    Ok(if h.total_size.is_some() {
+        end.max(4)
+    } else {
+        h.header_len as usize
+    })
+}
+
+/// The entries of the offload bundle at the start of `here` (at `abs`) as jobs; `Ok`: the
+/// bytes the bundle spans, `Err`: why not and the bytes to step over.
+fn bundle_jobs<'a>(
+    here: &'a [u8],
+    abs: u64,
+    index: usize,
+    origin: &Origin,
+    ctx: &Ctx<'_>,
+    jobs: &mut Vec<Job<'a>>,
+) -> Result<usize, (SourceError, usize)> {
+    let h = bundle::parse_bundle_header(here, Some(here.len() as u64), ctx.limits)
+        .map_err(|e| (e.shifted(abs), 24))?;
+    let bundle_origin = origin.child(format!("bundle#{index}@0x{abs:x}"));
+    // Entries that start at the same offset are one code object, read once.
+    for (e, shared) in bundle::group_entries(&h.entries) {
+        let s = e.offset as usize;
+        // The entry's bytes are not touched here: reading even its first page maps the pages
+        // around it, and across hundreds of bundles that would keep most of the section
+        // resident before any is processed.
+        let bytes = &here[s..s + e.size as usize];
+        jobs.push(Job::Entry {
+            origin: bundle_origin.child(e.id.clone()),
+            offset: abs + e.offset,
+            bytes,
+            id: e.id.clone(),
+            shared,
+        });
+    }
+    Ok((h.extent as usize).max(24))
+}
+
+/// Hands one bundle entry to the sink, or opens one CCOB and scans its payload.
+fn run_job(job: Job<'_>, depth: u32, ctx: &Ctx<'_>) {
+    match job {
         Job::Entry {
             origin,
             offset,
@@ -266,7 +291,7 @@ pub(crate) fn scan_fatbin_region(
                 }),
             }
         }
-    });
+    }
 }
 
 /// Finds the next bundle or CCOB magic at or after `pos`, searching forward in 1 MiB windows

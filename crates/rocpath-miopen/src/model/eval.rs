@@ -1760,10 +1760,46 @@ impl<'e, 'm> Run<'e, 'm> {
                 return Val::Unknown(u.clone());
             }
         }
-        let env_name = || match args.first().map(|a| &a.k) {
-            Some(ExprKind::Sym { v }) => Some(v.as_str()),
-            _ => None,
-        };
+        match name {
+            "StartsWith" | "EndsWith" | "to_string" | "string" => {
+                self.builtin_text(func, l, name, &vals)
+            }
+            n if n.starts_with("env::") => self.builtin_env(func, l, name, args, &vals),
+            "min"
+            | "max"
+            | "abs"
+            | "pow"
+            | "ceil"
+            | "floor"
+            | "sqrt"
+            | "log_e"
+            | "log2"
+            | "gcd"
+            | "IsTwoPower"
+            | "integer_divide_ceil" => self.builtin_math(func, l, name, &vals),
+            "all_of" | "any_of" | "none_of" => self.range_pred(func, l, name, &vals),
+            "slice" | "tuple" | "get" | "tien" | "size" | "multiplies" | "plus" | "accumulate" => {
+                self.builtin_range(func, l, name, targs, vals)
+            }
+            "id" | "cast" | "cast_to" | "GetTypeSize" | "make_object" => {
+                self.builtin_value(func, e, name, targs, vals)
+            }
+            "log" => Val::Void,
+            "find_only_solver" => match self
+                .inp
+                .env
+                .get("MIOPEN_DEBUG_FIND_ONLY_SOLVER")
+                .filter(|v| !v.is_empty())
+            {
+                Some(v) => Val::Opt(Box::new(Val::Str(Sv::B(v)))),
+                None => Val::Null,
+            },
+            _ => self.unknown(func, l, format!("builtin {name} is not modelled")),
+        }
+    }
+
+    /// `StartsWith`, `EndsWith`, `std::to_string`, `std::string`.
+    fn builtin_text(&mut self, func: u32, l: u32, name: &str, vals: &[Val<'m>]) -> Val<'m> {
         let s = |i: usize| match vals.get(i) {
             Some(Val::Str(s)) => Some(s.clone()),
             _ => None,
@@ -1777,6 +1813,33 @@ impl<'e, 'm> Run<'e, 'm> {
                 }),
                 _ => self.unknown(func, l, format!("{name} on non-strings")),
             },
+            "to_string" => match vals.first() {
+                Some(v @ (Val::Int(_) | Val::Float(_))) => Val::Str(Sv::O(Rc::from(v.show()))),
+                _ => self.unknown(func, l, "to_string of a non-number"),
+            },
+            "string" => match vals.first() {
+                Some(v @ Val::Str(_)) => v.clone(),
+                _ => self.unknown(func, l, "std::string of a non-string"),
+            },
+            _ => self.unknown(func, l, format!("builtin {name} is not modelled")),
+        }
+    }
+
+    /// `env::disabled`, `env::enabled`, `env::value`, `env::value_or`, `env::name`: the
+    /// variable is the first argument's symbol.
+    fn builtin_env(
+        &mut self,
+        func: u32,
+        l: u32,
+        name: &str,
+        args: &'m [Expr],
+        vals: &[Val<'m>],
+    ) -> Val<'m> {
+        let env_name = || match args.first().map(|a| &a.k) {
+            Some(ExprKind::Sym { v }) => Some(v.as_str()),
+            _ => None,
+        };
+        match name {
             "env::disabled" | "env::enabled" => {
                 let Some(n) = env_name() else {
                     return self.unknown(func, l, "env:: on an unknown variable");
@@ -1818,6 +1881,14 @@ impl<'e, 'm> Run<'e, 'm> {
                 }
             }
             "env::name" => Val::Str(Sv::B(env_name().unwrap_or(""))),
+            _ => self.unknown(func, l, format!("builtin {name} is not modelled")),
+        }
+    }
+
+    /// `min`, `max`, `abs`, `pow`, `ceil`, `floor`, `sqrt`, `log`, `log2`, `gcd`,
+    /// `IsTwoPower`, `integer_divide_ceil`.
+    fn builtin_math(&mut self, func: u32, l: u32, name: &str, vals: &[Val<'m>]) -> Val<'m> {
+        match name {
             "min" | "max" => match (
                 vals.first().and_then(Val::int),
                 vals.get(1).and_then(Val::int),
@@ -1841,17 +1912,6 @@ impl<'e, 'm> Run<'e, 'm> {
                 },
                 None => self.unknown(func, l, "abs without argument"),
             },
-            "id" => vals.into_iter().next().unwrap_or(Val::Void),
-            "cast" => match (targs.first(), vals.into_iter().next()) {
-                (Some(t), Some(v)) => cast(t, v),
-                (None, Some(v)) => v,
-                _ => self.unknown(func, l, "cast without a value"),
-            },
-            // `std::size_t(x)`: a functional cast, the type is the called name.
-            "cast_to" => match vals.into_iter().next() {
-                Some(v) => cast(called_type(e), v),
-                None => self.unknown(func, l, "cast without a value"),
-            },
             "pow" | "ceil" | "floor" | "sqrt" | "log_e" | "log2" => {
                 let x = vals.first().and_then(Val::float);
                 let y = vals.get(1).and_then(Val::float);
@@ -1865,37 +1925,6 @@ impl<'e, 'm> Run<'e, 'm> {
                     _ => self.unknown(func, l, format!("{name} of a non-number")),
                 }
             }
-            "all_of" | "any_of" | "none_of" => self.range_pred(func, l, name, &vals),
-            "slice" => match (
-                vals.first(),
-                vals.get(1).and_then(Val::int),
-                vals.get(2).and_then(Val::int),
-            ) {
-                (Some(Val::List(list)), Some(a), Some(b)) => {
-                    let (a, b) = (a.max(0) as usize, (b.max(0) as usize).min(list.len()));
-                    Val::List(Rc::new(
-                        list.get(a..b).map(<[_]>::to_vec).unwrap_or_default(),
-                    ))
-                }
-                _ => self.unknown(func, l, "slice of an unknown range"),
-            },
-            "to_string" => match vals.first() {
-                Some(v @ (Val::Int(_) | Val::Float(_))) => Val::Str(Sv::O(Rc::from(v.show()))),
-                _ => self.unknown(func, l, "to_string of a non-number"),
-            },
-            "string" => match vals.first() {
-                Some(v @ Val::Str(_)) => v.clone(),
-                _ => self.unknown(func, l, "std::string of a non-string"),
-            },
-            "GetTypeSize" => match vals.first() {
-                Some(Val::Sym(s)) => type_size(s)
-                    .map(Val::Int)
-                    .unwrap_or_else(|| self.unknown(func, l, format!("size of {s}"))),
-                _ => {
-                    let _ = targs;
-                    self.unknown(func, l, "GetTypeSize of an unknown type")
-                }
-            },
             "gcd" => {
                 let ns: Option<Vec<i128>> = vals.iter().map(Val::int).collect();
                 match ns {
@@ -1920,6 +1949,34 @@ impl<'e, 'm> Run<'e, 'm> {
                 (Some(a), Some(b)) if b != 0 => Val::Int((a + b - 1) / b),
                 _ => self.unknown(func, l, "integer_divide_ceil"),
             },
+            _ => self.unknown(func, l, format!("builtin {name} is not modelled")),
+        }
+    }
+
+    /// Ranges and tuples: `slice`, `std::tuple`, `std::get`, `tien`, `size`, `accumulate`
+    /// with `std::multiplies`/`std::plus`.
+    fn builtin_range(
+        &mut self,
+        func: u32,
+        l: u32,
+        name: &str,
+        targs: &'m [String],
+        vals: Vec<Val<'m>>,
+    ) -> Val<'m> {
+        match name {
+            "slice" => match (
+                vals.first(),
+                vals.get(1).and_then(Val::int),
+                vals.get(2).and_then(Val::int),
+            ) {
+                (Some(Val::List(list)), Some(a), Some(b)) => {
+                    let (a, b) = (a.max(0) as usize, (b.max(0) as usize).min(list.len()));
+                    Val::List(Rc::new(
+                        list.get(a..b).map(<[_]>::to_vec).unwrap_or_default(),
+                    ))
+                }
+                _ => self.unknown(func, l, "slice of an unknown range"),
+            },
             "tuple" => Val::List(Rc::new(vals)),
             // `std::get<I>(t)`; `miopen::tien<N>(v)`: the first N elements as a tuple.
             "get" | "tien" => {
@@ -1935,20 +1992,6 @@ impl<'e, 'm> Run<'e, 'm> {
             "size" => match vals.first() {
                 Some(Val::List(v)) => Val::Int(v.len() as i128),
                 _ => self.unknown(func, l, "size of an unknown range"),
-            },
-            "log" => Val::Void,
-            "make_object" => match targs.first() {
-                Some(t) => Val::Obj(Obj::Class(class_last(t))),
-                None => self.unknown(func, l, "make_unique without a type"),
-            },
-            "find_only_solver" => match self
-                .inp
-                .env
-                .get("MIOPEN_DEBUG_FIND_ONLY_SOLVER")
-                .filter(|v| !v.is_empty())
-            {
-                Some(v) => Val::Opt(Box::new(Val::Str(Sv::B(v)))),
-                None => Val::Null,
             },
             "multiplies" => Val::Sym("op:mul"),
             "plus" => Val::Sym("op:add"),
@@ -1968,6 +2011,45 @@ impl<'e, 'm> Run<'e, 'm> {
                     acc
                 }
                 _ => self.unknown(func, l, "accumulate over an unknown range"),
+            },
+            _ => self.unknown(func, l, format!("builtin {name} is not modelled")),
+        }
+    }
+
+    /// Values and types: `id`, casts, `GetTypeSize`, `make_unique`/`make_shared`.
+    fn builtin_value(
+        &mut self,
+        func: u32,
+        e: &'m Expr,
+        name: &str,
+        targs: &'m [String],
+        vals: Vec<Val<'m>>,
+    ) -> Val<'m> {
+        let l = e.l;
+        match name {
+            "id" => vals.into_iter().next().unwrap_or(Val::Void),
+            "cast" => match (targs.first(), vals.into_iter().next()) {
+                (Some(t), Some(v)) => cast(t, v),
+                (None, Some(v)) => v,
+                _ => self.unknown(func, l, "cast without a value"),
+            },
+            // `std::size_t(x)`: a functional cast, the type is the called name.
+            "cast_to" => match vals.into_iter().next() {
+                Some(v) => cast(called_type(e), v),
+                None => self.unknown(func, l, "cast without a value"),
+            },
+            "GetTypeSize" => match vals.first() {
+                Some(Val::Sym(s)) => type_size(s)
+                    .map(Val::Int)
+                    .unwrap_or_else(|| self.unknown(func, l, format!("size of {s}"))),
+                _ => {
+                    let _ = targs;
+                    self.unknown(func, l, "GetTypeSize of an unknown type")
+                }
+            },
+            "make_object" => match targs.first() {
+                Some(t) => Val::Obj(Obj::Class(class_last(t))),
+                None => self.unknown(func, l, "make_unique without a type"),
             },
             _ => self.unknown(func, l, format!("builtin {name} is not modelled")),
         }

@@ -853,7 +853,7 @@ impl<'e, 'm> Run<'e, 'm> {
         }]
     }
 
-    fn stmt(&mut self, func: u32, s: &'m Stmt, mut vars: Vars<'m>) -> Paths<'m> {
+    fn stmt(&mut self, func: u32, s: &'m Stmt, vars: Vars<'m>) -> Paths<'m> {
         self.steps += 1;
         if self.steps > MAX_STEPS {
             self.limits += 1;
@@ -861,81 +861,16 @@ impl<'e, 'm> Run<'e, 'm> {
             return self.ret(u, Vec::new());
         }
         match s {
-            Stmt::Decl { vars: decls, line } => {
-                for (name, init) in decls {
-                    let v = match init {
-                        Some(e) => self.eval(func, e, &vars).0,
-                        None => {
-                            self.unknown(func, *line, format!("`{name}` declared without a value"))
-                        }
-                    };
-                    vars.push((name.as_str(), v));
-                }
-                Self::fall(vars)
-            }
+            Stmt::Decl { vars: decls, line } => self.decl(func, decls, *line, vars),
             Stmt::Assign {
                 target,
                 op,
                 value,
                 line,
-            } => {
-                let v = self.eval(func, value, &vars).0;
-                let v = match op {
-                    Some(op) => {
-                        let old = lookup(&vars, target).cloned().unwrap_or(Val::Void);
-                        self.arith(func, *line, *op, &old, &v)
-                    }
-                    None => v,
-                };
-                vars.push((target.as_str(), v));
-                Self::fall(vars)
-            }
-            Stmt::Effect { line, clobbers } => {
-                for name in clobbers {
-                    if lookup(&vars, name).is_some() {
-                        let u = self.unknown(
-                            func,
-                            *line,
-                            format!("`{name}` is changed by a statement that is not modelled"),
-                        );
-                        vars.push((name.as_str(), u));
-                    }
-                }
-                Self::fall(vars)
-            }
-            Stmt::Block { body } => {
-                let n = vars.len();
-                let mut out = self.exec(
-                    func,
-                    body,
-                    Path {
-                        flow: Flow::Fall(vars),
-                        assume: Vec::new(),
-                    },
-                );
-                for p in &mut out {
-                    if let Flow::Fall(v) = &mut p.flow {
-                        // Block-scoped declarations end here; assignments to outer names stay.
-                        scope_end(v, n);
-                    }
-                }
-                out
-            }
-            Stmt::Return { line, value } => match value {
-                None => self.ret(Val::Void, Vec::new()),
-                Some(e) => {
-                    let (v, b) = self.eval(func, e, &vars);
-                    let literal = matches!(e.k, ExprKind::Bool { .. } | ExprKind::Int { .. });
-                    let blame = if literal || !self.trace {
-                        b
-                    } else {
-                        let mut out = vec![step(func, *line, e.t.as_deref(), Some(v.show()))];
-                        out.extend(b);
-                        out
-                    };
-                    self.ret(v, blame)
-                }
-            },
+            } => self.assign(func, target, *op, value, *line, vars),
+            Stmt::Effect { line, clobbers } => self.effect(func, *line, clobbers, vars),
+            Stmt::Block { body } => self.block(func, body, vars),
+            Stmt::Return { line, value } => self.return_stmt(func, *line, value.as_ref(), &vars),
             Stmt::If {
                 line,
                 cond,
@@ -974,6 +909,113 @@ impl<'e, 'm> Run<'e, 'm> {
             Stmt::Unsupported { line, what, text } => {
                 let u = self.unknown(func, *line, format!("`{text}` ({what}) is not modelled"));
                 self.ret(u, Vec::new())
+            }
+        }
+    }
+
+    /// Declarations: each name takes its initialiser's value (unknown without one).
+    fn decl(
+        &mut self,
+        func: u32,
+        decls: &'m [(String, Option<Expr>)],
+        line: u32,
+        mut vars: Vars<'m>,
+    ) -> Paths<'m> {
+        for (name, init) in decls {
+            let v = match init {
+                Some(e) => self.eval(func, e, &vars).0,
+                None => self.unknown(func, line, format!("`{name}` declared without a value")),
+            };
+            vars.push((name.as_str(), v));
+        }
+        Self::fall(vars)
+    }
+
+    /// `target = value` or `target op= value`.
+    fn assign(
+        &mut self,
+        func: u32,
+        target: &'m str,
+        op: Option<BinOp>,
+        value: &'m Expr,
+        line: u32,
+        mut vars: Vars<'m>,
+    ) -> Paths<'m> {
+        let v = self.eval(func, value, &vars).0;
+        let v = match op {
+            Some(op) => {
+                let old = lookup(&vars, target).cloned().unwrap_or(Val::Void);
+                self.arith(func, line, op, &old, &v)
+            }
+            None => v,
+        };
+        vars.push((target, v));
+        Self::fall(vars)
+    }
+
+    /// A statement not modelled that may change `clobbers`: their values become unknown.
+    fn effect(
+        &mut self,
+        func: u32,
+        line: u32,
+        clobbers: &'m [String],
+        mut vars: Vars<'m>,
+    ) -> Paths<'m> {
+        for name in clobbers {
+            if lookup(&vars, name).is_some() {
+                let u = self.unknown(
+                    func,
+                    line,
+                    format!("`{name}` is changed by a statement that is not modelled"),
+                );
+                vars.push((name.as_str(), u));
+            }
+        }
+        Self::fall(vars)
+    }
+
+    /// `{ … }`: block-scoped declarations end with it.
+    fn block(&mut self, func: u32, body: &'m [Stmt], vars: Vars<'m>) -> Paths<'m> {
+        let n = vars.len();
+        let mut out = self.exec(
+            func,
+            body,
+            Path {
+                flow: Flow::Fall(vars),
+                assume: Vec::new(),
+            },
+        );
+        for p in &mut out {
+            if let Flow::Fall(v) = &mut p.flow {
+                // Block-scoped declarations end here; assignments to outer names stay.
+                scope_end(v, n);
+            }
+        }
+        out
+    }
+
+    /// `return [value]`; with tracing, the returned expression is a blame step unless it is
+    /// a literal.
+    fn return_stmt(
+        &mut self,
+        func: u32,
+        line: u32,
+        value: Option<&'m Expr>,
+        vars: &Vars<'m>,
+    ) -> Paths<'m> {
+        match value {
+            None => self.ret(Val::Void, Vec::new()),
+            Some(e) => {
+                let (v, b) = self.eval(func, e, &vars);
+                let literal = matches!(e.k, ExprKind::Bool { .. } | ExprKind::Int { .. });
+                let blame = if literal || !self.trace {
+                    b
+                } else {
+                    let mut out = vec![step(func, line, e.t.as_deref(), Some(v.show()))];
+                    out.extend(b);
+                    out
+                };
+                self.ret(v, blame)
             }
         }
     }
@@ -1306,109 +1348,14 @@ impl<'e, 'm> Run<'e, 'm> {
             ExprKind::Str { v } => (Val::Str(Sv::B(v.as_str())), Vec::new()),
             ExprKind::Null => (Val::Null, Vec::new()),
             ExprKind::Sym { v } => (self.symbol(func, e.l, v), Vec::new()),
-            ExprKind::Var { v } => match lookup(vars, v) {
-                Some(x) => (x.clone(), Vec::new()),
-                None if v == "this" => match self.solver {
-                    Some(s) => {
-                        self.solver_dep += 1;
-                        (Val::Obj(Obj::Class(class_last(&s.class))), Vec::new())
-                    }
-                    None => (
-                        self.unknown(func, e.l, "`this` outside a solver"),
-                        Vec::new(),
-                    ),
-                },
-                None => (
-                    self.unknown(func, e.l, format!("`{v}` has no value")),
-                    Vec::new(),
-                ),
-            },
-            ExprKind::Field { obj, name } => {
-                let (o, _) = self.eval(func, obj, vars);
-                let v = self.field(func, e.l, &o, name);
-                if let Val::Obj(k @ (Obj::Problem | Obj::Conv)) = &o {
-                    let kind = if *k == Obj::Problem {
-                        ReadKind::ProblemField
-                    } else {
-                        ReadKind::ConvField
-                    };
-                    self.note(kind, name, &v);
-                }
-                let b = self.read(func, e, &v);
-                (v, b)
-            }
-            ExprKind::Index { obj, idx } => {
-                let (o, _) = self.eval(func, obj, vars);
-                let (i, _) = self.eval(func, idx, vars);
-                let v = match (&o, i.int()) {
-                    (Val::List(l), Some(i)) => usize::try_from(i)
-                        .ok()
-                        .and_then(|i| l.get(i).cloned())
-                        .unwrap_or_else(|| self.unknown(func, e.l, "index out of range")),
-                    (Val::Unknown(_), _) => o.clone(),
-                    _ => self.unknown(func, e.l, "subscript of an unknown value"),
-                };
-                (v, Vec::new())
-            }
+            ExprKind::Var { v } => self.eval_var(func, e, v, vars),
+            ExprKind::Field { obj, name } => self.eval_field(func, e, obj, name, vars),
+            ExprKind::Index { obj, idx } => self.eval_index(func, e, obj, idx, vars),
             ExprKind::Call { f, args } => self.call_expr(func, e, f, args, vars),
-            ExprKind::Unary { op, e: inner } => {
-                let (v, b) = self.eval(func, inner, vars);
-                let out = match op {
-                    UnOp::Not => match v.truth() {
-                        Some(t) => Val::Bool(!t),
-                        None => v,
-                    },
-                    UnOp::Neg => match v.unwrap_opt() {
-                        Val::Int(i) => Val::Int(-i),
-                        Val::Float(f) => Val::Float(-f),
-                        Val::Unknown(_) => v.clone(),
-                        _ => self.unknown(func, e.l, "negation of a non-number"),
-                    },
-                    UnOp::BitNot => match v.int() {
-                        Some(i) => Val::Int(!i),
-                        None => self.unknown(func, e.l, "~ of a non-integer"),
-                    },
-                    UnOp::Deref => match v {
-                        Val::Opt(x) => *x,
-                        Val::Null => self.unknown(func, e.l, "dereference of an empty optional"),
-                        v => v,
-                    },
-                    UnOp::Id => v,
-                };
-                (out, b)
-            }
+            ExprKind::Unary { op, e: inner } => self.eval_unary(func, e, *op, inner, vars),
             ExprKind::Logic { and, items } => self.logic(func, *and, items, vars),
-            ExprKind::Binary { op, a, b } => {
-                let (va, ba) = self.eval(func, a, vars);
-                let (vb, bb) = self.eval(func, b, vars);
-                let v = self.arith(func, e.l, *op, &va, &vb);
-                let mut blame = Vec::new();
-                if self.trace {
-                    blame.extend(self.read(func, a, &va));
-                    blame.extend(self.read(func, b, &vb));
-                    if blame.is_empty() {
-                        blame.extend(ba);
-                        blame.extend(bb);
-                    }
-                }
-                (v, blame)
-            }
-            ExprKind::Cond { c, a, b } => {
-                let (vc, bc) = self.eval(func, c, vars);
-                match vc.truth() {
-                    Some(true) => self.eval(func, a, vars),
-                    Some(false) => self.eval(func, b, vars),
-                    None => {
-                        let (va, _) = self.eval(func, a, vars);
-                        let (vb, _) = self.eval(func, b, vars);
-                        if same_val(&va, &vb) {
-                            (va, Vec::new())
-                        } else {
-                            (vc, bc)
-                        }
-                    }
-                }
-            }
+            ExprKind::Binary { op, a, b } => self.eval_binary(func, e, *op, a, b, vars),
+            ExprKind::Cond { c, a, b } => self.eval_cond(func, c, a, b, vars),
             ExprKind::Lambda { params, body } => (
                 Val::Closure(Rc::new(Closure {
                     func,
@@ -1434,6 +1381,157 @@ impl<'e, 'm> Run<'e, 'm> {
                 ),
                 Vec::new(),
             ),
+        }
+    }
+
+    /// A variable: its value in scope, or `this` (the solver being evaluated).
+    fn eval_var(&mut self, func: u32, e: &'m Expr, v: &str, vars: &Vars<'m>) -> (Val<'m>, Blame) {
+        match lookup(vars, v) {
+            Some(x) => (x.clone(), Vec::new()),
+            None if v == "this" => match self.solver {
+                Some(s) => {
+                    self.solver_dep += 1;
+                    (Val::Obj(Obj::Class(class_last(&s.class))), Vec::new())
+                }
+                None => (
+                    self.unknown(func, e.l, "`this` outside a solver"),
+                    Vec::new(),
+                ),
+            },
+            None => (
+                self.unknown(func, e.l, format!("`{v}` has no value")),
+                Vec::new(),
+            ),
+        }
+    }
+
+    /// `obj.name`, noting reads of the problem's and the convolution's fields.
+    fn eval_field(
+        &mut self,
+        func: u32,
+        e: &'m Expr,
+        obj: &'m Expr,
+        name: &'m str,
+        vars: &Vars<'m>,
+    ) -> (Val<'m>, Blame) {
+        let (o, _) = self.eval(func, obj, vars);
+        let v = self.field(func, e.l, &o, name);
+        if let Val::Obj(k @ (Obj::Problem | Obj::Conv)) = &o {
+            let kind = if *k == Obj::Problem {
+                ReadKind::ProblemField
+            } else {
+                ReadKind::ConvField
+            };
+            self.note(kind, name, &v);
+        }
+        let b = self.read(func, e, &v);
+        (v, b)
+    }
+
+    /// `obj[idx]` of a list.
+    fn eval_index(
+        &mut self,
+        func: u32,
+        e: &'m Expr,
+        obj: &'m Expr,
+        idx: &'m Expr,
+        vars: &Vars<'m>,
+    ) -> (Val<'m>, Blame) {
+        let (o, _) = self.eval(func, obj, vars);
+        let (i, _) = self.eval(func, idx, vars);
+        let v = match (&o, i.int()) {
+            (Val::List(l), Some(i)) => usize::try_from(i)
+                .ok()
+                .and_then(|i| l.get(i).cloned())
+                .unwrap_or_else(|| self.unknown(func, e.l, "index out of range")),
+            (Val::Unknown(_), _) => o.clone(),
+            _ => self.unknown(func, e.l, "subscript of an unknown value"),
+        };
+        (v, Vec::new())
+    }
+
+    /// `!x`, `-x`, `~x`, `*x` (an optional's value).
+    fn eval_unary(
+        &mut self,
+        func: u32,
+        e: &'m Expr,
+        op: UnOp,
+        inner: &'m Expr,
+        vars: &Vars<'m>,
+    ) -> (Val<'m>, Blame) {
+        let (v, b) = self.eval(func, inner, vars);
+        let out = match op {
+            UnOp::Not => match v.truth() {
+                Some(t) => Val::Bool(!t),
+                None => v,
+            },
+            UnOp::Neg => match v.unwrap_opt() {
+                Val::Int(i) => Val::Int(-i),
+                Val::Float(f) => Val::Float(-f),
+                Val::Unknown(_) => v.clone(),
+                _ => self.unknown(func, e.l, "negation of a non-number"),
+            },
+            UnOp::BitNot => match v.int() {
+                Some(i) => Val::Int(!i),
+                None => self.unknown(func, e.l, "~ of a non-integer"),
+            },
+            UnOp::Deref => match v {
+                Val::Opt(x) => *x,
+                Val::Null => self.unknown(func, e.l, "dereference of an empty optional"),
+                v => v,
+            },
+            UnOp::Id => v,
+        };
+        (out, b)
+    }
+
+    /// `a op b`; with tracing, the blame is what the operands read.
+    fn eval_binary(
+        &mut self,
+        func: u32,
+        e: &'m Expr,
+        op: BinOp,
+        a: &'m Expr,
+        b: &'m Expr,
+        vars: &Vars<'m>,
+    ) -> (Val<'m>, Blame) {
+        let (va, ba) = self.eval(func, a, vars);
+        let (vb, bb) = self.eval(func, b, vars);
+        let v = self.arith(func, e.l, op, &va, &vb);
+        let mut blame = Vec::new();
+        if self.trace {
+            blame.extend(self.read(func, a, &va));
+            blame.extend(self.read(func, b, &vb));
+            if blame.is_empty() {
+                blame.extend(ba);
+                blame.extend(bb);
+            }
+        }
+        (v, blame)
+    }
+
+    /// `c ? a : b`; with `c` unknown, the common value of both sides if they agree.
+    fn eval_cond(
+        &mut self,
+        func: u32,
+        c: &'m Expr,
+        a: &'m Expr,
+        b: &'m Expr,
+        vars: &Vars<'m>,
+    ) -> (Val<'m>, Blame) {
+        let (vc, bc) = self.eval(func, c, vars);
+        match vc.truth() {
+            Some(true) => self.eval(func, a, vars),
+            Some(false) => self.eval(func, b, vars),
+            None => {
+                let (va, _) = self.eval(func, a, vars);
+                let (vb, _) = self.eval(func, b, vars);
+                if same_val(&va, &vb) {
+                    (va, Vec::new())
+                } else {
+                    (vc, bc)
+                }
+            }
         }
     }
 
@@ -2153,28 +2251,7 @@ impl<'e, 'm> Run<'e, 'm> {
         let l = e.l;
         match o {
             Val::Unknown(_) => (o.clone(), Vec::new()),
-            Val::Obj(Obj::Problem) => {
-                if let Some(v) = self.problem_getter(name) {
-                    self.note(ReadKind::Getter, name, &v);
-                    return (v, Vec::new());
-                }
-                match self.ev.problem_methods.get(name).copied() {
-                    Some(id) => {
-                        let mut a = vec![Val::Obj(Obj::Problem)];
-                        a.extend(args);
-                        let (v, b, _) = self.call(id, a, &[]);
-                        (v, b)
-                    }
-                    None => (
-                        self.unknown(
-                            func,
-                            l,
-                            format!("ProblemDescription::{name} is not modelled"),
-                        ),
-                        Vec::new(),
-                    ),
-                }
-            }
+            Val::Obj(Obj::Problem) => self.problem_method(func, l, name, args),
             Val::Closure(c) => {
                 let c = c.clone();
                 (self.call_closure(&c, args), Vec::new())
@@ -2201,26 +2278,7 @@ impl<'e, 'm> Run<'e, 'm> {
                 (v, Vec::new())
             }
             Val::Str(s) => (self.string_method(func, l, s, name, &args), Vec::new()),
-            Val::List(v) => (
-                match name {
-                    "size" => Val::Int(v.len() as i128),
-                    "empty" => Val::Bool(v.is_empty()),
-                    // Ranges are passed to algorithms as `begin(), end()`: the list stands for
-                    // both, `end()` is a marker.
-                    "begin" | "cbegin" => o.clone(),
-                    "end" | "cend" => Val::Sym("end"),
-                    "front" => v
-                        .first()
-                        .cloned()
-                        .unwrap_or_else(|| self.unknown(func, l, "front of empty")),
-                    "back" => v
-                        .last()
-                        .cloned()
-                        .unwrap_or_else(|| self.unknown(func, l, "back of empty")),
-                    _ => self.unknown(func, l, format!("range method {name} is not modelled")),
-                },
-                Vec::new(),
-            ),
+            Val::List(v) => (self.list_method(func, l, o, v, name), Vec::new()),
             Val::Opt(v) => (
                 match name {
                     "has_value" | "is_initialized" => Val::Bool(true),
@@ -2245,6 +2303,65 @@ impl<'e, 'm> Run<'e, 'm> {
                 ),
                 Vec::new(),
             ),
+        }
+    }
+
+    /// A method of the problem: a getter the model knows, or a `ProblemDescription` method
+    /// read from source.
+    fn problem_method(
+        &mut self,
+        func: u32,
+        l: u32,
+        name: &'m str,
+        args: Vec<Val<'m>>,
+    ) -> (Val<'m>, Blame) {
+        if let Some(v) = self.problem_getter(name) {
+            self.note(ReadKind::Getter, name, &v);
+            return (v, Vec::new());
+        }
+        match self.ev.problem_methods.get(name).copied() {
+            Some(id) => {
+                let mut a = vec![Val::Obj(Obj::Problem)];
+                a.extend(args);
+                let (v, b, _) = self.call(id, a, &[]);
+                (v, b)
+            }
+            None => (
+                self.unknown(
+                    func,
+                    l,
+                    format!("ProblemDescription::{name} is not modelled"),
+                ),
+                Vec::new(),
+            ),
+        }
+    }
+
+    /// A method of a range (`o`, the list `v`).
+    fn list_method(
+        &mut self,
+        func: u32,
+        l: u32,
+        o: &Val<'m>,
+        v: &[Val<'m>],
+        name: &str,
+    ) -> Val<'m> {
+        match name {
+            "size" => Val::Int(v.len() as i128),
+            "empty" => Val::Bool(v.is_empty()),
+            // Ranges are passed to algorithms as `begin(), end()`: the list stands for both,
+            // `end()` is a marker.
+            "begin" | "cbegin" => o.clone(),
+            "end" | "cend" => Val::Sym("end"),
+            "front" => v
+                .first()
+                .cloned()
+                .unwrap_or_else(|| self.unknown(func, l, "front of empty")),
+            "back" => v
+                .last()
+                .cloned()
+                .unwrap_or_else(|| self.unknown(func, l, "back of empty")),
+            _ => self.unknown(func, l, format!("range method {name} is not modelled")),
         }
     }
 

@@ -180,19 +180,13 @@ fn source_files(dir: &Path, out: &mut Vec<PathBuf>) -> Result<(), DeriveError> {
     Ok(())
 }
 
-/// Reads the checkout at `root` into a model.
-pub fn derive(root: &Path, progress: Progress) -> Result<(Model, Report), DeriveError> {
-    let (mroot, prefix) = miopen_root(root)?;
-    let head = rocpath_git::head(root);
-    let repository = if prefix.is_empty() {
-        "ROCm/MIOpen"
-    } else {
-        "ROCm/rocm-libraries"
-    };
+/// Largest MIOpen source file read (the largest real one is about 1 MB).
+const MAX_SOURCE_BYTES: u64 = 64 << 20;
+
+/// Every source file under `mroot/src`, parsed into the index (paths relative to `mroot`).
+fn index_sources(mroot: &Path, progress: Progress) -> Result<index::Index, DeriveError> {
     let mut files = Vec::new();
     source_files(&mroot.join("src"), &mut files)?;
-    /// Largest MIOpen source file read (the largest real one is about 1 MB).
-    const MAX_SOURCE_BYTES: u64 = 64 << 20;
     let mut ix = index::Index::default();
     let mut parser = index::parser().ok_or(DeriveError::Parser)?;
     let total = files.len();
@@ -208,13 +202,39 @@ pub fn derive(root: &Path, progress: Progress) -> Result<(Model, Report), Derive
             source: e.into_io(),
         })?;
         let rel = f
-            .strip_prefix(&mroot)
+            .strip_prefix(mroot)
             .unwrap_or(f)
             .to_string_lossy()
             .into_owned();
         ix.add_file(&mut parser, rel, bytes);
         progress(i + 1, total);
     }
+    Ok(ix)
+}
+
+/// The model's notes: solvers without `IsApplicable`, rules that could not be re-derived.
+fn notes(report: &Report) -> Vec<String> {
+    let missing = report
+        .solvers_without_is_applicable
+        .iter()
+        .map(|s| format!("{s}: no IsApplicable definition found; its verdicts are unresolved"));
+    let drifted = report
+        .rules_drifted
+        .iter()
+        .map(|(id, why)| format!("rule {id} could not be re-derived: {why}"));
+    missing.chain(drifted).collect()
+}
+
+/// Reads the checkout at `root` into a model.
+pub fn derive(root: &Path, progress: Progress) -> Result<(Model, Report), DeriveError> {
+    let (mroot, prefix) = miopen_root(root)?;
+    let head = rocpath_git::head(root);
+    let repository = if prefix.is_empty() {
+        "ROCm/MIOpen"
+    } else {
+        "ROCm/rocm-libraries"
+    };
+    let ix = index_sources(&mroot, progress)?;
     let regs = registry::read(&ix).map_err(|why| DeriveError::Registry {
         path: mroot.join("src/solver.cpp"),
         why,
@@ -255,15 +275,7 @@ pub fn derive(root: &Path, progress: Progress) -> Result<(Model, Report), Derive
     report.solvers = solvers.len();
     report.unresolved_calls = lw.unresolved.clone();
     report.unsupported = lw.unsupported.clone();
-    let mut notes = Vec::new();
-    for s in &report.solvers_without_is_applicable {
-        notes.push(format!(
-            "{s}: no IsApplicable definition found; its verdicts are unresolved"
-        ));
-    }
-    for (id, why) in &report.rules_drifted {
-        notes.push(format!("rule {id} could not be re-derived: {why}"));
-    }
+    let notes = notes(&report);
     let model = Model {
         schema: rocpath_docs::schema::MIOPEN_MODEL.id.into(),
         source: Source {

@@ -954,30 +954,7 @@ impl<'a> Lowerer<'a> {
     fn pp_expr(&mut self, fx: &mut Fx, n: Node) -> Expr {
         let l = line(n);
         match n.kind() {
-            "identifier" => {
-                let name = text(n, fx.src);
-                if let Some(m) = self
-                    .ix
-                    .macros
-                    .get(name)
-                    .filter(|m| parse_int(&m.text).is_some())
-                {
-                    ex(
-                        l,
-                        ExprKind::Int {
-                            v: parse_int(&m.text).unwrap_or(0),
-                        },
-                    )
-                } else {
-                    self.flags_used.insert(name.to_string());
-                    ex(
-                        l,
-                        ExprKind::Flag {
-                            v: name.to_string(),
-                        },
-                    )
-                }
-            }
+            "identifier" => self.pp_ident(fx, n),
             "number_literal" => ex(
                 l,
                 ExprKind::Int {
@@ -1003,68 +980,103 @@ impl<'a> Lowerer<'a> {
                 Some(x) => self.pp_expr(fx, x),
                 None => unsupported(n, "#if"),
             },
-            "unary_expression" => {
-                let op = n
-                    .child_by_field_name("operator")
-                    .map(|o| text(o, fx.src))
-                    .unwrap_or("");
-                let e = n
-                    .child_by_field_name("argument")
-                    .map(|a| self.pp_expr(fx, a));
-                match (op, e) {
-                    ("!", Some(e)) => ex(
-                        l,
-                        ExprKind::Unary {
-                            op: UnOp::Not,
-                            e: Box::new(e),
-                        },
-                    ),
-                    ("-", Some(e)) => ex(
-                        l,
-                        ExprKind::Unary {
-                            op: UnOp::Neg,
-                            e: Box::new(e),
-                        },
-                    ),
-                    _ => unsupported(n, "#if operator"),
-                }
-            }
-            "binary_expression" => {
-                let op = n
-                    .child_by_field_name("operator")
-                    .map(|o| text(o, fx.src))
-                    .unwrap_or("");
-                let (Some(a), Some(b)) = (
-                    n.child_by_field_name("left"),
-                    n.child_by_field_name("right"),
-                ) else {
-                    return unsupported(n, "#if operator");
-                };
-                let (ea, eb) = (self.pp_expr(fx, a), self.pp_expr(fx, b));
-                match (op, binop(op)) {
-                    ("&&" | "||", _) => ex(
-                        l,
-                        ExprKind::Logic {
-                            and: op == "&&",
-                            items: vec![ea, eb],
-                        },
-                    ),
-                    (_, Some(op)) => ex(
-                        l,
-                        ExprKind::Binary {
-                            op,
-                            a: Box::new(ea),
-                            b: Box::new(eb),
-                        },
-                    ),
-                    _ => unsupported(n, "#if operator"),
-                }
-            }
+            "unary_expression" => self.pp_unary(fx, n),
+            "binary_expression" => self.pp_binary(fx, n),
             "call_expression" => {
                 // `defined X` sometimes parses as a call; anything else is not modelled.
                 unsupported(n, "#if call")
             }
             _ => unsupported(n, "#if"),
+        }
+    }
+
+    /// A name in `#if`: a macro with a number is that number, anything else a build flag.
+    fn pp_ident(&mut self, fx: &mut Fx, n: Node) -> Expr {
+        let l = line(n);
+        let name = text(n, fx.src);
+        if let Some(m) = self
+            .ix
+            .macros
+            .get(name)
+            .filter(|m| parse_int(&m.text).is_some())
+        {
+            ex(
+                l,
+                ExprKind::Int {
+                    v: parse_int(&m.text).unwrap_or(0),
+                },
+            )
+        } else {
+            self.flags_used.insert(name.to_string());
+            ex(
+                l,
+                ExprKind::Flag {
+                    v: name.to_string(),
+                },
+            )
+        }
+    }
+
+    /// `!x`, `-x` in `#if`.
+    fn pp_unary(&mut self, fx: &mut Fx, n: Node) -> Expr {
+        let l = line(n);
+        let op = n
+            .child_by_field_name("operator")
+            .map(|o| text(o, fx.src))
+            .unwrap_or("");
+        let e = n
+            .child_by_field_name("argument")
+            .map(|a| self.pp_expr(fx, a));
+        match (op, e) {
+            ("!", Some(e)) => ex(
+                l,
+                ExprKind::Unary {
+                    op: UnOp::Not,
+                    e: Box::new(e),
+                },
+            ),
+            ("-", Some(e)) => ex(
+                l,
+                ExprKind::Unary {
+                    op: UnOp::Neg,
+                    e: Box::new(e),
+                },
+            ),
+            _ => unsupported(n, "#if operator"),
+        }
+    }
+
+    /// `a op b` in `#if`.
+    fn pp_binary(&mut self, fx: &mut Fx, n: Node) -> Expr {
+        let l = line(n);
+        let op = n
+            .child_by_field_name("operator")
+            .map(|o| text(o, fx.src))
+            .unwrap_or("");
+        let (Some(a), Some(b)) = (
+            n.child_by_field_name("left"),
+            n.child_by_field_name("right"),
+        ) else {
+            return unsupported(n, "#if operator");
+        };
+        let (ea, eb) = (self.pp_expr(fx, a), self.pp_expr(fx, b));
+        match (op, binop(op)) {
+            ("&&" | "||", _) => ex(
+                l,
+                ExprKind::Logic {
+                    and: op == "&&",
+                    items: vec![ea, eb],
+                },
+            ),
+            (_, Some(op)) => ex(
+                l,
+                ExprKind::Binary {
+                    op,
+                    a: Box::new(ea),
+                    b: Box::new(eb),
+                },
+            ),
+            _ => unsupported(n, "#if operator"),
         }
     }
 
@@ -1706,17 +1718,7 @@ impl<'a> Lowerer<'a> {
                 args,
             );
         }
-        // `Foo()` / `Foo{}` of a class: an object.
-        if !self.ix.class(last).is_empty()
-            && self.ix.by_name.get(last).is_none_or(|v| {
-                v.iter().all(|&i| {
-                    self.ix.funcs[i]
-                        .class
-                        .as_deref()
-                        .is_some_and(|c| c.ends_with(last))
-                })
-            })
-        {
+        if self.constructs_object(last) {
             return ex(
                 l,
                 ExprKind::Sym {
@@ -1738,39 +1740,10 @@ impl<'a> Lowerer<'a> {
                 args,
             );
         }
-        // A member of the current class (unqualified), or Base::member.
-        let owner = if name.contains("::") {
-            name.rsplit_once("::").map(|(o, _)| o.to_string())
-        } else {
-            fx.class.clone()
+        let args = match self.defined_callee(fx, l, name, last, targs_n, args) {
+            Ok((callee, args)) => return mk(callee, args),
+            Err(args) => args,
         };
-        if let Some(owner) = owner {
-            if let Some(def) = self.member(&owner, last, args.len()) {
-                let id = self.function(def);
-                let targs = self.targs(fx, targs_n);
-                let this = ex(l, ExprKind::Var { v: "this".into() });
-                let args = if self.ix.funcs[def].class.is_some() {
-                    with_this(this, args)
-                } else {
-                    args
-                };
-                return mk(Callee::Func { id, targs }, args);
-            }
-        }
-        if let Some(def) = self
-            .free(fx.file, name, args.len())
-            .or_else(|| self.free_with_defaults(name, args.len()))
-        {
-            let args = self.pad_defaults(fx, def, args, l);
-            let id = self.function(def);
-            let targs = self.targs(fx, targs_n);
-            let args = if self.ix.funcs[def].class.is_some() {
-                with_this(ex(l, ExprKind::Var { v: "this".into() }), args)
-            } else {
-                args
-            };
-            return mk(Callee::Func { id, targs }, args);
-        }
         *self.unresolved.entry(name.to_string()).or_default() += 1;
         mk(
             Callee::Unresolved {
@@ -1778,6 +1751,58 @@ impl<'a> Lowerer<'a> {
             },
             args,
         )
+    }
+
+    /// Whether `Foo()` / `Foo{}` makes an object of class `Foo` (no function of that name
+    /// outside the class's own constructors).
+    fn constructs_object(&self, last: &str) -> bool {
+        !self.ix.class(last).is_empty()
+            && self.ix.by_name.get(last).is_none_or(|v| {
+                v.iter().all(|&i| {
+                    self.ix.funcs[i]
+                        .class
+                        .as_deref()
+                        .is_some_and(|c| c.ends_with(last))
+                })
+            })
+    }
+
+    /// A call of a function defined in the sources: a member of the current class
+    /// (unqualified) or `Base::member`, else a free function (its defaults filled in); `Err`
+    /// gives the arguments back when none is found.
+    fn defined_callee(
+        &mut self,
+        fx: &mut Fx,
+        l: u32,
+        name: &str,
+        last: &str,
+        targs_n: Option<Node>,
+        args: Vec<Expr>,
+    ) -> Result<(Callee, Vec<Expr>), Vec<Expr>> {
+        let owner = if name.contains("::") {
+            name.rsplit_once("::").map(|(o, _)| o.to_string())
+        } else {
+            fx.class.clone()
+        };
+        let member = owner.and_then(|o| self.member(&o, last, args.len()));
+        let (def, args) = match member {
+            Some(def) => (def, args),
+            None => match self
+                .free(fx.file, name, args.len())
+                .or_else(|| self.free_with_defaults(name, args.len()))
+            {
+                Some(def) => (def, self.pad_defaults(fx, def, args, l)),
+                None => return Err(args),
+            },
+        };
+        let id = self.function(def);
+        let targs = self.targs(fx, targs_n);
+        let args = if self.ix.funcs[def].class.is_some() {
+            with_this(ex(l, ExprKind::Var { v: "this".into() }), args)
+        } else {
+            args
+        };
+        Ok((Callee::Func { id, targs }, args))
     }
 
     fn targs(&mut self, fx: &mut Fx, n: Option<Node>) -> Vec<Expr> {

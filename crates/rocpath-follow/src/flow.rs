@@ -809,111 +809,12 @@ impl Engine<'_> {
     /// The hop onto what an assignment writes: a variable, a field, a key.
     pub fn land(&mut self, at: FileRef, p: &Parsed, t: Node, kind: HopKind) -> Vec<Draft> {
         match t.kind() {
-            "identifier" if p.text(t) != "_" => {
-                if let Some(class) = self.member_written(p, t) {
-                    // A member of the class the method belongs to: read wherever the member is.
-                    let mut d = self.field_draft(at, p, t, kind);
-                    d.note = Some(format!("a member of {class} written without `this->`"));
-                    if let Some(Item::Field { owner, .. }) = &mut d.item {
-                        *owner = Some(class);
-                    }
-                    return vec![d];
-                }
-                if crate::types::go_package_var_written(p, t) {
-                    // Read anywhere in its file, and as `pkg.Name` where the package is imported.
-                    let root = p.tree.root_node();
-                    let name = p.text(t).to_string();
-                    return vec![self.draft(
-                        at,
-                        p.line(t),
-                        kind,
-                        HopEvidence::CodeVerified,
-                        name.clone(),
-                        Some(format!(
-                            "{name} is a package variable, written in a function"
-                        )),
-                        Some(Item::Local {
-                            at,
-                            scope: (root.start_byte(), root.end_byte()),
-                            name,
-                            after: 0,
-                            from_call: false,
-                        }),
-                    )];
-                }
-                let scope = syntax::scope_of(p.lang, t);
-                let name = p.text(t).to_string();
-                vec![self.draft(
-                    at,
-                    p.line(t),
-                    kind,
-                    HopEvidence::CodeVerified,
-                    name.clone(),
-                    None,
-                    Some(Item::Local {
-                        at,
-                        scope: (scope.start_byte(), scope.end_byte()),
-                        name,
-                        after: t.end_byte(),
-                        from_call: self.in_call,
-                    }),
-                )]
-            }
+            "identifier" if p.text(t) != "_" => self.land_name(at, p, t, kind),
             "selector_expression" | "field_expression" | "attribute" => {
-                let name = syntax::last_name(p, t).to_string();
-                let cgo = p.lang == Lang::Go
-                    && name.chars().next().is_some_and(|c| c.is_ascii_lowercase())
-                    && is_cgo_file(p);
-                let mut d = self.field_draft(at, p, t, kind);
-                d.symbol = format!(".{name}");
-                let written = match self.read_owner(at, p, t, &name, None) {
-                    Some(crate::types::Owner::Type(ty)) if !cgo => Some(ty),
-                    _ => None,
-                };
-                if let Some(Item::Field {
-                    name: n,
-                    lang,
-                    decls,
-                    owner,
-                    ..
-                }) = &mut d.item
-                {
-                    *n = name.clone();
-                    *owner = written;
-                    if cgo {
-                        *lang = Lang::Cpp;
-                        *decls = true;
-                        d.kind = HopKind::Cgo;
-                        d.note = Some(format!(
-                            "a field of a C struct written from Go: followed as {name} in C and C++"
-                        ));
-                    }
-                }
-                vec![d]
+                vec![self.land_field(at, p, t, kind)]
             }
             "subscript" | "index_expression" | "subscript_expression" => {
-                let key = t
-                    .child_by_field_name("subscript")
-                    .or_else(|| t.child_by_field_name("index"))
-                    .or_else(|| t.named_child(1))
-                    .and_then(|k| syntax::string_value(p, k).map(|v| (k, v)));
-                let base = t
-                    .child_by_field_name("value")
-                    .or_else(|| t.child_by_field_name("operand"))
-                    .or_else(|| t.named_child(0))
-                    .map(|b| p.text(b).to_string())
-                    .unwrap_or_default();
-                match key {
-                    Some((k, v)) => {
-                        let kind = if base.to_ascii_lowercase().contains("env") {
-                            HopKind::Env
-                        } else {
-                            HopKind::Json
-                        };
-                        vec![self.key_draft(at, p, k, v, kind)]
-                    }
-                    None => Vec::new(),
-                }
+                self.land_key(at, p, t).into_iter().collect()
             }
             "pattern_list" | "expression_list" | "tuple_pattern" => match t.named_child(0) {
                 Some(c) => self.land(at, p, c, kind),
@@ -935,6 +836,116 @@ impl Engine<'_> {
             }
             _ => Vec::new(),
         }
+    }
+
+    /// A name written: a member of the method's class (written without `this->`), a Go
+    /// package variable, or a local in its scope.
+    fn land_name(&mut self, at: FileRef, p: &Parsed, t: Node, kind: HopKind) -> Vec<Draft> {
+        if let Some(class) = self.member_written(p, t) {
+            // A member of the class the method belongs to: read wherever the member is.
+            let mut d = self.field_draft(at, p, t, kind);
+            d.note = Some(format!("a member of {class} written without `this->`"));
+            if let Some(Item::Field { owner, .. }) = &mut d.item {
+                *owner = Some(class);
+            }
+            return vec![d];
+        }
+        if crate::types::go_package_var_written(p, t) {
+            // Read anywhere in its file, and as `pkg.Name` where the package is imported.
+            let root = p.tree.root_node();
+            let name = p.text(t).to_string();
+            return vec![self.draft(
+                at,
+                p.line(t),
+                kind,
+                HopEvidence::CodeVerified,
+                name.clone(),
+                Some(format!(
+                    "{name} is a package variable, written in a function"
+                )),
+                Some(Item::Local {
+                    at,
+                    scope: (root.start_byte(), root.end_byte()),
+                    name,
+                    after: 0,
+                    from_call: false,
+                }),
+            )];
+        }
+        let scope = syntax::scope_of(p.lang, t);
+        let name = p.text(t).to_string();
+        vec![self.draft(
+            at,
+            p.line(t),
+            kind,
+            HopEvidence::CodeVerified,
+            name.clone(),
+            None,
+            Some(Item::Local {
+                at,
+                scope: (scope.start_byte(), scope.end_byte()),
+                name,
+                after: t.end_byte(),
+                from_call: self.in_call,
+            }),
+        )]
+    }
+
+    /// A field written (`x.f`, `x->f`, `x.attr`); a field of a C struct written from Go is
+    /// followed in C and C++.
+    fn land_field(&mut self, at: FileRef, p: &Parsed, t: Node, kind: HopKind) -> Draft {
+        let name = syntax::last_name(p, t).to_string();
+        let cgo = p.lang == Lang::Go
+            && name.chars().next().is_some_and(|c| c.is_ascii_lowercase())
+            && is_cgo_file(p);
+        let mut d = self.field_draft(at, p, t, kind);
+        d.symbol = format!(".{name}");
+        let written = match self.read_owner(at, p, t, &name, None) {
+            Some(crate::types::Owner::Type(ty)) if !cgo => Some(ty),
+            _ => None,
+        };
+        if let Some(Item::Field {
+            name: n,
+            lang,
+            decls,
+            owner,
+            ..
+        }) = &mut d.item
+        {
+            *n = name.clone();
+            *owner = written;
+            if cgo {
+                *lang = Lang::Cpp;
+                *decls = true;
+                d.kind = HopKind::Cgo;
+                d.note = Some(format!(
+                    "a field of a C struct written from Go: followed as {name} in C and C++"
+                ));
+            }
+        }
+        d
+    }
+
+    /// A key written with a string (`env["X"] = …`, `m["k"] = …`).
+    fn land_key(&mut self, at: FileRef, p: &Parsed, t: Node) -> Option<Draft> {
+        let key = t
+            .child_by_field_name("subscript")
+            .or_else(|| t.child_by_field_name("index"))
+            .or_else(|| t.named_child(1))
+            .and_then(|k| syntax::string_value(p, k).map(|v| (k, v)));
+        let base = t
+            .child_by_field_name("value")
+            .or_else(|| t.child_by_field_name("operand"))
+            .or_else(|| t.named_child(0))
+            .map(|b| p.text(b).to_string())
+            .unwrap_or_default();
+        let (k, v) = key?;
+        let kind = if base.to_ascii_lowercase().contains("env") {
+            HopKind::Env
+        } else {
+            HopKind::Json
+        };
+        Some(self.key_draft(at, p, k, v, kind))
     }
 }
 

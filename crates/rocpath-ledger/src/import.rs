@@ -327,15 +327,7 @@ pub fn import_file_with(
         path: file.to_path_buf(),
         why,
     })?;
-    let id = match name {
-        Some(n) if crate::files::valid_id(n) => n.to_string(),
-        Some(n) => return Err(ImportError::BadId(n.to_string())),
-        None => format!(
-            "{}-{}",
-            schema_command(&schema).unwrap_or_default(),
-            &sha[..12]
-        ),
-    };
+    let id = observation_id(name, &schema, &sha)?;
     let recs = records::records(&doc);
     let n_records = recs.len();
 
@@ -345,19 +337,10 @@ pub fn import_file_with(
         outcome = ImportOutcome::Replaced;
         if let Ok(o) = crate::files::parse_observation(&old) {
             if o.imported.sha256 == sha && o.imported.world == world {
-                return Ok(ImportReport {
-                    id,
-                    file: file.display().to_string(),
-                    schema,
-                    outcome: ImportOutcome::Unchanged,
-                    records: n_records,
-                    inputs: o.inputs.len(),
-                    hashed: o.inputs.iter().filter(|i| i.sha256.is_some()).count(),
-                    quotes: o.quotes.len(),
-                    outside_roots: outside(&o.inputs),
-                    cases_created: Vec::new(),
-                    questions_created: Vec::new(),
-                });
+                let mut r = ImportReport::of(&o, schema, ImportOutcome::Unchanged, n_records);
+                r.id = id;
+                r.file = file.display().to_string();
+                return Ok(r);
             }
         }
     }
@@ -395,19 +378,42 @@ pub fn import_file_with(
         (Vec::new(), Vec::new())
     };
     guard.write_observation(&obs)?;
-    Ok(ImportReport {
-        id,
-        file: file.display().to_string(),
-        schema,
-        outcome,
-        records: n_records,
-        inputs: obs.inputs.len(),
-        hashed: obs.inputs.iter().filter(|i| i.sha256.is_some()).count(),
-        quotes: obs.quotes.len(),
-        outside_roots: outside(&obs.inputs),
-        cases_created,
-        questions_created,
-    })
+    let mut r = ImportReport::of(&obs, schema, outcome, n_records);
+    r.cases_created = cases_created;
+    r.questions_created = questions_created;
+    Ok(r)
+}
+
+/// The observation's id: `--as NAME` when valid, else `<command>-<12 hex of sha256>`.
+fn observation_id(name: Option<&str>, schema: &str, sha: &str) -> Result<String, ImportError> {
+    match name {
+        Some(n) if crate::files::valid_id(n) => Ok(n.to_string()),
+        Some(n) => Err(ImportError::BadId(n.to_string())),
+        None => Ok(format!(
+            "{}-{}",
+            schema_command(schema).unwrap_or_default(),
+            sha.get(..12).unwrap_or(sha)
+        )),
+    }
+}
+
+impl ImportReport {
+    /// The report of an observation as written (no case or question created).
+    fn of(o: &Observation, schema: String, outcome: ImportOutcome, records: usize) -> Self {
+        ImportReport {
+            id: o.id.clone(),
+            file: o.imported.file.clone(),
+            schema,
+            outcome,
+            records,
+            inputs: o.inputs.len(),
+            hashed: o.inputs.iter().filter(|i| i.sha256.is_some()).count(),
+            quotes: o.quotes.len(),
+            outside_roots: outside(&o.inputs),
+            cases_created: Vec::new(),
+            questions_created: Vec::new(),
+        }
+    }
 }
 
 /// The files the records' evidence and a trail's hops cite, each with the lines cited.

@@ -541,75 +541,33 @@ fn scan_file_with(
         .unwrap_or_default();
     // Names alone decide MIOpen databases: their content is not needed for the inventory,
     // except kernel databases, whose code objects are read.
-    if let Some(kind) = names::classify(&name) {
-        if let NamedKind::MiopenDb(_) = kind {
-            let size = std::fs::metadata(path).map(|m| m.len()).unwrap_or(0);
-            sink.found(Found::Named {
-                origin: &origin,
-                name: &name,
-                kind,
-                size,
-            });
-            // An empty kernel database is an empty cache (MIOpen creates its table on the
-            // first write): nothing to read.
-            if kdb::is_kdb_name(&name) && size > 0 {
-                // Rows of the database, not the file's own bytes: hashed, never cached.
-                let ctx = Ctx {
-                    limits,
-                    sink,
-                    map: None,
-                    file: None,
-                    claims: None,
-                };
-                kdb::scan_kdb_path(path, &origin, 0, &ctx);
-            }
-            sink.progress(size);
-            return;
-        }
-    }
-    let file = match std::fs::File::open(path) {
-        Ok(f) => f,
-        Err(e) => {
-            sink.found(Found::Error {
-                origin: &origin,
-                error: SourceError::Io(format!("cannot open: {e}")),
-            });
-            return;
-        }
-    };
-    let len = file.metadata().map(|m| m.len()).unwrap_or(0);
-    if len < 4 {
-        sink.progress(len);
+    if let Some(kind @ NamedKind::MiopenDb(_)) = names::classify(&name) {
+        scan_miopen_db(path, &origin, &name, kind, limits, sink);
         return;
     }
-    // Small files are read; larger ones are memory-mapped.
-    enum Held {
-        Buf(Vec<u8>),
-        Map(rocpath_budget::map::Map),
-    }
-    let held = if len <= 64 * 1024 {
-        match std::fs::read(path) {
-            Ok(b) => Held::Buf(b),
-            Err(e) => {
-                sink.found(Found::Error {
-                    origin: &origin,
-                    error: SourceError::Io(format!("cannot read: {e}")),
-                });
-                return;
-            }
+    let opened = std::fs::File::open(path)
+        .map_err(|e| format!("cannot open: {e}"))
+        .and_then(|file| {
+            let len = file.metadata().map(|m| m.len()).unwrap_or(0);
+            let held = if len < 4 {
+                None
+            } else {
+                Some(hold(path, &file, len)?)
+            };
+            Ok((file, len, held))
+        });
+    let (file, len, held) = match opened {
+        Ok((_, len, None)) => {
+            sink.progress(len);
+            return;
         }
-    } else {
-        // Guarded: a file truncated while it is scanned reads as zeros past its new end and
-        // is reported below, instead of killing the run with SIGBUS.
-        match rocpath_budget::map::Map::new(&file) {
-            Ok(m) => Held::Map(m),
-            Err(e) => {
-                sink.found(Found::Error {
-                    origin: &origin,
-                    error: SourceError::Io(format!("cannot map: {e}")),
-                });
-                return;
-            }
+        Ok((file, len, Some(held))) => (file, len, held),
+        Err(msg) => {
+            sink.found(Found::Error {
+                origin: &origin,
+                error: SourceError::Io(msg),
+            });
+            return;
         }
     };
     let (data, map): (&[u8], Option<&rocpath_budget::map::Map>) = match &held {
@@ -636,6 +594,59 @@ fn scan_file_with(
         });
     }
     sink.progress(len);
+}
+
+/// A file's bytes while it is scanned: small files are read, larger ones memory-mapped.
+enum Held {
+    Buf(Vec<u8>),
+    Map(rocpath_budget::map::Map),
+}
+
+/// Reads or maps a file of `len` bytes; the error says which failed.
+fn hold(path: &Path, file: &std::fs::File, len: u64) -> Result<Held, String> {
+    if len <= 64 * 1024 {
+        std::fs::read(path)
+            .map(Held::Buf)
+            .map_err(|e| format!("cannot read: {e}"))
+    } else {
+        // Guarded: a file truncated while it is scanned reads as zeros past its new end and
+        // is reported by the caller, instead of killing the run with SIGBUS.
+        rocpath_budget::map::Map::new(file)
+            .map(Held::Map)
+            .map_err(|e| format!("cannot map: {e}"))
+    }
+}
+
+/// A MIOpen database, known by its name; a kernel database's code objects are read.
+fn scan_miopen_db(
+    path: &Path,
+    origin: &Origin,
+    name: &str,
+    kind: NamedKind,
+    limits: &Limits,
+    sink: &dyn Sink,
+) {
+    let size = std::fs::metadata(path).map(|m| m.len()).unwrap_or(0);
+    sink.found(Found::Named {
+        origin,
+        name,
+        kind,
+        size,
+    });
+    // An empty kernel database is an empty cache (MIOpen creates its table on the first
+    // write): nothing to read.
+    if kdb::is_kdb_name(name) && size > 0 {
+        // Rows of the database, not the file's own bytes: hashed, never cached.
+        let ctx = Ctx {
+            limits,
+            sink,
+            map: None,
+            file: None,
+            claims: None,
+        };
+        kdb::scan_kdb_path(path, origin, 0, &ctx);
+    }
+    sink.progress(size);
 }
 
 /// Scans bytes already in memory (a file, an archive member) whose name is `name`.

@@ -1006,7 +1006,7 @@ impl<'e, 'm> Run<'e, 'm> {
         match value {
             None => self.ret(Val::Void, Vec::new()),
             Some(e) => {
-                let (v, b) = self.eval(func, e, &vars);
+                let (v, b) = self.eval(func, e, vars);
                 let literal = matches!(e.k, ExprKind::Bool { .. } | ExprKind::Int { .. });
                 let blame = if literal || !self.trace {
                     b

@@ -463,29 +463,7 @@ fn finish(
     };
     let Some(first) = chain.first() else {
         // The shallow boundary already hides the last touch.
-        let msg = truncated.unwrap_or_else(|| "no history for the line".into());
-        return LineProvenance {
-            path: q.path.clone(),
-            line: q.line,
-            text: String::new(),
-            last: None,
-            introduced: None,
-            rewrites: Vec::new(),
-            untouched_days: None,
-            references: comment_refs(q),
-            roles: roles(None, None, None),
-            truncated: Some(msg.clone()),
-            error: None,
-            evidence: Evidence::new(
-                Class::Unresolved,
-                Proof::HistoryVerified,
-                "provenance.history_truncated",
-            )
-            .at(loc)
-            .because(format!(
-                "{msg}: the shallow clone hides who last touched and who introduced the line"
-            )),
-        };
+        return hidden(q, loc, truncated);
     };
     let text = file_line(repo, first.commit, &first.path, first.line);
     let last = info(repo, first);
@@ -514,30 +492,7 @@ fn finish(
             references.push(r);
         }
     }
-    let (class, rule, note) = if let Some(t) = &truncated {
-        (
-            Class::Unresolved,
-            "provenance.history_truncated",
-            format!(
-                "{t}: the line was rewritten before the boundary; its introduction is not in this clone"
-            ),
-        )
-    } else if hop_limit {
-        (
-            Class::Limited,
-            "provenance.hop_limit",
-            format!(
-                "followed {} rewrites; older ones not followed",
-                opts.max_hops
-            ),
-        )
-    } else {
-        (Class::Confirmed, "provenance.blame", String::new())
-    };
-    let mut ev = Evidence::new(class, Proof::HistoryVerified, rule).at(loc);
-    if !note.is_empty() {
-        ev = ev.because(note);
-    }
+    let ev = walk_evidence(loc, truncated.as_deref(), hop_limit, opts.max_hops);
     let r = roles(introduced.as_ref(), last.as_ref(), days);
     LineProvenance {
         path: q.path.clone(),
@@ -552,6 +507,66 @@ fn finish(
         truncated,
         error: None,
         evidence: ev,
+    }
+}
+
+/// A line whose last touch is beyond the shallow boundary: nothing but its comments.
+fn hidden(q: &Query, loc: Locator, truncated: Option<String>) -> LineProvenance {
+    let msg = truncated.unwrap_or_else(|| "no history for the line".into());
+    LineProvenance {
+        path: q.path.clone(),
+        line: q.line,
+        text: String::new(),
+        last: None,
+        introduced: None,
+        rewrites: Vec::new(),
+        untouched_days: None,
+        references: comment_refs(q),
+        roles: roles(None, None, None),
+        truncated: Some(msg.clone()),
+        error: None,
+        evidence: Evidence::new(
+            Class::Unresolved,
+            Proof::HistoryVerified,
+            "provenance.history_truncated",
+        )
+        .at(loc)
+        .because(format!(
+            "{msg}: the shallow clone hides who last touched and who introduced the line"
+        )),
+    }
+}
+
+/// The evidence of a walk: confirmed, truncated by the clone's boundary (unresolved) or
+/// stopped by the hop limit (limited).
+fn walk_evidence(
+    loc: Locator,
+    truncated: Option<&str>,
+    hop_limit: bool,
+    max_hops: usize,
+) -> Evidence {
+    let (class, rule, note) = if let Some(t) = truncated {
+        (
+            Class::Unresolved,
+            "provenance.history_truncated",
+            format!(
+                "{t}: the line was rewritten before the boundary; its introduction is not in this clone"
+            ),
+        )
+    } else if hop_limit {
+        (
+            Class::Limited,
+            "provenance.hop_limit",
+            format!("followed {max_hops} rewrites; older ones not followed"),
+        )
+    } else {
+        (Class::Confirmed, "provenance.blame", String::new())
+    };
+    let ev = Evidence::new(class, Proof::HistoryVerified, rule).at(loc);
+    if note.is_empty() {
+        ev
+    } else {
+        ev.because(note)
     }
 }
 

@@ -399,6 +399,7 @@ fn fallbacks(
     env: &Env,
     user_dbs: &[crate::UserDb],
 ) -> Vec<Fallback> {
+    use rocpath_inventory::check::Checked;
     let mut out = Vec::new();
     let mut has_miopen = false;
     let mut miopen_db = false;
@@ -411,26 +412,9 @@ fn fallbacks(
         };
         let file = l.library.rsplit('/').next().unwrap_or(&l.library);
         has_miopen |= file.starts_with("libMIOpen");
-        match l.kind.as_str() {
-            "code_objects" if eff == LibVerdict::NoCode => {
-                let then = if file.starts_with("libggml-hip") && install.kind == Kind::Ollama {
-                    format!(
-                        "no ggml-hip kernels for {proc_}: Ollama does not offload to this GPU and runs the model on the CPU"
-                    )
-                } else if file.starts_with("libggml-hip") {
-                    format!(
-                        "no ggml-hip kernels for {proc_}: llama.cpp cannot offload layers to this GPU (CPU only)"
-                    )
-                } else if l.verdict == LibVerdict::Runs {
-                    format!(
-                        "has code for {} but not for {proc_}, the processor the override makes the runtime report: its kernels fail to launch (invalid device function)",
-                        v.check.device.target.processor
-                    )
-                } else {
-                    format!(
-                        "no code for {proc_}: its precompiled kernels fail to launch on this GPU (invalid device function)"
-                    )
-                };
+        match l.kind {
+            Checked::CodeObjects if eff == LibVerdict::NoCode => {
+                let then = no_code(v, l, install, file, proc_);
                 let rule = if then.contains("CPU") {
                     rules::FALLBACK_CPU
                 } else {
@@ -438,7 +422,7 @@ fn fallbacks(
                 };
                 out.push(fallback(&l.library, then, class, rule, &l.library));
             }
-            "tensile" if eff == LibVerdict::NoCode => {
+            Checked::Tensile if eff == LibVerdict::NoCode => {
                 let dir = l.library.trim_end_matches(" (Tensile library)");
                 let then = if dir.contains("hipblaslt") {
                     format!(
@@ -457,7 +441,7 @@ fn fallbacks(
                     dir,
                 ));
             }
-            "miopen_db" => {
+            Checked::MiopenDb => {
                 miopen_db = true;
                 if eff != LibVerdict::Runs {
                     out.push(miopen_fallback(proc_, user_dbs, &l.library));
@@ -469,30 +453,67 @@ fn fallbacks(
     if has_miopen && !miopen_db {
         out.push(miopen_fallback(proc_, user_dbs, &install.host));
     }
-    if install.kind != Kind::TensilePath {
-        for name in ["ROCBLAS_TENSILE_LIBPATH", "HIPBLASLT_TENSILE_LIBPATH"] {
-            if let Some(var) = env.get(&install.scope, name) {
-                if v.check
-                    .libraries
-                    .iter()
-                    .any(|l| l.kind == rocpath_inventory::check::Checked::Tensile)
-                {
-                    let then = format!(
-                        "{name}={} in {}: the library reads its kernels from there, not from this install (see that folder's row)",
-                        var.value, var.scope
-                    );
-                    out.push(fallback(
-                        name,
-                        then,
-                        Class::Inferred,
-                        rules::TENSILE_PATH,
-                        &var.source,
-                    ));
-                }
-            }
-        }
-    }
+    out.extend(libpath_fallbacks(v, install, env));
     out
+}
+
+/// What a library with no code for `proc_` does: a ggml-hip build runs on the CPU, anything
+/// else fails to launch its kernels.
+fn no_code(
+    v: &Verdict,
+    l: &rocpath_inventory::check::LibraryCheck,
+    install: &Install,
+    file: &str,
+    proc_: &str,
+) -> String {
+    if file.starts_with("libggml-hip") && install.kind == Kind::Ollama {
+        format!(
+            "no ggml-hip kernels for {proc_}: Ollama does not offload to this GPU and runs the model on the CPU"
+        )
+    } else if file.starts_with("libggml-hip") {
+        format!(
+            "no ggml-hip kernels for {proc_}: llama.cpp cannot offload layers to this GPU (CPU only)"
+        )
+    } else if l.verdict == LibVerdict::Runs {
+        format!(
+            "has code for {} but not for {proc_}, the processor the override makes the runtime report: its kernels fail to launch (invalid device function)",
+            v.check.device.target.processor
+        )
+    } else {
+        format!(
+            "no code for {proc_}: its precompiled kernels fail to launch on this GPU (invalid device function)"
+        )
+    }
+}
+
+/// `ROCBLAS_TENSILE_LIBPATH` / `HIPBLASLT_TENSILE_LIBPATH` set in the install's scope: its
+/// Tensile libraries read their kernels from elsewhere.
+fn libpath_fallbacks(v: &Verdict, install: &Install, env: &Env) -> Vec<Fallback> {
+    let has_tensile = v
+        .check
+        .libraries
+        .iter()
+        .any(|l| l.kind == rocpath_inventory::check::Checked::Tensile);
+    if install.kind == Kind::TensilePath || !has_tensile {
+        return Vec::new();
+    }
+    ["ROCBLAS_TENSILE_LIBPATH", "HIPBLASLT_TENSILE_LIBPATH"]
+        .into_iter()
+        .filter_map(|name| {
+            let var = env.get(&install.scope, name)?;
+            let then = format!(
+                "{name}={} in {}: the library reads its kernels from there, not from this install (see that folder's row)",
+                var.value, var.scope
+            );
+            Some(fallback(
+                name,
+                then,
+                Class::Inferred,
+                rules::TENSILE_PATH,
+                &var.source,
+            ))
+        })
+        .collect()
 }
 
 fn miopen_fallback(proc_: &str, user_dbs: &[crate::UserDb], at: &str) -> Fallback {

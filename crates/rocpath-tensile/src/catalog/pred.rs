@@ -576,12 +576,23 @@ fn range(rd: &mut Reader<'_>) -> Result<(u64, u64), Error> {
 }
 
 pub(super) fn problem_leaf(f: &Fields<'_>) -> Result<ProblemLeaf, Error> {
+    let name = f.type_name()?;
+    if let Some(leaf) = size_leaf(f, name)? {
+        return Ok(leaf);
+    }
+    if let Some(leaf) = lite_leaf(f, name)? {
+        return Ok(leaf);
+    }
+    Ok(feature_leaf(f, name)?.unwrap_or_else(|| ProblemLeaf::Unknown(name.to_string())))
+}
+
+/// Leaves on sizes, strides, workgroups and buffer offsets.
+fn size_leaf(f: &Fields<'_>, name: &str) -> Result<Option<ProblemLeaf>, Error> {
     use ProblemLeaf as P;
     let val = || f.req("value");
     let idx = || -> Result<u64, Error> { u(&mut f.req("index")?) };
     let iv = || -> Result<(u64, u64), Error> { Ok((idx()?, u(&mut val()?)?)) };
-    let name = f.type_name()?;
-    Ok(match name {
+    Ok(Some(match name {
         "Free0SizeMultiple" => iv().map(|(index, value)| P::Free0SizeMultiple { index, value })?,
         "Free1SizeMultiple" => iv().map(|(index, value)| P::Free1SizeMultiple { index, value })?,
         "BatchSizeMultiple" => iv().map(|(index, value)| P::BatchSizeMultiple { index, value })?,
@@ -617,32 +628,11 @@ pub(super) fn problem_leaf(f: &Fields<'_>) -> Result<ProblemLeaf, Error> {
         }
         "LDCEqualsLDD" => P::LdcEqualsLdd,
         "CEqualsD" => P::CEqualsD,
-        "AIGreaterThanEqual" => P::AiGreaterThanEqual(Float(val()?.float()?)),
-        "AILessThanEqual" => P::AiLessThanEqual(Float(val()?.float()?)),
-        "AlphaValue" => P::AlphaValue(scalar(&mut val()?)?),
-        "BetaValue" => P::BetaValue(scalar(&mut val()?)?),
-        "BetaZero" => P::BetaZero,
-        "BetaOne" => P::BetaOne,
-        "HighPrecisionAccumulate" => P::HighPrecisionAccumulate(boolean(&mut val()?)?),
-        "KernelLanguageCompatible" => P::KernelLanguageCompatible(val()?.str()?.to_string()),
-        "DeterministicMode" => P::DeterministicMode(boolean(&mut val()?)?),
-        "ArithmeticUnitCompatible" => P::ArithmeticUnitCompatible(val()?.str()?.to_string()),
-        "TypesEqual" => types_equal(&mut val()?)?,
-        "OperationIdentifierEqual" => P::OperationIdentifierEqual(val()?.str()?.to_string()),
         "BufferLoadOffsetLimitCheck" => P::BufferLoadOffsetLimitCheck(buffer_load(&mut val()?)?),
         "BufferStoreOffsetLimitCheck" => P::BufferStoreOffsetLimitCheck(u(&mut val()?)?),
         "PersistentKernelCheck" => P::PersistentKernelCheck,
         "GlobalSplitUCheckMinK" => gsu_min_k(&mut val()?)?,
         "CDStridesEqual" => P::CdStridesEqual,
-        "StridedBatched" => P::StridedBatched(boolean(&mut val()?)?),
-        "CUEfficiency" => P::CuEfficiency,
-        "ExperimentalGrid" => P::ExperimentalGrid,
-        "ExperimentalDTree" => P::ExperimentalDTree,
-        "Fp16AltImpl" => P::Fp16AltImpl,
-        "Fp16AltImplRound" => P::Fp16AltImplRound,
-        "F32XdlMathOp" => P::F32XdlMathOp(data_type(&mut val()?)?),
-        "EqualityMatching" => P::EqualityMatching,
-        "StochasticRounding" => P::StochasticRounding(boolean(&mut val()?)?),
         "SynchronizerSizeCheck" => P::SynchronizerSizeCheck {
             index: idx()?,
             value: ints::<6>(&mut val()?, name)?,
@@ -652,6 +642,16 @@ pub(super) fn problem_leaf(f: &Fields<'_>) -> Result<ProblemLeaf, Error> {
             value: ints::<3>(&mut val()?, name)?,
         },
         "BufferLoadOffsetLimitCheck_Beta" => P::BufferLoadOffsetLimitCheckBeta(u(&mut val()?)?),
+        "WorkgroupMappingXCCCheck" => P::WorkgroupMappingXccCheck(ints::<2>(&mut val()?, name)?),
+        _ => return Ok(None),
+    }))
+}
+
+/// Leaves only TensileLite (hipBLASLt) catalogs use: epilogues, scaling, gradients, sparsity.
+fn lite_leaf(f: &Fields<'_>, name: &str) -> Result<Option<ProblemLeaf>, Error> {
+    use ProblemLeaf as P;
+    let val = || f.req("value");
+    Ok(Some(match name {
         "AmaxDCheck" => P::AmaxDCheck(boolean(&mut val()?)?),
         "GroupedGemm" => P::GroupedGemm(boolean(&mut val()?)?),
         "SwizzleTensorA" => P::SwizzleTensorA(boolean(&mut val()?)?),
@@ -671,13 +671,43 @@ pub(super) fn problem_leaf(f: &Fields<'_>) -> Result<ProblemLeaf, Error> {
         "BiasSrcWhiteList" => P::BiasSrcWhiteList(list(&mut val()?, super::int)?),
         "Sparse" => P::Sparse(super::int(&mut val()?)?),
         "SupportDeviceUserArguments" => P::SupportDeviceUserArguments(boolean(&mut val()?)?),
-        "WorkgroupMappingXCCCheck" => P::WorkgroupMappingXccCheck(ints::<2>(&mut val()?, name)?),
+        _ => return Ok(None),
+    }))
+}
+
+/// Leaves on types, scalars, precision, modes and the matching kinds.
+fn feature_leaf(f: &Fields<'_>, name: &str) -> Result<Option<ProblemLeaf>, Error> {
+    use ProblemLeaf as P;
+    let val = || f.req("value");
+    Ok(Some(match name {
+        "AIGreaterThanEqual" => P::AiGreaterThanEqual(Float(val()?.float()?)),
+        "AILessThanEqual" => P::AiLessThanEqual(Float(val()?.float()?)),
+        "AlphaValue" => P::AlphaValue(scalar(&mut val()?)?),
+        "BetaValue" => P::BetaValue(scalar(&mut val()?)?),
+        "BetaZero" => P::BetaZero,
+        "BetaOne" => P::BetaOne,
+        "HighPrecisionAccumulate" => P::HighPrecisionAccumulate(boolean(&mut val()?)?),
+        "KernelLanguageCompatible" => P::KernelLanguageCompatible(val()?.str()?.to_string()),
+        "DeterministicMode" => P::DeterministicMode(boolean(&mut val()?)?),
+        "ArithmeticUnitCompatible" => P::ArithmeticUnitCompatible(val()?.str()?.to_string()),
+        "TypesEqual" => types_equal(&mut val()?)?,
+        "OperationIdentifierEqual" => P::OperationIdentifierEqual(val()?.str()?.to_string()),
+        "StridedBatched" => P::StridedBatched(boolean(&mut val()?)?),
+        "CUEfficiency" => P::CuEfficiency,
+        "ExperimentalGrid" => P::ExperimentalGrid,
+        "ExperimentalDTree" => P::ExperimentalDTree,
+        "Fp16AltImpl" => P::Fp16AltImpl,
+        "Fp16AltImplRound" => P::Fp16AltImplRound,
+        "F32XdlMathOp" => P::F32XdlMathOp(data_type(&mut val()?)?),
+        "EqualityMatching" => P::EqualityMatching,
+        "StochasticRounding" => P::StochasticRounding(boolean(&mut val()?)?),
         "ExperimentalStreamK" => P::ExperimentalStreamK,
         "ExperimentalMLP" => P::ExperimentalMlp,
         "RangeMatching" => P::RangeMatching,
         "FreeSizeMatching" => P::FreeSizeMatching,
-        other => P::Unknown(other.to_string()),
-    })
+
+        _ => return Ok(None),
+    }))
 }
 
 impl ProblemLeaf {

@@ -1062,7 +1062,7 @@ pub fn codegen(out: &Path, only: Option<&str>) -> Result<()> {
 
     // tables.rs
     let mut t = header.clone();
-    t.push_str("\nuse crate::decoder::{Variant, rows, sparse};\nuse crate::layout::Gen;\n\n");
+    t.push_str("\nuse crate::variant::{Variant, rows, sparse};\nuse crate::layout::Gen;\n\n");
     let _ = writeln!(
         t,
         "/// Fingerprint of the encoding layouts the tables were generated for.\npub(crate) const LAYOUT_FINGERPRINT: u64 = 0x{:016x};\n",

@@ -23,7 +23,7 @@ use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
 /// The JSON document of `rocpath explain --compare`: the comparisons of a case
-/// ([`Comparison`]) or of a trace ([`crate::compare_trace::KernelComparison`]).
+/// ([`Comparison`]) or of a trace (`KernelComparison`, in the `compare_trace` module).
 #[derive(Debug, Serialize)]
 pub struct ComparisonsDoc<'a, T: Serialize> {
     /// One comparison per problem or kernel.

@@ -667,7 +667,7 @@ impl<'a> Engine<'a> {
                     return true;
                 }
                 let f = syntax::scope_of(p.lang, *n);
-                f.id() == root.id() || !crate::types::go_declares(&p, f, name)
+                f.id() == root.id() || !crate::syntax::go_declares(&p, f, name)
             })
             .collect();
         let mut out = Vec::new();

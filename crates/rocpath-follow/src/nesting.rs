@@ -3,7 +3,7 @@
 //! so a generated file nested hundreds of thousands of levels deep makes every climb cost the
 //! square of its depth. Files nested past [`MAX_NESTING`] are left out of the index by name.
 
-use crate::index::Lang;
+use crate::lang::Lang;
 
 /// Deepest nesting read: brackets (`{`, `(`, `[`) outside strings and comments, and for Python
 /// also indentation levels. Hand-written code stays far below it.

@@ -1,7 +1,7 @@
 //! Parsed files and the small syntax questions the trail asks of them: the text and line of
 //! a node, the function around it, a call's callee, a function's parameters.
 
-use crate::index::Lang;
+use crate::lang::Lang;
 use tree_sitter::{Node, Tree};
 
 /// One parsed source file.
@@ -407,6 +407,42 @@ fn py_params(p: &Parsed, pl: Node, out: &mut Vec<(String, usize)>) {
             out.push((p.text(n).to_string(), n.start_byte()));
         }
     }
+}
+
+/// Whether the node `n` names `name` in its field `field` (one name or a list of them).
+pub(crate) fn names_in(p: &Parsed, n: Node, field: &str, name: &str) -> bool {
+    let mut c = n.walk();
+    n.children_by_field_name(field, &mut c).any(|d| {
+        if d.kind() == "expression_list" {
+            let mut c2 = d.walk();
+            d.named_children(&mut c2).any(|x| p.text(x) == name)
+        } else {
+            p.text(d) == name
+        }
+    })
+}
+
+/// Whether the Go function `func` declares or receives a variable `name` (a local that hides
+/// a package variable of that name).
+pub fn go_declares(p: &Parsed, func: Node, name: &str) -> bool {
+    let names = |n: Node, field: &str| names_in(p, n, field, name);
+    let mut local = false;
+    each_node(func, &mut |n| {
+        if local {
+            return false;
+        }
+        local = match n.kind() {
+            "short_var_declaration" => names(n, "left"),
+            "range_clause" => names(n, "left") && p.text(n).contains(":="),
+            "var_spec"
+            | "const_spec"
+            | "parameter_declaration"
+            | "variadic_parameter_declaration" => names(n, "name"),
+            _ => false,
+        };
+        true
+    });
+    local
 }
 
 #[cfg(test)]

@@ -4,7 +4,7 @@
 //! package imported (`envconfig.NumParallel`). Anything else is a match by name.
 
 use crate::engine::{Draft, Engine, FileRef, Item};
-use crate::index::Lang;
+use crate::lang::Lang;
 use crate::model::{HopEvidence, HopKind};
 use crate::syntax::{self, Parsed};
 use tree_sitter::Node;
@@ -114,7 +114,7 @@ pub fn go_package_var_written(p: &Parsed, t: Node) -> bool {
         return false;
     }
     let name = p.text(t);
-    if go_declares(p, func, name) {
+    if syntax::go_declares(p, func, name) {
         return false;
     }
     let mut c = root.walk();
@@ -124,49 +124,13 @@ pub fn go_package_var_written(p: &Parsed, t: Node) -> bool {
         }
         let mut found = false;
         syntax::each_node(d, &mut |n| {
-            if n.kind() == "var_spec" && names_in(p, n, "name", name) {
+            if n.kind() == "var_spec" && syntax::names_in(p, n, "name", name) {
                 found = true;
             }
             !found
         });
         found
     })
-}
-
-/// Whether the node `n` names `name` in its field `field` (one name or a list of them).
-fn names_in(p: &Parsed, n: Node, field: &str, name: &str) -> bool {
-    let mut c = n.walk();
-    n.children_by_field_name(field, &mut c).any(|d| {
-        if d.kind() == "expression_list" {
-            let mut c2 = d.walk();
-            d.named_children(&mut c2).any(|x| p.text(x) == name)
-        } else {
-            p.text(d) == name
-        }
-    })
-}
-
-/// Whether the Go function `func` declares or receives a variable `name` (a local that hides
-/// a package variable of that name).
-pub fn go_declares(p: &Parsed, func: Node, name: &str) -> bool {
-    let names = |n: Node, field: &str| names_in(p, n, field, name);
-    let mut local = false;
-    syntax::each_node(func, &mut |n| {
-        if local {
-            return false;
-        }
-        local = match n.kind() {
-            "short_var_declaration" => names(n, "left"),
-            "range_clause" => names(n, "left") && p.text(n).contains(":="),
-            "var_spec"
-            | "const_spec"
-            | "parameter_declaration"
-            | "variadic_parameter_declaration" => names(n, "name"),
-            _ => false,
-        };
-        true
-    });
-    local
 }
 
 /// What a field read is resolved to.

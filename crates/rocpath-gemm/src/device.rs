@@ -56,7 +56,7 @@ pub struct Device {
     /// The arch string (`gcnArchName`), made once: predicates read it on every evaluation.
     #[serde(skip)]
     arch: String,
-    /// TensileLite's number for the processor (`crate::lite::eval::processor_of`), made once.
+    /// TensileLite's number for the processor ([`processor_of_arch`]), made once.
     #[serde(skip)]
     lite_processor: u32,
 }
@@ -66,7 +66,7 @@ impl Device {
     pub fn new(target: TargetId, cu_count: u32) -> Device {
         let arch = target.canonical();
         Device {
-            lite_processor: crate::lite::eval::processor_of_arch(&arch),
+            lite_processor: processor_of_arch(&arch),
             arch,
             target,
             cu_count,
@@ -138,6 +138,53 @@ pub fn usual_cu_counts(processor: &str) -> &'static [u32] {
         "gfx1201" => &[64, 56],
         _ => &[],
     }
+}
+
+/// TensileLite's processors (`AMDGPU::Processor`, `AMDGPU.hpp:52-80`) in the order
+/// `toProcessor` searches the arch name for them (`AMDGPU.hpp:82-176`: the first name found as a
+/// substring wins; none is processor 0).
+const LITE_PROCESSORS: [(&str, u32); 23] = [
+    ("gfx803", 803),
+    ("gfx900", 900),
+    ("gfx906", 906),
+    ("gfx908", 908),
+    ("gfx90a", 910),
+    ("gfx940", 940),
+    ("gfx941", 941),
+    ("gfx942", 942),
+    ("gfx1010", 1010),
+    ("gfx1011", 1011),
+    ("gfx1012", 1012),
+    ("gfx1030", 1030),
+    ("gfx1100", 1100),
+    ("gfx1101", 1101),
+    ("gfx1102", 1102),
+    ("gfx1103", 1103),
+    ("gfx1150", 1150),
+    ("gfx1151", 1151),
+    ("gfx1152", 1152),
+    ("gfx1153", 1153),
+    ("gfx950", 950),
+    ("gfx1200", 1200),
+    ("gfx1201", 1201),
+];
+
+/// TensileLite's processor number for an arch string (`toProcessor(gcnArchName)`): the first
+/// known name it contains, 0 if none.
+pub fn processor_of_arch(arch: &str) -> u32 {
+    LITE_PROCESSORS
+        .iter()
+        .find(|(n, _)| arch.contains(n))
+        .map_or(0, |&(_, v)| v)
+}
+
+/// The number of a processor a catalog names, if TensileLite's serialization knows it
+/// (`Serialization/Predicates.hpp:205-232`: the same names).
+pub fn processor_number(name: &str) -> Option<u32> {
+    LITE_PROCESSORS
+        .iter()
+        .find(|(n, _)| *n == name)
+        .map(|&(_, v)| v)
 }
 
 #[cfg(test)]

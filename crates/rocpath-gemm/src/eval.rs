@@ -185,7 +185,7 @@ pub fn problem_leaf(l: &ProblemLeaf, p: &Problem) -> Result<bool, String> {
         L::EqualityMatching => true,
         L::StochasticRounding(v) => p.modes.stochastic_rounding == *v,
         L::Unknown(n) => return Err(format!("problem predicate `{n}`")),
-        // TensileLite's leaves and shapes (hipBLASLt, `crate::lite`): Tensile 6.4 does not
+        // TensileLite's leaves and shapes (hipBLASLt, the `lite` module): Tensile 6.4 does not
         // know them, as it did not when they were decoded as unknown names.
         other => return Err(format!("problem predicate `{}`", other.name())),
     })

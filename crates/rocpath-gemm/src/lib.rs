@@ -10,7 +10,7 @@
 //! - [`library`] loads a catalog folder as the host library does (master file per processor,
 //!   placeholders on first use, tables sorted by libstdc++'s `std::sort` — [`sort`]);
 //! - [`problem`] is the problem (Tensile's `ContractionProblem` for a GEMM), [`device`] the GPU;
-//! - [`eval`] evaluates predicates, [`matching`] the table searches and distances;
+//! - [`eval`] evaluates predicates, [`select::matching`] the table searches and distances;
 //! - [`select`] walks the tree (`findBestSolution`), recording a [`trace`] when asked;
 //! - [`rocblas`] is the routing above it: the call a user makes → the problem rocBLAS builds;
 //! - [`lite`] is hipBLASLt 7.1.1's own selection (TensileLite catalogs, `findTopSolutions`, the
@@ -22,7 +22,6 @@ pub mod eval;
 pub mod library;
 pub mod lite;
 pub mod logline;
-pub mod matching;
 pub mod problem;
 pub mod rocblas;
 pub mod select;

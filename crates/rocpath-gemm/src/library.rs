@@ -151,7 +151,7 @@ pub fn parse_file(
     let mut held = held;
     let inflated;
     let bytes = if lower.ends_with(".zlib") {
-        // A `.dat.zlib` catalog (TensileLite after 7.1; see `crate::lite`): inflated in steps
+        // A `.dat.zlib` catalog (TensileLite after 7.1; see the `lite` module): inflated in steps
         // reserved from the budget, the decoded tree charged as for a plain file of that size.
         let (raw, _steps) = rocpath_tensile::indexed::inflate(bytes, budget).map_err(decode)?;
         held.ensure((raw.len() as u64).saturating_mul(DECODED_PER_FILE_BYTE))
@@ -312,7 +312,7 @@ fn sort_table(m: &mut Matching, classes: &crate::verdict::Classes) {
 }
 
 /// [`Matching::near3`] of a sorted table with Euclidean distance over three values (the table
-/// `crate::matching` searches stepping over runs); empty for other tables, or when a position
+/// `select::matching` searches stepping over runs); empty for other tables, or when a position
 /// would not fit in `u32` or a key value in `i32`.
 fn near3(m: &Matching, classes: &crate::verdict::Classes) -> Vec<catalog::Near3> {
     let n = m.entries.len();

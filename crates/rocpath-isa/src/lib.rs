@@ -64,6 +64,7 @@ mod decoder;
 mod generated;
 #[doc(hidden)]
 pub mod layout;
+mod variant;
 mod walk;
 
 pub use census::{Census, ClassCounts, SignalCounts};

@@ -337,7 +337,7 @@ fn outcome_text(v: &Value) -> Option<String> {
 
 /// The fields outside records that the checks read ([`forced_in`], [`split_by_other_process`],
 /// [`run_config`]): kept whole when `ledger check` reads a document without the rest of it
-/// (`crate::slim`).
+/// (the `slim` reader).
 pub const CHECK_FIELDS: &[&str] = &["forced", "outcome", "signals", "server"];
 
 /// Ollama load lines: only these say where a model was placed.

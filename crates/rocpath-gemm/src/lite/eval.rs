@@ -23,52 +23,9 @@ use rocpath_tensile::catalog::{
     DataType, GpuLeaf, HwLeaf, ProblemLeaf, ScalarValue, Solution, TaskLeaf,
 };
 
-/// TensileLite's processors (`AMDGPU::Processor`, `AMDGPU.hpp:52-80`) in the order
-/// `toProcessor` searches the arch name for them (`AMDGPU.hpp:82-176`: the first name found as a
-/// substring wins; none is processor 0).
-const PROCESSORS: [(&str, u32); 23] = [
-    ("gfx803", 803),
-    ("gfx900", 900),
-    ("gfx906", 906),
-    ("gfx908", 908),
-    ("gfx90a", 910),
-    ("gfx940", 940),
-    ("gfx941", 941),
-    ("gfx942", 942),
-    ("gfx1010", 1010),
-    ("gfx1011", 1011),
-    ("gfx1012", 1012),
-    ("gfx1030", 1030),
-    ("gfx1100", 1100),
-    ("gfx1101", 1101),
-    ("gfx1102", 1102),
-    ("gfx1103", 1103),
-    ("gfx1150", 1150),
-    ("gfx1151", 1151),
-    ("gfx1152", 1152),
-    ("gfx1153", 1153),
-    ("gfx950", 950),
-    ("gfx1200", 1200),
-    ("gfx1201", 1201),
-];
-
 /// The processor number TensileLite gives a device (`toProcessor(gcnArchName)`), 0 if none.
 pub fn processor_of(dev: &Device) -> u32 {
     dev.lite_processor()
-}
-
-/// [`processor_of`] for an arch string: the first known name it contains.
-pub fn processor_of_arch(arch: &str) -> u32 {
-    PROCESSORS
-        .iter()
-        .find(|(n, _)| arch.contains(n))
-        .map_or(0, |&(_, v)| v)
-}
-
-/// The number of a processor a catalog names, if TensileLite's serialization knows it
-/// (`Serialization/Predicates.hpp:205-232`: the same names).
-pub fn processor_number(name: &str) -> Option<u32> {
-    PROCESSORS.iter().find(|(n, _)| *n == name).map(|&(_, v)| v)
 }
 
 /// A hardware leaf (`AMDGPUPredicates.hpp`).
@@ -85,7 +42,7 @@ pub fn hw_leaf(l: &HwLeaf, dev: &Device) -> Result<bool, String> {
 
 fn gpu_leaf(l: &GpuLeaf, dev: &Device) -> Result<bool, String> {
     let known = |p: &str| {
-        processor_number(p).ok_or_else(|| {
+        crate::device::processor_number(p).ok_or_else(|| {
             format!("processor `{p}` unknown to TensileLite 7.1 (the loader refuses the file)")
         })
     };
@@ -712,8 +669,8 @@ mod tests {
         assert_eq!(processor_of(&d("gfx90a:sramecc+:xnack-")), 910);
         assert_eq!(processor_of(&d("gfx1151")), 1151);
         assert_eq!(processor_of(&d("gfx1031")), 0);
-        assert_eq!(processor_number("gfx1200"), Some(1200));
-        assert_eq!(processor_number("gfx1031"), None);
+        assert_eq!(crate::device::processor_number("gfx1200"), Some(1200));
+        assert_eq!(crate::device::processor_number("gfx1031"), None);
     }
 
     #[test]

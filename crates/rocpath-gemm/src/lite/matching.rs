@@ -243,11 +243,13 @@ fn bin_search(
         };
         for i in order {
             let k = s.m.key(i).to_vec();
-            if best.is_some() && !crate::matching::improvement_possible(d, &s.key, &k, best_d) {
+            if best.is_some()
+                && !crate::select::matching::improvement_possible(d, &s.key, &k, best_d)
+            {
                 break;
             }
             s.considered += 1;
-            let dist = crate::matching::distance(d, &s.key, &k)?;
+            let dist = crate::select::matching::distance(d, &s.key, &k)?;
             let speed = s.m.entries[i].speed;
             if dist < best_d || (dist == best_d && speed > best_speed) {
                 if let Some(p) = s.transform(w, i, dist, file, depth)? {
@@ -480,7 +482,7 @@ fn nearest(m: &Matching, d: Distance, key: &[i64], file: &File) -> Vec<Near> {
             };
             Some(g(0) * 1e12 + g(1) * 1e6 + g(2) * 1e3 + grid_distance(key, k))
         }
-        _ => crate::matching::distance(d, key, k).ok(),
+        _ => crate::select::matching::distance(d, key, k).ok(),
     };
     let mut v: Vec<(f64, usize)> = (0..m.entries.len())
         .filter_map(|i| dist(m.key(i)).map(|x| (x, i)))
@@ -498,7 +500,7 @@ fn nearest(m: &Matching, d: Distance, key: &[i64], file: &File) -> Vec<Near> {
                 key: m.key(i).to_vec(),
                 distance: match d {
                     Distance::GridBased => grid_distance(key, m.key(i)),
-                    _ => crate::matching::distance(d, key, m.key(i)).unwrap_or(f64::MAX),
+                    _ => crate::select::matching::distance(d, key, m.key(i)).unwrap_or(f64::MAX),
                 },
                 speed: e.speed,
                 index,

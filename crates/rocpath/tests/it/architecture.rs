@@ -6,23 +6,7 @@
 //! listed one that is gone (take it off the list).
 
 /// Cycles not broken yet, as `crate: module module …` (the modules of the cycle, sorted).
-const KNOWN: &[&str] = &[
-    "rocpath-explain: compare compare_trace",
-    "rocpath-follow: engine types",
-    "rocpath-follow: index nesting",
-    "rocpath-gemm: batch eval lite select",
-    "rocpath-gemm: device lite",
-    "rocpath-gemm: eval lite",
-    "rocpath-gemm: library matching",
-    "rocpath-gemm: library lite",
-    "rocpath-gemm: eval lite matching trace",
-    "rocpath-gemm: device lite rocblas",
-    "rocpath-gemm: matching select",
-    "rocpath-gemm: eval lite trace",
-    "rocpath-gemm: eval lite matching select verdict",
-    "rocpath-isa: decoder generated",
-    "rocpath-ledger: schemas slim",
-];
+const KNOWN: &[&str] = &[];
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};

@@ -5,8 +5,8 @@
 //! host library's arithmetic (`int64_t` keys, differences converted to `double`).
 //! Decision trees' `predict` (`DecisionTree.hpp:56-76`) is here too.
 
+use super::{Chosen, Out, Walk};
 use crate::library::File;
-use crate::select::{Chosen, Out, Walk};
 use crate::trace::{Near, StepKind, Tried};
 use rocpath_tensile::catalog::{
     Distance, EntryValue, Matching, Near3, Property, TreeNode, UNRESOLVED,
@@ -170,7 +170,7 @@ struct Search<'m> {
     m: &'m Matching,
     d: Distance,
     key: Key,
-    best: Option<crate::select::Chosen>,
+    best: Option<Chosen>,
     best_d: f64,
     best_speed: f64,
     considered: usize,

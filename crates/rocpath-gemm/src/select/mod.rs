@@ -3,7 +3,7 @@
 //! finds nothing falls through to the next), `MapLibrary.hpp:85-120` (one sub-library per
 //! property value, nothing when the value is absent), `PlaceholderLibrary.hpp:172-185`,
 //! `SingleSolutionLibrary.hpp:64-79` (`canSolve`), `MatchingLibrary.hpp:73-103` with
-//! `PropertyMatching.hpp` (the searches, in [`crate::matching`]) and `DecisionTreeLibrary.hpp`
+//! `PropertyMatching.hpp` (the searches, in [`matching`]) and `DecisionTreeLibrary.hpp`
 //! with `DecisionTree.hpp:56-76, 177-231`.
 //!
 //! What the model cannot decide — a node, predicate, property or distance it does not know, a
@@ -11,10 +11,11 @@
 //! [`Found::Unresolved`] with the reason: the host library would have refused the file or
 //! crashed, and nothing after that point can be predicted.
 
+pub mod matching;
+
 use crate::device::Device;
 use crate::eval::{self, Rejection, Tri};
 use crate::library::{File, Library};
-use crate::matching;
 use crate::problem::Problem;
 use crate::trace::{Step, StepKind, Trace, Tried};
 use rocpath_tensile::catalog::{EntryValue, Forest, Node, Property};
@@ -385,7 +386,7 @@ impl<'a> Walk<'a> {
             let Some(c) = self.node(&tree.value, file, depth + 1)? else {
                 continue;
             };
-            let yes = crate::matching::predict(&tree.nodes, &key)
+            let yes = matching::predict(&tree.nodes, &key)
                 .map_err(|w| format!("{}: tree {i}: {w}", file.name()))?;
             self.step(depth, || StepKind::Tree {
                 tree: i,

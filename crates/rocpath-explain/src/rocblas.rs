@@ -78,8 +78,43 @@ pub struct RocblasExplanation {
     pub hipblaslt: Option<Presence>,
     /// Fallbacks that would apply, in order.
     pub fallbacks: Vec<Statement>,
-    /// Where the GEMM ends: `tensile`, `tensile_fallback_kernels`, `hipblaslt`, or `error`.
-    pub outcome: String,
+    /// Where the GEMM ends.
+    pub outcome: RocblasEnd,
+}
+
+/// Where a rocBLAS GEMM ends (`outcome` in JSON).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum RocblasEnd {
+    /// hipBLASLt has solutions for the processor.
+    Hipblaslt,
+    /// Tensile has solutions tuned for the processor.
+    Tensile,
+    /// Only Tensile's generic source-kernel fallback library.
+    TensileFallbackKernels,
+    /// rocBLAS fails (no Tensile index, or nothing for the type).
+    Error,
+    /// No library folder given: not known.
+    Unknown,
+}
+
+impl RocblasEnd {
+    /// The JSON name.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            RocblasEnd::Hipblaslt => "hipblaslt",
+            RocblasEnd::Tensile => "tensile",
+            RocblasEnd::TensileFallbackKernels => "tensile_fallback_kernels",
+            RocblasEnd::Error => "error",
+            RocblasEnd::Unknown => "unknown",
+        }
+    }
+}
+
+impl std::fmt::Display for RocblasEnd {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
 }
 
 /// Tensile's type tokens in library file names for a BLAS type.
@@ -394,10 +429,10 @@ pub fn explain(q: &Query) -> Option<RocblasExplanation> {
                 .at(src("library/src/tensile_host.cpp:1089-1102")),
         });
     }
-    let mut outcome = String::new();
+    let mut outcome = None;
     if lt {
         match &hipblaslt {
-            Some(h) if !h.target_files.is_empty() => outcome = "hipblaslt".into(),
+            Some(h) if !h.target_files.is_empty() => outcome = Some(RocblasEnd::Hipblaslt),
             Some(_) | None => fallbacks.push(Statement {
                 statement: match &hipblaslt {
                     Some(h) => format!("hipBLASLt in {} has no {} solutions for {p}: `hipBlasLT failed, falling back to tensile`", h.dir, q.dtype),
@@ -412,8 +447,9 @@ pub fn explain(q: &Query) -> Option<RocblasExplanation> {
             }),
         }
     }
-    if outcome.is_empty() {
-        outcome = match &tensile {
+    let outcome = match outcome {
+        Some(o) => o,
+        None => match &tensile {
             Some(t) if t.index.is_none() => {
                 fallbacks.push(Statement {
                     statement: format!("no Tensile index for {p} in {}: `rocBLAS error: Cannot read …TensileLibrary.dat… for GPU arch : {p}`", t.dir),
@@ -421,20 +457,20 @@ pub fn explain(q: &Query) -> Option<RocblasExplanation> {
                         .at(Locator::file(t.dir.clone()))
                         .at(src("library/src/tensile_host.cpp:796-839")),
                 });
-                "error".into()
+                RocblasEnd::Error
             }
-            Some(t) if !t.target_files.is_empty() => "tensile".into(),
+            Some(t) if !t.target_files.is_empty() => RocblasEnd::Tensile,
             Some(t) if !t.fallback_files.is_empty() => {
                 fallbacks.push(Statement {
                     statement: format!("no {} solutions tuned for {p}: only the generic source-kernel fallback library ({} solutions)", q.dtype, t.fallback_solutions),
                     evidence: t.evidence.clone(),
                 });
-                "tensile_fallback_kernels".into()
+                RocblasEnd::TensileFallbackKernels
             }
-            Some(_) => "error".into(),
-            None => "unknown".into(),
-        };
-    }
+            Some(_) => RocblasEnd::Error,
+            None => RocblasEnd::Unknown,
+        },
+    };
     Some(RocblasExplanation {
         processor: p.to_string(),
         dtype: q.dtype.clone(),

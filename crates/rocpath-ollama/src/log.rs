@@ -7,6 +7,59 @@
 
 use serde::Serialize;
 
+/// What failed in a run (`kind` of a failure in JSON).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, serde::Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum FailureKind {
+    /// Out of memory (`out of memory`, `hipErrorOutOfMemory`).
+    Oom,
+    /// `SIGABRT`.
+    Abort,
+    /// `ROCm error:`.
+    RocmError,
+    /// The llama runner crashed or terminated.
+    RunnerCrashed,
+    /// `failure during GPU discovery`.
+    GpuDiscoveryFailed,
+    /// A device was filtered out (an unsupported library).
+    DeviceFiltered,
+    /// rocBLAS could not read a Tensile library for the GPU.
+    TensileLibraryMissing,
+    /// No rocBLAS support for the GPU's target.
+    NoRocblasSupport,
+    /// The process was killed (`Killed`).
+    Killed,
+    /// `/api/generate` answered with an error object.
+    ErrorResponse,
+    /// An HTTP request answered with an error status.
+    HttpError,
+}
+
+impl FailureKind {
+    /// The JSON name.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            FailureKind::Oom => "oom",
+            FailureKind::Abort => "abort",
+            FailureKind::RocmError => "rocm_error",
+            FailureKind::RunnerCrashed => "runner_crashed",
+            FailureKind::GpuDiscoveryFailed => "gpu_discovery_failed",
+            FailureKind::DeviceFiltered => "device_filtered",
+            FailureKind::TensileLibraryMissing => "tensile_library_missing",
+            FailureKind::NoRocblasSupport => "no_rocblas_support",
+            FailureKind::Killed => "killed",
+            FailureKind::ErrorResponse => "error_response",
+            FailureKind::HttpError => "http_error",
+        }
+    }
+}
+
+impl std::fmt::Display for FailureKind {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
 /// Removes a journald/syslog prefix (`<date> <time> <host> <ident>[<pid>]: `), if any.
 pub fn strip_prefix(line: &str) -> &str {
     journal_prefix(line).map_or(line, |(rest, _, _)| rest)
@@ -172,9 +225,8 @@ pub enum Event {
     UsingDevice(String),
     /// A failure: OOM, crash, GPU discovery failure, missing Tensile library, …
     Failure {
-        /// Kind: `oom`, `abort`, `rocm_error`, `runner_crashed`, `gpu_discovery_failed`,
-        /// `device_filtered`, `tensile_library_missing`, `no_rocblas_support`, `killed`.
-        kind: &'static str,
+        /// What failed.
+        kind: FailureKind,
         /// Detail (the missing file and arch for `tensile_library_missing`).
         detail: String,
     },
@@ -232,7 +284,7 @@ fn parse_logfmt(line: &str, msg: &str) -> Option<Event> {
         }
     }
     line.contains("out of memory").then(|| Event::Failure {
-        kind: "oom",
+        kind: FailureKind::Oom,
         detail: msg.to_string(),
     })
 }
@@ -270,13 +322,13 @@ fn logfmt_message(line: &str, msg: &str) -> Option<Event> {
                 device: d.to_string(),
             })
         }
-        "failure during GPU discovery" => failure("gpu_discovery_failed", g("error")),
+        "failure during GPU discovery" => failure(FailureKind::GpuDiscoveryFailed, g("error")),
         "filtering device which didn't fully initialize" => {
-            failure("device_filtered", g("library"))
+            failure(FailureKind::DeviceFiltered, g("library"))
         }
-        "llama runner terminated" => failure("runner_crashed", g("error")),
+        "llama runner terminated" => failure(FailureKind::RunnerCrashed, g("error")),
         m if m.starts_with("dropping ROCm device") => {
-            failure("no_rocblas_support", g("gfx_target"))
+            failure(FailureKind::NoRocblasSupport, g("gfx_target"))
         }
         _ => None,
     }
@@ -431,7 +483,7 @@ fn tensile_missing(t: &str) -> Option<Event> {
     match rocpath_logs::rocblas::parse(t.as_bytes()) {
         Some(rocpath_logs::rocblas::Event::LibraryMissing { path, arch, .. }) => {
             Some(Event::Failure {
-                kind: "tensile_library_missing",
+                kind: FailureKind::TensileLibraryMissing,
                 detail: format!("{path} for {arch}"),
             })
         }
@@ -457,13 +509,13 @@ fn gin(f: &[&str]) -> Option<Event> {
 
 /// A failure named anywhere on a line: ROCm errors, aborts, OOM, crashes, kills.
 fn failure(t: &str) -> Option<Event> {
-    let failures: [(&str, &'static str); 6] = [
-        ("ROCm error:", "rocm_error"),
-        ("SIGABRT", "abort"),
-        ("out of memory", "oom"),
-        ("hipErrorOutOfMemory", "oom"),
-        ("runner crashed", "runner_crashed"),
-        ("Killed", "killed"),
+    let failures: [(&str, FailureKind); 6] = [
+        ("ROCm error:", FailureKind::RocmError),
+        ("SIGABRT", FailureKind::Abort),
+        ("out of memory", FailureKind::Oom),
+        ("hipErrorOutOfMemory", FailureKind::Oom),
+        ("runner crashed", FailureKind::RunnerCrashed),
+        ("Killed", FailureKind::Killed),
     ];
     let (_, kind) = failures
         .into_iter()
@@ -574,7 +626,7 @@ mod tests {
         );
         assert!(matches!(
             parse("rocBLAS error: Cannot read /opt/rocm-7.2.0/lib/rocblas/library/TensileLibrary.dat: No such file or directory for GPU arch : gfx900"),
-            Some(Event::Failure { kind: "tensile_library_missing", detail }) if detail.ends_with("for gfx900")
+            Some(Event::Failure { kind: FailureKind::TensileLibraryMissing, detail }) if detail.ends_with("for gfx900")
         ));
         assert_eq!(
             parse(
@@ -597,7 +649,7 @@ mod tests {
         assert!(matches!(
             parse("ROCm error: unspecified launch failure"),
             Some(Event::Failure {
-                kind: "rocm_error",
+                kind: FailureKind::RocmError,
                 ..
             })
         ));

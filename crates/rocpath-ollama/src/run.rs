@@ -180,9 +180,8 @@ pub struct Verdict {
 /// A failure seen in a run.
 #[derive(Debug, Clone, Serialize)]
 pub struct Failure {
-    /// Kind (`tensile_library_missing`, `gpu_discovery_failed`, `rocm_error`, `abort`, `oom`,
-    /// `runner_crashed`, `error_response`, `http_error`, …).
-    pub kind: String,
+    /// What failed.
+    pub kind: crate::log::FailureKind,
     /// Detail.
     pub detail: String,
     /// Evidence.
@@ -590,13 +589,13 @@ impl RunReader {
         Ok(())
     }
 
-    fn failure(&mut self, kind: &str, detail: String, at: Locator) {
+    fn failure(&mut self, kind: crate::log::FailureKind, detail: String, at: Locator) {
         if self.failures.len() >= MAX_FAILURES {
             self.failures_dropped += 1;
             return;
         }
         self.failures.push(Failure {
-            kind: kind.to_string(),
+            kind,
             detail,
             evidence: Evidence::new(
                 Class::Confirmed,
@@ -639,7 +638,11 @@ impl RunReader {
 
     fn response(&mut self, path: &str, r: Response, line: u64, stream: Option<Stream>) {
         if let Some(e) = &r.error {
-            self.failure("error_response", e.clone(), at(path, line));
+            self.failure(
+                crate::log::FailureKind::ErrorResponse,
+                e.clone(),
+                at(path, line),
+            );
         }
         let rates = r.rates();
         self.gen_info = Some(GenerateInfo {
@@ -823,7 +826,11 @@ impl RunReader {
                     self.requests_dropped += 1;
                 }
                 if status >= 400 {
-                    self.failure("http_error", format!("{p} answered {status}"), here);
+                    self.failure(
+                        crate::log::FailureKind::HttpError,
+                        format!("{p} answered {status}"),
+                        here,
+                    );
                 }
             }
             _ => {}
@@ -929,11 +936,12 @@ impl RunReader {
     fn request_failed(&self) -> Option<&str> {
         self.failures
             .iter()
-            .find(|f| f.kind == "error_response")
+            .find(|f| f.kind == crate::log::FailureKind::ErrorResponse)
             .or_else(|| {
-                self.failures
-                    .iter()
-                    .find(|f| f.kind == "http_error" && f.detail.contains("/api/generate"))
+                self.failures.iter().find(|f| {
+                    f.kind == crate::log::FailureKind::HttpError
+                        && f.detail.contains("/api/generate")
+                })
             })
             .map(|f| f.detail.as_str())
     }

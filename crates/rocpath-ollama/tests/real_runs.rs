@@ -116,8 +116,12 @@ fn other_index_files() {
         &dir,
         &case_files("tinyllama", "baseline", "first", "20260320_195645"),
     )[0];
-    assert!(r.failures.iter().any(|f| f.kind == "rocm_error"));
-    assert!(r.failures.iter().any(|f| f.kind == "error_response"));
+    assert!(r.failures.iter().any(|f| f.kind.as_str() == "rocm_error"));
+    assert!(
+        r.failures
+            .iter()
+            .any(|f| f.kind.as_str() == "error_response")
+    );
 }
 
 #[test]
@@ -199,7 +203,7 @@ fn cpu_fallback_root_cause() {
     let f = r
         .failures
         .iter()
-        .find(|f| f.kind == "tensile_library_missing")
+        .find(|f| f.kind.as_str() == "tensile_library_missing")
         .unwrap();
     assert!(
         f.detail
@@ -212,7 +216,9 @@ fn cpu_fallback_root_cause() {
         &["ollama-serve-abort-20260320_160946.log".to_string()],
     )[0];
     assert!(
-        r.failures.iter().any(|f| f.kind == "gpu_discovery_failed"),
+        r.failures
+            .iter()
+            .any(|f| f.kind.as_str() == "gpu_discovery_failed"),
         "{:?}",
         r.failures
     );
@@ -287,7 +293,7 @@ fn error_and_empty_generate_files() {
     assert!(
         r.failures
             .iter()
-            .any(|f| f.kind == "error_response" && f.detail.contains("not found"))
+            .any(|f| f.kind.as_str() == "error_response" && f.detail.contains("not found"))
     );
     let r = &runs(
         &dir,

@@ -608,8 +608,8 @@ pub fn to_rocblas(d: &Desc, call: MiopenCall, ty: ([BlasType; 4], BlasType), fla
 pub struct GemmKernel {
     /// The rocBLAS library folder.
     pub library_dir: String,
-    /// `chosen`, `no_solution`, `no_catalog`, `unresolved`, … (`explain gemm`'s outcome).
-    pub outcome: String,
+    /// `explain gemm`'s outcome for the call.
+    pub outcome: crate::gemm::GemmOutcome,
     /// Kernel name (`Cijk_…`).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub name: Option<String>,
@@ -759,7 +759,7 @@ pub fn predict_kernels(e: &mut MiopenExplanation, libs: &Libraries, dir: &Path) 
         let chosen = x.chosen.as_ref();
         g.kernel = Some(GemmKernel {
             library_dir: dir.display().to_string(),
-            outcome: x.outcome.to_string(),
+            outcome: x.outcome,
             name: chosen.map(|c| c.name.clone()),
             index: chosen.map(|c| c.index),
             file: chosen.map(|c| c.file.clone()),
@@ -772,7 +772,7 @@ pub fn predict_kernels(e: &mut MiopenExplanation, libs: &Libraries, dir: &Path) 
 fn unresolved_kernel(dir: &Path, why: String) -> GemmKernel {
     GemmKernel {
         library_dir: dir.display().to_string(),
-        outcome: "unresolved".into(),
+        outcome: crate::gemm::GemmOutcome::Unresolved,
         name: None,
         index: None,
         file: None,

@@ -44,14 +44,14 @@ fn debian_rocblas_and_hipblaslt_presence() {
     assert!(t.target_solutions > 0);
     // gfx900 BF16: only the generic fallback kernels (BB_HPA / BS_HPA _fallback with gfx900 hsaco).
     let e = explain(&q("gfx900", "bf16", &rb, &lt, None)).unwrap();
-    assert_eq!(e.outcome, "tensile_fallback_kernels");
+    assert_eq!(e.outcome.as_str(), "tensile_fallback_kernels");
     let t = e.tensile.as_ref().unwrap();
     assert!(t.target_files.is_empty());
     assert_eq!(t.fallback_files.len(), 8);
     assert!(t.fallback_solutions > 0);
     // gfx900 INT8 likewise (I8I_HPA fallback).
     let e = explain(&q("gfx900", "i8", &rb, &lt, None)).unwrap();
-    assert_eq!(e.outcome, "tensile_fallback_kernels");
+    assert_eq!(e.outcome.as_str(), "tensile_fallback_kernels");
     // gfx900 XF32: falls back to FP32 (no XF32 on gfx900).
     let e = explain(&q("gfx900", "xf32", &rb, &lt, None)).unwrap();
     assert!(
@@ -80,10 +80,10 @@ fn debian_rocblas_and_hipblaslt_presence() {
     );
     // gfx90a forced onto hipBLASLt: hipBLASLt has gfx90a FP32 solutions.
     let e = explain(&q("gfx90a", "f32", &rb, &lt, Some("1"))).unwrap();
-    assert_eq!(e.outcome, "hipblaslt");
+    assert_eq!(e.outcome.as_str(), "hipblaslt");
     // gfx900 forced onto hipBLASLt: none for gfx900, so hipBLASLt → Tensile.
     let e = explain(&q("gfx900", "f32", &rb, &lt, Some("1"))).unwrap();
-    assert_eq!(e.outcome, "tensile");
+    assert_eq!(e.outcome.as_str(), "tensile");
     assert!(
         e.fallbacks
             .iter()

@@ -259,8 +259,8 @@ fn run_rocblas(a: ExplainRocblasArgs, p: &Printer) -> anyhow::Result<Status> {
     } else {
         p.data(&rocpath_render::explain::rocblas(&e))?;
     }
-    Ok(match e.outcome.as_str() {
-        "error" => Status::Negative,
+    Ok(match e.outcome {
+        rocpath_explain::rocblas::RocblasEnd::Error => Status::Negative,
         _ => Status::Ok,
     })
 }

@@ -31,6 +31,7 @@ mod flow;
 mod funcfield;
 mod grow;
 pub mod index;
+mod inherit;
 pub mod lang;
 mod memo;
 mod model;

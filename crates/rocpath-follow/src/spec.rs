@@ -52,6 +52,9 @@ pub fn key_kind(name: &str) -> HopKind {
     }
 }
 
+/// Most child-process starts named as inheriting a variable, per trail.
+const MAX_INHERITING: usize = 8;
+
 impl Engine<'_> {
     /// The file a SPEC names.
     fn find_file(&self, spec: &str, file: &str) -> Result<FileRef, FollowError> {
@@ -234,8 +237,59 @@ impl Engine<'_> {
         }
         if out.is_empty() && matches!(kind, HopKind::Flag | HopKind::Env) {
             out = self.sent_only(name, kind);
+        } else if kind == HopKind::Env {
+            out.extend(self.inherited(name));
         }
         out
+    }
+
+    /// The child processes the repositories start with their environment, for a variable
+    /// they read themselves: each start is where the variable also leaves them (see
+    /// `inherit`). At most [`MAX_INHERITING`] files, in index order.
+    fn inherited(&mut self, name: &str) -> Vec<Draft> {
+        let mut files: Vec<FileRef> = Vec::new();
+        for (word, lang) in [
+            ("Command", Lang::Go),
+            ("CommandContext", Lang::Go),
+            ("subprocess", Lang::Python),
+            ("execvp", Lang::Python),
+            ("execvp", Lang::Cpp),
+            ("execlp", Lang::Cpp),
+            ("execv", Lang::Cpp),
+            ("execl", Lang::Cpp),
+            ("posix_spawn", Lang::Cpp),
+            ("posix_spawnp", Lang::Cpp),
+            ("popen", Lang::Cpp),
+            ("system", Lang::Cpp),
+        ] {
+            for f in self.files_with(word, Some(lang)) {
+                if !files.contains(&f) {
+                    files.push(f);
+                }
+            }
+        }
+        let mut found = Vec::new();
+        for f in files {
+            let Some(p) = self.file(f) else { continue };
+            if let Some(i) = crate::inherit::inheritance(&p) {
+                found.push((f, p.line_at(i.at), i));
+            }
+        }
+        // Where the environment is handed on explicitly, the starts that inherit it by default
+        // are most often helpers; they are named only when there is nothing else.
+        let explicit = found.iter().any(|(_, _, i)| i.explicit);
+        found
+            .into_iter()
+            .filter(|(_, _, i)| i.explicit || !explicit)
+            .take(MAX_INHERITING)
+            .map(|(f, line, i)| {
+                let note = format!(
+                    "{}, {name} included: what that program — or a runtime or library it loads — does with {name} is outside the repositories given",
+                    i.how
+                );
+                self.draft(f, line, HopKind::Env, HopEvidence::Unresolved, name, Some(note), None)
+            })
+            .collect()
     }
 
     /// A name that is neither a field nor a key read as a string, but an identifier of the

@@ -189,13 +189,23 @@ pub fn shared_objects(maps: &str, exe: Option<&str>) -> Vec<(String, bool)> {
             None => (path, false),
         };
         let base = path.rsplit('/').next().unwrap_or(path);
-        let is_so = base.ends_with(".so") || base.contains(".so.");
-        if !is_so || Some(path) == exe || !seen.insert(path.to_string()) {
+        if !is_shared_object_name(base) || Some(path) == exe || !seen.insert(path.to_string()) {
             continue;
         }
         out.push((path.to_string(), deleted));
     }
     out
+}
+
+/// `libx.so` or `libx.so.<version>` (digits and dots): the loader's cache
+/// (`/etc/ld.so.cache`, mapped while a process starts) and other `.so.` names are not.
+fn is_shared_object_name(base: &str) -> bool {
+    base.ends_with(".so")
+        || base.match_indices(".so.").any(|(i, _)| {
+            let v = &base[i + 4..];
+            v.starts_with(|c: char| c.is_ascii_digit())
+                && v.bytes().all(|b| b.is_ascii_digit() || b == b'.')
+        })
 }
 
 /// The path of a `maps` line (`address perms offset dev inode path`), if it names a file.
@@ -307,6 +317,22 @@ pub fn is_rocm_data(path: &str) -> bool {
 
 #[cfg(test)]
 mod tests {
+
+    #[test]
+    fn shared_object_names() {
+        for yes in [
+            "libc.so.6",
+            "libamdhip64.so",
+            "libhsa-runtime64.so.1.14.0",
+            "ld-linux-x86-64.so.2",
+        ] {
+            assert!(super::is_shared_object_name(yes), "{yes}");
+        }
+        for no in ["ld.so.cache", "libx.so.bak", "notes.so.txt", "x.sox"] {
+            assert!(!super::is_shared_object_name(no), "{no}");
+        }
+    }
+
     use super::*;
 
     #[test]

@@ -1199,3 +1199,92 @@ fn what_a_condition_decides_is_followed_one_condition_deep() {
     assert!(second.children.is_empty());
     assert!(hops(&doc).iter().all(|h| h.line != 9), "{}", show(&doc));
 }
+
+/// Shaped like Ollama's `discover/runner.go` (it reads `HSA_OVERRIDE_GFX_VERSION` to warn) and
+/// `llm/server.go` (it starts the runner with `append(os.Environ(), …)`): the runner and the
+/// ROCm runtime it loads read the variable too, outside the repository.
+const DISCOVER_GO: &str = r#"package discover
+
+import (
+	"log/slog"
+	"os"
+)
+
+func warn() {
+	if v := os.Getenv("HSA_OVERRIDE_GFX_VERSION"); v != "" {
+		slog.Info("override", "HSA_OVERRIDE_GFX_VERSION", v)
+	}
+}
+"#;
+
+const LAUNCH_GO: &str = r#"package llm
+
+import (
+	"os"
+	"os/exec"
+)
+
+func start(exe string) error {
+	cmd := exec.Command(exe, "runner")
+	cmd.Env = append(os.Environ(), "OLLAMA_RUNNER=1")
+	return cmd.Start()
+}
+"#;
+
+/// Lists the environment but starts nothing: no inheritance.
+const LIST_ENV_GO: &str = r#"package debug
+
+import "os"
+
+func dump() int {
+	return len(os.Environ())
+}
+"#;
+
+#[test]
+fn a_variable_read_here_is_also_inherited_by_the_child_processes_started_here() {
+    let r = repo(&[
+        ("discover/runner.go", DISCOVER_GO),
+        ("llm/server.go", LAUNCH_GO),
+        ("debug/env.go", LIST_ENV_GO),
+    ]);
+    let doc = run("HSA_OVERRIDE_GFX_VERSION", r.path());
+    // The repository's own read is still a start.
+    assert!(
+        hops(&doc).iter().any(|h| h.path == "discover/runner.go"),
+        "{}",
+        show(&doc)
+    );
+    let h = must(&doc, "llm/server.go", 10, HopKind::Env);
+    assert_eq!(h.evidence, HopEvidence::Unresolved, "{}", show(&doc));
+    let note = h.note.as_deref().unwrap_or("");
+    assert!(note.contains("os.Environ()"), "{note}");
+    assert!(note.contains("exec.Command(exe, \"runner\")"), "{note}");
+    assert!(
+        !hops(&doc).iter().any(|h| h.path == "debug/env.go"),
+        "{}",
+        show(&doc)
+    );
+    // A variable the repository never reads is not made up from its process starts.
+    let o = rocpath_follow::Options {
+        cache: false,
+        ..rocpath_follow::Options::default()
+    };
+    assert!(follow("NOT_READ_ANYWHERE", &[PathBuf::from(r.path())], &o).is_err());
+}
+
+/// A Python build script that runs a tool without `env=`: the tool inherits.
+#[test]
+fn a_python_subprocess_without_env_inherits_the_variable() {
+    let r = repo(&[(
+        "build.py",
+        "import os\nimport subprocess\n\nif os.environ.get('ROCM_PATH'):\n    print('rocm')\n\nsubprocess.run(['cmake', '..'])\n",
+    )]);
+    let doc = run("ROCM_PATH", r.path());
+    let h = must(&doc, "build.py", 7, HopKind::Env);
+    assert!(
+        h.note.as_deref().unwrap_or("").contains("no `env=`"),
+        "{}",
+        show(&doc)
+    );
+}

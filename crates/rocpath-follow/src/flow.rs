@@ -78,6 +78,30 @@ fn condition_text(p: &Parsed, n: Node) -> String {
 
 const SETENV: &[&str] = &["Setenv", "setenv", "putenv", "_putenv"];
 
+/// Calls that start a process with their arguments as its command line (Go `os/exec`, Python
+/// `subprocess`/`os`, POSIX `exec*`/`posix_spawn`/`system`/`popen`), as written at the call.
+const PROCESS_STARTS: &[&str] = &[
+    "exec.Command",
+    "exec.CommandContext",
+    "subprocess.run",
+    "subprocess.Popen",
+    "subprocess.call",
+    "subprocess.check_call",
+    "subprocess.check_output",
+    "os.system",
+    "os.execv",
+    "os.execvp",
+    "os.spawnv",
+    "execv",
+    "execvp",
+    "execl",
+    "execlp",
+    "posix_spawn",
+    "posix_spawnp",
+    "system",
+    "popen",
+];
+
 /// Where a value's flow ends by itself (a statement whose value is dropped, a block, a
 /// file), not a construct left unfollowed.
 const ENDS: &[&str] = &[
@@ -562,6 +586,24 @@ impl Engine<'_> {
             call.parent().map(|x| x.kind()),
             Some("expression_statement") | Some("go_statement") | Some("defer_statement")
         );
+        // A qualified start (`subprocess.run`) is the library's even when the repositories
+        // define a function of the same last name; an unqualified one (`system`) only when
+        // they do not.
+        let qualified_start = ctext.contains('.') && PROCESS_STARTS.contains(&ctext.as_str());
+        if qualified_start || (defs.is_empty() && PROCESS_STARTS.contains(&ctext.as_str())) {
+            // The value is on the command line of another program: where it leaves.
+            return Step::Land(vec![self.draft(
+                at,
+                p.line(arg),
+                HopKind::Flag,
+                HopEvidence::Unresolved,
+                name,
+                Some(format!(
+                    "on the command line of the process started by `{ctext}(…)`: the program it runs reads it, outside the repositories given"
+                )),
+                None,
+            )]);
+        }
         if defs.is_empty() {
             if let Some(d) = self.built_into(at, p, call, callee, idx, discarded) {
                 return Step::Land(d);

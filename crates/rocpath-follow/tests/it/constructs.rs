@@ -1288,3 +1288,18 @@ fn a_python_subprocess_without_env_inherits_the_variable() {
         show(&doc)
     );
 }
+
+/// rocBLAS's `rmake.py` shape again: `--jobs` is built into the command its own `run_cmd`
+/// hands to `subprocess.run`; the command line of that process is where it leaves.
+#[test]
+fn a_value_on_a_child_process_command_line_names_that_boundary() {
+    let r = repo(&[("rmake.py", RMAKE_PY), ("rdeps.py", RDEPS_PY)]);
+    let doc = run("--jobs", r.path());
+    let h = must(&doc, "rmake.py", 11, HopKind::Flag);
+    assert_eq!(h.evidence, HopEvidence::Unresolved, "{}", show(&doc));
+    let note = h.note.as_deref().unwrap_or("");
+    assert!(
+        note.contains("command line of the process started by `subprocess.run(…)`"),
+        "{note}"
+    );
+}

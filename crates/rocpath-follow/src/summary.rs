@@ -30,10 +30,44 @@ impl Stop {
     }
 }
 
+/// A hop taken by a name alone: a field of that name whose type is not resolved, a JSON key,
+/// a flag, a variable or a C field matched by name, one of several definitions of a called
+/// name. (A call's result taken to depend on its argument, or what a condition decides, is an
+/// inference about flow, not about which code is meant.)
+fn is_name_match(h: &Hop) -> bool {
+    h.evidence == HopEvidence::Inferred
+        && matches!(
+            h.kind,
+            HopKind::Field
+                | HopKind::Json
+                | HopKind::Flag
+                | HopKind::Env
+                | HopKind::Cgo
+                | HopKind::CallArg
+        )
+}
+
+/// Every hop of a start's tree, depth first, with its depth and the name matches on the way
+/// to it (itself included, the start left out): a decision reached through resolved hops is
+/// listed before one reached through a field of the same name in another type.
+fn guessed_walk(root: &Hop) -> Vec<(usize, usize, &Hop)> {
+    fn go<'a>(h: &'a Hop, depth: usize, guesses: usize, out: &mut Vec<(usize, usize, &'a Hop)>) {
+        let g = guesses + usize::from(depth > 0 && is_name_match(h));
+        out.push((depth, g, h));
+        for c in &h.children {
+            go(c, depth + 1, g, out);
+        }
+    }
+    let mut out = Vec::new();
+    go(root, 0, 0, &mut out);
+    out
+}
+
 /// Where a trail ends.
 #[derive(Debug, Default)]
 pub struct Ends<'d> {
-    /// Conditions deciding on the value: `code_verified` first, then the shallowest.
+    /// Conditions deciding on the value: those reached through the fewest name matches first,
+    /// then by start, then the shallowest.
     pub decisions: Vec<&'d Hop>,
     /// Hops where the value leaves the repositories given (`unresolved`, the boundary in
     /// the note), in the order of the tree.
@@ -63,24 +97,24 @@ fn stop_of(h: &Hop) -> Option<Stop> {
 /// Where the trail of `doc` ends.
 pub fn ends(doc: &FollowDoc) -> Ends<'_> {
     let mut e = Ends::default();
-    let mut decisions: Vec<(bool, usize, usize, &Hop)> = Vec::new();
+    let mut decisions: Vec<(usize, usize, usize, &Hop)> = Vec::new();
     let mut stops = std::collections::BTreeMap::new();
     // The starts come definition first: the decisions of an earlier start before a later one's.
     let walk = doc.hops.iter().enumerate().flat_map(|(start, r)| {
-        r.walk()
+        guessed_walk(r)
             .into_iter()
-            .map(move |(depth, h)| (start, depth, h))
+            .map(move |(depth, guesses, h)| (start, depth, guesses, h))
     });
-    for (start, depth, h) in walk {
+    for (start, depth, guesses, h) in walk {
         if h.kind == HopKind::Branch {
-            decisions.push((h.evidence != HopEvidence::CodeVerified, start, depth, h));
+            decisions.push((guesses, start, depth, h));
         } else if h.evidence == HopEvidence::Unresolved {
             e.boundaries.push(h);
         } else if let Some(s) = stop_of(h) {
             *stops.entry(s).or_insert(0) += 1;
         }
     }
-    decisions.sort_by_key(|(weak, start, depth, h)| (*weak, *start, *depth, h.id));
+    decisions.sort_by_key(|(guesses, start, depth, h)| (*guesses, *start, *depth, h.id));
     e.decisions = decisions.into_iter().map(|(_, _, _, h)| h).collect();
     e.stops = stops.into_iter().collect();
     e

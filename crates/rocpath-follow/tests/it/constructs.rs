@@ -1303,3 +1303,41 @@ fn a_value_on_a_child_process_command_line_names_that_boundary() {
         "{note}"
     );
 }
+
+/// A field of the same name in another type, read in a condition near the start, and the
+/// value's own path to a condition further down: the resolved one is the first decision.
+const OPTS_GO: &str = r#"package server
+
+type Options struct {
+	NumCtx int
+}
+
+func load(o Options) int {
+	n := o.NumCtx
+	m := n * 2
+	k := m + 1
+	if k > 100 {
+		return 1
+	}
+	return 0
+}
+"#;
+
+const UI_GO: &str = r#"package ui
+
+func show(v struct{ NumCtx int }) {
+	if v.NumCtx > 0 {
+		println("x")
+	}
+}
+"#;
+
+#[test]
+fn decisions_reached_through_resolved_hops_come_before_name_matches() {
+    let r = repo(&[("server/opts.go", OPTS_GO), ("ui/ui.go", UI_GO)]);
+    let doc = run("server/opts.go:NumCtx", r.path());
+    let ends = rocpath_follow::ends(&doc);
+    let paths: Vec<&str> = ends.decisions.iter().map(|h| h.path.as_str()).collect();
+    assert_eq!(paths.first(), Some(&"server/opts.go"), "{}", show(&doc));
+    assert!(paths.contains(&"ui/ui.go"), "{}", show(&doc));
+}

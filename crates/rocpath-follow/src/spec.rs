@@ -284,7 +284,7 @@ impl Engine<'_> {
             .take(MAX_INHERITING)
             .map(|(f, line, i)| {
                 let note = format!(
-                    "{}, {name} included: what that program — or a runtime or library it loads — does with {name} is outside the repositories given",
+                    "{}, {name} included: what that program — or a runtime or library it loads — does with {name} is not followed from here (the program may be outside the repositories given)",
                     i.how
                 );
                 self.draft(f, line, HopKind::Env, HopEvidence::Unresolved, name, Some(note), None)

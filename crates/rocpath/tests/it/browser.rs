@@ -32,6 +32,38 @@ fn chromium() -> Option<PathBuf> {
     None
 }
 
+/// Names that stay as they are in Japanese text (tools, libraries, runtimes).
+const NAMES: &[&str] = &[
+    "rocpath",
+    "rocm",
+    "rocblas",
+    "hipblaslt",
+    "miopen",
+    "tensile",
+    "ollama",
+    "llama",
+    "ggml",
+    "hipcc",
+    "clang",
+    "rocprof",
+    "rocprofv",
+];
+
+/// The layout of a page as text: each visible heading of `main` (level, text, the left edge
+/// of its box rounded to 10 px), then how many tables and figures it holds.
+const LAYOUT_JS: &str = r#"(() => {
+  const r = x => Math.round(x / 10) * 10;
+  const out = [];
+  for (const h of document.querySelectorAll('main h1, main h2, main h3')) {
+    if (h.offsetParent === null) continue;
+    const b = h.getBoundingClientRect();
+    out.push(h.tagName.toLowerCase() + ' x=' + r(b.left) + ' ' + h.innerText.trim().replace(/\s+/g, ' '));
+  }
+  const visible = sel => Array.from(document.querySelectorAll(sel)).filter(e => e.offsetParent !== null).length;
+  out.push('tables=' + visible('main table') + ' figures=' + visible('main svg, main figure'));
+  return out.join('\n');
+})()"#;
+
 struct Killed(Child);
 impl Drop for Killed {
     fn drop(&mut self) {
@@ -524,6 +556,60 @@ fn example_site_in_headless_chromium() {
         0
     );
     cdp.screenshot(&s, &shots.join("case-hostile.png"));
+
+    // The four page kinds in both languages: each fits 1280 px without scrolling sideways,
+    // a Japanese view's headings are Japanese, and its layout — the headings, their level,
+    // their text and where their column starts — matches the snapshot (a screenshot of each
+    // is kept beside the others). Positions are rounded to 10 px and no width is compared, so
+    // another font's metrics do not change the snapshot; a layout change does.
+    let pages = [
+        "index.html",
+        "worlds/gfx900.html",
+        "cases/example-install-gfx900.html",
+        "claims/gfx900-dot-i8-fma-fallback.html",
+    ];
+    for lang in ["en", "ja"] {
+        assert!(
+            cdp.load(&s, &format!("{site}index.html"), &origin)
+                .is_empty()
+        );
+        cdp.eval(
+            &s,
+            &format!("document.querySelector('[data-set-lang={lang}]').click()"),
+        );
+        for page in pages {
+            let problems = cdp.load(&s, &format!("{site}{page}"), &origin);
+            assert!(problems.is_empty(), "{page}: {problems:#?}");
+            let name = format!(
+                "{}-{lang}",
+                page.trim_end_matches(".html").replace('/', "-")
+            );
+            cdp.screenshot(&s, &shots.join(format!("{name}.png")));
+            let wide = cdp.eval(
+                &s,
+                "document.documentElement.scrollWidth - document.documentElement.clientWidth",
+            );
+            assert_eq!(wide.as_i64(), Some(0), "{page} ({lang}) scrolls sideways");
+            let layout = cdp.eval(&s, LAYOUT_JS).as_str().unwrap_or("").to_string();
+            if lang == "ja" {
+                // A heading of the Japanese view has no English word (names of GPUs, products
+                // and files — `gfx900`, `Vega`, `MI25` — are not words).
+                for line in layout.lines().filter(|l| l.starts_with('h')) {
+                    let text = line.splitn(3, ' ').nth(2).unwrap_or("");
+                    let english: Vec<&str> = text
+                        .split(|c: char| !c.is_ascii_alphabetic())
+                        .filter(|w| w.len() >= 4 && w.bytes().all(|b| b.is_ascii_lowercase()))
+                        .filter(|w| !NAMES.contains(w))
+                        .collect();
+                    assert!(
+                        english.is_empty(),
+                        "{page}: English in a heading of the Japanese view: {line}"
+                    );
+                }
+            }
+            insta::assert_snapshot!(format!("browser_layout_{}", name.replace('-', "_")), layout);
+        }
+    }
     #[allow(clippy::print_stderr)]
     {
         eprintln!(

@@ -1,6 +1,9 @@
 //! Publishable paths: the paths of the machine that recorded or imported the data are shown
 //! relative to the ledger's data root (`data_root` in `ledger.toml`, relative to the ledger
-//! folder), or to the ledger folder when none is declared — never as absolute paths.
+//! folder), or to the ledger folder when none is declared — never as absolute paths, and
+//! never climbing out of it: a path outside the data root is published as `…/` and its last
+//! part (`…/vega64-cases.json`), so a page names no folder of the building machine and no
+//! place outside what is published.
 //!
 //! [`publishable`] rewrites a loaded ledger before a site is built from it: every string of
 //! every document (evidence sources, case paths, the command lines in `observed`), the quotes,
@@ -70,12 +73,12 @@ impl Paths {
             absolute(&ledger_abs.join(&l.meta.data_root))
         };
         let mut prefixes: BTreeMap<String, String> = BTreeMap::new();
-        let mut add = |abs: &Path, rel: PathBuf| {
+        let mut add = |abs: &Path, rel: String| {
             let a = abs.to_string_lossy().trim_end_matches('/').to_string();
             if a.is_empty() {
                 return;
             }
-            let r = rel.to_string_lossy().replace('\\', "/");
+            let r = rel;
             let r = if r == "." {
                 String::new()
             } else {
@@ -83,15 +86,17 @@ impl Paths {
             };
             prefixes.insert(format!("{a}/"), r);
         };
-        add(&root, PathBuf::from("."));
+        add(&root, ".".to_string());
         // The folders the observations were imported from, and the folders of their inputs.
         for o in &l.observations {
             let base = normal(&ledger_abs.join(&o.imported.base));
-            add(&base, relative(&root, &base));
+            add(&base, published(&root, &base));
             for i in &o.inputs {
-                let at = normal(&resolve_input(&ledger_abs, &o.imported.base, &i.path));
+                // A locator into a JSON document (`x.json#/cases/0`) names the file before `#`.
+                let file = i.path.split('#').next().unwrap_or(&i.path);
+                let at = normal(&resolve_input(&ledger_abs, &o.imported.base, file));
                 if let Some(dir) = at.parent() {
-                    add(dir, relative(&root, dir));
+                    add(dir, published(&root, dir));
                 }
             }
         }
@@ -138,30 +143,92 @@ impl Paths {
         text
     }
 
-    /// A path as published: relative to the data root.
-    pub fn path(&self, p: &str) -> String {
+    /// `s` with each word that climbs out of the import folder `base` (`../data/db`, as a
+    /// command line or a note gave it) published.
+    fn climbing_words(&self, s: &str, base: &Path) -> String {
+        if !s.contains("../") {
+            return s.to_string();
+        }
+        let mut text = String::with_capacity(s.len());
+        for piece in s.split_inclusive(char::is_whitespace) {
+            let word = piece.trim_end();
+            let body = word.trim_end_matches([')', '"', '\'', ']', ',', ';', '.']);
+            if word.starts_with("../") && !body.trim_start_matches("../").is_empty() {
+                text.push_str(&self.path(&normal(&base.join(body)).to_string_lossy()));
+                text.push_str(&word[body.len()..]);
+                text.push_str(&piece[word.len()..]);
+            } else {
+                text.push_str(piece);
+            }
+        }
+        text
+    }
+
+    /// A path a document names, relative to its import folder `base` when not absolute, as
+    /// published.
+    fn input(&self, p: &str, base: &Path) -> String {
         if Path::new(p).is_absolute() {
-            let r = relative(&self.root, &normal(Path::new(p)));
-            r.to_string_lossy().replace('\\', "/")
+            self.path(p)
+        } else if p.starts_with("../") {
+            self.path(&normal(&base.join(p)).to_string_lossy())
         } else {
             p.to_string()
         }
     }
 
-    fn value(&self, v: &mut Value) {
+    /// A path as published: relative to the data root, or `…/<last part>` outside it; a
+    /// JSON pointer after `#` is kept.
+    pub fn path(&self, p: &str) -> String {
+        if !Path::new(p).is_absolute() {
+            return p.to_string();
+        }
+        match p.split_once('#') {
+            Some((file, pointer)) => format!(
+                "{}#{pointer}",
+                published(&self.root, &normal(Path::new(file)))
+            ),
+            None => published(&self.root, &normal(Path::new(p))),
+        }
+    }
+
+    /// The path of `abs` relative to the data root, when it is inside it.
+    fn inside(&self, abs: &Path) -> Option<String> {
+        let r = relative(&self.root, abs)
+            .to_string_lossy()
+            .replace('\\', "/");
+        (!r.split('/').any(|c| c == "..") && !Path::new(&r).is_absolute()).then_some(r)
+    }
+
+    /// Every string of a document imported from the folder `base` (absolute): absolute
+    /// paths, and paths that climb out of `base` (`../data/x.db`, as a command line gave
+    /// them), published.
+    fn value(&self, v: &mut Value, base: &Path) {
         match v {
             Value::String(s) => {
                 if s.starts_with('/') && !s.contains(char::is_whitespace) && here(s) {
                     // A path on its own: relative to the data root.
                     *s = self.path(s);
+                } else if s.starts_with("../") && !s.contains(char::is_whitespace) {
+                    *s = self.path(&normal(&base.join(s.as_str())).to_string_lossy());
                 } else if s.contains('/') {
-                    *s = self.rewrite(s);
+                    *s = self.climbing_words(&self.rewrite(s), base);
                 }
             }
-            Value::Array(a) => a.iter_mut().for_each(|x| self.value(x)),
-            Value::Object(m) => m.values_mut().for_each(|x| self.value(x)),
+            Value::Array(a) => a.iter_mut().for_each(|x| self.value(x, base)),
+            Value::Object(m) => m.values_mut().for_each(|x| self.value(x, base)),
             _ => {}
         }
+    }
+}
+
+/// `abs` as published under `root`: relative inside it, `…/<last part>` outside it.
+fn published(root: &Path, abs: &Path) -> String {
+    let r = relative(root, abs).to_string_lossy().replace('\\', "/");
+    if r.split('/').any(|c| c == "..") || Path::new(&r).is_absolute() {
+        let last = abs.file_name().map(|n| n.to_string_lossy().into_owned());
+        format!("…/{}", last.unwrap_or_default())
+    } else {
+        r
     }
 }
 
@@ -180,17 +247,19 @@ fn command_name(cmd: &str) -> String {
 /// Rewrites a loaded ledger's paths for publishing (see the module notes).
 pub fn publishable(ledger: &Path, l: &mut Loaded) -> Paths {
     let paths = Paths::new(ledger, l);
+    let ledger_abs = absolute(ledger);
     for o in &mut l.observations {
         if let Some(Value::String(c)) = o.document.pointer_mut("/observed/command") {
             *c = command_name(c);
         }
-        paths.value(&mut o.document);
+        let base = normal(&ledger_abs.join(&o.imported.base));
+        paths.value(&mut o.document, &base);
         o.imported.file = paths.path(&paths.rewrite(&o.imported.file));
         for i in &mut o.inputs {
-            i.path = paths.path(&paths.rewrite(&i.path));
+            i.path = paths.input(&i.path, &base);
         }
         for q in &mut o.quotes {
-            q.path = paths.path(&paths.rewrite(&q.path));
+            q.path = paths.input(&q.path, &base);
         }
     }
     for c in &mut l.claims {
@@ -240,14 +309,13 @@ pub fn raw_files(ledger: &Path, l: &Loaded) -> (Vec<RawFile>, Vec<RawSkipped>) {
             if !std::fs::metadata(&at).is_ok_and(|m| m.is_file()) {
                 continue;
             }
-            let rel = paths.path(&at.to_string_lossy());
-            if rel.split('/').any(|c| c == "..") || Path::new(&rel).is_absolute() {
+            let Some(rel) = paths.inside(&at) else {
                 skipped.insert(RawSkipped {
                     path: i.path.clone(),
                     why: "outside the ledger's data root; not published".into(),
                 });
                 continue;
-            }
+            };
             let published: Vec<&str> = rel
                 .split('/')
                 .filter(|c| !c.is_empty() && *c != ".")
@@ -298,17 +366,39 @@ mod tests {
         assert_eq!(p.path("/data/x/y.log"), "x/y.log");
         let tmp = std::env::temp_dir();
         let t = tmp.display();
+        // A path of this machine outside the data root, inside a sentence: its last part.
         assert_eq!(
             p.rewrite(&format!("the first find-db in {t}/db (see \"{t}/y.txt\").")),
-            format!(
-                "the first find-db in {r}/db (see \"{r}/y.txt\").",
-                r = p.path(&t.to_string())
-            )
+            "the first find-db in …/db (see \"…/y.txt\")."
         );
         // A path of the recording machine stays as recorded.
         let rec = "in /home/nobody-here-x/.config/miopen/a.txt";
         assert_eq!(p.rewrite(rec), rec);
-        assert_eq!(p.path("/elsewhere/y.log"), "../elsewhere/y.log");
+        // Outside the data root: the last part only, nothing climbs out.
+        assert_eq!(p.path("/elsewhere/y.log"), "…/y.log");
         assert_eq!(p.path("rel/y.log"), "rel/y.log");
+    }
+
+    #[test]
+    fn relative_paths_of_a_document_are_published_from_its_import_folder() {
+        let p = Paths {
+            root: PathBuf::from("/data"),
+            prefixes: vec![("/data/".into(), String::new())],
+        };
+        let mut doc = serde_json::json!({
+            "db": "../data/miopen-db/gfx900_56.db.bz2",
+            "out": "../../elsewhere/x.json",
+            "note": "a sentence with ../ inside stays",
+            "cmd": "explain --db ../../elsewhere/db --compare x.json",
+            "at": "/data/run/x.json#/cases/6/db_lookups",
+            "kept": "logs/a.log"
+        });
+        p.value(&mut doc, Path::new("/data/run"));
+        assert_eq!(doc["db"], "data/miopen-db/gfx900_56.db.bz2");
+        assert_eq!(doc["out"], "…/x.json");
+        assert_eq!(doc["note"], "a sentence with ../ inside stays");
+        assert_eq!(doc["cmd"], "explain --db …/db --compare x.json");
+        assert_eq!(doc["at"], "run/x.json#/cases/6/db_lookups");
+        assert_eq!(doc["kept"], "logs/a.log");
     }
 }

@@ -7,7 +7,6 @@ use crate::views::*;
 use crate::{SiteError, Writer, svg};
 use minijinja::{Value, context};
 use rayon::prelude::*;
-use rocpath_ledger::files::observation_to_json;
 use rocpath_ledger::model::*;
 use rocpath_ledger::schemas;
 use rocpath_ledger::store::Loaded;
@@ -133,6 +132,50 @@ pub(crate) struct Site<'a> {
     claims: Vec<&'a Claim>,
     timeline: Vec<Timeline>,
     heat: Option<svg::Heatmap>,
+}
+
+/// The name of a file a ledger names by a path relative to itself (`../../docs/x.json` →
+/// `x.json`): a published page names no place outside the site.
+fn file_name(path: &str) -> String {
+    path.rsplit(['/', '\\']).next().unwrap_or(path).to_string()
+}
+
+/// An observation as the site publishes it (`data/<id>.json`): the document, its inputs and
+/// quotes as imported, and of the import only the file's name, its sha256 and the world; the
+/// ledger's own paths (where the file was, the folder its relative inputs are relative to)
+/// are left out, since they lead outside the site and name the building machine's folders.
+fn published_json(o: &Observation) -> Result<Vec<u8>, serde_json::Error> {
+    #[derive(Serialize)]
+    struct Import<'a> {
+        file: String,
+        sha256: &'a str,
+        #[serde(skip_serializing_if = "str::is_empty")]
+        world: &'a str,
+    }
+    #[derive(Serialize)]
+    struct Published<'a> {
+        schema: &'a str,
+        id: &'a str,
+        imported: Import<'a>,
+        inputs: &'a [Input],
+        quotes: &'a [Quote],
+        document: &'a serde_json::Value,
+    }
+    let p = Published {
+        schema: &o.schema,
+        id: &o.id,
+        imported: Import {
+            file: file_name(&o.imported.file),
+            sha256: &o.imported.sha256,
+            world: &o.imported.world,
+        },
+        inputs: &o.inputs,
+        quotes: &o.quotes,
+        document: &o.document,
+    };
+    let mut v = serde_json::to_vec_pretty(&p)?;
+    v.push(b'\n');
+    Ok(v)
 }
 
 impl<'a> Site<'a> {
@@ -691,7 +734,7 @@ impl<'a> Site<'a> {
             .map(|k| Model::case_ref(k))
             .collect();
         let json_url = format!("data/{}.json", o.id);
-        let json = observation_to_json(o).map_err(|e| SiteError::Template {
+        let json = published_json(o).map_err(|e| SiteError::Template {
             name: "observation json".into(),
             message: e.to_string(),
         })?;
@@ -735,7 +778,7 @@ impl<'a> Site<'a> {
         context! {
             id => o.id.clone(), schema => r.schema.clone(), command => r.command.clone(), time => r.time.clone(),
             tool => views_observed(o, "tool"), version => views_observed(o, "version"), host => views_observed(o, "host"),
-            file => o.imported.file.clone(), sha256 => o.imported.sha256.clone(), json_url => json_url,
+            file => file_name(&o.imported.file), sha256 => o.imported.sha256.clone(), json_url => json_url,
             inputs => o.inputs.iter().map(|i| context! { path => i.path.clone(), sha256 => i.sha256.clone(), bytes => i.bytes, note => i.note.clone() }).collect::<Vec<_>>(),
             quotes => quotes, quotes_more => o.quotes.len().saturating_sub(MAX_QUOTES),
             records => shown, n_records => n_records, records_more => n_records.saturating_sub(MAX_RECORDS),

@@ -369,3 +369,40 @@ fn taxonomy_and_pages_reflect_the_ledger() {
     let search = std::fs::read_to_string(out.join("assets/search-index.js")).unwrap();
     assert!(search.starts_with("window.ROCPATH_SEARCH = [") && search.contains("\"id\":\"c1\""));
 }
+
+/// A document imported from a folder beside the ledger (its relative inputs relative to
+/// another one): the published data names the file, never the ledger's paths to it.
+#[test]
+fn published_data_names_no_folder_outside_the_site() {
+    let dir = tempfile::tempdir().unwrap();
+    let ledger = Ledger::init(
+        &dir.path().join("work/ledger"),
+        &starter_meta(Text::new("t", "t")),
+    )
+    .unwrap();
+    let docs = dir.path().join("recordings/run1");
+    std::fs::create_dir_all(&docs).unwrap();
+    let doc = json!({
+        "schema": "rocpath.ollama/2",
+        "observed": {"tool": "rocpath", "version": "0.1.0", "command": "rocpath --json ollama read x",
+                     "time": "2026-11-20T00:00:00Z", "host": "h", "schema": "rocpath.ollama/2"},
+        "runs": [], "notes": [], "errors": []
+    });
+    let f = docs.join("ollama.json");
+    std::fs::write(&f, serde_json::to_vec(&doc).unwrap()).unwrap();
+    let g = ledger.lock("test").unwrap();
+    import_file(&g, &ledger, &f, Some("run1"), &docs).unwrap();
+    drop(g);
+    let out = dir.path().join("site");
+    build(&ledger, &out);
+    let data = std::fs::read_to_string(out.join("data/run1.json")).unwrap();
+    let v: serde_json::Value = serde_json::from_str(&data).unwrap();
+    assert_eq!(v["imported"]["file"], "ollama.json", "{data}");
+    assert!(v["imported"].get("base").is_none(), "{data}");
+    assert!(!data.contains("../"), "{data}");
+    let page = std::fs::read_to_string(out.join("observations/run1.html")).unwrap();
+    assert!(
+        !page.contains("recordings/run1"),
+        "the page names the import folder"
+    );
+}

@@ -56,6 +56,37 @@ fn counts(c: &Value) -> (u64, u64) {
     )
 }
 
+/// Every file of a built site: no folder of the building machine (`here`) appears in it, and
+/// no string of its data climbs out of it (`../`); the recording's own words (a path of the
+/// machine that recorded, inside a log line) stay as recorded.
+fn publishable(site: &Path, here: &[&Path]) {
+    let mut stack = vec![site.to_path_buf()];
+    let mut checked = 0;
+    while let Some(d) = stack.pop() {
+        for e in std::fs::read_dir(&d).unwrap().flatten() {
+            let p = e.path();
+            if p.is_dir() {
+                stack.push(p);
+                continue;
+            }
+            let text = String::from_utf8_lossy(&std::fs::read(&p).unwrap()).into_owned();
+            for h in here {
+                let h = h.to_string_lossy();
+                assert!(!text.contains(h.as_ref()), "{}: names {h}", p.display());
+            }
+            if p.extension().is_some_and(|x| x == "json") {
+                assert!(
+                    !text.contains("\"../"),
+                    "{}: a path climbs out",
+                    p.display()
+                );
+            }
+            checked += 1;
+        }
+    }
+    assert!(checked > 100, "{checked} files");
+}
+
 #[test]
 fn the_study_of_the_shared_fixtures_reproduces_the_published_numbers() {
     let Some(logs) = rocpath_testdata::fixture_dir("miopen-logs/vega64") else {
@@ -77,6 +108,7 @@ fn the_study_of_the_shared_fixtures_reproduces_the_published_numbers() {
     ]);
     assert_eq!(code, 0, "{stdout}{stderr}");
     assert!(stdout.contains("ledger check: 0 errors"), "{stdout}");
+    publishable(&out.join("site"), &[tmp.path(), &fixtures]);
     let ledger = out.join("ledger");
     let (code, json, stderr) = run(&[
         "--json",

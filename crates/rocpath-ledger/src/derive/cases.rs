@@ -332,11 +332,23 @@ fn capitalized(s: &str) -> String {
     }
 }
 
-fn layer_of(outcome: &str) -> Layer {
-    if outcome == "fallback_observed" {
-        Layer::Fallback
-    } else {
-        Layer::Selection
+/// The layer a case is about: a fallback the library reported, or a run that ended in
+/// MIOpen's naive reference solvers (`ConvDirectNaiveConv*`, which apply to nearly every
+/// problem and are what remains when no tuned or device-specific solver applies:
+/// `src/solver/conv_direct_naive_conv_fwd.cpp@2d1fd997`), is the fallback; a kernel that could
+/// not be built for the device is the build layer; the rest is selection.
+fn layer_of(f: &CaseFact) -> Layer {
+    let naive = f.selected.as_deref().is_some_and(|s| {
+        s.rsplit('/')
+            .next()
+            .unwrap_or(s)
+            .starts_with("ConvDirectNaiveConv")
+    });
+    match f.outcome.as_str() {
+        "fallback_observed" => Layer::Fallback,
+        "natural" | "success" if naive => Layer::Fallback,
+        "build_failure" => Layer::Build,
+        _ => Layer::Selection,
     }
 }
 
@@ -373,7 +385,7 @@ pub fn outcome_findings(facts: &[CaseFact]) -> Vec<Finding> {
                 kind: Proof::RuntimeVerified,
                 world: f.world.clone(),
                 floor: Some(Floor::MathLibrary),
-                layer: Some(layer_of(&f.outcome)),
+                layer: Some(layer_of(f)),
                 selection: Some(selection_kind(f)),
                 agree: 1,
                 of: 1,
@@ -506,7 +518,7 @@ fn group(key: &str, members: &[&CaseFact]) -> Option<Finding> {
         kind: Proof::RuntimeVerified,
         world: lead.world.clone(),
         floor: Some(Floor::MathLibrary),
-        layer: Some(layer_of(&lead.outcome)),
+        layer: Some(layer_of(lead)),
         selection: Some(selection_kind(lead)),
         agree: top_n,
         of: n,
@@ -643,6 +655,25 @@ mod tests {
             reason: String::new(),
             class: Class::Confirmed,
         }
+    }
+
+    #[test]
+    fn the_layer_says_fallback_for_the_naive_solvers_and_build_for_a_kernel_not_built() {
+        let naive = fact("a", None, "natural", Some("85/ConvDirectNaiveConvFwd"));
+        assert_eq!(layer_of(&naive), Layer::Fallback);
+        let tuned = fact("b", None, "natural", Some("ConvOclDirectFwd"));
+        assert_eq!(layer_of(&tuned), Layer::Selection);
+        let reported = fact("c", None, "fallback_observed", Some("GemmFwdRest"));
+        assert_eq!(layer_of(&reported), Layer::Fallback);
+        let forced = fact("d", Some("ConvMlirIgemmFwd"), "build_failure", None);
+        assert_eq!(layer_of(&forced), Layer::Build);
+        let rejected = fact(
+            "e",
+            Some("ConvCkIgemmFwdV6r1DlopsNchw"),
+            "applicability_reject",
+            None,
+        );
+        assert_eq!(layer_of(&rejected), Layer::Selection);
     }
 
     #[test]

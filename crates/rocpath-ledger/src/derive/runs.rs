@@ -125,7 +125,7 @@ fn trace_findings(o: &ObsDigest, d: &super::digest::TraceDoc) -> Finding {
     } else {
         Class::Confirmed
     };
-    finding(
+    let mut f = finding(
         rule::TRACE_DISPATCH,
         label,
         statement,
@@ -134,7 +134,10 @@ fn trace_findings(o: &ObsDigest, d: &super::digest::TraceDoc) -> Finding {
         Floor::Runtime,
         vec![record_support(&o.id, "", Text::default())],
         (blas, d.dispatches, Vec::new()),
-    )
+    );
+    // Which kernels ran: what the libraries selected.
+    f.layer = Some(Layer::Selection);
+    f
 }
 
 struct Placement<'a> {
@@ -362,7 +365,7 @@ fn placement_findings(ps: &[Placement<'_>]) -> Vec<Finding> {
             .as_ref()
             .map(|m| (format!("({m})"), format!(" ({m})")))
             .unwrap_or_default();
-        out.push(finding(
+        let mut f = finding(
             rule::OLLAMA_PLACEMENT,
             p.run.clone(),
             Text::new(
@@ -374,7 +377,9 @@ fn placement_findings(ps: &[Placement<'_>]) -> Vec<Finding> {
             Floor::Application,
             placement_support(p, Text::new(t.ja, t.en)),
             (1, 1, Vec::new()),
-        ));
+        );
+        f.layer = placement_layer(&p.verdict);
+        out.push(f);
         // A run whose model is not named joins no group: its group would have no subject.
         // A group is one configuration: runs whose documents carry none stay with their set.
         if let Some(model) = &p.model {
@@ -494,7 +499,7 @@ fn placement_group(world: &str, model: &str, config: &str, m: &[&Placement<'_>])
             )
         })
         .collect();
-    finding(
+    let mut f = finding(
         rule::OLLAMA_PLACEMENT_GROUP,
         format!("{world}|{model}|{config}"),
         statement,
@@ -503,7 +508,19 @@ fn placement_group(world: &str, model: &str, config: &str, m: &[&Placement<'_>])
         Floor::Application,
         support,
         (top_n, n, exceptions),
-    )
+    );
+    f.layer = placement_layer(&top);
+    f
+}
+
+/// The layer a placement is about: a model on the GPU is what the runtime selected; on the
+/// CPU, in part or whole, it is what ggml falls back to when it cannot offload.
+fn placement_layer(verdict: &str) -> Option<Layer> {
+    match verdict.to_ascii_uppercase().as_str() {
+        "GPU" => Some(Layer::Selection),
+        "CPU" | "MIXED" => Some(Layer::Fallback),
+        _ => None,
+    }
 }
 
 /// The observation, and the raw lines the catalog-read verdict cites (the document holds

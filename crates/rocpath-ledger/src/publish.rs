@@ -215,7 +215,24 @@ impl Paths {
                 }
             }
             Value::Array(a) => a.iter_mut().for_each(|x| self.value(x, base)),
-            Value::Object(m) => m.values_mut().for_each(|x| self.value(x, base)),
+            Value::Object(m) => {
+                // Keys can be paths too (an inventory's `coverage` is keyed by library).
+                if m.keys().any(|k| k.contains('/')) {
+                    let old = std::mem::take(m);
+                    for (k, mut x) in old {
+                        let mut key = Value::String(k);
+                        self.value(&mut key, base);
+                        let key = match key {
+                            Value::String(k) => k,
+                            _ => String::new(),
+                        };
+                        self.value(&mut x, base);
+                        m.insert(key, x);
+                    }
+                } else {
+                    m.values_mut().for_each(|x| self.value(x, base));
+                }
+            }
             _ => {}
         }
     }
@@ -263,6 +280,9 @@ pub fn publishable(ledger: &Path, l: &mut Loaded) -> Paths {
         }
     }
     for c in &mut l.claims {
+        // A derived statement names what its documents named (a library by its path).
+        c.statement.ja = paths.rewrite(&c.statement.ja);
+        c.statement.en = paths.rewrite(&c.statement.en);
         for s in &mut c.support {
             if let Some(loc) = &mut s.source {
                 loc.path = paths.path(&paths.rewrite(&loc.path));
@@ -400,5 +420,8 @@ mod tests {
         assert_eq!(doc["cmd"], "explain --db …/db --compare x.json");
         assert_eq!(doc["at"], "run/x.json#/cases/6/db_lookups");
         assert_eq!(doc["kept"], "logs/a.log");
+        let mut keyed = serde_json::json!({"coverage": {"../../elsewhere/lib.so": {"gfx900": 1}}});
+        p.value(&mut keyed, Path::new("/data/run"));
+        assert_eq!(keyed["coverage"]["…/lib.so"]["gfx900"], 1);
     }
 }

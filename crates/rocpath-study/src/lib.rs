@@ -67,6 +67,16 @@ pub struct Study {
     /// Source checkouts read for gates.
     #[serde(default)]
     pub repositories: Vec<Set>,
+    /// Installs, libraries or code objects: what they ship per target (`inventory`).
+    #[serde(default)]
+    pub inventory: Vec<Set>,
+    /// The same, checked against devices (`check`, the targets in `args`: `["--target",
+    /// "gfx900"]`).
+    #[serde(default)]
+    pub check: Vec<Set>,
+    /// Code objects whose instructions are classified (`isa`).
+    #[serde(default)]
+    pub isa: Vec<Set>,
 }
 
 /// A set of recordings read by one reader.

@@ -144,11 +144,14 @@ pub fn plan(study: &Study, file: &Path, documents: &Path) -> Result<Plan, StudyE
                 .push(step(format!("{}-compare", s.name), &s.world, args, true));
         }
     }
-    let sets: [(&str, &[Set], &[&str]); 4] = [
+    let sets: [(&str, &[Set], &[&str]); 7] = [
         ("traces", &study.traces, &["trace"]),
         ("runs", &study.runs, &["ollama", "read"]),
         ("strace", &study.strace, &["strace"]),
         ("repositories", &study.repositories, &["gates"]),
+        ("inventory", &study.inventory, &["inventory"]),
+        ("check", &study.check, &["check"]),
+        ("isa", &study.isa, &["isa"]),
     ];
     for (what, list, cmd) in sets {
         for s in list {

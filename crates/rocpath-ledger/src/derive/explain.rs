@@ -165,10 +165,24 @@ pub fn findings(obs: &[ObsDigest]) -> Vec<Finding> {
             });
         }
     }
+    // The case records of the cases compared: their pages list the prediction as what is
+    // inferred about them.
+    let records: BTreeMap<String, String> = super::cases::facts(obs)
+        .into_iter()
+        .map(|f| (f.name, f.obs))
+        .collect();
     groups
         .into_iter()
         .map(|((world, release, mode, subject, predicted), m)| {
-            finding(&world, &release, &mode, &subject, &predicted, &m)
+            let mut f = finding(&world, &release, &mode, &subject, &predicted, &m);
+            let mut cases: Vec<String> = m
+                .iter()
+                .filter_map(|c| records.get(&c.case).cloned())
+                .collect();
+            cases.sort();
+            cases.dedup();
+            f.cases = cases;
+            f
         })
         .collect()
 }

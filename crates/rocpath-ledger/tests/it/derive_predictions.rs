@@ -120,3 +120,39 @@ fn one_agreeing_run_does_not_confirm_and_the_shape_is_named() {
     let problems = check::check(f.ledger.root(), &f.ledger.load().unwrap());
     assert!(problems.is_empty(), "{problems:?}");
 }
+
+/// A prediction is listed on the page of each case it was compared on: the case record,
+/// found by the case's name in its own document, lists the claim.
+#[test]
+fn a_prediction_is_listed_on_the_cases_it_was_compared_on() {
+    let f = Fixture::new();
+    let case = json!({
+        "schema": "rocpath.case/1",
+        "observed": {"tool": "rocpath", "version": "0.1.0", "command": "rocpath --json case read x.log",
+                     "time": "2026-03-18T00:00:00Z", "host": "test"},
+        "cases": [{"name": "vega64_int8_a", "device": {"arch": "gfx900:xnack-"},
+                   "library": {"name": "MIOpen", "version": "3.5.1"},
+                   "outcome": {"kind": "natural", "evidence": {"class": "confirmed", "kind": "runtime_verified", "rule": "case.outcome"}}}]
+    });
+    f.import("int8_a_log", case);
+    f.import(
+        "compare",
+        doc(vec![cmp(
+            "vega64_int8_a",
+            "32-28-28-1x1-32-28-28-16-0x0-1x1-1x1-0-NCHW-INT8-F",
+            "find",
+            "ConvDirectNaiveConvFwd",
+            "agree",
+        )]),
+    );
+    f.derive("2026-03-18");
+    let p = predictions(&f);
+    assert_eq!(p.len(), 1, "{p:?}");
+    let loaded = f.ledger.load().unwrap();
+    let record = loaded
+        .cases
+        .iter()
+        .find(|c| c.observations.iter().any(|o| o == "int8_a_log"))
+        .unwrap_or_else(|| panic!("no case record for the log: {:?}", loaded.cases));
+    assert!(record.claims.contains(&p[0].id), "{record:?}");
+}

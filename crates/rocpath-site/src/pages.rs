@@ -498,6 +498,7 @@ impl<'a> Site<'a> {
             .iter()
             .map(|o| context! { name => o.name.clone(), outcome => o.outcome.clone(), forced => o.forced.clone(), selected => o.selected.clone(), exit => o.exit.clone(), errors => o.errors.clone() })
             .collect();
+        let (raw, raw_rest) = m.raw_excerpt(&obs, &cl);
         self.w.page(
             &cref.url,
             "case.html",
@@ -508,7 +509,7 @@ impl<'a> Site<'a> {
                 world_url => if c.world.is_empty() { String::new() } else { world_url(&c.world) },
                 date => c.date.clone(), summary => tv(&c.summary),
                 facts => facts, interpretations => interp, open => open, questions => questions,
-                outcomes => outcome_rows, raw => m.raw_lines(&obs, &cl),
+                outcomes => outcome_rows, raw => raw, raw_rest => raw_rest,
                 observations => obs.iter().map(|o| m.obs_ref(o)).collect::<Vec<_>>(),
             } },
         )?;

@@ -515,6 +515,51 @@ impl<'a> Model<'a> {
     }
 
     /// Raw lines that the support of a set of claims and a set of observations point at.
+    /// The raw lines of a case, the deciding ones first: the lines the evidence of the
+    /// records its claims rest on cites (the outcome, the selection, the error), in file
+    /// order; then the others (descriptor creation, every lookup), to fold. With no record
+    /// citing a line, all are deciding.
+    pub fn raw_excerpt(&self, obs: &[&Observation], claims: &[&Claim]) -> (Vec<LineV>, Vec<LineV>) {
+        let all = self.raw_lines(obs, claims);
+        let mut cited: BTreeSet<(String, u64)> = BTreeSet::new();
+        for c in claims {
+            for s in &c.support {
+                if let Some(l) = &s.source {
+                    cited.insert((l.path.clone(), l.line.unwrap_or(0)));
+                }
+                let (Some(id), Some(ptr)) = (&s.observation, &s.record) else {
+                    continue;
+                };
+                let Some(o) = obs.iter().find(|o| &o.id == id) else {
+                    continue;
+                };
+                let sources = o
+                    .document
+                    .pointer(ptr)
+                    .and_then(|r| r.pointer("/evidence/sources"))
+                    .and_then(serde_json::Value::as_array);
+                for src in sources.into_iter().flatten() {
+                    if let (Some(p), Some(l)) = (
+                        src.get("path").and_then(serde_json::Value::as_str),
+                        src.get("line").and_then(serde_json::Value::as_u64),
+                    ) {
+                        cited.insert((p.to_string(), l));
+                    }
+                }
+            }
+        }
+        let (deciding, rest): (Vec<LineV>, Vec<LineV>) = all
+            .into_iter()
+            .partition(|q| cited.contains(&(q.path.clone(), q.line)));
+        if deciding.is_empty() {
+            (rest, Vec::new())
+        } else {
+            (deciding, rest)
+        }
+    }
+
+    /// The raw lines the observations quote and the claims cite, in that order, each once
+    /// (at most [`MAX_QUOTES`]).
     pub fn raw_lines(&self, obs: &[&Observation], claims: &[&Claim]) -> Vec<LineV> {
         let mut seen = BTreeSet::new();
         let mut out = Vec::new();

@@ -406,3 +406,24 @@ fn published_data_names_no_folder_outside_the_site() {
         "the page names the import folder"
     );
 }
+
+/// A case page's raw lines start at the lines its claims rest on (the error the claim
+/// cites), the others folded below them.
+#[test]
+fn a_case_page_starts_its_raw_lines_at_the_deciding_ones() {
+    let dir = tempfile::tempdir().unwrap();
+    let ledger = hostile_ledger(dir.path());
+    let out = dir.path().join("site");
+    build(&ledger, &out);
+    let page = std::fs::read_dir(out.join("cases"))
+        .unwrap()
+        .flatten()
+        .map(|e| std::fs::read_to_string(e.path()).unwrap())
+        .find(|t| t.contains("raw-line"))
+        .expect("a case page with raw lines");
+    let raw = &page[page.find("class=\"raw\"").unwrap()..];
+    let first = raw.find("case.log:2").expect("the cited error line");
+    let fold = raw.find("raw-more").expect("the other lines folded");
+    let other = raw.find("case.log:1").expect("the line no claim cites");
+    assert!(first < fold && fold < other, "{raw}");
+}

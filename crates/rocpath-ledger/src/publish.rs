@@ -222,10 +222,18 @@ impl Paths {
                     for (k, mut x) in old {
                         let mut key = Value::String(k);
                         self.value(&mut key, base);
-                        let key = match key {
+                        let mut key = match key {
                             Value::String(k) => k,
                             _ => String::new(),
                         };
+                        // Two paths outside the data root with the same last part stay two
+                        // entries.
+                        let first = key.clone();
+                        let mut n = 1;
+                        while m.contains_key(&key) {
+                            n += 1;
+                            key = format!("{first} ({n})");
+                        }
                         self.value(&mut x, base);
                         m.insert(key, x);
                     }
@@ -423,5 +431,11 @@ mod tests {
         let mut keyed = serde_json::json!({"coverage": {"../../elsewhere/lib.so": {"gfx900": 1}}});
         p.value(&mut keyed, Path::new("/data/run"));
         assert_eq!(keyed["coverage"]["…/lib.so"]["gfx900"], 1);
+        let mut two = serde_json::json!({"../../a/lib.so": 1, "../../b/lib.so": 2});
+        p.value(&mut two, Path::new("/data/run"));
+        assert_eq!(
+            (two["…/lib.so"].as_i64(), two["…/lib.so (2)"].as_i64()),
+            (Some(1), Some(2))
+        );
     }
 }

@@ -270,7 +270,7 @@ impl<'a> Engine<'a> {
     }
 
     /// The bytes of an indexed file (its size was checked against the limit when indexed).
-    fn read_source(&self, at: FileRef) -> std::io::Result<Vec<u8>> {
+    pub(crate) fn read_source(&self, at: FileRef) -> std::io::Result<Vec<u8>> {
         let r = &self.repos[at.repo];
         std::fs::read(r.root.join(&r.index.files[at.file as usize].path))
     }

@@ -17,7 +17,6 @@
 //! browser) and are left out.
 
 use crate::lang::Lang;
-use crate::syntax::Parsed;
 use memchr::memmem;
 
 /// A place a child process inherits the environment.
@@ -35,14 +34,19 @@ fn found(at: usize, how: String, explicit: bool) -> Inheritance {
     Inheritance { at, how, explicit }
 }
 
-/// Where in `p` a child process inherits the environment.
-pub fn inheritance(p: &Parsed) -> Option<Inheritance> {
-    let src = &p.src;
-    match p.lang {
+/// Where in the source `src` of a file in `lang` a child process inherits the environment
+/// (read from the bytes: the file is not parsed).
+pub fn inheritance(lang: Lang, src: &[u8]) -> Option<Inheritance> {
+    match lang {
         Lang::Go => go(src),
         Lang::Python => python(src),
         Lang::Cpp => cpp(src),
     }
+}
+
+/// The 1-based line of a byte offset.
+pub fn line_of(src: &[u8], at: usize) -> u64 {
+    memchr::memchr_iter(b'\n', &src[..at.min(src.len())]).count() as u64 + 1
 }
 
 fn find(src: &[u8], pat: &str) -> Option<usize> {
@@ -132,6 +136,14 @@ mod tests {
             None
         );
         assert_eq!(go(b"for _, kv := range os.Environ() {}\n"), None);
+    }
+
+    #[test]
+    fn lines_of_offsets() {
+        assert_eq!(line_of(b"a\nb\nc", 0), 1);
+        assert_eq!(line_of(b"a\nb\nc", 2), 2);
+        assert_eq!(line_of(b"a\nb\nc", 4), 3);
+        assert_eq!(line_of(b"a", 99), 1);
     }
 
     #[test]

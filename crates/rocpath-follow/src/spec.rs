@@ -268,11 +268,15 @@ impl Engine<'_> {
                 }
             }
         }
+        // Read as bytes: a file that starts no process is never parsed.
         let mut found = Vec::new();
         for f in files {
-            let Some(p) = self.file(f) else { continue };
-            if let Some(i) = crate::inherit::inheritance(&p) {
-                found.push((f, p.line_at(i.at), i));
+            let lang = self.repos[f.repo].index.files[f.file as usize].lang;
+            let Ok(src) = self.read_source(f) else {
+                continue;
+            };
+            if let Some(i) = crate::inherit::inheritance(lang, &src) {
+                found.push((f, crate::inherit::line_of(&src, i.at), i));
             }
         }
         // Where the environment is handed on explicitly, the starts that inherit it by default

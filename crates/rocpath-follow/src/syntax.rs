@@ -108,11 +108,6 @@ impl Parsed {
         n.start_position().row as u64 + 1
     }
 
-    /// The 1-based line of a byte offset.
-    pub fn line_at(&self, offset: usize) -> u64 {
-        self.starts.partition_point(|&s| s <= offset).max(1) as u64
-    }
-
     /// Line `line` (1-based), trimmed and cut to 200 characters.
     pub fn line_text(&self, line: u64) -> String {
         let i = (line as usize).saturating_sub(1);

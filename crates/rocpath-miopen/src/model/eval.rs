@@ -1181,29 +1181,20 @@ impl<'e, 'm> Run<'e, 'm> {
     ) -> Paths<'m> {
         let (c, cb) = self.eval(func, cond, &vars);
         let branch = |run: &mut Self, body: &'m [Stmt], vars: Vars<'m>, taken: bool, cb: Blame| {
-            let n = vars.len();
-            let mut out = run.exec(
-                func,
-                body,
-                Path {
-                    flow: Flow::Fall(vars),
-                    assume: Vec::new(),
-                },
-            );
+            // A branch is a block; a return in it is explained by the condition taken.
+            let mut out = run.block(func, body, vars);
             for p in &mut out {
-                match &mut p.flow {
-                    Flow::Fall(v) => scope_end(v, n),
-                    Flow::Ret(_, b) if run.trace => {
-                        let mut chain =
-                            vec![step(func, line, cond.t.as_deref(), Some(taken.to_string()))];
-                        // A build switch (`#if MIOPEN_USE_MLIR`) is explained by its own line.
-                        if !cond.t.as_deref().is_some_and(|t| t.starts_with("#if")) {
-                            chain.extend(cb.iter().cloned());
-                        }
-                        chain.append(b);
-                        *b = chain;
+                if let Flow::Ret(_, b) = &mut p.flow
+                    && run.trace
+                {
+                    let mut chain =
+                        vec![step(func, line, cond.t.as_deref(), Some(taken.to_string()))];
+                    // A build switch (`#if MIOPEN_USE_MLIR`) is explained by its own line.
+                    if !cond.t.as_deref().is_some_and(|t| t.starts_with("#if")) {
+                        chain.extend(cb.iter().cloned());
                     }
-                    _ => {}
+                    chain.append(b);
+                    *b = chain;
                 }
             }
             out

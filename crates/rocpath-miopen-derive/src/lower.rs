@@ -1625,7 +1625,7 @@ impl<'a> Lowerer<'a> {
                             .unwrap_or(""),
                         f.child_by_field_name("arguments"),
                     ),
-                    _ => (text(f, fx.src), None),
+                    _ => (text(f, fx.src), qualified_targs(f)),
                 };
                 let name = strip_targs(raw);
                 if let Some(m) = self.ix.fmacros.get(&name).cloned() {
@@ -2108,4 +2108,15 @@ fn relocate_expr(e: &mut Expr, l: u32) {
         ExprKind::Lambda { body, .. } => relocate(body, l),
         _ => {}
     }
+}
+
+/// The template arguments of a qualified call's last name (`std::make_unique<Gfx942Model>`).
+fn qualified_targs(f: Node) -> Option<Node> {
+    let mut n = f;
+    while n.kind() == "qualified_identifier" {
+        n = n.child_by_field_name("name")?;
+    }
+    (n.kind() == "template_function")
+        .then(|| n.child_by_field_name("arguments"))
+        .flatten()
 }

@@ -9,6 +9,7 @@
 //! | [`registry`] | solver id ↔ name (`SolverDbId`), as logged |
 //! | [`dbname`] | database file names (`gfx900_64.HIP.fdb.txt`, CU suffixes) and the file a device reads |
 //! | [`findrec`] | find-db records (legacy 1.0 and 2.0 items) |
+//! | [`tunanet`] | the immediate fallback's network: its files, the problem's features, the solvers' order |
 //!
 //! ```
 //! use rocpath_miopen::{DriverCommand, Problem};
@@ -27,6 +28,7 @@ pub mod model;
 pub mod problem;
 pub mod registry;
 pub mod select;
+pub mod tunanet;
 
 pub use driver::{DriverCommand, DriverError, DriverPath, Strictness};
 pub use problem::{DataType, Direction, KeyError, Problem};

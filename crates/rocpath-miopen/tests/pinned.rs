@@ -284,6 +284,7 @@ mod paths {
             release,
             record,
             mode,
+            tunanet: rocpath_miopen::select::TunaNetFiles::NotRead,
         };
         select(model(), &q).prediction
     }

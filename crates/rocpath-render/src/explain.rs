@@ -77,6 +77,9 @@ pub fn miopen(e: &MiopenExplanation, all: bool) -> String {
     for (i, st) in e.path.iter().enumerate() {
         let _ = writeln!(s, "  {}. {}  ({})", i + 1, st.step, st.cite);
     }
+    if !e.tunanet_ranked.is_empty() {
+        s.push_str(&tunanet_ranked(e));
+    }
     match (&e.predicted, &e.failure, &e.no_prediction) {
         (Some(p), _, _) => {
             let _ = writeln!(
@@ -212,6 +215,20 @@ fn ranked(e: &MiopenExplanation) -> String {
         ]);
     }
     format!("{t}\n")
+}
+
+/// TunaNet's order: each solver's output and what the immediate fallback did with it.
+fn tunanet_ranked(e: &MiopenExplanation) -> String {
+    let mut t = crate::table(&["#", "solver", "TunaNet output", "fallback"]);
+    for (i, r) in e.tunanet_ranked.iter().enumerate() {
+        t.add_row(vec![
+            crate::right(i + 1),
+            comfy_table::Cell::new(&r.solver),
+            crate::right(format!("{:.4}", r.score)),
+            comfy_table::Cell::new(r.fate.word()),
+        ]);
+    }
+    format!("tunanet         the immediate fallback's order\n{t}\n")
 }
 
 fn tri(t: Tri) -> &'static str {

@@ -12,6 +12,7 @@ pub mod db;
 pub mod gemm;
 pub mod kcache;
 pub mod request;
+pub mod tunanet;
 
 use db::{Choice, DbFile, FindDb, FindItem, PerfDb};
 use rocpath_evidence::{Class, Evidence, Locator, Proof};
@@ -20,7 +21,8 @@ pub use rocpath_miopen::model::context::Device;
 use rocpath_miopen::model::context::Env;
 use rocpath_miopen::model::eval::Verdict;
 use rocpath_miopen::model::ir::Model;
-use rocpath_miopen::select::{self, Mode, Prediction, SolverFate, Tri};
+use rocpath_miopen::select::{self, Mode, Prediction, SolverFate, Tri, TunaNetFiles};
+use rocpath_miopen::tunanet::ModelClass;
 use serde::Serialize;
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
@@ -249,6 +251,10 @@ pub struct MiopenExplanation {
     /// TunaNet's applicability, when the path asks it.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub tunanet: Option<SolverReport>,
+    /// TunaNet's order, when the fallback ran it: each solver's output and what the fallback
+    /// did with it.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub tunanet_ranked: Vec<TunaRanked>,
     /// Every convolution solver, registry order.
     pub solvers: Vec<SolverReport>,
     /// Other statements (perf-db presence of the record's solvers).
@@ -534,6 +540,8 @@ pub fn explain(q: &Query) -> Result<MiopenExplanation, ExplainError> {
         });
         return Ok(e);
     }
+    let class = select::tunanet_class(&q.device, &q.env);
+    let tn = q.db_dir.as_deref().map(|d| tunanet::load(d, class));
     let sq = select::Query {
         problem: p,
         device: &q.device,
@@ -542,6 +550,11 @@ pub fn explain(q: &Query) -> Result<MiopenExplanation, ExplainError> {
         release: q.release.as_deref(),
         record: rec.as_ref().map(|r| r.items.as_slice()),
         mode: q.mode.clone(),
+        tunanet: match tn.as_deref() {
+            None => TunaNetFiles::NotRead,
+            Some(Ok(n)) => TunaNetFiles::Read(n),
+            Some(Err(e)) => TunaNetFiles::Unreadable(e),
+        },
     };
     let sel = select::select(q.model, &sq);
     let mut reasons = Vec::new();
@@ -569,6 +582,7 @@ pub fn explain(q: &Query) -> Result<MiopenExplanation, ExplainError> {
     }
     (e.predicted, e.failure, e.no_prediction) = (predicted, failure, no_prediction);
     e.tunanet = tunanet;
+    e.tunanet_ranked = tunanet_ranked(q, class, &sel);
     e.gemms = gemm::issued_all(&solvers, p, &q.env);
     e.solvers = solvers;
     e.reasons = reasons;
@@ -576,6 +590,42 @@ pub fn explain(q: &Query) -> Result<MiopenExplanation, ExplainError> {
         e.kernel_cache = kernel_cache(q, Some(&p.solver));
     }
     Ok(e)
+}
+
+/// One solver in TunaNet's order, with its evidence.
+#[derive(Debug, Clone, Serialize)]
+pub struct TunaRanked {
+    /// The solver.
+    pub solver: String,
+    /// The network's output for it (higher ranks first).
+    pub score: f32,
+    /// What the fallback did with it.
+    pub fate: select::TunaFate,
+    /// The network file and the rule that orders.
+    pub evidence: Evidence,
+}
+
+fn tunanet_ranked(q: &Query, class: ModelClass, sel: &select::Selection) -> Vec<TunaRanked> {
+    let file = q.db_dir.as_deref().map(|d| tunanet::model_path(d, class));
+    sel.tunanet_order
+        .iter()
+        .map(|r| {
+            let mut ev = Evidence::new(
+                Class::Inferred,
+                Proof::CodeVerified,
+                "explain.miopen.tunanet_rank",
+            );
+            if let Some(f) = &file {
+                ev = ev.at(Locator::file(f.display().to_string()));
+            }
+            TunaRanked {
+                solver: r.solver.clone(),
+                score: r.score,
+                fate: r.fate,
+                evidence: ev,
+            }
+        })
+        .collect()
 }
 
 fn tunanet_report(m: &Model, v: &Verdict) -> SolverReport {
@@ -674,6 +724,7 @@ fn outcome(
                 (Mode::Forced(_), _) => "explain.miopen.forced_runs",
                 (_, true) => "explain.miopen.fastest_record",
                 (Mode::Find, false) => "explain.miopen.only_applicable",
+                _ if !sel.tunanet_order.is_empty() => "explain.miopen.tunanet_first",
                 _ => "explain.miopen.wti_first",
             };
             let mut ev = Evidence::new(Class::Inferred, Proof::CodeVerified, rule);
@@ -786,6 +837,7 @@ fn base(
         candidates: Vec::new(),
         no_prediction: None,
         tunanet: None,
+        tunanet_ranked: Vec::new(),
         solvers: Vec::new(),
         reasons: Vec::new(),
         notes,

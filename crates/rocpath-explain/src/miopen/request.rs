@@ -123,6 +123,7 @@ mod tests {
             release,
             record: None,
             mode,
+            tunanet: rocpath_miopen::select::TunaNetFiles::NotRead,
         };
         rocpath_miopen::select::select(rocpath_miopen::model::pinned().unwrap(), &q).prediction
     }

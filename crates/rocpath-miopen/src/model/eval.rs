@@ -503,18 +503,21 @@ fn run_tunanet<'v>(ev: &Evaluator<'v>, input: &'v Input<'v>, trace: bool) -> Opt
 /// `GetDeviceNameFromMap`: MIOPEN_DEBUG_ENFORCE_DEVICE wins, MIOPEN_DEVICE_ARCH replaces the
 /// raw name, which is cut at ':' and mapped (src/target_properties.cpp:40-84).
 fn device_name<'v>(inp: &Input<'v>) -> &'v str {
-    if let Some(v) = inp
-        .env
+    stream_device_name(inp.env, inp.device)
+}
+
+/// The name `ctx.GetStream().GetDeviceName()` gives for a device under an environment.
+pub fn stream_device_name<'v>(env: &'v Env, device: &'v Device) -> &'v str {
+    if let Some(v) = env
         .get("MIOPEN_DEBUG_ENFORCE_DEVICE")
         .filter(|v| !v.is_empty())
     {
         return v;
     }
-    let raw = inp
-        .env
+    let raw = env
         .get("MIOPEN_DEVICE_ARCH")
         .filter(|v| !v.is_empty())
-        .unwrap_or(&inp.device.name);
+        .unwrap_or(&device.name);
     let name = raw.split(':').next().unwrap_or(raw);
     match name {
         "Vega10" | "gfx901" => "gfx900",

@@ -16,6 +16,10 @@
 //! counted unchecked, else the fallback's solutions; when the fallback has none, MIOpen throws
 //! miopenStatusNotImplemented (rc 0x6) before any workspace query (`path.immediate.count`).
 
+mod tunanet;
+
+pub use tunanet::{TunaFate, TunaNetFiles, TunaRank};
+
 use crate::findrec::FindItem;
 use crate::model::context::{Device, Env};
 use crate::model::eval::{Evaluator, Input, Outcome, Verdict};
@@ -182,6 +186,9 @@ pub struct Selection {
     /// TunaNet's `IsProblemSupported`, when the path asks it.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub tunanet: Option<Verdict>,
+    /// TunaNet's order and what the fallback did with each solver, when it ran.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub tunanet_order: Vec<TunaRank>,
 }
 
 /// What to predict for.
@@ -200,6 +207,8 @@ pub struct Query<'a> {
     pub record: Option<&'a [FindItem]>,
     /// API path.
     pub mode: Mode,
+    /// The device's TunaNet files (`<db>/<arch>.tn.model` and its metadata).
+    pub tunanet: TunaNetFiles<'a>,
 }
 
 /// Every convolution solver's fate for a problem.
@@ -263,6 +272,12 @@ fn step(m: &Model, id: &str, what: impl Into<String>) -> PathStep {
     }
 }
 
+/// The TunaNet class, and so the files, MIOpen loads for a device under an environment
+/// (`GetModel` of the stream's device name).
+pub fn tunanet_class(device: &Device, env: &Env) -> crate::tunanet::ModelClass {
+    crate::tunanet::ModelClass::for_device(crate::model::eval::stream_device_name(env, device))
+}
+
 /// Predicts the path for a query.
 pub fn select(model: &Model, q: &Query) -> Selection {
     let ev = Evaluator::new(model, q.release);
@@ -286,6 +301,7 @@ pub fn select(model: &Model, q: &Query) -> Selection {
         },
         fates,
         tunanet: None,
+        tunanet_order: Vec::new(),
     };
     sel.prediction = match &q.mode {
         Mode::Find => find(model, &ev, &input, q, &mut sel),
@@ -407,20 +423,42 @@ fn immediate(
         };
     }
     let tn = ev.tunanet_supported(input, true);
-    let tn_tri = tn.as_ref().map_or(Tri::Unknown, |v| Tri::of(&v.outcome));
-    sel.tunanet = tn;
+    let mut tn_tri = tn.as_ref().map_or(Tri::Unknown, |v| Tri::of(&v.outcome));
+    let loop_step = match (q.tunanet, &tn) {
+        (TunaNetFiles::Read(net), Some(v)) => tunanet::complete_support(net, &v.outcome, sel),
+        _ => None,
+    };
+    if let Some((t, _)) = &loop_step {
+        tn_tri = *t;
+    }
     sel.steps.push(step(
         model,
         "path.immediate.tunanet",
         format!("no find-db record: fallback; TunaNet's model takes the problem: {tn_tri:?}"),
     ));
+    if let Some((_, text)) = loop_step {
+        sel.steps.push(step(model, "tunanet.solver_map", text));
+    }
+    sel.tunanet = tn;
     let ranked = candidates(&sel.fates, true);
-    match tn_tri {
-        Tri::No => {}
+    match (tn_tri, q.tunanet) {
+        (Tri::No, _) => {}
+        (Tri::Yes, TunaNetFiles::Read(net)) => {
+            if let Some(p) = tunanet::order(model, net, q.problem, sel) {
+                return p;
+            }
+        }
         _ if ranked.yes.len() == 1 && ranked.maybe.is_empty() => {}
-        _ => {
+        (_, files) => {
+            let why = match files {
+                TunaNetFiles::Unreadable(why) => {
+                    format!("TunaNet's network ranks the applicable dynamic solvers, and {why}")
+                }
+                TunaNetFiles::Read(_) => "TunaNet may take the problem: whether it does is not decided".into(),
+                TunaNetFiles::NotRead => "TunaNet's network ranks the applicable dynamic solvers; its files were not read".into(),
+            };
             return Prediction::Unresolved {
-                why: "TunaNet's network ranks the applicable dynamic solvers; rocpath does not run it".into(),
+                why,
                 candidates: ranked.names(),
             };
         }

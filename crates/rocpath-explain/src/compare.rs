@@ -35,6 +35,9 @@ pub struct ComparisonsDoc<'a, T: Serialize> {
 pub struct Options<'m> {
     /// The model.
     pub model: &'m Model,
+    /// Choose the model by the MIOpen version the case logged (the shipped model of that
+    /// release, or the nearest with the release's overlay) instead of `model`.
+    pub by_release: bool,
     /// MIOpen's database folder, for cases whose log shows no lookup.
     pub db_dir: Option<PathBuf>,
     /// Compute units (default: from the logged find-db name).
@@ -168,10 +171,7 @@ fn fact<'a>(c: &'a serde_json::Value, what: &str) -> Option<&'a str> {
 /// The release overlay for a logged MIOpen version (`3.5.1.5b515cf1bca-dirty`): MIOpen 3.5
 /// and later take the 3.5.1 differences.
 pub fn release_of(version: &str) -> Option<String> {
-    let mut it = version.split('.');
-    let major: u32 = it.next()?.parse().ok()?;
-    let minor: u32 = it.next()?.parse().ok()?;
-    (major > 3 || (major == 3 && minor >= 5)).then(|| "3.5.1".to_string())
+    rocpath_miopen::model::release::overlay_for(version).map(str::to_string)
 }
 
 /// The environment of the run: the runner's record plus what the log shows in force.
@@ -334,12 +334,22 @@ fn one(c: &serde_json::Value, i: usize, doc_path: &Path, opts: &Options) -> Comp
             rocpath_miopen::dbname::DbName::parse(f.rsplit('/').next()?)?.cus
         })
     });
-    let release = fact(c, "miopen_version").and_then(release_of);
+    let version = fact(c, "miopen_version");
+    let chosen = version
+        .filter(|_| opts.by_release)
+        .and_then(|v| rocpath_miopen::model::release::for_release(v).ok());
+    let (model, release, model_note) = match &chosen {
+        Some(ch) => match ch.shipped.model() {
+            Ok(m) => (m, ch.overlay.map(str::to_string), ch.note.clone()),
+            Err(_) => (opts.model, version.and_then(release_of), None),
+        },
+        None => (opts.model, version.and_then(release_of), None),
+    };
     let mut device = Device::new(&arch, cus);
     device.vram = opts.vram;
     let logged = logged_record(c, doc_path, i);
     let q = miopen::Query {
-        model: opts.model,
+        model,
         release: release.clone(),
         device,
         db_dir: if logged.is_some() {
@@ -354,6 +364,7 @@ fn one(c: &serde_json::Value, i: usize, doc_path: &Path, opts: &Options) -> Comp
         mode: mode.clone(),
         env: env_of(c),
         build: HashMap::new(),
+        model_note,
     };
     let e = match miopen::explain(&q) {
         Ok(e) => e,

@@ -29,3 +29,27 @@ fn re_deriving_the_pinned_checkout_reproduces_the_committed_model() {
         "the derived model differs from the committed one: regenerate it with `rocpath explain miopen-derive $ROCPATH_MIOPEN_SRC --out crates/rocpath-miopen/data/miopen-model-2d1fd997.json`"
     );
 }
+
+/// The same for the rocm-6.2.2 tag (`ROCPATH_MIOPEN_SRC_ROCM_6_2_2`): the shipped model of MIOpen
+/// 3.2.0. Ten hand-written rules cite lines that release changed; the model names them in its
+/// notes, and they must stay the ones listed here.
+#[test]
+#[ignore = "needs a ROCm/MIOpen checkout at rocm-6.2.2 in ROCPATH_MIOPEN_SRC_ROCM_6_2_2"]
+fn re_deriving_rocm_6_2_2_reproduces_the_shipped_model() {
+    let src = std::env::var_os("ROCPATH_MIOPEN_SRC_ROCM_6_2_2")
+        .expect("ROCPATH_MIOPEN_SRC_ROCM_6_2_2 names the checkout");
+    let (model, report) =
+        rocpath_miopen_derive::derive(std::path::Path::new(&src), &|_, _| {}).unwrap();
+    assert!(
+        model.source.commit.starts_with("d62f7730"),
+        "{}",
+        model.source.commit
+    );
+    assert_eq!(report.rules_drifted.len(), 10, "{:?}", report.rules_drifted);
+    let committed = include_str!("../../rocpath-miopen/data/miopen-model-rocm-6.2.2.json");
+    let derived = serde_json::to_string(&model).unwrap();
+    assert!(
+        derived == committed,
+        "the derived model differs from the shipped one: regenerate it with `rocpath explain miopen-derive $ROCPATH_MIOPEN_SRC_ROCM_6_2_2 --out crates/rocpath-miopen/data/miopen-model-rocm-6.2.2.json`"
+    );
+}

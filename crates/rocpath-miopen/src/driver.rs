@@ -227,10 +227,12 @@ impl DriverCommand {
     /// The problems as the driver of `release` builds them: `None` is the pinned checkout
     /// 2d1fd997, whose `convint8` makes the output (y) tensor `miopenInt32`
     /// (`driver/conv_driver.hpp:816-818@2d1fd997`: `y_type = data_type == miopenInt8 ?
-    /// miopenInt32 : data_type`); a release (`3.5.1`) keeps the all-int8 problem its logs show.
-    /// y is `out` of a forward problem and `in` (dy) of a backward one.
+    /// miopenInt32 : data_type`; rocm-6.2.2's `:945-946` the same); 3.5 and later keep the
+    /// all-int8 problem their logs show. y is `out` of a forward problem and `in` (dy) of a
+    /// backward one.
     pub fn for_release(mut self, release: Option<&str>) -> DriverCommand {
-        if release.is_some() || command_type(&self.command) != Some(DataType::Int8) {
+        let int8_out = release.is_some_and(|r| crate::model::release::overlay_for(r).is_some());
+        if int8_out || command_type(&self.command) != Some(DataType::Int8) {
             return self;
         }
         for p in &mut self.problems {

@@ -1,7 +1,7 @@
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic, missing_docs)]
-//! TunaNet against MIOpen's own code: `tests/data/oracle-tunanet-2d1fd997-<device>.tsv` holds,
-//! for random problems, what ROCm/MIOpen@2d1fd997's `ai_heuristics.cpp` with frugally-deep at the
-//! commit MIOpen pins answers on this CPU (`scripts/oracle/tunanet/agree.sh`; set
+//! TunaNet against MIOpen's own code: `tests/data/oracle-tunanet-<release>-<device>.tsv` holds,
+//! for random problems, what the release's `ai_heuristics.cpp` (ROCm/MIOpen 2d1fd997 and
+//! rocm-6.2.2) with frugally-deep at the commit MIOpen pins answers on this CPU (`scripts/oracle/tunanet/agree.sh`; set
 //! `ROCPATH_TUNANET_ORACLE` to its work folder to compare a fresh run): whether the device's
 //! network takes the problem (the model's `IsProblemSupported` must say the same) and, when it
 //! does, `PredictSolver`'s order with each solver's output (rocpath's network must give the same
@@ -9,12 +9,14 @@
 //!
 //! The networks and metadata in `tests/data/tunanet/` are MIOpen's `src/kernels/*.tn.model` at
 //! 2d1fd997 (MIT, `data/LICENSE.MIOpen.txt`), as ROCm installs them in
-//! `/opt/rocm/share/miopen/db`.
+//! `/opt/rocm/share/miopen/db`; `tunanet/rocm-6.2.2/` holds the files that release ships
+//! differently (its gfx942 network takes 19 features: the layout too); the others are the same
+//! bytes in both.
 
 use rocpath_miopen::Problem;
 use rocpath_miopen::model::context::{Device, Env};
 use rocpath_miopen::model::eval::{Evaluator, Input, Outcome};
-use rocpath_miopen::model::pinned;
+use rocpath_miopen::model::release::by_name;
 use rocpath_miopen::select::tunanet_class;
 use rocpath_miopen::tunanet::{ModelClass, TunaNet};
 use std::collections::HashMap;
@@ -24,22 +26,25 @@ fn data() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/data")
 }
 
-fn net(class: ModelClass) -> TunaNet {
+fn read_json(release: &str, name: &str) -> serde_json::Value {
     let dir = data().join("tunanet");
-    let read = |name: String| -> serde_json::Value {
-        serde_json::from_str(&std::fs::read_to_string(dir.join(name)).unwrap()).unwrap()
-    };
+    let own = dir.join(release).join(name);
+    let path = if own.is_file() { own } else { dir.join(name) };
+    serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap()
+}
+
+fn net(release: &str, class: ModelClass) -> TunaNet {
     TunaNet::parse(
         class,
-        &read(class.model_file()),
-        &read(class.metadata_file()),
+        &read_json(release, &class.model_file()),
+        &read_json(release, &class.metadata_file()),
     )
     .unwrap()
 }
 
-fn oracle(device: &str) -> String {
+fn oracle(release: &str, device: &str) -> String {
     let dir = std::env::var_os("ROCPATH_TUNANET_ORACLE").map_or_else(data, PathBuf::from);
-    std::fs::read_to_string(dir.join(format!("oracle-tunanet-2d1fd997-{device}.tsv"))).unwrap()
+    std::fs::read_to_string(dir.join(format!("oracle-tunanet-{release}-{device}.tsv"))).unwrap()
 }
 
 /// The order and outputs MIOpen printed: `name:score;…`.
@@ -59,19 +64,20 @@ struct Tally {
     differ: Vec<String>,
 }
 
-fn compare(device: &str, target: &str) -> Tally {
+fn compare(release: &str, device: &str, target: &str) -> Tally {
     let dev = Device::parse(target, Some(64)).unwrap();
     let env = Env::default();
     let class = tunanet_class(&dev, &env);
-    let tn = net(class);
-    let ev = Evaluator::new(pinned().unwrap(), None);
+    let tn = net(release, class);
+    let model = by_name(release).unwrap().model().unwrap();
+    let ev = Evaluator::new(model, None);
     let build = HashMap::new();
     let mut t = Tally {
         supported: 0,
         unsupported: 0,
         differ: Vec::new(),
     };
-    for line in oracle(device).lines() {
+    for line in oracle(release, device).lines() {
         let mut f = line.split('\t');
         let (key, what, rest) = (f.next().unwrap(), f.next().unwrap(), f.next().unwrap_or(""));
         let p = Problem::from_fdb_key(key).unwrap();
@@ -127,18 +133,20 @@ fn same(want: &[(String, f32)], got: &[(String, f32)]) -> bool {
 }
 
 fn check(device: &str, target: &str) {
-    let t = compare(device, target);
-    assert!(
-        t.supported > 100 && t.unsupported > 50,
-        "{device}: too few problems of a kind"
-    );
-    assert!(
-        t.differ.is_empty(),
-        "{device}: {} of {} differ:\n{}",
-        t.differ.len(),
-        t.supported + t.unsupported,
-        t.differ.join("\n")
-    );
+    for release in ["2d1fd997", "rocm-6.2.2"] {
+        let t = compare(release, device, target);
+        assert!(
+            t.supported > 100 && t.unsupported > 50,
+            "{release} {device}: too few problems of a kind"
+        );
+        assert!(
+            t.differ.is_empty(),
+            "{release} {device}: {} of {} differ:\n{}",
+            t.differ.len(),
+            t.supported + t.unsupported,
+            t.differ.join("\n")
+        );
+    }
 }
 
 #[test]
@@ -160,11 +168,8 @@ fn gfx900_is_ranked_by_gfx908s_network_as_miopen_does() {
 
 #[test]
 fn a_network_that_does_not_fit_its_metadata_is_refused_by_name() {
-    let dir = data().join("tunanet");
-    let read = |name: &str| -> serde_json::Value {
-        serde_json::from_str(&std::fs::read_to_string(dir.join(name)).unwrap()).unwrap()
-    };
-    // gfx942's network (18 inputs) with gfx908's class (24 features).
+    let read = |name: &str| read_json("2d1fd997", name);
+    // gfx942's network (18 inputs) with gfx908's metadata (24 features).
     let e = TunaNet::parse(
         ModelClass::Gfx908,
         &read("gfx942.tn.model"),
@@ -172,6 +177,14 @@ fn a_network_that_does_not_fit_its_metadata_is_refused_by_name() {
     )
     .unwrap_err();
     assert!(e.contains("18 inputs"), "{e}");
+    // rocm-6.2.2's gfx942 network (19 inputs, the layout too) with 2d1fd997's metadata.
+    let e = TunaNet::parse(
+        ModelClass::Gfx942,
+        &read_json("rocm-6.2.2", "gfx942.tn.model"),
+        &read("gfx942_metadata.tn.model"),
+    )
+    .unwrap_err();
+    assert!(e.contains("19 inputs"), "{e}");
     let mut meta = read("gfx942_metadata.tn.model");
     meta["stats"]["test"]["features"]["mean"]
         .as_object_mut()

@@ -907,10 +907,14 @@ pub struct ExplainMiopenArgs {
     /// A build switch differing from a release build (`MIOPEN_USE_MLIR=0`); repeatable.
     #[arg(long = "build", value_name = "NAME=VALUE")]
     pub build: Vec<String>,
-    /// Apply the differences of a newer MIOpen release (`3.5.1`: IsInt8 accepts an int8 output).
+    /// The MIOpen release installed (`3.2.0`, `3.5.1`, as MIOpen logs it): the model derived
+    /// from that release's source when rocpath ships one (3.2: ROCm 6.2.2), else the nearest,
+    /// with the release's known differences (3.5 and later: IsInt8 accepts an int8 output) and
+    /// a note saying so.
     #[arg(long, value_name = "VERSION")]
     pub release: Option<String>,
-    /// An applicability model derived with `explain miopen-derive` (default: ROCm/MIOpen@2d1fd997).
+    /// An applicability model derived with `explain miopen-derive` (default: the one of
+    /// `--release`, else ROCm/MIOpen@2d1fd997).
     #[arg(long, value_name = "MODEL.json")]
     pub model: Option<PathBuf>,
     /// rocBLAS's Tensile library folder (`…/rocblas/library`): the kernel each GEMM solver's

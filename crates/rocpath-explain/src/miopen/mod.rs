@@ -75,6 +75,9 @@ pub struct Query<'m> {
     pub env: Env,
     /// Build switches differing from a release build.
     pub build: HashMap<String, i64>,
+    /// What the user should know about the model chosen for the release (none was derived
+    /// from that release's source), if anything.
+    pub model_note: Option<String>,
 }
 
 /// One solver of the record, in the order MIOpen tries them.
@@ -504,11 +507,31 @@ fn perf_rows(
     })
 }
 
+/// The model's own notes, shortened: the hand-written rules it could not re-check against the
+/// source it was derived from.
+fn model_notes(m: &Model) -> Vec<String> {
+    let ids: Vec<&str> = m
+        .notes
+        .iter()
+        .filter_map(|n| n.strip_prefix("rule ")?.split(' ').next())
+        .collect();
+    if ids.is_empty() {
+        return Vec::new();
+    }
+    vec![format!(
+        "model {}: {} hand-written rules cite lines this source changed, and were kept as written for 2d1fd997: {}",
+        m.source.short(),
+        ids.len(),
+        ids.join(", ")
+    )]
+}
+
 /// Explains one problem.
 pub fn explain(q: &Query) -> Result<MiopenExplanation, ExplainError> {
     let p = &q.problem;
     let key = p.fdb_key();
-    let mut notes = Vec::new();
+    let mut notes: Vec<String> = q.model_note.iter().cloned().collect();
+    notes.extend(model_notes(q.model));
     let dbs = choose_dbs(q, &mut notes);
     let rec = record(q, &key, dbs.fdb.as_ref())?;
     let perf = perf_rows(dbs.pdb.as_ref(), p, &mut notes)?;

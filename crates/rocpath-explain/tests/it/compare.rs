@@ -38,6 +38,7 @@ fn run(cases: Vec<Value>) -> Vec<Comparison> {
     let doc = json!({"schema": "rocpath.case/1", "cases": cases});
     let opts = Options {
         model,
+        by_release: true,
         db_dir: None,
         cu: None,
         vram: Some(8 << 30),

@@ -39,6 +39,7 @@ fn every_vega64_case_agrees_or_says_why() {
     let model = rocpath_miopen::model::pinned().unwrap();
     let opts = Options {
         model,
+        by_release: true,
         db_dir: Some(shared.join("data/miopen-db")),
         cu: None,
         vram: Some(8 << 30),

@@ -7,7 +7,8 @@
 //! encodings, the features' names, overall and test statistics), `:87-113` (`Encode*`),
 //! `:126-131` and `:157-165` (`Forward`: the first `num_outputs − num_solvers` outputs are
 //! skipped), `:270-303` (gfx908's 24 features, overall statistics), `:371-396` (gfx90a's 18),
-//! `:464-490` (gfx942's 18, *test* statistics), `:496-503` (`GetModel`: gfx942, gfx90a, else the
+//! `:464-490` (gfx942's 18, *test* statistics; ROCm/MIOpen rocm-6.2.2 `:418-445` writes 19,
+//! the layout after the batch size — the features are taken by the metadata's names), `:496-503` (`GetModel`: gfx942, gfx90a, else the
 //! gfx908 model), `:536-565` (`PredictSolver`: sorted by the output, descending; names that are
 //! not a solver id are dropped). The network itself: [`net`].
 //!
@@ -230,13 +231,9 @@ impl TunaNet {
     pub fn parse(class: ModelClass, model: &Value, metadata: &Value) -> Result<TunaNet, String> {
         let meta = Metadata::parse(metadata, class).map_err(|e| format!("metadata: {e}"))?;
         let net = Net::parse(model).map_err(|e| format!("network: {e}"))?;
-        let want = match class {
-            ModelClass::Gfx908 => 24,
-            ModelClass::Gfx90a | ModelClass::Gfx942 => 18,
-        };
-        if net.inputs() != want || meta.features.len() != want {
+        if net.inputs() != meta.features.len() {
             return Err(format!(
-                "the {} model takes {} inputs and names {} features; MIOpen's code gives {want}",
+                "the {} network takes {} inputs and its metadata names {} features",
                 class.arch(),
                 net.inputs(),
                 meta.features.len()
@@ -247,7 +244,7 @@ impl TunaNet {
 
     /// `ToFeatures`: the problem as numbers, normalised.
     pub fn features(&self, p: &Problem) -> Result<Vec<f32>, String> {
-        let raw = raw_features(self.class, &self.meta, p)?;
+        let raw = raw_features(&self.meta, p)?;
         Ok(raw
             .iter()
             .zip(self.meta.mean.iter().zip(&self.meta.std))
@@ -284,67 +281,51 @@ impl TunaNet {
     }
 }
 
-/// The unnormalised features, in the order each class's `ToFeatures` writes them.
-fn raw_features(class: ModelClass, meta: &Metadata, p: &Problem) -> Result<Vec<f32>, String> {
+/// The unnormalised features, named by the metadata in the order `ToFeatures` writes them
+/// (each release's code and metadata agree on it; the oracle test checks both): the forward
+/// view of a backward problem (`isFwd ? GetIn… : GetOut…`), depth 1 for 2-D, and gfx908's
+/// `Padding0`/`Stride0` written as 1 as its code writes them ("trained on a dataset of 2D
+/// problems where PadD was incorrectly set to 1").
+fn raw_features(meta: &Metadata, p: &Problem) -> Result<Vec<f32>, String> {
     let fwd = p.direction == Direction::Forward;
     let three = p.spatial_dims > 2;
     let f = |v: u64| v as f32;
     let i = |v: i64| v as f32;
-    // GetIn*/GetOut* for the forward view: the input side of a backward problem is `out`.
     let (xc, xdhw, yc, ydhw) = if fwd {
         (p.in_c, p.in_dhw, p.out_c, p.out_dhw)
     } else {
         (p.out_c, p.out_dhw, p.in_c, p.in_dhw)
     };
     let depth = |d: u64| if three { f(d) } else { 1.0 };
-    let prec = meta.precision(p.types[0])?;
-    let dir = meta.dir(p.direction);
-    Ok(match class {
-        ModelClass::Gfx908 => vec![
-            f(xc),
-            depth(xdhw[0]),
-            f(xdhw[1]),
-            f(xdhw[2]),
-            depth(p.fil_dhw[0]),
-            f(p.fil_dhw[1]),
-            f(p.fil_dhw[2]),
-            f(yc),
-            depth(ydhw[0]),
-            f(ydhw[1]),
-            f(ydhw[2]),
-            f(p.batch),
-            1.0,
-            i(p.pad[1]),
-            i(p.pad[2]),
-            1.0,
-            i(p.stride[1]),
-            i(p.stride[2]),
-            i(p.dilation[1]),
-            i(p.dilation[2]),
-            meta.layout(&p.layouts[0])?,
-            prec,
-            dir,
-            f(p.groups),
-        ],
-        ModelClass::Gfx90a | ModelClass::Gfx942 => vec![
-            f(xc),
-            f(xdhw[1]),
-            f(xdhw[2]),
-            f(yc),
-            f(ydhw[1]),
-            f(ydhw[2]),
-            f(p.fil_dhw[1]),
-            f(p.fil_dhw[2]),
-            i(p.pad[1]),
-            i(p.pad[2]),
-            i(p.stride[1]),
-            i(p.stride[2]),
-            i(p.dilation[1]),
-            i(p.dilation[2]),
-            f(p.batch),
-            prec,
-            dir,
-            f(p.groups),
-        ],
-    })
+    meta.features
+        .iter()
+        .map(|name| {
+            Ok(match name.as_str() {
+                "Inp_0" | "InChannels" => f(xc),
+                "InDepth" => depth(xdhw[0]),
+                "Inp_2" | "InHeight" => f(xdhw[1]),
+                "Inp_3" | "InWidth" => f(xdhw[2]),
+                "FilterDim0" => depth(p.fil_dhw[0]),
+                "Fil_1" | "FilterDim1" => f(p.fil_dhw[1]),
+                "Fil_2" | "FilterDim2" => f(p.fil_dhw[2]),
+                "Out_0" | "OutChannels" => f(yc),
+                "OutDepth" => depth(ydhw[0]),
+                "Out_2" | "OutHeight" => f(ydhw[1]),
+                "Out_3" | "OutWidth" => f(ydhw[2]),
+                "BatchSize" => f(p.batch),
+                "Padding0" | "Stride0" => 1.0,
+                "Pad_1" | "Padding1" => i(p.pad[1]),
+                "Pad_2" | "Padding2" => i(p.pad[2]),
+                "Str_1" | "Stride1" => i(p.stride[1]),
+                "Str_2" | "Stride2" => i(p.stride[2]),
+                "Dil_1" | "Dilation1" => i(p.dilation[1]),
+                "Dil_2" | "Dilation2" => i(p.dilation[2]),
+                "Layout" => meta.layout(&p.layouts[0])?,
+                "Precision" => meta.precision(p.types[0])?,
+                "Direction" => meta.dir(p.direction),
+                "GroupSize" => f(p.groups),
+                other => return Err(format!("feature `{other}` is not one MIOpen's code writes")),
+            })
+        })
+        .collect()
 }

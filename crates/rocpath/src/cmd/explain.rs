@@ -52,6 +52,33 @@ fn load_model(
     })
 }
 
+/// The model and overlay for `--model`/`--release`: a model file as given (the release's
+/// overlay applied to it, if it has one), else the shipped model of that release or the
+/// nearest (with a note saying so), else the pinned one.
+fn model_for(
+    path: Option<&std::path::Path>,
+    release: Option<&str>,
+    p: &Printer,
+) -> anyhow::Result<(
+    std::borrow::Cow<'static, Model>,
+    Option<&'static str>,
+    Option<String>,
+)> {
+    use rocpath_miopen::model::release;
+    match (path, release) {
+        (None, Some(r)) => {
+            let c = release::for_release(r).map_err(|e| anyhow::anyhow!("--release {e}"))?;
+            let m = c.shipped.model().map_err(|e| anyhow::anyhow!(e))?;
+            Ok((std::borrow::Cow::Borrowed(m), c.overlay, c.note))
+        }
+        (path, r) => Ok((
+            load_model(path, &super::budget(p))?,
+            r.and_then(release::overlay_for),
+            None,
+        )),
+    }
+}
+
 fn size(v: Option<&str>) -> anyhow::Result<Option<u64>> {
     v.map(|s| rocpath_budget::parse_size(s).map_err(|e| anyhow::anyhow!("{e}")))
         .transpose()
@@ -78,7 +105,7 @@ fn run_miopen(a: Box<ExplainMiopenArgs>, p: &Printer) -> anyhow::Result<Status> 
         default_mode,
         a.release.as_deref(),
     )?;
-    let model = load_model(a.model.as_deref(), &super::budget(p))?;
+    let (model, overlay, model_note) = model_for(a.model.as_deref(), a.release.as_deref(), p)?;
     let env = rocpath_miopen::model::context::Env {
         vars: pairs(&a.env, "env")?.into_iter().collect(),
     };
@@ -96,7 +123,7 @@ fn run_miopen(a: Box<ExplainMiopenArgs>, p: &Printer) -> anyhow::Result<Status> 
     for pr in problems {
         let q = miopen::Query {
             model: &model,
-            release: a.release.clone(),
+            release: overlay.map(str::to_string),
             device: device.clone(),
             db_dir: Some(a.db.clone()),
             user_db: a.user_db.clone(),
@@ -106,6 +133,7 @@ fn run_miopen(a: Box<ExplainMiopenArgs>, p: &Printer) -> anyhow::Result<Status> 
             mode: mode.clone(),
             env: env.clone(),
             build: build.clone(),
+            model_note: model_note.clone(),
         };
         out.push(miopen::explain(&q)?);
     }
@@ -313,6 +341,7 @@ fn run_compare(file: &std::path::Path, a: &ExplainArgs, p: &Printer) -> anyhow::
     let model = load_model(a.model.as_deref(), &super::budget(p))?;
     let opts = compare::Options {
         model: &model,
+        by_release: a.model.is_none(),
         db_dir: Some(a.db.clone()),
         cu: a.cu,
         vram: size(a.vram.as_deref())?,

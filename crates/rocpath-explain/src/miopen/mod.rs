@@ -10,6 +10,7 @@
 
 pub mod db;
 pub mod gemm;
+pub mod install;
 pub mod kcache;
 pub mod request;
 pub mod tunanet;

@@ -52,6 +52,13 @@ fn load_model(
     })
 }
 
+/// The release of the MIOpen installed beside the database folder, when its library says.
+fn installed_release(db: &std::path::Path) -> Option<(String, std::path::PathBuf)> {
+    let lib = miopen::install::library_near(db)?;
+    let v = miopen::install::version_of(&lib).ok()??;
+    Some((v, lib))
+}
+
 /// The model and overlay for `--model`/`--release`: a model file as given (the release's
 /// overlay applied to it, if it has one), else the shipped model of that release or the
 /// nearest (with a note saying so), else the pinned one.
@@ -99,13 +106,28 @@ fn run_miopen(a: Box<ExplainMiopenArgs>, p: &Printer) -> anyhow::Result<Status> 
         Some(ExplainMode::Immediate) => Mode::Immediate,
         _ => Mode::Find,
     };
+    let found = match (&a.release, &a.model) {
+        (None, None) => installed_release(&a.db),
+        _ => None,
+    };
+    let release = a
+        .release
+        .clone()
+        .or_else(|| found.as_ref().map(|f| f.0.clone()));
     let (problems, mode) = miopen::request::problems(
         a.problem.as_deref(),
         &a.driver,
         default_mode,
-        a.release.as_deref(),
+        release.as_deref(),
     )?;
-    let (model, overlay, model_note) = model_for(a.model.as_deref(), a.release.as_deref(), p)?;
+    let (model, overlay, mut model_note) = model_for(a.model.as_deref(), release.as_deref(), p)?;
+    if let Some((v, lib)) = &found {
+        let found = format!("MIOpen {v} read from {}", lib.display());
+        model_note = Some(match model_note {
+            Some(n) => format!("{found}; {n}"),
+            None => found,
+        });
+    }
     let env = rocpath_miopen::model::context::Env {
         vars: pairs(&a.env, "env")?.into_iter().collect(),
     };

@@ -1652,6 +1652,17 @@ impl<'a> Lowerer<'a> {
                 )
             }
             "parenthesized_expression" => unsupported(n, "call of an expression"),
+            // `tie_pick<0, 1>()(lengths)`: a functor made and called at once.
+            "call_expression" => match functor_targs(f, fx.src, "tie_pick") {
+                Some(targs) => mk(
+                    Callee::Builtin {
+                        name: "tie_pick".into(),
+                        targs,
+                    },
+                    args,
+                ),
+                None => unsupported(n, "call"),
+            },
             _ => unsupported(n, "call"),
         }
     }
@@ -2119,4 +2130,26 @@ fn qualified_targs(f: Node) -> Option<Node> {
     (n.kind() == "template_function")
         .then(|| n.child_by_field_name("arguments"))
         .flatten()
+}
+
+/// The template arguments of `name<…>()` called with no arguments (a functor object made to be
+/// called), when `call` is that.
+fn functor_targs(call: Node, src: &[u8], name: &str) -> Option<Vec<String>> {
+    let f = call.child_by_field_name("function")?;
+    let args = call.child_by_field_name("arguments")?;
+    if args.named_child_count() != 0 || f.kind() != "template_function" {
+        return None;
+    }
+    let fname = f.child_by_field_name("name").map(|x| text(x, src))?;
+    if fname.rsplit("::").next() != Some(name) {
+        return None;
+    }
+    let targs = f.child_by_field_name("arguments")?;
+    let mut c = targs.walk();
+    Some(
+        targs
+            .named_children(&mut c)
+            .map(|x| text(x, src).to_string())
+            .collect(),
+    )
 }

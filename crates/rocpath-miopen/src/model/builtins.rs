@@ -83,6 +83,8 @@ const FREE: &[(&str, &str)] = &[
     ("std::make_pair", "tuple"),
     ("std::tuple", "tuple"),
     ("std::pair", "tuple"),
+    // `std::tie(a, b) != std::make_tuple(28, 28)`: a tuple of the values compared.
+    ("std::tie", "tuple"),
     ("std::get", "get"),
     ("miopen::tien", "tien"),
     ("tien", "tien"),

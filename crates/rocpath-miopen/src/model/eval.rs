@@ -1870,9 +1870,8 @@ impl<'e, 'm> Run<'e, 'm> {
             | "IsTwoPower"
             | "integer_divide_ceil" => self.builtin_math(func, l, name, &vals),
             "all_of" | "any_of" | "none_of" => self.range_pred(func, l, name, &vals),
-            "slice" | "tuple" | "get" | "tien" | "size" | "multiplies" | "plus" | "accumulate" => {
-                self.builtin_range(func, l, name, targs, vals)
-            }
+            "slice" | "tuple" | "get" | "tien" | "tie_pick" | "size" | "multiplies" | "plus"
+            | "accumulate" => self.builtin_range(func, l, name, targs, vals),
             "id" | "cast" | "cast_to" | "GetTypeSize" | "make_object" => {
                 self.builtin_value(func, e, name, targs, vals)
             }
@@ -2079,6 +2078,19 @@ impl<'e, 'm> Run<'e, 'm> {
                         Val::List(Rc::new(v[..n].to_vec()))
                     }
                     _ => self.unknown(func, l, format!("{name} of an unknown tuple")),
+                }
+            }
+            // `tie_pick<I, J…>()(v)`: the elements at I, J… as a tuple (tensor.hpp:69-82).
+            "tie_pick" => {
+                let idx: Option<Vec<usize>> = targs
+                    .iter()
+                    .map(|t| t.trim().parse::<usize>().ok())
+                    .collect();
+                match (vals.first(), idx) {
+                    (Some(Val::List(v)), Some(idx)) if idx.iter().all(|&i| i < v.len()) => {
+                        Val::List(Rc::new(idx.iter().map(|&i| v[i].clone()).collect()))
+                    }
+                    _ => self.unknown(func, l, "tie_pick of an unknown range"),
                 }
             }
             "size" => match vals.first() {
@@ -2734,6 +2746,17 @@ fn equal(a: &Val, b: &Val) -> Option<bool> {
         (Val::Sym(x), Val::Sym(y)) => norm_sym(x) == norm_sym(y),
         (Val::Bool(x), Val::Bool(y)) => x == y,
         (Val::Obj(x), Val::Obj(y)) => x == y,
+        // Tuples (`std::tie(h, w) != std::make_tuple(28, 28)`): element by element.
+        (Val::List(x), Val::List(y)) => {
+            if x.len() != y.len() {
+                return Some(false);
+            }
+            let mut all = true;
+            for (p, q) in x.iter().zip(y.iter()) {
+                all &= equal(p, q)?;
+            }
+            all
+        }
         (Val::Float(_), _) | (_, Val::Float(_)) => a.float()? == b.float()?,
         _ => a.int()? == b.int()?,
     })

@@ -49,6 +49,8 @@ struct Fx<'s> {
     nest: u32,
     /// Locals declared with a class type (name, class).
     types: Vec<(String, String)>,
+    /// The declared return type (`static PerformanceConfigX`: `PerformanceConfigX`), if any.
+    ret: Option<String>,
 }
 
 impl Fx<'_> {
@@ -297,6 +299,7 @@ impl<'a> Lowerer<'a> {
                     scopes: vec![params.iter().map(|s| s.to_string()).collect()],
                     nest: 0,
                     types: Vec::new(),
+                    ret: None,
                 };
                 let mut out = body.map(|b| self.block(&mut fx, b)).unwrap_or_default();
                 relocate(&mut out, site.line);
@@ -335,12 +338,14 @@ impl<'a> Lowerer<'a> {
             },
         };
         let src = &self.ix.files[d.file as usize].1;
-        let out = match tree
+        let def_node = tree
             .root_node()
             .descendant_for_byte_range(d.range.0, d.range.1)
-            .and_then(|n| up_to(n, "function_definition", d.range))
-            .and_then(|n| n.child_by_field_name("body"))
-        {
+            .and_then(|n| up_to(n, "function_definition", d.range));
+        let ret = def_node
+            .and_then(|n| n.child_by_field_name("type"))
+            .map(|t| strip_targs(text(t, src)));
+        let out = match def_node.and_then(|n| n.child_by_field_name("body")) {
             Some(body) => {
                 let mut fx = Fx {
                     src,
@@ -355,13 +360,215 @@ impl<'a> Lowerer<'a> {
                     scopes: vec![d.params.clone()],
                     nest: 0,
                     types: Vec::new(),
+                    ret,
                 };
-                self.block(&mut fx, body)
+                // Perf-config parameters are values the model builds (their constructors and
+                // methods are read); the context, problem and tensors stay the evaluator's own.
+                if let Some(n) = def_node {
+                    for (v, class) in param_classes(n, src) {
+                        if self.is_perf_config(&class) {
+                            fx.types.push((v, class));
+                        }
+                    }
+                }
+                match def_node.filter(|_| is_ctor(&d)) {
+                    Some(n) => self.ctor_body(&mut fx, n, &d),
+                    None => self.block(&mut fx, body),
+                }
             }
             None => Vec::new(),
         };
         self.trees.insert(d.file, tree);
         out
+    }
+
+    /// `return {…};` in a function that returns a class with a constructor taking that many
+    /// arguments: a call of that constructor.
+    fn brace_ctor(&mut self, fx: &mut Fx, v: Node) -> Option<Expr> {
+        if v.kind() != "initializer_list" {
+            return None;
+        }
+        let class = fx.ret.clone()?;
+        let last = class.rsplit("::").next()?.to_string();
+        let mut c = v.walk();
+        let items: Vec<Node> = v.named_children(&mut c).collect();
+        let strings: Vec<bool> = items
+            .iter()
+            .map(|x| matches!(x.kind(), "string_literal" | "raw_string_literal"))
+            .collect();
+        let def = self.ctor(&last, &strings)?;
+        let id = self.function(def);
+        let args = items.into_iter().map(|x| self.expr(fx, x)).collect();
+        Some(ex(
+            line(v),
+            ExprKind::Call {
+                f: Callee::Func {
+                    id,
+                    targs: Vec::new(),
+                },
+                args,
+            },
+        ))
+    }
+
+    /// A constructor of `class` (or of a base it inherits them from) for arguments of which
+    /// `strings` tells the string literals: among overloads of that arity, the one whose
+    /// `std::string` parameters get the strings (`prec` as `"fp16"` or as `miopenHalf`).
+    fn ctor(&mut self, class: &str, strings: &[bool]) -> Option<usize> {
+        let mut todo = vec![class.to_string()];
+        let mut seen = HashSet::new();
+        while let Some(c) = todo.pop() {
+            let last = c.rsplit("::").next().unwrap_or(&c).to_string();
+            if !seen.insert(last.clone()) {
+                continue;
+            }
+            let cands: Vec<usize> = self
+                .ix
+                .by_name
+                .get(&last)
+                .into_iter()
+                .flatten()
+                .copied()
+                .filter(|&i| {
+                    let f = &self.ix.funcs[i];
+                    f.class.as_deref().and_then(|c| c.rsplit("::").next()) == Some(last.as_str())
+                        && arity_ok(f, strings.len())
+                })
+                .collect();
+            if let Some(i) = cands
+                .iter()
+                .copied()
+                .min_by_key(|&i| (self.string_mismatches(i, strings), i))
+            {
+                return Some(i);
+            }
+            for cd in self.ix.class(&last) {
+                todo.extend(cd.bases.iter().cloned());
+            }
+        }
+        None
+    }
+
+    /// How many arguments a function's parameter types refuse: a string literal for a
+    /// parameter that is not a string, or another value for one that is.
+    fn string_mismatches(&mut self, def: usize, strings: &[bool]) -> usize {
+        let d = self.ix.funcs[def].clone();
+        let Some(tree) = self.ix.tree(&mut self.parser, d.file) else {
+            return 0;
+        };
+        let src = &self.ix.files[d.file as usize].1;
+        let Some(node) = tree
+            .root_node()
+            .descendant_for_byte_range(d.range.0, d.range.1)
+            .and_then(|n| up_to(n, "function_definition", d.range))
+        else {
+            return 0;
+        };
+        let types = param_types(node, src);
+        types
+            .iter()
+            .zip(strings)
+            .filter(|(t, s)| t.contains("string") != **s)
+            .count()
+    }
+
+    /// A constructor's body as the object it builds: its member initialiser list
+    /// (`: gemm_m_per_block(mpb), …`) → `return make_struct<Class, fields…>(values…)`.
+    fn ctor_body(&mut self, fx: &mut Fx, def: Node, d: &FuncDef) -> Vec<Stmt> {
+        let class = d.class.clone().unwrap_or_default();
+        let last = class.rsplit("::").next().unwrap_or(&class).to_string();
+        let mut targs = vec![last];
+        let mut args = Vec::new();
+        let own_types = param_types(def, fx.src);
+        let mut c = def.walk();
+        let list = def
+            .named_children(&mut c)
+            .find(|n| n.kind() == "field_initializer_list");
+        if let Some(list) = list {
+            let mut c2 = list.walk();
+            for init in list.named_children(&mut c2) {
+                let mut c3 = init.walk();
+                let parts: Vec<Node> = init.named_children(&mut c3).collect();
+                let (Some(name), Some(value)) = (parts.first(), parts.get(1)) else {
+                    continue;
+                };
+                let mut c4 = value.walk();
+                let vals: Vec<Node> = value.named_children(&mut c4).collect();
+                let field = text(*name, fx.src).to_string();
+                // `: Base(a, b, …)`: the base's constructor, whose members this object gets.
+                if !fx.fields.contains(&field) {
+                    // A string literal, or a parameter of this constructor declared a string.
+                    let strings: Vec<bool> = vals
+                        .iter()
+                        .map(|x| match x.kind() {
+                            "string_literal" | "raw_string_literal" => true,
+                            "identifier" => d
+                                .params
+                                .iter()
+                                .position(|p| p == text(*x, fx.src))
+                                .and_then(|i| own_types.get(i))
+                                .is_some_and(|t| t.contains("string")),
+                            _ => false,
+                        })
+                        .collect();
+                    if let Some(def) = self.ctor(&field, &strings) {
+                        let id = self.function(def);
+                        let a = vals.iter().map(|x| self.expr(fx, *x)).collect();
+                        targs.push(BASE_INIT.to_string());
+                        args.push(ex(
+                            line(init),
+                            ExprKind::Call {
+                                f: Callee::Func {
+                                    id,
+                                    targs: Vec::new(),
+                                },
+                                args: a,
+                            },
+                        ));
+                        continue;
+                    }
+                }
+                let v = match vals.as_slice() {
+                    [one] => self.expr(fx, *one),
+                    _ => unsupported(*value, "member initialiser"),
+                };
+                targs.push(field);
+                args.push(v);
+            }
+        }
+        let l = line(def);
+        vec![Stmt::Return {
+            line: l,
+            value: Some(ex(
+                l,
+                ExprKind::Call {
+                    f: Callee::Builtin {
+                        name: "make_struct".into(),
+                        targs,
+                    },
+                    args,
+                },
+            )),
+        }]
+    }
+
+    /// A class derived from `PerfConfigBase` (MIOpen's performance configurations).
+    fn is_perf_config(&self, class: &str) -> bool {
+        let mut todo = vec![class.to_string()];
+        let mut seen = HashSet::new();
+        while let Some(c) = todo.pop() {
+            let last = c.rsplit("::").next().unwrap_or(&c).trim().to_string();
+            if last == "PerfConfigBase" || last == "PerfConfig" {
+                return true;
+            }
+            if !seen.insert(last.clone()) {
+                continue;
+            }
+            for cd in self.ix.class(&last) {
+                todo.extend(cd.bases.iter().cloned());
+            }
+        }
+        false
     }
 
     fn fields_of(&self, class: &str) -> Vec<String> {
@@ -443,7 +650,10 @@ impl<'a> Lowerer<'a> {
             "return_statement" => {
                 let mut c = n.walk();
                 let v = n.named_children(&mut c).find(|x| x.kind() != "comment");
-                let value = v.map(|v| self.cond_expr(fx, v));
+                let value = v.map(|v| match self.brace_ctor(fx, v) {
+                    Some(call) => call,
+                    None => self.cond_expr(fx, v),
+                });
                 out.push(Stmt::Return { line: l, value });
             }
             "declaration" => out.push(self.decl(fx, n)),
@@ -1155,7 +1365,22 @@ impl<'a> Lowerer<'a> {
                 )
             }
             "lambda_expression" => self.lambda(fx, n),
-            "initializer_list" => unsupported(n, "initializer list"),
+            // `{1, 8, 4, 1}` as a value: a list (an `std::initializer_list<int>` argument).
+            "initializer_list" => {
+                let mut c = n.walk();
+                let items: Vec<Node> = n.named_children(&mut c).collect();
+                let args = items.into_iter().map(|x| self.expr(fx, x)).collect();
+                ex(
+                    line(n),
+                    ExprKind::Call {
+                        f: Callee::Builtin {
+                            name: "tuple".into(),
+                            targs: Vec::new(),
+                        },
+                        args,
+                    },
+                )
+            }
             "comma_expression" => match n.child_by_field_name("right") {
                 Some(r) => self.expr(fx, r),
                 None => unsupported(n, "comma"),
@@ -1499,6 +1724,7 @@ impl<'a> Lowerer<'a> {
             scopes: fx.scopes.clone(),
             nest: fx.nest,
             types: fx.types.clone(),
+            ret: fx.ret.clone(),
         };
         let mut e = self.expr(&mut inner, v);
         relocate_expr(&mut e, l);
@@ -2152,4 +2378,61 @@ fn functor_targs(call: Node, src: &[u8], name: &str) -> Option<Vec<String>> {
             .map(|x| text(x, src).to_string())
             .collect(),
     )
+}
+
+/// The name `make_struct` gets for a base-class initialiser (its value: the base object).
+const BASE_INIT: &str = "<base>";
+
+/// A constructor: a member whose name is its class's.
+fn is_ctor(d: &FuncDef) -> bool {
+    d.class
+        .as_deref()
+        .and_then(|c| c.rsplit("::").next())
+        .is_some_and(|c| c == d.name)
+}
+
+/// The parameter declarations of a function definition.
+fn param_nodes<'t>(def: Node<'t>) -> Vec<Node<'t>> {
+    let Some(pl) = def
+        .child_by_field_name("declarator")
+        .and_then(|d| first_kind(d, "function_declarator"))
+        .and_then(|fd| fd.child_by_field_name("parameters"))
+    else {
+        return Vec::new();
+    };
+    let mut c = pl.walk();
+    pl.named_children(&mut c)
+        .filter(|p| p.kind() != "comment")
+        .collect()
+}
+
+/// Each parameter's type as written.
+fn param_types(def: Node, src: &[u8]) -> Vec<String> {
+    param_nodes(def)
+        .into_iter()
+        .map(|p| {
+            p.child_by_field_name("type")
+                .map(|t| text(t, src).to_string())
+                .unwrap_or_default()
+        })
+        .collect()
+}
+
+/// The parameters of a function definition declared with a class type
+/// (`const PerformanceConfigX& config` → (`config`, `PerformanceConfigX`)).
+fn param_classes(def: Node, src: &[u8]) -> Vec<(String, String)> {
+    let mut out = Vec::new();
+    for p in param_nodes(def) {
+        let (Some(t), Some(name)) = (
+            p.child_by_field_name("type"),
+            p.child_by_field_name("declarator")
+                .and_then(|d| declarator_name(d, src)),
+        ) else {
+            continue;
+        };
+        let ty = strip_targs(text(t, src));
+        let last = ty.rsplit("::").next().unwrap_or(&ty).trim().to_string();
+        out.push((name.to_string(), last));
+    }
+    out
 }

@@ -490,3 +490,75 @@ fn fp32_backward_on_gfx90a_decides_the_winograd_rxs_solvers() {
     }
     assert!(applicable(None, "gfx90a:sramecc+:xnack-", key).contains(&"ConvBinWinogradRxSf2x3g1"));
 }
+
+/// A perf config built from a brace list by its constructor (and the base constructor it
+/// forwards to) is a value the model reads: the GTC NHWC solvers' last test on gfx942 —
+/// block size (the product of `tensor_a_cluster_lengths`, `BlockSize()`) × grid × splits
+/// against 2^32 — is decided, where it was unresolved at the brace list.
+#[test]
+fn a_perf_config_built_from_a_brace_list_decides_the_gtc_nhwc_solvers() {
+    // FP16 WrW, NCHW, on gfx942: the largest FP16 tile's kernel fits, so it applies.
+    let key = "64-28-28-3x3-128-28-28-8-1x1-1x1-1x1-0-NCHW-FP16-W";
+    let v = verdict(
+        None,
+        "gfx942",
+        key,
+        "ConvAsmImplicitGemmGTCDynamicWrwXdlopsNHWC",
+        &[],
+    );
+    assert!(
+        matches!(v.outcome, Outcome::Bool { v: true }),
+        "{:?}",
+        v.outcome
+    );
+    let fwd = "64-28-28-3x3-128-28-28-8-1x1-1x1-1x1-0-NHWC-NHWC-NHWC-FP16-F";
+    let v = verdict(
+        None,
+        "gfx942",
+        fwd,
+        "ConvAsmImplicitGemmGTCDynamicFwdXdlopsNHWC",
+        &[],
+    );
+    assert!(!matches!(v.outcome, Outcome::Unknown(_)), "{:?}", v.outcome);
+    // Not on a device without MFMA, whatever the config.
+    let v = verdict(
+        None,
+        "gfx1201",
+        key,
+        "ConvAsmImplicitGemmGTCDynamicWrwXdlopsNHWC",
+        &[],
+    );
+    assert!(
+        matches!(v.outcome, Outcome::Bool { v: false }),
+        "{:?}",
+        v.outcome
+    );
+}
+
+/// `std::tie(in_n, in_c) = tie_pick<0, 1>()(lengths)` is read, so the GEMM solvers' WTI is a
+/// number (gemm_wrw.cpp:99-140@2d1fd997: 0.7 × slowdown factors), and `fft`'s
+/// `std::tie(in_h, in_w) != std::make_tuple(28, 28)` tests decide it.
+#[test]
+fn gemm_wti_and_fft_are_decided() {
+    let key = "64-28-28-3x3-128-28-28-8-1x1-1x1-1x1-0-NCHW-FP32-W";
+    let s = solver("GemmWrwUniversal");
+    let w = with_input(None, "gfx1201", key, &[], |ev, inp| {
+        ev.solver_fn(s, s.wti.unwrap(), inp, false).outcome
+    });
+    match w {
+        Outcome::Number { v } => assert!(v > 0.0 && v < 0.7, "{v}"),
+        o => panic!("{o:?}"),
+    }
+    let v = verdict(
+        None,
+        "gfx900:xnack-",
+        "64-56-56-3x3-64-56-56-32-1x1-1x1-1x1-0-NCHW-FP32-F",
+        "fft",
+        &[],
+    );
+    assert!(
+        matches!(v.outcome, Outcome::Bool { v: false }),
+        "{:?}",
+        v.outcome
+    );
+}

@@ -79,6 +79,9 @@ const FREE: &[(&str, &str)] = &[
     ("float", "cast_to"),
     ("double", "cast_to"),
     ("long", "cast_to"),
+    // `std::accumulate(std::begin(v), std::end(v), …)`: the range is the container itself.
+    ("std::begin", "id"),
+    ("std::end", "id"),
     ("std::make_tuple", "tuple"),
     ("std::make_pair", "tuple"),
     ("std::tuple", "tuple"),

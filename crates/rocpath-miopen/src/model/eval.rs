@@ -114,7 +114,40 @@ enum Val<'m> {
     List(Rc<Vec<Val<'m>>>),
     Obj(Obj<'m>),
     Closure(Rc<Closure<'m>>),
+    /// An object a constructor built: its class and the members its initialiser list set.
+    Struct(Rc<Struct<'m>>),
     Unknown(Rc<Unknown>),
+}
+
+/// An object built by a constructor (`PerformanceConfigAsmImplicitGemmGTC{…}`).
+#[derive(Debug)]
+struct Struct<'m> {
+    class: &'m str,
+    /// Its base classes' names, nearest first (for the members they define).
+    bases: Vec<&'m str>,
+    fields: Vec<(&'m str, Val<'m>)>,
+}
+
+/// `make_struct<Class, field…>(value…)`: a field named `<base>` is a base-class object, whose
+/// members (and class, for its methods) the new one takes.
+fn make_struct<'m>(class: &'m str, names: &'m [String], vals: Vec<Val<'m>>) -> Val<'m> {
+    let mut st = Struct {
+        class,
+        bases: Vec::new(),
+        fields: Vec::new(),
+    };
+    for (n, v) in names.iter().zip(vals) {
+        match v {
+            Val::Struct(b) if n == "<base>" => {
+                st.bases.push(b.class);
+                st.bases.extend(b.bases.iter().copied());
+                st.fields.extend(b.fields.iter().cloned());
+            }
+            Val::Unknown(_) if n == "<base>" => return v,
+            v => st.fields.push((n.as_str(), v)),
+        }
+    }
+    Val::Struct(Rc::new(st))
 }
 
 type Vars<'m> = Vec<(&'m str, Val<'m>)>;
@@ -131,7 +164,12 @@ impl<'m> Val<'m> {
             Val::Int(i) => Some(*i != 0),
             Val::Float(f) => Some(*f != 0.0),
             Val::Null => Some(false),
-            Val::Opt(_) | Val::Str(_) | Val::Obj(_) | Val::List(_) | Val::Closure(_) => Some(true),
+            Val::Opt(_)
+            | Val::Str(_)
+            | Val::Obj(_)
+            | Val::List(_)
+            | Val::Closure(_)
+            | Val::Struct(_) => Some(true),
             Val::Sym(s) => Some(&**s != "false"),
             Val::Void | Val::Unknown(_) => None,
         }
@@ -185,6 +223,7 @@ impl<'m> Val<'m> {
             ),
             Val::Obj(o) => format!("{o:?}"),
             Val::Closure(_) => "lambda".into(),
+            Val::Struct(st) => format!("{}{{…}}", st.class),
             Val::Unknown(u) => format!("unknown ({})", u.why),
         }
     }
@@ -1872,6 +1911,10 @@ impl<'e, 'm> Run<'e, 'm> {
             "all_of" | "any_of" | "none_of" => self.range_pred(func, l, name, &vals),
             "slice" | "tuple" | "get" | "tien" | "tie_pick" | "size" | "multiplies" | "plus"
             | "accumulate" => self.builtin_range(func, l, name, targs, vals),
+            "make_struct" => match targs.split_first() {
+                Some((class, names)) => make_struct(class, names, vals),
+                None => self.unknown(func, l, "a constructor without its class"),
+            },
             "id" | "cast" | "cast_to" | "GetTypeSize" | "make_object" => {
                 self.builtin_value(func, e, name, targs, vals)
             }
@@ -2146,6 +2189,9 @@ impl<'e, 'm> Run<'e, 'm> {
                 Some(Val::Sym(s)) => type_size(s)
                     .map(Val::Int)
                     .unwrap_or_else(|| self.unknown(func, l, format!("size of {s}"))),
+                // The GTC solvers' file-local `GetTypeSize(const std::string&)` over a perf
+                // config's precision (conv_asm_implicit_gemm_gtc_wrw_nhwc.cpp:50-58@2d1fd997).
+                Some(Val::Str(s)) => Val::Int(if &**s == "fp32" { 4 } else { 2 }),
                 _ => {
                     let _ = targs;
                     self.unknown(func, l, "GetTypeSize of an unknown type")
@@ -2189,6 +2235,16 @@ impl<'e, 'm> Run<'e, 'm> {
 
     fn field(&self, func: u32, l: u32, o: &Val<'m>, name: &str) -> Val<'m> {
         let p = self.inp.problem;
+        if let Val::Struct(st) = o {
+            return match st.fields.iter().find(|(f, _)| *f == name) {
+                Some((_, v)) => v.clone(),
+                None => self.unknown(
+                    func,
+                    l,
+                    format!("`{name}` of a {} is not set by its constructor", st.class),
+                ),
+            };
+        }
         match (o, name) {
             (Val::Obj(Obj::Ctx), "use_asm_kernels") => self.env_off("MIOPEN_DEBUG_GCN_ASM_KERNELS"),
             (Val::Obj(Obj::Ctx), "use_hip_kernels") => self.env_off("MIOPEN_DEBUG_HIP_KERNELS"),
@@ -2262,6 +2318,21 @@ impl<'e, 'm> Run<'e, 'm> {
                 let c = c.clone();
                 (self.call_closure(&c, args), Vec::new())
             }
+            Val::Struct(st) => match std::iter::once(st.class)
+                .chain(st.bases.iter().copied())
+                .find_map(|c| self.ev.class_methods.get(&(c, name)).copied())
+            {
+                Some(id) => {
+                    let mut a = vec![o.clone()];
+                    a.extend(args);
+                    let (v, b, _) = self.call(id, a, &[]);
+                    (v, b)
+                }
+                None => (
+                    self.unknown(func, l, format!("{}::{name} has no definition", st.class)),
+                    Vec::new(),
+                ),
+            },
             Val::Obj(Obj::Class(c)) => match self.ev.class_methods.get(&(&**c, name)).copied() {
                 Some(id) => {
                     let mut a = vec![o.clone()];

@@ -79,7 +79,8 @@ enum Arg<'m> {
 }
 
 impl<'m> Arg<'m> {
-    /// `None` for values that carry state a key cannot compare (closures, lists, unknowns).
+    /// `None` for values that carry state a key cannot compare (closures, lists, objects,
+    /// unknowns).
     fn of(v: &Val<'m>) -> Option<Arg<'m>> {
         Some(match v {
             Val::Void => Arg::Void,
@@ -91,7 +92,9 @@ impl<'m> Arg<'m> {
             Val::Str(Sv::O(s)) => Arg::OStr(s.clone()),
             Val::Sym(s) => Arg::Sym(s),
             Val::Obj(o) => Arg::Obj(o.clone()),
-            Val::Opt(_) | Val::List(_) | Val::Closure(_) | Val::Unknown(_) => return None,
+            Val::Opt(_) | Val::List(_) | Val::Closure(_) | Val::Struct(_) | Val::Unknown(_) => {
+                return None;
+            }
         })
     }
 }

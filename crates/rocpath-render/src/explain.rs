@@ -80,6 +80,9 @@ pub fn miopen(e: &MiopenExplanation, all: bool) -> String {
     if !e.tunanet_ranked.is_empty() {
         s.push_str(&tunanet_ranked(e));
     }
+    if !e.wti_ranked.is_empty() {
+        s.push_str(&wti_ranked(e));
+    }
     match (&e.predicted, &e.failure, &e.no_prediction) {
         (Some(p), _, _) => {
             let _ = writeln!(
@@ -229,6 +232,25 @@ fn tunanet_ranked(e: &MiopenExplanation) -> String {
         ]);
     }
     format!("tunanet         the immediate fallback's order\n{t}\n")
+}
+
+/// The WTI ranking: each solver's estimate, the time MIOpen derives from it, and the fate.
+fn wti_ranked(e: &MiopenExplanation) -> String {
+    let mut t = crate::table(&["#", "solver", "WTI", "time ms", "fallback"]);
+    for (i, r) in e.wti_ranked.iter().enumerate() {
+        t.add_row(vec![
+            crate::right(i + 1),
+            comfy_table::Cell::new(&r.solver),
+            crate::right(
+                r.wti
+                    .map(|w| format!("{w:.4}"))
+                    .unwrap_or_else(|| "?".into()),
+            ),
+            crate::right(r.time_ms.map(|w| format!("{w:.4}")).unwrap_or_default()),
+            comfy_table::Cell::new(r.fate.word()),
+        ]);
+    }
+    format!("wti             the immediate fallback's WTI ranking\n{t}\n")
 }
 
 fn tri(t: Tri) -> &'static str {

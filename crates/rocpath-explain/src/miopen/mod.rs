@@ -259,6 +259,10 @@ pub struct MiopenExplanation {
     /// did with it.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub tunanet_ranked: Vec<TunaRanked>,
+    /// The WTI ranking, when the fallback came to it: each solver's WTI, the time MIOpen
+    /// gives it and what the fallback did with it.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub wti_ranked: Vec<select::WtiRank>,
     /// Every convolution solver, registry order.
     pub solvers: Vec<SolverReport>,
     /// Other statements (perf-db presence of the record's solvers).
@@ -607,6 +611,7 @@ pub fn explain(q: &Query) -> Result<MiopenExplanation, ExplainError> {
     (e.predicted, e.failure, e.no_prediction) = (predicted, failure, no_prediction);
     e.tunanet = tunanet;
     e.tunanet_ranked = tunanet_ranked(q, class, &sel);
+    e.wti_ranked = sel.wti_order.clone();
     e.gemms = gemm::issued_all(&solvers, p, &q.env);
     e.solvers = solvers;
     e.reasons = reasons;
@@ -624,7 +629,7 @@ pub struct TunaRanked {
     /// The network's output for it (higher ranks first).
     pub score: f32,
     /// What the fallback did with it.
-    pub fate: select::TunaFate,
+    pub fate: select::FallbackFate,
     /// The network file and the rule that orders.
     pub evidence: Evidence,
 }
@@ -862,6 +867,7 @@ fn base(
         no_prediction: None,
         tunanet: None,
         tunanet_ranked: Vec::new(),
+        wti_ranked: Vec::new(),
         solvers: Vec::new(),
         reasons: Vec::new(),
         notes,

@@ -18,7 +18,7 @@
 
 mod tunanet;
 
-pub use tunanet::{TunaFate, TunaNetFiles, TunaRank};
+pub use tunanet::{FallbackFate, TunaNetFiles, TunaRank};
 
 use crate::findrec::FindItem;
 use crate::model::context::{Device, Env};
@@ -189,6 +189,9 @@ pub struct Selection {
     /// TunaNet's order and what the fallback did with each solver, when it ran.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub tunanet_order: Vec<TunaRank>,
+    /// The WTI ranking, when the fallback came to it.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub wti_order: Vec<WtiRank>,
 }
 
 /// What to predict for.
@@ -302,6 +305,7 @@ pub fn select(model: &Model, q: &Query) -> Selection {
         fates,
         tunanet: None,
         tunanet_order: Vec::new(),
+        wti_order: Vec::new(),
     };
     sel.prediction = match &q.mode {
         Mode::Find => find(model, &ev, &input, q, &mut sel),
@@ -503,50 +507,101 @@ fn candidates(fates: &[SolverFate], dynamic_only: bool) -> Cands<'_> {
     c
 }
 
-/// WTI fallback (convolutionocl.cpp:638-669): dynamic, applicable, WTI >= 0, by 10/WTI.
+/// One solver of the WTI ranking.
+#[derive(Debug, Clone, Serialize)]
+pub struct WtiRank {
+    /// The solver.
+    pub solver: String,
+    /// Its `GetWti()`, when the model decides it.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub wti: Option<f64>,
+    /// The time MIOpen gives it (10 ms / WTI), when the WTI is positive.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub time_ms: Option<f64>,
+    /// What the fallback did with it.
+    pub fate: FallbackFate,
+}
+
+/// WTI fallback (convolutionocl.cpp:638-669): dynamic, applicable, WTI >= 0, by 10/WTI. A
+/// solver the model cannot decide leaves the answer open only when it could come before the
+/// first one it can (its WTI unknown, or its time not after that one's).
 fn wti(model: &Model, sel: &mut Selection) -> Prediction {
     let c = candidates(&sel.fates, true);
-    let mut known: Vec<(&SolverFate, f64)> = Vec::new();
-    let mut unknown = Vec::new();
-    for f in c.yes.iter().chain(&c.maybe) {
-        match f.wti {
-            Some(w) if w < 0.0 => {}
-            Some(w) => known.push((f, 10.0 / w)),
-            None => unknown.push(f.name.clone()),
-        }
+    let mut ranks: Vec<WtiRank> = c
+        .yes
+        .iter()
+        .map(|f| (f, FallbackFate::Kept))
+        .chain(c.maybe.iter().map(|f| (f, FallbackFate::Undecided)))
+        .map(|(f, fate)| WtiRank {
+            solver: f.name.clone(),
+            wti: f.wti,
+            time_ms: f.wti.filter(|w| *w > 0.0).map(|w| 10.0 / w),
+            fate: match f.wti {
+                Some(w) if w < 0.0 => FallbackFate::NoWti,
+                None => FallbackFate::WtiUndecided,
+                _ => fate,
+            },
+        })
+        .collect();
+    // Registry order among equal times, as the candidates come; unknown times last.
+    ranks.sort_by(|a, b| {
+        let t = |r: &WtiRank| r.time_ms.unwrap_or(f64::INFINITY);
+        t(a).total_cmp(&t(b))
+    });
+    let first = ranks.iter().position(|r| r.fate == FallbackFate::Kept);
+    let open: Vec<usize> = ranks
+        .iter()
+        .enumerate()
+        .filter(|&(i, r)| match r.fate {
+            FallbackFate::WtiUndecided => true,
+            // A tie with the first: `std::sort` is not stable, either may come first.
+            FallbackFate::Kept => first.is_some_and(|k| k != i && r.time_ms == ranks[k].time_ms),
+            FallbackFate::Undecided => first.is_none_or(|k| {
+                r.time_ms
+                    .is_none_or(|t| ranks[k].time_ms.is_none_or(|tk| t <= tk))
+            }),
+            _ => false,
+        })
+        .map(|(i, _)| i)
+        .collect();
+    if let (Some(k), true) = (first, open.is_empty()) {
+        ranks[k].fate = FallbackFate::Taken;
     }
-    known.sort_by(|a, b| a.1.total_cmp(&b.1));
     sel.steps.push(step(
         model,
         "path.immediate.wti",
         format!(
             "WTI ranking: {}",
-            known
+            ranks
                 .iter()
-                .map(|(f, t)| format!("{} (time {t:.4})", f.name))
+                .filter_map(|r| r.time_ms.map(|t| format!("{} (time {t:.4})", r.solver)))
                 .collect::<Vec<_>>()
                 .join(", ")
         ),
     ));
-    let maybe_first = !c.maybe.is_empty() || !unknown.is_empty();
-    match known.first() {
-        Some((f, _)) if !maybe_first && c.yes.iter().any(|y| y.name == f.name) => {
-            Prediction::Solver {
-                name: f.name.clone(),
-                id: f.id,
-            }
-        }
-        None if !maybe_first => Prediction::Failure {
+    let prediction = match (first, open.is_empty()) {
+        (Some(k), true) => Prediction::Solver {
+            name: ranks[k].solver.clone(),
+            id: by_name(&sel.fates, &ranks[k].solver).map_or(0, |f| f.id),
+        },
+        (None, true) => Prediction::Failure {
             failure: "no_solution".into(),
             why: "no dynamic applicable solver has a WTI: the immediate mode has no solution"
                 .into(),
         },
-        _ => Prediction::Unresolved {
+        (k, false) => Prediction::Unresolved {
             why: "a solver whose applicability or WTI the model cannot decide could rank first"
                 .into(),
-            candidates: c.names(),
+            candidates: open
+                .iter()
+                .copied()
+                .chain(k)
+                .map(|i| ranks[i].solver.clone())
+                .collect(),
         },
-    }
+    };
+    sel.wti_order = ranks;
+    prediction
 }
 
 fn find(

@@ -10,10 +10,11 @@ use crate::problem::Problem;
 use crate::tunanet::TunaNet;
 use serde::Serialize;
 
-/// What became of one solver of TunaNet's order.
+/// What the immediate fallback did with one solver of its order (TunaNet's or the WTI
+/// ranking's).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "snake_case")]
-pub enum TunaFate {
+pub enum FallbackFate {
     /// The first one kept: `GetSolution`'s answer.
     Taken,
     /// Kept behind the first (time 10 ms × rank).
@@ -28,6 +29,10 @@ pub enum TunaFate {
     NotApplicable,
     /// Its applicability (or dynamism) is not decided by the model.
     Undecided,
+    /// Its WTI is negative (unknown to MIOpen): the WTI ranking skips it.
+    NoWti,
+    /// Its WTI is not decided by the model.
+    WtiUndecided,
 }
 
 /// One solver in TunaNet's order.
@@ -38,7 +43,7 @@ pub struct TunaRank {
     /// The network's output (higher first).
     pub score: f32,
     /// What the fallback did with it.
-    pub fate: TunaFate,
+    pub fate: FallbackFate,
 }
 
 /// The TunaNet files a query brings.
@@ -106,16 +111,16 @@ fn fate_of<'f>(fates: &'f [SolverFate], name: &str) -> Option<&'f SolverFate> {
     fates.iter().find(|f| f.name == name)
 }
 
-fn judge(f: Option<&SolverFate>) -> TunaFate {
+fn judge(f: Option<&SolverFate>) -> FallbackFate {
     let Some(f) = f else {
-        return TunaFate::NotASolver;
+        return FallbackFate::NotASolver;
     };
     match (f.algo_disabled, f.dynamic, f.applicable) {
-        (Tri::Yes, _, _) => TunaFate::AlgorithmDisabled,
-        (_, Tri::No, _) => TunaFate::NotDynamic,
-        (_, _, Tri::No) => TunaFate::NotApplicable,
-        (Tri::No, Tri::Yes, Tri::Yes) => TunaFate::Kept,
-        _ => TunaFate::Undecided,
+        (Tri::Yes, _, _) => FallbackFate::AlgorithmDisabled,
+        (_, Tri::No, _) => FallbackFate::NotDynamic,
+        (_, _, Tri::No) => FallbackFate::NotApplicable,
+        (Tri::No, Tri::Yes, Tri::Yes) => FallbackFate::Kept,
+        _ => FallbackFate::Undecided,
     }
 }
 
@@ -144,10 +149,10 @@ pub(super) fn order(
             score: s.score,
         })
         .collect();
-    let first_kept = ranks.iter().position(|r| r.fate == TunaFate::Kept);
-    let first_open = ranks.iter().position(|r| r.fate == TunaFate::Undecided);
+    let first_kept = ranks.iter().position(|r| r.fate == FallbackFate::Kept);
+    let first_open = ranks.iter().position(|r| r.fate == FallbackFate::Undecided);
     if let Some(k) = first_kept {
-        ranks[k].fate = TunaFate::Taken;
+        ranks[k].fate = FallbackFate::Taken;
     }
     sel.steps.push(step(
         model,
@@ -174,7 +179,7 @@ pub(super) fn order(
             ),
             candidates: ranks[o..=k.unwrap_or(o)]
                 .iter()
-                .filter(|r| matches!(r.fate, TunaFate::Undecided | TunaFate::Taken))
+                .filter(|r| matches!(r.fate, FallbackFate::Undecided | FallbackFate::Taken))
                 .map(|r| r.solver.clone())
                 .collect(),
         }),
@@ -198,24 +203,26 @@ fn summary(ranks: &[TunaRank]) -> String {
 fn explain(ranks: &[TunaRank]) -> String {
     let shown: Vec<String> = ranks
         .iter()
-        .take_while(|r| r.fate != TunaFate::Taken)
-        .chain(ranks.iter().find(|r| r.fate == TunaFate::Taken))
+        .take_while(|r| r.fate != FallbackFate::Taken)
+        .chain(ranks.iter().find(|r| r.fate == FallbackFate::Taken))
         .map(|r| format!("{} ({:.3}, {})", r.solver, r.score, r.fate.word()))
         .collect();
     format!("TunaNet's order: {}", shown.join(", "))
 }
 
-impl TunaFate {
+impl FallbackFate {
     /// The fate in words.
     pub fn word(self) -> &'static str {
         match self {
-            TunaFate::Taken => "taken",
-            TunaFate::Kept => "kept",
-            TunaFate::NotASolver => "not a solver id",
-            TunaFate::AlgorithmDisabled => "algorithm switched off",
-            TunaFate::NotDynamic => "not dynamic",
-            TunaFate::NotApplicable => "not applicable",
-            TunaFate::Undecided => "undecided",
+            FallbackFate::Taken => "taken",
+            FallbackFate::Kept => "kept",
+            FallbackFate::NotASolver => "not a solver id",
+            FallbackFate::AlgorithmDisabled => "algorithm switched off",
+            FallbackFate::NotDynamic => "not dynamic",
+            FallbackFate::NotApplicable => "not applicable",
+            FallbackFate::Undecided => "undecided",
+            FallbackFate::NoWti => "WTI < 0: skipped",
+            FallbackFate::WtiUndecided => "WTI undecided",
         }
     }
 }

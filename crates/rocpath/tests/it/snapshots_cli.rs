@@ -118,6 +118,55 @@ fn arch_table_and_one_target() {
     snapshot("cli_arch_unknown", &["arch", "vega"]);
 }
 
+/// The immediate fallback as a user reads it: TunaNet's order on gfx942 (the network and its
+/// metadata as MIOpen installs them, `crates/rocpath-miopen/tests/data/tunanet`, no find-db
+/// there), and the WTI ranking on gfx1201, whose problem gfx908's network does not take.
+#[test]
+fn explain_miopen_immediate_fallback_tunanet_and_wti() {
+    snapshot(
+        "cli_explain_miopen_tunanet_gfx942",
+        &[
+            "explain",
+            "miopen",
+            "--target",
+            "gfx942",
+            "--cu",
+            "304",
+            "--vram",
+            "192G",
+            "--mode",
+            "immediate",
+            "--db",
+            "crates/rocpath-miopen/tests/data/tunanet",
+            "--rocblas-library",
+            "examples/data",
+            "--problem",
+            "48-37-37-3x3-80-37-37-3-1x1-1x1-1x1-0-NCHW-FP16-F",
+        ],
+    );
+    snapshot(
+        "cli_explain_miopen_wti_gfx1201",
+        &[
+            "explain",
+            "miopen",
+            "--target",
+            "gfx1201",
+            "--cu",
+            "64",
+            "--vram",
+            "16G",
+            "--mode",
+            "immediate",
+            "--db",
+            "crates/rocpath-miopen/tests/data/tunanet",
+            "--rocblas-library",
+            "examples/data",
+            "--problem",
+            "64-28-28-3x3-128-28-28-8-1x1-1x1-1x1-0-NCHW-FP32-W",
+        ],
+    );
+}
+
 #[test]
 fn explain_miopen_ggml_and_rocblas() {
     snapshot(

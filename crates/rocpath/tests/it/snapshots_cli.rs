@@ -437,7 +437,7 @@ fn copy_dir(from: &Path, to: &Path) {
 #[test]
 fn json_document_shapes_on_the_example_data() {
     let root = rocpath_testdata::repo_root();
-    let docs: [(&str, &[&str]); 8] = [
+    let docs: [(&str, &[&str]); 9] = [
         ("inventory", &["inventory", "examples/data"]),
         (
             "check",
@@ -465,6 +465,25 @@ fn json_document_shapes_on_the_example_data() {
                 "examples/data/install/opt/rocm-example/share/miopen/db",
                 "--problem",
                 "64-56-56-3x3-64-56-56-32-1x1-1x1-1x1-0-NCHW-FP32-F",
+            ],
+        ),
+        (
+            "explain_miopen_fallback",
+            &[
+                "explain",
+                "miopen",
+                "--target",
+                "gfx942",
+                "--vram",
+                "192G",
+                "--mode",
+                "immediate",
+                "--db",
+                "crates/rocpath-miopen/tests/data/tunanet",
+                "--rocblas-library",
+                "examples/data",
+                "--problem",
+                "48-37-37-3x3-80-37-37-3-1x1-1x1-1x1-0-NHWC-NHWC-NHWC-FP16-F",
             ],
         ),
         (

@@ -262,7 +262,7 @@ impl DriverCommand {
             Direction::Forward => p.casts,
             _ => [p.casts[2], p.casts[1], p.casts[0]],
         };
-        ["in_cast_type", "wei_cast_type", "out_cast_type"]
+        let cast = ["in_cast_type", "wei_cast_type", "out_cast_type"]
             .iter()
             .zip(casts)
             .find_map(|(flag, c)| {
@@ -273,7 +273,8 @@ impl DriverCommand {
                         c.key_name().to_ascii_lowercase()
                     )
                 })
-            })
+            });
+        cast.or_else(|| invalid_groups(p))
     }
 
     /// The API path (conv_driver.hpp:635-647, 1902-1905). A name is resolved by `known`
@@ -632,4 +633,18 @@ mod tests {
             Some("85")
         );
     }
+}
+
+/// `GetWeightTensorLengthsFromCmdLine` (driver/conv_driver.hpp:1068-1075@2d1fd997): with more
+/// than one group, the input and output channels must both be multiples of the group count
+/// (and not smaller), else the driver throws "Invalid group number" before MIOpen is called.
+fn invalid_groups(p: &Problem) -> Option<String> {
+    let (g, c, k) = (p.groups, p.in_c, p.out_c);
+    (g > 1 && (c % g != 0 || k % g != 0 || g > c || g > k)).then(|| {
+        format!(
+            "Invalid group number (driver/conv_driver.hpp:1068-1075@2d1fd997): {g} groups for {} input and {} output channels",
+            if p.direction == Direction::Forward { c } else { k },
+            if p.direction == Direction::Forward { k } else { c },
+        )
+    })
 }

@@ -26,6 +26,11 @@ pub enum RequestError {
     /// Neither a key nor a command.
     #[error("give `--problem KEY` or `-- MIOpenDriver conv …`")]
     Nothing,
+    /// MIOpenDriver refuses the command before it calls MIOpen.
+    #[error(
+        "MIOpenDriver refuses this command before MIOpen is called: {0} (change the command; no solver is asked)"
+    )]
+    Refused(String),
 }
 
 /// Whether `name` is a solver name of MIOpen's registry.
@@ -69,6 +74,9 @@ pub fn problems(
         return Err(RequestError::Nothing);
     }
     let d = DriverCommand::parse(driver, Strictness::Strict)?.for_release(release);
+    if let Some(why) = d.rejected_by_driver() {
+        return Err(RequestError::Refused(why));
+    }
     if let Some(name) = d.solution.as_deref().filter(|n| n.parse::<i64>().is_err()) {
         if !known_name(name) {
             return Err(RequestError::UnknownName(name.to_string()));
@@ -89,6 +97,15 @@ mod tests {
 
     fn args(s: &str) -> Vec<String> {
         s.split_whitespace().map(str::to_string).collect()
+    }
+
+    #[test]
+    fn a_group_count_the_channels_do_not_divide_is_the_drivers_error() {
+        let bad = "conv -n 8 -c 63 -H 28 -W 28 -k 64 -y 3 -x 3 -p 1 -q 1 -g 2 -F 1";
+        let e = problems(None, &args(bad), Mode::Find, None).unwrap_err();
+        assert!(e.to_string().contains("Invalid group number"), "{e}");
+        let good = "conv -n 8 -c 64 -H 28 -W 28 -k 64 -y 3 -x 3 -p 1 -q 1 -g 2 -F 1";
+        assert!(problems(None, &args(good), Mode::Find, None).is_ok());
     }
 
     #[test]

@@ -510,6 +510,20 @@ fn build(
     })
 }
 
+/// `GetWeightTensorLengthsFromCmdLine` (driver/conv_driver.hpp:1068-1075@2d1fd997): with more
+/// than one group, the input and output channels must both be multiples of the group count
+/// (and not smaller), else the driver throws "Invalid group number" before MIOpen is called.
+fn invalid_groups(p: &Problem) -> Option<String> {
+    let (g, c, k) = (p.groups, p.in_c, p.out_c);
+    (g > 1 && (c % g != 0 || k % g != 0 || g > c || g > k)).then(|| {
+        format!(
+            "Invalid group number (driver/conv_driver.hpp:1068-1075@2d1fd997): {g} groups for {} input and {} output channels",
+            if p.direction == Direction::Forward { c } else { k },
+            if p.direction == Direction::Forward { k } else { c },
+        )
+    })
+}
+
 #[cfg(test)]
 mod tests {
     #![allow(clippy::unwrap_used)]
@@ -633,18 +647,4 @@ mod tests {
             Some("85")
         );
     }
-}
-
-/// `GetWeightTensorLengthsFromCmdLine` (driver/conv_driver.hpp:1068-1075@2d1fd997): with more
-/// than one group, the input and output channels must both be multiples of the group count
-/// (and not smaller), else the driver throws "Invalid group number" before MIOpen is called.
-fn invalid_groups(p: &Problem) -> Option<String> {
-    let (g, c, k) = (p.groups, p.in_c, p.out_c);
-    (g > 1 && (c % g != 0 || k % g != 0 || g > c || g > k)).then(|| {
-        format!(
-            "Invalid group number (driver/conv_driver.hpp:1068-1075@2d1fd997): {g} groups for {} input and {} output channels",
-            if p.direction == Direction::Forward { c } else { k },
-            if p.direction == Direction::Forward { k } else { c },
-        )
-    })
 }

@@ -2233,6 +2233,14 @@ impl<'e, 'm> Run<'e, 'm> {
 
     // ---- objects ----
 
+    /// A member function called on `this`: the object first, then the arguments.
+    fn call_member(&mut self, id: u32, this: &Val<'m>, args: Vec<Val<'m>>) -> (Val<'m>, Blame) {
+        let mut a = vec![this.clone()];
+        a.extend(args);
+        let (v, b, _) = self.call(id, a, &[]);
+        (v, b)
+    }
+
     fn field(&self, func: u32, l: u32, o: &Val<'m>, name: &str) -> Val<'m> {
         let p = self.inp.problem;
         if let Val::Struct(st) = o {
@@ -2322,24 +2330,14 @@ impl<'e, 'm> Run<'e, 'm> {
                 .chain(st.bases.iter().copied())
                 .find_map(|c| self.ev.class_methods.get(&(c, name)).copied())
             {
-                Some(id) => {
-                    let mut a = vec![o.clone()];
-                    a.extend(args);
-                    let (v, b, _) = self.call(id, a, &[]);
-                    (v, b)
-                }
+                Some(id) => self.call_member(id, o, args),
                 None => (
                     self.unknown(func, l, format!("{}::{name} has no definition", st.class)),
                     Vec::new(),
                 ),
             },
             Val::Obj(Obj::Class(c)) => match self.ev.class_methods.get(&(&**c, name)).copied() {
-                Some(id) => {
-                    let mut a = vec![o.clone()];
-                    a.extend(args);
-                    let (v, b, _) = self.call(id, a, &[]);
-                    (v, b)
-                }
+                Some(id) => self.call_member(id, o, args),
                 None => (
                     self.object_method(func, l, &Obj::Class(c), name, &args),
                     Vec::new(),

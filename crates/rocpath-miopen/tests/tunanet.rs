@@ -193,3 +193,54 @@ fn a_network_that_does_not_fit_its_metadata_is_refused_by_name() {
     let e = TunaNet::parse(ModelClass::Gfx942, &read("gfx942.tn.model"), &meta).unwrap_err();
     assert!(e.contains("Inp_0"), "{e}");
 }
+
+mod hostile {
+    use super::*;
+    use proptest::prelude::*;
+    use rocpath_miopen::tunanet::Net;
+
+    fn mutate(doc: &mut serde_json::Value, layer: usize, what: u8, n: i64) {
+        let layers = doc["architecture"]["config"]["layers"]
+            .as_array_mut()
+            .unwrap();
+        let k = layer % layers.len();
+        let name = layers[k]["name"].as_str().unwrap_or("").to_string();
+        match what % 6 {
+            0 => layers[k]["config"]["units"] = n.into(),
+            1 => {
+                layers[k]["class_name"] = ["Conv2D", "Dense", "Add", "ReLU", "Lambda"]
+                    [n.unsigned_abs() as usize % 5]
+                    .into()
+            }
+            2 => layers[k]["inbound_nodes"] = serde_json::json!([[["nowhere", 0, 0, {}]]]),
+            3 => {
+                if let Some(p) = doc["trainable_params"].get_mut(&name) {
+                    p["weights"] = serde_json::json!(["AAAA"]);
+                }
+            }
+            4 => {
+                if let Some(p) = doc["trainable_params"].get_mut(&name) {
+                    p["bias"] = serde_json::json!(["not base64!"]);
+                }
+            }
+            _ => layers[k]["config"]["batch_input_shape"] = serde_json::json!([null, n]),
+        }
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(64))]
+        /// A damaged network is refused with a reason or still runs: never a panic, and a
+        /// network that parses gives an output for any input of its width.
+        #[test]
+        fn a_damaged_network_is_refused_or_runs(layer in 0usize..32, what in 0u8..6, n in -3i64..100_000, x in -10f32..10.0) {
+            let mut doc = read_json("2d1fd997", "gfx908.tn.model");
+            mutate(&mut doc, layer, what, n);
+            if let Ok(net) = Net::parse(&doc) {
+                let out = net.run(&vec![x; net.inputs()]);
+                prop_assert!(!out.is_empty());
+            }
+            let meta = read_json("2d1fd997", "gfx908_metadata.tn.model");
+            let _ = TunaNet::parse(ModelClass::Gfx908, &doc, &meta);
+        }
+    }
+}

@@ -138,6 +138,14 @@ fn op(class: &str, cfg: &Value, params: Option<&Value>, name: &str) -> Result<Op
                 .filter(|u| (1..=MAX_VALUES).contains(u))
                 .ok_or_else(|| format!("Dense `{name}`: `units` is not a size"))?;
             let w = floats(obj(p, "weights")?, name)?;
+            // Each unit has at least one weight: a file cannot ask for more units than it
+            // carries numbers (the bias below is as long as `units`).
+            if w.len() < units || w.len() % units != 0 {
+                return Err(format!(
+                    "Dense `{name}`: {} weights for {units} units",
+                    w.len()
+                ));
+            }
             let b = match p.get("bias") {
                 Some(b) => floats(b, name)?,
                 None => vec![0.0; units],

@@ -20,8 +20,12 @@ fn main() {
     let read = |name: String| -> serde_json::Value {
         serde_json::from_str(&std::fs::read_to_string(dir.join(name)).unwrap()).unwrap()
     };
-    let net = TunaNet::parse(class, &read(class.model_file()), &read(class.metadata_file()))
-        .expect("the model files");
+    let net = TunaNet::parse(
+        class,
+        &read(class.model_file()),
+        &read(class.metadata_file()),
+    )
+    .expect("the model files");
     let out = std::io::stdout();
     let mut out = std::io::BufWriter::new(out.lock());
     for line in std::io::stdin().lock().lines() {
@@ -31,8 +35,10 @@ fn main() {
         };
         match net.rank(&p) {
             Ok(r) => {
-                let list: Vec<String> =
-                    r.iter().map(|s| format!("{}:{:.9}", s.solver, s.score)).collect();
+                let list: Vec<String> = r
+                    .iter()
+                    .map(|s| format!("{}:{:.9}", s.solver, s.score))
+                    .collect();
                 writeln!(out, "{key}\tsupported\t{}", list.join(";")).unwrap();
             }
             Err(e) => writeln!(out, "{key}\tunsupported\t{e}").unwrap(),

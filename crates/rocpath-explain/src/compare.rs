@@ -352,6 +352,7 @@ fn one(c: &serde_json::Value, i: usize, doc_path: &Path, opts: &Options) -> Comp
         model,
         release: release.clone(),
         device,
+        tunanet_dir: opts.db_dir.clone(),
         db_dir: if logged.is_some() {
             None
         } else {

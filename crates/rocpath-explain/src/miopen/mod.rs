@@ -61,6 +61,9 @@ pub struct Query<'m> {
     pub device: Device,
     /// Folder of MIOpen's system databases, if any.
     pub db_dir: Option<PathBuf>,
+    /// Folder of TunaNet's files, when not `db_dir` (a comparison whose log gave the record
+    /// still reads the networks from the database folder).
+    pub tunanet_dir: Option<PathBuf>,
     /// A user find-db to consult first.
     pub user_db: Option<PathBuf>,
     /// MIOpen's user kernel cache folder (`~/.cache/miopen`), whose `<basename>.ukdb` holds
@@ -569,7 +572,8 @@ pub fn explain(q: &Query) -> Result<MiopenExplanation, ExplainError> {
         return Ok(e);
     }
     let class = select::tunanet_class(&q.device, &q.env);
-    let tn = q.db_dir.as_deref().map(|d| tunanet::load(d, class));
+    let tn_dir = q.tunanet_dir.as_deref().or(q.db_dir.as_deref());
+    let tn = tn_dir.map(|d| tunanet::load(d, class));
     let sq = select::Query {
         problem: p,
         device: &q.device,
@@ -635,7 +639,11 @@ pub struct TunaRanked {
 }
 
 fn tunanet_ranked(q: &Query, class: ModelClass, sel: &select::Selection) -> Vec<TunaRanked> {
-    let file = q.db_dir.as_deref().map(|d| tunanet::model_path(d, class));
+    let file = q
+        .tunanet_dir
+        .as_deref()
+        .or(q.db_dir.as_deref())
+        .map(|d| tunanet::model_path(d, class));
     sel.tunanet_order
         .iter()
         .map(|r| {

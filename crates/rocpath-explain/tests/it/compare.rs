@@ -276,3 +276,44 @@ fn an_empty_fallback_agrees_with_the_not_supported_error() {
         r[1].statement
     );
 }
+
+/// An immediate-mode run on gfx942 whose log shows the find-db looked up and not found: the
+/// fallback asks TunaNet, whose files are read from the database folder given even though the
+/// log gave the lookup, and the run that took TunaNet's first solver agrees.
+#[test]
+fn a_logged_miss_still_reads_tunanet_from_the_database_folder() {
+    let key = "48-37-37-3x3-80-37-37-3-1x1-1x1-1x1-0-NCHW-FP16-F";
+    let mut c = case(
+        "mi300_fp16_immediate",
+        key,
+        "MIOpenDriver convfp16 -n 3 -c 48 -H 37 -W 37 -k 80 -y 3 -x 3 -p 1 -q 1 -u 1 -v 1 -F 1 -S 0",
+        Some("ConvBinWinogradRxSf2x3g1"),
+        "natural",
+    );
+    c["device"] = json!({"arch": "gfx942"});
+    c["libraries"] = json!([{"what": "miopen_version", "value": "3.3.0"}]);
+    c["db_lookups"] = json!([
+        {"db": "find_db", "file": "/opt/rocm/share/miopen/db/gfx942130.HIP.fdb.txt", "found": false},
+    ]);
+    let model = rocpath_miopen::model::pinned().unwrap();
+    let doc = json!({"schema": "rocpath.case/1", "cases": [c]});
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../rocpath-miopen/tests/data/tunanet");
+    let opts = Options {
+        model,
+        by_release: true,
+        db_dir: Some(dir),
+        cu: Some(304),
+        vram: Some(192 << 30),
+    };
+    let got = compare(&doc, Path::new("case.json"), &opts);
+    assert_eq!(
+        got[0].predicted.as_deref(),
+        Some("ConvBinWinogradRxSf2x3g1"),
+        "{got:?}"
+    );
+    assert_eq!(
+        got[0].verdict,
+        rocpath_explain::compare::Verdict::Agree,
+        "{got:?}"
+    );
+}

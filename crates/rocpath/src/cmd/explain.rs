@@ -148,6 +148,7 @@ fn run_miopen(a: Box<ExplainMiopenArgs>, p: &Printer) -> anyhow::Result<Status> 
             release: overlay.map(str::to_string),
             device: device.clone(),
             db_dir: Some(a.db.clone()),
+            tunanet_dir: None,
             user_db: a.user_db.clone(),
             user_cache: a.user_cache.clone(),
             record: None,

@@ -768,6 +768,15 @@ fn outcome(
             if let (true, Some(r)) = (from_record, rec) {
                 ev = ev.at(r.at.clone());
             }
+            // TunaNet's order: the network file it was read from.
+            if rule == "explain.miopen.tunanet_first" {
+                let class = select::tunanet_class(&q.device, &q.env);
+                if let Some(d) = q.tunanet_dir.as_deref().or(q.db_dir.as_deref()) {
+                    ev = ev.at(Locator::file(
+                        tunanet::model_path(d, class).display().to_string(),
+                    ));
+                }
+            }
             if let Some(s) = solvers.iter().find(|s| &s.solver == name) {
                 if let Some(d) = &s.decided_at {
                     ev = ev.at(model_loc(q.model, d));

@@ -284,6 +284,22 @@ fn not_compared(name: String, loc: Locator, verdict: Verdict, statement: String)
     }
 }
 
+/// The model for the MIOpen version the case logged (with `by_release`: that release's own or
+/// the nearest, with its note), else the one given; and the release overlay.
+fn model_of<'m>(
+    c: &serde_json::Value,
+    opts: &Options<'m>,
+) -> (&'m Model, Option<String>, Option<String>) {
+    let version = fact(c, "miopen_version");
+    let chosen = version
+        .filter(|_| opts.by_release)
+        .and_then(|v| rocpath_miopen::model::release::for_release(v).ok());
+    match chosen.as_ref().map(|ch| (ch, ch.shipped.model())) {
+        Some((ch, Ok(m))) => (m, ch.overlay.map(str::to_string), ch.note.clone()),
+        _ => (opts.model, version.and_then(release_of), None),
+    }
+}
+
 fn one(c: &serde_json::Value, i: usize, doc_path: &Path, opts: &Options) -> Comparison {
     let name = s(c, "/name").unwrap_or("case").to_string();
     let loc = Locator::file(format!("{}#/cases/{i}", doc_path.display()));
@@ -334,17 +350,7 @@ fn one(c: &serde_json::Value, i: usize, doc_path: &Path, opts: &Options) -> Comp
             rocpath_miopen::dbname::DbName::parse(f.rsplit('/').next()?)?.cus
         })
     });
-    let version = fact(c, "miopen_version");
-    let chosen = version
-        .filter(|_| opts.by_release)
-        .and_then(|v| rocpath_miopen::model::release::for_release(v).ok());
-    let (model, release, model_note) = match &chosen {
-        Some(ch) => match ch.shipped.model() {
-            Ok(m) => (m, ch.overlay.map(str::to_string), ch.note.clone()),
-            Err(_) => (opts.model, version.and_then(release_of), None),
-        },
-        None => (opts.model, version.and_then(release_of), None),
-    };
+    let (model, release, model_note) = model_of(c, opts);
     let mut device = Device::new(&arch, cus);
     device.vram = opts.vram;
     let logged = logged_record(c, doc_path, i);

@@ -1794,55 +1794,7 @@ impl<'a> Lowerer<'a> {
             k: ExprKind::Call { f, args },
         };
         match f.kind() {
-            "field_expression" => {
-                let name = f
-                    .child_by_field_name("field")
-                    .map(|x| strip_targs(text(x, fx.src)))
-                    .unwrap_or_default();
-                let Some(objn) = f.child_by_field_name("argument") else {
-                    return unsupported(n, "method call");
-                };
-                let obj = self.expr(fx, objn);
-                // `tunable.IsApplicableBase(…)` on a local of a known class.
-                if objn.kind() == "identifier" {
-                    let var = text(objn, fx.src);
-                    if let Some((_, class)) = fx.types.iter().rev().find(|(v, _)| v == var).cloned()
-                    {
-                        if let Some(def) = self.member(&class, &name, args.len()) {
-                            let id = self.function(def);
-                            return mk(
-                                Callee::Func {
-                                    id,
-                                    targs: Vec::new(),
-                                },
-                                with_this(obj, args),
-                            );
-                        }
-                    }
-                }
-                // `Foo{}.IsApplicable(…)`: a member of a named class.
-                if let ExprKind::Sym { v } = &obj.k {
-                    if let Some(class) = v.strip_prefix("class:") {
-                        if let Some(def) = self.member(class, &name, args.len()) {
-                            let id = self.function(def);
-                            return mk(
-                                Callee::Func {
-                                    id,
-                                    targs: Vec::new(),
-                                },
-                                with_this(obj, args),
-                            );
-                        }
-                    }
-                }
-                mk(
-                    Callee::Method {
-                        obj: Box::new(obj),
-                        name,
-                    },
-                    args,
-                )
-            }
+            "field_expression" => self.method_call(fx, n, f, args, t),
             "template_function" | "identifier" | "qualified_identifier" => {
                 let (raw, targs_n) = match f.kind() {
                     "template_function" => (
@@ -1890,6 +1842,60 @@ impl<'a> Lowerer<'a> {
                 None => unsupported(n, "call"),
             },
             _ => unsupported(n, "call"),
+        }
+    }
+
+    /// `obj.M(…)`: a member of the object's class when it is known — a local of a known class
+    /// (`tunable.IsApplicableBase(…)`) or a class named in place (`Foo{}.IsApplicable(…)`) —,
+    /// else a method the evaluator answers.
+    fn method_call(
+        &mut self,
+        fx: &mut Fx,
+        n: Node,
+        f: Node,
+        args: Vec<Expr>,
+        t: Option<String>,
+    ) -> Expr {
+        let l = line(n);
+        let name = f
+            .child_by_field_name("field")
+            .map(|x| strip_targs(text(x, fx.src)))
+            .unwrap_or_default();
+        let Some(objn) = f.child_by_field_name("argument") else {
+            return unsupported(n, "method call");
+        };
+        let obj = self.expr(fx, objn);
+        let typed = (objn.kind() == "identifier")
+            .then(|| text(objn, fx.src))
+            .and_then(|var| fx.types.iter().rev().find(|(v, _)| v == var))
+            .map(|(_, c)| c.clone());
+        let named = match &obj.k {
+            ExprKind::Sym { v } => v.strip_prefix("class:").map(str::to_string),
+            _ => None,
+        };
+        let def = typed
+            .or(named)
+            .and_then(|class| self.member(&class, &name, args.len()));
+        let (f, args) = match def {
+            Some(def) => (
+                Callee::Func {
+                    id: self.function(def),
+                    targs: Vec::new(),
+                },
+                with_this(obj, args),
+            ),
+            None => (
+                Callee::Method {
+                    obj: Box::new(obj),
+                    name,
+                },
+                args,
+            ),
+        };
+        Expr {
+            l,
+            t,
+            k: ExprKind::Call { f, args },
         }
     }
 

@@ -571,24 +571,7 @@ pub fn explain(q: &Query) -> Result<MiopenExplanation, ExplainError> {
         });
         return Ok(e);
     }
-    let class = select::tunanet_class(&q.device, &q.env);
-    let tn_dir = q.tunanet_dir.as_deref().or(q.db_dir.as_deref());
-    let tn = tn_dir.map(|d| tunanet::load(d, class));
-    let sq = select::Query {
-        problem: p,
-        device: &q.device,
-        env: &q.env,
-        build: &q.build,
-        release: q.release.as_deref(),
-        record: rec.as_ref().map(|r| r.items.as_slice()),
-        mode: q.mode.clone(),
-        tunanet: match tn.as_deref() {
-            None => TunaNetFiles::NotRead,
-            Some(Ok(n)) => TunaNetFiles::Read(n),
-            Some(Err(e)) => TunaNetFiles::Unreadable(e),
-        },
-    };
-    let sel = select::select(q.model, &sq);
+    let sel = selection(q, rec.as_ref());
     let mut reasons = Vec::new();
     for r in ranked.iter().filter(|r| r.perf_db_record == Some(false)) {
         reasons.push(perf_absent(&r.solver, dbs.pdb.as_ref()));
@@ -614,7 +597,7 @@ pub fn explain(q: &Query) -> Result<MiopenExplanation, ExplainError> {
     }
     (e.predicted, e.failure, e.no_prediction) = (predicted, failure, no_prediction);
     e.tunanet = tunanet;
-    e.tunanet_ranked = tunanet_ranked(q, class, &sel);
+    e.tunanet_ranked = tunanet_ranked(q, &sel);
     e.wti_ranked = sel.wti_order.clone();
     e.gemms = gemm::issued_all(&solvers, p, &q.env);
     e.solvers = solvers;
@@ -623,6 +606,36 @@ pub fn explain(q: &Query) -> Result<MiopenExplanation, ExplainError> {
         e.kernel_cache = kernel_cache(q, Some(&p.solver));
     }
     Ok(e)
+}
+
+/// The selection path, with the device's TunaNet files read from their folder.
+fn selection(q: &Query, rec: Option<&GivenRecord>) -> select::Selection {
+    let tn = tunanet_dir(q).map(|d| tunanet::load(d, tunanet_class(q)));
+    let sq = select::Query {
+        problem: &q.problem,
+        device: &q.device,
+        env: &q.env,
+        build: &q.build,
+        release: q.release.as_deref(),
+        record: rec.map(|r| r.items.as_slice()),
+        mode: q.mode.clone(),
+        tunanet: match tn.as_deref() {
+            None => TunaNetFiles::NotRead,
+            Some(Ok(n)) => TunaNetFiles::Read(n),
+            Some(Err(e)) => TunaNetFiles::Unreadable(e),
+        },
+    };
+    select::select(q.model, &sq)
+}
+
+/// Where TunaNet's files are read from: their own folder, else the database folder.
+fn tunanet_dir<'q>(q: &'q Query) -> Option<&'q Path> {
+    q.tunanet_dir.as_deref().or(q.db_dir.as_deref())
+}
+
+/// The TunaNet class MIOpen loads for the query's device.
+fn tunanet_class(q: &Query) -> ModelClass {
+    select::tunanet_class(&q.device, &q.env)
 }
 
 /// One solver in TunaNet's order, with its evidence.
@@ -638,12 +651,8 @@ pub struct TunaRanked {
     pub evidence: Evidence,
 }
 
-fn tunanet_ranked(q: &Query, class: ModelClass, sel: &select::Selection) -> Vec<TunaRanked> {
-    let file = q
-        .tunanet_dir
-        .as_deref()
-        .or(q.db_dir.as_deref())
-        .map(|d| tunanet::model_path(d, class));
+fn tunanet_ranked(q: &Query, sel: &select::Selection) -> Vec<TunaRanked> {
+    let file = tunanet_dir(q).map(|d| tunanet::model_path(d, tunanet_class(q)));
     sel.tunanet_order
         .iter()
         .map(|r| {
@@ -770,11 +779,9 @@ fn outcome(
             }
             // TunaNet's order: the network file it was read from.
             if rule == "explain.miopen.tunanet_first" {
-                let class = select::tunanet_class(&q.device, &q.env);
-                if let Some(d) = q.tunanet_dir.as_deref().or(q.db_dir.as_deref()) {
-                    ev = ev.at(Locator::file(
-                        tunanet::model_path(d, class).display().to_string(),
-                    ));
+                if let Some(d) = tunanet_dir(q) {
+                    let f = tunanet::model_path(d, tunanet_class(q));
+                    ev = ev.at(Locator::file(f.display().to_string()));
                 }
             }
             if let Some(s) = solvers.iter().find(|s| &s.solver == name) {

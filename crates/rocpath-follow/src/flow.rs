@@ -8,6 +8,21 @@ use crate::model::{HopEvidence, HopKind};
 use crate::syntax::{self, Parsed};
 use tree_sitter::Node;
 
+/// A call a value is passed to, as `call_step` found it.
+#[derive(Clone, Copy)]
+struct CallSite<'t> {
+    at: FileRef,
+    call: Node<'t>,
+    callee: Node<'t>,
+    arg: Node<'t>,
+    /// The argument's position.
+    idx: usize,
+    /// The call's result is not used.
+    discarded: bool,
+    /// A Go call into C (`C.f(…)`).
+    cgo: bool,
+}
+
 enum Step {
     Up,
     Stop,
@@ -605,36 +620,16 @@ impl Engine<'_> {
             )]);
         }
         if defs.is_empty() {
-            if let Some(d) = self.built_into(at, p, call, callee, idx, discarded) {
-                return Step::Land(d);
-            }
-            if is_logging(&ctext) && !cgo {
-                return Step::Stop;
-            }
-            if let Some(d) = self.macro_arg(at, p, arg, &name) {
-                return Step::Land(vec![d]);
-            }
-            if let Some(d) = self.func_field_call(at, p, callee, arg, idx) {
-                let mut out = vec![d];
-                if !discarded {
-                    out.push(self.call_result(at, p, call, &name));
-                }
-                return Step::Land(out);
-            }
-            if !discarded || cgo {
-                return Step::Up;
-            }
-            return Step::Land(vec![self.draft(
+            let site = CallSite {
                 at,
-                p.line(arg),
-                HopKind::CallArg,
-                HopEvidence::Unresolved,
-                name,
-                Some(format!(
-                    "passed to {ctext}, which is not defined in the repositories given"
-                )),
-                None,
-            )]);
+                call,
+                callee,
+                arg,
+                idx,
+                discarded,
+                cgo,
+            };
+            return self.undefined_callee(p, &site, name, &ctext);
         }
         let method = callee.kind() == "attribute";
         let params = matching_params(&defs, idx, keyword.as_deref(), method);
@@ -667,6 +662,51 @@ impl Engine<'_> {
             out.push(self.call_result(at, p, call, &name));
         }
         Step::Land(out)
+    }
+
+    /// A call of a function the repositories do not define: a library call rocpath knows, a
+    /// logging call (the trail stops), a macro, a function-valued field, or the value goes
+    /// through the call (its result) — else the trail leaves the repositories here.
+    fn undefined_callee(&mut self, p: &Parsed, c: &CallSite, name: String, ctext: &str) -> Step {
+        let CallSite {
+            at,
+            call,
+            callee,
+            arg,
+            idx,
+            discarded,
+            cgo,
+        } = *c;
+        if let Some(d) = self.built_into(at, p, call, callee, idx, discarded) {
+            return Step::Land(d);
+        }
+        if is_logging(ctext) && !cgo {
+            return Step::Stop;
+        }
+        if let Some(d) = self.macro_arg(at, p, arg, &name) {
+            return Step::Land(vec![d]);
+        }
+        if let Some(d) = self.func_field_call(at, p, callee, arg, idx) {
+            let mut out = vec![d];
+            if !discarded {
+                out.push(self.call_result(at, p, call, &name));
+            }
+            return Step::Land(out);
+        }
+        if !discarded || cgo {
+            return Step::Up;
+        }
+        Step::Land(vec![self.draft(
+            at,
+            p.line(arg),
+            HopKind::CallArg,
+            HopEvidence::Unresolved,
+            name,
+            Some(format!(
+                "passed to {ctext}, which is not defined in the repositories given"
+            )),
+            None,
+        )])
     }
 
     /// The hop onto the result of a call, taken to depend on the argument followed.

@@ -83,6 +83,23 @@ pub fn miopen(e: &MiopenExplanation, all: bool) -> String {
     if !e.wti_ranked.is_empty() {
         s.push_str(&wti_ranked(e));
     }
+    s.push_str(&predicted_line(e));
+    s.push_str(&solver_table(e, all));
+    if !e.gemms.is_empty() {
+        s.push_str(&gemm_table(&e.gemms));
+    }
+    for r in &e.reasons {
+        let _ = writeln!(s, "  - {}  {}", r.statement, ev(&r.evidence));
+    }
+    for n in &e.notes {
+        let _ = writeln!(s, "note: {n}");
+    }
+    s
+}
+
+/// The `predicted` line: the solver, the failure or why there is no prediction.
+fn predicted_line(e: &MiopenExplanation) -> String {
+    let mut s = String::new();
     match (&e.predicted, &e.failure, &e.no_prediction) {
         (Some(p), _, _) => {
             let _ = writeln!(
@@ -111,16 +128,6 @@ pub fn miopen(e: &MiopenExplanation, all: bool) -> String {
             );
         }
         _ => {}
-    }
-    s.push_str(&solver_table(e, all));
-    if !e.gemms.is_empty() {
-        s.push_str(&gemm_table(&e.gemms));
-    }
-    for r in &e.reasons {
-        let _ = writeln!(s, "  - {}  {}", r.statement, ev(&r.evidence));
-    }
-    for n in &e.notes {
-        let _ = writeln!(s, "note: {n}");
     }
     s
 }

@@ -429,7 +429,9 @@ fn immediate(
     let tn = ev.tunanet_supported(input, true);
     let mut tn_tri = tn.as_ref().map_or(Tri::Unknown, |v| Tri::of(&v.outcome));
     let loop_step = match (q.tunanet, &tn) {
-        (TunaNetFiles::Read(net), Some(v)) => tunanet::complete_support(net, &v.outcome, sel),
+        (TunaNetFiles::Read(net), Some(v)) => {
+            tunanet::complete_support(model, net, &v.outcome, sel)
+        }
         _ => None,
     };
     if let Some((t, _)) = &loop_step {

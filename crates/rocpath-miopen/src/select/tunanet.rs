@@ -5,7 +5,7 @@
 
 use super::{Prediction, Selection, SolverFate, Tri, step};
 use crate::model::eval::Outcome;
-use crate::model::ir::Model;
+use crate::model::ir::{ExprKind, Model, Stmt};
 use crate::problem::Problem;
 use crate::tunanet::TunaNet;
 use serde::Serialize;
@@ -61,6 +61,7 @@ pub enum TunaNetFiles<'a> {
 /// solver map: any of those solvers applicable → supported, all not → not; with the step's
 /// text.
 pub(super) fn complete_support(
+    model: &Model,
     net: &TunaNet,
     outcome: &Outcome,
     sel: &Selection,
@@ -68,7 +69,8 @@ pub(super) fn complete_support(
     let Outcome::Unknown(u) = outcome else {
         return None;
     };
-    if !u.why.starts_with("field `metadata`") {
+    let body = &model.functions.get(u.func as usize)?.body;
+    if !loops_over_solver_map(body, u.line) {
         return None;
     }
     let fates: Vec<(&str, Tri)> = net
@@ -105,6 +107,27 @@ pub(super) fn complete_support(
         }
     );
     Some((t, text))
+}
+
+/// Whether the statement at `line` is the `for(… : metadata.solver_map)` loop (the evaluator
+/// stops there: the metadata is the file's, not the source's).
+fn loops_over_solver_map(stmts: &[Stmt], line: u32) -> bool {
+    stmts.iter().any(|s| match s {
+        Stmt::ForEach { line: l, range, .. } if *l == line => {
+            matches!(&range.k, ExprKind::Field { name, .. } if name == "solver_map")
+        }
+        Stmt::If { then, els, .. } => {
+            loops_over_solver_map(then, line) || loops_over_solver_map(els, line)
+        }
+        Stmt::Block { body } | Stmt::ForEach { body, .. } | Stmt::Loop { body, .. } => {
+            loops_over_solver_map(body, line)
+        }
+        Stmt::Try { body, handler, .. } => {
+            loops_over_solver_map(body, line) || loops_over_solver_map(handler, line)
+        }
+        Stmt::Switch { arms, .. } => arms.iter().any(|a| loops_over_solver_map(&a.body, line)),
+        _ => false,
+    })
 }
 
 fn fate_of<'f>(fates: &'f [SolverFate], name: &str) -> Option<&'f SolverFate> {

@@ -23,6 +23,7 @@
 //! # Ok(()) }
 //! ```
 
+pub mod chain;
 pub mod check;
 pub mod claims;
 pub mod derive;
@@ -240,6 +241,7 @@ pub fn starter_meta(title: Text) -> LedgerMeta {
         name: name.to_string(),
         character: Text::new(ja, en),
         status: Text::default(),
+        lead: Text::default(),
     };
     LedgerMeta {
         schema: LEDGER_SCHEMA.to_string(),

@@ -222,6 +222,10 @@ pub struct WorldDecl {
     /// Investigation status (e.g. "active observation").
     #[serde(default)]
     pub status: Text,
+    /// What the world's page lets a reader understand, written by a person; when empty the
+    /// page generates it from the steps its claims answer.
+    #[serde(default, skip_serializing_if = "Text::is_empty")]
+    pub lead: Text,
 }
 
 /// A claim: one sentence, its evidence class and kind of proof, where it sits, what supports

@@ -1,23 +1,17 @@
-//! A world's claims in the research's four blocks: Observed facts, Current findings, Open
-//! questions (unresolved claims and open questions) and Planned observations (what would
-//! answer them). The block of a claim is `rocpath_ledger::derive::block_of`.
+//! What a world page lists after its question chain: the open questions recorded for the world
+//! and the planned observations — what would answer them, and what would settle each
+//! unresolved claim (its `falsified_by`). The claims themselves are listed in the chain
+//! (`crate::chain`), once each.
 
 use crate::views::{Model, tv};
 use minijinja::{Value, context};
 use rocpath_ledger::derive::{Block, block_of};
 use rocpath_ledger::store::Loaded;
 
-/// The four blocks of the world `world` (claims whose world is it).
+/// The open questions and planned observations of the world `world`.
 pub(crate) fn world_blocks(l: &Loaded, m: &Model<'_>, world: &str) -> Value {
     let mut claims: Vec<_> = l.claims.iter().filter(|c| c.world == world).collect();
     claims.sort_by(|a, b| a.id.cmp(&b.id));
-    let of = |b: Block| {
-        claims
-            .iter()
-            .filter(|c| block_of(c) == Some(b))
-            .filter_map(|c| m.claim(&c.id))
-            .collect::<Vec<_>>()
-    };
     let questions: Vec<_> = l
         .questions
         .iter()
@@ -35,9 +29,6 @@ pub(crate) fn world_blocks(l: &Loaded, m: &Model<'_>, world: &str) -> Value {
             .map(|c| context! { text => tv(&c.falsified_by), question => tv(&c.statement) }),
     );
     context! {
-        observed => of(Block::ObservedFacts),
-        findings => of(Block::CurrentFindings),
-        open => of(Block::OpenQuestions),
         questions => questions.iter().map(|q| m.question(q)).collect::<Vec<_>>(),
         planned => planned,
     }

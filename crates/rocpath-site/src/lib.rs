@@ -12,6 +12,7 @@
 //!
 //! [`serve`] previews a built site on 127.0.0.1.
 
+mod chain;
 mod findings;
 mod follow;
 mod pages;

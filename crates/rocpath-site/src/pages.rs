@@ -13,9 +13,6 @@ use rocpath_ledger::store::Loaded;
 use serde::Serialize;
 use std::collections::{BTreeMap, BTreeSet};
 
-/// Evidence classes in the order the pages list them (`none`: no class).
-const CLASSES: [&str; 5] = ["confirmed", "inferred", "unresolved", "limited", "none"];
-
 const CLASS_MEANINGS: [(&str, &str, &str); 4] = [
     (
         "confirmed",
@@ -38,16 +35,6 @@ const CLASS_MEANINGS: [(&str, &str, &str); 4] = [
         "Partially confirmed, but incomplete due to tool limitations",
     ),
 ];
-
-fn group_title(class: &str) -> TextV {
-    match class {
-        "confirmed" => lit("観測済み事実", "Fact (confirmed)"),
-        "inferred" => lit("現時点での知見", "Interpretation (inferred)"),
-        "unresolved" => lit("未確定事項", "Open question (unresolved)"),
-        "limited" => lit("制約あり", "Limitation (limited)"),
-        _ => lit("クラスなし", "No class"),
-    }
-}
 
 const FAILURE_MODES: [(&str, &str, &str); 11] = [
     (
@@ -313,12 +300,6 @@ impl<'a> Site<'a> {
             .values()
             .filter(|f| procs.contains(&f.processor))
             .collect();
-        let questions: Vec<QuestionV> = l
-            .questions
-            .iter()
-            .filter(|q| q.world == wd.id)
-            .map(|q| m.question(q))
-            .collect();
         let observations: Vec<ObsRef> = l
             .observations
             .iter()
@@ -348,29 +329,14 @@ impl<'a> Site<'a> {
                 w => context! {
                     id => wd.id.clone(), name => wd.name.clone(), character => tv(&wd.character), status => tv(&wd.status),
                     processors => procs, coverage_rows => cov.rows, no_code => cov.no_code, tensile => cov.tensile, miopen => cov.miopen,
-                    groups => self.class_groups(&wd.id), questions => questions, observations => observations,
+                    observations => observations,
                     hosts => hosts, blocks => crate::findings::world_blocks(l, m, &wd.id),
+                    chain => crate::chain::world_chain(l, m, wd),
                 },
                 heat => self.heat.as_ref().filter(|_| cov.any_code),
                 bars_fig => svg::bars(&fams),
             },
         )
-    }
-
-    /// A world's claims, grouped by class.
-    fn class_groups(&self, world: &str) -> Vec<Value> {
-        let mut groups = Vec::new();
-        for class in CLASSES {
-            let cs = self.claim_views(
-                self.claims
-                    .iter()
-                    .filter(|c| c.world == world && class_name(c.class) == class),
-            );
-            if !cs.is_empty() {
-                groups.push(context! { class => class, title => group_title(class), claims => cs });
-            }
-        }
-        groups
     }
 
     /// What the inventories say about a world's processors.

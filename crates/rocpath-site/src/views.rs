@@ -119,6 +119,9 @@ pub struct ClaimV {
     pub selection: String,
 }
 
+/// Evidence classes in the order the pages list them (`none`: no class).
+pub const CLASSES: [&str; 5] = ["confirmed", "inferred", "unresolved", "limited", "none"];
+
 /// Class name of an optional class.
 pub fn class_name(c: Option<rocpath_evidence::Class>) -> String {
     c.map_or_else(|| "none".to_string(), |c| c.as_str().to_string())

@@ -1,5 +1,6 @@
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
-//! The publishable site of a derived ledger: the world page's four blocks (snapshot), raw
+//! The publishable site of a derived ledger: the world page's question chain (snapshot; each
+//! claim listed once, a person's lead in place of the generated one), raw
 //! paths shown relative to the ledger's data root and never as this machine's absolute paths,
 //! and `--copy-raw` putting the quoted raw files under `raw/`. The case documents are shaped
 //! as `rocpath --json case read` prints them for the Vega64 logs of the shared fixtures.
@@ -102,18 +103,24 @@ fn world_page_blocks_and_publishable_paths() {
     let opts = rocpath_site::Options {
         version: "test".into(),
     };
-    let (_, raw) = rocpath_site::build_published(l.root(), loaded, &out, &opts, true).unwrap();
+    let (_, raw) =
+        rocpath_site::build_published(l.root(), loaded.clone(), &out, &opts, true).unwrap();
     let raw = raw.unwrap();
     assert_eq!(raw.files, 3);
     assert!(out.join("raw/vega64/vega64_i8_case1.log").is_file());
 
     let world = std::fs::read_to_string(out.join("worlds/gfx900.html")).unwrap();
-    let blocks = between(
+    let chain = between(
         &world,
-        "<section class=\"block block-observed\">",
-        "<section class=\"by-class\">",
+        "<section class=\"understand\">",
+        "<section class=\"block block-planned\">",
     );
-    insta::assert_snapshot!("world_blocks", blocks);
+    insta::assert_snapshot!("world_chain", chain);
+    // Each claim of the world once: in the step it answers, not again by class or block.
+    for c in &loaded.claims {
+        let link = format!("href=\"..&#x2f;claims&#x2f;{}.html\"", c.id);
+        assert_eq!(world.matches(&link).count(), 1, "{}", c.id);
+    }
 
     // No page or data file names the temporary folder the ledger and recordings are in.
     let here = std::fs::canonicalize(tmp.path())
@@ -186,4 +193,36 @@ fn copy_raw_publishes_only_unchanged_files_under_the_data_root() {
             .iter()
             .all(|p| !p.ends_with("notes.txt"))
     );
+}
+
+#[test]
+fn a_person_s_lead_replaces_the_generated_one() {
+    let tmp = tempfile::tempdir().unwrap();
+    let l = ledger(tmp.path());
+    let mut loaded = l.load().unwrap();
+    let out = tmp.path().join("site");
+    let opts = rocpath_site::Options {
+        version: "test".into(),
+    };
+    rocpath_site::build_published(l.root(), loaded.clone(), &out, &opts, false).unwrap();
+    let generated = std::fs::read_to_string(out.join("worlds/gfx900.html")).unwrap();
+    assert!(generated.contains("href=\"#step-fallback\""), "{generated}");
+    let w = loaded
+        .meta
+        .worlds
+        .iter_mut()
+        .find(|w| w.id == "gfx900")
+        .unwrap();
+    w.lead = Text::new(
+        "INT8 は素朴な経路に落ちる。",
+        "INT8 falls to the naive path.",
+    );
+    rocpath_site::build_published(l.root(), loaded, &out, &opts, false).unwrap();
+    let page = std::fs::read_to_string(out.join("worlds/gfx900.html")).unwrap();
+    let lead = between(&page, "<section class=\"understand\">", "</section>");
+    assert!(lead.contains("INT8 falls to the naive path."), "{lead}");
+    assert!(lead.contains("INT8 は素朴な経路に落ちる。"), "{lead}");
+    assert!(!lead.contains("each item leads to its question"), "{lead}");
+    // The chain itself stays.
+    assert!(page.contains("id=\"step-fallback\""));
 }

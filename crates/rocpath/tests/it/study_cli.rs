@@ -357,16 +357,37 @@ fn the_study_of_the_shared_fixtures_reproduces_the_published_numbers() {
         }
     }
 
-    // The world page lists the findings in the four blocks, with no path of this machine.
+    // The world page walks the question chain (each step with its observation point and its
+    // can / cannot-show table), lists each claim once, and names no path of this machine.
     let page = std::fs::read_to_string(out.join("site/worlds/gfx900.html")).unwrap();
     for h in [
+        "What this page lets you understand",
+        "id=\"step-shipped\"",
+        "id=\"step-selection\"",
+        "id=\"step-fallback\"",
+        "id=\"step-application\"",
+        "Observation point",
+        "What this evidence can show",
         "Observed facts",
         "Current findings",
-        "Open questions",
+        "Unresolved or limited",
+        "Next question",
         "Planned observations",
     ] {
         assert!(page.contains(h), "{h}");
     }
+    let mut listed = 0;
+    for f in rocpath_testdata::files_under(&out.join("ledger/claims")) {
+        let text = std::fs::read_to_string(&f).unwrap();
+        if !text.contains("world = \"gfx900\"") || text.contains("review = \"rejected\"") {
+            continue;
+        }
+        let id = f.file_stem().unwrap().to_string_lossy().to_string();
+        let link = format!("href=\"..&#x2f;claims&#x2f;{id}.html\"");
+        assert_eq!(page.matches(&link).count(), 1, "{id}");
+        listed += 1;
+    }
+    assert!(listed > 100, "{listed}");
     let dlops_text = format!("in {} of {} cases", dlops - nhwc, dlops - nhwc);
     assert!(page.contains(&dlops_text), "{dlops_text}");
     let root = fixtures.display().to_string();

@@ -9,9 +9,8 @@
 //! answers; what would settle the open ones is the page's "planned observations". A lead a person wrote in
 //! `ledger.toml` (`[[world]] lead`) is shown instead of the generated one.
 
-use crate::views::{ClaimV, Model, tv};
+use crate::views::{ClaimV, Model, shows_evidence, tv};
 use minijinja::{Value, context};
-use rocpath_evidence::Class;
 use rocpath_ledger::chain::Step;
 use rocpath_ledger::derive::{Block, block_of, rule};
 use rocpath_ledger::model::{Claim, WorldDecl};
@@ -75,8 +74,9 @@ fn step_view(l: &Loaded, m: &Model<'_>, s: Step, claims: &[&Claim], next: Option
             .collect()
     };
     let facts = views(&|c| block_of(c) == Some(Block::ObservedFacts));
-    let findings = views(&|c| block_of(c) == Some(Block::CurrentFindings) && shows(c.class));
-    let cannot = views(&|c| !shows(c.class));
+    let findings =
+        views(&|c| block_of(c) == Some(Block::CurrentFindings) && shows_evidence(c.class));
+    let cannot = views(&|c| !shows_evidence(c.class));
     context! {
         id => s.as_str(),
         question => tv(&text.question),
@@ -88,11 +88,6 @@ fn step_view(l: &Loaded, m: &Model<'_>, s: Step, claims: &[&Claim], next: Option
         cannot => cannot,
         next => next.map(|n| context! { id => n.as_str(), question => tv(&n.text().question) }),
     }
-}
-
-/// A class whose claims say what the evidence can show (confirmed, inferred).
-fn shows(c: Option<Class>) -> bool {
-    matches!(c, Some(Class::Confirmed | Class::Inferred))
 }
 
 /// Claims per class, in the classes' order, for the classes that have any.

@@ -7,6 +7,7 @@ use crate::views::*;
 use crate::{SiteError, Writer, svg};
 use minijinja::{Value, context};
 use rayon::prelude::*;
+use rocpath_ledger::derive::{Block, block_of};
 use rocpath_ledger::model::*;
 use rocpath_ledger::schemas;
 use rocpath_ledger::store::Loaded;
@@ -429,15 +430,19 @@ impl<'a> Site<'a> {
             .iter()
             .filter_map(|id| m.ix.claims.get(id.as_str()).copied())
             .collect();
-        let by = |pred: &dyn Fn(&str) -> bool| -> Vec<ClaimV> {
+        // The blocks of the world page: what this case showed by itself (its own outcome), what
+        // it reads as with the others (its group, the prediction it was compared with), what
+        // is still open; a rejected claim in none.
+        let by = |pred: &dyn Fn(&Claim) -> bool| -> Vec<ClaimV> {
             cl.iter()
-                .filter(|x| pred(&class_name(x.class)))
+                .filter(|x| pred(x))
                 .filter_map(|x| m.claim(&x.id))
                 .collect()
         };
-        let facts = by(&|k| k == "confirmed");
-        let interp = by(&|k| k == "inferred");
-        let open = by(&|k| k != "confirmed" && k != "inferred");
+        let facts = by(&|x| block_of(x) == Some(Block::ObservedFacts));
+        let interp =
+            by(&|x| block_of(x) == Some(Block::CurrentFindings) && shows_evidence(x.class));
+        let open = by(&|x| block_of(x).is_some() && !shows_evidence(x.class));
         let obs: Vec<&Observation> = c
             .observations
             .iter()

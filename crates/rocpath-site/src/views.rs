@@ -122,6 +122,15 @@ pub struct ClaimV {
 /// Evidence classes in the order the pages list them (`none`: no class).
 pub const CLASSES: [&str; 5] = ["confirmed", "inferred", "unresolved", "limited", "none"];
 
+/// Whether claims of this class say what the evidence can show (confirmed, inferred); the
+/// others (unresolved, limited, none) say what it cannot show yet.
+pub fn shows_evidence(c: Option<rocpath_evidence::Class>) -> bool {
+    matches!(
+        c,
+        Some(rocpath_evidence::Class::Confirmed | rocpath_evidence::Class::Inferred)
+    )
+}
+
 /// Class name of an optional class.
 pub fn class_name(c: Option<rocpath_evidence::Class>) -> String {
     c.map_or_else(|| "none".to_string(), |c| c.as_str().to_string())

@@ -140,6 +140,60 @@ impl Step {
     }
 }
 
+/// The observation that would settle an unresolved or limited claim of a derivation rule: the
+/// next question a page asks where the evidence stops. `None` for a claim a person recorded
+/// (its own `falsified_by` says it) or an unknown rule.
+pub fn settled_by(rule_id: &str) -> Option<Text> {
+    let (ja, en) = match rule_id {
+        rule::CASE_OUTCOME => (
+            "同じプログラムを、実行した畳み込みと solver をログに出す設定(MIOPEN_LOG_LEVEL=6)で走らせた記録",
+            "a run of the same program that logs the convolution it executes and its solver (MIOPEN_LOG_LEVEL=6)",
+        ),
+        rule::CASE_GROUP => (
+            "同じ問題と設定での追加の実行(各々を rocpath case read で読む)",
+            "more runs of the same problem and configuration, each read with rocpath case read",
+        ),
+        rule::EXPLAIN_PREDICTION => (
+            "その問題のデバイス上の find-db レコード、または各候補の時間をログに出す実行(MIOPEN_FIND_MODE=NORMAL、MIOPEN_LOG_LEVEL=6)",
+            "the device's find-db record of the problem, or a run that logs each candidate's time (MIOPEN_FIND_MODE=NORMAL, MIOPEN_LOG_LEVEL=6)",
+        ),
+        rule::EXPLAIN_GEMM => (
+            "デバイス上でその呼び出しを記録した rocBLAS / hipBLASLt のログ(ROCBLAS_LAYER=2、HIPBLASLT_LOG_MASK=32)",
+            "a rocBLAS / hipBLASLt log of the call on the device (ROCBLAS_LAYER=2, HIPBLASLT_LOG_MASK=32)",
+        ),
+        rule::TRACE_DISPATCH => (
+            "同じ実行のカーネルトレース(rocprofv3 --kernel-trace)",
+            "a kernel trace of the same run (rocprofv3 --kernel-trace)",
+        ),
+        rule::STRACE_CATALOG | rule::STRACE_LINK => (
+            "strace と同じ実行でのカーネルトレース(rocprofv3)と rocBLAS のレイヤーログ。カタログの読み込みを投入と結び付けられる",
+            "a kernel trace (rocprofv3) and rocBLAS layer logging in the same run as the strace, so catalog reads can be tied to dispatches",
+        ),
+        rule::OLLAMA_PLACEMENT | rule::OLLAMA_PLACEMENT_GROUP => (
+            "同じ実行のサーバーログを OLLAMA_DEBUG=1 で記録したもの(各デバイスに載った層を名指しする)",
+            "the server log of the same run at OLLAMA_DEBUG=1, which names the layers offloaded to each device",
+        ),
+        rule::LANES_RATIO => (
+            "同じホストで交互に走らせたレーンごとの追加の実行(区間は実行回数とともに狭まる)",
+            "more runs per lane, alternating on the same host (the interval narrows as runs are added)",
+        ),
+        rule::INVENTORY_SHIPPED | rule::ISA_INSTRUCTIONS | rule::CHECK_VERDICT => (
+            "インストール全体の inventory(パックされた code object を含む)",
+            "an inventory of the whole install, packed code objects included",
+        ),
+        rule::GATES_TARGET | rule::GATES_TABLE | rule::PROVENANCE_GATE => (
+            "インストールされたリリースのソースでの判定と、その git 履歴(rocpath provenance)",
+            "the gate in the source of the installed release, and its git history (rocpath provenance)",
+        ),
+        rule::FOLLOW_END | rule::FOLLOW_BOUNDARY => (
+            "境界の先にあるライブラリのソースを含めてたどり直した経路(rocpath follow)",
+            "the trail followed again with the source of the library beyond the boundary (rocpath follow)",
+        ),
+        _ => return None,
+    };
+    Some(Text::new(ja, en))
+}
+
 type Pair = (&'static str, &'static str);
 
 const SHIPPED: (Pair, Pair, Pair) = (
@@ -301,6 +355,15 @@ mod tests {
         c.layer = Some(Layer::Fallback);
         assert_eq!(Step::of(&c), Step::Fallback);
         assert_eq!(Step::of(&claim("", None, None)), Step::Other);
+    }
+
+    #[test]
+    fn every_rule_says_what_would_settle_its_open_claims() {
+        for r in rule::ALL.iter().chain([&rule::EXPLAIN_GEMM]) {
+            let t = settled_by(r).unwrap_or_else(|| panic!("{r}"));
+            assert!(!t.ja.is_empty() && !t.en.is_empty(), "{r}");
+        }
+        assert_eq!(settled_by(""), None);
     }
 
     #[test]

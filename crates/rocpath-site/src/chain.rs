@@ -6,14 +6,14 @@
 //! The "can show" side holds the step's observed facts (confirmed, one observation each) and
 //! current findings (what several add up to, confirmed or inferred); the "cannot show" side its
 //! unresolved and limited claims. Every claim of the world is listed once, in the step it
-//! answers; what would settle the open ones is the page's "planned observations". A lead a person wrote in
+//! answers, and the step's next question is what would settle its open ones. A lead a person wrote in
 //! `ledger.toml` (`[[world]] lead`) is shown instead of the generated one.
 
 use crate::views::{ClaimV, Model, shows_evidence, tv};
 use minijinja::{Value, context};
-use rocpath_ledger::chain::Step;
+use rocpath_ledger::chain::{Step, settled_by};
 use rocpath_ledger::derive::{Block, block_of, rule};
-use rocpath_ledger::model::{Claim, WorldDecl};
+use rocpath_ledger::model::{Claim, Text, WorldDecl};
 use rocpath_ledger::store::Loaded;
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -86,8 +86,32 @@ fn step_view(l: &Loaded, m: &Model<'_>, s: Step, claims: &[&Claim], next: Option
         facts => facts,
         findings => findings,
         cannot => cannot,
+        settle => settle(claims),
         next => next.map(|n| context! { id => n.as_str(), question => tv(&n.text().question) }),
     }
+}
+
+/// What would settle the step's open claims: a person's `falsified_by`, else what the rule
+/// that wrote the claim names ([`settled_by`]); each text once, with how many claims it settles.
+fn settle(claims: &[&Claim]) -> Vec<Value> {
+    let mut out: Vec<(Text, usize)> = Vec::new();
+    for c in claims.iter().filter(|c| !shows_evidence(c.class)) {
+        let t = if c.falsified_by.is_empty() {
+            match settled_by(&c.derived_by) {
+                Some(t) => t,
+                None => continue,
+            }
+        } else {
+            c.falsified_by.clone()
+        };
+        match out.iter_mut().find(|(x, _)| *x == t) {
+            Some((_, n)) => *n += 1,
+            None => out.push((t, 1)),
+        }
+    }
+    out.into_iter()
+        .map(|(t, n)| context! { text => tv(&t), n => n })
+        .collect()
 }
 
 /// Claims per class, in the classes' order, for the classes that have any.

@@ -372,6 +372,8 @@ fn the_study_of_the_shared_fixtures_reproduces_the_published_numbers() {
         "Current findings",
         "Unresolved or limited",
         "Next question",
+        "What would settle what is open here",
+        "find-db record of the problem",
         "Planned observations",
     ] {
         assert!(page.contains(h), "{h}");

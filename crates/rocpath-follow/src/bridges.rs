@@ -225,6 +225,13 @@ impl Engine<'_> {
             )
         } else if let Some(read) = resolved {
             match (read, owner) {
+                (Owner::Outside(t), o) if o.is_none_or(|o| o != t) => (
+                    HopKind::Field,
+                    HopEvidence::Inferred,
+                    Some(format!(
+                        "a field of {t}, a type the repositories given do not define"
+                    )),
+                ),
                 (Owner::Type(t), Some(o)) if t != o => (
                     HopKind::Field,
                     HopEvidence::Inferred,

@@ -221,6 +221,10 @@ pub struct Engine<'a> {
     pub skipped: Vec<Skipped>,
     /// Whether a type (language, name) declares a field, as found.
     pub known_fields: HashMap<(Lang, String, String), bool>,
+    /// Whether a C or C++ type of this name is defined in the repositories.
+    pub known_types: HashMap<String, bool>,
+    /// The file names (last path component) of every indexed file, once asked for.
+    pub file_names: Option<std::collections::HashSet<String>>,
     /// Where a variable is declared with a type in a scope (file, scope start, name).
     pub decl_types: HashMap<(FileRef, usize, String), Option<(usize, String)>>,
     /// The line a variable is decoded from JSON on in a scope (file, scope start, name).
@@ -248,6 +252,8 @@ impl<'a> Engine<'a> {
             in_call: false,
             skipped: Vec::new(),
             known_fields: HashMap::new(),
+            known_types: HashMap::new(),
+            file_names: None,
             decl_types: HashMap::new(),
             decoded: HashMap::new(),
             macros: HashMap::new(),

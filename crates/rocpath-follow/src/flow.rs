@@ -893,7 +893,7 @@ impl Engine<'_> {
         match t.kind() {
             "identifier" if p.text(t) != "_" => self.land_name(at, p, t, kind),
             "selector_expression" | "field_expression" | "attribute" => {
-                vec![self.land_field(at, p, t, kind)]
+                self.land_field(at, p, t, kind)
             }
             "subscript" | "index_expression" | "subscript_expression" => {
                 self.land_key(at, p, t).into_iter().collect()
@@ -974,16 +974,23 @@ impl Engine<'_> {
     }
 
     /// A field written (`x.f`, `x->f`, `x.attr`); a field of a C struct written from Go is
-    /// followed in C and C++.
-    fn land_field(&mut self, at: FileRef, p: &Parsed, t: Node, kind: HopKind) -> Draft {
+    /// followed in C and C++; a field of a C++ type the repositories do not define is also
+    /// where the value leaves them (the library that defines the type reads it).
+    fn land_field(&mut self, at: FileRef, p: &Parsed, t: Node, kind: HopKind) -> Vec<Draft> {
+        use crate::types::Owner;
         let name = syntax::last_name(p, t).to_string();
         let cgo = p.lang == Lang::Go
             && name.chars().next().is_some_and(|c| c.is_ascii_lowercase())
             && is_cgo_file(p);
         let mut d = self.field_draft(at, p, t, kind);
         d.symbol = format!(".{name}");
-        let written = match self.read_owner(at, p, t, &name, None) {
-            Some(crate::types::Owner::Type(ty)) if !cgo => Some(ty),
+        let owner = self.read_owner(at, p, t, &name, None);
+        let outside = match &owner {
+            Some(Owner::Outside(ty)) => Some(self.outside_type(at, p, t, ty, &name)),
+            _ => None,
+        };
+        let written = match owner {
+            Some(Owner::Type(ty) | Owner::Outside(ty)) if !cgo => Some(ty),
             _ => None,
         };
         if let Some(Item::Field {
@@ -1005,7 +1012,43 @@ impl Engine<'_> {
                 ));
             }
         }
-        d
+        let mut out = vec![d];
+        out.extend(outside);
+        out
+    }
+
+    /// The boundary where a value written into a field of a C++ type the repositories do not
+    /// define leaves them, with the headers the file includes that they do not hold.
+    fn outside_type(&mut self, at: FileRef, p: &Parsed, t: Node, ty: &str, field: &str) -> Draft {
+        let missing = self.missing_includes(p);
+        let headers = match missing.len() {
+            0 => String::new(),
+            n => format!(
+                "; the file includes {}{}, not in the repositories",
+                missing
+                    .iter()
+                    .take(3)
+                    .cloned()
+                    .collect::<Vec<_>>()
+                    .join(", "),
+                if n > 3 {
+                    format!(" and {} more", n - 3)
+                } else {
+                    String::new()
+                }
+            ),
+        };
+        self.draft(
+            at,
+            p.line(t),
+            HopKind::Field,
+            HopEvidence::Unresolved,
+            format!("{ty}.{field}"),
+            Some(format!(
+                "written into {field} of {ty}, a type the repositories given do not define: the library that defines it reads it, outside them{headers} (give its source to follow it further)"
+            )),
+            None,
+        )
     }
 
     /// A key written with a string (`env["X"] = …`, `m["k"] = …`).

@@ -49,7 +49,11 @@ fn declared_type(p: &Parsed, scope: Node, var: &str) -> Option<(usize, String)> 
             _ => None,
         };
         if let Some(t) = ty {
-            found = base_type(p.text(t)).map(|t| (n.start_byte(), t));
+            // A type of the C++ standard library keeps its namespace: it is never a type the
+            // repositories define, nor a library outside them worth naming.
+            let std = p.lang == Lang::Cpp && p.text(t).contains("std::");
+            found = base_type(p.text(t))
+                .map(|b| (n.start_byte(), if std { format!("std::{b}") } else { b }));
         }
         true
     });
@@ -101,6 +105,64 @@ fn declares_field(p: &Parsed, ty: &str, field: &str) -> bool {
     yes
 }
 
+/// C and C++ type names that no header defines (`auto` is a deduced type).
+const BUILTIN: &[&str] = &[
+    "auto",
+    "decltype",
+    "void",
+    "bool",
+    "char",
+    "short",
+    "int",
+    "long",
+    "float",
+    "double",
+    "signed",
+    "unsigned",
+    "size_t",
+    "ssize_t",
+    "int8_t",
+    "int16_t",
+    "int32_t",
+    "int64_t",
+    "uint8_t",
+    "uint16_t",
+    "uint32_t",
+    "uint64_t",
+    "intptr_t",
+    "uintptr_t",
+];
+
+/// Whether C or C++ source defines a type named `ty`: the name right after `struct`, `class`,
+/// `union` or `enum`, before `;` after a `}` or in a `typedef` line, or after `using` and
+/// before `=`. A forward declaration (`struct ty;`) does not count.
+pub fn defines_type(src: &[u8], ty: &str) -> bool {
+    let ident = |c: u8| c.is_ascii_alphanumeric() || c == b'_';
+    memchr::memmem::find_iter(src, ty.as_bytes()).any(|i| {
+        let end = i + ty.len();
+        if (i > 0 && ident(src[i - 1])) || src.get(end).is_some_and(|&c| ident(c)) {
+            return false;
+        }
+        let before = src[..i].trim_ascii_end();
+        let after = src[end..].trim_ascii_start();
+        let word_start = before.iter().rposition(|&c| !ident(c)).map_or(0, |k| k + 1);
+        let word = &before[word_start..];
+        let line_start = src[..i]
+            .iter()
+            .rposition(|&c| c == b'\n')
+            .map_or(0, |k| k + 1);
+        let line = src[line_start..i].trim_ascii_start();
+        match word {
+            // `class`/`typename` also name a template's type parameter (`template <class C>`).
+            b"struct" | b"class" | b"union" | b"enum" | b"typename" => !after.starts_with(b";"),
+            b"using" => after.starts_with(b"="),
+            _ => {
+                after.starts_with(b";") && (before.ends_with(b"}") || line.starts_with(b"typedef"))
+            }
+        }
+    })
+}
+
 /// Whether the identifier `t`, the target of a Go `=` in a function, is a package variable of
 /// its file (`MaxRunners = m` in `LoadConfig`, `var ( MaxRunners int )` above): the function
 /// neither declares nor receives a name of it.
@@ -140,6 +202,9 @@ pub enum Owner {
     Package,
     /// A field of a type declared in the repositories.
     Type(String),
+    /// A field of a C++ variable whose declared type the repositories do not define: the
+    /// library that defines it (a header outside them) reads it.
+    Outside(String),
 }
 
 /// The type a field declared at `n` belongs to (`type T struct { F … }`, `struct T { F; }`).
@@ -298,8 +363,59 @@ impl Engine<'_> {
             }
         };
         let ty = decl.filter(|(at, _)| *at < read.start_byte())?.1;
-        self.type_has_field(p.lang, &ty, field)
-            .then_some(Owner::Type(ty))
+        if self.type_has_field(p.lang, &ty, field) {
+            return Some(Owner::Type(ty));
+        }
+        let outside = p.lang == Lang::Cpp
+            && !ty.starts_with("std::")
+            && !BUILTIN.contains(&ty.as_str())
+            && !self.type_defined(&ty);
+        outside.then_some(Owner::Outside(ty))
+    }
+
+    /// The headers a C or C++ file includes with quotes (`#include "common.h"`) that no file of
+    /// the repositories is named like: where a type or function it uses may be defined.
+    pub fn missing_includes(&mut self, p: &Parsed) -> Vec<String> {
+        let names = self.file_names.get_or_insert_with(|| {
+            self.repos
+                .iter()
+                .flat_map(|r| &r.index.files)
+                .map(|f| f.path.rsplit('/').next().unwrap_or(&f.path).to_string())
+                .collect()
+        });
+        let text = String::from_utf8_lossy(&p.src);
+        let mut out: Vec<String> = Vec::new();
+        for line in text.lines() {
+            let Some(rest) = line.trim_start().strip_prefix('#') else {
+                continue;
+            };
+            let Some(h) = rest.trim_start().strip_prefix("include") else {
+                continue;
+            };
+            let Some(h) = h.trim().strip_prefix('"').and_then(|h| h.split('"').next()) else {
+                continue;
+            };
+            let base = h.rsplit('/').next().unwrap_or(h);
+            if !names.contains(base) && !out.iter().any(|o| o == h) {
+                out.push(h.to_string());
+            }
+        }
+        out
+    }
+
+    /// Whether a C or C++ type named `ty` is defined anywhere in the repositories (`struct ty`,
+    /// `class ty`, `union ty`, `enum ty`, `typedef … ty;`, `using ty =`), read in the text so
+    /// that a file the grammar reads with errors still counts.
+    pub fn type_defined(&mut self, ty: &str) -> bool {
+        if let Some(&k) = self.known_types.get(ty) {
+            return k;
+        }
+        let yes = self
+            .files_with(ty, Some(Lang::Cpp))
+            .into_iter()
+            .any(|f| self.read_source(f).is_ok_and(|src| defines_type(&src, ty)));
+        self.known_types.insert(ty.to_string(), yes);
+        yes
     }
 
     /// Whether a type named `ty` declared in the repositories has a field `field`.
@@ -332,6 +448,33 @@ impl Engine<'_> {
 #[cfg(test)]
 mod tests {
     use super::base_type;
+
+    #[test]
+    fn a_type_is_defined_by_its_declaration_not_by_its_uses() {
+        use super::defines_type;
+        assert!(defines_type(
+            b"struct gpt_params {\n int n;\n};",
+            "gpt_params"
+        ));
+        assert!(defines_type(b"class  gpt_params : base {", "gpt_params"));
+        assert!(defines_type(
+            b"typedef struct { int n; } gpt_params;",
+            "gpt_params"
+        ));
+        assert!(defines_type(b"typedef int gpt_params;", "gpt_params"));
+        assert!(defines_type(b"using gpt_params = other;", "gpt_params"));
+        assert!(!defines_type(b"struct gpt_params;", "gpt_params"));
+        assert!(!defines_type(
+            b"void f(gpt_params &p) { p.n = 1; }",
+            "gpt_params"
+        ));
+        assert!(!defines_type(b"struct gpt_params_ext {", "gpt_params"));
+        assert!(!defines_type(b"", "gpt_params"));
+        assert!(defines_type(
+            b"template <typename Ctx> void f(Ctx& c)",
+            "Ctx"
+        ));
+    }
 
     #[test]
     fn type_names_lose_pointers_packages_and_qualifiers() {

@@ -1341,3 +1341,63 @@ fn decisions_reached_through_resolved_hops_come_before_name_matches() {
     assert_eq!(paths.first(), Some(&"server/opts.go"), "{}", show(&doc));
     assert!(paths.contains(&"ui/ui.go"), "{}", show(&doc));
 }
+
+/// Shaped like Ollama v0.3.0's `llm/ext_server/server.cpp`: the argv table writes the flag's
+/// value into a field of `gpt_params`, a type of llama.cpp's `common.h` — a submodule the
+/// checkout does not hold — and a type the repository does define is written the same way.
+const EXT_SERVER_CPP: &str = r#"#include "common.h"
+#include "llama.h"
+#include "utils.hpp"
+
+static void server_params_parse(int argc, char **argv, server_params &sparams, gpt_params &params)
+{
+    for (int i = 1; i < argc; i++)
+    {
+        std::string arg = argv[i];
+        if (arg == "--n-gpu-layers")
+        {
+            params.n_gpu_layers = std::stoi(argv[i]);
+        }
+        else if (arg == "--port")
+        {
+            sparams.port = std::stoi(argv[i]);
+        }
+    }
+}
+"#;
+
+const UTILS_HPP: &str = r#"struct server_params
+{
+    int port = 8080;
+};
+"#;
+
+#[test]
+fn a_field_of_a_type_the_repositories_do_not_define_names_where_the_value_leaves() {
+    let r = repo(&[
+        ("llm/ext_server/server.cpp", EXT_SERVER_CPP),
+        ("llm/ext_server/utils.hpp", UTILS_HPP),
+    ]);
+    let doc = run("--n-gpu-layers", r.path());
+    let leave = hops(&doc)
+        .into_iter()
+        .find(|h| h.evidence == HopEvidence::Unresolved)
+        .unwrap_or_else(|| unreachable!("{}", show(&doc)));
+    assert_eq!(leave.symbol, "gpt_params.n_gpu_layers", "{}", show(&doc));
+    assert_eq!((leave.line, leave.kind), (12, HopKind::Field));
+    let note = leave.note.as_deref().unwrap_or("");
+    // The headers that are not in the checkout are named; the one that is, is not.
+    assert!(note.contains("common.h, llama.h"), "{note}");
+    assert!(!note.contains("utils.hpp"), "{note}");
+
+    // A field of a type the repository defines is no boundary.
+    let doc = run("--port", r.path());
+    must(&doc, "llm/ext_server/server.cpp", 16, HopKind::Assign);
+    assert!(
+        hops(&doc)
+            .iter()
+            .all(|h| h.evidence != HopEvidence::Unresolved),
+        "{}",
+        show(&doc)
+    );
+}

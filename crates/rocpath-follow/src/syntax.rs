@@ -234,6 +234,55 @@ pub fn scope_of(lang: Lang, n: Node) -> Node {
     cur
 }
 
+/// The scope a name written at `n` belongs to: the function around it, or — when that is a
+/// closure that does not declare the name (a C++ lambda writing what it captures by
+/// reference, `base_path = env;` in `[&] {…}`; a Go function literal assigning an outer
+/// variable) — the nearest enclosing function that does, else the outermost one reached.
+pub fn declaring_scope<'t>(p: &Parsed, n: Node<'t>) -> Node<'t> {
+    let name = p.text(n);
+    let mut scope = scope_of(p.lang, n);
+    while matches!(scope.kind(), "lambda_expression" | "func_literal") && !declares(p, scope, name)
+    {
+        let up = scope_of(p.lang, scope);
+        if up.id() == scope.id() {
+            break;
+        }
+        scope = up;
+    }
+    scope
+}
+
+/// Whether `scope` declares `name` itself: a parameter or a local declaration (C++), a
+/// parameter, `var` or `:=` (Go).
+fn declares(p: &Parsed, scope: Node, name: &str) -> bool {
+    let mut found = false;
+    each_node(scope, &mut |n| {
+        if found {
+            return false;
+        }
+        let field = match n.kind() {
+            "parameter_declaration" | "var_spec" if p.lang == Lang::Go => "name",
+            "parameter_declaration" | "optional_parameter_declaration" | "declaration" => {
+                "declarator"
+            }
+            "short_var_declaration" => "left",
+            _ => return true,
+        };
+        let mut c = n.walk();
+        found = n.children_by_field_name(field, &mut c).any(|d| {
+            if d.kind() == "expression_list" {
+                let mut k = d.walk();
+                let hit = d.named_children(&mut k).any(|x| p.text(x) == name);
+                hit
+            } else {
+                last_name(p, d) == name
+            }
+        });
+        !found
+    });
+    found
+}
+
 /// The name a callee or declarator finally names: `pkg.F` → `F`, `a::b::f` → `f`,
 /// `obj.m` → `m`, `*p` → `p`.
 pub fn last_name<'a>(p: &'a Parsed, n: Node) -> &'a str {

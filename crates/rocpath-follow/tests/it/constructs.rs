@@ -1401,3 +1401,78 @@ fn a_field_of_a_type_the_repositories_do_not_define_names_where_the_value_leaves
         show(&doc)
     );
 }
+
+/// Shaped like rocBLAS 6.2.2's `tensile_host.cpp`: a static written inside a lambda that
+/// captures by reference (`[&] { … base_path = env; … }()`), read after the lambda; and a lambda
+/// that declares its own variable of the same name, which is not the outer one.
+const TENSILE_HOST_CPP: &str = r#"#include <cstdlib>
+#include <string>
+
+static bool TestPath(const std::string& path);
+
+void initialize()
+{
+    static std::string base_path;
+    static int         once = [&] {
+        const char* env = getenv("ROCBLAS_TENSILE_LIBPATH");
+        if(env)
+            base_path = env;
+        return 0;
+    }();
+    std::string path = base_path;
+    if(TestPath(path + "/gfx900"))
+        path += "/gfx900";
+}
+
+void other()
+{
+    std::string base_path = "/opt";
+    auto f = [&] {
+        std::string base_path = getenv("OTHER_LIBPATH");
+        return base_path.size();
+    };
+    std::string path = base_path;
+}
+"#;
+
+/// The Go counterpart: a function literal assigning a variable of the function around it.
+const LOAD_GO: &str = r#"package server
+
+import "os"
+
+func load() string {
+	var dir string
+	set := func() {
+		dir = os.Getenv("OLLAMA_MODELS")
+	}
+	set()
+	if dir != "" {
+		return dir
+	}
+	return "/usr/share/ollama"
+}
+"#;
+
+#[test]
+fn a_variable_a_closure_writes_for_the_function_around_it_is_followed_after_the_closure() {
+    let r = repo(&[
+        ("library/src/tensile_host.cpp", TENSILE_HOST_CPP),
+        ("server/load.go", LOAD_GO),
+    ]);
+    let doc = run("ROCBLAS_TENSILE_LIBPATH", r.path());
+    must(&doc, "library/src/tensile_host.cpp", 15, HopKind::Assign);
+    must(&doc, "library/src/tensile_host.cpp", 16, HopKind::Branch);
+
+    // A lambda's own variable of that name stays the lambda's.
+    let doc = run("OTHER_LIBPATH", r.path());
+    assert!(
+        hops(&doc)
+            .iter()
+            .all(|h| (h.path.as_str(), h.line) != ("library/src/tensile_host.cpp", 27)),
+        "{}",
+        show(&doc)
+    );
+
+    let doc = run("OLLAMA_MODELS", r.path());
+    must(&doc, "server/load.go", 11, HopKind::Branch);
+}

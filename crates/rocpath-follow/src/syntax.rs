@@ -272,8 +272,7 @@ fn declares(p: &Parsed, scope: Node, name: &str) -> bool {
         found = n.children_by_field_name(field, &mut c).any(|d| {
             if d.kind() == "expression_list" {
                 let mut k = d.walk();
-                let hit = d.named_children(&mut k).any(|x| p.text(x) == name);
-                hit
+                d.named_children(&mut k).any(|x| p.text(x) == name)
             } else {
                 last_name(p, d) == name
             }

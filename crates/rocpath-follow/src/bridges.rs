@@ -215,6 +215,14 @@ impl Engine<'_> {
         near: bool,
     ) -> Option<Draft> {
         let resolved = self.read_owner(f, p, n, name, pkg_dir);
+        // A Go package-level variable is read as `pkg.Name` (or through an import alias) in
+        // another package: `x.Name` on anything else is another thing of that name.
+        if owner == Some(crate::types::PACKAGE_LEVEL)
+            && p.lang == Lang::Go
+            && resolved != Some(Owner::Package)
+        {
+            return None;
+        }
         let (kind, ev, note) = if let Some((var, line)) = self.json_decoded(f, p, n) {
             (
                 HopKind::Json,

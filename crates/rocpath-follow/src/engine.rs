@@ -685,8 +685,14 @@ impl<'a> Engine<'a> {
             // A package-level variable: read as `pkg.Name` in other packages.
             let origin = (at.repo, self.dir(at));
             out.extend(
-                self.field(name, Lang::Go, Some(&origin), false, None)
-                    .drafts,
+                self.field(
+                    name,
+                    Lang::Go,
+                    Some(&origin),
+                    false,
+                    Some(crate::types::PACKAGE_LEVEL),
+                )
+                .drafts,
             );
         }
         out

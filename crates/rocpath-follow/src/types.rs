@@ -133,6 +133,25 @@ const BUILTIN: &[&str] = &[
     "uintptr_t",
 ];
 
+/// Whether a Go file imports the package in `dir` under the name `alias`
+/// (`ec "github.com/ollama/ollama/envconfig"`).
+fn imported_as(p: &Parsed, alias: &str, dir: &str) -> bool {
+    let needle = format!("/{dir}\"");
+    memchr::memmem::find_iter(&p.src, needle.as_bytes()).any(|i| {
+        let start = p.src[..i]
+            .iter()
+            .rposition(|&c| c == b'\n')
+            .map_or(0, |k| k + 1);
+        let line = p.src[start..i].trim_ascii_start();
+        let line = line
+            .strip_prefix(b"import")
+            .unwrap_or(line)
+            .trim_ascii_start();
+        line.strip_prefix(alias.as_bytes())
+            .is_some_and(|r| r.first() == Some(&b' '))
+    })
+}
+
 /// Whether C or C++ source defines a type named `ty`: the name right after `struct`, `class`,
 /// `union` or `enum`, before `;` after a `}` or in a `typedef` line, or after `using` and
 /// before `=`. A forward declaration (`struct ty;`) does not count.
@@ -194,6 +213,11 @@ pub fn go_package_var_written(p: &Parsed, t: Node) -> bool {
         found
     })
 }
+
+/// The owner given for the reads of a Go package-level variable (`envconfig.ContextLength`):
+/// only `pkg.Name` (or an import alias) reads it; a field read under the same name
+/// (`s.ContextLength` of a `Settings`) is another thing and no hop.
+pub const PACKAGE_LEVEL: &str = "(package level)";
 
 /// What a field read is resolved to.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -347,7 +371,7 @@ impl Engine<'_> {
             if let Some(dir) = pkg_dir.filter(|d| !d.is_empty()) {
                 let pkg = dir.rsplit('/').next().unwrap_or(dir);
                 let imported = memchr::memmem::find(&p.src, format!("/{dir}\"").as_bytes());
-                if var == pkg && imported.is_some() {
+                if (var == pkg && imported.is_some()) || imported_as(p, var, dir) {
                     return Some(Owner::Package);
                 }
             }

@@ -1476,3 +1476,81 @@ fn a_variable_a_closure_writes_for_the_function_around_it_is_followed_after_the_
     let doc = run("OLLAMA_MODELS", r.path());
     must(&doc, "server/load.go", 11, HopKind::Branch);
 }
+
+/// Shaped like Ollama v0.24.0: `envconfig.ContextLength`, a package-level getter, is read as
+/// `envconfig.ContextLength()` in `api` (and through an import alias in `server`), while the
+/// desktop app's `Settings` has a field of the same name that is another thing.
+const CONFIG_GO: &str = r#"package envconfig
+
+import "os"
+
+func Uint(key string, def uint) func() uint {
+	return func() uint {
+		if s := os.Getenv(key); s != "" {
+			return 1
+		}
+		return def
+	}
+}
+
+var ContextLength = Uint("OLLAMA_CONTEXT_LENGTH", 0)
+"#;
+
+const API_TYPES_GO: &str = r#"package api
+
+import "github.com/ollama/ollama/envconfig"
+
+func DefaultNumCtx() int {
+	n := int(envconfig.ContextLength())
+	if n > 4096 {
+		return 4096
+	}
+	return n
+}
+"#;
+
+const ROUTES_GO: &str = r#"package server
+
+import (
+	ec "github.com/ollama/ollama/envconfig"
+)
+
+func limit() bool {
+	if ec.ContextLength() == 0 {
+		return true
+	}
+	return false
+}
+"#;
+
+const SETTINGS_GO: &str = r#"package store
+
+type Settings struct {
+	ContextLength int
+}
+
+func apply(s Settings) bool {
+	if s.ContextLength > 0 {
+		return true
+	}
+	return false
+}
+"#;
+
+#[test]
+fn a_package_level_variable_is_read_through_its_package_not_as_a_field_of_that_name() {
+    let r = repo(&[
+        ("envconfig/config.go", CONFIG_GO),
+        ("api/types.go", API_TYPES_GO),
+        ("server/routes.go", ROUTES_GO),
+        ("app/store/settings.go", SETTINGS_GO),
+    ]);
+    let doc = run("OLLAMA_CONTEXT_LENGTH", r.path());
+    must(&doc, "api/types.go", 7, HopKind::Branch);
+    must(&doc, "server/routes.go", 8, HopKind::Branch);
+    assert!(
+        hops(&doc).iter().all(|h| h.path != "app/store/settings.go"),
+        "{}",
+        show(&doc)
+    );
+}

@@ -217,7 +217,7 @@ impl Engine<'_> {
         let resolved = self.read_owner(f, p, n, name, pkg_dir);
         // A Go package-level variable is read as `pkg.Name` (or through an import alias) in
         // another package: `x.Name` on anything else is another thing of that name.
-        if owner == Some(crate::types::PACKAGE_LEVEL)
+        if owner == Some(crate::engine::PACKAGE_LEVEL)
             && p.lang == Lang::Go
             && resolved != Some(Owner::Package)
         {

@@ -9,6 +9,11 @@ use std::path::PathBuf;
 use std::rc::Rc;
 use tree_sitter::Node;
 
+/// The owner given for the reads of a Go package-level variable (`envconfig.ContextLength`):
+/// only `pkg.Name` (or an import alias) reads it; a field read under the same name
+/// (`s.ContextLength` of a `Settings`) is another thing and no hop.
+pub const PACKAGE_LEVEL: &str = "(package level)";
+
 /// A file of a repository.
 #[derive(
     Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, serde::Serialize, serde::Deserialize,
@@ -685,14 +690,8 @@ impl<'a> Engine<'a> {
             // A package-level variable: read as `pkg.Name` in other packages.
             let origin = (at.repo, self.dir(at));
             out.extend(
-                self.field(
-                    name,
-                    Lang::Go,
-                    Some(&origin),
-                    false,
-                    Some(crate::types::PACKAGE_LEVEL),
-                )
-                .drafts,
+                self.field(name, Lang::Go, Some(&origin), false, Some(PACKAGE_LEVEL))
+                    .drafts,
             );
         }
         out

@@ -214,11 +214,6 @@ pub fn go_package_var_written(p: &Parsed, t: Node) -> bool {
     })
 }
 
-/// The owner given for the reads of a Go package-level variable (`envconfig.ContextLength`):
-/// only `pkg.Name` (or an import alias) reads it; a field read under the same name
-/// (`s.ContextLength` of a `Settings`) is another thing and no hop.
-pub const PACKAGE_LEVEL: &str = "(package level)";
-
 /// What a field read is resolved to.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Owner {

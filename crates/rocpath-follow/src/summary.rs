@@ -47,15 +47,34 @@ fn is_name_match(h: &Hop) -> bool {
         )
 }
 
-/// Every hop of a start's tree, depth first, with its depth and the name matches on the way
-/// to it (itself included, the start left out): a decision reached through resolved hops is
-/// listed before one reached through a field of the same name in another type.
+/// A call's result taken to depend on the argument (`h`, among its `siblings`) that the trail
+/// does not bear out: the argument's own hop into the function called reaches no return of
+/// that function. (A getter's `Uint("KEY", 0)` result is borne out: its key reaches the
+/// function's return; a scheduler's `newServerFn(…, numParallel)` result is not.)
+fn unshown_result(h: &Hop, siblings: &[Hop]) -> bool {
+    fn returns(h: &Hop, f: &str) -> bool {
+        h.children.iter().any(|c| {
+            (c.kind == HopKind::Return && c.evidence == HopEvidence::CodeVerified && c.symbol == f)
+                || returns(c, f)
+        })
+    }
+    h.kind == HopKind::Return
+        && h.evidence == HopEvidence::Inferred
+        && !siblings
+            .iter()
+            .any(|s| s.kind == HopKind::CallArg && s.symbol == h.symbol && returns(s, &h.symbol))
+}
+
+/// Every hop of a start's tree, depth first, with its depth and the guesses on the way to it
+/// (itself included, the start left out): name matches and call results the trail does not
+/// bear out. A decision reached through resolved hops is listed before one reached through a
+/// field of the same name in another type or through a result that may not carry the value.
 fn guessed_walk(root: &Hop) -> Vec<(usize, usize, &Hop)> {
     fn go<'a>(h: &'a Hop, depth: usize, guesses: usize, out: &mut Vec<(usize, usize, &'a Hop)>) {
-        let g = guesses + usize::from(depth > 0 && is_name_match(h));
-        out.push((depth, g, h));
+        out.push((depth, guesses, h));
         for c in &h.children {
-            go(c, depth + 1, g, out);
+            let guess = is_name_match(c) || unshown_result(c, &h.children);
+            go(c, depth + 1, guesses + usize::from(guess), out);
         }
     }
     let mut out = Vec::new();

@@ -1554,3 +1554,47 @@ fn a_package_level_variable_is_read_through_its_package_not_as_a_field_of_that_n
         show(&doc)
     );
 }
+
+/// Shaped like Ollama's scheduler: the value is one argument of a call whose result (a server
+/// and an error) is used, but the function called does not return what the argument became.
+const NEW_SERVER_GO: &str = r#"package sched
+
+import (
+	"os"
+	"strconv"
+)
+
+type Server struct{ big bool }
+
+func newServer(model string, n int) (*Server, error) {
+	s := &Server{}
+	m := n * 2
+	if m > 4 {
+		s.big = true
+	}
+	return s, nil
+}
+
+func schedule() {
+	n, _ := strconv.Atoi(os.Getenv("OLLAMA_NUM_PARALLEL"))
+	srv, err := newServer("m", n)
+	if srv == nil || err != nil {
+		return
+	}
+}
+"#;
+
+#[test]
+fn a_decision_reached_through_a_result_the_trail_does_not_bear_out_comes_after_the_others() {
+    let r = repo(&[("server/sched.go", NEW_SERVER_GO)]);
+    let doc = run("OLLAMA_NUM_PARALLEL", r.path());
+    let ends = rocpath_follow::ends(&doc);
+    let lines: Vec<u64> = ends.decisions.iter().map(|h| h.line).collect();
+    let inside = lines.iter().position(|&l| l == 13);
+    let result = lines.iter().position(|&l| l == 22);
+    assert!(
+        inside.is_some() && result.is_some() && inside < result,
+        "{lines:?}\n{}",
+        show(&doc)
+    );
+}

@@ -220,8 +220,12 @@ impl<'e, 'a> Grower<'e, 'a> {
             self.truncated = true;
         }
         let (depth, inferred) = (self.slots[i].depth + 1, self.slots[i].inferred);
-        for (seq, d) in drafts.into_iter().enumerate() {
-            let inf = inferred + usize::from(d.evidence != HopEvidence::CodeVerified) + d.penalty;
+        let results: Vec<bool> = drafts.iter().map(|d| followed_beside(d, &drafts)).collect();
+        for (seq, (d, result)) in drafts.into_iter().zip(results).enumerate() {
+            let inf = inferred
+                + usize::from(d.evidence != HopEvidence::CodeVerified)
+                + d.penalty
+                + usize::from(result);
             self.wait(Some(i), d, depth, inf, seq);
         }
     }
@@ -256,6 +260,18 @@ impl<'e, 'a> Grower<'e, 'a> {
             .collect();
         (hops, cut)
     }
+}
+
+/// A call's result taken to depend on the argument while the argument is also followed into
+/// the function called (a sibling hop into its parameters): the result ranks one guess lower,
+/// so the function's own use of the value is placed first and a result that may not carry it
+/// does not spend the hop limit ahead of it.
+fn followed_beside(d: &Draft, siblings: &[Draft]) -> bool {
+    d.kind == HopKind::Return
+        && d.evidence == HopEvidence::Inferred
+        && siblings
+            .iter()
+            .any(|s| s.symbol == d.symbol && matches!(s.item, Some(Item::Params(_))))
 }
 
 /// Keeps the `fan_out` next hops to follow from one hop: syntactic hops first, then those in

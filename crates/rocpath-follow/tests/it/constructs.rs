@@ -1598,3 +1598,59 @@ fn a_decision_reached_through_a_result_the_trail_does_not_bear_out_comes_after_t
         show(&doc)
     );
 }
+
+/// Shaped like Ollama's scheduler: a value passed to a function through a function-valued
+/// field (`s.newServerFn(…, numParallel)`, set to `NewLlamaServer` in the scheduler's literal),
+/// whose result — which may not carry it — is used a lot: with a small hop limit, the
+/// function's own use of the value is placed before the result's drift.
+const DRIFT_GO: &str = r#"package sched
+
+import (
+	"os"
+	"strconv"
+)
+
+type Server struct{ big bool }
+
+type Scheduler struct {
+	newServerFn func(model string, n int) *Server
+}
+
+func NewScheduler() *Scheduler {
+	return &Scheduler{newServerFn: newServer}
+}
+
+func newServer(model string, n int) *Server {
+	m := n * 2
+	k := m + 1
+	if k > 4 {
+		return &Server{big: true}
+	}
+	return &Server{}
+}
+
+func (s *Scheduler) schedule() {
+	n, _ := strconv.Atoi(os.Getenv("OLLAMA_NUM_PARALLEL"))
+	srv := s.newServerFn("m", n)
+	a := srv
+	b := a
+	c := b
+	d := c
+	if d.big {
+		return
+	}
+}
+"#;
+
+#[test]
+fn a_result_that_may_not_carry_the_value_does_not_spend_the_limit_before_the_function_s_use() {
+    let r = repo(&[("server/sched.go", DRIFT_GO)]);
+    let o = Options {
+        cache: false,
+        limit: 8,
+        ..Options::default()
+    };
+    let doc = follow("OLLAMA_NUM_PARALLEL", &[r.path().to_path_buf()], &o)
+        .unwrap_or_else(|e| unreachable!("{e}"));
+    must(&doc, "server/sched.go", 21, HopKind::Branch);
+}

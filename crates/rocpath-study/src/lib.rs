@@ -201,13 +201,18 @@ pub fn load(path: &Path) -> Result<Study, StudyError> {
             s.schema
         )));
     }
-    let names = s
-        .cases
-        .iter()
-        .chain(&s.traces)
-        .chain(&s.runs)
-        .chain(&s.strace)
-        .chain(&s.repositories)
+    let sets = || {
+        s.cases
+            .iter()
+            .chain(&s.traces)
+            .chain(&s.runs)
+            .chain(&s.strace)
+            .chain(&s.repositories)
+            .chain(&s.inventory)
+            .chain(&s.check)
+            .chain(&s.isa)
+    };
+    let names = sets()
         .map(|x| x.name.as_str())
         .chain(s.lanes.iter().map(|l| l.name.as_str()));
     for n in names {
@@ -217,7 +222,42 @@ pub fn load(path: &Path) -> Result<Study, StudyError> {
             )));
         }
     }
+    for set in sets() {
+        let fields = set
+            .paths
+            .iter()
+            .map(|p| ("paths", p.as_str()))
+            .chain([("dir", set.dir.as_str()), ("db", set.db.as_str())]);
+        for (field, value) in fields {
+            relative_to_root(value)
+                .map_err(|why| form(format!("set {:?}: {field} {value:?} {why}", set.name)))?;
+        }
+    }
+    for l in &s.lanes {
+        for file in l
+            .lanes
+            .iter()
+            .filter_map(|x| x.split_once('=').map(|(_, f)| f))
+        {
+            for f in file.split(',') {
+                relative_to_root(f)
+                    .map_err(|why| form(format!("lanes {:?}: file {f:?} {why}", l.name)))?;
+            }
+        }
+    }
     Ok(s)
+}
+
+/// Whether a path of a set is given relative to the data root, so the study reads the same
+/// recordings wherever it is copied (an absolute path or `~` would read this machine's). A
+/// path may climb out of the data root (`../data/miopen-db`, a database folder beside the
+/// recordings); pages then show it by its name only (`rocpath_ledger::publish`).
+fn relative_to_root(p: &str) -> Result<(), &'static str> {
+    let path = Path::new(p);
+    if path.has_root() || path.is_absolute() || p.starts_with('~') {
+        return Err("is not relative to the data root: give it relative to the data root");
+    }
+    Ok(())
 }
 
 /// Whether a file name matches a pattern where `*` matches any run of characters.
@@ -292,6 +332,38 @@ mod tests {
         assert!(!matches("a*b*c", "aXc"));
         assert!(matches("exact", "exact"));
         assert!(!matches("ab*ba", "aba"));
+    }
+
+    #[test]
+    fn a_set_given_by_an_absolute_path_is_refused_with_its_name() {
+        let d = tempfile::tempdir().unwrap();
+        let p = d.path().join("s.toml");
+        for (set, name) in [
+            ("[[cases]]\nname = \"a\"\ndir = \"/var/log\"\n", "\"a\""),
+            (
+                "[[inventory]]\nname = \"b\"\npaths = [\"/etc/passwd\"]\n",
+                "\"b\"",
+            ),
+            ("[[cases]]\nname = \"c\"\ndb = \"~/miopen\"\n", "\"c\""),
+            (
+                "[[lanes]]\nname = \"d\"\nlanes = [\"A=x.jsonl\", \"B=/tmp/y.jsonl\"]\n",
+                "\"d\"",
+            ),
+        ] {
+            std::fs::write(&p, format!("schema = \"rocpath.study/1\"\n{set}")).unwrap();
+            let e = load(&p).unwrap_err().to_string();
+            assert!(
+                e.contains("not relative to the data root") && e.contains(name),
+                "{e}"
+            );
+        }
+        // Beside the recordings (`../data/miopen-db`) is a path relative to the data root.
+        std::fs::write(
+            &p,
+            "schema = \"rocpath.study/1\"\n[[cases]]\nname = \"a\"\ndir = \"logs\"\ndb = \"../data/miopen-db\"\n",
+        )
+        .unwrap();
+        assert!(load(&p).is_ok());
     }
 
     #[test]

@@ -61,7 +61,8 @@ fn inputs(root: &Path, s: &Set) -> Vec<PathBuf> {
         .paths
         .iter()
         .map(|p| root.join(p))
-        .filter(|p| p.exists())
+        // A file or a folder (a checkout, an install); never a FIFO or a device.
+        .filter(|p| std::fs::metadata(p).is_ok_and(|m| m.is_file() || m.is_dir()))
         .collect();
     if !s.dir.is_empty() {
         if let Ok(rd) = std::fs::read_dir(root.join(&s.dir)) {

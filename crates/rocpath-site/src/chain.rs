@@ -21,7 +21,8 @@ use std::collections::{BTreeMap, BTreeSet};
 const NAMED: usize = 8;
 
 /// The chain of the world `wd`: `lead` (a person's, or generated), `understand[]` (one line per
-/// step that has claims) and `steps[]`.
+/// step that has claims), `steps[]`, and `missing[]`: the research's questions this world has
+/// no claim for yet, with where one would look.
 pub(crate) fn world_chain(l: &Loaded, m: &Model<'_>, wd: &WorldDecl) -> Value {
     let mut by_step: BTreeMap<Step, Vec<&Claim>> = BTreeMap::new();
     let mut claims: Vec<&Claim> = l
@@ -34,19 +35,40 @@ pub(crate) fn world_chain(l: &Loaded, m: &Model<'_>, wd: &WorldDecl) -> Value {
         by_step.entry(Step::of(c)).or_default().push(c);
     }
     let order: Vec<Step> = by_step.keys().copied().collect();
+    let unobserved = |s: &Step| {
+        Step::ALL
+            .into_iter()
+            .filter(|x| x > s && !matches!(x, Step::Trail | Step::Other))
+            .find(|x| !by_step.contains_key(x))
+    };
     let steps: Vec<Value> = order
         .iter()
         .enumerate()
-        .map(|(i, s)| step_view(l, m, *s, &by_step[s], order.get(i + 1).copied()))
+        .map(|(i, s)| {
+            let next = order.get(i + 1).copied();
+            let gap = next.is_none().then(|| unobserved(s)).flatten();
+            step_view(l, m, *s, &by_step[s], (next, gap))
+        })
         .collect();
     let understand: Vec<Value> = order
         .iter()
         .map(|s| context! { id => s.as_str(), text => tv(&s.text().understand) })
         .collect();
+    // The questions of the research's chain this world has no claim for yet, each with where
+    // one would look: its planned observations.
+    let missing: Vec<Value> = Step::ALL
+        .into_iter()
+        .filter(|s| !matches!(s, Step::Trail | Step::Other) && !by_step.contains_key(s))
+        .map(|s| {
+            let t = s.text();
+            context! { question => tv(&t.question), point => tv(&t.point) }
+        })
+        .collect();
     context! {
         lead => (!wd.lead.is_empty()).then(|| tv(&wd.lead)),
         understand => understand,
         steps => steps,
+        missing => missing,
     }
 }
 
@@ -63,8 +85,15 @@ fn rule_rank(c: &Claim) -> usize {
         .map_or(usize::MAX, |i| i + 1)
 }
 
-/// One step: its texts, context, sources, result and next question.
-fn step_view(l: &Loaded, m: &Model<'_>, s: Step, claims: &[&Claim], next: Option<Step>) -> Value {
+/// One step: its texts, context, sources, result and next question — the next step with
+/// claims, else the next question of the chain this world has not observed yet (`gap`).
+fn step_view(
+    l: &Loaded,
+    m: &Model<'_>,
+    s: Step,
+    claims: &[&Claim],
+    (next, gap): (Option<Step>, Option<Step>),
+) -> Value {
     let text = s.text();
     let views = |keep: &dyn Fn(&Claim) -> bool| -> Vec<ClaimV> {
         claims
@@ -88,6 +117,10 @@ fn step_view(l: &Loaded, m: &Model<'_>, s: Step, claims: &[&Claim], next: Option
         cannot => cannot,
         settle => settle(claims),
         next => next.map(|n| context! { id => n.as_str(), question => tv(&n.text().question) }),
+        unobserved => gap.map(|g| {
+            let t = g.text();
+            context! { question => tv(&t.question), point => tv(&t.point) }
+        }),
     }
 }
 

@@ -390,6 +390,15 @@ fn the_study_of_the_shared_fixtures_reproduces_the_published_numbers() {
         listed += 1;
     }
     assert!(listed > 100, "{listed}");
+    // A world with evidence for one question only names the research's next ones it has not
+    // observed yet, with where one would look, instead of ending the chain there.
+    let gfx942 = std::fs::read_to_string(out.join("site/worlds/gfx942.html")).unwrap();
+    assert!(gfx942.contains("id=\"step-shipped\""), "gfx942");
+    assert!(
+        gfx942.contains("not observed in this world yet")
+            && gfx942.contains("Which solver or kernel does the library choose, and why?"),
+        "gfx942"
+    );
     // A case reads with the others: its group's finding is its interpretation, its own outcome
     // its fact.
     if present(&logs, &["vega64_int8_force_dlops_ck"]) == 1 {

@@ -6,8 +6,8 @@
 //! The "can show" side holds the step's observed facts (confirmed, one observation each) and
 //! current findings (what several add up to, confirmed or inferred); the "cannot show" side its
 //! unresolved and limited claims. Every claim of the world is listed once, in the step it
-//! answers, and the step's next question is what would settle its open ones. A lead a person wrote in
-//! `ledger.toml` (`[[world]] lead`) is shown instead of the generated one.
+//! answers, and the step's next question is what would settle its open ones. A lead a person
+//! wrote in `ledger.toml` (`[[world]] lead`) is shown instead of the generated one.
 
 use crate::views::{ClaimV, Model, shows_evidence, tv};
 use minijinja::{Value, context};
@@ -59,10 +59,7 @@ pub(crate) fn world_chain(l: &Loaded, m: &Model<'_>, wd: &WorldDecl) -> Value {
     let missing: Vec<Value> = Step::ALL
         .into_iter()
         .filter(|s| !matches!(s, Step::Trail | Step::Other) && !by_step.contains_key(s))
-        .map(|s| {
-            let t = s.text();
-            context! { question => tv(&t.question), point => tv(&t.point) }
-        })
+        .map(unobserved_view)
         .collect();
     context! {
         lead => (!wd.lead.is_empty()).then(|| tv(&wd.lead)),
@@ -70,6 +67,12 @@ pub(crate) fn world_chain(l: &Loaded, m: &Model<'_>, wd: &WorldDecl) -> Value {
         steps => steps,
         missing => missing,
     }
+}
+
+/// A question of the chain a world has no claim for: the question and where one would look.
+fn unobserved_view(s: Step) -> Value {
+    let t = s.text();
+    context! { question => tv(&t.question), point => tv(&t.point) }
 }
 
 /// Where a claim stands in its step: a person's claims first, then by the order the rules run
@@ -117,10 +120,7 @@ fn step_view(
         cannot => cannot,
         settle => settle(claims),
         next => next.map(|n| context! { id => n.as_str(), question => tv(&n.text().question) }),
-        unobserved => gap.map(|g| {
-            let t = g.text();
-            context! { question => tv(&t.question), point => tv(&t.point) }
-        }),
+        unobserved => gap.map(unobserved_view),
     }
 }
 

@@ -7,6 +7,7 @@
 
 use rocpath_miopen::model::context::{Device, Env};
 use rocpath_miopen::model::eval::{Evaluator, Input, Memo, Outcome};
+use rocpath_miopen::model::ir::Model;
 use rocpath_miopen::problem::Square2d;
 use rocpath_miopen::{DataType, Direction, Problem};
 use std::collections::HashMap;
@@ -67,6 +68,153 @@ fn problems(n: usize) -> Vec<Problem> {
     out
 }
 
+/// What every pass shares: the model, the device and its evaluator.
+struct Bench {
+    model: &'static Model,
+    dev: Device,
+    env: Env,
+    build: HashMap<String, i64>,
+    ev: Evaluator<'static>,
+    /// The read-path memo (`NO_MEMO=1` turns it off).
+    memo_on: bool,
+}
+
+/// Applicable, not applicable, unresolved: the index of a verdict in the counts.
+fn bucket(o: &Outcome) -> usize {
+    match o {
+        Outcome::Bool { v: true } => 0,
+        Outcome::Bool { v: false } => 1,
+        _ => 2,
+    }
+}
+
+impl Bench {
+    fn input<'a>(&'a self, p: &'a Problem) -> Input<'a> {
+        Input {
+            problem: p,
+            device: &self.dev,
+            env: &self.env,
+            build: &self.build,
+            always_enable_naive: false,
+        }
+    }
+
+    /// Every solver's `IsApplicable` (and `IsDynamic`) over `ps`, counted by verdict (a memo
+    /// starts empty per call).
+    fn verdicts(&self, ps: &[Problem]) -> [usize; 3] {
+        let mut counts = [0usize; 3];
+        let mut memo = Memo::new();
+        for p in ps {
+            let inp = self.input(p);
+            for s in &self.model.solvers {
+                let Some(f) = s.is_applicable else { continue };
+                let o = if self.memo_on {
+                    self.ev.solver_fn_memo(&mut memo, s, f, &inp)
+                } else {
+                    self.ev.solver_fn(s, f, &inp, false).outcome
+                };
+                counts[bucket(&o)] += 1;
+                if let Some(d) = s.is_dynamic {
+                    let _ = if self.memo_on {
+                        self.ev.solver_fn_memo(&mut memo, s, d, &inp)
+                    } else {
+                        self.ev.solver_fn(s, d, &inp, false).outcome
+                    };
+                }
+            }
+        }
+        if std::env::var_os("MEMO_STATS").is_some() {
+            self.memo_stats(&memo);
+        }
+        counts
+    }
+
+    /// `MEMO_STATS=1`: the memo's hits and its largest tables.
+    fn memo_stats(&self, memo: &Memo<'_>) {
+        println!(
+            "memo hits {} misses {}; helper calls: hits {} misses {}",
+            memo.hits, memo.misses, memo.call_hits, memo.call_misses
+        );
+        for ((id, f), n) in memo.sizes().iter().take(12) {
+            let s = self.model.solvers.iter().find(|s| s.id == *id).unwrap();
+            let which = if Some(*f) == s.is_applicable {
+                "IsApplicable"
+            } else {
+                "IsDynamic"
+            };
+            println!("  {n:6} {} {which}", s.name);
+        }
+    }
+
+    /// `COUNTS=1`: per solver, applicable / not applicable / unresolved over the problems.
+    fn counts_per_solver(&self, ps: &[Problem]) {
+        for s in &self.model.solvers {
+            let Some(f) = s.is_applicable else { continue };
+            let mut c = [0usize; 3];
+            for p in ps {
+                c[bucket(&self.ev.solver_fn(s, f, &self.input(p), false).outcome)] += 1;
+            }
+            println!("{} {} {} {}", s.name, c[0], c[1], c[2]);
+        }
+    }
+
+    /// `UNRESOLVED=1`: why verdicts stay undecided, (solver, reason) by count.
+    fn unresolved_reasons(&self, ps: &[Problem]) {
+        let mut why: HashMap<(String, String), usize> = HashMap::new();
+        for p in &ps[..ps.len().min(2000)] {
+            let inp = self.input(p);
+            for s in &self.model.solvers {
+                let Some(f) = s.is_applicable else { continue };
+                if let Outcome::Unknown(u) = self.ev.solver_fn(s, f, &inp, false).outcome {
+                    let at = &self.model.functions[u.func as usize].site;
+                    *why.entry((s.name.clone(), format!("{}:{} {}", at.file, u.line, u.why)))
+                        .or_default() += 1;
+                }
+            }
+        }
+        let mut v: Vec<_> = why.into_iter().collect();
+        v.sort_by_key(|e| std::cmp::Reverse(e.1));
+        for ((s, w), n) in v.iter().take(40) {
+            println!("{n:6} {s}: {w}");
+        }
+    }
+
+    /// `PER_SOLVER=N`: the slowest solvers over the first N problems, time per problem.
+    fn per_solver_times(&self, ps: &[Problem], n: usize) {
+        let n = n.min(ps.len());
+        let mut times: Vec<(f64, &str)> = Vec::new();
+        for s in &self.model.solvers {
+            let Some(f) = s.is_applicable else { continue };
+            let t = Instant::now();
+            for p in &ps[..n] {
+                let _ = self.ev.solver_fn(s, f, &self.input(p), false);
+            }
+            times.push((t.elapsed().as_secs_f64() / n as f64 * 1e6, &s.name));
+        }
+        times.sort_by(|a, b| b.0.total_cmp(&a.0));
+        for (t, n) in times.iter().take(15) {
+            println!("{t:10.1} us  {n}");
+        }
+    }
+
+    /// Every verdict over `ps` on `threads` threads: the counts and the time taken.
+    fn timed(&self, ps: &[Problem], threads: usize) -> ([usize; 3], std::time::Duration) {
+        let t = Instant::now();
+        let chunk = ps.len().div_ceil(threads.max(1));
+        let counts: Vec<[usize; 3]> = std::thread::scope(|sc| {
+            let hs: Vec<_> = ps
+                .chunks(chunk)
+                .map(|c| sc.spawn(move || self.verdicts(c)))
+                .collect();
+            hs.into_iter().map(|h| h.join().unwrap()).collect()
+        });
+        let total = counts
+            .iter()
+            .fold([0; 3], |a, c| [a[0] + c[0], a[1] + c[1], a[2] + c[2]]);
+        (total, t.elapsed())
+    }
+}
+
 fn main() {
     let args: Vec<String> = std::env::args().collect();
     let n: usize = args.get(1).and_then(|s| s.parse().ok()).unwrap_or(10_000);
@@ -78,155 +226,28 @@ fn main() {
     let ps = problems(n);
     let mut dev = Device::parse(target, Some(64)).unwrap();
     dev.vram = Some(16 << 30);
-    let env = Env::default();
-    let build = HashMap::new();
-    let ev = Evaluator::new(model, Some("3.5.1"));
-    // Warm-up: one pass over a few problems.
-    let memo_on = std::env::var_os("NO_MEMO").is_none();
-    let warm = |ps: &[Problem]| -> [usize; 3] {
-        let mut counts = [0usize; 3];
-        let mut memo = Memo::new();
-        for p in ps {
-            let inp = Input {
-                problem: p,
-                device: &dev,
-                env: &env,
-                build: &build,
-                always_enable_naive: false,
-            };
-            for s in &model.solvers {
-                let Some(f) = s.is_applicable else { continue };
-                let o = if memo_on {
-                    ev.solver_fn_memo(&mut memo, s, f, &inp)
-                } else {
-                    ev.solver_fn(s, f, &inp, false).outcome
-                };
-                let i = match o {
-                    Outcome::Bool { v: true } => 0,
-                    Outcome::Bool { v: false } => 1,
-                    _ => 2,
-                };
-                counts[i] += 1;
-                if let Some(d) = s.is_dynamic {
-                    let _ = if memo_on {
-                        ev.solver_fn_memo(&mut memo, s, d, &inp)
-                    } else {
-                        ev.solver_fn(s, d, &inp, false).outcome
-                    };
-                }
-            }
-        }
-        if std::env::var_os("MEMO_STATS").is_some() {
-            println!(
-                "memo hits {} misses {}; helper calls: hits {} misses {}",
-                memo.hits, memo.misses, memo.call_hits, memo.call_misses
-            );
-            for ((id, f), n) in memo.sizes().iter().take(12) {
-                let s = model.solvers.iter().find(|s| s.id == *id).unwrap();
-                let which = if Some(*f) == s.is_applicable {
-                    "IsApplicable"
-                } else {
-                    "IsDynamic"
-                };
-                println!("  {n:6} {} {which}", s.name);
-            }
-        }
-        counts
+    let b = Bench {
+        model,
+        dev,
+        env: Env::default(),
+        build: HashMap::new(),
+        ev: Evaluator::new(model, Some("3.5.1")),
+        memo_on: std::env::var_os("NO_MEMO").is_none(),
     };
     // Warm: the model loaded and the code paths touched once (a memo starts empty per run).
-    let _ = warm(&ps[..ps.len().min(100)]);
+    let _ = b.verdicts(&ps[..ps.len().min(100)]);
     if std::env::var_os("COUNTS").is_some() {
-        // Per solver: applicable / not applicable / unresolved over the problems.
-        for s in &model.solvers {
-            let Some(f) = s.is_applicable else { continue };
-            let mut c = [0usize; 3];
-            for p in &ps {
-                let inp = Input {
-                    problem: p,
-                    device: &dev,
-                    env: &env,
-                    build: &build,
-                    always_enable_naive: false,
-                };
-                c[match ev.solver_fn(s, f, &inp, false).outcome {
-                    Outcome::Bool { v: true } => 0,
-                    Outcome::Bool { v: false } => 1,
-                    _ => 2,
-                }] += 1;
-            }
-            println!("{} {} {} {}", s.name, c[0], c[1], c[2]);
-        }
-        return;
+        return b.counts_per_solver(&ps);
     }
     if std::env::var_os("UNRESOLVED").is_some() {
-        // Why verdicts stay undecided: (solver, reason) by count.
-        let mut why: HashMap<(String, String), usize> = HashMap::new();
-        for p in &ps[..ps.len().min(2000)] {
-            let inp = Input {
-                problem: p,
-                device: &dev,
-                env: &env,
-                build: &build,
-                always_enable_naive: false,
-            };
-            for s in &model.solvers {
-                let Some(f) = s.is_applicable else { continue };
-                if let Outcome::Unknown(u) = ev.solver_fn(s, f, &inp, false).outcome {
-                    let at = &model.functions[u.func as usize].site;
-                    *why.entry((s.name.clone(), format!("{}:{} {}", at.file, u.line, u.why)))
-                        .or_default() += 1;
-                }
-            }
-        }
-        let mut v: Vec<_> = why.into_iter().collect();
-        v.sort_by_key(|e| std::cmp::Reverse(e.1));
-        for ((s, w), n) in v.iter().take(40) {
-            println!("{n:6} {s}: {w}");
-        }
-        return;
+        return b.unresolved_reasons(&ps);
     }
     if let Some(v) = std::env::var_os("PER_SOLVER") {
         // PER_SOLVER=N: the first N problems (200 when not a number).
-        let n = v
-            .to_str()
-            .and_then(|v| v.parse().ok())
-            .unwrap_or(200)
-            .min(ps.len());
-        let mut times: Vec<(f64, &str)> = Vec::new();
-        for s in &model.solvers {
-            let Some(f) = s.is_applicable else { continue };
-            let t = Instant::now();
-            for p in &ps[..n] {
-                let inp = Input {
-                    problem: p,
-                    device: &dev,
-                    env: &env,
-                    build: &build,
-                    always_enable_naive: false,
-                };
-                let _ = ev.solver_fn(s, f, &inp, false);
-            }
-            times.push((t.elapsed().as_secs_f64() / n as f64 * 1e6, &s.name));
-        }
-        times.sort_by(|a, b| b.0.total_cmp(&a.0));
-        for (t, n) in times.iter().take(15) {
-            println!("{t:10.1} us  {n}");
-        }
-        return;
+        let k = v.to_str().and_then(|v| v.parse().ok()).unwrap_or(200);
+        return b.per_solver_times(&ps, k);
     }
-    let t = Instant::now();
-    let chunk = ps.len().div_ceil(threads.max(1));
-    let counts: Vec<[usize; 3]> = std::thread::scope(|sc| {
-        let hs: Vec<_> = ps
-            .chunks(chunk)
-            .map(|c| sc.spawn(move || warm(c)))
-            .collect();
-        hs.into_iter().map(|h| h.join().unwrap()).collect()
-    });
-    let dt = t.elapsed();
-    let total: [usize; 3] = counts
-        .iter()
-        .fold([0; 3], |a, c| [a[0] + c[0], a[1] + c[1], a[2] + c[2]]);
+    let (total, dt) = b.timed(&ps, threads);
     let evals = total.iter().sum::<usize>();
     println!(
         "{n} problems x {} solvers on {target}, {threads} threads: {:.3} s ({:.0} ns per IsApplicable+IsDynamic); model load {:.3} s; applicable {}, not applicable {}, unresolved {}",

@@ -6,6 +6,7 @@
 #![allow(clippy::print_stdout, clippy::unwrap_used, clippy::expect_used)]
 
 use rocpath_miopen::model::context::{Device, Env};
+use rocpath_miopen::model::ir::Model;
 use rocpath_miopen::problem::Square2d;
 use rocpath_miopen::select::{Mode, Prediction, Query, TunaNetFiles, select, tunanet_class};
 use rocpath_miopen::tunanet::TunaNet;
@@ -87,6 +88,117 @@ fn kind(p: &Prediction) -> String {
     }
 }
 
+/// `WTI_OF=<solver>`: its `GetWti` verdict for the first problem of each direction.
+fn wti_of(model: &Model, name: &str) {
+    let s = model.solvers.iter().find(|s| s.name == name).unwrap();
+    let ev = rocpath_miopen::model::eval::Evaluator::new(model, None);
+    let mut dev = Device::parse("gfx1201", Some(64)).unwrap();
+    dev.vram = Some(32 << 30);
+    let (env, build) = (Env::default(), HashMap::new());
+    for d in DIRECTIONS {
+        let p = &problems(3, d)[0];
+        let inp = rocpath_miopen::model::eval::Input {
+            problem: p,
+            device: &dev,
+            env: &env,
+            build: &build,
+            always_enable_naive: false,
+        };
+        let v = ev.solver_fn(s, s.wti.unwrap(), &inp, true);
+        println!("{} {:?}", p.fdb_key(), v.outcome);
+    }
+}
+
+const DIRECTIONS: [Direction; 3] = [
+    Direction::Forward,
+    Direction::BackwardData,
+    Direction::BackwardWeights,
+];
+
+const TARGETS: [&str; 8] = [
+    "gfx900:xnack-",
+    "gfx906",
+    "gfx908",
+    "gfx90a",
+    "gfx942",
+    "gfx1030",
+    "gfx1100",
+    "gfx1201",
+];
+
+/// What the rows of one target and mode share.
+struct Ctx<'a> {
+    dev: &'a Device,
+    env: &'a Env,
+    build: &'a HashMap<String, i64>,
+    mode: Mode,
+    tn: &'a Result<TunaNet, String>,
+    target: &'a str,
+    mname: &'a str,
+}
+
+impl Ctx<'_> {
+    fn query<'q>(&'q self, p: &'q Problem) -> Query<'q> {
+        Query {
+            problem: p,
+            device: self.dev,
+            env: self.env,
+            build: self.build,
+            release: None,
+            record: None,
+            mode: self.mode.clone(),
+            tunanet: match self.tn {
+                Ok(t) => TunaNetFiles::Read(t),
+                Err(e) => TunaNetFiles::Unreadable(e),
+            },
+        }
+    }
+
+    /// One row of the table: the predictions for `n` problems of direction `d`, by kind; with
+    /// `DETAIL`, the unresolved ones' reasons and first candidates go to `detail`.
+    fn row(
+        &self,
+        model: &Model,
+        (n, d): (usize, Direction),
+        detail: &mut BTreeMap<String, usize>,
+    ) -> BTreeMap<String, usize> {
+        let mut c: BTreeMap<String, usize> = BTreeMap::new();
+        for p in &problems(n, d) {
+            let pred = select(model, &self.query(p)).prediction;
+            if std::env::var_os("DETAIL").is_some() {
+                if let Prediction::Unresolved { why, candidates } = &pred {
+                    let first = candidates.first().map(String::as_str).unwrap_or("");
+                    let w: String = why.chars().take(70).collect();
+                    let key = format!("{} {} {w} | {first}", self.target, self.mname);
+                    *detail.entry(key).or_default() += 1;
+                }
+            }
+            *c.entry(kind(&pred)).or_default() += 1;
+        }
+        c
+    }
+}
+
+/// A row as Markdown: one solver, failures, and the unresolved ones by reason.
+fn print_row(label: &str, d: Direction, n: usize, c: &BTreeMap<String, usize>) {
+    let solver = c.get("solver").copied().unwrap_or(0);
+    let fail: usize = c
+        .iter()
+        .filter(|(k, _)| k.starts_with("failure"))
+        .map(|(_, v)| v)
+        .sum();
+    let open: Vec<String> = c
+        .iter()
+        .filter(|(k, _)| k.starts_with("unresolved"))
+        .map(|(k, v)| format!("{}: {v}", k.trim_start_matches("unresolved: ")))
+        .collect();
+    println!(
+        "| {label} | {} | {n} | {solver} | {fail} | {} |",
+        d.letter(),
+        open.join(", ")
+    );
+}
+
 fn main() {
     let args: Vec<String> = std::env::args().collect();
     let n: usize = args.get(1).and_then(|s| s.parse().ok()).unwrap_or(600);
@@ -96,102 +208,32 @@ fn main() {
         .unwrap_or_else(|| PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/data/tunanet"));
     let model = rocpath_miopen::model::pinned().unwrap();
     if let Ok(name) = std::env::var("WTI_OF") {
-        // WTI_OF=<solver>: its GetWti verdict for the first problems of each direction.
-        let s = model.solvers.iter().find(|s| s.name == name).unwrap();
-        let ev = rocpath_miopen::model::eval::Evaluator::new(model, None);
-        let mut dev = Device::parse("gfx1201", Some(64)).unwrap();
-        dev.vram = Some(32 << 30);
-        let (env, build) = (Env::default(), HashMap::new());
-        for d in [
-            Direction::Forward,
-            Direction::BackwardData,
-            Direction::BackwardWeights,
-        ] {
-            let p = &problems(3, d)[0];
-            let inp = rocpath_miopen::model::eval::Input {
-                problem: p,
-                device: &dev,
-                env: &env,
-                build: &build,
-                always_enable_naive: false,
-            };
-            let v = ev.solver_fn(s, s.wti.unwrap(), &inp, true);
-            println!("{} {:?}", p.fdb_key(), v.outcome);
-        }
-        return;
+        return wti_of(model, &name);
     }
     let env = Env::default();
     let build = HashMap::new();
-    let dirs = [
-        Direction::Forward,
-        Direction::BackwardData,
-        Direction::BackwardWeights,
-    ];
     let mut detail: BTreeMap<String, usize> = BTreeMap::new();
     println!(
         "| target | mode | direction | problems | one solver | failure | unresolved (reason: count) |"
     );
     println!("|---|---|---|---:|---:|---:|---|");
-    for target in [
-        "gfx900:xnack-",
-        "gfx906",
-        "gfx908",
-        "gfx90a",
-        "gfx942",
-        "gfx1030",
-        "gfx1100",
-        "gfx1201",
-    ] {
+    for target in TARGETS {
         let mut dev = Device::parse(target, Some(64)).unwrap();
         dev.vram = Some(32 << 30);
         let tn = load(&dir, &dev, &env);
         for (mode, mname) in [(Mode::Find, "find"), (Mode::Immediate, "immediate")] {
-            for d in dirs {
-                let mut c: BTreeMap<String, usize> = BTreeMap::new();
-                let ps = problems(n, d);
-                for p in &ps {
-                    let q = Query {
-                        problem: p,
-                        device: &dev,
-                        env: &env,
-                        build: &build,
-                        release: None,
-                        record: None,
-                        mode: mode.clone(),
-                        tunanet: match &tn {
-                            Ok(t) => TunaNetFiles::Read(t),
-                            Err(e) => TunaNetFiles::Unreadable(e),
-                        },
-                    };
-                    let pred = select(model, &q).prediction;
-                    if std::env::var_os("DETAIL").is_some() {
-                        if let Prediction::Unresolved { why, candidates } = &pred {
-                            let first = candidates.first().map(String::as_str).unwrap_or("");
-                            let w: String = why.chars().take(70).collect();
-                            *detail
-                                .entry(format!("{target} {mname} {w} | {first}"))
-                                .or_default() += 1;
-                        }
-                    }
-                    *c.entry(kind(&pred)).or_default() += 1;
-                }
-                let solver = c.get("solver").copied().unwrap_or(0);
-                let fail: usize = c
-                    .iter()
-                    .filter(|(k, _)| k.starts_with("failure"))
-                    .map(|(_, v)| v)
-                    .sum();
-                let open: Vec<String> = c
-                    .iter()
-                    .filter(|(k, _)| k.starts_with("unresolved"))
-                    .map(|(k, v)| format!("{}: {v}", k.trim_start_matches("unresolved: ")))
-                    .collect();
-                println!(
-                    "| {target} | {mname} | {} | {} | {solver} | {fail} | {} |",
-                    d.letter(),
-                    ps.len(),
-                    open.join(", ")
-                );
+            let ctx = Ctx {
+                dev: &dev,
+                env: &env,
+                build: &build,
+                mode,
+                tn: &tn,
+                target,
+                mname,
+            };
+            for d in DIRECTIONS {
+                let c = ctx.row(model, (n, d), &mut detail);
+                print_row(&format!("{target} | {mname}"), d, n, &c);
             }
         }
     }
@@ -201,6 +243,3 @@ fn main() {
         println!("{v:6} {k}");
     }
 }
-
-#[allow(dead_code)]
-fn wti_debug() {}

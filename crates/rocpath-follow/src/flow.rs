@@ -954,7 +954,7 @@ impl Engine<'_> {
                 }),
             )];
         }
-        let scope = syntax::declaring_scope(p, t);
+        let scope = syntax::block_scope(p, t, syntax::declaring_scope(p, t));
         let name = p.text(t).to_string();
         vec![self.draft(
             at,

@@ -1,8 +1,16 @@
 //! Growing the tree of hops within its limits. Next hops wait in a queue ranked by evidence
-//! strength (the name-matched hops on the way from the start, fewest first), then depth, and
-//! become hops of the tree only when they are taken from it, so that syntactic trails anywhere in the tree
-//! are placed before guesses and the hop limit is spent on them first. Hops not placed for a
-//! limit are counted on the hop they leave from.
+//! strength (the name-matched hops on the way from the start, fewest first), then by whether
+//! their branch has spent its share of the hop limit, then depth, and become hops of the tree
+//! only when they are taken from it, so that syntactic trails anywhere in the tree are placed
+//! before guesses and the hop limit is spent on them first, and no branch of equal strength
+//! spends it all before the others reach their ends. Hops not placed for a limit are counted on
+//! the hop they leave from.
+//!
+//! The shares: the starts divide the limit between them, and a hop with k next hops divides
+//! what is left of its own share between them (never less than [`MIN_SHARE`]). A hop whose
+//! way from the start crosses a branch that has placed its share waits behind the hops of the
+//! same strength whose branches have not; once those are placed it goes on with twice the
+//! share (then four times, …), so the limit is still spent in full.
 
 use crate::engine::{Draft, Engine, Item};
 use crate::memo::Memo;
@@ -13,6 +21,11 @@ use std::collections::{BinaryHeap, HashMap, HashSet};
 
 struct Slot {
     hop: Hop,
+    parent: Option<usize>,
+    /// Its branch's share of the hop limit (hops in its subtree, itself included).
+    share: usize,
+    /// Hops placed in its subtree, itself included.
+    size: usize,
     item: Option<Item>,
     depth: usize,
     /// Inferred hops from the root to here.
@@ -35,12 +48,23 @@ struct Pending {
     depth: usize,
     inferred: usize,
     seq: usize,
+    /// The share of the limit its subtree gets.
+    share: usize,
+    /// How many times its branches' shares are doubled before it fits, when it was queued.
+    over: u32,
 }
 
+/// The least share of the hop limit a branch gets, however many siblings it has.
+pub const MIN_SHARE: usize = 8;
+
 /// The order hops are placed and expanded in: fewest name-matched (inferred) hops on the way
-/// first, then shallow first, so that syntactic trails are followed before guesses.
-fn cost(depth: usize, inferred: usize) -> (usize, usize) {
-    (inferred, depth)
+/// first, then those whose branches are within their shares, then shallow first, so that
+/// syntactic trails are followed before guesses and siblings of equal strength in turn.
+type Cost = (usize, u32, usize);
+
+/// The share of each of `k` next hops of a hop whose share is `share`.
+fn child_share(share: usize, k: usize) -> usize {
+    (share.saturating_sub(1) / k.max(1)).max(MIN_SHARE)
 }
 
 /// The tree being grown.
@@ -50,7 +74,7 @@ pub struct Grower<'e, 'a> {
     opts: &'e Options,
     slots: Vec<Slot>,
     pending: Vec<Option<Pending>>,
-    queue: BinaryHeap<Reverse<((usize, usize), usize)>>,
+    queue: BinaryHeap<Reverse<(Cost, usize)>>,
     seen: HashMap<Item, usize>,
     roots: Vec<usize>,
     /// Starts not placed for the hop limit.
@@ -93,41 +117,59 @@ impl<'e, 'a> Grower<'e, 'a> {
             .collect();
         let mut order: Vec<usize> = (0..origins.len()).collect();
         order.sort_by_key(|&i| lookup[i]);
+        let share = child_share(g.opts.limit + 1, origins.len());
         let mut taken: Vec<Option<Draft>> = origins.drain(..).map(Some).collect();
         for (seq, i) in order.into_iter().enumerate() {
-            if let Some(d) = taken[i].take() {
-                g.wait(None, d, 0, 0, seq);
+            if let Some(draft) = taken[i].take() {
+                g.wait(Pending {
+                    parent: None,
+                    draft,
+                    depth: 0,
+                    inferred: 0,
+                    seq,
+                    share,
+                    over: 0,
+                });
             }
         }
         g
     }
 
-    fn wait(
-        &mut self,
-        parent: Option<usize>,
-        draft: Draft,
-        depth: usize,
-        inferred: usize,
-        seq: usize,
-    ) {
-        self.queue
-            .push(Reverse((cost(depth, inferred), self.pending.len())));
-        self.pending.push(Some(Pending {
-            parent,
-            draft,
-            depth,
-            inferred,
-            seq,
-        }));
+    fn wait(&mut self, p: Pending) {
+        let cost = (p.inferred, p.over, p.depth);
+        self.queue.push(Reverse((cost, self.pending.len())));
+        self.pending.push(Some(p));
+    }
+
+    /// How many times the shares of the branches on the way to a hop under `parent` must be
+    /// doubled for one more hop to fit in each.
+    fn over(&self, parent: Option<usize>) -> u32 {
+        let mut over = 0;
+        let mut at = parent;
+        while let Some(a) = at {
+            let (need, share) = (self.slots[a].size + 1, self.slots[a].share);
+            while share.checked_shl(over).is_some_and(|s| s < need) {
+                over += 1;
+            }
+            at = self.slots[a].parent;
+        }
+        over
     }
 
     /// Places and expands hops, strongest first, until the queue is empty or the limit is
     /// reached (the rest are counted where they leave from).
     pub fn run(&mut self) {
         while let Some(Reverse((_, k))) = self.queue.pop() {
-            let Some(p) = self.pending[k].take() else {
+            let Some(mut p) = self.pending[k].take() else {
                 continue;
             };
+            // Its branches may have placed hops since it was queued: behind the others then.
+            let over = self.over(p.parent);
+            if over > p.over {
+                p.over = over;
+                self.wait(p);
+                continue;
+            }
             if self.slots.len() >= self.opts.limit {
                 self.truncated = true;
                 match p.parent {
@@ -146,8 +188,16 @@ impl<'e, 'a> Grower<'e, 'a> {
         let controlled =
             p.draft.penalty > 0 || p.parent.is_some_and(|par| self.slots[par].controlled);
         let i = self.slots.len();
+        let mut at = p.parent;
+        while let Some(a) = at {
+            self.slots[a].size += 1;
+            at = self.slots[a].parent;
+        }
         self.slots.push(Slot {
             hop,
+            parent: p.parent,
+            share: p.share,
+            size: 1,
             item: p.draft.item,
             depth: p.depth,
             inferred: p.inferred,
@@ -220,13 +270,23 @@ impl<'e, 'a> Grower<'e, 'a> {
             self.truncated = true;
         }
         let (depth, inferred) = (self.slots[i].depth + 1, self.slots[i].inferred);
+        let share = child_share(self.slots[i].share, drafts.len());
+        let over = self.over(Some(i));
         let results: Vec<bool> = drafts.iter().map(|d| followed_beside(d, &drafts)).collect();
-        for (seq, (d, result)) in drafts.into_iter().zip(results).enumerate() {
-            let inf = inferred
-                + usize::from(d.evidence != HopEvidence::CodeVerified)
-                + d.penalty
+        for (seq, (draft, result)) in drafts.into_iter().zip(results).enumerate() {
+            let inferred = inferred
+                + usize::from(draft.evidence != HopEvidence::CodeVerified)
+                + draft.penalty
                 + usize::from(result);
-            self.wait(Some(i), d, depth, inf, seq);
+            self.wait(Pending {
+                parent: Some(i),
+                draft,
+                depth,
+                inferred,
+                seq,
+                share,
+                over,
+            });
         }
     }
 

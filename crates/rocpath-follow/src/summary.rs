@@ -65,28 +65,41 @@ fn unshown_result(h: &Hop, siblings: &[Hop]) -> bool {
             .any(|s| s.kind == HopKind::CallArg && s.symbol == h.symbol && returns(s, &h.symbol))
 }
 
-/// Every hop of a start's tree, depth first, with its depth and the guesses on the way to it
-/// (itself included, the start left out): name matches and call results the trail does not
-/// bear out. A decision reached through resolved hops is listed before one reached through a
-/// field of the same name in another type or through a result that may not carry the value.
-fn guessed_walk(root: &Hop) -> Vec<(usize, usize, &Hop)> {
-    fn go<'a>(h: &'a Hop, depth: usize, guesses: usize, out: &mut Vec<(usize, usize, &'a Hop)>) {
-        out.push((depth, guesses, h));
+/// The guesses on the way to a hop (itself included, the start left out), of two kinds: calls'
+/// results the trail does not bear out — it followed the value into the function and saw it
+/// not come back —, and name matches.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, PartialOrd, Ord)]
+struct Guesses {
+    results: usize,
+    names: usize,
+}
+
+/// Every hop of a start's tree, depth first, with its depth and the guesses on the way to it.
+/// A decision reached through resolved hops is listed before one reached through a field of
+/// the same name in another type, and any decision the value itself reaches before one
+/// reached through a result that may not carry it.
+fn guessed_walk(root: &Hop) -> Vec<(usize, Guesses, &Hop)> {
+    fn go<'a>(h: &'a Hop, depth: usize, g: Guesses, out: &mut Vec<(usize, Guesses, &'a Hop)>) {
+        out.push((depth, g, h));
         for c in &h.children {
-            let guess = is_name_match(c) || unshown_result(c, &h.children);
-            go(c, depth + 1, guesses + usize::from(guess), out);
+            let g = Guesses {
+                results: g.results + usize::from(unshown_result(c, &h.children)),
+                names: g.names + usize::from(is_name_match(c)),
+            };
+            go(c, depth + 1, g, out);
         }
     }
     let mut out = Vec::new();
-    go(root, 0, 0, &mut out);
+    go(root, 0, Guesses::default(), &mut out);
     out
 }
 
 /// Where a trail ends.
 #[derive(Debug, Default)]
 pub struct Ends<'d> {
-    /// Conditions deciding on the value: those reached through the fewest name matches first,
-    /// then by start, then the shallowest.
+    /// Conditions deciding on the value: those reached through no call result the trail does
+    /// not bear out first, then through the fewest name matches, then by start, then the
+    /// shallowest.
     pub decisions: Vec<&'d Hop>,
     /// Hops where the value leaves the repositories given (`unresolved`, the boundary in
     /// the note), in the order of the tree.
@@ -116,7 +129,7 @@ fn stop_of(h: &Hop) -> Option<Stop> {
 /// Where the trail of `doc` ends.
 pub fn ends(doc: &FollowDoc) -> Ends<'_> {
     let mut e = Ends::default();
-    let mut decisions: Vec<(usize, usize, usize, &Hop)> = Vec::new();
+    let mut decisions: Vec<(Guesses, usize, usize, &Hop)> = Vec::new();
     let mut stops = std::collections::BTreeMap::new();
     // The starts come definition first: the decisions of an earlier start before a later one's.
     let walk = doc.hops.iter().enumerate().flat_map(|(start, r)| {

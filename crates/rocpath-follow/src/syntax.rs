@@ -252,6 +252,103 @@ pub fn declaring_scope<'t>(p: &Parsed, n: Node<'t>) -> Node<'t> {
     scope
 }
 
+/// The scope of a name declared at `n` (Go `:=`, `var`, a `range` clause's `:=`; a C++
+/// declaration): the innermost block or statement around it within `outer` — so `err` of
+/// `if err := s.sem.Acquire(ctx, 1); err != nil {…}` is that `if`'s, and the `err` a later
+/// `status, err := …` declares in the function is another variable. A name assigned, not
+/// declared there, keeps `outer`.
+pub fn block_scope<'t>(p: &Parsed, n: Node<'t>, outer: Node<'t>) -> Node<'t> {
+    if !declared_at(p, n) {
+        return outer;
+    }
+    let mut cur = n;
+    while let Some(up) = cur.parent() {
+        if up.id() == outer.id() {
+            break;
+        }
+        if opens_scope(p.lang, up.kind()) {
+            return up;
+        }
+        cur = up;
+    }
+    outer
+}
+
+/// Statements and blocks whose declarations are not seen after them.
+fn opens_scope(lang: Lang, kind: &str) -> bool {
+    match lang {
+        Lang::Go => matches!(
+            kind,
+            "block"
+                | "if_statement"
+                | "for_statement"
+                | "expression_switch_statement"
+                | "type_switch_statement"
+                | "select_statement"
+                | "expression_case"
+                | "type_case"
+                | "default_case"
+                | "communication_case"
+        ),
+        Lang::Cpp => matches!(
+            kind,
+            "compound_statement"
+                | "if_statement"
+                | "for_statement"
+                | "for_range_loop"
+                | "while_statement"
+                | "switch_statement"
+                | "catch_clause"
+        ),
+        Lang::Python => false,
+    }
+}
+
+/// Whether the name at `n` is declared there, not assigned.
+fn declared_at(p: &Parsed, n: Node) -> bool {
+    let mut cur = n;
+    while let Some(up) = cur.parent() {
+        let declared = match (p.lang, up.kind()) {
+            (Lang::Go, "expression_list") => {
+                cur = up;
+                continue;
+            }
+            (Lang::Go, "short_var_declaration") => in_field(up, "left", cur),
+            (Lang::Go, "var_spec") => in_field(up, "name", cur),
+            (Lang::Go, "range_clause") => {
+                in_field(up, "left", cur)
+                    && p.text(up)
+                        .split("range")
+                        .next()
+                        .is_some_and(|h| h.contains(":="))
+            }
+            (
+                Lang::Cpp,
+                "init_declarator"
+                | "pointer_declarator"
+                | "reference_declarator"
+                | "array_declarator",
+            ) if in_field(up, "declarator", cur) => {
+                cur = up;
+                continue;
+            }
+            (Lang::Cpp, "declaration" | "condition_clause") => in_field(up, "declarator", cur),
+            (Lang::Cpp, "for_range_loop") => in_field(up, "declarator", cur),
+            _ => false,
+        };
+        return declared;
+    }
+    false
+}
+
+/// Whether `child` is (one of) `parent`'s children in `field`.
+fn in_field(parent: Node, field: &str, child: Node) -> bool {
+    let mut c = parent.walk();
+    parent
+        .children_by_field_name(field, &mut c)
+        .any(|x| x.id() == child.id())
+}
+
 /// Whether `scope` declares `name` itself: a parameter or a local declaration (C++), a
 /// parameter, `var` or `:=` (Go).
 fn declares(p: &Parsed, scope: Node, name: &str) -> bool {

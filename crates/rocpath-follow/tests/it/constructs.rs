@@ -1654,3 +1654,173 @@ fn a_result_that_may_not_carry_the_value_does_not_spend_the_limit_before_the_fun
         .unwrap_or_else(|e| unreachable!("{e}"));
     must(&doc, "server/sched.go", 21, HopKind::Branch);
 }
+
+/// Shaped like Ollama v0.18.0's `llmServer.Completion`: the semaphore the value sizes is
+/// acquired in an `if` whose initialiser declares `err`; the `err` the function declares later
+/// (`status, err := …`) is another variable, and so is a C++ `rc` declared in a block and
+/// again after it.
+const COMPLETION_GO: &str = r#"package llm
+
+import "os"
+
+type server struct {
+	sem int
+}
+
+func (s *server) Completion() error {
+	if err := acquire(s.sem); err != nil {
+		return err
+	}
+	status, err := ready()
+	if err != nil {
+		return err
+	}
+	_ = status
+	return nil
+}
+
+func acquire(n int) error { return nil }
+
+func ready() (int, error) { return 0, nil }
+
+func NewServer() *server {
+	n := len(os.Getenv("OLLAMA_NUM_PARALLEL"))
+	return &server{sem: n}
+}
+"#;
+
+const BLOCK_CPP: &str = r#"#include <cstdlib>
+
+int check(int);
+
+int run()
+{
+    {
+        int rc = check(std::atoi(getenv("ROCBLAS_LEVEL")));
+        if(rc > 2)
+            return rc;
+    }
+    int rc = check(0);
+    if(rc < 0)
+        return 1;
+    return 0;
+}
+"#;
+
+#[test]
+fn a_variable_declared_in_a_statement_or_block_is_not_read_after_it() {
+    let r = repo(&[("llm/server.go", COMPLETION_GO), ("src/run.cpp", BLOCK_CPP)]);
+    let doc = run("OLLAMA_NUM_PARALLEL", r.path());
+    must(&doc, "llm/server.go", 10, HopKind::Branch);
+    assert!(
+        hops(&doc)
+            .iter()
+            .all(|h| (h.path.as_str(), h.line) != ("llm/server.go", 14)),
+        "{}",
+        show(&doc)
+    );
+
+    let doc = run("ROCBLAS_LEVEL", r.path());
+    must(&doc, "src/run.cpp", 9, HopKind::Branch);
+    assert!(
+        hops(&doc)
+            .iter()
+            .all(|h| (h.path.as_str(), h.line) != ("src/run.cpp", 13)),
+        "{}",
+        show(&doc)
+    );
+}
+
+/// A value handed to a function that uses it in sixteen places, and to a chain of six calls
+/// whose last one decides on it: with a limit of 40 hops, the wide branch's shallow hops would
+/// all come first (they are as strong and shallower); each branch's share of the limit lets the
+/// chain reach its decision.
+fn wide_and_deep_go() -> String {
+    let uses: String = (0..16)
+        .map(|i| format!("\tb{i} := a + \"{i}\"\n\tif b{i} == \"x\" {{\n\t\tprintln({i})\n\t}}\n"))
+        .collect();
+    let chain: String = (1..6)
+        .map(|i| format!("func deep{i}(v string) {{\n\tdeep{}(v)\n}}\n\n", i + 1))
+        .collect();
+    format!(
+        "package main\n\nimport \"os\"\n\nfunc main() {{\n\tv := os.Getenv(\"X_SIZE\")\n\twide(v)\n\tdeep1(v)\n}}\n\n\
+         func wide(a string) {{\n{uses}}}\n\n{chain}\
+         func deep6(v string) {{\n\tif v == \"big\" {{\n\t\tprintln(\"big\")\n\t}}\n}}\n"
+    )
+}
+
+#[test]
+fn each_branch_gets_its_share_of_the_hop_limit() {
+    let src = wide_and_deep_go();
+    let r = repo(&[("cmd/main.go", &src)]);
+    let o = Options {
+        cache: false,
+        limit: 40,
+        ..Options::default()
+    };
+    let doc =
+        follow("X_SIZE", &[r.path().to_path_buf()], &o).unwrap_or_else(|e| unreachable!("{e}"));
+    let line = src
+        .lines()
+        .position(|l| l.contains("v == \"big\""))
+        .map_or(0, |i| i + 1) as u64;
+    must(&doc, "cmd/main.go", line, HopKind::Branch);
+    // The wide branch still gets hops, and what the limit left out is said on the hop.
+    must(&doc, "cmd/main.go", 13, HopKind::Branch);
+    assert!(doc.truncated, "{}", show(&doc));
+    assert!(
+        hops(&doc)
+            .iter()
+            .any(|h| h.note.as_deref().is_some_and(|n| n.contains("(--limit)"))),
+        "{}",
+        show(&doc)
+    );
+}
+
+/// Shaped like Ollama v0.18.0's `NewLlamaServer`: the value goes into a field of the server the
+/// function makes, read where the reader's type is not resolved (a name match); the call's
+/// result, which the trail does not bear out, is checked right after the call.
+const FIELD_AND_RESULT_GO: &str = r#"package sched
+
+import (
+	"os"
+	"strconv"
+
+	"example.com/remote"
+)
+
+type Server struct{ limit int }
+
+func newServer(model string, n int) (*Server, error) {
+	s := &Server{}
+	s.limit = n
+	return s, nil
+}
+
+func admit() bool {
+	v := remote.Lookup()
+	if v.limit > 1 {
+		return true
+	}
+	return false
+}
+
+func schedule() {
+	n, _ := strconv.Atoi(os.Getenv("OLLAMA_NUM_PARALLEL"))
+	srv, err := newServer("m", n)
+	if srv == nil || err != nil {
+		return
+	}
+}
+"#;
+
+#[test]
+fn what_the_value_itself_decides_comes_before_what_a_result_it_may_not_reach_decides() {
+    let r = repo(&[("server/sched.go", FIELD_AND_RESULT_GO)]);
+    let doc = run("OLLAMA_NUM_PARALLEL", r.path());
+    let ends = rocpath_follow::ends(&doc);
+    let lines: Vec<u64> = ends.decisions.iter().map(|h| h.line).collect();
+    // The field's reader is a name match, the result's check a result not borne out: the
+    // value's own flow first.
+    assert_eq!(lines, vec![20, 29], "{}", show(&doc));
+}

@@ -25,8 +25,8 @@ fn checkout(var: &str) -> Option<PathBuf> {
     }
 }
 
-/// The chain of hops from a root to the first hop at `path:line`.
-fn chain<'a>(doc: &'a FollowDoc, path: &str, line: u64) -> Option<Vec<&'a Hop>> {
+/// The chain of hops from `from` to the first hop under it at `path:line`.
+fn chain_from<'a>(from: &'a Hop, path: &str, line: u64) -> Option<Vec<&'a Hop>> {
     fn go<'a>(h: &'a Hop, path: &str, line: u64, acc: &mut Vec<&'a Hop>) -> bool {
         acc.push(h);
         if h.path == path && h.line == line {
@@ -38,10 +38,40 @@ fn chain<'a>(doc: &'a FollowDoc, path: &str, line: u64) -> Option<Vec<&'a Hop>> 
         acc.pop();
         false
     }
-    doc.hops.iter().find_map(|r| {
-        let mut acc = Vec::new();
-        go(r, path, line, &mut acc).then_some(acc)
-    })
+    let mut acc = Vec::new();
+    go(from, path, line, &mut acc).then_some(acc)
+}
+
+/// The chain of hops from a root to the first hop at `path:line`.
+fn chain<'a>(doc: &'a FollowDoc, path: &str, line: u64) -> Option<Vec<&'a Hop>> {
+    doc.hops.iter().find_map(|r| chain_from(r, path, line))
+}
+
+/// The chain from a root through the hop at `via` to the hop at `end`: where the hop at `via`
+/// joins a hop followed already ("followed above at #id"), the chain goes on from that hop.
+fn chain_via<'a>(doc: &'a FollowDoc, via: (&str, u64), end: (&str, u64)) -> Option<Vec<&'a Hop>> {
+    let mut hops = chain(doc, via.0, via.1)?;
+    let last = *hops.last()?;
+    let joined = last
+        .note
+        .as_deref()
+        .and_then(|n| n.split("followed above at #").nth(1))
+        .and_then(|t| t.split_whitespace().next())
+        .and_then(|id| id.parse::<usize>().ok());
+    let rest = match joined {
+        Some(id) => {
+            let at = doc
+                .hops
+                .iter()
+                .flat_map(Hop::walk)
+                .map(|(_, h)| h)
+                .find(|h| h.id == id)?;
+            chain_from(at, end.0, end.1)?
+        }
+        None => chain_from(last, end.0, end.1)?.split_off(1),
+    };
+    hops.extend(rest);
+    Some(hops)
 }
 
 #[test]
@@ -53,8 +83,10 @@ fn num_gpu_reaches_the_gpu_layers_of_llama_cpp_at_v0_18_0() {
     let doc = follow("api/types.go:604", &[root], &Options::default());
     let doc = doc.unwrap_or_else(|e| unreachable!("{e}"));
     let end = "llama/llama.cpp/src/llama-model.cpp";
-    let Some(hops) = chain(&doc, end, 2396) else {
-        unreachable!("no trail to {end}:2396")
+    // Line 700 writes the load request's `GPULayers`, as `ollamaServer.Load` does at line 775:
+    // whichever is placed first is followed, the other joins it.
+    let Some(hops) = chain_via(&doc, ("llm/server.go", 700), (end, 2396)) else {
+        unreachable!("no trail to {end}:2396 through llm/server.go:700")
     };
     let at: Vec<(String, u64, HopKind)> = hops
         .iter()

@@ -234,6 +234,45 @@ impl Engine<'_> {
         )])
     }
 
+    /// A send on a channel the value made (its capacity, `make(chan T, n)`): whether the
+    /// channel is full decides whether the send waits — in a `select` with a `default`,
+    /// whether the default runs instead (Ollama's scheduler answers "server busy" so).
+    fn channel_send(&self, at: FileRef, p: &Parsed, send: Node) -> Step {
+        let default = send
+            .parent()
+            .filter(|c| c.kind() == "communication_case")
+            .and_then(|c| c.parent())
+            .filter(|s| s.kind() == "select_statement")
+            .and_then(|s| {
+                let mut c = s.walk();
+                s.named_children(&mut c)
+                    .find(|k| k.kind() == "default_case")
+            });
+        let note = match default {
+            Some(d) => format!(
+                "a send on the channel: when it is full, the select's default at line {} runs instead",
+                p.line(d)
+            ),
+            None => "a send on the channel: it waits while the channel is full".to_string(),
+        };
+        let item = default.map(|d| Item::Controlled {
+            at,
+            range: (d.start_byte(), d.end_byte()),
+            cond: p.line(send),
+            from_call: self.in_call,
+        });
+        let text: Vec<&str> = p.text(send).split_whitespace().collect();
+        Step::Land(vec![self.draft(
+            at,
+            p.line(send),
+            HopKind::Branch,
+            HopEvidence::CodeVerified,
+            text.join(" "),
+            Some(note),
+            item,
+        )])
+    }
+
     /// The hop of a `return` statement (for what a condition decides).
     pub fn returned(&self, at: FileRef, p: &Parsed, n: Node) -> Vec<Draft> {
         match self.ret(at, p, n) {
@@ -355,6 +394,7 @@ impl Engine<'_> {
             }
             "expression_switch_statement" if is_field(par, "value", n) => self.branch(at, p, par),
             "expression_case" => self.branch(at, p, par),
+            "send_statement" if is_field(par, "channel", n) => self.channel_send(at, p, par),
             "return_statement" => self.ret(at, p, par),
             k if k.ends_with("_expression") => Step::Up,
             _ => Step::Stop,

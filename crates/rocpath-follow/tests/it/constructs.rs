@@ -1824,3 +1824,56 @@ fn what_the_value_itself_decides_comes_before_what_a_result_it_may_not_reach_dec
     // value's own flow first.
     assert_eq!(lines, vec![20, 29], "{}", show(&doc));
 }
+
+/// Shaped like Ollama's scheduler: `OLLAMA_MAX_QUEUE` is the capacity of the channel requests
+/// wait in; a send in a `select` with a `default` answers "server busy" when it is full.
+const QUEUE_GO: &str = r#"package server
+
+import (
+	"errors"
+	"os"
+	"strconv"
+)
+
+var ErrMaxQueue = errors.New("server busy")
+
+type Scheduler struct {
+	pendingReqCh chan int
+}
+
+func InitScheduler() *Scheduler {
+	maxQueue, _ := strconv.Atoi(os.Getenv("OLLAMA_MAX_QUEUE"))
+	return &Scheduler{pendingReqCh: make(chan int, maxQueue)}
+}
+
+func (s *Scheduler) GetRunner(req int) error {
+	select {
+	case s.pendingReqCh <- req:
+	default:
+		return ErrMaxQueue
+	}
+	return nil
+}
+"#;
+
+#[test]
+fn a_send_on_a_channel_the_value_sizes_is_where_it_decides() {
+    let r = repo(&[("server/sched.go", QUEUE_GO)]);
+    let doc = run("OLLAMA_MAX_QUEUE", r.path());
+    let send = must(&doc, "server/sched.go", 22, HopKind::Branch);
+    assert!(
+        send.note
+            .as_deref()
+            .is_some_and(|n| n.contains("default at line 23")),
+        "{}",
+        show(&doc)
+    );
+    // What the default does is what the value decides.
+    must(&doc, "server/sched.go", 24, HopKind::Return);
+    let ends = rocpath_follow::ends(&doc);
+    assert!(
+        ends.decisions.iter().any(|h| h.line == 22),
+        "{}",
+        show(&doc)
+    );
+}

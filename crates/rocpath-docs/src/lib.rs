@@ -10,6 +10,8 @@
 //! - [`ErrorItem`]: the one item type of every document's `errors[]`: what could not be read,
 //!   where (path, container, offset, line) and why, with its evidence when the item is a
 //!   finding of its own.
+//! - [`follow`]: the `rocpath.follow/1` document's types, which `follow` writes and the ledger
+//!   and the site read (the first producer document whose types live here).
 //! - [`migrate`]: the explicit steps that turn an older version of a document into the current
 //!   one, so a reader handles exactly one shape per schema. The ledger applies them to what it
 //!   imported earlier; the files it keeps stay as the producer printed them.
@@ -18,6 +20,7 @@
 //! use it without pulling a domain in.
 
 pub mod error;
+pub mod follow;
 pub mod migrate;
 pub mod schema;
 

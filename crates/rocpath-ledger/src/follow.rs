@@ -3,9 +3,13 @@
 //! and the steps in tree order for the site.
 //!
 //! A hop's `path` is relative to its repository (prefixed by the repository's name when a
-//! trail went through several); `repos[]` gives each repository's `root` and `name`. Readers
-//! are tolerant: a hop without a path or line, or a repository not listed, gives nothing.
+//! trail went through several); `repos[]` gives each repository's `root` and `name`. The
+//! document is read with its own types (`rocpath_docs::follow`); one that does not read as a
+//! trail gives no steps (an older version is brought to this one by the ledger's migrations
+//! before it is read).
 
+use rocpath_docs::follow::{FollowDoc, Hop};
+use serde::Deserialize;
 use serde_json::Value;
 
 /// One hop of a trail, in tree order.
@@ -38,13 +42,6 @@ pub struct Step {
     pub note: String,
 }
 
-fn s(v: &Value, k: &str) -> String {
-    v.get(k)
-        .and_then(Value::as_str)
-        .unwrap_or_default()
-        .to_string()
-}
-
 /// Whether a document is a trail.
 pub fn is_trail(doc: &Value) -> bool {
     doc.get("schema").and_then(Value::as_str) == Some(rocpath_docs::schema::FOLLOW.id)
@@ -69,43 +66,35 @@ pub fn steps(doc: &Value) -> Vec<Step> {
     if !is_trail(doc) {
         return Vec::new();
     }
-    let repos: Vec<(String, String)> = doc
-        .get("repos")
-        .and_then(Value::as_array)
-        .into_iter()
-        .flatten()
-        .map(|r| (s(r, "name"), s(r, "root")))
+    let Ok(trail) = FollowDoc::deserialize(doc) else {
+        return Vec::new();
+    };
+    let repos: Vec<(String, String)> = trail
+        .repos
+        .iter()
+        .map(|r| (r.name.clone(), r.root.clone()))
         .collect();
     let mut out = Vec::new();
-    let mut stack: Vec<(&Value, usize, Option<usize>)> = doc
-        .get("hops")
-        .and_then(Value::as_array)
-        .into_iter()
-        .flatten()
-        .rev()
-        .map(|h| (h, 0, None))
-        .collect();
+    let mut stack: Vec<(&Hop, usize, Option<usize>)> =
+        trail.hops.iter().rev().map(|h| (h, 0, None)).collect();
     while let Some((h, depth, parent)) = stack.pop() {
         let number = out.len() + 1;
-        let path = s(h, "path");
         out.push(Step {
             depth,
             number,
             parent,
-            input: input_of(&repos, &path),
-            path,
-            line: h.get("line").and_then(Value::as_u64).unwrap_or(0),
-            commit: s(h, "commit"),
-            text: s(h, "text"),
-            kind: s(h, "kind"),
-            evidence: s(h, "evidence"),
-            symbol: s(h, "symbol"),
-            note: s(h, "note"),
+            input: input_of(&repos, &h.path),
+            path: h.path.clone(),
+            line: h.line,
+            commit: h.commit.clone().unwrap_or_default(),
+            text: h.text.clone(),
+            kind: h.kind.as_str().to_string(),
+            evidence: h.evidence.as_str().to_string(),
+            symbol: h.symbol.clone(),
+            note: h.note.clone().unwrap_or_default(),
         });
-        if let Some(kids) = h.get("children").and_then(Value::as_array) {
-            for k in kids.iter().rev() {
-                stack.push((k, depth + 1, Some(number)));
-            }
+        for k in h.children.iter().rev() {
+            stack.push((k, depth + 1, Some(number)));
         }
     }
     out
@@ -127,13 +116,18 @@ mod tests {
 
     #[test]
     fn steps_are_in_tree_order_with_inputs_under_their_repository() {
+        let hop = |path: &str, line: u64, kind: &str, children: Vec<Value>| {
+            json!({"path": path, "line": line, "commit": null, "text": "", "kind": kind,
+                   "evidence": "code_verified", "symbol": "num_gpu", "children": children})
+        };
+        let repo = |name: &str, root: &str| json!({"name": name, "root": root, "commit": null, "files": 1, "cached": false});
         let doc = json!({
-            "schema": "rocpath.follow/1",
-            "repos": [{"name": "ollama", "root": "/src/ollama"}, {"name": "llama.cpp", "root": "/src/llama.cpp/"}],
-            "hops": [{"path": "ollama/api/types.go", "line": 4, "kind": "origin", "evidence": "code_verified",
-                      "children": [{"path": "llama.cpp/common/arg.cpp", "line": 9, "kind": "flag", "evidence": "inferred",
-                                    "children": []}]},
-                     {"path": "ollama/x.go", "line": 1, "kind": "origin", "children": []}]
+            "schema": "rocpath.follow/1", "spec": "num_gpu", "depth": 24, "limit": 400,
+            "matched": 2, "truncated": false,
+            "repos": [repo("ollama", "/src/ollama"), repo("llama.cpp", "/src/llama.cpp/")],
+            "hops": [hop("ollama/api/types.go", 4, "origin",
+                         vec![hop("llama.cpp/common/arg.cpp", 9, "flag", vec![])]),
+                     hop("ollama/x.go", 1, "origin", vec![])]
         });
         let st = steps(&doc);
         let got: Vec<(usize, usize, Option<usize>, &str)> = st
@@ -149,6 +143,9 @@ mod tests {
             ]
         );
         assert_eq!(hop_locations(&doc).len(), 3);
+        assert_eq!(st[1].kind, "flag");
         assert!(steps(&json!({"schema": "rocpath.gates/1", "hops": []})).is_empty());
+        // A document that does not read as a trail gives no steps, not a partial reading.
+        assert!(steps(&json!({"schema": "rocpath.follow/1", "hops": [{"line": "x"}]})).is_empty());
     }
 }

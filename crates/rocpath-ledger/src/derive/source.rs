@@ -2,10 +2,11 @@
 //! (`gates`), how they read for one processor (`gates --arch`), who added a gate and when
 //! (`provenance`, `gates --blame`), and where a followed value ends up (`follow`).
 
-use super::digest::{Doc, FollowDoc, GateD, GatesDoc, HopD, LineProvD, ObsDigest, ProvenanceDoc};
+use super::digest::{Doc, GateD, GatesDoc, LineProvD, ObsDigest, ProvenanceDoc};
 use super::text::num;
 use super::{Finding, record_support, rule};
 use crate::model::*;
+use rocpath_docs::follow::{FollowDoc, Hop, HopEvidence};
 use rocpath_evidence::{Class, Proof};
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -300,29 +301,24 @@ fn provenances(o: &ObsDigest) -> Vec<Finding> {
 
 /// A hop of a trail with its JSON pointer and the hops from the start to it.
 struct Walked<'a> {
-    hop: &'a HopD,
+    hop: &'a Hop,
     pointer: String,
-    chain: Vec<&'a HopD>,
+    chain: Vec<&'a Hop>,
     all_verified: bool,
 }
 
 /// The observation (a trail's hops are not records) and the source line of each hop, in
 /// the repository it was read in.
-fn hop_supports(o: &ObsDigest, d: &FollowDoc, hops: &[&HopD]) -> Vec<Support> {
+fn hop_supports(o: &ObsDigest, d: &FollowDoc, hops: &[&Hop]) -> Vec<Support> {
     let repos: Vec<(String, String)> = d
         .repos
         .iter()
-        .map(|r| (r.name.as_str().to_string(), r.root.as_str().to_string()))
+        .map(|r| (r.name.clone(), r.root.clone()))
         .collect();
     let mut v = vec![record_support(&o.id, "", Text::default())];
-    for h in hops
-        .iter()
-        .filter(|h| !h.path.as_str().is_empty())
-        .take(MAX_SUPPORT)
-    {
-        let mut l =
-            rocpath_evidence::Locator::file(crate::follow::input_of(&repos, h.path.as_str()));
-        l.line = h.line;
+    for h in hops.iter().filter(|h| !h.path.is_empty()).take(MAX_SUPPORT) {
+        let mut l = rocpath_evidence::Locator::file(crate::follow::input_of(&repos, &h.path));
+        l.line = Some(h.line);
         v.push(Support {
             source: Some(l),
             ..Support::default()
@@ -333,7 +329,7 @@ fn hop_supports(o: &ObsDigest, d: &FollowDoc, hops: &[&HopD]) -> Vec<Support> {
 
 fn walk(d: &FollowDoc) -> Vec<Walked<'_>> {
     let mut out = Vec::new();
-    let mut stack: Vec<(&HopD, String, Vec<&HopD>, bool)> = d
+    let mut stack: Vec<(&Hop, String, Vec<&Hop>, bool)> = d
         .hops
         .iter()
         .enumerate()
@@ -342,7 +338,7 @@ fn walk(d: &FollowDoc) -> Vec<Walked<'_>> {
         .collect();
     while let Some((hop, pointer, mut chain, verified)) = stack.pop() {
         chain.push(hop);
-        let verified = verified && hop.evidence.as_str() == "code_verified";
+        let verified = verified && hop.evidence == HopEvidence::CodeVerified;
         for (j, c) in hop.children.iter().enumerate().rev() {
             stack.push((
                 c,
@@ -368,13 +364,13 @@ fn follow(o: &ObsDigest, d: &FollowDoc) -> Vec<Finding> {
     let mut out = Vec::new();
     for w in walk(d) {
         let h = w.hop;
-        let at = format!("{}:{}", h.path.as_str(), h.line.unwrap_or(0));
-        let symbol = quote(h.symbol.as_str());
+        let at = format!("{}:{}", h.path, h.line);
+        let symbol = quote(&h.symbol);
         let hops = (w.chain.len() - 1) as u64;
-        if h.evidence.as_str() == "unresolved" {
-            let note = match h.note.as_str() {
-                "" => "the next hop is not in the code read",
-                n => n,
+        if h.evidence == HopEvidence::Unresolved {
+            let note = match h.note.as_deref() {
+                None | Some("") => "the next hop is not in the code read",
+                Some(n) => n,
             };
             out.push(finding(
                 rule::FOLLOW_BOUNDARY,

@@ -119,6 +119,10 @@ impl Loose {
 /// Reads `T` when the value has its shape, else `T::default()` (a field of another shape
 /// reads as missing rather than failing the document).
 fn lenient<'de, D: Deserializer<'de>, T: Deserialize<'de> + Default>(d: D) -> Result<T, D::Error> {
+    if super::reads::tracing() {
+        // Recording the fields read (`reads::fields_read`): the type itself is walked.
+        return Ok(T::deserialize(d).unwrap_or_default());
+    }
     let v = serde_json::Value::deserialize(d)?;
     Ok(T::deserialize(v).unwrap_or_default())
 }

@@ -7,6 +7,7 @@ mod browser;
 mod case_cli;
 mod cli;
 mod completions_cli;
+mod doc_contract;
 mod explain_cli;
 mod follow_cli;
 mod gates_cli;

@@ -1,0 +1,292 @@
+//! What the ledger's derivation reads of each producer's document, held against what the
+//! producer prints: every field path `rocpath_ledger::derive::reads::fields_read` names for a
+//! schema must be in the shape of that producer's `--json` output, as its shape snapshot
+//! (`snapshots/cli_*_json_shape.snap`, kept true by the producers' own tests) and the ledger's
+//! test documents (printed by this workspace's binary) record it. A field
+//! renamed or moved on either side fails here, naming the path, instead of reading as missing.
+//!
+//! A path below a value the sample prints as `null` or `[]` cannot be checked from the sample
+//! and is counted apart; a field only some documents carry is listed in `SOMETIMES` with why.
+
+use rocpath_docs::schema as s;
+use serde_json::Value;
+use std::collections::BTreeSet;
+
+/// Schema, and the shape snapshot of a document of it.
+const PRODUCERS: &[(s::Schema, Option<&str>)] = &[
+    (s::CASE, Some("cli_case_read_json_shape")),
+    (s::EXPLAIN_COMPARE, Some("cli_explain_compare_json_shape")),
+    (s::EXPLAIN_GEMM, Some("cli_explain_gemm_json_shape")),
+    (s::TRACE, Some("cli_trace_json_shape")),
+    (s::OLLAMA, Some("cli_ollama_read_json_shape")),
+    (s::STRACE, Some("cli_strace_json_shape")),
+    (s::LANES, Some("cli_lanes_summarize_json_shape")),
+    (s::INVENTORY, Some("cli_inventory_json_shape")),
+    (s::ISA, Some("cli_isa_json_shape")),
+    (s::CHECK, Some("cli_check_json_shape")),
+    (s::GATES, Some("cli_gates_json_shape")),
+    (s::PROVENANCE, None),
+];
+
+/// Fields the derivation reads that no sample document carries: each is printed only when it
+/// has a value (`skip_serializing_if`), in the producer's type named.
+const SOMETIMES: &[(&str, &str, &str)] = &[
+    (
+        "rocpath.case/1",
+        "cases[].capi_blocks",
+        "rocpath-case model.rs CaseReport::capi_blocks, C-API cases only",
+    ),
+    (
+        "rocpath.case/1",
+        "cases[].outcome.evidence.note",
+        "rocpath-evidence Evidence::note, when the producer notes something",
+    ),
+    (
+        "rocpath.explain.compare/1",
+        "comparisons[].trace",
+        "rocpath-explain compare_trace.rs, comparisons against a trace only",
+    ),
+    (
+        "rocpath.explain.compare/1",
+        "comparisons[].kernel",
+        "rocpath-explain compare_trace.rs, comparisons against a trace only",
+    ),
+    (
+        "rocpath.ollama/2",
+        "runs[].verdict.evidence.sources[].line",
+        "rocpath-evidence Locator::line, a source with a line",
+    ),
+    (
+        "rocpath.ollama/2",
+        "runs[].server.gpu_layers",
+        "rocpath-ollama run.rs, once the server logged the load",
+    ),
+    (
+        "rocpath.ollama/2",
+        "runs[].server.pid",
+        "rocpath-ollama run.rs, once the server logged the load",
+    ),
+    (
+        "rocpath.ollama/2",
+        "runs[].server.processes",
+        "rocpath-ollama run.rs, once the server logged the load",
+    ),
+    (
+        "rocpath.ollama/2",
+        "runs[].server.load_time",
+        "rocpath-ollama run.rs, once the server logged the load",
+    ),
+    (
+        "rocpath.ollama/2",
+        "runs[].server.version",
+        "rocpath-ollama run.rs, once the server logged its version",
+    ),
+    (
+        "rocpath.ollama/2",
+        "runs[].server.env",
+        "rocpath-ollama run.rs, variables that change devices, when set",
+    ),
+    (
+        "rocpath.ollama/2",
+        "runs[].server.env.*",
+        "rocpath-ollama run.rs, variables that change devices, when set",
+    ),
+    (
+        "rocpath.ollama/2",
+        "runs[].server.num_threads",
+        "rocpath-ollama run.rs, the load request's settings",
+    ),
+    (
+        "rocpath.ollama/2",
+        "runs[].server.batch_size",
+        "rocpath-ollama run.rs, the load request's settings",
+    ),
+    (
+        "rocpath.ollama/2",
+        "runs[].server.kv_size",
+        "rocpath-ollama run.rs, the load request's settings",
+    ),
+    (
+        "rocpath.ollama/2",
+        "runs[].server.flash_attention",
+        "rocpath-ollama run.rs, the load request's settings",
+    ),
+    (
+        "rocpath.check/1",
+        "devices[].libraries[].evidence.sources[].line",
+        "rocpath-evidence Locator::line, a source with a line",
+    ),
+    (
+        "rocpath.gates/1",
+        "gates[].evidence.note",
+        "rocpath-evidence Evidence::note, when the producer notes something",
+    ),
+    (
+        "rocpath.gates/1",
+        "gates[].provenance.evidence.note",
+        "rocpath-evidence Evidence::note, when the producer notes something",
+    ),
+    (
+        "rocpath.gates/1",
+        "gates[].provenance.rewrites",
+        "rocpath-provenance LineProvenance::rewrites, a line rewritten since",
+    ),
+    (
+        "rocpath.gates/1",
+        "gates[].provenance.truncated",
+        "rocpath-provenance LineProvenance::truncated, a history cut by its limit",
+    ),
+    (
+        "rocpath.gates/1",
+        "gates[].provenance.error",
+        "rocpath-provenance LineProvenance::error, a history that could not be read",
+    ),
+    (
+        "rocpath.provenance/1",
+        "lines[].evidence.note",
+        "rocpath-evidence Evidence::note, when the producer notes something",
+    ),
+    (
+        "rocpath.provenance/1",
+        "lines[].rewrites",
+        "rocpath-provenance LineProvenance::rewrites, a line rewritten since",
+    ),
+    (
+        "rocpath.provenance/1",
+        "lines[].truncated",
+        "rocpath-provenance LineProvenance::truncated, a history cut by its limit",
+    ),
+    (
+        "rocpath.provenance/1",
+        "lines[].error",
+        "rocpath-provenance LineProvenance::error, a history that could not be read",
+    ),
+];
+
+/// A path as its parts (`cases[]`, `device`, `arch`); map keys may hold dots.
+type Parts = Vec<String>;
+
+/// The shape's paths, and the paths below which the sample says nothing (`null`, `[]`, `{}`).
+fn shape_paths(v: &Value, at: &Parts, known: &mut BTreeSet<Parts>, open: &mut BTreeSet<Parts>) {
+    match v {
+        Value::Object(m) if m.is_empty() => {
+            open.insert(at.clone());
+        }
+        Value::Object(m) => {
+            for (k, c) in m {
+                let mut p = at.clone();
+                p.push(k.clone());
+                known.insert(p.clone());
+                shape_paths(c, &p, known, open);
+            }
+        }
+        Value::Array(a) => match (a.first(), at.last()) {
+            (Some(c), Some(last)) => {
+                let mut p = at.clone();
+                *p.last_mut().unwrap_or(&mut String::new()) = format!("{last}[]");
+                known.insert(p.clone());
+                shape_paths(c, &p, known, open);
+            }
+            (None, Some(last)) => {
+                let mut p = at.clone();
+                *p.last_mut().unwrap_or(&mut String::new()) = format!("{last}[]");
+                open.insert(p);
+            }
+            (_, None) => {
+                open.insert(at.clone());
+            }
+        },
+        Value::Null => {
+            open.insert(at.clone());
+        }
+        _ => {}
+    }
+}
+
+/// The shape snapshot's document, and every document of the schema among the ledger's test
+/// documents (printed by this workspace's binary: a gates scan with `--blame`, …).
+fn samples(schema: &str, snap: Option<&str>) -> Vec<Value> {
+    let mut out = Vec::new();
+    if let Some(snap) = snap {
+        let path = format!(
+            "{}/tests/it/snapshots/{snap}.snap",
+            env!("CARGO_MANIFEST_DIR")
+        );
+        let text = std::fs::read_to_string(&path).unwrap_or_else(|e| unreachable!("{path}: {e}"));
+        let body = text.splitn(3, "---").nth(2).unwrap_or_default();
+        out.push(serde_json::from_str(body).unwrap_or_else(|e| unreachable!("{path}: {e}")));
+    }
+    let dir = format!(
+        "{}/../rocpath-ledger/tests/data/derive",
+        env!("CARGO_MANIFEST_DIR")
+    );
+    for e in std::fs::read_dir(&dir)
+        .unwrap_or_else(|e| unreachable!("{dir}: {e}"))
+        .flatten()
+    {
+        let Ok(text) = std::fs::read_to_string(e.path()) else {
+            continue;
+        };
+        if let Ok(v) = serde_json::from_str::<Value>(&text) {
+            if v["schema"] == schema {
+                out.push(v);
+            }
+        }
+    }
+    out
+}
+
+/// Whether `path` (a `*` part standing for any key of a map) is among `known`.
+fn matches(path: &[&str], known: &BTreeSet<Parts>) -> bool {
+    known.iter().any(|k| {
+        k.len() == path.len()
+            && path
+                .iter()
+                .zip(k)
+                .all(|(p, k)| p == k || p.strip_prefix('*').is_some_and(|rest| k.ends_with(rest)))
+    })
+}
+
+#[test]
+fn the_ledger_reads_only_fields_the_producers_print() {
+    let mut missing = Vec::new();
+    let (mut checked, mut unknowable) = (0, 0);
+    for (schema, snap) in PRODUCERS {
+        let Some(paths) = rocpath_ledger::derive::reads::fields_read(schema.id) else {
+            unreachable!("{}: the derivation reads no field of it", schema.id)
+        };
+        let (mut known, mut open) = (BTreeSet::new(), BTreeSet::new());
+        let docs = samples(schema.id, *snap);
+        assert!(!docs.is_empty(), "{}: no sample document", schema.id);
+        for doc in docs {
+            shape_paths(&doc, &Vec::new(), &mut known, &mut open);
+        }
+        for p in paths {
+            let parts: Vec<&str> = p.split('.').collect();
+            let below_open = open.iter().any(|o| {
+                !o.is_empty()
+                    && o.len() < parts.len()
+                    && matches(&parts[..o.len()], &BTreeSet::from([o.clone()]))
+            });
+            if matches(&parts, &known) {
+                checked += 1;
+            } else if below_open {
+                unknowable += 1;
+            } else if !SOMETIMES
+                .iter()
+                .any(|(id, q, _)| *id == schema.id && *q == p)
+            {
+                missing.push(format!("{}: {p}", schema.id));
+            }
+        }
+    }
+    assert!(
+        missing.is_empty(),
+        "read but not printed:\n{}",
+        missing.join("\n")
+    );
+    assert!(
+        checked > 200,
+        "{checked} paths checked, {unknowable} below null, [] or {{}}"
+    );
+}

@@ -231,7 +231,7 @@ pub struct Engine<'a> {
     /// The file names (last path component) of every indexed file, once asked for.
     pub file_names: Option<std::collections::HashSet<String>>,
     /// Where a variable is declared with a type in a scope (file, scope start, name).
-    pub decl_types: HashMap<(FileRef, usize, String), Option<(usize, String)>>,
+    pub decl_types: HashMap<(FileRef, usize, String), Option<crate::types::DeclType>>,
     /// The line a variable is decoded from JSON on in a scope (file, scope start, name).
     pub decoded: HashMap<(FileRef, usize, String), Option<u64>>,
     /// The first construct the value reached and the trail does not follow (line, kind),

@@ -24,8 +24,20 @@ fn base_type(text: &str) -> Option<String> {
         .then(|| last.to_string())
 }
 
+/// The package a Go type is written with (`*remote.Server` → `remote`), if any.
+fn go_qualifier(text: &str) -> Option<String> {
+    let t = text.split('[').next_back().unwrap_or(text);
+    let t = t.trim_start_matches(['*', '&', ' ']);
+    let (q, _) = t.split_once('.')?;
+    (!q.is_empty() && q.chars().all(|c| c.is_alphanumeric() || c == '_')).then(|| q.to_string())
+}
+
+/// A type as a variable is declared with: its name, and for Go the package it is written
+/// with (`remote.Server`; none for a type of the reading file's own package).
+pub type DeclType = (usize, String, Option<String>);
+
 /// Where `var` is first declared in `scope` with a written type, and that type.
-fn declared_type(p: &Parsed, scope: Node, var: &str) -> Option<(usize, String)> {
+fn declared_type(p: &Parsed, scope: Node, var: &str) -> Option<DeclType> {
     let mut found = None;
     syntax::each_node(scope, &mut |n| {
         if found.is_some() {
@@ -52,8 +64,16 @@ fn declared_type(p: &Parsed, scope: Node, var: &str) -> Option<(usize, String)> 
             // A type of the C++ standard library keeps its namespace: it is never a type the
             // repositories define, nor a library outside them worth naming.
             let std = p.lang == Lang::Cpp && p.text(t).contains("std::");
-            found = base_type(p.text(t))
-                .map(|b| (n.start_byte(), if std { format!("std::{b}") } else { b }));
+            let qual = (p.lang == Lang::Go)
+                .then(|| go_qualifier(p.text(t)))
+                .flatten();
+            found = base_type(p.text(t)).map(|b| {
+                (
+                    n.start_byte(),
+                    if std { format!("std::{b}") } else { b },
+                    qual,
+                )
+            });
         }
         true
     });
@@ -132,6 +152,14 @@ const BUILTIN: &[&str] = &[
     "intptr_t",
     "uintptr_t",
 ];
+
+/// The package a Go source file declares (`package remote`).
+fn go_package(src: &[u8]) -> Option<&str> {
+    let text = std::str::from_utf8(src).ok()?;
+    text.lines()
+        .find_map(|l| l.trim_start().strip_prefix("package "))
+        .map(|r| r.split_whitespace().next().unwrap_or(""))
+}
 
 /// Whether a Go file imports the package in `dir` under the name `alias`
 /// (`ec "github.com/ollama/ollama/envconfig"`).
@@ -381,8 +409,12 @@ impl Engine<'_> {
                 d
             }
         };
-        let ty = decl.filter(|(at, _)| *at < read.start_byte())?.1;
-        if self.type_has_field(p.lang, &ty, field) {
+        let (_, ty, qual) = decl.filter(|(at, _, _)| *at < read.start_byte())?;
+        let has = match p.lang {
+            Lang::Go => self.go_type_has_field(f, p, &ty, qual.as_deref(), field),
+            _ => self.type_has_field(p.lang, &ty, field),
+        };
+        if has {
             return Some(Owner::Type(ty));
         }
         let outside = p.lang == Lang::Cpp
@@ -435,6 +467,45 @@ impl Engine<'_> {
             .any(|f| self.read_source(f).is_ok_and(|src| defines_type(&src, ty)));
         self.known_types.insert(ty.to_string(), yes);
         yes
+    }
+
+    /// Whether the Go type `ty` a variable of the file `at` is declared with has a field
+    /// `field`: a type of the file's own package (its folder) when written without a package,
+    /// else one declared in a file whose `package` is `qual` or whose folder the file imports
+    /// as `qual`. (`*remote.Server` is not the `Server` of the package reading it.)
+    fn go_type_has_field(
+        &mut self,
+        at: FileRef,
+        p: &Parsed,
+        ty: &str,
+        qual: Option<&str>,
+        field: &str,
+    ) -> bool {
+        let here = self.path(at);
+        let here = here.rsplit_once('/').map_or("", |(d, _)| d).to_string();
+        let with_field = self.files_with(field, Some(Lang::Go));
+        let files: Vec<FileRef> = self
+            .files_with(ty, Some(Lang::Go))
+            .into_iter()
+            .filter(|f| with_field.contains(f))
+            .filter(|&f| {
+                let path = self.path(f);
+                let dir = path.rsplit_once('/').map_or("", |(d, _)| d);
+                match qual {
+                    None => f.repo == at.repo && dir == here,
+                    Some(q) => {
+                        imported_as(p, q, dir)
+                            || self
+                                .read_source(f)
+                                .is_ok_and(|src| go_package(&src) == Some(q))
+                    }
+                }
+            })
+            .collect();
+        self.prefetch(&files);
+        files
+            .into_iter()
+            .any(|f| self.file(f).is_some_and(|p| declares_field(&p, ty, field)))
     }
 
     /// Whether a type named `ty` declared in the repositories has a field `field`.

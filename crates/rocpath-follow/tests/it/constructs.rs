@@ -1877,3 +1877,50 @@ fn a_send_on_a_channel_the_value_sizes_is_where_it_decides() {
         show(&doc)
     );
 }
+
+/// Two packages each with a `Server`: the scheduler's has the field the value is written into,
+/// the other's does not. A read through `*remote.Server` is not a read of the scheduler's type.
+const SCHED_SERVER_GO: &str = r#"package sched
+
+import (
+	"os"
+	"strconv"
+
+	"example.com/app/remote"
+)
+
+type Server struct{ limit int }
+
+func newServer() *Server {
+	n, _ := strconv.Atoi(os.Getenv("APP_LIMIT"))
+	s := &Server{}
+	s.limit = n
+	return s
+}
+
+func admitLocal(v *Server) bool {
+	return v.limit > 1
+}
+
+func admitRemote(v *remote.Server) bool {
+	return v.limit > 2
+}
+"#;
+
+const REMOTE_SERVER_GO: &str = r#"package remote
+
+type Server struct{ other int }
+"#;
+
+#[test]
+fn a_go_type_written_with_another_package_is_that_package_s_type() {
+    let r = repo(&[
+        ("sched/sched.go", SCHED_SERVER_GO),
+        ("remote/remote.go", REMOTE_SERVER_GO),
+    ]);
+    let doc = run("APP_LIMIT", r.path());
+    let local = must(&doc, "sched/sched.go", 20, HopKind::Field);
+    assert_eq!(local.evidence, HopEvidence::CodeVerified, "{}", show(&doc));
+    let remote = must(&doc, "sched/sched.go", 24, HopKind::Field);
+    assert_eq!(remote.evidence, HopEvidence::Inferred, "{}", show(&doc));
+}

@@ -14,6 +14,10 @@ use tree_sitter::Node;
 /// (`s.ContextLength` of a `Settings`) is another thing and no hop.
 pub const PACKAGE_LEVEL: &str = "(package level)";
 
+/// A type as a variable is declared with: where, its name, and for Go the package it is written
+/// with (`remote.Server`; none for a type of the reading file's own package).
+pub type DeclType = (usize, String, Option<String>);
+
 /// A file of a repository.
 #[derive(
     Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, serde::Serialize, serde::Deserialize,
@@ -231,7 +235,7 @@ pub struct Engine<'a> {
     /// The file names (last path component) of every indexed file, once asked for.
     pub file_names: Option<std::collections::HashSet<String>>,
     /// Where a variable is declared with a type in a scope (file, scope start, name).
-    pub decl_types: HashMap<(FileRef, usize, String), Option<crate::types::DeclType>>,
+    pub decl_types: HashMap<(FileRef, usize, String), Option<DeclType>>,
     /// The line a variable is decoded from JSON on in a scope (file, scope start, name).
     pub decoded: HashMap<(FileRef, usize, String), Option<u64>>,
     /// The first construct the value reached and the trail does not follow (line, kind),

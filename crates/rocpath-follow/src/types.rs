@@ -3,7 +3,7 @@
 //! repositories has a field of that name, or it is a package-level name read through the
 //! package imported (`envconfig.NumParallel`). Anything else is a match by name.
 
-use crate::engine::{Draft, Engine, FileRef, Item};
+use crate::engine::{DeclType, Draft, Engine, FileRef, Item};
 use crate::lang::Lang;
 use crate::model::{HopEvidence, HopKind};
 use crate::syntax::{self, Parsed};
@@ -31,10 +31,6 @@ fn go_qualifier(text: &str) -> Option<String> {
     let (q, _) = t.split_once('.')?;
     (!q.is_empty() && q.chars().all(|c| c.is_alphanumeric() || c == '_')).then(|| q.to_string())
 }
-
-/// A type as a variable is declared with: its name, and for Go the package it is written
-/// with (`remote.Server`; none for a type of the reading file's own package).
-pub type DeclType = (usize, String, Option<String>);
 
 /// Where `var` is first declared in `scope` with a written type, and that type.
 fn declared_type(p: &Parsed, scope: Node, var: &str) -> Option<DeclType> {

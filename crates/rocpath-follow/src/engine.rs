@@ -668,7 +668,9 @@ impl<'a> Engine<'a> {
         let Some(sn) = root.descendant_for_byte_range(scope.0, scope.1) else {
             return Vec::new();
         };
-        let uses: Vec<Node> = syntax::occurrences(&p, name, after.max(scope.0), scope.1)
+        // A plain reassignment in the same block ends the value's flow there.
+        let end = syntax::overwritten_at(&p, name, after, scope.1).unwrap_or(scope.1);
+        let uses: Vec<Node> = syntax::occurrences(&p, name, after.max(scope.0), end)
             .into_iter()
             .filter(|n| {
                 n.kind() == "identifier"

@@ -349,6 +349,81 @@ fn in_field(parent: Node, field: &str, child: Node) -> bool {
         .any(|x| x.id() == child.id())
 }
 
+/// Where a plain reassignment of `name` ends the flow of the value written at `after`: the
+/// first `name = e` (Go `=` or `:=`, C++ `=`, Python `=`) after it whose `e` does not read
+/// `name`, in the same block as the write (so it runs whenever the write did, before any read
+/// after it). A reassignment in a nested block or a loop may not run, and ends nothing.
+pub fn overwritten_at(p: &Parsed, name: &str, after: usize, to: usize) -> Option<usize> {
+    if after == 0 {
+        return None;
+    }
+    let origin = p
+        .tree
+        .root_node()
+        .descendant_for_byte_range(after.saturating_sub(1), after.saturating_sub(1))?;
+    let block = origin_block(p, origin)?;
+    occurrences(p, name, after, to.min(block.end_byte()))
+        .into_iter()
+        .filter(|n| n.kind() == "identifier" && p.text(*n) == name)
+        .find_map(|n| {
+            let assign = plain_assignment(p, n)?;
+            let stmt = if assign
+                .parent()
+                .is_some_and(|s| s.kind() == "expression_statement")
+            {
+                assign.parent()?
+            } else {
+                assign
+            };
+            let rhs = assign.child_by_field_name("right")?;
+            let mut reads = false;
+            each_node(rhs, &mut |m| {
+                reads |= m.kind() == "identifier" && p.text(m) == name;
+                !reads
+            });
+            (stmt.parent()?.id() == block.id() && !reads).then(|| stmt.start_byte())
+        })
+}
+
+/// The block whose statements follow the write at `n`: the one around it, or for a parameter
+/// the function's body.
+fn origin_block<'t>(p: &Parsed, n: Node<'t>) -> Option<Node<'t>> {
+    let mut cur = n;
+    while let Some(up) = cur.parent() {
+        match up.kind() {
+            "parameter_list" | "parameters" => {
+                return up.parent()?.child_by_field_name("body");
+            }
+            "block" | "statement_list" | "compound_statement" | "module" | "source_file"
+            | "translation_unit" => return Some(up),
+            _ if is_function(p.lang, up.kind()) => return None,
+            _ => cur = up,
+        }
+    }
+    None
+}
+
+/// The assignment `n` is the whole left side of, when it is a plain one (`=`, Go `:=`).
+fn plain_assignment<'t>(p: &Parsed, n: Node<'t>) -> Option<Node<'t>> {
+    let mut left = n;
+    let mut up = n.parent()?;
+    if matches!(up.kind(), "expression_list" | "pattern_list") {
+        left = up;
+        up = up.parent()?;
+    }
+    let plain = match up.kind() {
+        "assignment_statement" | "assignment_expression" => up
+            .child_by_field_name("operator")
+            .is_none_or(|o| p.text(o) == "="),
+        "short_var_declaration" | "assignment" => true,
+        _ => false,
+    };
+    let is_left = up
+        .child_by_field_name("left")
+        .is_some_and(|l| l.id() == left.id());
+    (plain && is_left).then_some(up)
+}
+
 /// Whether `scope` declares `name` itself: a parameter or a local declaration (C++), a
 /// parameter, `var` or `:=` (Go).
 fn declares(p: &Parsed, scope: Node, name: &str) -> bool {

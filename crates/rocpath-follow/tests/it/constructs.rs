@@ -1924,3 +1924,45 @@ fn a_go_type_written_with_another_package_is_that_package_s_type() {
     let remote = must(&doc, "sched/sched.go", 24, HopKind::Field);
     assert_eq!(remote.evidence, HopEvidence::Inferred, "{}", show(&doc));
 }
+
+/// A variable given another value in the same block: what it decides after that is not the
+/// value's; a reassignment that may not run (in an `if`) or that reads the variable ends
+/// nothing.
+const OVERWRITE_GO: &str = r#"package app
+
+import "os"
+
+func run(cond bool) {
+	v := os.Getenv("X_MODE")
+	if v == "a" {
+		println(1)
+	}
+	v = "fixed"
+	if v == "b" {
+		println(2)
+	}
+	w := os.Getenv("X_MODE")
+	if cond {
+		w = "z"
+	}
+	w = w + "-"
+	if w == "c" {
+		println(3)
+	}
+}
+"#;
+
+#[test]
+fn a_variable_given_another_value_in_the_same_block_no_longer_carries_it() {
+    let r = repo(&[("app/run.go", OVERWRITE_GO)]);
+    let doc = run("X_MODE", r.path());
+    must(&doc, "app/run.go", 7, HopKind::Branch);
+    assert!(
+        hops(&doc)
+            .iter()
+            .all(|h| (h.path.as_str(), h.line) != ("app/run.go", 11)),
+        "{}",
+        show(&doc)
+    );
+    must(&doc, "app/run.go", 19, HopKind::Branch);
+}

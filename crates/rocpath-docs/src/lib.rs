@@ -10,8 +10,8 @@
 //! - [`ErrorItem`]: the one item type of every document's `errors[]`: what could not be read,
 //!   where (path, container, offset, line) and why, with its evidence when the item is a
 //!   finding of its own.
-//! - [`follow`]: the `rocpath.follow/1` document's types, which `follow` writes and the ledger
-//!   and the site read (the first producer document whose types live here).
+//! - [`follow`], [`lanes`]: the `rocpath.follow/1` and `rocpath.lanes/2` documents' types,
+//!   which their producers write and the ledger (and for a trail, the site) reads.
 //! - [`migrate`]: the explicit steps that turn an older version of a document into the current
 //!   one, so a reader handles exactly one shape per schema. The ledger applies them to what it
 //!   imported earlier; the files it keeps stay as the producer printed them.
@@ -21,6 +21,7 @@
 
 pub mod error;
 pub mod follow;
+pub mod lanes;
 pub mod migrate;
 pub mod schema;
 

@@ -21,32 +21,18 @@ pub const BOOTSTRAP_ITERATIONS: usize = 10_000;
 /// The fixed bootstrap seed (output is deterministic).
 pub const SEED: u64 = 0x726f_6370_6174_6821;
 
-/// The `rocpath.lanes` document ([`rocpath_docs::schema::LANES`]): the summary, the folder the
-/// lane files were written to (`lanes run`), and the lane files that could not be read.
-#[derive(Debug, serde::Serialize)]
-pub struct SummaryDoc<'a> {
-    /// The summary.
-    #[serde(flatten)]
-    pub summary: &'a Summary,
-    /// The output folder of `lanes run`.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub out: Option<String>,
-    /// Lane files that could not be read.
-    pub errors: Vec<rocpath_docs::ErrorItem>,
-}
-
-impl<'a> SummaryDoc<'a> {
-    /// The document of a summary and its read errors.
-    pub fn new(
-        summary: &'a Summary,
-        out: Option<String>,
-        errors: &[rocpath_ollama::input::ReadError],
-    ) -> Self {
-        SummaryDoc {
-            summary,
-            out,
-            errors: errors.iter().map(Into::into).collect(),
-        }
+/// The `rocpath.lanes` document ([`rocpath_docs::schema::LANES`], its types
+/// [`rocpath_docs::lanes::LanesDoc`]): the summary, the folder the lane files were written to
+/// (`lanes run`), and the lane files that could not be read.
+pub fn document(
+    summary: &Summary,
+    out: Option<String>,
+    errors: &[rocpath_ollama::input::ReadError],
+) -> rocpath_docs::lanes::LanesDoc {
+    rocpath_docs::lanes::LanesDoc {
+        summary: summary.clone(),
+        out,
+        errors: errors.iter().map(Into::into).collect(),
     }
 }
 

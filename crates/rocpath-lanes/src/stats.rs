@@ -25,28 +25,7 @@ pub fn sorted(v: &[f64]) -> Vec<f64> {
     s
 }
 
-/// Descriptive statistics of one lane.
-#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
-pub struct Describe {
-    /// Values.
-    pub n: usize,
-    /// Smallest.
-    pub min: f64,
-    /// 10th percentile.
-    pub p10: f64,
-    /// Median.
-    pub median: f64,
-    /// 90th percentile.
-    pub p90: f64,
-    /// Largest.
-    pub max: f64,
-    /// Mean.
-    pub mean: f64,
-    /// Population standard deviation.
-    pub stdev: f64,
-    /// Sample standard deviation (n − 1).
-    pub stdev_sample: f64,
-}
+pub use rocpath_docs::lanes::{Describe, UTest};
 
 /// Describes values. `None` when empty.
 pub fn describe(v: &[f64]) -> Option<Describe> {
@@ -148,7 +127,7 @@ pub struct MannWhitney {
     /// Two-sided p-value.
     pub p_value: f64,
     /// `exact` (no ties, n₁, n₂ ≤ 50) or `normal` (tie-corrected, continuity-corrected).
-    pub method: &'static str,
+    pub method: UTest,
 }
 
 /// Number of orderings giving each U, for samples of n and m without ties: the coefficients of
@@ -225,7 +204,7 @@ pub fn mann_whitney(a: &[f64], b: &[f64]) -> Option<MannWhitney> {
         return Some(MannWhitney {
             u,
             p_value: (2.0f64 * lower.min(upper)).min(1.0),
-            method: "exact",
+            method: UTest::Exact,
         });
     }
     let mu = nf * mf / 2.0;
@@ -240,7 +219,7 @@ pub fn mann_whitney(a: &[f64], b: &[f64]) -> Option<MannWhitney> {
     Some(MannWhitney {
         u,
         p_value: p,
-        method: "normal",
+        method: UTest::Normal,
     })
 }
 
@@ -274,10 +253,10 @@ mod tests {
         let mw = mann_whitney(&[1.0, 2.0, 3.0, 4.0, 5.0], &[6.0, 7.0, 8.0, 9.0, 10.0]).unwrap();
         assert_eq!(mw.u, 0.0);
         assert!((mw.p_value - 2.0 / 252.0).abs() < 1e-12);
-        assert_eq!(mw.method, "exact");
+        assert_eq!(mw.method, UTest::Exact);
         // Identical samples: p = 1.
         let mw = mann_whitney(&[1.0, 2.0], &[1.0, 2.0]).unwrap();
-        assert_eq!(mw.method, "normal");
+        assert_eq!(mw.method, UTest::Normal);
         assert!(mw.p_value > 0.99);
         // 8 vs 6, U = 9: the exact two-sided p by enumerating all C(14, 8) orderings is
         // 0.059274059274…

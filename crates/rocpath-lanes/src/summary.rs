@@ -6,17 +6,12 @@
 //! separated by a literal `\n`, `_meta` records, failed runs (`null` fields, `eval_count: 0`,
 //! `{"error": …}`), non-JSON lines, and warm-up records (`"warmup": true`, excluded).
 
-use crate::stats::{self, Describe, MannWhitney};
+use crate::stats::{self, MannWhitney};
 use rocpath_evidence::{Class, Evidence, Locator, Proof};
 use rocpath_ollama::generate::{Record, Response, line_records};
 use rocpath_ollama::input::{self, ReadError, TextLine};
-use serde::Serialize;
 use serde_json::Value;
 use std::path::Path;
-
-fn is_zero(n: &u64) -> bool {
-    *n == 0
-}
 
 /// What is compared.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -119,111 +114,38 @@ impl Metric {
     }
 }
 
-/// One lane read from its file(s).
-#[derive(Debug, Clone, Serialize)]
-pub struct Lane {
-    /// Name (the file stem, or `NAME=` given).
-    pub name: String,
-    /// Files.
-    pub files: Vec<String>,
-    /// Values.
-    pub values: Vec<f64>,
-    /// Statistics (None without values).
-    #[serde(flatten)]
-    pub stats: Option<Describe>,
-    /// JSON records read.
-    pub records: u64,
-    /// Records without a value (failed runs: error objects, null or zero durations).
-    pub failed: u64,
-    /// Warm-up records excluded.
-    pub warmup: u64,
-    /// Records that carried a `_meta` object.
-    pub meta_records: u64,
-    /// Records glued with a literal `\n` instead of a newline.
-    pub literal_newline_records: u64,
-    /// Lines that are not JSON.
-    pub not_json: u64,
-    /// Lines longer than the limit, cut (and so not JSON).
-    #[serde(skip_serializing_if = "is_zero")]
-    pub long_lines: u64,
-    /// Evidence for the values.
-    pub evidence: Evidence,
-}
-
-/// A pairwise comparison.
-#[derive(Debug, Clone, Serialize)]
-pub struct Comparison {
-    /// Lane a.
-    pub a: String,
-    /// Lane b.
-    pub b: String,
-    /// median(b) / median(a).
-    pub ratio_of_medians: f64,
-    /// Bootstrap 95 % interval, low.
-    pub ci_low: f64,
-    /// Bootstrap 95 % interval, high.
-    pub ci_high: f64,
-    /// Mann-Whitney U (of a).
-    pub u: f64,
-    /// Two-sided p-value.
-    pub p_value: f64,
-    /// `exact` or `normal`.
-    pub test: &'static str,
-    /// `differ` (the interval excludes 1) or `no_difference_shown`.
-    pub verdict: &'static str,
-    /// Evidence.
-    pub evidence: Evidence,
-}
-
-/// The whole summary.
-#[derive(Debug, Clone, Serialize)]
-pub struct Summary {
-    /// Metric name.
-    pub metric: String,
-    /// Unit.
-    pub unit: &'static str,
-    /// How it is computed.
-    pub definition: &'static str,
-    /// Bootstrap resamples.
-    pub bootstrap_iterations: usize,
-    /// Bootstrap seed.
-    pub seed: u64,
-    /// Lanes in the order given.
-    pub lanes: Vec<Lane>,
-    /// Each later lane against the first, then every other pair in order.
-    pub comparisons: Vec<Comparison>,
-}
+pub use rocpath_docs::lanes::{Comparison, Lane, LaneVerdict, Summary};
 
 /// Reads a lane from texts `(path, text)`: the same path as [`read_lane_files`], for tests and
 /// fuzzing.
 pub fn read_lane(name: &str, files: &[(String, String)], metric: &Metric) -> Lane {
-    let mut lane = Lane::new(name);
+    let mut lane = new_lane(name);
     for (path, text) in files {
         lane.files.push(path.clone());
         let mut f = LaneFile::default();
         input::for_each_text_line(text, &mut |l| f.line(&mut lane, metric, l));
-        lane.end_file(path, f);
+        end_file(&mut lane, path, f);
     }
-    lane.finish()
+    finish(lane)
 }
 
 /// Reads a lane from its files, each streamed with bounded memory (one line at a time; lines
 /// longer than [`input::MAX_LINE`] are cut, and count as not JSON). A file that cannot be read
 /// (missing, not a regular file) is an error for that file; the lane goes on with the others.
 pub fn read_lane_files(name: &str, paths: &[String], metric: &Metric) -> (Lane, Vec<ReadError>) {
-    let mut lane = Lane::new(name);
+    let mut lane = new_lane(name);
     let mut errors = Vec::new();
     for path in paths {
         let mut f = LaneFile::default();
         match input::for_each_line(Path::new(path), &mut |l| f.line(&mut lane, metric, l)) {
             Ok(_) => {
                 lane.files.push(path.clone());
-                lane.end_file(path, f);
+                end_file(&mut lane, path, f);
             }
             Err(e) => errors.push(e),
         }
     }
-    (lane.finish(), errors)
+    (finish(lane), errors)
 }
 
 /// Per-file state while a lane file is streamed.
@@ -272,45 +194,46 @@ impl LaneFile {
     }
 }
 
-impl Lane {
-    fn new(name: &str) -> Lane {
-        Lane {
-            name: name.to_string(),
-            files: Vec::new(),
-            values: Vec::new(),
-            stats: None,
-            records: 0,
-            failed: 0,
-            warmup: 0,
-            meta_records: 0,
-            literal_newline_records: 0,
-            not_json: 0,
-            long_lines: 0,
-            evidence: Evidence::new(Class::Confirmed, Proof::RuntimeVerified, "lanes.values"),
-        }
+/// A lane before any file is read.
+fn new_lane(name: &str) -> Lane {
+    Lane {
+        name: name.to_string(),
+        files: Vec::new(),
+        values: Vec::new(),
+        stats: None,
+        records: 0,
+        failed: 0,
+        warmup: 0,
+        meta_records: 0,
+        literal_newline_records: 0,
+        not_json: 0,
+        long_lines: 0,
+        evidence: Evidence::new(Class::Confirmed, Proof::RuntimeVerified, "lanes.values"),
     }
+}
 
-    fn end_file(&mut self, path: &str, f: LaneFile) {
-        self.evidence = self.evidence.clone().at(match f.first_line {
-            Some(l) => Locator::file(path).with_line(l),
-            None => Locator::file(path),
-        });
-    }
+/// A file of the lane read: its first line with a value is a source.
+fn end_file(lane: &mut Lane, path: &str, f: LaneFile) {
+    lane.evidence = lane.evidence.clone().at(match f.first_line {
+        Some(l) => Locator::file(path).with_line(l),
+        None => Locator::file(path),
+    });
+}
 
-    fn finish(mut self) -> Lane {
-        self.stats = stats::describe(&self.values);
-        if self.values.is_empty() {
-            self.evidence.class = Class::Unresolved;
-            self.evidence.note = "no record of this lane has a value".into();
-        } else {
-            self.evidence.note = format!(
-                "{} value(s); {} failed record(s) counted, not used",
-                self.values.len(),
-                self.failed
-            );
-        }
-        self
+/// The lane's statistics and the note of its evidence.
+fn finish(mut lane: Lane) -> Lane {
+    lane.stats = stats::describe(&lane.values);
+    if lane.values.is_empty() {
+        lane.evidence.class = Class::Unresolved;
+        lane.evidence.note = "no record of this lane has a value".into();
+    } else {
+        lane.evidence.note = format!(
+            "{} value(s); {} failed record(s) counted, not used",
+            lane.values.len(),
+            lane.failed
+        );
     }
+    lane
 }
 
 /// Compares lanes: every later lane against the first, then the other pairs in order.
@@ -367,17 +290,17 @@ pub fn summarize(lanes: Vec<Lane>, metric: &Metric, iters: usize, seed: u64) -> 
             p_value: mw.p_value,
             test: mw.method,
             verdict: if differ {
-                "differ"
+                LaneVerdict::Differ
             } else {
-                "no_difference_shown"
+                LaneVerdict::NoDifferenceShown
             },
             evidence: ev,
         });
     }
     Summary {
         metric: metric.name(),
-        unit,
-        definition,
+        unit: unit.to_string(),
+        definition: definition.to_string(),
         bootstrap_iterations: iters,
         seed,
         lanes,
@@ -514,9 +437,9 @@ not json\n\
                 s.comparisons[0].b.as_str(),
                 s.comparisons[0].verdict
             ),
-            ("a", "b", "differ")
+            ("a", "b", LaneVerdict::Differ)
         );
-        assert_eq!(s.comparisons[1].verdict, "no_difference_shown");
+        assert_eq!(s.comparisons[1].verdict, LaneVerdict::NoDifferenceShown);
         assert_eq!(s.comparisons[1].evidence.class, Class::Unresolved);
         assert_eq!(
             (s.comparisons[2].a.as_str(), s.comparisons[2].b.as_str()),

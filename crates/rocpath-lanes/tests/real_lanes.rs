@@ -202,7 +202,7 @@ fn vega64_distro_vs_fork_sets() {
         format!("{:.4}", s.comparisons[0].ratio_of_medians),
         "1.0007"
     );
-    assert_eq!(s.comparisons[0].verdict, "no_difference_shown");
+    assert_eq!(s.comparisons[0].verdict.as_str(), "no_difference_shown");
 }
 
 #[test]
@@ -244,6 +244,6 @@ fn deterministic() {
     let b = serde_json::to_string(&summarize_files(&lanes, &Metric::EvalRate, 5000).0).unwrap();
     assert_eq!(a, b);
     let (s, _) = summarize_files(&lanes, &Metric::EvalRate, 5000);
-    assert_eq!(s.comparisons[0].verdict, "differ");
+    assert_eq!(s.comparisons[0].verdict.as_str(), "differ");
     assert!(s.comparisons[0].p_value < 0.001);
 }

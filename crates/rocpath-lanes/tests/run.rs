@@ -55,7 +55,7 @@ fn cpu_lanes_by_wall_time_truly_differ() {
     assert_eq!(s.lanes[0].warmup, 1);
     let cmp = &s.comparisons[0];
     assert!(cmp.ratio_of_medians > 2.0, "{}", cmp.ratio_of_medians);
-    assert_eq!(cmp.verdict, "differ");
+    assert_eq!(cmp.verdict.as_str(), "differ");
     assert!(cmp.p_value < 0.05);
 }
 
@@ -213,7 +213,7 @@ fn ollama_endpoint_lanes() {
         s.lanes[1].stats.unwrap().median,
     );
     assert!(fast > 2.0 * slow, "{fast} vs {slow}");
-    assert_eq!(s.comparisons[0].verdict, "differ");
+    assert_eq!(s.comparisons[0].verdict.as_str(), "differ");
     // TTFT was measured from the stream: at least the prompt time plus one token.
     let (tt, _) = summarize_files(&args, &Metric::TtftMs, 100);
     let ttft_fast = tt.lanes[0].stats.unwrap().median;

@@ -37,8 +37,8 @@ pub fn summary(s: &Summary) -> String {
             right(format!("{:.3}×", c.ratio_of_medians)),
             right(format!("[{:.3}, {:.3}]", c.ci_low, c.ci_high)),
             right(format!("{}", c.u)),
-            right(format!("{:.4} ({})", c.p_value, c.test)),
-            Cell::new(c.verdict),
+            right(format!("{:.4} ({})", c.p_value, c.test.as_str())),
+            Cell::new(c.verdict.as_str()),
         ]);
     }
     if !s.comparisons.is_empty() {

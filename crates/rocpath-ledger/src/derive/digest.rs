@@ -42,8 +42,8 @@ pub enum Doc {
     Ollama(OllamaDoc),
     /// `rocpath.strace/1`.
     Strace(StraceDoc),
-    /// `rocpath.lanes/2`.
-    Lanes(LanesDoc),
+    /// `rocpath.lanes/2`, read with the document's own types (`rocpath_docs::lanes`).
+    Lanes(rocpath_docs::lanes::LanesDoc),
     /// `rocpath.inventory/1`.
     Inventory(InventoryDoc),
     /// `rocpath.isa/1`.
@@ -668,62 +668,6 @@ pub struct ProcessD {
 }
 
 // ---------------------------------------------------------------- lanes
-
-/// `rocpath.lanes/2`.
-#[derive(Debug, Clone, Default, Deserialize)]
-#[serde(default)]
-pub struct LanesDoc {
-    /// Metric.
-    pub metric: Loose,
-    /// Unit.
-    pub unit: Loose,
-    /// Lanes.
-    #[serde(deserialize_with = "lenient")]
-    pub lanes: Vec<LaneD>,
-    /// Comparisons (`/comparisons/<i>`).
-    #[serde(deserialize_with = "lenient")]
-    pub comparisons: Vec<LaneCmpD>,
-}
-
-/// One lane.
-#[derive(Debug, Clone, Default, Deserialize)]
-#[serde(default)]
-pub struct LaneD {
-    /// Name.
-    pub name: Loose,
-    /// Files.
-    #[serde(deserialize_with = "lenient")]
-    pub files: Vec<Loose>,
-    /// Values.
-    pub n: u64,
-    /// Median.
-    #[serde(deserialize_with = "lenient")]
-    pub median: Option<f64>,
-}
-
-/// A comparison of two lanes.
-#[derive(Debug, Clone, Default, Deserialize)]
-#[serde(default)]
-pub struct LaneCmpD {
-    /// Lane a.
-    pub a: Loose,
-    /// Lane b.
-    pub b: Loose,
-    /// Median of b over median of a.
-    #[serde(deserialize_with = "lenient")]
-    pub ratio_of_medians: Option<f64>,
-    /// Lower end of the 95 % interval.
-    #[serde(deserialize_with = "lenient")]
-    pub ci_low: Option<f64>,
-    /// Upper end.
-    #[serde(deserialize_with = "lenient")]
-    pub ci_high: Option<f64>,
-    /// `differ`, `no_difference_shown`.
-    pub verdict: Loose,
-    /// Its evidence.
-    #[serde(deserialize_with = "lenient")]
-    pub evidence: Ev,
-}
 
 // ---------------------------------------------------------------- inventory, isa
 

@@ -34,7 +34,7 @@ pub fn fields_read(schema: &str) -> Option<Vec<String>> {
         x if x == s::TRACE.id => trace::<d::TraceDoc>(),
         x if x == s::OLLAMA.id => trace::<d::OllamaDoc>(),
         x if x == s::STRACE.id => trace::<d::StraceDoc>(),
-        x if x == s::LANES.id => trace::<d::LanesDoc>(),
+        x if x == s::LANES.id => trace::<rocpath_docs::lanes::LanesDoc>(),
         x if x == s::INVENTORY.id => trace::<d::InventoryDoc>(),
         x if x == s::ISA.id => trace::<d::IsaDoc>(),
         x if x == s::CHECK.id => trace::<d::CheckDoc>(),

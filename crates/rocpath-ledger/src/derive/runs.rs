@@ -606,23 +606,25 @@ fn strace_findings(o: &ObsDigest, d: &super::digest::StraceDoc) -> Vec<Finding> 
     out
 }
 
-fn lanes_findings(o: &ObsDigest, d: &super::digest::LanesDoc) -> Vec<Finding> {
-    let lane = |name: &str| d.lanes.iter().find(|l| l.name.as_str() == name);
+fn lanes_findings(o: &ObsDigest, d: &rocpath_docs::lanes::LanesDoc) -> Vec<Finding> {
+    let d = &d.summary;
+    let lane = |name: &str| d.lanes.iter().find(|l| l.name == name);
     let metric = d.metric.as_str();
     let unit = d.unit.as_str();
     let mut out = Vec::new();
     for (i, c) in d.comparisons.iter().enumerate() {
         let (a, b) = (c.a.as_str(), c.b.as_str());
-        let (Some(r), Some(lo), Some(hi)) = (c.ratio_of_medians, c.ci_low, c.ci_high) else {
+        let (r, lo, hi) = (c.ratio_of_medians, c.ci_low, c.ci_high);
+        if !(r.is_finite() && lo.is_finite() && hi.is_finite()) {
             continue;
-        };
+        }
         let files = |n: &str| {
             lane(n)
-                .map(|l| names(l.files.iter().map(|f| f.as_str())))
+                .map(|l| names(l.files.iter().map(String::as_str)))
                 .unwrap_or_default()
         };
-        let na = lane(a).map_or(0, |l| l.n);
-        let nb = lane(b).map_or(0, |l| l.n);
+        let na = lane(a).and_then(|l| l.stats).map_or(0, |s| s.n);
+        let nb = lane(b).and_then(|l| l.stats).map_or(0, |s| s.n);
         let shown = lo > 1.0 || hi < 1.0;
         let (lead, lag, x) = if r >= 1.0 { (b, a, r) } else { (a, b, 1.0 / r) };
         let iv = format!("{}–{}", text::ratio(lo), text::ratio(hi));
@@ -655,14 +657,7 @@ fn lanes_findings(o: &ObsDigest, d: &super::digest::LanesDoc) -> Vec<Finding> {
             rule::LANES_RATIO,
             format!("{metric}|{a}={}|{b}={}", files(a), files(b)),
             statement,
-            class_of(
-                &c.evidence,
-                if shown {
-                    Class::Inferred
-                } else {
-                    Class::Unresolved
-                },
-            ),
+            c.evidence.class,
             o.world.clone(),
             Floor::Application,
             vec![record_support(

@@ -23,7 +23,7 @@ fn print(
     if p.global.json {
         p.json(
             &rocpath_docs::schema::LANES,
-            &rocpath_lanes::SummaryDoc::new(s, out, errors),
+            &rocpath_lanes::document(s, out, errors),
         )?;
     } else {
         p.data(&rocpath_render::lanes::summary(s))?;

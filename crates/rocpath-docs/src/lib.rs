@@ -10,8 +10,9 @@
 //! - [`ErrorItem`]: the one item type of every document's `errors[]`: what could not be read,
 //!   where (path, container, offset, line) and why, with its evidence when the item is a
 //!   finding of its own.
-//! - [`follow`], [`lanes`]: the `rocpath.follow/1` and `rocpath.lanes/2` documents' types,
-//!   which their producers write and the ledger (and for a trail, the site) reads.
+//! - [`follow`], [`lanes`], [`strace`]: the `rocpath.follow/1`, `rocpath.lanes/2` and
+//!   `rocpath.strace/1` documents' types, which their producers write and the ledger (and for a
+//!   trail, the site) reads.
 //! - [`migrate`]: the explicit steps that turn an older version of a document into the current
 //!   one, so a reader handles exactly one shape per schema. The ledger applies them to what it
 //!   imported earlier; the files it keeps stay as the producer printed them.
@@ -24,6 +25,7 @@ pub mod follow;
 pub mod lanes;
 pub mod migrate;
 pub mod schema;
+pub mod strace;
 
 pub use error::ErrorItem;
 pub use migrate::{MigrateError, Migrated, upgrade};

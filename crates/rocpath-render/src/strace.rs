@@ -24,7 +24,7 @@ pub fn report(r: &StraceReport, rocblas: &[RocblasTrace], link: &Link) -> String
             Cell::new(&x.type_token),
             Cell::new(&x.ext),
             Cell::new(if x.fallback { "yes" } else { "" }),
-            Cell::new(x.owner),
+            Cell::new(&x.owner),
             right(x.opens),
             right(x.ok),
         ]);
@@ -83,11 +83,15 @@ pub fn report(r: &StraceReport, rocblas: &[RocblasTrace], link: &Link) -> String
     let _ = writeln!(
         out,
         "link: {}  (fallback_confirmed={} dispatch_confirmed={} direct={}; layers {})  [{} / {}]\n  {}",
-        link.link_status,
+        link.link_status.as_str(),
         u8::from(link.fallback_confirmed),
         u8::from(link.dispatch_confirmed),
         u8::from(link.direct_rocblas_or_tensile_dispatch),
-        link.layers.join("+"),
+        link.layers
+            .iter()
+            .map(|l| l.as_str())
+            .collect::<Vec<_>>()
+            .join("+"),
         link.evidence.class,
         link.evidence.rule,
         link.evidence.note

@@ -25,17 +25,19 @@ pub use report::{StraceReport, read_files};
 /// allocated).
 pub const MAX_LOG_BYTES: u64 = 1 << 30;
 
-/// The JSON document of `rocpath strace`: the catalog reads, the rocBLAS traces, the link
-/// view between them and the kernel trace, and what could not be read.
-#[derive(Debug, serde::Serialize)]
-pub struct StraceDoc<'a> {
-    /// Catalog reads.
-    #[serde(flatten)]
-    pub catalog: &'a StraceReport,
-    /// `ROCBLAS_LAYER` traces.
-    pub rocblas_traces: &'a [RocblasTrace],
-    /// The link view.
-    pub link: &'a Link,
-    /// Inputs that could not be read.
-    pub errors: &'a [String],
+/// The JSON document of `rocpath strace` ([`rocpath_docs::strace::StraceDoc`]): the catalog
+/// reads, the rocBLAS traces, the link view between them and the kernel trace, and what could
+/// not be read.
+pub fn document(
+    catalog: &StraceReport,
+    rocblas_traces: &[RocblasTrace],
+    link: &Link,
+    errors: &[String],
+) -> rocpath_docs::strace::StraceDoc {
+    rocpath_docs::strace::StraceDoc {
+        catalog: catalog.clone(),
+        rocblas_traces: rocblas_traces.to_vec(),
+        link: link.clone(),
+        errors: errors.to_vec(),
+    }
 }

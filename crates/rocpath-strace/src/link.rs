@@ -13,31 +13,9 @@
 //! counted separately (the research counted both as GEMM lines).
 
 use crate::report::StraceReport;
+pub use rocpath_docs::strace::{Layer, Link, LinkStatus, RocblasTrace};
 use rocpath_evidence::{Class, Evidence, Locator, Proof};
 use rocpath_logs::rocblas::Event;
-use serde::Serialize;
-
-/// What a `ROCBLAS_LAYER` trace log holds.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
-pub struct RocblasTrace {
-    /// The file.
-    pub path: String,
-    /// Lines.
-    pub lines: u64,
-    /// `rocblas_create_handle` lines.
-    pub handle_lines: u64,
-    /// GEMM API calls (`rocblas_gemm_ex`, `rocblas_sgemm`, …).
-    pub gemm_calls: u64,
-    /// `rocblas_internal,rocblas_gemm_<backend>_backend` lines.
-    pub backend_lines: u64,
-    /// The research's `rocblas_trace_gemm_lines`: lines matching `(?i)gemm|matmul|tensile`.
-    pub research_gemm_lines: u64,
-    /// First GEMM call line.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub first_gemm_line: Option<u64>,
-    /// Distinct shapes `api transA transB m n k` with counts (API lines only).
-    pub shapes: Vec<(String, u64)>,
-}
 
 /// Reads a rocBLAS layer trace (rocpath-logs parses each line).
 pub fn rocblas_trace(path: &str, text: &str) -> RocblasTrace {
@@ -75,28 +53,6 @@ pub fn rocblas_trace(path: &str, text: &str) -> RocblasTrace {
     v.sort_by(|a, b| b.1.cmp(&a.1).then_with(|| a.0.cmp(&b.0)));
     t.shapes = v;
     t
-}
-
-/// The link between the layers.
-#[derive(Debug, Clone, Serialize)]
-pub struct Link {
-    /// Fallback catalog read (the research gate: libggml-hip, fallback `.dat` and `.hsaco`
-    /// opened).
-    pub fallback_confirmed: bool,
-    /// Kernels dispatched (a kernel trace with dispatches).
-    pub dispatch_confirmed: bool,
-    /// rocBLAS/Tensile GEMM observed running.
-    pub direct_rocblas_or_tensile_dispatch: bool,
-    /// Status (see the module doc).
-    pub link_status: &'static str,
-    /// rocBLAS/Tensile kernel dispatches in the kernel trace.
-    pub blas_kernel_dispatches: u64,
-    /// GEMM calls in the rocBLAS trace.
-    pub rocblas_gemm_calls: u64,
-    /// Which layers were given.
-    pub layers: Vec<&'static str>,
-    /// Evidence.
-    pub evidence: Evidence,
 }
 
 /// Which half of the evidence is missing, said precisely: the parts of the fallback gate that
@@ -154,12 +110,12 @@ pub fn link(
     let gemm_calls: u64 = rocblas.iter().map(|r| r.gemm_calls).sum();
     let direct = blas_kernels > 0 || gemm_calls > 0;
     let fallback = catalog.fallback_confirmed;
-    let mut layers = vec!["catalog_read"];
+    let mut layers = vec![Layer::CatalogRead];
     if trace.is_some() {
-        layers.push("dispatch");
+        layers.push(Layer::Dispatch);
     }
     if !rocblas.is_empty() {
-        layers.push("rocblas_trace");
+        layers.push(Layer::RocblasTrace);
     }
     let mut sources: Vec<Locator> = catalog.catalog_read.sources.clone();
     if let Some(t) = trace {
@@ -174,7 +130,7 @@ pub fn link(
     }
     let (status, mut ev) = if direct {
         (
-            "direct_rocblas_or_tensile_dispatch_observed",
+            LinkStatus::DirectRocblasOrTensileDispatchObserved,
             Evidence::new(Class::Confirmed, Proof::RuntimeVerified, "strace.link.direct").because(format!(
                 "rocBLAS/Tensile GEMM seen running ({blas_kernels} Tensile/rocBLAS kernel dispatch(es), {gemm_calls} rocBLAS GEMM call(s)); \
                  which catalog entries served them is not established"
@@ -182,7 +138,7 @@ pub fn link(
         )
     } else if fallback && dispatch {
         (
-            "indirect_link_only_same_scenario",
+            LinkStatus::IndirectLinkOnlySameScenario,
             Evidence::new(Class::Inferred, Proof::Hypothesis, "strace.link.indirect").because(
                 "fallback catalog read and kernels dispatched in the same scenario, but no rocBLAS/Tensile dispatch: \
                  the catalog was loaded, the GEMMs ran elsewhere (ggml's own kernels) — same scenario, not a causal link",
@@ -190,7 +146,7 @@ pub fn link(
         )
     } else {
         (
-            "insufficient_evidence",
+            LinkStatus::InsufficientEvidence,
             Evidence::new(
                 Class::Unresolved,
                 Proof::RuntimeVerified,
@@ -249,7 +205,7 @@ rocblas_sgemm,T,N,32,512,2880,1,0x14050d00,2880,0x80,2880,0,0x2441900,32,atomics
         let cat = total(vec![process("s.1", split)]);
         assert_eq!(cat.catalog_read.rule, "strace.fallback_catalog_read");
         let l = link(&cat, None, &[]);
-        assert_eq!(l.link_status, "insufficient_evidence");
+        assert_eq!(l.link_status, LinkStatus::InsufficientEvidence);
         assert!(!l.evidence.note.contains("neither"), "{}", l.evidence.note);
         assert_eq!(
             l.evidence.note,
@@ -276,14 +232,17 @@ no kernel trace given (--trace): the dispatch half is missing"
 01:00:00.000003 openat(AT_FDCWD, \"/l/TensileLibrary_Type_HH_Contraction_l_Alik_Bljk_Cijk_Dijk_fallback_gfx900.hsaco\", O_RDONLY) = 5\n";
         let cat = total(vec![process("s.1", split)]);
         let l = link(&cat, None, &[]);
-        assert_eq!(l.link_status, "insufficient_evidence");
+        assert_eq!(l.link_status, LinkStatus::InsufficientEvidence);
         assert_eq!(l.evidence.class, Class::Unresolved);
         assert_eq!(
             l.evidence.note,
             "no kernel trace given (--trace): the dispatch half is missing"
         );
         let l = link(&cat, None, &[rocblas_trace("t.log", GPT)]);
-        assert_eq!(l.link_status, "direct_rocblas_or_tensile_dispatch_observed");
+        assert_eq!(
+            l.link_status,
+            LinkStatus::DirectRocblasOrTensileDispatchObserved
+        );
         assert_eq!(l.evidence.class, Class::Confirmed);
         assert!(
             l.evidence

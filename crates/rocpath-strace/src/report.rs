@@ -2,133 +2,39 @@
 
 use crate::catalog::{self, Kind};
 use crate::line::{self, Call, Open};
+pub use rocpath_docs::strace::{
+    LibraryOpens, ProcessReport, ResearchCounts, StraceReport, TensileOpens, Window,
+};
 use rocpath_evidence::{Class, Evidence, Locator, Proof};
-use serde::Serialize;
 use std::collections::{BTreeMap, HashMap};
 use std::path::{Path, PathBuf};
 
-/// First and last of a kind of open.
-#[derive(Debug, Clone, Default, PartialEq, Serialize)]
-pub struct Window {
-    /// Opens.
-    pub count: u64,
-    /// First line.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub first_line: Option<u64>,
-    /// Last line.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub last_line: Option<u64>,
-    /// First timestamp as printed.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub first_time: Option<String>,
-    /// Last timestamp as printed.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub last_time: Option<String>,
-    /// Seconds between them (with `-tt`/`-ttt` timestamps).
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub span_s: Option<f64>,
-}
-
-impl Window {
-    fn add(&mut self, line: u64, time: Option<&str>) {
-        self.count += 1;
-        if self.first_line.is_none() {
-            self.first_line = Some(line);
-            self.first_time = time.map(str::to_string);
+/// One more open of the kind a window counts.
+fn window_add(w: &mut Window, line: u64, time: Option<&str>) {
+    {
+        w.count += 1;
+        if w.first_line.is_none() {
+            w.first_line = Some(line);
+            w.first_time = time.map(str::to_string);
         }
-        self.last_line = Some(line);
-        self.last_time = time.map(str::to_string);
+        w.last_line = Some(line);
+        w.last_time = time.map(str::to_string);
         if let (Some(a), Some(b)) = (
-            self.first_time.as_deref().and_then(line::seconds),
-            self.last_time.as_deref().and_then(line::seconds),
+            w.first_time.as_deref().and_then(line::seconds),
+            w.last_time.as_deref().and_then(line::seconds),
         ) {
-            self.span_s = Some(((b - a) * 1e6).round() / 1e6);
+            w.span_s = Some(((b - a) * 1e6).round() / 1e6);
         }
     }
 }
 
-/// The research workflow's strace counters (`g4-fallback-strace-check.sh`): lines whose path
-/// matches, whatever the result.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
-pub struct ResearchCounts {
-    /// `libggml-hip\.so`.
-    pub libggml_hip_openat: u64,
-    /// `TensileLibrary_.*_fallback\.dat`.
-    pub fallback_dat_openat: u64,
-    /// `TensileLibrary_.*_fallback_gfx…\.hsaco`.
-    pub fallback_hsaco_openat: u64,
-}
-
-impl ResearchCounts {
-    fn merge(&mut self, o: &ResearchCounts) {
-        self.libggml_hip_openat += o.libggml_hip_openat;
-        self.fallback_dat_openat += o.fallback_dat_openat;
-        self.fallback_hsaco_openat += o.fallback_hsaco_openat;
+/// Adds another process's counters.
+fn merge(r: &mut ResearchCounts, o: &ResearchCounts) {
+    {
+        r.libggml_hip_openat += o.libggml_hip_openat;
+        r.fallback_dat_openat += o.fallback_dat_openat;
+        r.fallback_hsaco_openat += o.fallback_hsaco_openat;
     }
-}
-
-/// Opens of one library.
-#[derive(Debug, Clone, Default, PartialEq, Serialize)]
-pub struct LibraryOpens {
-    /// Name (`librocblas`).
-    pub name: String,
-    /// Successful opens.
-    pub ok: u64,
-    /// Failed opens (the loader's search path).
-    pub failed: u64,
-    /// The path that opened (first).
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub resolved: Option<String>,
-    /// Where.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub at: Option<Locator>,
-}
-
-/// Opens of Tensile catalog files of one type, extension and fallback-ness.
-#[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct TensileOpens {
-    /// `Type_HH`, … or `lazy_index` / `library` for files without a type.
-    pub type_token: String,
-    /// `dat`, `hsaco`, `co`, `yaml`.
-    pub ext: String,
-    /// Fallback catalog.
-    pub fallback: bool,
-    /// `rocblas` or `hipblaslt`.
-    pub owner: &'static str,
-    /// Opens.
-    pub opens: u64,
-    /// Successful.
-    pub ok: u64,
-    /// First place.
-    pub at: Locator,
-}
-
-/// One process (one split file).
-#[derive(Debug, Clone, Serialize)]
-pub struct ProcessReport {
-    /// The split file.
-    pub path: String,
-    /// pid (from the `.<pid>` suffix or the lines).
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub pid: Option<u64>,
-    /// Open calls.
-    pub opens: u64,
-    /// Successful.
-    pub ok: u64,
-    /// Failed.
-    pub failed: u64,
-    /// Unfinished calls whose result never came.
-    pub unresolved: u64,
-    /// Research counters.
-    pub research: ResearchCounts,
-    /// Fallback `.dat` opens.
-    pub fallback_dat: Window,
-    /// Fallback `.hsaco` opens.
-    pub fallback_hsaco: Window,
-    /// Libraries (ROCm and ggml ones first).
-    pub libraries: Vec<LibraryOpens>,
-    /// Tensile catalog opens.
-    pub tensile: Vec<TensileOpens>,
 }
 
 #[derive(Default)]
@@ -169,11 +75,11 @@ impl Acc {
             Kind::Tensile(t) => {
                 if t.fallback && t.ext == "dat" {
                     p.research.fallback_dat_openat += 1;
-                    p.fallback_dat.add(line, o.time.as_deref());
+                    window_add(&mut p.fallback_dat, line, o.time.as_deref());
                 }
                 if t.fallback && t.ext == "hsaco" && t.arch.is_some() {
                     p.research.fallback_hsaco_openat += 1;
-                    p.fallback_hsaco.add(line, o.time.as_deref());
+                    window_add(&mut p.fallback_hsaco, line, o.time.as_deref());
                 }
                 let tok = t.type_token.clone().unwrap_or_else(|| {
                     if t.lazy_index {
@@ -189,7 +95,7 @@ impl Acc {
                         type_token: tok,
                         ext: t.ext.clone(),
                         fallback: t.fallback,
-                        owner: t.owner,
+                        owner: t.owner.to_string(),
                         opens: 0,
                         ok: 0,
                         at: here,
@@ -272,38 +178,12 @@ pub fn process(path: &str, text: &str) -> ProcessReport {
     p
 }
 
-/// All split files of a run.
-#[derive(Debug, Clone, Serialize)]
-pub struct StraceReport {
-    /// Split files read.
-    pub files: u64,
-    /// Open calls.
-    pub opens: u64,
-    /// Successful.
-    pub ok: u64,
-    /// Failed.
-    pub failed: u64,
-    /// Research counters over all files.
-    pub research: ResearchCounts,
-    /// The research's gate: `libggml_hip_openat > 0 && fallback_dat_openat > 0 &&
-    /// fallback_hsaco_openat > 0`.
-    pub fallback_confirmed: bool,
-    /// Tensile catalog opens over all files.
-    pub tensile: Vec<TensileOpens>,
-    /// Libraries over all files.
-    pub libraries: Vec<LibraryOpens>,
-    /// Catalog-read evidence: were fallback catalog files read?
-    pub catalog_read: Evidence,
-    /// Per process.
-    pub processes: Vec<ProcessReport>,
-}
-
 /// Sums process reports.
 pub fn total(processes: Vec<ProcessReport>) -> StraceReport {
     let mut research = ResearchCounts::default();
     let (mut opens, mut ok, mut failed) = (0, 0, 0);
     for p in &processes {
-        research.merge(&p.research);
+        merge(&mut research, &p.research);
         opens += p.opens;
         ok += p.ok;
         failed += p.failed;
@@ -329,10 +209,15 @@ pub fn total(processes: Vec<ProcessReport>) -> StraceReport {
 
 /// Tensile catalog opens summed over the processes, most opened first.
 fn tensile_opens(processes: &[ProcessReport]) -> Vec<TensileOpens> {
-    let mut by: BTreeMap<(String, String, bool, &'static str), TensileOpens> = BTreeMap::new();
+    let mut by: BTreeMap<(String, String, bool, String), TensileOpens> = BTreeMap::new();
     for t in processes.iter().flat_map(|p| &p.tensile) {
         let e = by
-            .entry((t.type_token.clone(), t.ext.clone(), t.fallback, t.owner))
+            .entry((
+                t.type_token.clone(),
+                t.ext.clone(),
+                t.fallback,
+                t.owner.clone(),
+            ))
             .or_insert_with(|| TensileOpens {
                 opens: 0,
                 ok: 0,

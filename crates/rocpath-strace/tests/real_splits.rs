@@ -120,9 +120,9 @@ fn link_with_real_trace_and_handle_only_rocblas_trace() {
     // file): the research gate needs all three.
     let l = rocpath_strace::link::link(&cat, Some(&trace), std::slice::from_ref(&rb));
     if cat.fallback_confirmed {
-        assert_eq!(l.link_status, "indirect_link_only_same_scenario");
+        assert_eq!(l.link_status.as_str(), "indirect_link_only_same_scenario");
     } else {
-        assert_eq!(l.link_status, "insufficient_evidence");
+        assert_eq!(l.link_status.as_str(), "insufficient_evidence");
     }
     assert!(!l.direct_rocblas_or_tensile_dispatch);
     assert!(l.dispatch_confirmed);
@@ -144,7 +144,7 @@ fn one_split_says_which_half_is_missing() {
     assert_eq!(r.catalog_read.class.as_str(), "confirmed");
     assert!(r.catalog_read.note.starts_with("54 fallback"));
     let l = rocpath_strace::link::link(&r, None, &[]);
-    assert_eq!(l.link_status, "insufficient_evidence");
+    assert_eq!(l.link_status.as_str(), "insufficient_evidence");
     let note = &l.evidence.note;
     assert!(!note.contains("neither"), "{note}");
     assert!(

@@ -40,10 +40,10 @@ pub enum Doc {
     Trace(TraceDoc),
     /// `rocpath.ollama/2`.
     Ollama(OllamaDoc),
-    /// `rocpath.strace/1`.
-    Strace(StraceDoc),
+    /// `rocpath.strace/1`, read with the document's own types (`rocpath_docs::strace`).
+    Strace(Box<rocpath_docs::strace::StraceDoc>),
     /// `rocpath.lanes/2`, read with the document's own types (`rocpath_docs::lanes`).
-    Lanes(rocpath_docs::lanes::LanesDoc),
+    Lanes(Box<rocpath_docs::lanes::LanesDoc>),
     /// `rocpath.inventory/1`.
     Inventory(InventoryDoc),
     /// `rocpath.isa/1`.
@@ -624,48 +624,6 @@ pub struct ServerDeviceD {
 }
 
 // ---------------------------------------------------------------- strace
-
-/// `rocpath.strace/1`.
-#[derive(Debug, Clone, Default, Deserialize)]
-#[serde(default)]
-pub struct StraceDoc {
-    /// Split files read.
-    pub files: u64,
-    /// The research counters.
-    #[serde(deserialize_with = "lenient")]
-    pub research: BTreeMap<String, u64>,
-    /// The catalog-read verdict.
-    #[serde(deserialize_with = "lenient")]
-    pub catalog_read: Ev,
-    /// The link.
-    #[serde(deserialize_with = "lenient")]
-    pub link: Option<LinkD>,
-    /// Processes read (their split files).
-    pub processes: Vec<ProcessD>,
-}
-
-/// The link of catalog reads and dispatches.
-#[derive(Debug, Clone, Default, Deserialize)]
-#[serde(default)]
-pub struct LinkD {
-    /// `direct_…`, `indirect_…`, `insufficient_evidence`.
-    pub link_status: Loose,
-    /// BLAS kernel dispatches.
-    pub blas_kernel_dispatches: u64,
-    /// rocBLAS GEMM calls.
-    pub rocblas_gemm_calls: u64,
-    /// Its evidence.
-    #[serde(deserialize_with = "lenient")]
-    pub evidence: Ev,
-}
-
-/// One traced process.
-#[derive(Debug, Clone, Default, Deserialize)]
-#[serde(default)]
-pub struct ProcessD {
-    /// Its split file.
-    pub path: Loose,
-}
 
 // ---------------------------------------------------------------- lanes
 

@@ -525,15 +525,10 @@ fn placement_layer(verdict: &str) -> Option<Layer> {
 
 /// The observation, and the raw lines the catalog-read verdict cites (the document holds
 /// no record of its own for it).
-fn catalog_support(o: &ObsDigest, e: &Ev) -> Vec<Support> {
+fn catalog_support(o: &ObsDigest, e: &rocpath_evidence::Evidence) -> Vec<Support> {
     let mut v = vec![record_support(&o.id, "", Text::default())];
-    for s in e
-        .sources
-        .iter()
-        .filter(|s| !s.path.as_str().is_empty())
-        .take(4)
-    {
-        let mut l = rocpath_evidence::Locator::file(s.path.as_str());
+    for s in e.sources.iter().filter(|s| !s.path.is_empty()).take(4) {
+        let mut l = rocpath_evidence::Locator::file(&s.path);
         l.line = s.line;
         v.push(Support {
             source: Some(l),
@@ -543,18 +538,19 @@ fn catalog_support(o: &ObsDigest, e: &Ev) -> Vec<Support> {
     v
 }
 
-fn strace_findings(o: &ObsDigest, d: &super::digest::StraceDoc) -> Vec<Finding> {
+fn strace_findings(o: &ObsDigest, doc: &rocpath_docs::strace::StraceDoc) -> Vec<Finding> {
+    let d = &doc.catalog;
     let files = names(d.processes.iter().map(|p| p.path.as_str()));
     let label = if files.is_empty() {
         o.id.clone()
     } else {
         files
     };
-    let r = |k: &str| d.research.get(k).copied().unwrap_or(0);
+    let r = &d.research;
     let (dat, hsaco, ggml) = (
-        r("fallback_dat_openat"),
-        r("fallback_hsaco_openat"),
-        r("libggml_hip_openat"),
+        r.fallback_dat_openat,
+        r.fallback_hsaco_openat,
+        r.libggml_hip_openat,
     );
     let mut out = vec![finding(
         rule::STRACE_CATALOG,
@@ -573,13 +569,14 @@ fn strace_findings(o: &ObsDigest, d: &super::digest::StraceDoc) -> Vec<Finding> 
                 num(ggml)
             ),
         ),
-        class_of(&d.catalog_read, Class::Confirmed),
+        d.catalog_read.class,
         o.world.clone(),
         Floor::MathLibrary,
         catalog_support(o, &d.catalog_read),
         (dat + hsaco, dat + hsaco, Vec::new()),
     )];
-    if let Some(l) = &d.link {
+    {
+        let l = &doc.link;
         let status = l.link_status.as_str();
         out.push(finding(
             rule::STRACE_LINK,
@@ -596,7 +593,7 @@ fn strace_findings(o: &ObsDigest, d: &super::digest::StraceDoc) -> Vec<Finding> 
                     num(l.rocblas_gemm_calls)
                 ),
             ),
-            class_of(&l.evidence, Class::Unresolved),
+            l.evidence.class,
             o.world.clone(),
             Floor::MathLibrary,
             vec![record_support(&o.id, "/link", Text::default())],

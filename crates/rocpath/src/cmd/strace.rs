@@ -2,7 +2,6 @@
 
 use crate::cli::StraceArgs;
 use crate::output::{Printer, Status};
-use rocpath_strace::StraceDoc;
 
 pub fn run(a: StraceArgs, p: &Printer) -> anyhow::Result<Status> {
     let (catalog, mut errors) = rocpath_strace::read_files(&a.paths);
@@ -46,12 +45,7 @@ pub fn run(a: StraceArgs, p: &Printer) -> anyhow::Result<Status> {
     if p.global.json {
         p.json(
             &rocpath_docs::schema::STRACE,
-            &StraceDoc {
-                catalog: &catalog,
-                rocblas_traces: &rocblas,
-                link: &link,
-                errors: &errors,
-            },
+            &rocpath_strace::document(&catalog, &rocblas, &link, &errors),
         )?;
     } else {
         p.data(&rocpath_render::strace::report(&catalog, &rocblas, &link))?;

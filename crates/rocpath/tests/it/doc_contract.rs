@@ -19,8 +19,6 @@ const PRODUCERS: &[(s::Schema, Option<&str>)] = &[
     (s::EXPLAIN_GEMM, Some("cli_explain_gemm_json_shape")),
     (s::TRACE, Some("cli_trace_json_shape")),
     (s::OLLAMA, Some("cli_ollama_read_json_shape")),
-    (s::STRACE, Some("cli_strace_json_shape")),
-    (s::LANES, Some("cli_lanes_summarize_json_shape")),
     (s::INVENTORY, Some("cli_inventory_json_shape")),
     (s::ISA, Some("cli_isa_json_shape")),
     (s::CHECK, Some("cli_check_json_shape")),
@@ -286,7 +284,7 @@ fn the_ledger_reads_only_fields_the_producers_print() {
         missing.join("\n")
     );
     assert!(
-        checked > 200,
+        checked > 150,
         "{checked} paths checked, {unknowable} below null, [] or {{}}"
     );
 }

@@ -97,9 +97,9 @@ fn guessed_walk(root: &Hop) -> Vec<(usize, Guesses, &Hop)> {
 /// Where a trail ends.
 #[derive(Debug, Default)]
 pub struct Ends<'d> {
-    /// Conditions deciding on the value: those reached through no call result the trail does
-    /// not bear out first, then through the fewest name matches, then by start, then the
-    /// shallowest.
+    /// Conditions deciding on the value, each line once: those reached through no call result
+    /// the trail does not bear out first, then through the fewest name matches, then by start,
+    /// then the shallowest.
     pub decisions: Vec<&'d Hop>,
     /// Hops where the value leaves the repositories given (`unresolved`, the boundary in
     /// the note), in the order of the tree.
@@ -147,7 +147,61 @@ pub fn ends(doc: &FollowDoc) -> Ends<'_> {
         }
     }
     decisions.sort_by_key(|(guesses, start, depth, h)| (*guesses, *start, *depth, h.id));
-    e.decisions = decisions.into_iter().map(|(_, _, _, h)| h).collect();
+    // A condition reached twice (from two starts, or through a join) is listed once, where
+    // it ranks first.
+    let mut listed = std::collections::HashSet::new();
+    e.decisions = decisions
+        .into_iter()
+        .map(|(_, _, _, h)| h)
+        .filter(|h| listed.insert((h.path.as_str(), h.line)))
+        .collect();
     e.stops = stops.into_iter().collect();
     e
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn hop(id: usize, line: u64, kind: HopKind, children: Vec<Hop>) -> Hop {
+        Hop {
+            id,
+            path: "envconfig/config.go".into(),
+            line,
+            commit: None,
+            text: String::new(),
+            kind,
+            evidence: HopEvidence::CodeVerified,
+            symbol: "loadTimeout".into(),
+            note: None,
+            children,
+        }
+    }
+
+    #[test]
+    fn a_condition_reached_from_two_starts_is_listed_once_where_it_ranks_first() {
+        // Shaped like `OLLAMA_LOAD_TIMEOUT`: the getter's start and the help text's both reach
+        // `loadTimeout <= 0` (config.go:159).
+        let start = |id: usize, line: u64| {
+            hop(
+                id,
+                line,
+                HopKind::Env,
+                vec![hop(id + 1, 159, HopKind::Branch, vec![])],
+            )
+        };
+        let doc = FollowDoc {
+            spec: "OLLAMA_LOAD_TIMEOUT".into(),
+            repos: Vec::new(),
+            depth: 24,
+            limit: 400,
+            matched: 2,
+            truncated: false,
+            hops: vec![start(1, 151), start(3, 320)],
+            skipped: Vec::new(),
+            notes: Vec::new(),
+        };
+        let ids: Vec<usize> = ends(&doc).decisions.iter().map(|h| h.id).collect();
+        assert_eq!(ids, vec![2]);
+    }
 }

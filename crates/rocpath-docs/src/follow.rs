@@ -148,12 +148,8 @@ pub struct RepoInfo {
     /// Whether the index came from the cache.
     pub cached: bool,
     /// Source files whose work tree differs from the commit (edited, added, removed).
-    #[serde(default, skip_serializing_if = "is_zero")]
+    #[serde(default, skip_serializing_if = "crate::is_zero")]
     pub changed: usize,
-}
-
-fn is_zero(n: &usize) -> bool {
-    *n == 0
 }
 
 /// A file left out, and why.

@@ -15,10 +15,6 @@ fn number<'de, D: Deserializer<'de>>(d: D) -> Result<f64, D::Error> {
     Ok(Option::<f64>::deserialize(d)?.unwrap_or(f64::NAN))
 }
 
-fn is_zero(n: &u64) -> bool {
-    *n == 0
-}
-
 /// Descriptive statistics of one lane.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
 pub struct Describe {
@@ -75,7 +71,7 @@ pub struct Lane {
     /// Lines that are not JSON.
     pub not_json: u64,
     /// Lines longer than the limit, cut (and so not JSON).
-    #[serde(default, skip_serializing_if = "is_zero")]
+    #[serde(default, skip_serializing_if = "crate::is_zero")]
     pub long_lines: u64,
     /// Evidence for the values.
     pub evidence: Evidence,

@@ -30,3 +30,8 @@ pub mod strace;
 pub use error::ErrorItem;
 pub use migrate::{MigrateError, Migrated, upgrade};
 pub use schema::{Schema, SchemaId};
+
+/// A count left out of a document when it is 0 (`skip_serializing_if`).
+pub(crate) fn is_zero<T: Default + PartialEq>(n: &T) -> bool {
+    *n == T::default()
+}

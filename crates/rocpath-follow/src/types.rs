@@ -479,6 +479,16 @@ impl Engine<'_> {
     ) -> bool {
         let here = self.path(at);
         let here = here.rsplit_once('/').map_or("", |(d, _)| d).to_string();
+        // Without a package, the answer is the folder's; with one, the reading file's (its
+        // imports name the package).
+        let scope = match qual {
+            None => format!("{}:{here}", at.repo),
+            Some(q) => format!("{}#{}:{q}", at.repo, at.file),
+        };
+        let key = (Lang::Go, format!("{scope}.{ty}"), field.to_string());
+        if let Some(&k) = self.known_fields.get(&key) {
+            return k;
+        }
         let with_field = self.files_with(field, Some(Lang::Go));
         let files: Vec<FileRef> = self
             .files_with(ty, Some(Lang::Go))
@@ -499,9 +509,11 @@ impl Engine<'_> {
             })
             .collect();
         self.prefetch(&files);
-        files
+        let yes = files
             .into_iter()
-            .any(|f| self.file(f).is_some_and(|p| declares_field(&p, ty, field)))
+            .any(|f| self.file(f).is_some_and(|p| declares_field(&p, ty, field)));
+        self.known_fields.insert(key, yes);
+        yes
     }
 
     /// Whether a type named `ty` declared in the repositories has a field `field`.

@@ -1041,6 +1041,47 @@ mod tests {
         }
     }
 
+    proptest::proptest! {
+        /// Any cut of a lanes summary or a strace report (read with their producers' types):
+        /// a digest or an error naming the document, never a panic; the whole one gives its
+        /// findings.
+        #[test]
+        fn run_documents_never_panic(cut in 0usize..1400, which in 0usize..2) {
+            let ev = r#"{"class":"inferred","kind":"runtime_verified","rule":"r"}"#;
+            let lanes = format!(
+                r#"{{"schema":"rocpath.lanes/2","metric":"eval_rate","unit":"tok/s","definition":"d",
+                "bootstrap_iterations":10,"seed":1,"lanes":[{{"name":"MI25","files":["a.jsonl"],
+                "values":[1.0,2.0],"n":2,"min":1.0,"p10":1.1,"median":1.5,"p90":1.9,"max":2.0,
+                "mean":1.5,"stdev":0.5,"stdev_sample":null,"records":2,"failed":0,"warmup":0,
+                "meta_records":0,"literal_newline_records":0,"not_json":0,"evidence":{ev}}}],
+                "comparisons":[{{"a":"MI25","b":"Vega64","ratio_of_medians":1.2,"ci_low":1.1,
+                "ci_high":1.3,"u":0.0,"p_value":0.01,"test":"exact","verdict":"differ",
+                "evidence":{ev}}}],"errors":[]}}"#
+            );
+            let strace = format!(
+                r#"{{"schema":"rocpath.strace/1","files":1,"opens":3,"ok":3,"failed":0,
+                "research":{{"libggml_hip_openat":1,"fallback_dat_openat":1,"fallback_hsaco_openat":1}},
+                "fallback_confirmed":true,"tensile":[],"libraries":[],"catalog_read":{ev},
+                "processes":[],"rocblas_traces":[],"link":{{"fallback_confirmed":true,
+                "dispatch_confirmed":false,"direct_rocblas_or_tensile_dispatch":false,
+                "link_status":"insufficient_evidence","blas_kernel_dispatches":0,
+                "rocblas_gemm_calls":0,"layers":["catalog_read"],"evidence":{ev}}},"errors":[]}}"#
+            );
+            let doc = [lanes, strace][which].clone();
+            let text = format!(
+                r#"{{"schema":"rocpath.ledger.observation/1","id":"o","imported":{{"world":"gfx900"}},"document":{}}}"#,
+                &doc[..cut.min(doc.len())]
+            );
+            match parse(text.as_bytes()) {
+                Ok(d) => {
+                    let found = crate::derive::findings(&[d]);
+                    proptest::prop_assert!(cut < doc.len() || !found.is_empty());
+                }
+                Err(_) => proptest::prop_assert!(cut < doc.len()),
+            }
+        }
+    }
+
     #[test]
     fn other_schemas_and_bad_files() {
         let text = r#"{"schema":"rocpath.ledger.observation/1","id":"x","imported":{},

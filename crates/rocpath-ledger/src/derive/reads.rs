@@ -82,6 +82,17 @@ impl<'o> Tracer<'o> {
     }
 }
 
+/// Deserializer methods answered as another one (`deserialize_u8` as `deserialize_u64`).
+macro_rules! same_as {
+    ($($($f:ident)* => $to:ident;)*) => {
+        $($(
+            fn $f<V: Visitor<'de>>(self, v: V) -> Result<V::Value, Self::Error> {
+                self.$to(v)
+            }
+        )*)*
+    };
+}
+
 impl<'de> Deserializer<'de> for Tracer<'_> {
     type Error = de::value::Error;
 
@@ -154,32 +165,10 @@ impl<'de> Deserializer<'de> for Tracer<'_> {
     serde::forward_to_deserialize_any! {
         char str string bytes byte_buf identifier unit_struct tuple tuple_struct
     }
-    fn deserialize_u8<V: Visitor<'de>>(self, v: V) -> Result<V::Value, Self::Error> {
-        self.deserialize_u64(v)
-    }
-    fn deserialize_u16<V: Visitor<'de>>(self, v: V) -> Result<V::Value, Self::Error> {
-        self.deserialize_u64(v)
-    }
-    fn deserialize_u32<V: Visitor<'de>>(self, v: V) -> Result<V::Value, Self::Error> {
-        self.deserialize_u64(v)
-    }
-    fn deserialize_u128<V: Visitor<'de>>(self, v: V) -> Result<V::Value, Self::Error> {
-        self.deserialize_u64(v)
-    }
-    fn deserialize_i8<V: Visitor<'de>>(self, v: V) -> Result<V::Value, Self::Error> {
-        self.deserialize_i64(v)
-    }
-    fn deserialize_i16<V: Visitor<'de>>(self, v: V) -> Result<V::Value, Self::Error> {
-        self.deserialize_i64(v)
-    }
-    fn deserialize_i32<V: Visitor<'de>>(self, v: V) -> Result<V::Value, Self::Error> {
-        self.deserialize_i64(v)
-    }
-    fn deserialize_i128<V: Visitor<'de>>(self, v: V) -> Result<V::Value, Self::Error> {
-        self.deserialize_i64(v)
-    }
-    fn deserialize_f32<V: Visitor<'de>>(self, v: V) -> Result<V::Value, Self::Error> {
-        self.deserialize_f64(v)
+    same_as! {
+        deserialize_u8 deserialize_u16 deserialize_u32 deserialize_u128 => deserialize_u64;
+        deserialize_i8 deserialize_i16 deserialize_i32 deserialize_i128 => deserialize_i64;
+        deserialize_f32 => deserialize_f64;
     }
 }
 

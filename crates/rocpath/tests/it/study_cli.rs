@@ -124,11 +124,21 @@ fn the_study_of_the_shared_fixtures_reproduces_the_published_numbers() {
     assert_eq!(doc["schema"], "rocpath.ledger.claims/1");
     let claims = doc["claims"].as_array().unwrap();
 
+    natural_int8_groups(&logs, claims);
+    let dlops_nchw = forced_dlops_rejections(&logs, claims);
+    natural_selections(&logs, claims);
+    workload_findings(&fixtures, claims);
+    mi25_vega64_ratios(&fixtures, claims);
+    world_and_case_pages(&out, &logs, &fixtures, dlops_nchw);
+}
+
+/// §5.1: the natural INT8 groups, and what every group and statement of the study holds to.
+fn natural_int8_groups(logs: &Path, claims: &[Value]) {
     // §5.1: natural INT8 forward convolution always ends in ConvDirectNaiveConvFwd — one
     // claim per full problem (types, layouts, selection with or without a search, API path):
     // the NCHW driver cases, without and with a search.
     let natural = present(
-        &logs,
+        logs,
         &[
             "vega64_i8_case1",
             "vega64_int8_nchw_1x1_fwd_n32",
@@ -140,7 +150,7 @@ fn the_study_of_the_shared_fixtures_reproduces_the_published_numbers() {
         ],
     ) as u64;
     let search = present(
-        &logs,
+        logs,
         &[
             "vega64_int8_nchw_3x3_search1",
             "vega64_int8_nat_s1_*_20260315",
@@ -190,7 +200,7 @@ fn the_study_of_the_shared_fixtures_reproduces_the_published_numbers() {
     }
     // §5.1: the FP32 cases are three problems (1x1, 3x3, grouped 3x3): each took its own
     // solver — a finding, not a limit of the observation.
-    if present(&logs, &["vega64_fp32_nchw_*"]) == 3 {
+    if present(logs, &["vega64_fp32_nchw_*"]) == 3 {
         let c = claim(
             claims,
             "derive.case.group",
@@ -209,7 +219,7 @@ fn the_study_of_the_shared_fixtures_reproduces_the_published_numbers() {
             );
         }
     }
-    if present(&logs, &["vega64_rocblas_int8_gemm_128_128_128_20260318"]) == 1 {
+    if present(logs, &["vega64_rocblas_int8_gemm_128_128_128_20260318"]) == 1 {
         assert!(!claims.iter().any(|c| {
             c["derived_by"] == "derive.case.outcome"
                 && c["statement"]["en"]
@@ -218,12 +228,15 @@ fn the_study_of_the_shared_fixtures_reproduces_the_published_numbers() {
                     .starts_with("vega64_rocblas_int8_gemm_128_128_128_20260318:")
         }));
     }
+}
 
+/// §5.1: forced DLOPS rejections, one claim per layout; the NCHW cases counted.
+fn forced_dlops_rejections(logs: &Path, claims: &[Value]) -> u64 {
     // §5.1: forced ConvCkIgemmFwdV6r1DlopsNchw is rejected as not applicable, every time:
     // one claim per layout.
-    let dlops = present(&logs, &["vega64_int8_force_dlops_*"]) as u64;
+    let dlops = present(logs, &["vega64_int8_force_dlops_*"]) as u64;
     let nhwc = present(
-        &logs,
+        logs,
         &[
             "vega64_int8_force_dlops_nhwc_*",
             "vega64_int8_force_dlops_s1_nhwc_*",
@@ -241,7 +254,11 @@ fn the_study_of_the_shared_fixtures_reproduces_the_published_numbers() {
         assert_eq!(counts(c), (n, n));
         assert_eq!(c["class"], "confirmed");
     }
+    dlops - nhwc
+}
 
+/// §5.1: the natural selections of the other precisions, one case each.
+fn natural_selections(logs: &Path, claims: &[Value]) {
     // §5.1: the FP32 natural selections, one case each.
     for (case, solver) in [
         ("vega64_fp32_nchw_3x3_fwd_n32", "ConvBinWinograd3x3U"),
@@ -261,7 +278,10 @@ fn the_study_of_the_shared_fixtures_reproduces_the_published_numbers() {
             );
         }
     }
+}
 
+/// §5.3 and §5.2: the tinyllama trace, strace split and placements.
+fn workload_findings(fixtures: &Path, claims: &[Value]) {
     // §5.3: 0 Tensile-like dispatches among the 3,605 of the tinyllama probe.
     if fixtures
         .join("mi25-runs/rocprofv3_probe_tinyllama_latest_20260324_015840")
@@ -305,6 +325,10 @@ fn the_study_of_the_shared_fixtures_reproduces_the_published_numbers() {
             "tinyllama_r1_w0_k1_second_20260320_195741: UNSURE"
         );
     }
+}
+
+/// §5.4: the MI25/Vega64 lane ratios.
+fn mi25_vega64_ratios(fixtures: &Path, claims: &[Value]) {
     // §5.4: MI25 vs Vega64, each set's ratio of medians with its interval.
     let lanes = fixtures.join("ollama-runs/mi25-vega64");
     for (set, ratio, shown) in [
@@ -356,7 +380,11 @@ fn the_study_of_the_shared_fixtures_reproduces_the_published_numbers() {
             assert_eq!(c["class"], "unresolved");
         }
     }
+}
 
+/// The world pages as question chains, a case page's interpretation, and no path of this
+/// machine in the site.
+fn world_and_case_pages(out: &Path, logs: &Path, fixtures: &Path, dlops_nchw: u64) {
     // The world page walks the question chain (each step with its observation point and its
     // can / cannot-show table), lists each claim once, and names no path of this machine.
     let page = std::fs::read_to_string(out.join("site/worlds/gfx900.html")).unwrap();
@@ -401,7 +429,7 @@ fn the_study_of_the_shared_fixtures_reproduces_the_published_numbers() {
     );
     // A case reads with the others: its group's finding is its interpretation, its own outcome
     // its fact.
-    if present(&logs, &["vega64_int8_force_dlops_ck"]) == 1 {
+    if present(logs, &["vega64_int8_force_dlops_ck"]) == 1 {
         let page = std::fs::read_to_string(out.join("site/cases/vega64_int8_force_dlops_ck.html"))
             .unwrap();
         let a = page.find("callout-inferred").unwrap();
@@ -412,7 +440,7 @@ fn the_study_of_the_shared_fixtures_reproduces_the_published_numbers() {
             &page[a..b]
         );
     }
-    let dlops_text = format!("in {} of {} cases", dlops - nhwc, dlops - nhwc);
+    let dlops_text = format!("in {dlops_nchw} of {dlops_nchw} cases");
     assert!(page.contains(&dlops_text), "{dlops_text}");
     let root = fixtures.display().to_string();
     for e in rocpath_testdata::files_under(&out.join("site")) {

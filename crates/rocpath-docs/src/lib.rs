@@ -10,8 +10,9 @@
 //! - [`ErrorItem`]: the one item type of every document's `errors[]`: what could not be read,
 //!   where (path, container, offset, line) and why, with its evidence when the item is a
 //!   finding of its own.
-//! - [`follow`], [`lanes`], [`strace`]: the `rocpath.follow/1`, `rocpath.lanes/2` and
-//!   `rocpath.strace/1` documents' types, which their producers write and the ledger (and for a
+//! - [`follow`], [`gates`], [`lanes`], [`provenance`], [`strace`]: the `rocpath.follow/1`,
+//!   `rocpath.gates/1`, `rocpath.lanes/2`, `rocpath.provenance/1` and `rocpath.strace/1`
+//!   documents' types, which their producers write (as their models) and the ledger (and for a
 //!   trail, the site) reads.
 //! - [`migrate`]: the explicit steps that turn an older version of a document into the current
 //!   one, so a reader handles exactly one shape per schema. The ledger applies them to what it
@@ -22,8 +23,10 @@
 
 pub mod error;
 pub mod follow;
+pub mod gates;
 pub mod lanes;
 pub mod migrate;
+pub mod provenance;
 pub mod schema;
 pub mod strace;
 
@@ -35,3 +38,23 @@ pub use schema::{Schema, SchemaId};
 pub(crate) fn is_zero<T: Default + PartialEq>(n: &T) -> bool {
     *n == T::default()
 }
+
+/// `as_str` (the document's word for each variant) and `Display` for a closed set of states.
+macro_rules! words {
+    ($t:ty { $($v:ident => $s:literal),* $(,)? }) => {
+        impl $t {
+            /// The document's word for it.
+            pub fn as_str(self) -> &'static str {
+                match self {
+                    $(Self::$v => $s,)*
+                }
+            }
+        }
+        impl std::fmt::Display for $t {
+            fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str(self.as_str())
+            }
+        }
+    };
+}
+pub(crate) use words;

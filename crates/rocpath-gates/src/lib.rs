@@ -82,12 +82,14 @@ pub enum FileKind {
 }
 
 impl FileKind {
-    fn language(self) -> &'static str {
+    fn language(self) -> Language {
         match self {
-            FileKind::Code(l) => l.as_str(),
-            FileKind::Cmake => "cmake",
-            FileKind::Json => "json",
-            FileKind::Shell => "shell",
+            FileKind::Code(Lang::Cpp) => Language::Cpp,
+            FileKind::Code(Lang::Python) => Language::Python,
+            FileKind::Code(Lang::Go) => Language::Go,
+            FileKind::Cmake => Language::Cmake,
+            FileKind::Json => Language::Json,
+            FileKind::Shell => Language::Shell,
         }
     }
 }
@@ -810,7 +812,7 @@ pub fn tensile_gate(repo: &RepoSummary, rel: &str) -> Option<Gate> {
         path: rel.to_string(),
         line: None,
         commit: repo.commit.clone(),
-        language: "path",
+        language: Language::Path,
         kind: Kind::TensileLogic,
         layer: Layer::Build,
         effect: Effect::Includes,

@@ -10,29 +10,7 @@ use rocpath_arch::{Family, TARGETS, TargetInfo};
 /// Processors that sources name but LLVM 22 no longer knows (MI300 pre-release ids).
 pub const RETIRED: &[&str] = &["gfx940", "gfx941"];
 
-/// How a pattern was matched against target names.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, serde::Serialize)]
-#[serde(rename_all = "snake_case")]
-pub enum Match {
-    /// The name itself (`"gfx900"`, `gfx906` in a build list).
-    Exact,
-    /// Every processor whose name starts with the text (`StartsWith(name, "gfx94")`).
-    Prefix,
-    /// A regular expression over processor names.
-    Regex,
-    /// A shell glob (`*gfx90[06]*`).
-    Glob,
-    /// A compiler macro (`__gfx90a__`, `__GFX11__`, `__gfx94__`).
-    Macro,
-    /// A Tensile logic folder codename (`vega10` → gfx900).
-    Codename,
-    /// A capability predicate resolved through the architecture table (MFMA, WMMA, family).
-    Feature,
-    /// A capability predicate resolved through its definition in the scanned sources.
-    Definition,
-    /// An ordered comparison with a compute-capability constant (ggml `GGML_CUDA_CC_*`).
-    Compare,
-}
+pub use rocpath_docs::gates::Match;
 
 /// Concrete (non-generic) processor names of the universe, in table order.
 pub fn processors() -> impl Iterator<Item = &'static str> {

@@ -169,7 +169,11 @@ fn excerpts_read_as_three_layers() {
         cmp.covers.contains(&"gfx906".to_string()) && !cmp.covers.contains(&"gfx900".to_string())
     );
     // Go: a list in a variable and a HasPrefix that returns false.
-    let go: Vec<_> = r.gates.iter().filter(|g| g.language == "go").collect();
+    let go: Vec<_> = r
+        .gates
+        .iter()
+        .filter(|g| g.language.as_str() == "go")
+        .collect();
     assert_eq!(go.len(), 3, "{go:#?}");
     assert_eq!(go[0].symbol.as_deref(), Some("iGPUTargets"));
     assert_eq!(go[2].function.as_deref(), Some("Device.Supported"));

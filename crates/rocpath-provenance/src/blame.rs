@@ -8,7 +8,6 @@ use crate::walk;
 use git2::{Oid, Repository};
 use rayon::prelude::*;
 use rocpath_evidence::{Class, Evidence, Locator, Proof};
-use serde::Serialize;
 use std::collections::{BTreeMap, HashSet};
 use std::path::{Path, PathBuf};
 
@@ -26,98 +25,7 @@ pub struct Query {
     pub comment_refs: Vec<String>,
 }
 
-/// A commit as provenance reports it.
-#[derive(Debug, Clone, Serialize)]
-pub struct Commit {
-    /// Full hash.
-    pub hash: String,
-    /// Author name.
-    pub author: String,
-    /// Author e-mail.
-    pub email: String,
-    /// Organisation by e-mail domain (`AMD` for amd.com), when the domain says one.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub affiliation: Option<String>,
-    /// Author date, `YYYY-MM-DDTHH:MM:SS±HH:MM`.
-    pub date: String,
-    /// Author time, seconds since the epoch.
-    pub time: i64,
-    /// First line of the message.
-    pub subject: String,
-    /// PR number from the subject.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub pr: Option<u64>,
-    /// Path of the file in this commit.
-    pub path: String,
-    /// Line in this commit's version of the file.
-    pub line: u64,
-}
-
-/// One ownership role of the research (insertion / maintenance / operational /
-/// repair-capable).
-#[derive(Debug, Clone, Serialize)]
-pub struct Role {
-    /// `name <email>`, when the history shows it.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub who: Option<String>,
-    /// Organisation by e-mail domain.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub affiliation: Option<String>,
-    /// `history_verified` when filled from history, else `unresolved`.
-    pub status: &'static str,
-    /// Why.
-    pub basis: String,
-}
-
-/// The four roles.
-#[derive(Debug, Clone, Serialize)]
-pub struct Roles {
-    /// Who put the gate there.
-    pub insertion: Role,
-    /// Who kept changing it afterwards.
-    pub maintenance: Role,
-    /// Who runs the path and shares workarounds (not in git history).
-    pub operational: Role,
-    /// Who can realistically fix the layer (not in git history).
-    pub repair_capable: Role,
-}
-
-/// Provenance of one line.
-#[derive(Debug, Clone, Serialize)]
-pub struct LineProvenance {
-    /// Path at the newest commit.
-    pub path: String,
-    /// Line at the newest commit.
-    pub line: u64,
-    /// The line's text at the newest commit.
-    pub text: String,
-    /// The commit that last touched the line.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub last: Option<Commit>,
-    /// The commit that introduced the gate on this line (the same as `last` when no later
-    /// commit rewrote it).
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub introduced: Option<Commit>,
-    /// Commits between them that rewrote the line and kept the gate, newest first.
-    #[serde(skip_serializing_if = "Vec::is_empty")]
-    pub rewrites: Vec<Commit>,
-    /// Days between the last touch and the newest commit.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub untouched_days: Option<i64>,
-    /// References in the commit messages and the code comment.
-    #[serde(skip_serializing_if = "Vec::is_empty")]
-    pub references: Vec<Reference>,
-    /// Ownership roles.
-    pub roles: Roles,
-    /// `history truncated at <commit>` for a shallow clone whose boundary hides the origin.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub truncated: Option<String>,
-    /// What went wrong for this line, if anything.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub error: Option<String>,
-    /// `confirmed`/`history_verified` when traced; `unresolved` when truncated or failed.
-    pub evidence: Evidence,
-}
+pub use rocpath_docs::provenance::{Commit, LineProvenance, Role, RoleStatus, Roles};
 
 /// Options.
 #[derive(Debug, Clone)]
@@ -257,7 +165,7 @@ fn unresolved_role(basis: &str) -> Role {
     Role {
         who: None,
         affiliation: None,
-        status: "unresolved",
+        status: RoleStatus::Unresolved,
         basis: basis.to_string(),
     }
 }
@@ -273,7 +181,7 @@ fn roles(intro: Option<&Commit>, last: Option<&Commit>, days: Option<i64>) -> Ro
         Some(c) => Role {
             who: Some(who(c)),
             affiliation: c.affiliation.clone(),
-            status: "history_verified",
+            status: RoleStatus::HistoryVerified,
             basis: format!(
                 "author of {} (the commit that introduced the gate)",
                 short(c)
@@ -285,7 +193,7 @@ fn roles(intro: Option<&Commit>, last: Option<&Commit>, days: Option<i64>) -> Ro
         (Some(i), Some(l)) if i.hash != l.hash => Role {
             who: Some(who(l)),
             affiliation: l.affiliation.clone(),
-            status: "history_verified",
+            status: RoleStatus::HistoryVerified,
             basis: format!(
                 "last changed the line in {} while keeping the gate",
                 short(l)
@@ -315,12 +223,12 @@ fn message_refs(repo: &Repository, c: &Commit, out: &mut Vec<Reference>) {
         return;
     };
     let (subject, body) = msg.split_once('\n').unwrap_or((msg.as_str(), ""));
-    for r in refs::extract(subject, "subject")
+    for r in refs::extract(subject, refs::FoundIn::Subject)
         .into_iter()
-        .chain(refs::extract(body, "message"))
+        .chain(refs::extract(body, refs::FoundIn::Message))
     {
         // The subject's own `(#N)` is the PR, not an issue.
-        if r.found_in == "subject" && c.pr.is_some_and(|p| r.text == format!("#{p}")) {
+        if r.found_in == refs::FoundIn::Subject && c.pr.is_some_and(|p| r.text == format!("#{p}")) {
             continue;
         }
         if !out.iter().any(|o| o.text == r.text) {
@@ -573,7 +481,7 @@ fn walk_evidence(
 fn comment_refs(q: &Query) -> Vec<Reference> {
     let mut out: Vec<Reference> = Vec::new();
     for t in &q.comment_refs {
-        for r in refs::extract(t, "comment") {
+        for r in refs::extract(t, refs::FoundIn::Comment) {
             if !out.iter().any(|o| o.text == r.text) {
                 out.push(r);
             }
@@ -583,9 +491,9 @@ fn comment_refs(q: &Query) -> Vec<Reference> {
             if !out.iter().any(|o| &o.text == t) {
                 out.push(Reference {
                     text: t.clone(),
-                    kind: "link",
-                    found_in: "comment",
-                    access: "unknown",
+                    kind: refs::RefKind::Link,
+                    found_in: refs::FoundIn::Comment,
+                    access: refs::Access::Unknown,
                 });
             }
         }

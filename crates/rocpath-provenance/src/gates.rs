@@ -4,8 +4,8 @@
 
 use crate::blame::{self, LineProvenance, Query};
 use rocpath_evidence::{Class, Evidence, Proof};
-use rocpath_gates::{Gate, RepoSummary, Report, ScanIssue, TargetRow};
-use serde::Serialize;
+use rocpath_gates::{Gate, RepoSummary, Report, ScanIssue};
+
 use std::path::{Path, PathBuf};
 
 /// The blame query of a gate: its line, the tokens that make it a gate (a rewrite that keeps
@@ -116,75 +116,32 @@ fn unavailable(repo: &str, e: &blame::Error) -> ScanIssue {
     }
 }
 
-/// A gate with its provenance, when it was traced.
-#[derive(Debug, Serialize)]
-pub struct GateOut<'a> {
-    /// The gate.
-    #[serde(flatten)]
-    pub gate: &'a Gate,
-    /// Its provenance.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub provenance: Option<&'a LineProvenance>,
-}
+pub use rocpath_docs::gates::{GateOut, GatesDoc, TargetOut};
+pub use rocpath_docs::provenance::ProvenanceDoc;
 
-/// The three-layer table of one processor (`--arch`).
-#[derive(Debug, Serialize)]
-pub struct TargetOut {
-    /// The processor.
-    pub arch: String,
-    /// Its rows.
-    pub rows: Vec<TargetRow>,
-}
-
-/// The JSON document of `rocpath gates`.
-#[derive(Debug, Serialize)]
-pub struct GatesDoc<'a> {
-    /// The checkouts.
-    pub repos: &'a [RepoSummary],
-    /// Every gate, with provenance when traced.
-    pub gates: Vec<GateOut<'a>>,
-    /// One table per `--arch` processor.
-    #[serde(skip_serializing_if = "no_targets")]
-    pub targets: &'a [TargetOut],
-    /// What could not be read or traced.
-    pub errors: &'a [ScanIssue],
-}
-
-fn no_targets(t: &&[TargetOut]) -> bool {
-    t.is_empty()
-}
-
-impl<'a> GatesDoc<'a> {
-    /// The document of a scan, its provenance (by gate index), tables and errors.
-    pub fn new(
-        report: &'a Report,
-        provenance: Option<&'a [Option<LineProvenance>]>,
-        targets: &'a [TargetOut],
-        errors: &'a [ScanIssue],
-    ) -> GatesDoc<'a> {
-        let gates = report
-            .gates
-            .iter()
-            .enumerate()
-            .map(|(i, g)| GateOut {
-                gate: g,
-                provenance: provenance.and_then(|v| v.get(i)).and_then(Option::as_ref),
-            })
-            .collect();
-        GatesDoc {
-            repos: &report.repos,
-            gates,
-            targets,
-            errors,
-        }
+/// The document of a scan, its provenance (by gate index), tables and errors.
+pub fn gates_doc(
+    report: &Report,
+    provenance: Option<&[Option<LineProvenance>]>,
+    targets: Vec<TargetOut>,
+    errors: Vec<ScanIssue>,
+) -> GatesDoc {
+    let gates = report
+        .gates
+        .iter()
+        .enumerate()
+        .map(|(i, g)| GateOut {
+            gate: g.clone(),
+            provenance: provenance
+                .and_then(|v| v.get(i))
+                .and_then(Option::as_ref)
+                .cloned(),
+        })
+        .collect();
+    GatesDoc {
+        repos: report.repos.clone(),
+        gates,
+        targets,
+        errors,
     }
-}
-
-/// The JSON document of `rocpath provenance`.
-#[derive(Debug, Serialize)]
-pub struct ProvenanceDoc<'a> {
-    /// The checkout as given.
-    pub repo: String,
-    /// The lines traced.
-    pub lines: &'a [LineProvenance],
 }

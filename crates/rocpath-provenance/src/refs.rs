@@ -2,23 +2,9 @@
 //! request #12`), issue links, `#N` issue mentions, SWDEV ids — and whether each can be
 //! checked by the public (links into private repositories cannot).
 
-use serde::Serialize;
 use std::sync::LazyLock;
 
-/// One reference.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-pub struct Reference {
-    /// As written (`https://github.com/ROCm/llvm-project-private/issues/389`, `#1328`,
-    /// `SWDEV-411729`).
-    pub text: String,
-    /// `issue`, `pull_request`, `internal_ticket`, `link`.
-    pub kind: &'static str,
-    /// Where it was found: `subject`, `message`, `comment`.
-    pub found_in: &'static str,
-    /// `public`, `not publicly verifiable` (a private repository or an internal tracker),
-    /// or `unknown` (a bare `#N`: public only if the repository's tracker is).
-    pub access: &'static str,
-}
+pub use rocpath_docs::provenance::{Access, FoundIn, RefKind, Reference};
 
 static URL: LazyLock<Option<regex::Regex>> =
     LazyLock::new(|| regex::Regex::new(r#"https?://[^\s)>"'\]]+"#).ok());
@@ -38,14 +24,14 @@ pub fn pr_number(subject: &str) -> Option<u64> {
         .and_then(|m| m.as_str().parse().ok())
 }
 
-fn url_access(url: &str) -> (&'static str, &'static str) {
+fn url_access(url: &str) -> (RefKind, Access) {
     let lower = url.to_ascii_lowercase();
     let kind = if lower.contains("/pull/") {
-        "pull_request"
+        RefKind::PullRequest
     } else if lower.contains("/issues/") || lower.contains("/browse/") {
-        "issue"
+        RefKind::Issue
     } else {
-        "link"
+        RefKind::Link
     };
     let private = lower.contains("-private")
         || lower.contains("private/")
@@ -58,15 +44,15 @@ fn url_access(url: &str) -> (&'static str, &'static str) {
     (
         kind,
         if private {
-            "not publicly verifiable"
+            Access::NotPublic
         } else {
-            "public"
+            Access::Public
         },
     )
 }
 
 /// Every reference in a text.
-pub fn extract(text: &str, found_in: &'static str) -> Vec<Reference> {
+pub fn extract(text: &str, found_in: FoundIn) -> Vec<Reference> {
     let mut out: Vec<Reference> = Vec::new();
     let mut push = |r: Reference| {
         if !out.iter().any(|o| o.text == r.text) {
@@ -89,9 +75,9 @@ pub fn extract(text: &str, found_in: &'static str) -> Vec<Reference> {
         for m in re.find_iter(text) {
             push(Reference {
                 text: m.as_str().to_string(),
-                kind: "internal_ticket",
+                kind: RefKind::InternalTicket,
                 found_in,
-                access: "not publicly verifiable",
+                access: Access::NotPublic,
             });
         }
     }
@@ -100,9 +86,9 @@ pub fn extract(text: &str, found_in: &'static str) -> Vec<Reference> {
             if let Some(n) = c.get(1) {
                 push(Reference {
                     text: format!("#{}", n.as_str()),
-                    kind: "issue",
+                    kind: RefKind::Issue,
                     found_in,
-                    access: "unknown",
+                    access: Access::Unknown,
                 });
             }
         }
@@ -148,9 +134,12 @@ mod tests {
         assert_eq!(pr_number("no number here"), None);
         let r = extract(
             "Refer to https://github.com/ROCm/llvm-project-private/issues/389. Fixes #12, see SWDEV-411729 and https://github.com/ROCm/MIOpen/pull/1328",
-            "message",
+            FoundIn::Message,
         );
-        let texts: Vec<(&str, &str)> = r.iter().map(|x| (x.text.as_str(), x.access)).collect();
+        let texts: Vec<(&str, &str)> = r
+            .iter()
+            .map(|x| (x.text.as_str(), x.access.as_str()))
+            .collect();
         assert_eq!(
             texts,
             [

@@ -232,19 +232,19 @@ fn introduced_through_a_move_and_a_rewrite() {
     // The file was in src/solver/ when the gate was introduced.
     assert_eq!(intro.path, "src/solver/conv_mlir_igemm_fwd.cpp");
     assert_eq!(p.untouched_days, Some(0));
-    assert_eq!(p.roles.insertion.status, "history_verified");
+    assert_eq!(p.roles.insertion.status.as_str(), "history_verified");
     assert_eq!(
         p.roles.maintenance.who.as_deref(),
         Some("Carol Tidy <carol@example.org>")
     );
-    assert_eq!(p.roles.operational.status, "unresolved");
-    assert_eq!(p.roles.repair_capable.status, "unresolved");
+    assert_eq!(p.roles.operational.status.as_str(), "unresolved");
+    assert_eq!(p.roles.repair_capable.status.as_str(), "unresolved");
     let private = p
         .references
         .iter()
         .find(|r| r.text.contains("private"))
         .unwrap();
-    assert_eq!(private.access, "not publicly verifiable");
+    assert_eq!(private.access.as_str(), "not publicly verifiable");
     assert!(p.references.iter().any(|r| r.text == "SWDEV-411729"));
     assert_eq!(p.evidence.class, rocpath_evidence::Class::Confirmed);
     assert_eq!(p.evidence.kind, rocpath_evidence::Proof::HistoryVerified);
@@ -270,7 +270,7 @@ fn introduced_through_a_move_and_a_rewrite() {
     assert_eq!(p.last.as_ref().unwrap().hash, c[1]);
     assert_eq!(p.introduced.as_ref().unwrap().hash, c[1]);
     assert_eq!(p.untouched_days, Some(503));
-    assert_eq!(p.roles.maintenance.status, "unresolved");
+    assert_eq!(p.roles.maintenance.status.as_str(), "unresolved");
 }
 
 #[test]
@@ -344,7 +344,7 @@ fn shallow_clone_is_truncated() {
     assert!(t.starts_with("history truncated at "), "{t}");
     assert!(p.introduced.is_none());
     assert_eq!(p.evidence.class, rocpath_evidence::Class::Unresolved);
-    assert_eq!(p.roles.insertion.status, "unresolved");
+    assert_eq!(p.roles.insertion.status.as_str(), "unresolved");
 }
 
 #[test]

@@ -2,11 +2,13 @@
 //! (`gates`), how they read for one processor (`gates --arch`), who added a gate and when
 //! (`provenance`, `gates --blame`), and where a followed value ends up (`follow`).
 
-use super::digest::{Doc, GateD, GatesDoc, LineProvD, ObsDigest, ProvenanceDoc};
+use super::digest::{Doc, ObsDigest};
 use super::text::num;
 use super::{Finding, record_support, rule};
 use crate::model::*;
 use rocpath_docs::follow::{FollowDoc, Hop, HopEvidence};
+use rocpath_docs::gates::{Gate, GatesDoc, Layer, Verdict};
+use rocpath_docs::provenance::{LineProvenance, ProvenanceDoc};
 use rocpath_evidence::{Class, Proof};
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -72,10 +74,10 @@ fn gate_targets(o: &ObsDigest, d: &GatesDoc) -> Vec<Finding> {
     let commit: BTreeMap<&str, &str> = d
         .repos
         .iter()
-        .map(|r| (r.name.as_str(), r.commit.as_str()))
+        .map(|r| (r.name.as_str(), r.commit.as_deref().unwrap_or_default()))
         .collect();
-    let mut per: BTreeMap<(&str, &str), Vec<(usize, &GateD)>> = BTreeMap::new();
-    for (i, g) in d.gates.iter().enumerate() {
+    let mut per: BTreeMap<(&str, &str), Vec<(usize, &Gate)>> = BTreeMap::new();
+    for (i, g) in d.gates.iter().map(|g| &g.gate).enumerate() {
         for p in &g.covers {
             if !p.as_str().is_empty() {
                 per.entry((g.repo.as_str(), p.as_str()))
@@ -87,15 +89,15 @@ fn gate_targets(o: &ObsDigest, d: &GatesDoc) -> Vec<Finding> {
     per.into_iter()
         .map(|((repo, proc_), gates)| {
             let n = gates.len() as u64;
-            let build = gates.iter().filter(|(_, g)| g.layer.as_str() == "build").count() as u64;
+            let build = gates.iter().filter(|(_, g)| g.layer == Layer::Build).count() as u64;
             let guards: BTreeSet<&str> = gates
                 .iter()
-                .map(|(_, g)| g.guards.as_str())
+                .filter_map(|(_, g)| g.guards.as_deref())
                 .filter(|s| !s.is_empty())
                 .collect();
             let all_confirmed = gates
                 .iter()
-                .all(|(_, g)| g.evidence.class.unwrap_or(Class::Confirmed) == Class::Confirmed);
+                .all(|(_, g)| g.evidence.class == Class::Confirmed);
             let at = commit.get(repo).map_or(String::new(), |c| {
                 c.get(..12).unwrap_or(c).to_string()
             });
@@ -149,12 +151,13 @@ fn gate_tables(o: &ObsDigest, d: &GatesDoc) -> Vec<Finding> {
             per.entry(row.repo.as_str()).or_default().push(r);
         }
         for (repo, rows) in per {
-            let count = |v: &str| {
-                rows.iter()
-                    .filter(|&&r| table.rows[r].verdict.as_str() == v)
-                    .count() as u64
-            };
-            let (inc, exc, fb) = (count("includes"), count("excludes"), count("falls_back"));
+            let count =
+                |v: Verdict| rows.iter().filter(|&&r| table.rows[r].verdict == v).count() as u64;
+            let (inc, exc, fb) = (
+                count(Verdict::Includes),
+                count(Verdict::Excludes),
+                count(Verdict::FallsBack),
+            );
             let named = rows.iter().filter(|&&r| table.rows[r].named).count() as u64;
             // Rows that name the processor first: they are the ones a reader checks.
             let mut order = rows.clone();
@@ -197,36 +200,42 @@ fn gate_tables(o: &ObsDigest, d: &GatesDoc) -> Vec<Finding> {
 }
 
 /// Who added the gate on one line, and when; unresolved when the history does not say.
-fn provenance(o: &ObsDigest, repo: &str, l: &LineProvD, pointer: String, world: String) -> Finding {
-    let line = l.line.unwrap_or(0);
-    let at = format!("{}:{line}", l.path.as_str());
+fn provenance(
+    o: &ObsDigest,
+    repo: &str,
+    l: &LineProvenance,
+    pointer: String,
+    world: String,
+) -> Finding {
+    let at = format!("{}:{}", l.path, l.line);
     let text = quote(l.text.as_str());
     let (statement, default) = match &l.introduced {
         Some(c) => {
             let hash = c.hash.as_str().get(..12).unwrap_or(c.hash.as_str());
             let date = c.date.as_str().get(..10).unwrap_or(c.date.as_str());
-            let who = match c.affiliation.as_str() {
-                "" => c.author.as_str().to_string(),
-                a => format!("{} ({a})", c.author.as_str()),
+            let who = match c.affiliation.as_deref().unwrap_or_default() {
+                "" => c.author.clone(),
+                a => format!("{} ({a})", c.author),
             };
             let subject = quote(c.subject.as_str());
             (
                 Text::new(
                     format!(
                         "{repo}: {at} のゲート `{text}` は {who} が {date} にコミット {hash}「{subject}」で追加した(その後の書き換え {} 回)。",
-                        num(l.rewrites.0)
+                        num(l.rewrites.len() as u64)
                     ),
                     format!(
                         "{repo}: the gate at {at} (`{text}`) was added by {who} on {date} in {hash} \"{subject}\" ({} rewrites since).",
-                        num(l.rewrites.0)
+                        num(l.rewrites.len() as u64)
                     ),
                 ),
                 Class::Confirmed,
             )
         }
         None => {
-            let why = [l.truncated.as_str(), l.error.as_str()]
+            let why = [l.truncated.as_deref(), l.error.as_deref()]
                 .into_iter()
+                .flatten()
                 .find(|s| !s.is_empty())
                 .unwrap_or("no history");
             (
@@ -240,9 +249,10 @@ fn provenance(o: &ObsDigest, repo: &str, l: &LineProvD, pointer: String, world: 
             )
         }
     };
-    let class = match l.evidence.class {
-        Some(c) if l.introduced.is_some() => c,
-        _ => default,
+    let class = if l.introduced.is_some() {
+        l.evidence.class
+    } else {
+        default
     };
     finding(
         rule::PROVENANCE_GATE,
@@ -282,13 +292,13 @@ fn provenances(o: &ObsDigest) -> Vec<Finding> {
             .enumerate()
             .filter(|(_, g)| {
                 let world = crate::schemas::processor_of(&o.world);
-                g.covers.iter().any(|p| p.as_str() == world)
+                g.gate.covers.contains(&world)
             })
             .filter_map(|(i, g)| {
                 let l = g.provenance.as_ref()?;
                 Some(provenance(
                     o,
-                    g.repo.as_str(),
+                    g.gate.repo.as_str(),
                     l,
                     format!("/gates/{i}/provenance"),
                     o.world.clone(),

@@ -5,7 +5,7 @@ use crate::cli::{GatesArgs, ProvenanceArgs};
 use crate::output::{Printer, Status};
 use rocpath_docs::schema;
 use rocpath_provenance::blame;
-use rocpath_provenance::gates::{GatesDoc, ProvenanceDoc, TargetOut, blame_gates, query_at};
+use rocpath_provenance::gates::{ProvenanceDoc, TargetOut, blame_gates, gates_doc, query_at};
 
 fn processor(a: &str) -> anyhow::Result<String> {
     let p = a.split(':').next().unwrap_or(a).to_ascii_lowercase();
@@ -69,7 +69,7 @@ pub fn run(a: GatesArgs, p: &Printer) -> anyhow::Result<Status> {
         })
         .collect();
     if p.global.json {
-        let doc = GatesDoc::new(&report, prov.as_deref(), &targets, &errors);
+        let doc = gates_doc(&report, prov.as_deref(), targets, errors);
         p.json(&schema::GATES, &doc)?;
     } else if a.tsv {
         if targets.is_empty() {
@@ -181,7 +181,7 @@ pub fn run_provenance(a: ProvenanceArgs, p: &Printer) -> anyhow::Result<Status> 
             &schema::PROVENANCE,
             &ProvenanceDoc {
                 repo: a.repo.display().to_string(),
-                lines: &lines,
+                lines: lines.clone(),
             },
         )?;
     } else if a.tsv {

@@ -42,8 +42,8 @@ fn settings() -> insta::Settings {
     s
 }
 
-/// The table and the JSON document's shape of one command.
-fn both(dir: &Path, name: &str, args: &[&str]) {
+/// The table and the JSON document's shape of one command; the document is returned.
+fn both(dir: &Path, name: &str, args: &[&str]) -> serde_json::Value {
     let (text, _) = run(dir, args);
     let json_args: Vec<&str> = std::iter::once("--json")
         .chain(args.iter().copied())
@@ -55,6 +55,20 @@ fn both(dir: &Path, name: &str, args: &[&str]) {
         insta::assert_snapshot!(format!("cli_{name}"), text);
         insta::assert_snapshot!(format!("cli_{name}_json_shape"), shape);
     });
+    json
+}
+
+/// A document the ledger reads with its own type (`rocpath-docs`) reads back whole: the type
+/// written again is the document as printed (without the envelope's `schema` and `observed`),
+/// so no field is dropped or misnamed on either side.
+fn reads_back<T: serde::de::DeserializeOwned + serde::Serialize>(mut json: serde_json::Value) {
+    if let Some(m) = json.as_object_mut() {
+        m.remove("schema");
+        m.remove("observed");
+    }
+    let typed: T = serde_json::from_value(json.clone())
+        .unwrap_or_else(|e| panic!("the document does not read as its type: {e}"));
+    assert_eq!(serde_json::to_value(&typed).unwrap(), json);
 }
 
 #[test]
@@ -143,7 +157,7 @@ fn trace_of_the_mi25_probe() {
 #[test]
 fn strace_of_the_mi25_split() {
     let Some(f) = fixtures() else { return };
-    both(
+    let doc = both(
         &f,
         "strace",
         &[
@@ -151,6 +165,7 @@ fn strace_of_the_mi25_split() {
             "mi25-runs/g4_strace_openat_tinyllama_latest_20260324_014707.log.3269468",
         ],
     );
+    reads_back::<rocpath_docs::strace::StraceDoc>(doc);
 }
 
 #[test]
@@ -170,7 +185,7 @@ fn ollama_read_of_a_generate_response() {
 #[test]
 fn lanes_summarize_mi25_against_vega64() {
     let Some(f) = fixtures() else { return };
-    both(
+    let doc = both(
         &f,
         "lanes_summarize",
         &[
@@ -180,6 +195,7 @@ fn lanes_summarize_mi25_against_vega64() {
             "Vega64=ollama-runs/mi25-vega64/vega64_rocm_repeat_20260323_184113.jsonl",
         ],
     );
+    reads_back::<rocpath_docs::lanes::LanesDoc>(doc);
 }
 
 #[test]
@@ -192,5 +208,6 @@ fn gates_of_a_source_folder() {
         "bool ConvMlirIgemmFwd::IsApplicable(const Ctx& ctx, const Problem& problem) const\n{\n    const auto device_name = ctx.GetStream().GetDeviceName();\n    if(StartsWith(device_name, \"gfx900\"))\n        return false;\n    return MiirIsConfigApplicable(ctx, problem);\n}\n",
     )
     .unwrap();
-    both(d.path(), "gates", &["gates", "--arch", "gfx900", "miopen"]);
+    let doc = both(d.path(), "gates", &["gates", "--arch", "gfx900", "miopen"]);
+    reads_back::<rocpath_docs::gates::GatesDoc>(doc);
 }

@@ -10,7 +10,8 @@
 //! - [`ErrorItem`]: the one item type of every document's `errors[]`: what could not be read,
 //!   where (path, container, offset, line) and why, with its evidence when the item is a
 //!   finding of its own.
-//! - [`follow`], [`gates`], [`lanes`], [`provenance`], [`strace`]: the `rocpath.follow/1`,
+//! - [`check`], [`follow`], [`gates`], [`lanes`], [`provenance`], [`strace`]: the
+//!   `rocpath.check/1`, `rocpath.follow/1`,
 //!   `rocpath.gates/1`, `rocpath.lanes/2`, `rocpath.provenance/1` and `rocpath.strace/1`
 //!   documents' types, which their producers write (as their models) and the ledger (and for a
 //!   trail, the site) reads.
@@ -18,9 +19,11 @@
 //!   one, so a reader handles exactly one shape per schema. The ledger applies them to what it
 //!   imported earlier; the files it keeps stay as the producer printed them.
 //!
-//! The crate depends on `serde`, `serde_json` and `rocpath-evidence` only, so every crate can
-//! use it without pulling a domain in.
+//! The crate depends on `serde`, `serde_json`, `rocpath-evidence` and `rocpath-arch` (the one
+//! target-id type, which documents print) only, so every crate can use it without pulling a
+//! domain's logic in.
 
+pub mod check;
 pub mod error;
 pub mod follow;
 pub mod gates;

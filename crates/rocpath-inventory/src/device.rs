@@ -2,38 +2,22 @@
 //! in sysfs (`/sys/class/kfd/kfd/topology/nodes/*/properties`).
 
 use rocpath_arch::{FeatureSetting, TargetFeature, TargetId};
-use serde::Serialize;
 use std::path::Path;
 
 /// Largest KFD properties or rocminfo text read (sysfs files are a few KB; a saved copy
 /// that is a FIFO, a device or a huge file is refused instead of hanging or filling memory).
 pub const MAX_TEXT: u64 = 4 << 20;
 
-/// One GPU agent.
-#[derive(Debug, Clone, Serialize, PartialEq, Eq)]
-pub struct Device {
-    /// Where the description came from (`rocminfo:<file> agent 2`, `sysfs node 1`, `--target`).
-    pub source: String,
-    /// Marketing name, when known.
-    pub name: Option<String>,
-    /// Device target id as the runtime reports it.
-    pub target: TargetId,
-    /// Generic target ids the runtime also accepts for this device (`gfx9-generic`).
-    pub generic: Vec<String>,
-    /// Compute units.
-    pub cus: Option<u32>,
-}
+pub use rocpath_docs::check::Device;
 
-impl Device {
-    /// A device described by a target id alone (`--target`): normalized, nothing else known.
-    pub fn from_target(t: TargetId) -> Device {
-        Device {
-            source: "--target".into(),
-            name: None,
-            target: normalize(t),
-            generic: Vec::new(),
-            cus: None,
-        }
+/// A device described by a target id alone (`--target`): normalized, nothing else known.
+pub fn from_target(t: TargetId) -> Device {
+    Device {
+        source: "--target".into(),
+        name: None,
+        target: normalize(t),
+        generic: Vec::new(),
+        cus: None,
     }
 }
 

@@ -4,7 +4,7 @@
 
 use rocpath_census::{CodeObjectCensus, Counts, FindHit, KernelCensus};
 use rocpath_evidence::{Class, Evidence, Locator, Proof};
-use rocpath_inventory::check::{Override, check};
+use rocpath_inventory::check::check;
 use rocpath_inventory::device::{Device, normalize};
 use rocpath_inventory::{CodeObjectRecord, ErrorItem, Inventory, MiopenDbRecord, TensileRecord};
 use rocpath_isa::Mnemonic;
@@ -149,7 +149,7 @@ fn inventory_table_tsv_and_errors() {
 #[test]
 fn check_table_and_tsv_with_an_override() {
     let inv = install();
-    let ov = Override::new("--override", "9.0.6");
+    let ov = rocpath_inventory::check::override_of("--override", "9.0.6");
     let checks = vec![
         check(&inv, &device("gfx900:xnack-"), Some(&ov)),
         check(&inv, &device("gfx1201"), None),

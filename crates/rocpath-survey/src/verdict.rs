@@ -194,7 +194,9 @@ pub fn verdict(
     user_dbs: &[crate::UserDb],
 ) -> Verdict {
     let scope = install.scope.as_str();
-    let ov = Override::from_env(d.index, |n| env.get(scope, n).map(|v| v.value.clone()));
+    let ov = rocpath_inventory::check::override_from_env(d.index, |n| {
+        env.get(scope, n).map(|v| v.value.clone())
+    });
     let check = check::check(inv, &d.device, ov.as_ref());
     let (code, counts) = code_of(&check);
     let proc_ = ov

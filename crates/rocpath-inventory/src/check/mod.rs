@@ -15,7 +15,6 @@ use crate::device::Device;
 use crate::{CodeObjectRecord, ErrorItem, Inventory};
 use rocpath_arch::{Compat, FeatureSetting, TargetId, code_object_compat};
 use rocpath_evidence::{Class, Evidence, Locator, Proof};
-use serde::Serialize;
 use std::collections::{BTreeMap, BTreeSet};
 
 /// Rule ids of check verdicts (besides the target-id rules of `rocpath_arch::rules`).
@@ -47,52 +46,35 @@ pub mod rules {
     pub const KPACK_CODE_LOST: &str = "check.kpack_code_lost";
 }
 
-/// An `HSA_OVERRIDE_GFX_VERSION` setting to evaluate.
-#[derive(Debug, Clone, Serialize)]
-pub struct Override {
-    /// Where it came from (`HSA_OVERRIDE_GFX_VERSION`, `--override`).
-    pub source: String,
-    /// The value (`9.0.0`).
-    pub value: String,
-    /// The processor the runtime will then report (`gfx900`), if the version names one.
-    pub processor: Option<String>,
-}
-
-impl Override {
-    /// Builds an override from a version string.
-    pub fn new(source: &str, value: &str) -> Override {
-        let processor = rocpath_arch::parse_gfx_version(value).and_then(|v| {
-            rocpath_arch::TARGETS
-                .iter()
-                .find(|t| t.version == v && t.covers.is_empty())
-                .map(|t| t.name.to_string())
-        });
-        Override {
-            source: source.to_string(),
-            value: value.to_string(),
-            processor,
-        }
-    }
-
-    /// The override the HSA runtime applies to the device of index `index` from its
-    /// environment: `HSA_OVERRIDE_GFX_VERSION_<index>` before `HSA_OVERRIDE_GFX_VERSION`.
-    /// `var` reads a variable (`std::env::var(..).ok()` for this process).
-    pub fn from_env(index: usize, var: impl Fn(&str) -> Option<String>) -> Option<Override> {
-        let per_device = format!("HSA_OVERRIDE_GFX_VERSION_{index}");
-        [per_device.as_str(), "HSA_OVERRIDE_GFX_VERSION"]
-            .into_iter()
-            .find_map(|name| var(name).map(|v| Override::new(name, &v)))
+/// An override evaluated from a version string (`9.0.6`), with the processor it names.
+pub fn override_of(source: &str, value: &str) -> Override {
+    let processor = rocpath_arch::parse_gfx_version(value).and_then(|v| {
+        rocpath_arch::TARGETS
+            .iter()
+            .find(|t| t.version == v && t.covers.is_empty())
+            .map(|t| t.name.to_string())
+    });
+    Override {
+        source: source.to_string(),
+        value: value.to_string(),
+        processor,
     }
 }
 
-/// The JSON document of `rocpath check`: one check per device, and the errors of the scan.
-#[derive(Debug, Serialize)]
-pub struct CheckDoc<'a> {
-    /// One check per device.
-    pub devices: &'a [DeviceCheck],
-    /// Items of the scan that could not be read.
-    pub errors: &'a [crate::ErrorItem],
+/// The override the HSA runtime applies to the device of index `index` from its
+/// environment: `HSA_OVERRIDE_GFX_VERSION_<index>` before `HSA_OVERRIDE_GFX_VERSION`.
+/// `var` reads a variable (`std::env::var(..).ok()` for this process).
+pub fn override_from_env(index: usize, var: impl Fn(&str) -> Option<String>) -> Option<Override> {
+    let per_device = format!("HSA_OVERRIDE_GFX_VERSION_{index}");
+    [per_device.as_str(), "HSA_OVERRIDE_GFX_VERSION"]
+        .into_iter()
+        .find_map(|name| var(name).map(|v| override_of(name, &v)))
 }
+
+pub use rocpath_docs::check::{
+    CheckDoc, Checked, Decider, DeviceCheck, DeviceVerdict, LibraryCheck, Override, OverrideEffect,
+    Settle, Verdict,
+};
 
 /// Whether checks answer "no": a library without code that runs, or nothing to check.
 pub fn is_negative(checks: &[DeviceCheck]) -> bool {
@@ -101,181 +83,6 @@ pub fn is_negative(checks: &[DeviceCheck]) -> bool {
             .iter()
             .any(|l| !matches!(l.verdict, Verdict::Runs | Verdict::Untuned))
     }) || checks.iter().all(|c| c.libraries.is_empty())
-}
-
-/// Verdict for one library.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize)]
-#[serde(rename_all = "snake_case")]
-pub enum Verdict {
-    /// A compatible object/file is present.
-    Runs,
-    /// It depends on a device setting rocpath does not know.
-    Depends,
-    /// Nothing for this device.
-    NoCode,
-    /// Tuning data or a kernel cache with nothing for this device (a MIOpen find-db or kernel
-    /// database): the library still runs, on heuristics or compiling kernels on first use.
-    Untuned,
-}
-
-impl Verdict {
-    /// Short label.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Verdict::Runs => "runs",
-            Verdict::Depends => "depends",
-            Verdict::NoCode => "no_code",
-            Verdict::Untuned => "untuned",
-        }
-    }
-}
-
-/// A code object that decided a verdict.
-#[derive(Debug, Clone, Serialize)]
-pub struct Decider {
-    /// File.
-    pub path: String,
-    /// Container chain.
-    pub container: String,
-    /// Its target id.
-    pub target_id: TargetId,
-    /// Target-id rule that matched.
-    pub rule: String,
-    /// Why.
-    pub why: String,
-}
-
-/// What the override would change for one library.
-#[derive(Debug, Clone, Serialize)]
-pub struct OverrideEffect {
-    /// Verdict under the override.
-    pub verdict: Verdict,
-    /// Compatible objects under the override.
-    pub compatible: usize,
-    /// Explanation.
-    pub why: String,
-}
-
-/// What a library check looked at.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize)]
-#[serde(rename_all = "snake_case")]
-pub enum Checked {
-    /// The code objects of a host library or kernel folder.
-    CodeObjects,
-    /// Tensile library files.
-    Tensile,
-    /// MIOpen find-dbs and perf-dbs.
-    MiopenDb,
-    /// MIOpen kernel databases (`.kdb`).
-    MiopenKernelDb,
-}
-
-impl Checked {
-    /// The JSON name.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Checked::CodeObjects => "code_objects",
-            Checked::Tensile => "tensile",
-            Checked::MiopenDb => "miopen_db",
-            Checked::MiopenKernelDb => "miopen_kernel_db",
-        }
-    }
-}
-
-/// A device's verdict over its libraries.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize)]
-#[serde(rename_all = "snake_case")]
-pub enum DeviceVerdict {
-    /// Every library has code for it.
-    Runs,
-    /// Some do, some do not.
-    Partial,
-    /// Only settings rocpath does not know decide.
-    Depends,
-    /// None has code for it.
-    NoCode,
-    /// Nothing was checked.
-    NothingChecked,
-    /// Only tuning data was checked, with nothing for the device (not a failure).
-    Untuned,
-}
-
-impl DeviceVerdict {
-    /// The JSON name.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            DeviceVerdict::Runs => "runs",
-            DeviceVerdict::Partial => "partial",
-            DeviceVerdict::Depends => "depends",
-            DeviceVerdict::NoCode => "no_code",
-            DeviceVerdict::NothingChecked => "nothing_checked",
-            DeviceVerdict::Untuned => "untuned",
-        }
-    }
-}
-
-impl std::fmt::Display for DeviceVerdict {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(self.as_str())
-    }
-}
-
-/// Verdict for one library (a host library, or a Tensile kernel folder).
-#[derive(Debug, Clone, Serialize)]
-pub struct LibraryCheck {
-    /// Library (grouping key).
-    pub library: String,
-    /// What was checked.
-    pub kind: Checked,
-    /// Verdict.
-    pub verdict: Verdict,
-    /// Code objects (or files) compatible with the device.
-    pub compatible: usize,
-    /// Code objects (or files) in the library.
-    pub total: usize,
-    /// What the library ships, for context: the target ids of its code objects, the
-    /// processors of its Tensile files or the names of its find-dbs (`gfx900_64`).
-    pub targets: Vec<String>,
-    /// The files that decided (first few compatible ones, or none).
-    pub deciders: Vec<Decider>,
-    /// One-line explanation.
-    pub why: String,
-    /// Effect of the override, when one is evaluated.
-    pub with_override: Option<OverrideEffect>,
-    /// Evidence for the verdict.
-    pub evidence: Evidence,
-}
-
-/// The check of one device.
-#[derive(Debug, Clone, Serialize)]
-pub struct DeviceCheck {
-    /// The device.
-    pub device: Device,
-    /// The override evaluated, if any.
-    pub r#override: Option<Override>,
-    /// One entry per library.
-    pub libraries: Vec<LibraryCheck>,
-    /// Counts per verdict.
-    pub summary: BTreeMap<String, usize>,
-    /// The device's verdict over its libraries.
-    pub verdict: DeviceVerdict,
-    /// The same under the override, when one is evaluated.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub verdict_with_override: Option<DeviceVerdict>,
-    /// Device settings not known that decide a `depends` library, with the explicit target
-    /// ids to check again with.
-    #[serde(skip_serializing_if = "Vec::is_empty")]
-    pub to_settle: Vec<Settle>,
-}
-
-/// A device setting (xnack, sramecc) that the device as given leaves open and some library's
-/// verdict depends on.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-pub struct Settle {
-    /// `xnack` or `sramecc`.
-    pub feature: String,
-    /// The device's target id with the setting off, then on (`gfx900:xnack-`, `gfx900:xnack+`).
-    pub targets: Vec<String>,
 }
 
 /// The settings of `dev` left open (`Any`) that a `depends` library's code objects state: what
@@ -870,22 +677,22 @@ mod tests {
             ("HSA_OVERRIDE_GFX_VERSION", "10.3.0"),
             ("HSA_OVERRIDE_GFX_VERSION_1", "9.0.0"),
         ]);
-        let first = Override::from_env(0, &vars).map(|o| (o.source, o.processor));
+        let first = override_from_env(0, &vars).map(|o| (o.source, o.processor));
         assert_eq!(
             first,
             Some(("HSA_OVERRIDE_GFX_VERSION".into(), Some("gfx1030".into())))
         );
-        let second = Override::from_env(1, &vars).map(|o| (o.source, o.processor));
+        let second = override_from_env(1, &vars).map(|o| (o.source, o.processor));
         assert_eq!(
             second,
             Some(("HSA_OVERRIDE_GFX_VERSION_1".into(), Some("gfx900".into())))
         );
-        assert!(Override::from_env(0, env(&[])).is_none());
+        assert!(override_from_env(0, env(&[])).is_none());
     }
 
     #[test]
     fn an_override_naming_no_target_has_no_processor() {
-        let o = Override::new("--override", "1.2.3");
+        let o = override_of("--override", "1.2.3");
         assert_eq!((o.value.as_str(), o.processor), ("1.2.3", None));
     }
 }

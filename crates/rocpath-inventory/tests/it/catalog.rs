@@ -31,7 +31,7 @@ fn zlib(b: &[u8]) -> Vec<u8> {
 }
 
 fn device(t: &str) -> Device {
-    Device::from_target(TargetId::parse(t).unwrap())
+    rocpath_inventory::device::from_target(TargetId::parse(t).unwrap())
 }
 
 fn tensile_check(root: &Path, t: &str) -> Vec<LibraryCheck> {

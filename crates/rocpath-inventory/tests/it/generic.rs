@@ -10,7 +10,7 @@ use rocpath_inventory::device::Device;
 use rocpath_inventory::{NoProgress, Options, scan};
 
 fn device(t: &str) -> Device {
-    Device::from_target(TargetId::parse(t).unwrap())
+    rocpath_inventory::device::from_target(TargetId::parse(t).unwrap())
 }
 
 #[test]

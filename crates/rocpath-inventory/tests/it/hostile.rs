@@ -20,7 +20,7 @@ fn example() -> Vec<u8> {
 }
 
 fn device(t: &str) -> Device {
-    Device::from_target(TargetId::parse(t).unwrap())
+    rocpath_inventory::device::from_target(TargetId::parse(t).unwrap())
 }
 
 #[test]

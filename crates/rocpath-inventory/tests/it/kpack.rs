@@ -17,7 +17,7 @@ fn packed() -> PathBuf {
 }
 
 fn device(t: &str) -> Device {
-    Device::from_target(TargetId::parse(t).unwrap())
+    rocpath_inventory::device::from_target(TargetId::parse(t).unwrap())
 }
 
 fn inv(p: &Path) -> Inventory {

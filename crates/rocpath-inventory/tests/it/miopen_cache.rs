@@ -21,7 +21,7 @@ fn kdb() -> std::path::PathBuf {
 fn device(t: &str, cus: Option<u32>) -> Device {
     Device {
         cus,
-        ..Device::from_target(TargetId::parse(t).unwrap())
+        ..rocpath_inventory::device::from_target(TargetId::parse(t).unwrap())
     }
 }
 

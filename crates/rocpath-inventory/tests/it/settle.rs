@@ -6,7 +6,6 @@
 
 use rocpath_arch::TargetId;
 use rocpath_inventory::check::{Settle, Verdict, check};
-use rocpath_inventory::device::Device;
 use rocpath_inventory::{NoProgress, Options, scan};
 
 fn checked(target: &str) -> rocpath_inventory::check::DeviceCheck {
@@ -21,7 +20,7 @@ fn checked(target: &str) -> rocpath_inventory::check::DeviceCheck {
     let inv = scan(&[lib], &opts, &NoProgress);
     check(
         &inv,
-        &Device::from_target(TargetId::parse(target).unwrap()),
+        &rocpath_inventory::device::from_target(TargetId::parse(target).unwrap()),
         None,
     )
 }

@@ -48,8 +48,8 @@ pub enum Doc {
     Inventory(InventoryDoc),
     /// `rocpath.isa/1`.
     Isa(IsaDoc),
-    /// `rocpath.check/1`.
-    Check(CheckDoc),
+    /// `rocpath.check/1`, read with the document's own types (`rocpath_docs::check`).
+    Check(Box<rocpath_docs::check::CheckDoc>),
     /// `rocpath.gates/1`, read with the document's own types (`rocpath_docs::gates`).
     Gates(Box<rocpath_docs::gates::GatesDoc>),
     /// `rocpath.provenance/1`, read with the document's own types (`rocpath_docs::provenance`).
@@ -680,71 +680,6 @@ pub struct IsaKernelD {
     pub groups: BTreeMap<String, u64>,
 }
 
-// ---------------------------------------------------------------- check
-
-/// `rocpath.check/1`: one check per device.
-#[derive(Debug, Clone, Default, Deserialize)]
-#[serde(default)]
-pub struct CheckDoc {
-    /// Devices (`/devices/<i>`).
-    #[serde(deserialize_with = "lenient")]
-    pub devices: Vec<DeviceCheckD>,
-}
-
-/// The check of one device.
-#[derive(Debug, Clone, Default, Deserialize)]
-#[serde(default)]
-pub struct DeviceCheckD {
-    /// The device.
-    #[serde(deserialize_with = "lenient")]
-    pub device: CheckDeviceD,
-    /// One verdict per library (`/devices/<i>/libraries/<j>`).
-    #[serde(deserialize_with = "lenient")]
-    pub libraries: Vec<LibCheckD>,
-}
-
-/// A checked device.
-#[derive(Debug, Clone, Default, Deserialize)]
-#[serde(default)]
-pub struct CheckDeviceD {
-    /// Target id.
-    pub target: Loose,
-}
-
-/// The verdict for one library.
-#[derive(Debug, Clone, Default, Deserialize)]
-#[serde(default)]
-pub struct LibCheckD {
-    /// Library (a path, or a path and what it is).
-    pub library: Loose,
-    /// `code_objects`, `tensile`, `miopen_db`.
-    pub kind: Loose,
-    /// `runs`, `no_code`, `depends`.
-    pub verdict: Loose,
-    /// Objects or files that fit the device.
-    #[serde(deserialize_with = "lenient")]
-    pub compatible: u64,
-    /// Objects or files of the library.
-    #[serde(deserialize_with = "lenient")]
-    pub total: u64,
-    /// The verdict under the override, when one was evaluated.
-    #[serde(deserialize_with = "lenient")]
-    pub with_override: Option<OverrideD>,
-    /// Its evidence.
-    #[serde(deserialize_with = "lenient")]
-    pub evidence: Ev,
-}
-
-/// The verdict under an override.
-#[derive(Debug, Clone, Default, Deserialize)]
-#[serde(default)]
-pub struct OverrideD {
-    /// `runs`, `no_code`, `depends`.
-    pub verdict: Loose,
-}
-
-// ---------------------------------------------------------------- gates, provenance
-
 // ---------------------------------------------------------------- follow
 
 // ---------------------------------------------------------------- reading
@@ -902,9 +837,12 @@ mod tests {
                    "targets":[{"arch":"gfx900","rows":[{"arch":"gfx900","layer":"selection","verdict":"includes",
                    "named":true,"gate":0,"repo":"MIOpen","path":"s.cpp","kind":"string","at":"a",
                    "evidence":{"class":"confirmed","kind":"code_verified","rule":"r"}}]}],"errors":[]}"#,
-                r#"{"schema":"rocpath.check/1","devices":[{"device":{"target":"gfx900:xnack-"},
-                   "libraries":[{"library":"/opt/rocm/lib/librocblas.so","kind":"code_objects","verdict":"runs",
-                   "compatible":1,"total":5,"with_override":{"verdict":"runs"},"evidence":{"class":"inferred"}}]}]}"#,
+                r#"{"schema":"rocpath.check/1","devices":[{"device":{"source":"--target","name":null,
+                   "target":"gfx900:xnack-","generic":[],"cus":null},"override":null,"libraries":[{"library":
+                   "/opt/rocm/lib/librocblas.so","kind":"code_objects","verdict":"runs","compatible":1,"total":5,
+                   "targets":["gfx900"],"deciders":[],"why":"w","with_override":{"verdict":"runs","compatible":1,
+                   "why":"w"},"evidence":{"class":"inferred","kind":"code_verified","rule":"r"}}],"summary":{"runs":1},
+                   "verdict":"runs"}],"errors":[]}"#,
             ];
             let doc = docs[which];
             let text = format!(

@@ -181,22 +181,17 @@ fn unit(kind: &str) -> Text {
 }
 
 /// One finding per device and library of a check: the verdict with the check's class.
-fn check(o: &ObsDigest, d: &super::digest::CheckDoc) -> Vec<Finding> {
+fn check(o: &ObsDigest, d: &rocpath_docs::check::CheckDoc) -> Vec<Finding> {
     let mut out = Vec::new();
     for (i, dev) in d.devices.iter().enumerate() {
-        let target = dev.device.target.as_str();
+        let target = dev.device.target.to_string();
         let world = if target.is_empty() {
             o.world.clone()
         } else {
-            processor_of(target)
+            processor_of(&target)
         };
         for (j, l) in dev.libraries.iter().enumerate() {
             let verdict = l.verdict.as_str();
-            let default = match verdict {
-                "runs" | "untuned" => Class::Inferred,
-                "no_code" => Class::Confirmed,
-                _ => Class::Unresolved,
-            };
             let (name, v, u) = (
                 short_library(l.library.as_str()),
                 verdict_words(verdict, l.kind.as_str()),
@@ -219,25 +214,25 @@ fn check(o: &ObsDigest, d: &super::digest::CheckDoc) -> Vec<Finding> {
                     format!(
                         "{target} で {name} は{}({} 個中 {} 個の{}がデバイスに合う)。{ov_ja}",
                         v.ja,
-                        num(l.total),
-                        num(l.compatible),
+                        num(l.total as u64),
+                        num(l.compatible as u64),
                         u.ja
                     ),
                     format!(
                         "On {target}, {name} {} ({} of {} {} fit the device).{ov_en}",
                         v.en,
-                        num(l.compatible),
-                        num(l.total),
+                        num(l.compatible as u64),
+                        num(l.total as u64),
                         u.en
                     ),
                 ),
                 world.clone(),
                 &o.id,
             );
-            f.class = l.evidence.class.unwrap_or(default);
-            f.kind = l.evidence.kind.unwrap_or(Proof::ShippedArtifactVerified);
-            f.agree = l.compatible;
-            f.of = l.total;
+            f.class = l.evidence.class;
+            f.kind = l.evidence.kind;
+            f.agree = l.compatible as u64;
+            f.of = l.total as u64;
             f.support = vec![record_support(
                 &o.id,
                 &format!("/devices/{i}/libraries/{j}"),

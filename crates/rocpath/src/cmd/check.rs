@@ -3,13 +3,13 @@
 use crate::cli::CheckArgs;
 use crate::output::{BarProgress, Printer, Status};
 use rocpath_docs::schema;
-use rocpath_inventory::check::{CheckDoc, Override, check, is_negative};
+use rocpath_inventory::check::{CheckDoc, check, is_negative};
 use rocpath_inventory::device::{self, Device};
 
 fn devices(a: &CheckArgs) -> anyhow::Result<Vec<Device>> {
     if let Some(t) = &a.target {
         super::known_target(t).map_err(|e| anyhow::anyhow!("--target: {e}"))?;
-        return Ok(vec![Device::from_target(t.clone())]);
+        return Ok(vec![rocpath_inventory::device::from_target(t.clone())]);
     }
     if let Some(f) = &a.rocminfo {
         let text = rocpath_budget::read_small_text(f, rocpath_inventory::device::MAX_TEXT)
@@ -50,8 +50,8 @@ pub fn run(a: CheckArgs, p: &Printer) -> anyhow::Result<Status> {
     let mut checks = Vec::new();
     for (i, d) in devs.iter().enumerate() {
         let ov = match &a.override_version {
-            Some(v) => Some(Override::new("--override", v)),
-            None => Override::from_env(i, |name| std::env::var(name).ok()),
+            Some(v) => Some(rocpath_inventory::check::override_of("--override", v)),
+            None => rocpath_inventory::check::override_from_env(i, |name| std::env::var(name).ok()),
         };
         if let Some(o) = &ov {
             if o.processor.is_none() {
@@ -67,8 +67,8 @@ pub fn run(a: CheckArgs, p: &Printer) -> anyhow::Result<Status> {
         p.json(
             &schema::CHECK,
             &CheckDoc {
-                devices: &checks,
-                errors: &inv.errors,
+                devices: checks.clone(),
+                errors: inv.errors.clone(),
             },
         )?;
     } else if a.tsv {

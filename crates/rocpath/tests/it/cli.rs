@@ -312,6 +312,7 @@ fn check_with_saved_rocminfo_and_override() {
     for l in libs {
         assert_evidence(l, "check");
     }
+    crate::doc_contract::reads_back::<rocpath_docs::check::CheckDoc>(v.clone());
 }
 
 #[test]

@@ -58,19 +58,6 @@ fn both(dir: &Path, name: &str, args: &[&str]) -> serde_json::Value {
     json
 }
 
-/// A document the ledger reads with its own type (`rocpath-docs`) reads back whole: the type
-/// written again is the document as printed (without the envelope's `schema` and `observed`),
-/// so no field is dropped or misnamed on either side.
-fn reads_back<T: serde::de::DeserializeOwned + serde::Serialize>(mut json: serde_json::Value) {
-    if let Some(m) = json.as_object_mut() {
-        m.remove("schema");
-        m.remove("observed");
-    }
-    let typed: T = serde_json::from_value(json.clone())
-        .unwrap_or_else(|e| panic!("the document does not read as its type: {e}"));
-    assert_eq!(serde_json::to_value(&typed).unwrap(), json);
-}
-
 #[test]
 fn case_read_of_a_vega64_log() {
     let Some(f) = fixtures() else { return };
@@ -165,7 +152,7 @@ fn strace_of_the_mi25_split() {
             "mi25-runs/g4_strace_openat_tinyllama_latest_20260324_014707.log.3269468",
         ],
     );
-    reads_back::<rocpath_docs::strace::StraceDoc>(doc);
+    crate::doc_contract::reads_back::<rocpath_docs::strace::StraceDoc>(doc);
 }
 
 #[test]
@@ -195,7 +182,7 @@ fn lanes_summarize_mi25_against_vega64() {
             "Vega64=ollama-runs/mi25-vega64/vega64_rocm_repeat_20260323_184113.jsonl",
         ],
     );
-    reads_back::<rocpath_docs::lanes::LanesDoc>(doc);
+    crate::doc_contract::reads_back::<rocpath_docs::lanes::LanesDoc>(doc);
 }
 
 #[test]
@@ -209,5 +196,5 @@ fn gates_of_a_source_folder() {
     )
     .unwrap();
     let doc = both(d.path(), "gates", &["gates", "--arch", "gfx900", "miopen"]);
-    reads_back::<rocpath_docs::gates::GatesDoc>(doc);
+    crate::doc_contract::reads_back::<rocpath_docs::gates::GatesDoc>(doc);
 }

@@ -4,7 +4,6 @@
 //! the Tensile kernel-name decoder on the text of every line.
 use libfuzzer_sys::fuzz_target;
 use rocpath_miopen::{DriverCommand, Problem, findrec};
-use rocpath_logs::tensile::KernelName;
 use rocpath_logs::{LineSplitter, parse_line};
 
 fuzz_target!(|data: &[u8]| {
@@ -30,6 +29,6 @@ fuzz_target!(|data: &[u8]| {
         let _ = Problem::from_perf_db_key(&t).map(|p| p.network_config());
         let _ = DriverCommand::parse_line(&t);
         let _ = findrec::parse_record(&t);
-        let _ = KernelName::decode(&t);
+        let _ = rocpath_logs::tensile::decode(&t);
     }
 });

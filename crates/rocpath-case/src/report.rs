@@ -5,7 +5,6 @@ use crate::collect::{CandAcc, Collector, Src, Srcs};
 use crate::model::*;
 use crate::outcome::Decided;
 use rocpath_evidence::{Class, Evidence, Proof};
-use rocpath_logs::tensile::KernelName;
 use rocpath_miopen::registry as solvers;
 
 const RV: Proof = Proof::RuntimeVerified;
@@ -554,7 +553,7 @@ impl Collector {
         self.tensile
             .iter()
             .map(|(n, s)| {
-                let decoded = KernelName::decode(n);
+                let decoded = rocpath_logs::tensile::decode(n);
                 let kind = match (&decoded, arch_info) {
                     (Some(d), _) if d.matrix_instruction.is_none() => "valu",
                     (Some(_), Some(t)) if t.mfma.is_some() => "mfma",

@@ -10,9 +10,10 @@
 //! - [`ErrorItem`]: the one item type of every document's `errors[]`: what could not be read,
 //!   where (path, container, offset, line) and why, with its evidence when the item is a
 //!   finding of its own.
-//! - [`check`], [`follow`], [`gates`], [`lanes`], [`provenance`], [`strace`]: the
+//! - [`check`], [`follow`], [`gates`], [`lanes`], [`provenance`], [`strace`], [`trace`]: the
 //!   `rocpath.check/1`, `rocpath.follow/1`,
-//!   `rocpath.gates/1`, `rocpath.lanes/2`, `rocpath.provenance/1` and `rocpath.strace/1`
+//!   `rocpath.gates/1`, `rocpath.lanes/2`, `rocpath.provenance/1`, `rocpath.strace/1` and
+//!   `rocpath.trace/2` (with [`tensile`], a decoded kernel name)
 //!   documents' types, which their producers write (as their models) and the ledger (and for a
 //!   trail, the site) reads.
 //! - [`migrate`]: the explicit steps that turn an older version of a document into the current
@@ -32,6 +33,8 @@ pub mod migrate;
 pub mod provenance;
 pub mod schema;
 pub mod strace;
+pub mod tensile;
+pub mod trace;
 
 pub use error::ErrorItem;
 pub use migrate::{MigrateError, Migrated, upgrade};

@@ -464,7 +464,9 @@ pub fn compare_trace(
                 (obs, kv, None, f)
             } else {
                 let Some(g) = decoded else { continue };
-                let Some(obs) = g.path else { continue };
+                let Some(obs) = g.path.map(|p| p.as_str()) else {
+                    continue;
+                };
                 let q = Query {
                     target: arch.clone(),
                     src0_type: g.weight_type.clone(),

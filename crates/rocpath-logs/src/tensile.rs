@@ -13,41 +13,9 @@
 //! WorkGroup, `TT` ThreadTile, `GRVW` GlobalReadVectorWidth, `WGM` WorkGroupMapping, `ISA`);
 //! list values are joined with `_` (`TT08_04`, `WG08_08_01`).
 
-use serde::Serialize;
 use std::collections::BTreeMap;
 
-/// A decoded kernel name.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-pub struct KernelName {
-    /// Index string of the problem type (`Cijk_Ailk_Bljk`).
-    pub indices: String,
-    /// A is transposed (`Alik`).
-    pub trans_a: bool,
-    /// B is transposed (`Bjlk`).
-    pub trans_b: bool,
-    /// Input data type (`f16`, `bf16`, `f32`, `i8`, …).
-    pub data_type: String,
-    /// Destination type, when it differs.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub dest_type: Option<String>,
-    /// Compute type, when it differs.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub compute_type: Option<String>,
-    /// `B`: uses beta.
-    pub beta: bool,
-    /// `H`: high-precision accumulate.
-    pub hpa: bool,
-    /// `_GB`: general (pointer-array) batched.
-    pub general_batched: bool,
-    /// Macro tile `MT0 x MT1 x DepthU`.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub macro_tile: Option<[u32; 3]>,
-    /// `MI<M>x<N>x<K>x<B>`: the matrix instruction shape; `None` for a VALU kernel.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub matrix_instruction: Option<Vec<u32>>,
-    /// Known parameters by abbreviation (`GSU` → `1`, `WG` → `16_16_1`, `ISA` → `906`).
-    pub params: BTreeMap<String, String>,
-}
+pub use rocpath_docs::tensile::KernelName;
 
 const TYPES: &[(&str, &str)] = &[
     ("4xi8", "i8x4"),
@@ -120,119 +88,112 @@ fn dims(s: &str) -> Option<Vec<u32>> {
     s.split('x').map(|v| v.parse().ok()).collect()
 }
 
-impl KernelName {
-    /// Decodes a kernel name. `None` if it does not follow the grammar (not a Tensile kernel).
-    pub fn decode(name: &str) -> Option<KernelName> {
-        let name = name.trim();
-        let toks: Vec<&str> = name.split('_').collect();
-        let (c, a, b) = (toks.first()?, toks.get(1)?, toks.get(2)?);
-        if !c.starts_with('C') || !a.starts_with('A') || !b.starts_with('B') || c.len() < 2 {
-            return None;
-        }
-        let idx = |t: &str| t[1..].trim_end_matches('C').to_string();
-        let (ai, bi) = (idx(a), idx(b));
-        let free = &c[1..];
-        // A (i,l) = not transposed; (l,i) = transposed. B (l,j) = not transposed.
-        let lower = |s: &str| s.to_ascii_lowercase();
-        let (fa, fb) = (free.chars().next()?, free.chars().nth(1)?);
-        let trans_a = lower(&ai).find(fa)? > 0;
-        let trans_b = lower(&bi).find(fb)? == 0;
-        let types = data_types(toks.get(3)?)?;
-        let mut k = KernelName {
-            indices: format!("{c}_{a}_{b}"),
-            trans_a,
-            trans_b,
-            data_type: types.first()?.to_string(),
-            dest_type: None,
-            compute_type: None,
-            beta: false,
-            hpa: false,
-            general_batched: false,
-            macro_tile: None,
-            matrix_instruction: None,
-            params: BTreeMap::new(),
-        };
-        let mut i = 4;
-        match types.len() {
-            1 => {}
-            3 => {
-                k.dest_type = Some(types[1].to_string());
-                k.compute_type = Some(types[2].to_string());
-            }
-            _ => {
-                // `<DataType><flags>` written as one token (`HB`, `SB`): re-read.
-                let tok = toks[3];
-                let (code, _) = TYPES.iter().find(|(c, _)| tok.starts_with(c))?;
-                let (beta, hpa) = flags(&tok[code.len()..])?;
-                k.beta = beta;
-                k.hpa = hpa;
-            }
-        }
-        // Flags token after `<D><Dest><Compute>_`.
-        if types.len() == 3 {
-            if let Some((beta, hpa)) = toks.get(i).and_then(|t| flags(t)) {
-                k.beta = beta;
-                k.hpa = hpa;
-                i += 1;
-            }
-        } else if types.len() == 1 {
-            if let Some((beta, hpa)) = toks.get(i).and_then(|t| flags(t)) {
-                k.beta = beta;
-                k.hpa = hpa;
-                i += 1;
-            }
-        }
-        k.read_params(&toks[i.min(toks.len())..]);
-        k.macro_tile?;
-        Some(k)
+/// Decodes a kernel name. `None` if it does not follow the grammar (not a Tensile kernel).
+pub fn decode(name: &str) -> Option<KernelName> {
+    let name = name.trim();
+    let toks: Vec<&str> = name.split('_').collect();
+    let (c, a, b) = (toks.first()?, toks.get(1)?, toks.get(2)?);
+    if !c.starts_with('C') || !a.starts_with('A') || !b.starts_with('B') || c.len() < 2 {
+        return None;
     }
-
-    /// The parameters after the types and flags (`MT64x64x16`, `MI32x32x8x1`, `GSU4`, `GB`,
-    /// a number continuing the parameter before it).
-    fn read_params(&mut self, toks: &[&str]) {
-        let mut last: Option<String> = None;
-        for t in toks {
-            if *t == "GB" {
-                self.general_batched = true;
-                continue;
-            }
-            if let Some(v) = t.strip_prefix("MT") {
-                if let Some(d) = dims(v).filter(|d| d.len() == 3) {
-                    self.macro_tile = Some([d[0], d[1], d[2]]);
-                    last = None;
-                    continue;
-                }
-            }
-            if let Some(v) = t.strip_prefix("MI") {
-                if let Some(d) = dims(v).filter(|d| d.len() >= 3) {
-                    self.matrix_instruction = Some(d);
-                    last = None;
-                    continue;
-                }
-            }
-            if !t.is_empty() && t.bytes().all(|c| c.is_ascii_digit()) {
-                if let Some(p) = &last {
-                    if let Some(v) = self.params.get_mut(p) {
-                        v.push('_');
-                        v.push_str(t);
-                    }
-                }
-                continue;
-            }
-            last = None;
-            if let Some(p) = PARAMS.iter().find(|p| {
-                t.strip_prefix(*p)
-                    .is_some_and(|v| !v.is_empty() && v.bytes().all(|c| c.is_ascii_alphanumeric()))
-            }) {
-                self.params.insert(p.to_string(), t[p.len()..].to_string());
-                last = Some(p.to_string());
-            }
+    let idx = |t: &str| t[1..].trim_end_matches('C').to_string();
+    let (ai, bi) = (idx(a), idx(b));
+    let free = &c[1..];
+    // A (i,l) = not transposed; (l,i) = transposed. B (l,j) = not transposed.
+    let lower = |s: &str| s.to_ascii_lowercase();
+    let (fa, fb) = (free.chars().next()?, free.chars().nth(1)?);
+    let trans_a = lower(&ai).find(fa)? > 0;
+    let trans_b = lower(&bi).find(fb)? == 0;
+    let types = data_types(toks.get(3)?)?;
+    let mut k = KernelName {
+        indices: format!("{c}_{a}_{b}"),
+        trans_a,
+        trans_b,
+        data_type: types.first()?.to_string(),
+        dest_type: None,
+        compute_type: None,
+        beta: false,
+        hpa: false,
+        general_batched: false,
+        macro_tile: None,
+        matrix_instruction: None,
+        params: BTreeMap::new(),
+    };
+    let mut i = 4;
+    match types.len() {
+        1 => {}
+        3 => {
+            k.dest_type = Some(types[1].to_string());
+            k.compute_type = Some(types[2].to_string());
+        }
+        _ => {
+            // `<DataType><flags>` written as one token (`HB`, `SB`): re-read.
+            let tok = toks[3];
+            let (code, _) = TYPES.iter().find(|(c, _)| tok.starts_with(c))?;
+            let (beta, hpa) = flags(&tok[code.len()..])?;
+            k.beta = beta;
+            k.hpa = hpa;
         }
     }
+    // Flags token after `<D><Dest><Compute>_`.
+    if types.len() == 3 {
+        if let Some((beta, hpa)) = toks.get(i).and_then(|t| flags(t)) {
+            k.beta = beta;
+            k.hpa = hpa;
+            i += 1;
+        }
+    } else if types.len() == 1 {
+        if let Some((beta, hpa)) = toks.get(i).and_then(|t| flags(t)) {
+            k.beta = beta;
+            k.hpa = hpa;
+            i += 1;
+        }
+    }
+    read_params(&mut k, &toks[i.min(toks.len())..]);
+    k.macro_tile?;
+    Some(k)
+}
 
-    /// `GSU` as a number, when present.
-    pub fn global_split_u(&self) -> Option<u32> {
-        self.params.get("GSU").and_then(|v| v.parse().ok())
+/// The parameters after the types and flags (`MT64x64x16`, `MI32x32x8x1`, `GSU4`, `GB`,
+/// a number continuing the parameter before it).
+fn read_params(k: &mut KernelName, toks: &[&str]) {
+    let mut last: Option<String> = None;
+    for t in toks {
+        if *t == "GB" {
+            k.general_batched = true;
+            continue;
+        }
+        if let Some(v) = t.strip_prefix("MT") {
+            if let Some(d) = dims(v).filter(|d| d.len() == 3) {
+                k.macro_tile = Some([d[0], d[1], d[2]]);
+                last = None;
+                continue;
+            }
+        }
+        if let Some(v) = t.strip_prefix("MI") {
+            if let Some(d) = dims(v).filter(|d| d.len() >= 3) {
+                k.matrix_instruction = Some(d);
+                last = None;
+                continue;
+            }
+        }
+        if !t.is_empty() && t.bytes().all(|c| c.is_ascii_digit()) {
+            if let Some(p) = &last {
+                if let Some(v) = k.params.get_mut(p) {
+                    v.push('_');
+                    v.push_str(t);
+                }
+            }
+            continue;
+        }
+        last = None;
+        if let Some(p) = PARAMS.iter().find(|p| {
+            t.strip_prefix(*p)
+                .is_some_and(|v| !v.is_empty() && v.bytes().all(|c| c.is_ascii_alphanumeric()))
+        }) {
+            k.params.insert(p.to_string(), t[p.len()..].to_string());
+            last = Some(p.to_string());
+        }
     }
 }
 
@@ -242,10 +203,8 @@ mod tests {
 
     #[test]
     fn vega10_valu_kernel() {
-        let k = KernelName::decode(
-            "Cijk_Ailk_Bjlk_SB_MT064x032x08_GRVW04_GSU01_SNLL0_TT08_04_VW04_WG08_08_01",
-        )
-        .unwrap();
+        let k = decode("Cijk_Ailk_Bjlk_SB_MT064x032x08_GRVW04_GSU01_SNLL0_TT08_04_VW04_WG08_08_01")
+            .unwrap();
         assert!(!k.trans_a);
         assert!(k.trans_b);
         assert_eq!(k.data_type, "f32");
@@ -259,22 +218,20 @@ mod tests {
 
     #[test]
     fn matrix_instruction_and_hpa_kernels() {
-        let k =
-            KernelName::decode("Cijk_Ailk_Bljk_SB_MT64x64x16_MI32x32x2x1_SE_GSU2_ISA90a").unwrap();
+        let k = decode("Cijk_Ailk_Bljk_SB_MT64x64x16_MI32x32x2x1_SE_GSU2_ISA90a").unwrap();
         assert_eq!(k.matrix_instruction, Some(vec![32, 32, 2, 1]));
         assert_eq!(k.params.get("ISA").map(String::as_str), Some("90a"));
-        let k =
-            KernelName::decode("Cijk_Alik_Bljk_BBS_BH_MT64x32x8_SN_AF0EM1_ISA000_WG16").unwrap();
+        let k = decode("Cijk_Alik_Bljk_BBS_BH_MT64x32x8_SN_AF0EM1_ISA000_WG16").unwrap();
         assert!(k.trans_a);
         assert!(!k.trans_b);
         assert_eq!(k.data_type, "bf16");
         assert_eq!(k.dest_type.as_deref(), Some("bf16"));
         assert_eq!(k.compute_type.as_deref(), Some("f32"));
         assert!(k.beta && k.hpa);
-        let k = KernelName::decode("Cijk_Alik_Bljk_HSS_BH_GB_MT64x32x8_SE").unwrap();
+        let k = decode("Cijk_Alik_Bljk_HSS_BH_GB_MT64x32x8_SE").unwrap();
         assert!(k.general_batched);
         assert_eq!(k.data_type, "f16");
-        let k = KernelName::decode("Cijk_Ailk_Bjlk_HB_MT32x32x16_MI16x16x16x1_SN_GSU1").unwrap();
+        let k = decode("Cijk_Ailk_Bjlk_HB_MT32x32x16_MI16x16x16x1_SN_GSU1").unwrap();
         assert_eq!(k.data_type, "f16");
         assert!(k.beta);
         assert_eq!(k.matrix_instruction, Some(vec![16, 16, 16, 1]));
@@ -283,10 +240,10 @@ mod tests {
     #[test]
     fn not_tensile() {
         assert_eq!(
-            KernelName::decode("naive_conv_ab_nonpacked_fwd_nchw_float_double_float"),
+            decode("naive_conv_ab_nonpacked_fwd_nchw_float_double_float"),
             None
         );
-        assert_eq!(KernelName::decode("Cijk_Ailk_Bljk_SB"), None);
-        assert_eq!(KernelName::decode(""), None);
+        assert_eq!(decode("Cijk_Ailk_Bljk_SB"), None);
+        assert_eq!(decode(""), None);
     }
 }

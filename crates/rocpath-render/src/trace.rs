@@ -257,7 +257,7 @@ pub fn tsv(r: &Report) -> String {
                 &[
                     t.path.clone(),
                     k.family.as_str().into(),
-                    k.library.into(),
+                    k.library.as_str().into(),
                     k.dispatches.to_string(),
                     k.total_ns.to_string(),
                     k.mean_ns.to_string(),

@@ -23,10 +23,10 @@ pub enum Layout {
 
 impl Layout {
     /// `csv` or `csv_2024`.
-    pub fn format(self) -> &'static str {
+    pub fn format(self) -> crate::TraceFormat {
         match self {
-            Layout::Current => "csv",
-            Layout::Older => "csv_2024",
+            Layout::Current => crate::TraceFormat::Csv,
+            Layout::Older => crate::TraceFormat::Csv2024,
         }
     }
 }

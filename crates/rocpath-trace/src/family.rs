@@ -6,140 +6,7 @@
 //! or the parameter list, without a leading return type; families are decided on it, by the
 //! rules in [`RULES`] (first match wins), which name the upstream kernel each family stands for.
 
-use serde::Serialize;
-
-/// A kernel family.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
-#[serde(rename_all = "snake_case")]
-pub enum Family {
-    /// ggml MMQ: `mul_mat_q<…>` and its stream-k fixup (quantized matmul, dp4a/MFMA/WMMA tiles).
-    MulMatQ,
-    /// ggml MMVQ: `mul_mat_vec_q<…>` (quantized matrix × vector, small batches).
-    MulMatVecQ,
-    /// ggml MMF: `mul_mat_f<…>` (float matmul on MMA hardware).
-    MulMatF,
-    /// ggml MMVF: `mul_mat_vec_f<…>`.
-    MulMatVecF,
-    /// ggml flash attention, tile kernel (`flash_attn_tile<…>`).
-    FlashAttnTile,
-    /// ggml flash attention, vector kernel (`flash_attn_ext_vec<…>`).
-    FlashAttnVec,
-    /// ggml flash attention, MMA kernel (`flash_attn_ext_f16<…>`: WMMA/MFMA).
-    FlashAttnMma,
-    /// ggml flash attention, combine and fixup passes (`flash_attn_combine_results`,
-    /// `flash_attn_stream_k_fixup`).
-    FlashAttnCombine,
-    /// ggml quantization of activations (`quantize_q8_1`, `quantize_mmq_q8_1`, …).
-    Quantize,
-    /// ggml dequantization and type conversion (`dequantize_block*`, `convert_unary`, …).
-    Dequantize,
-    /// ggml element-wise operations (`k_bin_bcast`, `unary_*`, `scale_f32`, …).
-    Elementwise,
-    /// ggml soft-max.
-    Softmax,
-    /// ggml rotary position embedding.
-    Rope,
-    /// ggml normalisations (`rms_norm_f32`, `norm_f32`, `group_norm_f32`, `l2_norm_f32`).
-    Norm,
-    /// ggml row gathers, scatters and copies (`k_get_rows*`, `k_set_rows`, `cpy_*`).
-    GgmlCopy,
-    /// Other ggml kernels recognised by name (`argsort`, `concat`, `ssm_*`, …).
-    GgmlOther,
-    /// Tensile GEMM kernels (`Cijk_…`), rocBLAS's and hipBLASLt's.
-    TensileCijk,
-    /// rocBLAS's own (non-Tensile) kernels (`rocblas_*`).
-    Rocblas,
-    /// MIOpen kernels (`miopen*`, `MIOpen*`, `naive_conv_*`, `igemm_*`, …).
-    Miopen,
-    /// The HIP runtime's blit kernels (`__amd_rocclr_copyBuffer`, `…fillBuffer…`).
-    RuntimeCopyFill,
-    /// Anything else.
-    Other,
-}
-
-impl Family {
-    /// All families, in report order.
-    pub const ALL: [Family; 21] = [
-        Family::MulMatQ,
-        Family::MulMatVecQ,
-        Family::MulMatF,
-        Family::MulMatVecF,
-        Family::FlashAttnTile,
-        Family::FlashAttnVec,
-        Family::FlashAttnMma,
-        Family::FlashAttnCombine,
-        Family::Quantize,
-        Family::Dequantize,
-        Family::Elementwise,
-        Family::Softmax,
-        Family::Rope,
-        Family::Norm,
-        Family::GgmlCopy,
-        Family::GgmlOther,
-        Family::TensileCijk,
-        Family::Rocblas,
-        Family::Miopen,
-        Family::RuntimeCopyFill,
-        Family::Other,
-    ];
-
-    /// The snake_case name used in JSON and TSV.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Family::MulMatQ => "mul_mat_q",
-            Family::MulMatVecQ => "mul_mat_vec_q",
-            Family::MulMatF => "mul_mat_f",
-            Family::MulMatVecF => "mul_mat_vec_f",
-            Family::FlashAttnTile => "flash_attn_tile",
-            Family::FlashAttnVec => "flash_attn_vec",
-            Family::FlashAttnMma => "flash_attn_mma",
-            Family::FlashAttnCombine => "flash_attn_combine",
-            Family::Quantize => "quantize",
-            Family::Dequantize => "dequantize",
-            Family::Elementwise => "elementwise",
-            Family::Softmax => "softmax",
-            Family::Rope => "rope",
-            Family::Norm => "norm",
-            Family::GgmlCopy => "ggml_copy",
-            Family::GgmlOther => "ggml_other",
-            Family::TensileCijk => "tensile_cijk",
-            Family::Rocblas => "rocblas",
-            Family::Miopen => "miopen",
-            Family::RuntimeCopyFill => "runtime_copy_fill",
-            Family::Other => "other",
-        }
-    }
-
-    /// The library the family belongs to: `ggml`, `tensile`, `rocblas`, `miopen`, `runtime`
-    /// or `other`.
-    pub fn library(self) -> &'static str {
-        match self {
-            Family::TensileCijk => "tensile",
-            Family::Rocblas => "rocblas",
-            Family::Miopen => "miopen",
-            Family::RuntimeCopyFill => "runtime",
-            Family::Other => "other",
-            _ => "ggml",
-        }
-    }
-
-    /// A GEMM that ran through rocBLAS/Tensile (the "direct dispatch" of the research's link
-    /// gate), as opposed to ggml's own kernels.
-    pub fn is_blas(self) -> bool {
-        matches!(self, Family::TensileCijk | Family::Rocblas)
-    }
-
-    /// Parses the snake_case name.
-    pub fn parse(s: &str) -> Option<Family> {
-        Family::ALL.into_iter().find(|f| f.as_str() == s)
-    }
-}
-
-impl std::fmt::Display for Family {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(self.as_str())
-    }
-}
+pub use rocpath_docs::trace::{Family, ResearchCounters};
 
 /// How a rule matches a base name.
 #[derive(Debug, Clone, Copy)]
@@ -441,64 +308,31 @@ pub fn classify(name: &str) -> Family {
     rule_for(name).map_or(Family::Other, |r| r.family)
 }
 
-/// The counters the research workflow's rocprofv3 probe printed (`g4-rocprofv3-dispatch-check.sh`),
-/// computed the same way — substring matches on the kernel name — so that its summaries can be
-/// compared with rocpath's families.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
-pub struct ResearchCounters {
-    /// Rows of kind `KERNEL_DISPATCH`.
-    pub kernel_dispatch_rows: u64,
-    /// Names containing `mul_mat_q<`.
-    pub kernel_mul_mat_q_rows: u64,
-    /// Names containing `mul_mat_vec_q<`.
-    pub kernel_mul_mat_vec_rows: u64,
-    /// Names containing `flash_attn`.
-    pub kernel_flash_attn_rows: u64,
-    /// Names containing `quantize_`.
-    pub kernel_quantize_rows: u64,
-    /// Names containing `__amd_rocclr_copyBuffer` or `fillBufferAligned`.
-    pub kernel_copy_rows: u64,
-    /// Names matching `(?i)tensile|contraction|cijk|rocblas|gemm_ex|gemm`.
-    pub kernel_tensile_like_rows: u64,
-}
-
-impl ResearchCounters {
-    /// Adds `n` dispatches of the kernel `name`.
-    pub fn add(&mut self, name: &str, n: u64) {
-        self.kernel_dispatch_rows += n;
-        if name.contains("mul_mat_q<") {
-            self.kernel_mul_mat_q_rows += n;
-        }
-        if name.contains("mul_mat_vec_q<") {
-            self.kernel_mul_mat_vec_rows += n;
-        }
-        if name.contains("flash_attn") {
-            self.kernel_flash_attn_rows += n;
-        }
-        if name.contains("quantize_") {
-            self.kernel_quantize_rows += n;
-        }
-        if name.contains("__amd_rocclr_copyBuffer") || name.contains("fillBufferAligned") {
-            self.kernel_copy_rows += n;
-        }
-        let lower = name.to_ascii_lowercase();
-        if ["tensile", "contraction", "cijk", "rocblas", "gemm"]
-            .iter()
-            .any(|w| lower.contains(w))
-        {
-            self.kernel_tensile_like_rows += n;
-        }
+/// Adds `n` dispatches of the kernel `name` to the research workflow's counters
+/// (`g4-rocprofv3-dispatch-check.sh`), computed its way: substring matches on the name.
+pub fn count(c: &mut ResearchCounters, name: &str, n: u64) {
+    c.kernel_dispatch_rows += n;
+    if name.contains("mul_mat_q<") {
+        c.kernel_mul_mat_q_rows += n;
     }
-
-    /// Sums two counters.
-    pub fn merge(&mut self, o: &ResearchCounters) {
-        self.kernel_dispatch_rows += o.kernel_dispatch_rows;
-        self.kernel_mul_mat_q_rows += o.kernel_mul_mat_q_rows;
-        self.kernel_mul_mat_vec_rows += o.kernel_mul_mat_vec_rows;
-        self.kernel_flash_attn_rows += o.kernel_flash_attn_rows;
-        self.kernel_quantize_rows += o.kernel_quantize_rows;
-        self.kernel_copy_rows += o.kernel_copy_rows;
-        self.kernel_tensile_like_rows += o.kernel_tensile_like_rows;
+    if name.contains("mul_mat_vec_q<") {
+        c.kernel_mul_mat_vec_rows += n;
+    }
+    if name.contains("flash_attn") {
+        c.kernel_flash_attn_rows += n;
+    }
+    if name.contains("quantize_") {
+        c.kernel_quantize_rows += n;
+    }
+    if name.contains("__amd_rocclr_copyBuffer") || name.contains("fillBufferAligned") {
+        c.kernel_copy_rows += n;
+    }
+    let lower = name.to_ascii_lowercase();
+    if ["tensile", "contraction", "cijk", "rocblas", "gemm"]
+        .iter()
+        .any(|w| lower.contains(w))
+    {
+        c.kernel_tensile_like_rows += n;
     }
 }
 
@@ -589,13 +423,18 @@ mod tests {
     #[test]
     fn research_counters_follow_the_script() {
         let mut c = ResearchCounters::default();
-        c.add("void mul_mat_q<(ggml_type)2, 40, false>(char const*)", 3);
-        c.add(
+        count(
+            &mut c,
+            "void mul_mat_q<(ggml_type)2, 40, false>(char const*)",
+            3,
+        );
+        count(
+            &mut c,
             "void quantize_mmq_q8_1<(mmq_q8_1_ds_layout)1>(float const*)",
             2,
         );
-        c.add("Cijk_Ailk_Bljk_HB_MT64x64x16", 1);
-        c.add("__amd_rocclr_fillBufferAligned", 1);
+        count(&mut c, "Cijk_Ailk_Bljk_HB_MT64x64x16", 1);
+        count(&mut c, "__amd_rocclr_fillBufferAligned", 1);
         assert_eq!(c.kernel_dispatch_rows, 7);
         assert_eq!(c.kernel_mul_mat_q_rows, 3);
         assert_eq!(c.kernel_quantize_rows, 2);

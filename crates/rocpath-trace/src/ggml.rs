@@ -3,20 +3,7 @@
 //! (`mul_mat_vec_q<(ggml_type)12, 1, true>` is a one-token batch) — and the dispatch path a
 //! matrix-multiplication kernel stands for (`mmq`, `mmvq`, `mmf`, `mmvf`).
 
-use serde::Serialize;
-
-/// What a ggml kernel name says.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-pub struct GgmlKernel {
-    /// Weight (src0) type, lower case as ggml's rules name it (`q4_k`, `f16`).
-    pub weight_type: String,
-    /// The matrix-multiplication path the kernel belongs to (`mmq`, `mmvq`, `mmf`, `mmvf`).
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub path: Option<&'static str>,
-    /// Batch columns fixed by the template (`ncols_dst` of the vector kernels).
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub ncols: Option<i64>,
-}
+pub use rocpath_docs::trace::{GgmlKernel, GgmlPath};
 
 /// ggml's `enum ggml_type` (ggml.h) by value, lower case as the rules name them.
 pub fn ggml_type_name(v: u32) -> Option<&'static str> {
@@ -114,12 +101,12 @@ fn weight_type(family: &str, args: &[&str]) -> Option<String> {
     None
 }
 
-fn path_of(base: &str) -> Option<&'static str> {
+fn path_of(base: &str) -> Option<GgmlPath> {
     Some(match base {
-        "mul_mat_q" => "mmq",
-        "mul_mat_vec_q" => "mmvq",
-        "mul_mat_f" => "mmf",
-        "mul_mat_vec_f" => "mmvf",
+        "mul_mat_q" => GgmlPath::Mmq,
+        "mul_mat_vec_q" => GgmlPath::Mmvq,
+        "mul_mat_f" => GgmlPath::Mmf,
+        "mul_mat_vec_f" => GgmlPath::Mmvf,
         _ => return None,
     })
 }
@@ -132,7 +119,7 @@ pub fn decode(name: &str) -> Option<GgmlKernel> {
     let weight_type = weight_type(base, &args)?;
     let path = path_of(base);
     let ncols = match path {
-        Some("mmvq" | "mmvf") => args.get(1).and_then(|a| a.parse::<i64>().ok()),
+        Some(GgmlPath::Mmvq | GgmlPath::Mmvf) => args.get(1).and_then(|a| a.parse::<i64>().ok()),
         _ => None,
     };
     Some(GgmlKernel {
@@ -158,15 +145,18 @@ mod tests {
         assert!(template_args("broken<a, (b").is_empty());
         let k = decode("void mul_mat_vec_q<(ggml_type)14, 1, true>(void const*)").unwrap();
         assert_eq!(k.weight_type, "q6_k");
-        assert_eq!(k.path, Some("mmvq"));
+        assert_eq!(k.path, Some(GgmlPath::Mmvq));
         assert_eq!(k.ncols, Some(1));
         let k = decode("void mul_mat_q<(ggml_type)12, 40, false>(char const*)").unwrap();
         assert_eq!(
             (k.weight_type.as_str(), k.path, k.ncols),
-            ("q4_k", Some("mmq"), None)
+            ("q4_k", Some(GgmlPath::Mmq), None)
         );
         let k = decode("void mul_mat_vec_f<__half, float, 1, 128, false>(__half const*)").unwrap();
-        assert_eq!((k.weight_type.as_str(), k.path), ("f16", Some("mmvf")));
+        assert_eq!(
+            (k.weight_type.as_str(), k.path),
+            ("f16", Some(GgmlPath::Mmvf))
+        );
         let k = decode("void dequantize_block<(ggml_type)2>(void const*)").unwrap();
         assert_eq!((k.weight_type.as_str(), k.path), ("q4_0", None));
         assert!(decode("quantize_q8_1(float const*)").is_none());

@@ -19,11 +19,12 @@ pub mod model;
 pub mod rocpd;
 
 pub use family::{Family, ResearchCounters};
-pub use model::{Boundary, FamilyRecord, KernelRecord, PhaseSplit, TraceRecord};
+pub use model::{
+    Boundary, FamilyRecord, KernelRecord, PhaseSplit, PhaseStatus, TraceFormat, TraceRecord,
+};
 
 use model::{Collected, KernelAgg};
 use rocpath_evidence::{Class, Evidence, Locator, Proof};
-use serde::Serialize;
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
@@ -407,7 +408,12 @@ fn read_json(path: &Path, phase: Option<PhaseRequest>) -> Result<TraceRecord, In
         error,
     })?;
     let shown = path.display().to_string();
-    Ok(model::record(&shown, "json", c, boundary_of(phase)))
+    Ok(model::record(
+        &shown,
+        TraceFormat::Json,
+        c,
+        boundary_of(phase),
+    ))
 }
 
 /// A rocpd SQLite database, aggregated inside SQLite.
@@ -427,50 +433,24 @@ fn read_rocpd(path: &Path, phase: Option<PhaseRequest>) -> Result<TraceRecord, I
     };
     let c = rocpd::read(&conn, abs).map_err(err)?;
     let shown = path.display().to_string();
-    Ok(model::record(&shown, "rocpd", c, boundary_of(phase)))
+    Ok(model::record(
+        &shown,
+        TraceFormat::Rocpd,
+        c,
+        boundary_of(phase),
+    ))
 }
+
+pub use rocpath_docs::trace::{Report, TraceDoc};
 
 /// The `rocpath.trace` document ([`rocpath_docs::schema::TRACE`]): the merged report, notes on
 /// what was read, and the inputs that could not be read.
-#[derive(Debug, Serialize)]
-pub struct TraceDoc<'a> {
-    /// The report.
-    #[serde(flatten)]
-    pub report: &'a Report,
-    /// Notes on the inputs.
-    pub notes: &'a [String],
-    /// Inputs that could not be read.
-    pub errors: Vec<rocpath_docs::ErrorItem>,
-}
-
-impl<'a> TraceDoc<'a> {
-    /// The document of a report, its notes and its input errors.
-    pub fn new(report: &'a Report, notes: &'a [String], errors: &[InputError]) -> Self {
-        TraceDoc {
-            report,
-            notes,
-            errors: errors.iter().map(Into::into).collect(),
-        }
+pub fn document(report: Report, notes: Vec<String>, errors: &[InputError]) -> TraceDoc {
+    TraceDoc {
+        report,
+        notes,
+        errors: errors.iter().map(Into::into).collect(),
     }
-}
-
-/// All traces together.
-#[derive(Debug, Clone, Serialize)]
-pub struct Report {
-    /// Kernel dispatches over all traces.
-    pub dispatches: u64,
-    /// rocBLAS/Tensile dispatches over all traces.
-    pub blas_dispatches: u64,
-    /// Families over all traces.
-    pub families: Vec<FamilyRecord>,
-    /// Kernels over all traces (same name = same kernel).
-    pub kernels: Vec<KernelRecord>,
-    /// The research workflow's counters over all traces.
-    pub research: ResearchCounters,
-    /// Evidence for "a kernel dispatch was observed".
-    pub evidence: Evidence,
-    /// One record per input.
-    pub traces: Vec<TraceRecord>,
 }
 
 /// Merges the traces' records.

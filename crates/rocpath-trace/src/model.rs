@@ -3,47 +3,12 @@
 use crate::family::{self, Family, ResearchCounters};
 use rocpath_docs::ErrorItem;
 use rocpath_evidence::{Class, Evidence, Locator, Proof};
-use rocpath_logs::tensile::KernelName;
-use serde::Serialize;
 use std::collections::{BTreeMap, HashMap};
 
-/// Register and memory use of a kernel, as the trace reports it (the largest seen).
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
-pub struct Resources {
-    /// Architected VGPRs.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub vgpr_count: Option<u64>,
-    /// Accumulation VGPRs (AGPRs).
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub accum_vgpr_count: Option<u64>,
-    /// SGPRs.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub sgpr_count: Option<u64>,
-    /// LDS (group segment) bytes.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub lds_bytes: Option<u64>,
-    /// Scratch (private segment) bytes.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub scratch_bytes: Option<u64>,
-}
-
-impl Resources {
-    fn max(a: Option<u64>, b: Option<u64>) -> Option<u64> {
-        match (a, b) {
-            (Some(x), Some(y)) => Some(x.max(y)),
-            (x, None) => x,
-            (None, y) => y,
-        }
-    }
-    /// Keeps the larger of each.
-    pub fn merge(&mut self, o: &Resources) {
-        self.vgpr_count = Self::max(self.vgpr_count, o.vgpr_count);
-        self.accum_vgpr_count = Self::max(self.accum_vgpr_count, o.accum_vgpr_count);
-        self.sgpr_count = Self::max(self.sgpr_count, o.sgpr_count);
-        self.lds_bytes = Self::max(self.lds_bytes, o.lds_bytes);
-        self.scratch_bytes = Self::max(self.scratch_bytes, o.scratch_bytes);
-    }
-}
+pub use rocpath_docs::trace::{
+    Agent, Boundary, FamilyRecord, Instructions, KernelRecord, Library, PhaseSplit, PhaseStatus,
+    Resources, TensileInfo, TraceFormat, TraceRecord,
+};
 
 /// Where the first dispatch of a kernel is in the input.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
@@ -147,21 +112,6 @@ pub struct Collected {
     pub errors: Vec<ErrorItem>,
 }
 
-/// An agent (CPU or GPU) of the profiled process.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-pub struct Agent {
-    /// The id the kernel records use (`Agent 1`, `1`).
-    pub id: String,
-    /// `CPU` or `GPU`.
-    #[serde(rename = "type")]
-    pub kind: String,
-    /// `gfx900` for a GPU.
-    pub name: String,
-    /// Marketing name (`Radeon Instinct MI25`).
-    #[serde(skip_serializing_if = "String::is_empty")]
-    pub product: String,
-}
-
 /// Most distinct kernel names a trace keeps (real traces have hundreds to a few thousand).
 /// Each kept kernel costs about 3 KB through to the report (its evidence, its JSON), so the
 /// bound holds a hostile trace to a few hundred MB.
@@ -251,39 +201,26 @@ impl Aggregator {
     }
 }
 
-/// How a Tensile kernel computes, read from its name and the GPU.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-pub struct TensileInfo {
-    /// The decoded name.
-    #[serde(flatten)]
-    pub name: KernelName,
-    /// `mfma` / `wmma` (matrix instructions; which one follows from the GPU), or
-    /// `matrix_instruction` when the GPU is not known, or `valu`.
-    pub instructions: &'static str,
-    /// The `ISA` token of the name (`900`, `000` for a generic fallback kernel).
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub isa: Option<String>,
-}
-
 /// Matrix-instruction kind for a GPU processor: `mfma` on CDNA (gfx908, gfx90a, gfx94x,
 /// gfx95x), `wmma` on RDNA3/4 (gfx11xx, gfx12xx).
-pub fn matrix_kind(gfx: &str) -> Option<&'static str> {
+pub fn matrix_kind(gfx: &str) -> Option<Instructions> {
     let p = gfx.split(':').next().unwrap_or(gfx);
     if p.starts_with("gfx11") || p.starts_with("gfx12") {
-        Some("wmma")
+        Some(Instructions::Wmma)
     } else if matches!(p, "gfx908" | "gfx90a") || p.starts_with("gfx94") || p.starts_with("gfx95") {
-        Some("mfma")
+        Some(Instructions::Mfma)
     } else {
         None
     }
 }
 
 fn tensile_info(name: &str, gpu: Option<&str>) -> Option<TensileInfo> {
-    let k = KernelName::decode(name)?;
+    let k = rocpath_logs::tensile::decode(name)?;
     let instructions = if k.matrix_instruction.is_some() {
-        gpu.and_then(matrix_kind).unwrap_or("matrix_instruction")
+        gpu.and_then(matrix_kind)
+            .unwrap_or(Instructions::MatrixInstruction)
     } else {
-        "valu"
+        Instructions::Valu
     };
     let isa = k.params.get("ISA").cloned();
     Some(TensileInfo {
@@ -291,166 +228,6 @@ fn tensile_info(name: &str, gpu: Option<&str>) -> Option<TensileInfo> {
         instructions,
         isa,
     })
-}
-
-/// One kernel in the report.
-#[derive(Debug, Clone, Serialize)]
-pub struct KernelRecord {
-    /// Kernel name.
-    pub name: String,
-    /// Family.
-    pub family: Family,
-    /// Library of the family.
-    pub library: &'static str,
-    /// Dispatches.
-    pub dispatches: u64,
-    /// Sum of durations, ns.
-    pub total_ns: u64,
-    /// Mean duration, ns.
-    pub mean_ns: u64,
-    /// Shortest, ns.
-    pub min_ns: u64,
-    /// Longest, ns.
-    pub max_ns: u64,
-    /// Register and memory use.
-    #[serde(flatten)]
-    pub resources: Resources,
-    /// Dispatches at or before the phase boundary (with a phase split).
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub prefill_dispatches: Option<u64>,
-    /// Dispatches after it.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub decode_dispatches: Option<u64>,
-    /// Tensile name decoding, for `Cijk_` kernels.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub tensile: Option<TensileInfo>,
-    /// ggml template decoding: weight type, matrix-multiplication path, fixed batch.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub ggml: Option<crate::ggml::GgmlKernel>,
-    /// Evidence: the kernel was dispatched (runtime trace), with the first dispatch's place.
-    pub evidence: Evidence,
-}
-
-/// One family in the report.
-#[derive(Debug, Clone, Serialize)]
-pub struct FamilyRecord {
-    /// Family.
-    pub family: Family,
-    /// Library.
-    pub library: &'static str,
-    /// Distinct kernels.
-    pub kernels: u64,
-    /// Dispatches.
-    pub dispatches: u64,
-    /// Sum of durations, ns.
-    pub total_ns: u64,
-    /// Dispatches at or before the phase boundary.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub prefill_dispatches: Option<u64>,
-    /// Dispatches after it.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub decode_dispatches: Option<u64>,
-    /// Evidence.
-    pub evidence: Evidence,
-}
-
-/// How the phase boundary was chosen.
-#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
-#[serde(rename_all = "snake_case", tag = "method")]
-pub enum Boundary {
-    /// The research's proxy: first dispatch start + the response's `prompt_eval_duration`.
-    KernelStartMinPlusPromptEvalDuration {
-        /// `prompt_eval_duration`, ns.
-        prompt_eval_duration_ns: u64,
-    },
-    /// An absolute timestamp given by the user (the trace's clock).
-    Absolute {
-        /// Boundary, ns.
-        boundary_ns: u64,
-    },
-}
-
-/// Prefill/decode split of the dispatches.
-#[derive(Debug, Clone, Serialize)]
-pub struct PhaseSplit {
-    /// How the boundary was chosen.
-    pub boundary: Boundary,
-    /// The boundary on the trace's clock, ns (None when the trace is empty).
-    pub boundary_ns: Option<u64>,
-    /// Dispatches at or before it.
-    pub prefill_dispatches: u64,
-    /// Dispatches after it.
-    pub decode_dispatches: u64,
-    /// rocBLAS/Tensile dispatches before / after.
-    pub prefill_blas_dispatches: u64,
-    /// rocBLAS/Tensile dispatches after the boundary.
-    pub decode_blas_dispatches: u64,
-    /// `decode_signature_detected` (rocBLAS/Tensile kernels dispatched after the boundary),
-    /// `prefill_dominant_signature` (none after it), `kernel_trace_empty`.
-    pub status: &'static str,
-    /// Evidence (a proxy: `inferred`; an empty trace: `unresolved`).
-    pub evidence: Evidence,
-}
-
-/// The report for one trace input.
-#[derive(Debug, Clone, Serialize)]
-pub struct TraceRecord {
-    /// Input path.
-    pub path: String,
-    /// `csv`, `csv_2024` (the older column set), `json`, `rocpd`.
-    pub format: &'static str,
-    /// Agents.
-    pub agents: Vec<Agent>,
-    /// Kernel dispatches.
-    pub dispatches: u64,
-    /// Rows that were not kernel dispatches or could not be read.
-    pub skipped_rows: u64,
-    /// Earliest start, ns.
-    pub first_start_ns: Option<u64>,
-    /// Latest end, ns.
-    pub last_end_ns: Option<u64>,
-    /// The research workflow's counters, computed its way.
-    pub research: ResearchCounters,
-    /// Families with at least one dispatch.
-    pub families: Vec<FamilyRecord>,
-    /// Kernels, most dispatched first.
-    pub kernels: Vec<KernelRecord>,
-    /// The phase split, when asked for.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub phase: Option<PhaseSplit>,
-    /// Evidence: dispatch observed (confirmed) or the trace is empty (unresolved).
-    pub evidence: Evidence,
-    /// Rows that could not be read.
-    #[serde(skip_serializing_if = "Vec::is_empty")]
-    pub errors: Vec<ErrorItem>,
-}
-
-impl TraceRecord {
-    /// Dispatches of a family.
-    pub fn family_dispatches(&self, f: Family) -> u64 {
-        self.families
-            .iter()
-            .find(|r| r.family == f)
-            .map_or(0, |r| r.dispatches)
-    }
-
-    /// Dispatches of rocBLAS/Tensile kernels.
-    pub fn blas_dispatches(&self) -> u64 {
-        self.families
-            .iter()
-            .filter(|r| r.family.is_blas())
-            .map(|r| r.dispatches)
-            .sum()
-    }
-
-    /// The GPU processors of the trace's agents.
-    pub fn gpus(&self) -> Vec<&str> {
-        self.agents
-            .iter()
-            .filter(|a| a.kind.eq_ignore_ascii_case("gpu"))
-            .map(|a| a.name.as_str())
-            .collect()
-    }
 }
 
 fn locator(path: &str, at: &At) -> Locator {
@@ -501,7 +278,7 @@ pub fn kernel_records(
                 } else {
                     None
                 },
-                ggml: if fam.library() == "ggml" {
+                ggml: if fam.library() == Library::Ggml {
                     crate::ggml::decode(&k.name)
                 } else {
                     None
@@ -588,7 +365,7 @@ pub fn phase_split(
     let db = sum(&|k| k.decode_dispatches, true);
     let (status, ev) = if c.dispatches == 0 {
         (
-            "kernel_trace_empty",
+            PhaseStatus::KernelTraceEmpty,
             Evidence::new(
                 Class::Unresolved,
                 Proof::RuntimeVerified,
@@ -598,14 +375,14 @@ pub fn phase_split(
         )
     } else if db > 0 {
         (
-            "decode_signature_detected",
+            PhaseStatus::DecodeSignatureDetected,
             Evidence::new(Class::Inferred, Proof::Hypothesis, "trace.phase.proxy").because(format!(
                 "{db} rocBLAS/Tensile dispatch(es) start after the boundary; the boundary is a proxy, not a marker the runtime printed"
             )),
         )
     } else {
         (
-            "prefill_dominant_signature",
+            PhaseStatus::PrefillDominantSignature,
             Evidence::new(Class::Inferred, Proof::Hypothesis, "trace.phase.proxy").because(
                 "no rocBLAS/Tensile dispatch after the boundary; the boundary is a proxy, not a marker the runtime printed",
             ),
@@ -626,7 +403,7 @@ pub fn phase_split(
 /// Turns what a reader collected into the trace's report.
 pub fn record(
     path: &str,
-    format: &'static str,
+    format: TraceFormat,
     c: Collected,
     boundary: Option<Boundary>,
 ) -> TraceRecord {
@@ -640,7 +417,7 @@ pub fn record(
     let families = family_records(path, &kernels, split);
     let mut research = ResearchCounters::default();
     for k in &kernels {
-        research.add(&k.name, k.dispatches);
+        family::count(&mut research, &k.name, k.dispatches);
     }
     let phase = boundary.map(|b| phase_split(path, b, &c, &kernels));
     let evidence = if c.dispatches > 0 {

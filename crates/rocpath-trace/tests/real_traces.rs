@@ -47,7 +47,7 @@ fn qwen_probe_matches_the_summary() {
     )
     .unwrap();
     let s = kv(&dir.join("rocprofv3_summary_qwen2.5_7b_20260324_020303.txt"));
-    assert_eq!(t.format, "csv");
+    assert_eq!(t.format.as_str(), "csv");
     assert_eq!(t.dispatches, num(&s, "kernel_dispatch_rows"));
     assert_eq!(
         t.research.kernel_dispatch_rows,
@@ -183,7 +183,7 @@ fn phase_split_from_the_generate_json() {
     assert_eq!(p.prefill_dispatches, prefill);
     assert!(p.prefill_dispatches > 0 && p.decode_dispatches > 0);
     // No rocBLAS/Tensile kernel: the research's "prefill dominant" status.
-    assert_eq!(p.status, "prefill_dominant_signature");
+    assert_eq!(p.status.as_str(), "prefill_dominant_signature");
     assert_eq!(p.evidence.class.as_str(), "inferred");
 }
 

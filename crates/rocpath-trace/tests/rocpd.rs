@@ -80,7 +80,7 @@ fn agrees_with_the_kernels_view() {
     let rows = synthetic();
     let (_d, path) = db(&rows, true);
     let t = ours(&path, None);
-    assert_eq!(t.format, "rocpd");
+    assert_eq!(t.format.as_str(), "rocpd");
     assert_eq!(t.dispatches, 400);
     let view = view_group_by(&path);
     let mine: BTreeMap<String, (u64, u64)> = t
@@ -96,7 +96,7 @@ fn agrees_with_the_kernels_view() {
         .unwrap();
     let info = tensile.tensile.as_ref().unwrap();
     assert_eq!(info.isa.as_deref(), Some("900"));
-    assert_eq!(info.instructions, "valu");
+    assert_eq!(info.instructions.as_str(), "valu");
     assert!(info.name.general_batched);
     assert_eq!(tensile.resources.lds_bytes, Some(4096));
     assert_eq!(tensile.resources.vgpr_count, Some(32));
@@ -130,7 +130,7 @@ fn phase_split_in_sql_equals_the_row_count() {
         .filter(|r| r.start > b && r.name.starts_with("Cijk_"))
         .count() as u64;
     assert_eq!(p.decode_blas_dispatches, blas_after);
-    assert_eq!(p.status, "decode_signature_detected");
+    assert_eq!(p.status.as_str(), "decode_signature_detected");
 }
 
 #[test]

@@ -36,8 +36,8 @@ pub enum Doc {
     Compare(CompareDoc),
     /// `rocpath.explain.gemm/1`.
     Gemm(GemmDoc),
-    /// `rocpath.trace/2`.
-    Trace(TraceDoc),
+    /// `rocpath.trace/2`, read with the document's own types (`rocpath_docs::trace`).
+    Trace(Box<rocpath_docs::trace::TraceDoc>),
     /// `rocpath.ollama/2`.
     Ollama(OllamaDoc),
     /// `rocpath.strace/1`, read with the document's own types (`rocpath_docs::strace`).
@@ -440,59 +440,6 @@ pub struct CmpD {
     pub statement: Loose,
     /// The open question of a disagreement.
     pub question: Loose,
-}
-
-// ---------------------------------------------------------------- trace
-
-/// `rocpath.trace/2`.
-#[derive(Debug, Clone, Default, Deserialize)]
-#[serde(default)]
-pub struct TraceDoc {
-    /// Dispatches.
-    pub dispatches: u64,
-    /// Dispatches of BLAS (rocBLAS / Tensile / hipBLASLt) kernels.
-    pub blas_dispatches: u64,
-    /// Families.
-    pub families: Vec<FamilyD>,
-    /// The research counters.
-    #[serde(deserialize_with = "lenient")]
-    pub research: BTreeMap<String, u64>,
-    /// The traces read.
-    pub traces: Vec<TraceFileD>,
-}
-
-/// A kernel family's dispatches.
-#[derive(Debug, Clone, Default, Deserialize)]
-#[serde(default)]
-pub struct FamilyD {
-    /// Family.
-    pub family: Loose,
-    /// Library.
-    pub library: Loose,
-    /// Dispatches.
-    pub dispatches: u64,
-}
-
-/// One trace file.
-#[derive(Debug, Clone, Default, Deserialize)]
-#[serde(default)]
-pub struct TraceFileD {
-    /// Path.
-    pub path: Loose,
-    /// Agents.
-    #[serde(deserialize_with = "lenient")]
-    pub agents: Vec<AgentD>,
-}
-
-/// An agent of a trace.
-#[derive(Debug, Clone, Default, Deserialize)]
-#[serde(default)]
-pub struct AgentD {
-    /// `CPU` or `GPU`.
-    #[serde(rename = "type")]
-    pub kind: Loose,
-    /// `gfx900`.
-    pub name: Loose,
 }
 
 // ---------------------------------------------------------------- ollama

@@ -63,7 +63,8 @@ fn finding(
 }
 
 /// Dispatches per kernel family of each trace document.
-fn trace_findings(o: &ObsDigest, d: &super::digest::TraceDoc) -> Finding {
+fn trace_findings(o: &ObsDigest, d: &rocpath_docs::trace::TraceDoc) -> Finding {
+    let d = &d.report;
     let files = names(d.traces.iter().map(|t| t.path.as_str()));
     let world = d
         .traces
@@ -84,11 +85,7 @@ fn trace_findings(o: &ObsDigest, d: &super::digest::TraceDoc) -> Finding {
         .take(8)
         .map(|(f, n)| format!("{f} {}", num(*n)))
         .collect();
-    let blas = d
-        .research
-        .get("kernel_tensile_like_rows")
-        .copied()
-        .unwrap_or(d.blas_dispatches);
+    let blas = d.research.kernel_tensile_like_rows;
     let label = if files.is_empty() {
         o.id.clone()
     } else {

@@ -49,19 +49,20 @@ pub fn run(a: TraceArgs, p: &Printer) -> anyhow::Result<Status> {
     for e in &errors {
         p.error_text(&format!("error: {e}\n"));
     }
+    let (dispatches, failed) = (report.dispatches, !errors.is_empty());
     if p.global.json {
         p.json(
             &rocpath_docs::schema::TRACE,
-            &rocpath_trace::TraceDoc::new(&report, &notes, &errors),
+            &rocpath_trace::document(report, notes, &errors),
         )?;
     } else if a.tsv {
         p.data(&rocpath_render::trace::tsv(&report))?;
     } else {
         p.data(&rocpath_render::trace::report(&report, a.top))?;
     }
-    Ok(if !errors.is_empty() {
+    Ok(if failed {
         Status::Error
-    } else if report.dispatches == 0 {
+    } else if dispatches == 0 {
         Status::Negative
     } else {
         Status::Ok

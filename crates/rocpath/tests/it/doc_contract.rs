@@ -17,7 +17,6 @@ const PRODUCERS: &[(s::Schema, Option<&str>)] = &[
     (s::CASE, Some("cli_case_read_json_shape")),
     (s::EXPLAIN_COMPARE, Some("cli_explain_compare_json_shape")),
     (s::EXPLAIN_GEMM, Some("cli_explain_gemm_json_shape")),
-    (s::TRACE, Some("cli_trace_json_shape")),
     (s::OLLAMA, Some("cli_ollama_read_json_shape")),
     (s::INVENTORY, Some("cli_inventory_json_shape")),
     (s::ISA, Some("cli_isa_json_shape")),
@@ -239,7 +238,7 @@ fn the_ledger_reads_only_fields_the_producers_print() {
         );
     }
     assert!(
-        checked > 100,
+        checked > 80,
         "{checked} paths checked, {unknowable} below null, [] or {{}}"
     );
 }

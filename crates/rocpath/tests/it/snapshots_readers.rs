@@ -131,7 +131,7 @@ fn regex_escape(s: &str) -> String {
 #[test]
 fn trace_of_the_mi25_probe() {
     let Some(f) = fixtures() else { return };
-    both(
+    let doc = both(
         &f,
         "trace",
         &[
@@ -139,6 +139,7 @@ fn trace_of_the_mi25_probe() {
             "mi25-runs/rocprofv3_probe_tinyllama_latest_20260324_015840",
         ],
     );
+    crate::doc_contract::reads_back::<rocpath_docs::trace::TraceDoc>(doc);
 }
 
 #[test]

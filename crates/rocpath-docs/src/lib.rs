@@ -10,8 +10,9 @@
 //! - [`ErrorItem`]: the one item type of every document's `errors[]`: what could not be read,
 //!   where (path, container, offset, line) and why, with its evidence when the item is a
 //!   finding of its own.
-//! - [`check`], [`follow`], [`gates`], [`lanes`], [`provenance`], [`strace`], [`trace`]: the
-//!   `rocpath.check/1`, `rocpath.follow/1`,
+//! - [`check`], [`follow`], [`gates`], [`lanes`], [`ollama`], [`provenance`], [`strace`],
+//!   [`trace`]: the
+//!   `rocpath.check/1`, `rocpath.follow/1`, `rocpath.ollama/2`,
 //!   `rocpath.gates/1`, `rocpath.lanes/2`, `rocpath.provenance/1`, `rocpath.strace/1` and
 //!   `rocpath.trace/2` (with [`tensile`], a decoded kernel name)
 //!   documents' types, which their producers write (as their models) and the ledger (and for a
@@ -30,6 +31,7 @@ pub mod follow;
 pub mod gates;
 pub mod lanes;
 pub mod migrate;
+pub mod ollama;
 pub mod provenance;
 pub mod schema;
 pub mod strace;

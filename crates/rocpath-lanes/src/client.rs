@@ -106,7 +106,7 @@ pub fn generate(req: &Request, capture: &Path) -> Result<Value, ClientError> {
     }
     let (ttft, channel, chunks) = match generate::parse(&text, Some(0)) {
         Document::Stream(st, _) => (st.ttft_ms, st.first_token_channel, st.chunks),
-        _ => (None, "none", 0),
+        _ => (None, generate::Channel::None, 0),
     };
     if let Some(o) = fin.as_object_mut() {
         o.insert("ttft_ms".into(), json!(ttft));

@@ -8,7 +8,7 @@
 
 use crate::stats::{self, MannWhitney};
 use rocpath_evidence::{Class, Evidence, Locator, Proof};
-use rocpath_ollama::generate::{Record, Response, line_records};
+use rocpath_ollama::generate::{Record, line_records};
 use rocpath_ollama::input::{self, ReadError, TextLine};
 use serde_json::Value;
 use std::path::Path;
@@ -99,7 +99,7 @@ impl Metric {
 
     /// The value of a record, if it has one.
     pub fn value(&self, v: &Value) -> Option<f64> {
-        let r = Response::from_value(v).rates();
+        let r = rocpath_ollama::generate::response_of(v).rates();
         let x = match self {
             Metric::EvalRate => r.eval_rate,
             Metric::E2eRate => r.e2e_rate,

@@ -232,7 +232,7 @@ fn ollama_endpoint_lanes() {
     match rocpath_ollama::generate::parse(&cap, Some(0)) {
         rocpath_ollama::generate::Document::Stream(st, Some(_)) => {
             assert_eq!(st.chunks, 10);
-            assert_eq!(st.first_token_channel, "response");
+            assert_eq!(st.first_token_channel.as_str(), "response");
         }
         other => panic!("{other:?}"),
     }

@@ -8,7 +8,6 @@
 //! (reported), and a trailing literal `\n`. Durations are read from Ollama's fields
 //! (`total_duration`, …) or the harness's renamed ones (`total_duration_ns`, …).
 
-use serde::Serialize;
 use serde_json::Value;
 
 /// One JSON record of a file, with the 1-based line it starts on.
@@ -105,136 +104,30 @@ fn s(v: &Value, k: &str) -> Option<String> {
     v.get(k).and_then(Value::as_str).map(str::to_string)
 }
 
-/// The fields of one response that rocpath uses.
-#[derive(Debug, Clone, Default, PartialEq, Serialize)]
-pub struct Response {
-    /// Model.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub model: Option<String>,
-    /// `done`.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub done: Option<bool>,
-    /// `done_reason` (`stop`, `length`, …).
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub done_reason: Option<String>,
-    /// `total_duration`, ns.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub total_duration_ns: Option<u64>,
-    /// `load_duration`, ns.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub load_duration_ns: Option<u64>,
-    /// `prompt_eval_count`.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub prompt_eval_count: Option<u64>,
-    /// `prompt_eval_duration`, ns.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub prompt_eval_duration_ns: Option<u64>,
-    /// `eval_count`.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub eval_count: Option<u64>,
-    /// `eval_duration`, ns.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub eval_duration_ns: Option<u64>,
-    /// Characters of `response`.
-    pub response_chars: u64,
-    /// Characters of `thinking`.
-    pub thinking_chars: u64,
-    /// `error`, for an error response.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub error: Option<String>,
-}
+pub use rocpath_docs::ollama::{Channel, Rates, Response, Stream, TtftBasis};
 
-impl Response {
-    /// Reads a response object (Ollama's field names, or the harness's `*_ns` names).
-    pub fn from_value(v: &Value) -> Response {
-        Response {
-            model: s(v, "model"),
-            done: v.get("done").and_then(Value::as_bool),
-            done_reason: s(v, "done_reason"),
-            total_duration_ns: u(v, &["total_duration", "total_duration_ns"]),
-            load_duration_ns: u(v, &["load_duration", "load_duration_ns"]),
-            prompt_eval_count: u(v, &["prompt_eval_count"]),
-            prompt_eval_duration_ns: u(v, &["prompt_eval_duration", "prompt_eval_duration_ns"]),
-            eval_count: u(v, &["eval_count"]),
-            eval_duration_ns: u(v, &["eval_duration", "eval_duration_ns"]),
-            response_chars: v
-                .get("response")
-                .and_then(Value::as_str)
-                .map_or(0, |t| t.chars().count() as u64),
-            thinking_chars: v
-                .get("thinking")
-                .and_then(Value::as_str)
-                .map_or(0, |t| t.chars().count() as u64),
-            error: s(v, "error"),
-        }
+/// Reads a response object (Ollama's field names, or the harness's `*_ns` names).
+pub fn response_of(v: &Value) -> Response {
+    Response {
+        model: s(v, "model"),
+        done: v.get("done").and_then(Value::as_bool),
+        done_reason: s(v, "done_reason"),
+        total_duration_ns: u(v, &["total_duration", "total_duration_ns"]),
+        load_duration_ns: u(v, &["load_duration", "load_duration_ns"]),
+        prompt_eval_count: u(v, &["prompt_eval_count"]),
+        prompt_eval_duration_ns: u(v, &["prompt_eval_duration", "prompt_eval_duration_ns"]),
+        eval_count: u(v, &["eval_count"]),
+        eval_duration_ns: u(v, &["eval_duration", "eval_duration_ns"]),
+        response_chars: v
+            .get("response")
+            .and_then(Value::as_str)
+            .map_or(0, |t| t.chars().count() as u64),
+        thinking_chars: v
+            .get("thinking")
+            .and_then(Value::as_str)
+            .map_or(0, |t| t.chars().count() as u64),
+        error: s(v, "error"),
     }
-
-    /// The rates this response allows.
-    pub fn rates(&self) -> Rates {
-        let per_s = |n: Option<u64>, d: Option<u64>| match (n, d) {
-            (Some(n), Some(d)) if d > 0 => Some(n as f64 * 1e9 / d as f64),
-            _ => None,
-        };
-        Rates {
-            eval_rate: per_s(self.eval_count, self.eval_duration_ns),
-            e2e_rate: per_s(self.eval_count, self.total_duration_ns),
-            prefill_rate: per_s(self.prompt_eval_count, self.prompt_eval_duration_ns),
-            load_s: self.load_duration_ns.map(|n| n as f64 / 1e9),
-            total_s: self.total_duration_ns.map(|n| n as f64 / 1e9),
-        }
-    }
-}
-
-/// Token rates and times of a response, each labelled by how it is computed.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize)]
-pub struct Rates {
-    /// Decode rate: `eval_count / eval_duration`, tokens/s (what `ollama run --verbose` calls
-    /// "eval rate").
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub eval_rate: Option<f64>,
-    /// End-to-end rate: `eval_count / total_duration`, tokens/s (includes load and prefill).
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub e2e_rate: Option<f64>,
-    /// Prefill rate: `prompt_eval_count / prompt_eval_duration`, tokens/s.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub prefill_rate: Option<f64>,
-    /// `load_duration`, s.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub load_s: Option<f64>,
-    /// `total_duration`, s.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub total_s: Option<f64>,
-}
-
-/// What a stream shows.
-#[derive(Debug, Clone, Default, PartialEq, Serialize)]
-pub struct Stream {
-    /// JSON rows.
-    pub json_rows: u64,
-    /// `done:false` chunks.
-    pub chunks: u64,
-    /// Chunks with non-empty `response`.
-    pub response_chunks: u64,
-    /// Chunks with non-empty `thinking`.
-    pub thinking_chunks: u64,
-    /// Capture time of the first chunk with a token (`response` or `thinking`), ns.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub first_token_ns: Option<u64>,
-    /// `response`, `thinking` or `none`.
-    pub first_token_channel: &'static str,
-    /// Line of the first token.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub first_token_line: Option<u64>,
-    /// Capture time of the `done:true` object, ns.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub done_ns: Option<u64>,
-    /// Time to first token, ms: first token − request start. The start is the one recorded with
-    /// the capture, else estimated as `done − total_duration` (see `ttft_basis`).
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub ttft_ms: Option<f64>,
-    /// `request_start` (recorded) or `done_minus_total_duration` (estimated).
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub ttft_basis: Option<&'static str>,
 }
 
 /// What a generate file holds.
@@ -295,7 +188,7 @@ impl GenerateReader {
     pub fn new() -> Self {
         GenerateReader {
             stream: Stream {
-                first_token_channel: "none",
+                first_token_channel: Channel::None,
                 ..Stream::default()
             },
             ..GenerateReader::default()
@@ -320,7 +213,7 @@ impl GenerateReader {
         };
         self.objects += 1;
         if self.first.is_none() {
-            self.first = Some((Response::from_value(&v), r.line));
+            self.first = Some((response_of(&v), r.line));
         }
         self.stream_row(&v, r.line, r.at_ns);
     }
@@ -343,11 +236,15 @@ impl GenerateReader {
             if (r || t) && st.first_token_line.is_none() {
                 st.first_token_line = Some(line);
                 st.first_token_ns = at;
-                st.first_token_channel = if r { "response" } else { "thinking" };
+                st.first_token_channel = if r {
+                    Channel::Response
+                } else {
+                    Channel::Thinking
+                };
             }
         } else if done == Some(true) || v.get("error").is_some() {
             st.done_ns = at;
-            self.fin = Some((Response::from_value(v), line));
+            self.fin = Some((response_of(v), line));
         }
     }
 
@@ -363,8 +260,10 @@ impl GenerateReader {
             let mut st = self.stream;
             let total = self.fin.as_ref().and_then(|(r, _)| r.total_duration_ns);
             let (start, basis) = match (request_start_ns, st.done_ns, total) {
-                (Some(s), _, _) => (Some(s), Some("request_start")),
-                (None, Some(d), Some(t)) => (d.checked_sub(t), Some("done_minus_total_duration")),
+                (Some(s), _, _) => (Some(s), Some(TtftBasis::RequestStart)),
+                (None, Some(d), Some(t)) => {
+                    (d.checked_sub(t), Some(TtftBasis::DoneMinusTotalDuration))
+                }
                 _ => (None, None),
             };
             if let (Some(s), Some(f)) = (start, st.first_token_ns) {
@@ -441,11 +340,11 @@ mod tests {
             (st.chunks, st.response_chunks, st.thinking_chunks),
             (3, 1, 1)
         );
-        assert_eq!(st.first_token_channel, "thinking");
+        assert_eq!(st.first_token_channel, Channel::Thinking);
         assert_eq!(st.first_token_ns, Some(1500));
         // start estimated as 2000 - 1200 = 800 → 700 ns
         assert_eq!(st.ttft_ms, Some(0.0007));
-        assert_eq!(st.ttft_basis, Some("done_minus_total_duration"));
+        assert_eq!(st.ttft_basis, Some(TtftBasis::DoneMinusTotalDuration));
         assert_eq!(fin.done_reason.as_deref(), Some("stop"));
         let Document::Stream(st, _) = parse(t, Some(1000)) else {
             panic!()
@@ -455,7 +354,7 @@ mod tests {
 
     #[test]
     fn harness_field_names() {
-        let r = Response::from_value(
+        let r = response_of(
             &serde_json::json!({"eval_count":128,"eval_duration_ns":606812373,"total_duration_ns":1760663169,"model":null}),
         );
         assert!((r.rates().eval_rate.unwrap() - 210.938).abs() < 1e-3);

@@ -20,25 +20,14 @@ pub mod smi;
 
 pub use run::{RunReport, VerdictKind};
 
-/// The `rocpath.ollama` document ([`rocpath_docs::schema::OLLAMA`]): the runs read, notes on
-/// how files were grouped, and the files that could not be read.
-#[derive(Debug, serde::Serialize)]
-pub struct ReadDoc<'a> {
-    /// The runs.
-    pub runs: &'a [RunReport],
-    /// How files were grouped into runs.
-    pub notes: &'a [String],
-    /// Files that could not be read.
-    pub errors: Vec<rocpath_docs::ErrorItem>,
-}
+pub use rocpath_docs::ollama::ReadDoc;
 
-impl<'a> ReadDoc<'a> {
-    /// The document of [`run::read_paths`]'s answer.
-    pub fn new(runs: &'a [RunReport], notes: &'a [String], errors: &[input::ReadError]) -> Self {
-        ReadDoc {
-            runs,
-            notes,
-            errors: errors.iter().map(Into::into).collect(),
-        }
+/// The `rocpath.ollama` document ([`rocpath_docs::schema::OLLAMA`]) of [`run::read_paths`]'s
+/// answer: the runs read, notes on how files were grouped, and the files that could not be read.
+pub fn document(runs: Vec<RunReport>, notes: Vec<String>, errors: &[input::ReadError]) -> ReadDoc {
+    ReadDoc {
+        runs,
+        notes,
+        errors: errors.iter().map(Into::into).collect(),
     }
 }

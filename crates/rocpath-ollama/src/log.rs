@@ -5,60 +5,7 @@
 //! (`Mar 23 20:20:18 host ollama[985202]: `, or in a Japanese locale ` 3月 21 01:27:16 host
 //! ollama[358115]: `) that is removed first.
 
-use serde::Serialize;
-
-/// What failed in a run (`kind` of a failure in JSON).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, serde::Serialize)]
-#[serde(rename_all = "snake_case")]
-pub enum FailureKind {
-    /// Out of memory (`out of memory`, `hipErrorOutOfMemory`).
-    Oom,
-    /// `SIGABRT`.
-    Abort,
-    /// `ROCm error:`.
-    RocmError,
-    /// The llama runner crashed or terminated.
-    RunnerCrashed,
-    /// `failure during GPU discovery`.
-    GpuDiscoveryFailed,
-    /// A device was filtered out (an unsupported library).
-    DeviceFiltered,
-    /// rocBLAS could not read a Tensile library for the GPU.
-    TensileLibraryMissing,
-    /// No rocBLAS support for the GPU's target.
-    NoRocblasSupport,
-    /// The process was killed (`Killed`).
-    Killed,
-    /// `/api/generate` answered with an error object.
-    ErrorResponse,
-    /// An HTTP request answered with an error status.
-    HttpError,
-}
-
-impl FailureKind {
-    /// The JSON name.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            FailureKind::Oom => "oom",
-            FailureKind::Abort => "abort",
-            FailureKind::RocmError => "rocm_error",
-            FailureKind::RunnerCrashed => "runner_crashed",
-            FailureKind::GpuDiscoveryFailed => "gpu_discovery_failed",
-            FailureKind::DeviceFiltered => "device_filtered",
-            FailureKind::TensileLibraryMissing => "tensile_library_missing",
-            FailureKind::NoRocblasSupport => "no_rocblas_support",
-            FailureKind::Killed => "killed",
-            FailureKind::ErrorResponse => "error_response",
-            FailureKind::HttpError => "http_error",
-        }
-    }
-}
-
-impl std::fmt::Display for FailureKind {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(self.as_str())
-    }
-}
+pub use rocpath_docs::ollama::FailureKind;
 
 /// Removes a journald/syslog prefix (`<date> <time> <host> <ident>[<pid>]: `), if any.
 pub fn strip_prefix(line: &str) -> &str {
@@ -141,22 +88,7 @@ pub fn logfmt<'a>(line: &'a str, key: &str) -> Option<&'a str> {
     None
 }
 
-/// A ggml device line.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-pub struct GgmlDevice {
-    /// Device index.
-    pub index: u32,
-    /// Marketing name.
-    pub name: String,
-    /// Target id (`gfx900:xnack-`).
-    pub target: String,
-    /// ggml's compute capability (`0x900`).
-    #[serde(skip_serializing_if = "String::is_empty")]
-    pub cc: String,
-    /// Wavefront size.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub wave_size: Option<u32>,
-}
+pub use rocpath_docs::ollama::GgmlDevice;
 
 /// A recognised line.
 #[derive(Debug, Clone, PartialEq, Eq)]

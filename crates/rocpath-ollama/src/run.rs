@@ -34,37 +34,16 @@
 
 use crate::generate::{Document, GenerateReader, Rates, Response, Stream};
 use crate::input::{self, ReadError, TextLine};
-use crate::log::{self, Event, GgmlDevice};
+use crate::log::{self, Event};
 use crate::smi::{SmiLog, SmiReader};
 use rocpath_evidence::{Class, Evidence, Locator, Proof};
-use serde::Serialize;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
-/// What a file is.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "snake_case")]
-pub enum FileKind {
-    /// An `/api/generate` response, error or stream.
-    Generate,
-    /// A server log or journal.
-    Log,
-    /// rocm-smi samples.
-    Smi,
-    /// Zero bytes.
-    Empty,
-}
-
-/// A file of a run.
-#[derive(Debug, Clone, Serialize)]
-pub struct FileInfo {
-    /// Path.
-    pub path: String,
-    /// Kind.
-    pub kind: FileKind,
-    /// Bytes.
-    pub bytes: u64,
-}
+pub use rocpath_docs::ollama::{
+    Failure, FileInfo, FileKind, GenerateInfo, RunReport, Server, Side, Signal, SignalKind,
+    Verdict, VerdictKind,
+};
 
 /// The run key of a file name (see the module doc).
 pub fn run_key(path: &Path) -> String {
@@ -112,178 +91,6 @@ pub fn is_summary(path: &Path) -> bool {
         || n.ends_with(".db")
         || n.contains("_summary_")
         || n.contains("_index_")
-}
-
-/// GPU/CPU verdict of a run.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
-pub enum VerdictKind {
-    /// Ran on the GPU.
-    #[serde(rename = "GPU")]
-    Gpu,
-    /// Ran on the CPU.
-    #[serde(rename = "CPU")]
-    Cpu,
-    /// Both kinds of signal.
-    #[serde(rename = "MIXED")]
-    Mixed,
-    /// No signal.
-    #[serde(rename = "UNSURE")]
-    Unsure,
-}
-
-impl VerdictKind {
-    /// `GPU`, `CPU`, `MIXED`, `UNSURE`.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            VerdictKind::Gpu => "GPU",
-            VerdictKind::Cpu => "CPU",
-            VerdictKind::Mixed => "MIXED",
-            VerdictKind::Unsure => "UNSURE",
-        }
-    }
-}
-
-/// One line that speaks for GPU or CPU.
-#[derive(Debug, Clone, Serialize)]
-pub struct Signal {
-    /// `gpu` or `cpu`.
-    pub side: &'static str,
-    /// What kind of line (`inference_compute`, `gpu_layers`, `offloaded`, `placement`,
-    /// `model_buffer`, `using_device`, `library_mention`, `smi_use`).
-    pub what: &'static str,
-    /// The value (library, layers, device, use %).
-    pub value: String,
-    /// Where.
-    pub at: Locator,
-    /// The process that printed it (a journal's `ollama[<pid>]`).
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub pid: Option<u32>,
-    /// When, as printed.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub time: Option<String>,
-    /// False for a line of another server process than the one that loaded the model: it
-    /// says nothing about where this model ran and is not counted.
-    pub counted: bool,
-}
-
-/// The verdict with its reasons.
-#[derive(Debug, Clone, Serialize)]
-pub struct Verdict {
-    /// GPU / CPU / MIXED / UNSURE.
-    pub verdict: VerdictKind,
-    /// Every signal seen (first of each kind and side per file).
-    pub signals: Vec<Signal>,
-    /// Evidence.
-    pub evidence: Evidence,
-}
-
-/// A failure seen in a run.
-#[derive(Debug, Clone, Serialize)]
-pub struct Failure {
-    /// What failed.
-    pub kind: crate::log::FailureKind,
-    /// Detail.
-    pub detail: String,
-    /// Evidence.
-    pub evidence: Evidence,
-}
-
-/// What the server said about the device and the load.
-#[derive(Debug, Clone, Default, Serialize)]
-pub struct Server {
-    /// `inference compute` library (first).
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub library: Option<String>,
-    /// `inference compute` compute (first non-empty).
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub compute: Option<String>,
-    /// `inference compute` description.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub description: Option<String>,
-    /// VRAM total as printed.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub total_memory: Option<String>,
-    /// GPU layers of the last load request.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub gpu_layers: Option<u64>,
-    /// `NumThreads` of the last load request.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub num_threads: Option<u64>,
-    /// `BatchSize`.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub batch_size: Option<u64>,
-    /// `KvSize`.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub kv_size: Option<u64>,
-    /// `FlashAttention`.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub flash_attention: Option<String>,
-    /// Last `offloaded N/M` as `[N, M]`.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub offloaded: Option<[u64; 2]>,
-    /// ggml devices.
-    pub devices: Vec<GgmlDevice>,
-    /// Backends loaded (`ROCm: /…/libggml-hip.so`).
-    pub backends: Vec<String>,
-    /// Requests answered (`POST /api/generate 200 626.59ms`).
-    pub requests: Vec<String>,
-    /// The server processes whose lines the run's journals hold (their pids, sorted).
-    #[serde(skip_serializing_if = "Vec::is_empty")]
-    pub processes: Vec<u32>,
-    /// The server process that loaded the model (a journal's pid), when one did.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub pid: Option<u32>,
-    /// When that process loaded it (its first load line), as printed.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub load_time: Option<String>,
-    /// The server's version (`Listening on … (version 0.0.0)`), of that process.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub version: Option<String>,
-    /// Variables set for that process that change devices, libraries or kernels (`server
-    /// config`, `user overrode visible devices`).
-    #[serde(skip_serializing_if = "BTreeMap::is_empty")]
-    pub env: BTreeMap<String, String>,
-}
-
-/// The response of the run and its rates.
-#[derive(Debug, Clone, Serialize)]
-pub struct GenerateInfo {
-    /// The response (or error).
-    pub response: Response,
-    /// Rates: `eval_rate` (= eval_count / eval_duration) and `e2e_rate` (= eval_count /
-    /// total_duration) are different quantities; both are given, labelled.
-    pub rates: Rates,
-    /// The stream, when it was one.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub stream: Option<Stream>,
-    /// Evidence for the figures.
-    pub evidence: Evidence,
-}
-
-/// One run's report.
-#[derive(Debug, Clone, Serialize)]
-pub struct RunReport {
-    /// Run key.
-    pub run: String,
-    /// Files.
-    pub files: Vec<FileInfo>,
-    /// Verdict.
-    pub verdict: Verdict,
-    /// The response.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub generate: Option<GenerateInfo>,
-    /// Several responses in one file (benchmark JSONL): their count; use `lanes summarize`.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub responses: Option<u64>,
-    /// Server facts.
-    pub server: Server,
-    /// rocm-smi peaks.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub smi: Option<SmiLog>,
-    /// Failures.
-    pub failures: Vec<Failure>,
-    /// Notes (empty files, unreadable JSON, …).
-    pub notes: Vec<String>,
 }
 
 /// Groups paths into runs: folders are listed (not recursively); summaries are left out (with
@@ -341,25 +148,30 @@ const MAX_FAILURES: usize = 64;
 const MAX_DEVICES: usize = 16;
 
 /// Signals that come from a model load: only these say where a model was placed.
-const LOAD_SIGNALS: [&str; 4] = ["gpu_layers", "offloaded", "placement", "using_device"];
+const LOAD_SIGNALS: [SignalKind; 4] = [
+    SignalKind::GpuLayers,
+    SignalKind::Offloaded,
+    SignalKind::Placement,
+    SignalKind::UsingDevice,
+];
 
 struct Acc {
     signals: Vec<Signal>,
-    seen: std::collections::HashSet<(&'static str, &'static str, String, Option<u32>)>,
+    seen: std::collections::HashSet<(Side, SignalKind, String, Option<u32>)>,
     /// The origin of the line being read.
     origin: log::Origin,
 }
 
 impl Acc {
-    fn push(&mut self, side: &'static str, what: &'static str, value: String, at: Locator) {
+    fn push(&mut self, side: Side, what: SignalKind, value: String, at: Locator) {
         let o = self.origin.clone();
         self.push_from(side, what, value, at, o);
     }
 
     fn push_from(
         &mut self,
-        side: &'static str,
-        what: &'static str,
+        side: Side,
+        what: SignalKind,
         value: String,
         at: Locator,
         o: log::Origin,
@@ -666,8 +478,8 @@ impl RunReader {
             if let (Some(u), Some(l)) = (g.max_use_pct, g.max_use_line) {
                 if u > 0.0 {
                     self.acc.push(
-                        "gpu",
-                        "smi_use",
+                        Side::Gpu,
+                        SignalKind::SmiUse,
                         format!("GPU[{}] {u}%", g.gpu),
                         at(path, l),
                     );
@@ -701,10 +513,15 @@ impl RunReader {
                 flash_attention,
             } => {
                 if gpu_layers > 0 {
-                    self.acc
-                        .push("gpu", "gpu_layers", gpu_layers.to_string(), here);
+                    self.acc.push(
+                        Side::Gpu,
+                        SignalKind::GpuLayers,
+                        gpu_layers.to_string(),
+                        here,
+                    );
                 } else {
-                    self.acc.push("cpu", "gpu_layers", "[]".into(), here);
+                    self.acc
+                        .push(Side::Cpu, SignalKind::GpuLayers, "[]".into(), here);
                 }
                 let sv = &mut self.server;
                 sv.gpu_layers = Some(gpu_layers);
@@ -716,11 +533,12 @@ impl RunReader {
             Event::Offloaded { layers, of } => {
                 let v = format!("{layers}/{of}");
                 if layers > 0 {
-                    self.acc.push("gpu", "offloaded", v.clone(), here.clone());
+                    self.acc
+                        .push(Side::Gpu, SignalKind::Offloaded, v.clone(), here.clone());
                 }
                 if layers < of {
                     // None, or only part of the layers: the rest run on the CPU.
-                    self.acc.push("cpu", "offloaded", v, here);
+                    self.acc.push(Side::Cpu, SignalKind::Offloaded, v, here);
                 }
                 self.server.offloaded = Some([layers, of]);
             }
@@ -735,8 +553,11 @@ impl RunReader {
                     self.weights(device, here);
                 }
             }
-            Event::UsingDevice(d) => self.acc.push("gpu", "using_device", d, here),
-            Event::LibraryMention(lib) => self.acc.push("gpu", "library_mention", lib, here),
+            Event::UsingDevice(d) => self.acc.push(Side::Gpu, SignalKind::UsingDevice, d, here),
+            Event::LibraryMention(lib) => {
+                self.acc
+                    .push(Side::Gpu, SignalKind::LibraryMention, lib, here)
+            }
             other => self.server_event(path, here, other),
         }
     }
@@ -751,12 +572,16 @@ impl RunReader {
     ) {
         let cpu = library.eq_ignore_ascii_case("cpu");
         if cpu {
-            self.acc
-                .push("cpu", "inference_compute", library.clone(), here);
+            self.acc.push(
+                Side::Cpu,
+                SignalKind::InferenceCompute,
+                library.clone(),
+                here,
+            );
         } else {
             self.acc.push(
-                "gpu",
-                "inference_compute",
+                Side::Gpu,
+                SignalKind::InferenceCompute,
                 format!("{library} {compute}"),
                 here,
             );
@@ -842,18 +667,27 @@ impl RunReader {
         // when the same process put no weights on a GPU (the token embeddings of a fully
         // offloaded model stay on the CPU).
         for (d, l, o) in std::mem::take(&mut self.weights_gpu) {
-            self.acc
-                .push_from("gpu", "placement", format!("weights on {d}"), l, o);
+            self.acc.push_from(
+                Side::Gpu,
+                SignalKind::Placement,
+                format!("weights on {d}"),
+                l,
+                o,
+            );
         }
         for (d, l, o) in std::mem::take(&mut self.weights_cpu) {
-            let gpu_too = self
-                .acc
-                .signals
-                .iter()
-                .any(|s| s.what == "placement" && s.side == "gpu" && s.pid == o.pid);
+            let gpu_too =
+                self.acc.signals.iter().any(|s| {
+                    s.what == SignalKind::Placement && s.side == Side::Gpu && s.pid == o.pid
+                });
             if !gpu_too {
-                self.acc
-                    .push_from("cpu", "placement", format!("weights on {d}"), l, o);
+                self.acc.push_from(
+                    Side::Cpu,
+                    SignalKind::Placement,
+                    format!("weights on {d}"),
+                    l,
+                    o,
+                );
             }
         }
         self.tie_to_loader();
@@ -950,9 +784,9 @@ impl RunReader {
         let all = &self.acc.signals;
         let signals: Vec<&Signal> = all.iter().filter(|s| s.counted).collect();
         let load = signals.iter().any(|s| LOAD_SIGNALS.contains(&s.what));
-        let gpu = signals.iter().any(|s| s.side == "gpu");
-        let cpu = signals.iter().any(|s| s.side == "cpu");
-        let smi = signals.iter().any(|s| s.what == "smi_use");
+        let gpu = signals.iter().any(|s| s.side == Side::Gpu);
+        let cpu = signals.iter().any(|s| s.side == Side::Cpu);
+        let smi = signals.iter().any(|s| s.what == SignalKind::SmiUse);
         let failed = self.request_failed();
         let ev = |class, rule: &str, why: &str| {
             Evidence::new(class, Proof::RuntimeVerified, rule.to_string()).because(why)
@@ -1048,7 +882,13 @@ impl RunReader {
             ));
         }
         if let Some(s) = &self.smi_log {
-            if s.has_values() && !self.acc.signals.iter().any(|x| x.what == "smi_use") {
+            if s.has_values()
+                && !self
+                    .acc
+                    .signals
+                    .iter()
+                    .any(|x| x.what == SignalKind::SmiUse)
+            {
                 why.push_str(&format!(
                     "; rocm-smi saw no GPU use in {} sample(s)",
                     s.samples

@@ -6,68 +6,9 @@
 //! for any number of GPUs. Warnings (`WARNING: …`, `energy_count_secondary_die_check,
 //! Unexpected data received`, `rocm-smi: command not found`) are kept with their lines.
 
-use serde::Serialize;
 use std::collections::BTreeMap;
 
-/// Peaks of one GPU over the samples.
-#[derive(Debug, Clone, Default, PartialEq, Serialize)]
-pub struct GpuPeaks {
-    /// GPU index as rocm-smi prints it.
-    pub gpu: u32,
-    /// Samples that mention this GPU's use.
-    pub samples: u64,
-    /// Highest `GPU use (%)`.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub max_use_pct: Option<f64>,
-    /// Line of the highest use.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub max_use_line: Option<u64>,
-    /// Samples with use > 0.
-    pub busy_samples: u64,
-    /// Highest `GPU Memory Allocated (VRAM%)`.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub max_vram_pct: Option<f64>,
-    /// Highest `Current Socket Graphics Package Power (W)` (or `Average Graphics Package Power`).
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub max_power_w: Option<f64>,
-    /// Highest edge temperature, °C.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub max_temp_c: Option<f64>,
-    /// Highest sclk, MHz.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub max_sclk_mhz: Option<f64>,
-}
-
-/// A line that is not a value.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-pub struct Warning {
-    /// 1-based line.
-    pub line: u64,
-    /// The text.
-    pub text: String,
-}
-
-/// A parsed sample log.
-#[derive(Debug, Clone, Default, PartialEq, Serialize)]
-pub struct SmiLog {
-    /// Samples (separators or banners seen; 1 if values came without either).
-    pub samples: u64,
-    /// Per GPU.
-    pub gpus: Vec<GpuPeaks>,
-    /// `rocm-smi: command not found` lines (the sampler could not run).
-    pub command_not_found: u64,
-    /// Other warning lines (distinct texts, first line of each).
-    pub warnings: Vec<Warning>,
-}
-
-impl SmiLog {
-    /// Whether any value line was read.
-    pub fn has_values(&self) -> bool {
-        self.gpus
-            .iter()
-            .any(|g| g.samples > 0 || g.max_power_w.is_some() || g.max_temp_c.is_some())
-    }
-}
+pub use rocpath_docs::ollama::{GpuPeaks, SmiLog, Warning};
 
 fn is_separator(l: &str) -> bool {
     let t = l.trim().trim_matches('=').trim();

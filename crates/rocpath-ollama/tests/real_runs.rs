@@ -275,7 +275,12 @@ fn no_confirmed_verdict_without_a_load() {
     let (reports, _, _) = read_paths(&[dir], false);
     let load = ["gpu_layers", "offloaded", "placement", "using_device"];
     for r in &reports {
-        if !r.verdict.signals.iter().any(|s| load.contains(&s.what)) {
+        if !r
+            .verdict
+            .signals
+            .iter()
+            .any(|s| load.contains(&s.what.as_str()))
+        {
             assert_ne!(r.verdict.evidence.class.as_str(), "confirmed", "{}", r.run);
         }
     }
@@ -357,7 +362,7 @@ fn lines_of_another_server_process_do_not_count() {
         .verdict
         .signals
         .iter()
-        .find(|s| s.side == "cpu")
+        .find(|s| s.side.as_str() == "cpu")
         .expect("the CPU line is listed");
     assert_eq!((cpu.pid, cpu.counted), (Some(194463), false));
     assert!(

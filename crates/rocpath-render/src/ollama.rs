@@ -109,7 +109,7 @@ fn run_block(out: &mut String, r: &RunReport) {
                 s.chunks,
                 s.first_token_channel,
                 f(s.ttft_ms, 3),
-                s.ttft_basis.unwrap_or("-")
+                s.ttft_basis.map_or("-", |b| b.as_str())
             );
         }
     }

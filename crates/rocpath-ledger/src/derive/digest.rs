@@ -38,8 +38,8 @@ pub enum Doc {
     Gemm(GemmDoc),
     /// `rocpath.trace/2`, read with the document's own types (`rocpath_docs::trace`).
     Trace(Box<rocpath_docs::trace::TraceDoc>),
-    /// `rocpath.ollama/2`.
-    Ollama(OllamaDoc),
+    /// `rocpath.ollama/2`, read with the document's own types (`rocpath_docs::ollama`).
+    Ollama(Box<rocpath_docs::ollama::ReadDoc>),
     /// `rocpath.strace/1`, read with the document's own types (`rocpath_docs::strace`).
     Strace(Box<rocpath_docs::strace::StraceDoc>),
     /// `rocpath.lanes/2`, read with the document's own types (`rocpath_docs::lanes`).
@@ -440,134 +440,6 @@ pub struct CmpD {
     pub statement: Loose,
     /// The open question of a disagreement.
     pub question: Loose,
-}
-
-// ---------------------------------------------------------------- ollama
-
-/// `rocpath.ollama/2`.
-#[derive(Debug, Clone, Default, Deserialize)]
-#[serde(default)]
-pub struct OllamaDoc {
-    /// Runs (`/runs/<i>`).
-    pub runs: Vec<RunD>,
-}
-
-/// One run.
-#[derive(Debug, Clone, Default, Deserialize)]
-#[serde(default)]
-pub struct RunD {
-    /// Run name.
-    pub run: Loose,
-    /// Placement verdict.
-    #[serde(deserialize_with = "lenient")]
-    pub verdict: Option<VerdictD>,
-    /// The generate response.
-    #[serde(deserialize_with = "lenient")]
-    pub generate: Option<GenerateD>,
-    /// What the server logged.
-    #[serde(deserialize_with = "lenient")]
-    pub server: Option<ServerD>,
-}
-
-/// A placement verdict.
-#[derive(Debug, Clone, Default, Deserialize)]
-#[serde(default)]
-pub struct VerdictD {
-    /// `GPU`, `CPU`, `MIXED`, `UNSURE`, …
-    pub verdict: Loose,
-    /// Its evidence.
-    #[serde(deserialize_with = "lenient")]
-    pub evidence: Ev,
-    /// The lines that spoke for GPU or CPU.
-    #[serde(deserialize_with = "lenient")]
-    pub signals: Vec<SignalD>,
-}
-
-/// A line that spoke for GPU or CPU, with the process that printed it.
-#[derive(Debug, Clone, Default, Deserialize)]
-#[serde(default)]
-pub struct SignalD {
-    /// `gpu` or `cpu`.
-    pub side: Loose,
-    /// `gpu_layers`, `offloaded`, `placement`, `using_device`, `inference_compute`, …
-    pub what: Loose,
-    /// The journal's pid.
-    #[serde(deserialize_with = "lenient")]
-    pub pid: Option<u64>,
-    /// When, as printed.
-    pub time: Loose,
-    /// False when another server process than the loading one printed it.
-    #[serde(deserialize_with = "lenient")]
-    pub counted: Option<bool>,
-    /// Its line.
-    #[serde(deserialize_with = "lenient")]
-    pub at: SourceD,
-}
-
-/// A generate response.
-#[derive(Debug, Clone, Default, Deserialize)]
-#[serde(default)]
-pub struct GenerateD {
-    /// The response fields.
-    #[serde(deserialize_with = "lenient")]
-    pub response: Option<ResponseD>,
-}
-
-/// The fields of a response the rules read.
-#[derive(Debug, Clone, Default, Deserialize)]
-#[serde(default)]
-pub struct ResponseD {
-    /// Model.
-    pub model: Loose,
-}
-
-/// What the server logged.
-#[derive(Debug, Clone, Default, Deserialize)]
-#[serde(default)]
-pub struct ServerD {
-    /// Layers offloaded to the GPU.
-    #[serde(deserialize_with = "lenient")]
-    pub gpu_layers: Option<u64>,
-    /// The server process that loaded the model.
-    #[serde(deserialize_with = "lenient")]
-    pub pid: Option<u64>,
-    /// The server processes whose lines the run's journals hold.
-    #[serde(deserialize_with = "lenient")]
-    pub processes: Vec<u64>,
-    /// When it loaded it.
-    pub load_time: Loose,
-    /// The server's version.
-    pub version: Loose,
-    /// Variables that change devices, libraries or kernels.
-    #[serde(deserialize_with = "lenient")]
-    pub env: BTreeMap<String, String>,
-    /// Backends loaded (`ROCm: /…/libggml-hip.so`).
-    #[serde(deserialize_with = "lenient")]
-    pub backends: Vec<String>,
-    /// The load request's settings.
-    #[serde(deserialize_with = "lenient")]
-    pub num_threads: Option<u64>,
-    /// `BatchSize`.
-    #[serde(deserialize_with = "lenient")]
-    pub batch_size: Option<u64>,
-    /// `KvSize`.
-    #[serde(deserialize_with = "lenient")]
-    pub kv_size: Option<u64>,
-    /// `FlashAttention`.
-    pub flash_attention: Loose,
-    /// Devices.
-    #[serde(deserialize_with = "lenient")]
-    pub devices: Vec<ServerDeviceD>,
-}
-
-/// A device the server listed.
-#[derive(Debug, Clone, Default, Deserialize)]
-#[serde(default)]
-pub struct ServerDeviceD {
-    /// `gfx900`.
-    pub compute: Loose,
-    /// Library (`ROCm`, `cpu`).
-    pub library: Loose,
 }
 
 // ---------------------------------------------------------------- strace

@@ -10,11 +10,12 @@
 //! it (runs of its set loaded a model there under one configuration), else it groups only
 //! within its recording set, so later runs (after a library fix) never rewrite an earlier group.
 
-use super::digest::{Doc, Ev, ObsDigest, ServerD, SignalD, VerdictD};
+use super::digest::{Doc, ObsDigest};
 use super::text::{self, num};
 use super::{Finding, record_support, rule};
 use crate::model::*;
 use crate::schemas::{is_processor, processor_of};
+use rocpath_docs::ollama::{RunReport, Server, Side, Signal, SignalKind, Verdict, VerdictKind};
 use rocpath_evidence::{Class, Proof};
 use std::collections::BTreeMap;
 
@@ -27,10 +28,6 @@ fn names<'a>(paths: impl Iterator<Item = &'a str>) -> String {
     v.sort_unstable();
     v.dedup();
     v.join(", ")
-}
-
-fn class_of(e: &Ev, default: Class) -> Class {
-    e.class.unwrap_or(default)
 }
 
 #[allow(clippy::too_many_arguments)]
@@ -185,22 +182,27 @@ fn inherit_configs(ps: &mut [Placement<'_>]) {
 }
 
 /// Load lines: only these say where a model was placed.
-const LOAD_SIGNALS: [&str; 4] = ["gpu_layers", "offloaded", "placement", "using_device"];
+const LOAD_SIGNALS: [SignalKind; 4] = [
+    SignalKind::GpuLayers,
+    SignalKind::Offloaded,
+    SignalKind::Placement,
+    SignalKind::UsingDevice,
+];
 
 /// The server processes whose lines loaded a model.
-fn loaders(v: &VerdictD) -> std::collections::BTreeSet<u64> {
+fn loaders(v: &Verdict) -> std::collections::BTreeSet<u64> {
     v.signals
         .iter()
-        .filter(|s| LOAD_SIGNALS.contains(&s.what.as_str()))
-        .filter_map(|s| s.pid)
+        .filter(|s| LOAD_SIGNALS.contains(&s.what))
+        .filter_map(|s| s.pid.map(u64::from))
         .collect()
 }
 
 /// The verdict as the process that loaded the model tells it: a `MIXED` whose other side comes
 /// only from lines of another server process (an earlier server, another pid) is the loading
 /// process's side. A document written before lines carried `counted` is read the same way.
-fn loader_verdict(v: &VerdictD) -> Option<&'static str> {
-    if !v.verdict.as_str().eq_ignore_ascii_case("MIXED") {
+fn loader_verdict(v: &Verdict) -> Option<&'static str> {
+    if v.verdict != VerdictKind::Mixed {
         return None;
     }
     let l = loaders(v);
@@ -210,11 +212,11 @@ fn loader_verdict(v: &VerdictD) -> Option<&'static str> {
     let ours = v
         .signals
         .iter()
-        .filter(|s| s.counted != Some(false) && s.pid.is_none_or(|p| l.contains(&p)));
+        .filter(|s| s.counted && s.pid.is_none_or(|p| l.contains(&u64::from(p))));
     let (mut gpu, mut cpu) = (false, false);
     for s in ours {
-        gpu |= s.side.as_str() == "gpu";
-        cpu |= s.side.as_str() == "cpu";
+        gpu |= s.side == Side::Gpu;
+        cpu |= s.side == Side::Cpu;
     }
     match (gpu, cpu) {
         (true, false) => Some("GPU"),
@@ -225,8 +227,8 @@ fn loader_verdict(v: &VerdictD) -> Option<&'static str> {
 
 /// The loading process, and its lines that placed the model (at most 4).
 fn loader_of(
-    v: &VerdictD,
-    server: &ServerD,
+    v: &Verdict,
+    server: &Server,
 ) -> (
     Option<(u64, Option<String>)>,
     Vec<rocpath_evidence::Locator>,
@@ -234,23 +236,23 @@ fn loader_of(
     let l = loaders(v);
     let pid = server
         .pid
+        .map(u64::from)
         .or_else(|| (l.len() == 1).then(|| l.iter().next().copied()).flatten());
     let Some(pid) = pid else {
         return (None, Vec::new());
     };
-    let load: Vec<&SignalD> = v
+    let load: Vec<&Signal> = v
         .signals
         .iter()
-        .filter(|s| s.pid == Some(pid) && LOAD_SIGNALS.contains(&s.what.as_str()))
+        .filter(|s| s.pid.map(u64::from) == Some(pid) && LOAD_SIGNALS.contains(&s.what))
         .collect();
     let time = server
         .load_time
-        .0
         .clone()
-        .or_else(|| load.iter().filter_map(|s| s.time.0.clone()).min());
+        .or_else(|| load.iter().filter_map(|s| s.time.clone()).min());
     let mut sources: Vec<rocpath_evidence::Locator> = load
         .iter()
-        .filter(|s| !s.at.path.as_str().is_empty())
+        .filter(|s| !s.at.path.is_empty())
         .map(|s| {
             let mut l = rocpath_evidence::Locator::file(s.at.path.as_str());
             l.line = s.at.line;
@@ -266,9 +268,9 @@ fn loader_of(
 /// The run's configuration as its document carries it: the server's version, the ggml-hip
 /// backend it loaded (the build), the variables that change devices, libraries or kernels, and
 /// the load request's settings.
-fn run_config(server: &ServerD) -> Vec<String> {
+fn run_config(server: &Server) -> Vec<String> {
     let mut c = Vec::new();
-    if let Some(v) = &server.version.0 {
+    if let Some(v) = &server.version {
         c.push(format!("Ollama {v}"));
     }
     for b in &server.backends {
@@ -286,7 +288,7 @@ fn run_config(server: &ServerD) -> Vec<String> {
         ("NumThreads", server.num_threads.map(|n| n.to_string())),
         ("BatchSize", server.batch_size.map(|n| n.to_string())),
         ("KvSize", server.kv_size.map(|n| n.to_string())),
-        ("FlashAttention", server.flash_attention.0.clone()),
+        ("FlashAttention", server.flash_attention.clone()),
     ];
     for (k, v) in settings {
         if let Some(v) = v {
@@ -665,6 +667,41 @@ fn lanes_findings(o: &ObsDigest, d: &rocpath_docs::lanes::LanesDoc) -> Vec<Findi
     out
 }
 
+/// Where one run's model was placed, as its document and the process that loaded it tell.
+fn placement<'a>(o: &'a ObsDigest, i: usize, r: &RunReport) -> Placement<'a> {
+    let (v, server) = (&r.verdict, &r.server);
+    // The device the server computed on (`inference compute`), else a ggml device's target.
+    let world = std::iter::once(server.compute.as_deref().unwrap_or_default())
+        .chain(server.devices.iter().map(|d| d.target.as_str()))
+        .map(processor_of)
+        .find(|p| is_processor(p))
+        .unwrap_or_else(|| o.world.clone());
+    let (loader, sources) = loader_of(v, server);
+    let verdict = loader_verdict(v).unwrap_or(v.verdict.as_str()).to_string();
+    Placement {
+        loader,
+        sources,
+        config: run_config(server),
+        processes: server.processes.iter().copied().map(u64::from).collect(),
+        obs: &o.id,
+        index: i,
+        run: if r.run.is_empty() {
+            format!("{}#{i}", o.id)
+        } else {
+            r.run.clone()
+        },
+        model: r
+            .generate
+            .as_ref()
+            .and_then(|g| g.response.model.clone())
+            .filter(|m| !m.trim().is_empty()),
+        world,
+        verdict,
+        layers: server.gpu_layers,
+        class: v.evidence.class,
+    }
+}
+
 /// The workload rules.
 pub fn findings(obs: &[ObsDigest]) -> Vec<Finding> {
     let mut out = Vec::new();
@@ -677,38 +714,7 @@ pub fn findings(obs: &[ObsDigest]) -> Vec<Finding> {
             Doc::Lanes(d) => lanes_findings(o, d),
             Doc::Ollama(d) => {
                 for (i, r) in d.runs.iter().enumerate() {
-                    let Some(v) = &r.verdict else { continue };
-                    let server = r.server.clone().unwrap_or_default();
-                    let world = server
-                        .devices
-                        .iter()
-                        .map(|d| processor_of(d.compute.as_str()))
-                        .find(|p| is_processor(p))
-                        .unwrap_or_else(|| o.world.clone());
-                    let (loader, sources) = loader_of(v, &server);
-                    let verdict = loader_verdict(v).map_or_else(
-                        || v.verdict.0.clone().unwrap_or_else(|| "UNSURE".into()),
-                        str::to_string,
-                    );
-                    placements.push(Placement {
-                        loader,
-                        sources,
-                        config: run_config(&server),
-                        processes: server.processes.clone(),
-                        obs: &o.id,
-                        index: i,
-                        run: r.run.0.clone().unwrap_or_else(|| format!("{}#{i}", o.id)),
-                        model: r
-                            .generate
-                            .as_ref()
-                            .and_then(|g| g.response.as_ref())
-                            .and_then(|r| r.model.0.clone())
-                            .filter(|m| !m.trim().is_empty()),
-                        world,
-                        verdict,
-                        layers: server.gpu_layers,
-                        class: class_of(&v.evidence, Class::Unresolved),
-                    });
+                    placements.push(placement(o, i, r));
                 }
                 Vec::new()
             }

@@ -38,7 +38,8 @@ fn run_1910(verdict: &str, server: Value) -> Value {
                 signal("gpu", "gpu_layers", 151, 195351, "2026-03-20T17:43:27.636+09:00"),
                 signal("gpu", "offloaded", 246, 195351, "3月 20 17:43:27"),
             ]},
-            "generate": {"response": {"model": "tinyllama:latest"}, "evidence": ev},
+            "generate": {"response": {"model": "tinyllama:latest", "response_chars": 0,
+                                      "thinking_chars": 0}, "rates": {}, "evidence": ev},
             "server": server,
             "failures": []
         }]
@@ -238,4 +239,26 @@ fn an_older_version_reads_through_its_migration_and_a_newer_one_is_refused() {
         e.contains("rocpath.ollama/99 is newer than this rocpath reads (rocpath.ollama/2)"),
         "{e}"
     );
+}
+
+/// A run imported in no world is placed on the device its server computed on (`inference
+/// compute … compute=gfx900`), else on a ggml device's target; before, the rule read a
+/// `devices[].compute` no document prints and left such a run without a world.
+#[test]
+fn a_run_is_placed_on_the_device_its_server_computed_on() {
+    let f = Fixture::new();
+    let mut s = server(4, 2048, "build");
+    s["compute"] = json!("gfx900");
+    f.import("mi25_1910", run_1910("GPU", s));
+    let mut d = run_1910("GPU", server(4, 2048, "build"));
+    d["runs"][0]["run"] = json!("from_device");
+    d["runs"][0]["server"]["devices"] = json!([{"index": 0, "name": "Radeon Instinct MI25",
+        "target": "gfx900:xnack-", "cc": "0x900", "wave_size": 64}]);
+    f.import("mi25_device", d);
+    f.derive("2026-03-20");
+    let worlds: Vec<String> = claims_of(&f, rule::OLLAMA_PLACEMENT)
+        .into_iter()
+        .map(|c| c.world)
+        .collect();
+    assert_eq!(worlds, ["gfx900", "gfx900"], "{worlds:?}");
 }

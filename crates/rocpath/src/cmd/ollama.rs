@@ -11,21 +11,21 @@ pub fn run(a: OllamaArgs, p: &Printer) -> anyhow::Result<Status> {
     for e in &errors {
         p.error_text(&format!("error: {e}\n"));
     }
+    let negative = runs.is_empty()
+        || runs
+            .iter()
+            .any(|r| r.verdict.verdict != VerdictKind::Gpu || !r.failures.is_empty());
     if p.global.json {
         p.json(
             &rocpath_docs::schema::OLLAMA,
-            &rocpath_ollama::ReadDoc::new(&runs, &notes, &errors),
+            &rocpath_ollama::document(runs, notes, &errors),
         )?;
     } else {
         p.data(&rocpath_render::ollama::runs(&runs, &notes))?;
     }
     Ok(if !errors.is_empty() {
         Status::Error
-    } else if runs.is_empty()
-        || runs
-            .iter()
-            .any(|r| r.verdict.verdict != VerdictKind::Gpu || !r.failures.is_empty())
-    {
+    } else if negative {
         Status::Negative
     } else {
         Status::Ok

@@ -17,7 +17,6 @@ const PRODUCERS: &[(s::Schema, Option<&str>)] = &[
     (s::CASE, Some("cli_case_read_json_shape")),
     (s::EXPLAIN_COMPARE, Some("cli_explain_compare_json_shape")),
     (s::EXPLAIN_GEMM, Some("cli_explain_gemm_json_shape")),
-    (s::OLLAMA, Some("cli_ollama_read_json_shape")),
     (s::INVENTORY, Some("cli_inventory_json_shape")),
     (s::ISA, Some("cli_isa_json_shape")),
 ];
@@ -44,66 +43,6 @@ const SOMETIMES: &[(&str, &str, &str)] = &[
         "rocpath.explain.compare/1",
         "comparisons[].kernel",
         "rocpath-explain compare_trace.rs, comparisons against a trace only",
-    ),
-    (
-        "rocpath.ollama/2",
-        "runs[].verdict.evidence.sources[].line",
-        "rocpath-evidence Locator::line, a source with a line",
-    ),
-    (
-        "rocpath.ollama/2",
-        "runs[].server.gpu_layers",
-        "rocpath-ollama run.rs, once the server logged the load",
-    ),
-    (
-        "rocpath.ollama/2",
-        "runs[].server.pid",
-        "rocpath-ollama run.rs, once the server logged the load",
-    ),
-    (
-        "rocpath.ollama/2",
-        "runs[].server.processes",
-        "rocpath-ollama run.rs, once the server logged the load",
-    ),
-    (
-        "rocpath.ollama/2",
-        "runs[].server.load_time",
-        "rocpath-ollama run.rs, once the server logged the load",
-    ),
-    (
-        "rocpath.ollama/2",
-        "runs[].server.version",
-        "rocpath-ollama run.rs, once the server logged its version",
-    ),
-    (
-        "rocpath.ollama/2",
-        "runs[].server.env",
-        "rocpath-ollama run.rs, variables that change devices, when set",
-    ),
-    (
-        "rocpath.ollama/2",
-        "runs[].server.env.*",
-        "rocpath-ollama run.rs, variables that change devices, when set",
-    ),
-    (
-        "rocpath.ollama/2",
-        "runs[].server.num_threads",
-        "rocpath-ollama run.rs, the load request's settings",
-    ),
-    (
-        "rocpath.ollama/2",
-        "runs[].server.batch_size",
-        "rocpath-ollama run.rs, the load request's settings",
-    ),
-    (
-        "rocpath.ollama/2",
-        "runs[].server.kv_size",
-        "rocpath-ollama run.rs, the load request's settings",
-    ),
-    (
-        "rocpath.ollama/2",
-        "runs[].server.flash_attention",
-        "rocpath-ollama run.rs, the load request's settings",
     ),
 ];
 
@@ -238,7 +177,7 @@ fn the_ledger_reads_only_fields_the_producers_print() {
         );
     }
     assert!(
-        checked > 80,
+        checked > 60,
         "{checked} paths checked, {unknowable} below null, [] or {{}}"
     );
 }

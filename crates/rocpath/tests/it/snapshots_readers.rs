@@ -159,7 +159,7 @@ fn strace_of_the_mi25_split() {
 #[test]
 fn ollama_read_of_a_generate_response() {
     let Some(f) = fixtures() else { return };
-    both(
+    let doc = both(
         &f,
         "ollama_read",
         &[
@@ -168,6 +168,7 @@ fn ollama_read_of_a_generate_response() {
             "mi25-runs/g4_generate_qwen2.5_7b_20260324_021010.json",
         ],
     );
+    crate::doc_contract::reads_back::<rocpath_docs::ollama::ReadDoc>(doc);
 }
 
 #[test]

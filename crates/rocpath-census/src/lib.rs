@@ -15,9 +15,8 @@ use rocpath_isa::{
     Census, Decoder, Item, ItemKind, Mnemonic, Range, SymbolKind, SymbolStart, Tally,
 };
 use rocpath_sources::bundle::SharedBy;
-use rocpath_sources::{Found, HashSource, Limits, ObjectHash, Origin, Sink};
-use serde::Serialize;
-use std::collections::{BTreeMap, BTreeSet};
+use rocpath_sources::{Found, Limits, ObjectHash, Origin, Sink};
+use std::collections::BTreeSet;
 use std::path::PathBuf;
 use std::sync::Mutex;
 
@@ -71,24 +70,9 @@ pub struct Options {
     pub per_kernel: bool,
 }
 
-/// Counts of one census, named for output.
-#[derive(Debug, Clone, Default, Serialize, PartialEq, Eq)]
-pub struct Counts {
-    /// Instructions (including `.long` undecodable words, as llvm-objdump counts them).
-    pub instructions: u64,
-    /// Bytes of code covered.
-    pub code_bytes: u64,
-    /// Words that did not decode (`.long`).
-    pub unknown: u64,
-    /// Count per mnemonic.
-    pub mnemonics: BTreeMap<String, u64>,
-    /// Count per instruction class.
-    pub classes: BTreeMap<String, u64>,
-    /// Count per coarse group (mfma, wmma, dot, packed, fma, valu, salu, vmem, lds, smem, ...).
-    pub groups: BTreeMap<String, u64>,
-    /// The research workflow's signals: dot4, packed, mfma, fma, memory.
-    pub signals: BTreeMap<String, u64>,
-}
+pub use rocpath_docs::isa::{
+    CodeObjectCensus, Counts, DisasmLine, FindHit, IsaReport as Report, KernelCensus, Skipped,
+};
 
 /// Groups by index, with the names the JSON uses (the lower-case variant name).
 const GROUPS: [(rocpath_isa::Group, &str); 13] = {
@@ -112,210 +96,71 @@ const GROUPS: [(rocpath_isa::Group, &str); 13] = {
 
 const SIGNALS: [&str; 5] = ["dot4", "packed", "mfma", "fma", "memory"];
 
-impl Counts {
-    /// Named counts of a census.
-    pub fn of(c: &Census) -> Counts {
-        Counts::from_pairs(c.iter(), c.bytes())
-    }
+/// Named counts of a census.
+pub fn counts_of(c: &Census) -> Counts {
+    counts_from_pairs(c.iter(), c.bytes())
+}
 
-    /// Named counts from `(mnemonic, count)` pairs covering `code_bytes` bytes.
-    ///
-    /// Counts go into fixed arrays by class, group and signal first; each map is then built
-    /// once from its sorted entries (no string compared per mnemonic).
-    pub fn from_pairs(pairs: impl IntoIterator<Item = (Mnemonic, u64)>, code_bytes: u64) -> Counts {
-        let mut out = Counts {
-            code_bytes,
-            ..Counts::default()
-        };
-        let mut classes = [(false, 0u64); rocpath_isa::Class::COUNT];
-        let mut groups = [(false, 0u64); GROUPS.len()];
-        let mut signals = [0u64; SIGNALS.len()];
-        let mut names: Vec<(String, u64)> = Vec::new();
-        for (m, n) in pairs {
-            out.instructions += n;
-            if m == Mnemonic::LONG {
-                out.unknown += n;
-            }
-            names.push((m.as_str().to_string(), n));
-            let class = m.class();
-            if let Some(c) = classes.get_mut(class as usize) {
-                *c = (true, c.1 + n);
-            }
-            if let Some(c) = groups.get_mut(class.group() as usize) {
-                *c = (true, c.1 + n);
-            }
-            let f = m.signals();
-            for (s, on) in
-                signals
-                    .iter_mut()
-                    .zip([f.dot4(), f.packed(), f.mfma(), f.fma(), f.memory()])
-            {
-                *s += if on { n } else { 0 };
-            }
+/// Named counts from `(mnemonic, count)` pairs covering `code_bytes` bytes.
+///
+/// Counts go into fixed arrays by class, group and signal first; each map is then built
+/// once from its sorted entries (no string compared per mnemonic).
+pub fn counts_from_pairs(
+    pairs: impl IntoIterator<Item = (Mnemonic, u64)>,
+    code_bytes: u64,
+) -> Counts {
+    let mut out = Counts {
+        code_bytes,
+        ..Counts::default()
+    };
+    let mut classes = [(false, 0u64); rocpath_isa::Class::COUNT];
+    let mut groups = [(false, 0u64); GROUPS.len()];
+    let mut signals = [0u64; SIGNALS.len()];
+    let mut names: Vec<(String, u64)> = Vec::new();
+    for (m, n) in pairs {
+        out.instructions += n;
+        if m == Mnemonic::LONG {
+            out.unknown += n;
         }
-        out.mnemonics = names.into_iter().collect();
-        out.classes = rocpath_isa::Class::ALL
-            .iter()
-            .zip(classes)
-            .filter(|(_, (seen, _))| *seen)
-            .map(|(c, (_, n))| (c.name().to_string(), n))
-            .collect();
-        out.groups = GROUPS
-            .iter()
-            .zip(groups)
-            .filter(|(_, (seen, _))| *seen)
-            .map(|((_, name), (_, n))| (name.to_string(), n))
-            .collect();
-        out.signals = SIGNALS
-            .iter()
-            .zip(signals)
-            .map(|(k, n)| (k.to_string(), n))
-            .collect();
-        out
-    }
-
-    /// Adds another set of counts.
-    pub fn merge(&mut self, o: &Counts) {
-        self.instructions += o.instructions;
-        self.code_bytes += o.code_bytes;
-        self.unknown += o.unknown;
-        for (dst, src) in [
-            (&mut self.mnemonics, &o.mnemonics),
-            (&mut self.classes, &o.classes),
-            (&mut self.groups, &o.groups),
-            (&mut self.signals, &o.signals),
-        ] {
-            for (k, v) in src {
-                *dst.entry(k.clone()).or_default() += v;
-            }
+        names.push((m.as_str().to_string(), n));
+        let class = m.class();
+        if let Some(c) = classes.get_mut(class as usize) {
+            *c = (true, c.1 + n);
+        }
+        if let Some(c) = groups.get_mut(class.group() as usize) {
+            *c = (true, c.1 + n);
+        }
+        let f = m.signals();
+        for (s, on) in signals
+            .iter_mut()
+            .zip([f.dot4(), f.packed(), f.mfma(), f.fma(), f.memory()])
+        {
+            *s += if on { n } else { 0 };
         }
     }
-}
-
-/// One kernel (or device function) of a code object.
-#[derive(Debug, Clone, Serialize)]
-pub struct KernelCensus {
-    /// Symbol name.
-    pub name: String,
-    /// True when the metadata lists it as a kernel (false for device functions).
-    pub is_kernel: bool,
-    /// Its counts.
-    #[serde(flatten)]
-    pub counts: Counts,
-}
-
-/// One code object's census.
-#[derive(Debug, Clone, Serialize)]
-pub struct CodeObjectCensus {
-    /// File on disk.
-    pub path: String,
-    /// Container chain inside the file.
-    pub container: String,
-    /// Library (file or archive member).
-    pub library: String,
-    /// Offset in the innermost container.
-    pub offset: u64,
-    /// sha256 of the code object, when hashing was asked for (`--hash`).
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub sha256: Option<String>,
-    /// How `sha256` was obtained: `computed`, `cached` (the hash cache, same file unchanged)
-    /// or `not_hashed`.
-    pub sha256_source: HashSource,
-    /// Target id, written as `target` (full), `target_id` (short) and `processor`.
-    #[serde(flatten, with = "rocpath_arch::fields")]
-    pub target: TargetId,
-    /// Processor whose decoding tables were used.
-    pub decoder: String,
-    /// Totals over all executable sections.
-    #[serde(flatten)]
-    pub counts: Counts,
-    /// Number of kernels and functions with code.
-    pub kernel_count: usize,
-    /// Per kernel / function symbol, in address order (empty unless per-kernel counts were
-    /// asked for).
-    pub kernels: Vec<KernelCensus>,
-    /// Other entries of the same bundle that point at this object (the same offset): it is
-    /// decoded and listed once, here, and they are referenced by id.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub shared_by: Option<SharedBy>,
-    /// Evidence.
-    pub evidence: Evidence,
-}
-
-/// A code object that was found but not decoded, and why.
-#[derive(Debug, Clone, Serialize)]
-pub struct Skipped {
-    /// File.
-    pub path: String,
-    /// Container chain.
-    pub container: String,
-    /// Target id.
-    pub target_id: TargetId,
-    /// Why it was not decoded.
-    pub reason: String,
-    /// Evidence (`limited`: the tool does not cover it).
-    pub evidence: Evidence,
-}
-
-/// A searched mnemonic found in a kernel.
-#[derive(Debug, Clone, Serialize)]
-pub struct FindHit {
-    /// File.
-    pub path: String,
-    /// Container chain.
-    pub container: String,
-    /// Target id.
-    pub target_id: TargetId,
-    /// Kernel (or function) name.
-    pub kernel: String,
-    /// The search term that matched.
-    pub term: String,
-    /// The mnemonic found.
-    pub mnemonic: String,
-    /// How many times.
-    pub count: u64,
-    /// Evidence.
-    pub evidence: Evidence,
-}
-
-/// One line of `--disasm` output.
-#[derive(Debug, Clone, Serialize)]
-pub struct DisasmLine {
-    /// Code object file.
-    pub path: String,
-    /// Kernel.
-    pub kernel: String,
-    /// Address.
-    pub address: u64,
-    /// Instruction bytes, hex.
-    pub bytes: String,
-    /// Mnemonic (`.long` for an undecodable word).
-    pub mnemonic: String,
-    /// Class.
-    pub class: String,
+    out.mnemonics = names.into_iter().collect();
+    out.classes = rocpath_isa::Class::ALL
+        .iter()
+        .zip(classes)
+        .filter(|(_, (seen, _))| *seen)
+        .map(|(c, (_, n))| (c.name().to_string(), n))
+        .collect();
+    out.groups = GROUPS
+        .iter()
+        .zip(groups)
+        .filter(|(_, (seen, _))| *seen)
+        .map(|((_, name), (_, n))| (name.to_string(), n))
+        .collect();
+    out.signals = SIGNALS
+        .iter()
+        .zip(signals)
+        .map(|(k, n)| (k.to_string(), n))
+        .collect();
+    out
 }
 
 /// A code object or container that could not be read or decoded (`limited` evidence).
 pub use rocpath_docs::ErrorItem;
-
-/// Everything a census found.
-#[derive(Debug, Clone, Default, Serialize)]
-pub struct Report {
-    /// Per code object, sorted by path, container and offset.
-    pub code_objects: Vec<CodeObjectCensus>,
-    /// Totals per short target id.
-    pub targets: BTreeMap<TargetId, Counts>,
-    /// Hits of `find` terms, per kernel.
-    pub find: Vec<FindHit>,
-    /// Search terms that matched nowhere.
-    pub not_found: Vec<String>,
-    /// Instruction stream of the selected kernels (`disasm`).
-    pub disasm: Vec<DisasmLine>,
-    /// Code objects the decoder does not cover (GFX6/GFX7, gfx125x).
-    pub skipped: Vec<Skipped>,
-    /// Problems.
-    pub errors: Vec<ErrorItem>,
-}
 
 /// Progress receiver.
 pub trait Progress: Sync {
@@ -401,7 +246,7 @@ impl Collector<'_> {
                 return;
             }
         }
-        let counts = Counts::of(&total);
+        let counts = counts_of(&total);
         let container = origin.member();
         let at = with_hash(
             Locator::file(&origin.path)
@@ -518,7 +363,7 @@ impl Collector<'_> {
                 for item in walk {
                     by_range.item(&item, |owner| {
                         if want(owner) {
-                            disasm.push(DisasmLine::of(
+                            disasm.push(disasm_line(
                                 path,
                                 owner,
                                 sec.addr + item.offset,
@@ -639,7 +484,7 @@ impl<'s> ByRange<'_, 's> {
             self.kernels.push(KernelCensus {
                 name: name.to_string(),
                 is_kernel,
-                counts: Counts::from_pairs(pairs, bytes),
+                counts: counts_from_pairs(pairs, bytes),
             });
         }
     }
@@ -823,22 +668,20 @@ fn find_hits(
     hits
 }
 
-impl DisasmLine {
-    /// One decoded item of `data` (a section starting at its address minus `item.offset`).
-    fn of(path: &str, kernel: &str, address: u64, data: &[u8], item: &Item) -> DisasmLine {
-        let o = item.offset as usize;
-        let b = data.get(o..o + usize::from(item.len)).unwrap_or(&[]);
-        DisasmLine {
-            path: path.to_string(),
-            kernel: kernel.to_string(),
-            address,
-            bytes: b.iter().map(|x| format!("{x:02x}")).collect(),
-            mnemonic: item.mnemonic.as_str().to_string(),
-            class: match item.kind {
-                ItemKind::Inst(_) => item.mnemonic.class().name().to_string(),
-                _ => "data".to_string(),
-            },
-        }
+/// One decoded item of `data` (a section starting at its address minus `item.offset`).
+fn disasm_line(path: &str, kernel: &str, address: u64, data: &[u8], item: &Item) -> DisasmLine {
+    let o = item.offset as usize;
+    let b = data.get(o..o + usize::from(item.len)).unwrap_or(&[]);
+    DisasmLine {
+        path: path.to_string(),
+        kernel: kernel.to_string(),
+        address,
+        bytes: b.iter().map(|x| format!("{x:02x}")).collect(),
+        mnemonic: item.mnemonic.as_str().to_string(),
+        class: match item.kind {
+            ItemKind::Inst(_) => item.mnemonic.class().name().to_string(),
+            _ => "data".to_string(),
+        },
     }
 }
 
@@ -930,7 +773,7 @@ mod tests {
         let mfma = Mnemonic::all()
             .find(|m| m.as_str().starts_with("v_mfma"))
             .unwrap();
-        let c = Counts::from_pairs([(Mnemonic::LONG, 2), (mfma, 3)], 20);
+        let c = counts_from_pairs([(Mnemonic::LONG, 2), (mfma, 3)], 20);
         assert_eq!((c.instructions, c.unknown, c.code_bytes), (5, 2, 20));
         assert_eq!(c.mnemonics[mfma.as_str()], 3);
         assert_eq!(c.groups["mfma"], 3);

@@ -176,7 +176,7 @@ fn diff_table_and_tsv() {
 }
 
 fn counts(pairs: &[(&str, u64)], bytes: u64) -> Counts {
-    Counts::from_pairs(
+    rocpath_census::counts_from_pairs(
         pairs
             .iter()
             .map(|(m, n)| (Mnemonic::from_name(m).unwrap(), *n)),

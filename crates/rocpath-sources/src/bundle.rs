@@ -153,35 +153,7 @@ pub fn parse_bundle_header(
     })
 }
 
-/// Entries of a container that point at the same code object as the one reported (the same
-/// offset in an offload bundle, the same stored bytes in a kpack archive): the object is read
-/// once, under one of them.
-#[derive(Debug, Clone, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
-pub struct SharedBy {
-    /// How many other entries point at it.
-    pub entries: u64,
-    /// Their ids, the first [`SharedBy::MAX_IDS`] of them in header order.
-    pub ids: Vec<String>,
-}
-
-impl SharedBy {
-    /// Most entry ids kept.
-    pub const MAX_IDS: usize = 64;
-
-    /// A note for the evidence of the object, `done` saying what was done once (`read`,
-    /// `decoded`).
-    pub fn note(&self, done: &str) -> String {
-        let listed = if self.ids.len() as u64 == self.entries {
-            String::new()
-        } else {
-            format!(" (the first {} listed in shared_by)", self.ids.len())
-        };
-        format!(
-            "{} other entries of this container point at the same bytes{listed}; the code object is {done} and listed once",
-            self.entries
-        )
-    }
-}
+pub use rocpath_docs::object::SharedBy;
 
 /// The device entries of a bundle to read, one per distinct start offset: entries that start
 /// at the same offset are the same code object (a hostile bundle can point thousands of

@@ -7,7 +7,6 @@
 //! the object's place in the file. Each object says how its hash was obtained
 //! ([`HashSource`]), so a report never presents a remembered hash as a computed one.
 
-use serde::{Deserialize, Serialize};
 use sha2::Digest;
 use std::collections::HashMap;
 use std::io::Write;
@@ -27,31 +26,7 @@ pub enum Hashing {
     Cached(Arc<HashCache>),
 }
 
-/// How the sha256 of an object was obtained.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Default)]
-#[serde(rename_all = "snake_case")]
-pub enum HashSource {
-    /// Not hashed (the question did not need it).
-    NotHashed,
-    /// Computed from the bytes during this run (the default: documents written before
-    /// hashing became optional always computed it).
-    #[default]
-    Computed,
-    /// Taken from the hash cache: computed from the same file (same device, inode, size and
-    /// modification time) by an earlier run.
-    Cached,
-}
-
-impl HashSource {
-    /// `not_hashed`, `computed` or `cached`.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            HashSource::NotHashed => "not_hashed",
-            HashSource::Computed => "computed",
-            HashSource::Cached => "cached",
-        }
-    }
-}
+pub use rocpath_docs::object::HashSource;
 
 /// The sha256 of a code object, if it was hashed, and how it was obtained.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -46,8 +46,8 @@ pub enum Doc {
     Lanes(Box<rocpath_docs::lanes::LanesDoc>),
     /// `rocpath.inventory/1`.
     Inventory(InventoryDoc),
-    /// `rocpath.isa/1`.
-    Isa(IsaDoc),
+    /// `rocpath.isa/1`, read with the document's own types (`rocpath_docs::isa`).
+    Isa(Box<rocpath_docs::isa::IsaReport>),
     /// `rocpath.check/1`, read with the document's own types (`rocpath_docs::check`).
     Check(Box<rocpath_docs::check::CheckDoc>),
     /// `rocpath.gates/1`, read with the document's own types (`rocpath_docs::gates`).
@@ -446,7 +446,7 @@ pub struct CmpD {
 
 // ---------------------------------------------------------------- lanes
 
-// ---------------------------------------------------------------- inventory, isa
+// ---------------------------------------------------------------- inventory
 
 /// `rocpath.inventory/1`: the coverage matrix only.
 #[derive(Debug, Clone, Default, Deserialize)]
@@ -464,39 +464,6 @@ pub struct CellD {
     pub code_objects: u64,
     /// Kernels.
     pub kernels: u64,
-}
-
-/// `rocpath.isa/1`: per code object, its kernels' instruction groups.
-#[derive(Debug, Clone, Default, Deserialize)]
-#[serde(default)]
-pub struct IsaDoc {
-    /// Code objects.
-    pub code_objects: Vec<IsaObjectD>,
-}
-
-/// One code object of an isa document.
-#[derive(Debug, Clone, Default, Deserialize)]
-#[serde(default)]
-pub struct IsaObjectD {
-    /// Processor.
-    pub processor: Loose,
-    /// Target id.
-    pub target: Loose,
-    /// Kernels.
-    pub kernels: Vec<IsaKernelD>,
-}
-
-/// One kernel's instruction groups.
-#[derive(Debug, Clone, Default, Deserialize)]
-#[serde(default)]
-pub struct IsaKernelD {
-    /// Name.
-    pub name: Loose,
-    /// Instructions.
-    pub instructions: u64,
-    /// Count per group.
-    #[serde(deserialize_with = "lenient")]
-    pub groups: BTreeMap<String, u64>,
 }
 
 // ---------------------------------------------------------------- follow

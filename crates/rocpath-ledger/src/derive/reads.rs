@@ -27,7 +27,7 @@ pub(crate) fn tracing() -> bool {
 /// The JSON paths the derivation reads of a document of `schema` (a current schema id), in
 /// the order of the digest's types; `None` for a schema no rule reads, and for the documents
 /// read with their producer's own types (`rocpath-docs`: a check, a trail, gates and
-/// provenance, a lanes summary, Ollama runs, a strace report, a kernel
+/// provenance, an ISA census, a lanes summary, Ollama runs, a strace report, a kernel
 /// trace), which have no projection that could drift.
 pub fn fields_read(schema: &str) -> Option<Vec<String>> {
     use rocpath_docs::schema as s;
@@ -36,7 +36,6 @@ pub fn fields_read(schema: &str) -> Option<Vec<String>> {
         x if x == s::EXPLAIN_COMPARE.id => trace::<d::CompareDoc>(),
         x if x == s::EXPLAIN_GEMM.id => trace::<d::GemmDoc>(),
         x if x == s::INVENTORY.id => trace::<d::InventoryDoc>(),
-        x if x == s::ISA.id => trace::<d::IsaDoc>(),
         _ => return None,
     };
     Some(paths)
@@ -237,6 +236,7 @@ mod tests {
             s::CHECK,
             s::FOLLOW,
             s::GATES,
+            s::ISA,
             s::PROVENANCE,
             s::LANES,
             s::STRACE,

@@ -84,19 +84,14 @@ fn inventory(o: &ObsDigest, d: &super::digest::InventoryDoc) -> Vec<Finding> {
         .collect()
 }
 
-fn isa(o: &ObsDigest, d: &super::digest::IsaDoc) -> Vec<Finding> {
+fn isa(o: &ObsDigest, d: &rocpath_docs::isa::IsaReport) -> Vec<Finding> {
     let mut per: BTreeMap<String, (u64, u64, BTreeMap<String, u64>)> = BTreeMap::new();
     for co in &d.code_objects {
-        let p = if co.processor.as_str().is_empty() {
-            processor_of(co.target.as_str())
-        } else {
-            co.processor.as_str().to_string()
-        };
-        let e = per.entry(p).or_default();
+        let e = per.entry(co.target.processor.clone()).or_default();
         for k in &co.kernels {
             e.0 += 1;
-            e.1 += k.instructions;
-            for (g, n) in &k.groups {
+            e.1 += k.counts.instructions;
+            for (g, n) in &k.counts.groups {
                 *e.2.entry(g.clone()).or_default() += n;
             }
         }

@@ -518,6 +518,7 @@ fn isa_json_contract_and_find() {
     let (v, code, _) = json(&["isa", ex.to_str().unwrap()]);
     assert_eq!(code, 0);
     assert_eq!(v["schema"], "rocpath.isa/1");
+    crate::doc_contract::reads_back::<rocpath_docs::isa::IsaReport>(v.clone());
     let cos = v["code_objects"].as_array().unwrap();
     assert_eq!(cos.len(), 10);
     for co in cos {

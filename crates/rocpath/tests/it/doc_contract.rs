@@ -18,7 +18,6 @@ const PRODUCERS: &[(s::Schema, Option<&str>)] = &[
     (s::EXPLAIN_COMPARE, Some("cli_explain_compare_json_shape")),
     (s::EXPLAIN_GEMM, Some("cli_explain_gemm_json_shape")),
     (s::INVENTORY, Some("cli_inventory_json_shape")),
-    (s::ISA, Some("cli_isa_json_shape")),
 ];
 
 /// Fields the derivation reads that no sample document carries: each is printed only when it

@@ -4,7 +4,7 @@
 use crate::{right, short_library, table, tsv_line};
 use comfy_table::Cell;
 use rocpath_arch::TargetId;
-use rocpath_census::{Counts, Report};
+use rocpath_docs::isa::{Counts, IsaReport as Report};
 use std::fmt::Write;
 
 const GROUPS: [&str; 8] = [

@@ -2,7 +2,7 @@
 
 use crate::{right, table};
 use comfy_table::Cell;
-use rocpath_lanes::Summary;
+use rocpath_docs::lanes::Summary;
 use std::fmt::Write;
 
 /// Lanes and comparisons.

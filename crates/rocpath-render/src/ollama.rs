@@ -2,7 +2,7 @@
 
 use crate::{right, table};
 use comfy_table::Cell;
-use rocpath_ollama::RunReport;
+use rocpath_docs::ollama::RunReport;
 use std::fmt::Write;
 
 fn f(v: Option<f64>, d: usize) -> String {
@@ -43,7 +43,7 @@ fn rates_table(reports: &[RunReport]) -> comfy_table::Table {
     ]);
     for r in reports {
         let g = r.generate.as_ref().map(|g| g.rates).unwrap_or_default();
-        let peak = |k: fn(&rocpath_ollama::smi::GpuPeaks) -> Option<f64>| {
+        let peak = |k: fn(&rocpath_docs::ollama::GpuPeaks) -> Option<f64>| {
             r.smi
                 .as_ref()
                 .and_then(|s| s.gpus.iter().filter_map(k).reduce(f64::max))
@@ -128,7 +128,7 @@ fn run_block(out: &mut String, r: &RunReport) {
 }
 
 /// What the server log says of the run: library, compute, device, layers, threads.
-fn server_facts(sv: &rocpath_ollama::run::Server) -> Vec<String> {
+fn server_facts(sv: &rocpath_docs::ollama::Server) -> Vec<String> {
     let mut facts = Vec::new();
     if let Some(l) = &sv.library {
         facts.push(format!("library={l}"));

@@ -2,7 +2,7 @@
 
 use crate::{right, table, tsv_line};
 use comfy_table::Cell;
-use rocpath_trace::{KernelRecord, Report, TraceRecord};
+use rocpath_docs::trace::{KernelRecord, Report, TraceRecord};
 use std::fmt::Write;
 
 fn ms(ns: u64) -> String {
@@ -18,7 +18,7 @@ fn short(name: &str, n: usize) -> String {
     }
 }
 
-fn families(out: &mut String, fams: &[rocpath_trace::FamilyRecord], total: u64) {
+fn families(out: &mut String, fams: &[rocpath_docs::trace::FamilyRecord], total: u64) {
     let split = fams.iter().any(|f| f.prefill_dispatches.is_some());
     let mut head = vec![
         "family",
@@ -166,13 +166,13 @@ fn one(out: &mut String, r: &TraceRecord, top: usize) {
             out,
             "phase split ({}): boundary {}  prefill {}  decode {}  rocBLAS/Tensile prefill {} decode {}  → {}  [{} / {}]",
             match p.boundary {
-                rocpath_trace::Boundary::KernelStartMinPlusPromptEvalDuration {
+                rocpath_docs::trace::Boundary::KernelStartMinPlusPromptEvalDuration {
                     prompt_eval_duration_ns,
                 } => format!(
                     "first dispatch + prompt_eval_duration {} ms",
                     ms(prompt_eval_duration_ns)
                 ),
-                rocpath_trace::Boundary::Absolute { boundary_ns } =>
+                rocpath_docs::trace::Boundary::Absolute { boundary_ns } =>
                     format!("absolute {boundary_ns}"),
             },
             p.boundary_ns.map_or_else(|| "-".into(), |b| b.to_string()),

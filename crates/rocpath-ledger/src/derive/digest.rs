@@ -46,8 +46,9 @@ pub enum Doc {
     Lanes(Box<rocpath_docs::lanes::LanesDoc>),
     /// `rocpath.inventory/1`.
     Inventory(InventoryDoc),
-    /// `rocpath.isa/1`, read with the document's own types (`rocpath_docs::isa`).
-    Isa(Box<rocpath_docs::isa::IsaReport>),
+    /// `rocpath.isa/1`, read with the document's own types (`rocpath_docs::isa`) and reduced
+    /// to its totals per processor as it is read.
+    Isa(IsaTotals),
     /// `rocpath.check/1`, read with the document's own types (`rocpath_docs::check`).
     Check(Box<rocpath_docs::check::CheckDoc>),
     /// `rocpath.gates/1`, read with the document's own types (`rocpath_docs::gates`).
@@ -446,6 +447,46 @@ pub struct CmpD {
 
 // ---------------------------------------------------------------- lanes
 
+// ---------------------------------------------------------------- isa
+
+/// What the ISA rule reads of a census, per processor: kernels, instructions and instructions
+/// per coarse group. A census lists every kernel's mnemonics (tens of MB for a library); it
+/// is reduced to this while it is read, so deriving over many holds one at a time per thread.
+#[derive(Debug, Clone, Default)]
+pub struct IsaTotals {
+    /// Processor → totals.
+    pub per: BTreeMap<String, IsaSums>,
+}
+
+/// The totals of one processor's kernels.
+#[derive(Debug, Clone, Default)]
+pub struct IsaSums {
+    /// Kernels (and device functions) with code.
+    pub kernels: u64,
+    /// Their instructions.
+    pub instructions: u64,
+    /// Their instructions per coarse group (`mfma`, `dot`, …).
+    pub groups: BTreeMap<String, u64>,
+}
+
+impl IsaTotals {
+    /// The totals of a census.
+    pub fn of(d: &rocpath_docs::isa::IsaReport) -> IsaTotals {
+        let mut per: BTreeMap<String, IsaSums> = BTreeMap::new();
+        for co in &d.code_objects {
+            let e = per.entry(co.target.processor.clone()).or_default();
+            for k in &co.kernels {
+                e.kernels += 1;
+                e.instructions += k.counts.instructions;
+                for (g, n) in &k.counts.groups {
+                    *e.groups.entry(g.clone()).or_default() += n;
+                }
+            }
+        }
+        IsaTotals { per }
+    }
+}
+
 // ---------------------------------------------------------------- inventory
 
 /// `rocpath.inventory/1`: the coverage matrix only.
@@ -550,7 +591,7 @@ fn typed_doc(schema: &str, raw: &str) -> Result<Doc, ParseError> {
         x if x == s::STRACE.id => Doc::Strace(typed(raw)?),
         x if x == s::LANES.id => Doc::Lanes(typed(raw)?),
         x if x == s::INVENTORY.id => Doc::Inventory(typed(raw)?),
-        x if x == s::ISA.id => Doc::Isa(typed(raw)?),
+        x if x == s::ISA.id => Doc::Isa(IsaTotals::of(&typed(raw)?)),
         x if x == s::CHECK.id => Doc::Check(typed(raw)?),
         x if x == s::GATES.id => Doc::Gates(typed(raw)?),
         x if x == s::PROVENANCE.id => Doc::Provenance(typed(raw)?),

@@ -84,22 +84,13 @@ fn inventory(o: &ObsDigest, d: &super::digest::InventoryDoc) -> Vec<Finding> {
         .collect()
 }
 
-fn isa(o: &ObsDigest, d: &rocpath_docs::isa::IsaReport) -> Vec<Finding> {
-    let mut per: BTreeMap<String, (u64, u64, BTreeMap<String, u64>)> = BTreeMap::new();
-    for co in &d.code_objects {
-        let e = per.entry(co.target.processor.clone()).or_default();
-        for k in &co.kernels {
-            e.0 += 1;
-            e.1 += k.counts.instructions;
-            for (g, n) in &k.counts.groups {
-                *e.2.entry(g.clone()).or_default() += n;
-            }
-        }
-    }
-    per.into_iter()
-        .filter(|(_, (k, _, _))| *k > 0)
-        .map(|(proc_, (kernels, instr, groups))| {
-            let g = |k: &str| groups.get(k).copied().unwrap_or(0);
+fn isa(o: &ObsDigest, d: &super::digest::IsaTotals) -> Vec<Finding> {
+    d.per
+        .iter()
+        .filter(|(_, s)| s.kernels > 0)
+        .map(|(proc_, s)| {
+            let (kernels, instr) = (s.kernels, s.instructions);
+            let g = |k: &str| s.groups.get(k).copied().unwrap_or(0);
             let (mfma, wmma, dot, packed) = (g("mfma"), g("wmma"), g("dot"), g("packed"));
             shipped(
                 rule::ISA_INSTRUCTIONS,
@@ -126,7 +117,7 @@ fn isa(o: &ObsDigest, d: &rocpath_docs::isa::IsaReport) -> Vec<Finding> {
                         num(packed)
                     ),
                 ),
-                proc_,
+                proc_.clone(),
                 &o.id,
             )
         })

@@ -10,13 +10,11 @@
 //! - [`ErrorItem`]: the one item type of every document's `errors[]`: what could not be read,
 //!   where (path, container, offset, line) and why, with its evidence when the item is a
 //!   finding of its own.
-//! - [`check`], [`follow`], [`gates`], [`lanes`], [`ollama`], [`provenance`], [`strace`],
-//!   [`trace`]: the
-//!   `rocpath.check/1`, `rocpath.follow/1`, `rocpath.ollama/2`,
-//!   `rocpath.gates/1`, `rocpath.lanes/2`, `rocpath.provenance/1`, `rocpath.strace/1` and
-//!   `rocpath.trace/2` (with [`tensile`], a decoded kernel name)
-//!   documents' types, which their producers write (as their models) and the ledger (and for a
-//!   trail, the site) reads.
+//! - [`check`], [`follow`], [`gates`], [`inventory`], [`isa`], [`lanes`], [`ollama`],
+//!   [`provenance`], [`strace`], [`trace`]: the types of the `rocpath.check/1`, `follow/1`,
+//!   `gates/1`, `inventory/1`, `isa/1`, `lanes/2`, `ollama/2`, `provenance/1`, `strace/1` and
+//!   `trace/2` documents (with [`tensile`] and [`object`], what two of them share), which their
+//!   producers write (as their models) and the ledger, the site and the renderers read.
 //! - [`migrate`]: the explicit steps that turn an older version of a document into the current
 //!   one, so a reader handles exactly one shape per schema. The ledger applies them to what it
 //!   imported earlier; the files it keeps stay as the producer printed them.
@@ -29,6 +27,7 @@ pub mod check;
 pub mod error;
 pub mod follow;
 pub mod gates;
+pub mod inventory;
 pub mod isa;
 pub mod lanes;
 pub mod migrate;

@@ -4,53 +4,13 @@
 use crate::rules;
 use rocpath_evidence::{Class, Evidence, Locator, Proof};
 use rocpath_sources::Origin;
-use rocpath_sources::kpack_ref::{ArchiveRef, ArchiveStatus, KpackRef, MissingIndices, Wrappers};
-use serde::{Deserialize, Serialize};
+use rocpath_sources::kpack_ref::{ArchiveRef, ArchiveStatus, KpackRef};
 
-/// One archive a host binary's marker leads to, with evidence.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct KpackArchiveRecord {
-    /// The archive and what was found there.
-    #[serde(flatten)]
-    pub archive: ArchiveRef,
-    /// Evidence: `confirmed` when the archive is read or shown absent or empty, `limited`
-    /// when it could not be read.
-    pub evidence: Evidence,
-}
+pub use rocpath_docs::inventory::{KpackArchiveRecord, KpackRefRecord};
 
-/// A host binary packed for kpack.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct KpackRefRecord {
-    /// File on disk.
-    pub path: String,
-    /// Container chain down to the binary (empty for a file).
-    pub container: String,
-    /// The library (as [`crate::CodeObjectRecord::library`]).
-    pub library: String,
-    /// The binary's key in the archives.
-    pub kernel_name: String,
-    /// The marker's search paths.
-    pub search_paths: Vec<String>,
-    /// Fat-binary wrappers by magic.
-    pub wrappers: Wrappers,
-    /// `.hip_fatbin` holds no bytes in the file.
-    pub fatbin_emptied: bool,
-    /// Whether archives were looked for (not inside archive files).
-    pub resolved: bool,
-    /// Wrappers still `HIPF` over the emptied `.hip_fatbin`: their code is gone.
-    pub stale_wrappers: u32,
-    /// Candidate archives, in the loader's order.
-    pub archives: Vec<KpackArchiveRecord>,
-    /// `HIPK` wrapper indices without an object, per architecture.
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub missing_indices: Vec<MissingIndices>,
-    /// Evidence for the marker; the note names what the binary lost, if anything.
-    pub evidence: Evidence,
-}
-
-impl KpackRefRecord {
-    /// The record of `r`, found in `origin`.
-    pub fn new(origin: &Origin, r: &KpackRef) -> KpackRefRecord {
+/// The record of `r`, found in `origin`.
+pub fn record(origin: &Origin, r: &KpackRef) -> KpackRefRecord {
+    {
         let container = origin.member();
         let at = || Locator::file(&origin.path).with_member(container.clone());
         let stale = r.stale_wrappers();
@@ -116,13 +76,6 @@ impl KpackRefRecord {
             missing_indices: r.missing_indices.clone(),
             evidence,
         }
-    }
-
-    /// Archives the binary references that give it no code.
-    pub fn problems(&self) -> impl Iterator<Item = &KpackArchiveRecord> {
-        self.archives
-            .iter()
-            .filter(|a| a.archive.status.is_problem())
     }
 }
 
@@ -194,13 +147,13 @@ pub struct DeviceArchives {
     pub not_advertised: Vec<String>,
 }
 
-impl KpackRefRecord {
-    /// The archives that matter for `dev`, by the loader's search.
-    pub fn for_device(&self, dev: &rocpath_arch::TargetId) -> DeviceArchives {
+/// The archives of `rec` that matter for `dev`, by the loader's search.
+pub fn for_device(rec: &KpackRefRecord, dev: &rocpath_arch::TargetId) -> DeviceArchives {
+    {
         let names = loader_arch_names(dev);
         let mut out = DeviceArchives::default();
-        for sp in &self.search_paths {
-            let mine: Vec<&ArchiveRef> = self
+        for sp in &rec.search_paths {
+            let mine: Vec<&ArchiveRef> = rec
                 .archives
                 .iter()
                 .map(|a| &a.archive)

@@ -17,12 +17,10 @@ pub mod kpack;
 pub mod python;
 
 use rocpath_arch::TargetId;
-use rocpath_codeobj::Kernel;
 use rocpath_evidence::{Class, Evidence, Locator, Proof};
 pub use rocpath_sources::HashSource;
 use rocpath_sources::bundle::SharedBy;
 use rocpath_sources::{Found, Hashing, Limits, NamedKind, ObjectHash, Origin, Sink};
-use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 use std::collections::BTreeMap;
 use std::path::PathBuf;
@@ -77,252 +75,22 @@ pub trait Progress: Sync {
 pub struct NoProgress;
 impl Progress for NoProgress {}
 
-/// One code object found in the scanned files.
-#[derive(Debug, Clone, Serialize, Deserialize)]
-pub struct CodeObjectRecord {
-    /// The file on disk.
-    pub path: String,
-    /// Chain of containers inside the file (`hip_fatbin > bundle#3@0x1000 > hipv4-…`); empty
-    /// for a standalone code object.
-    pub container: String,
-    /// The library the object belongs to: the innermost archive member, or the file.
-    pub library: String,
-    /// Offset of the object in its innermost addressable container.
-    pub offset: u64,
-    /// Size in bytes.
-    pub size: u64,
-    /// sha256 of the object's bytes, when hashing was asked for (`--hash`, `diff`).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub sha256: Option<String>,
-    /// How `sha256` was obtained: `computed`, `cached` (from the hash cache: the same file,
-    /// unchanged, hashed by an earlier run) or `not_hashed`.
-    #[serde(default)]
-    pub sha256_source: HashSource,
-    /// Target id, written as `target` (full, `amdgcn-amd-amdhsa--gfx90a:xnack+`),
-    /// `target_id` (`gfx90a:xnack+`) and `processor` (`gfx90a`).
-    #[serde(flatten, with = "rocpath_arch::fields")]
-    pub target: TargetId,
-    /// Family (`CDNA2`), when the processor is known.
-    pub family: Option<String>,
-    /// Code object version (2..6).
-    pub code_object_version: Option<u8>,
-    /// `EF_AMDGPU_GENERIC_VERSION` of a generic-target object (code object v6): the loader
-    /// accepts it only if it knows this version of the generic target.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub generic_version: Option<u8>,
-    /// `e_flags`, hex.
-    pub e_flags: String,
-    /// Offload bundle entry id, when it came from a bundle.
-    pub bundle_id: Option<String>,
-    /// Other entries of the same bundle that point at this object (the same offset): it is
-    /// read and listed once, here, and they are referenced by id.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub shared_by: Option<SharedBy>,
-    /// `amdhsa.target` of the metadata, verbatim.
-    pub metadata_target: Option<String>,
-    /// `amdhsa.version`.
-    pub metadata_version: Option<String>,
-    /// Number of metadata notes.
-    pub metadata_notes: u32,
-    /// Number of kernels.
-    pub kernel_count: usize,
-    /// Kernels with their metadata (empty with `no_kernels`).
-    pub kernels: Vec<Kernel>,
-    /// Bytes of executable code.
-    pub text_bytes: u64,
-    /// Problems that did not stop the read.
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub warnings: Vec<String>,
-    /// Evidence.
-    pub evidence: Evidence,
-}
-
-/// What a Tensile library file is to the library that loads it.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum TensileKind {
-    /// The index of a lazily loaded library (`TensileLibrary_lazy_<arch>`).
-    LazyIndex,
-    /// Solutions for a processor.
-    Solutions,
-    /// Solutions for any processor (`…_fallback`, no processor in the name).
-    Fallback,
-}
-
-impl TensileKind {
-    /// The JSON name.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            TensileKind::LazyIndex => "lazy_index",
-            TensileKind::Solutions => "solutions",
-            TensileKind::Fallback => "fallback",
-        }
-    }
-}
-
-impl std::fmt::Display for TensileKind {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(self.as_str())
-    }
-}
-
-/// A Tensile library file.
-#[derive(Debug, Clone, Serialize, Deserialize)]
-pub struct TensileRecord {
-    /// File on disk.
-    pub path: String,
-    /// Container chain.
-    pub container: String,
-    /// Directory (or archive directory) holding the library: the Tensile "library path".
-    pub library_dir: String,
-    /// File name.
-    pub name: String,
-    /// What the file is to the loading library.
-    pub kind: TensileKind,
-    /// Processor the file is for, from its name (`…_gfx90a.dat`), if any.
-    pub processor: Option<String>,
-    /// Processors named by its predicates.
-    pub processors: Vec<String>,
-    /// Number of solutions.
-    pub solutions: u64,
-    /// Solutions per problem type.
-    pub problem_types: BTreeMap<String, u64>,
-    /// Placeholders (lazy references).
-    pub placeholders: usize,
-    /// Placeholders whose `.dat` file is not in the scanned set (filled by [`scan`]).
-    pub missing_placeholders: Vec<String>,
-    /// `format_version` of an indexed TensileLite catalog (2), if the file has one.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub format_version: Option<i64>,
-    /// Why the loading library would refuse the file (present but not loadable), if it would.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub loader_rejects: Option<String>,
-    /// Evidence.
-    pub evidence: Evidence,
-}
-
-/// A MIOpen database file recognised by its name.
-#[derive(Debug, Clone, Serialize, Deserialize)]
-pub struct MiopenDbRecord {
-    /// File on disk.
-    pub path: String,
-    /// Container chain.
-    pub container: String,
-    /// File name.
-    pub name: String,
-    /// Processor.
-    pub processor: String,
-    /// CU count from the name.
-    pub cus: Option<u32>,
-    /// Kind (`find-db`, `perf-db`, `kernel-db`, ...).
-    pub kind: rocpath_miopen_names::DbKind,
-    /// Backend (`HIP`, `OpenCL`).
-    pub backend: Option<String>,
-    /// Size in bytes.
-    pub size: u64,
-    /// Evidence.
-    pub evidence: Evidence,
-}
-
-pub use kpack::{KpackArchiveRecord, KpackRefRecord};
+pub use rocpath_docs::inventory::{
+    Cell, CodeObjectRecord, HashingSummary, Inventory, KpackArchiveRecord, KpackRefRecord,
+    MiopenDbRecord, Stats, TargetTotals, TensileKind, TensileRecord,
+};
 
 /// An item that could not be read: one `errors[]` item of the documents layer, with its
 /// container, library, offset and `limited` evidence.
 pub use rocpath_docs::ErrorItem;
 
-/// Totals for one target id.
-#[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq, Eq)]
-pub struct TargetTotals {
-    /// Code objects.
-    pub code_objects: u64,
-    /// Kernels.
-    pub kernels: u64,
-    /// Bytes of code objects.
-    pub bytes: u64,
-    /// Libraries that ship code for it.
-    pub libraries: u64,
-}
-
-/// One cell of the coverage matrix.
-#[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq, Eq)]
-pub struct Cell {
-    /// Code objects.
-    pub code_objects: u64,
-    /// Kernels.
-    pub kernels: u64,
-    /// Bytes.
-    pub bytes: u64,
-}
-
-/// Scan statistics.
-#[derive(Debug, Clone, Default, Serialize, Deserialize)]
-pub struct Stats {
-    /// Files read.
-    pub files: u64,
-    /// Bytes of input files.
-    pub bytes: u64,
-    /// Files of `files` not read because the run's `--max-time` had passed.
-    #[serde(default, skip_serializing_if = "is_zero")]
-    pub not_started: u64,
-}
-
-fn is_zero(n: &u64) -> bool {
-    *n == 0
-}
-
-/// How the code objects of a scan were hashed.
-#[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq, Eq)]
-pub struct HashingSummary {
-    /// `off` (no object hashed), `compute` or `cached` (through the hash cache).
-    pub mode: String,
-    /// Objects whose sha256 was computed in this run.
-    pub computed: u64,
-    /// Objects whose sha256 came from the hash cache.
-    pub cached: u64,
-    /// Objects not hashed.
-    pub not_hashed: u64,
-}
-
-impl HashingSummary {
-    /// The name of a hashing policy.
-    pub fn mode_of(h: &Hashing) -> &'static str {
-        match h {
-            Hashing::Off => "off",
-            Hashing::Compute => "compute",
-            Hashing::Cached(_) => "cached",
-        }
+/// The name of a hashing policy (`HashingSummary::mode`).
+pub fn hashing_mode(h: &Hashing) -> &'static str {
+    match h {
+        Hashing::Off => "off",
+        Hashing::Compute => "compute",
+        Hashing::Cached(_) => "cached",
     }
-}
-
-/// Everything a scan found.
-#[derive(Debug, Clone, Default, Serialize, Deserialize)]
-pub struct Inventory {
-    /// The paths the scan was given.
-    #[serde(default)]
-    pub roots: Vec<String>,
-    /// Code objects, sorted by path, container and offset.
-    pub code_objects: Vec<CodeObjectRecord>,
-    /// Tensile library files.
-    pub tensile: Vec<TensileRecord>,
-    /// MIOpen databases.
-    pub miopen_dbs: Vec<MiopenDbRecord>,
-    /// Totals per short target id.
-    pub targets: BTreeMap<TargetId, TargetTotals>,
-    /// Coverage: library → target id → cell.
-    pub coverage: BTreeMap<String, BTreeMap<TargetId, Cell>>,
-    /// Items that could not be read.
-    pub errors: Vec<ErrorItem>,
-    /// Host binaries packed for kpack and the archives they resolve to.
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub kpack_refs: Vec<KpackRefRecord>,
-    /// Statistics.
-    pub stats: Stats,
-    /// Python packages with GPU code among the scanned paths (site-packages folders).
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub python: Vec<python::PythonPackage>,
-    /// How the code objects were hashed.
-    #[serde(default)]
-    pub hashing: HashingSummary,
 }
 
 struct Collector<'a> {
@@ -624,7 +392,7 @@ impl Sink for Collector<'_> {
                 size,
             } => self.named(origin, name, kind, size),
             Found::KpackRef { origin, reference } => {
-                push(&self.kpack_refs, KpackRefRecord::new(origin, reference))
+                push(&self.kpack_refs, kpack::record(origin, reference))
             }
             Found::Error { origin, error } => {
                 let off = error.offset();
@@ -665,27 +433,27 @@ pub fn scan(paths: &[PathBuf], opts: &Options, progress: &dyn Progress) -> Inven
         roots: paths.iter().map(|p| p.display().to_string()).collect(),
         ..Inventory::default()
     };
-    inv.hashing.mode = HashingSummary::mode_of(&opts.limits.hashing).to_string();
-    inv.finish();
+    inv.hashing.mode = hashing_mode(&opts.limits.hashing).to_string();
+    finish(&mut inv);
     catalog::judge_loaders(&mut inv.tensile);
-    inv.attach_python(paths);
+    python::attach_python(&mut inv, paths);
     inv
 }
 
-impl Inventory {
-    /// Sorts records and computes totals, coverage and missing placeholders.
-    pub fn finish(&mut self) {
-        self.code_objects.sort_by(|a, b| {
+/// Sorts an inventory's records and computes totals, coverage and missing placeholders.
+pub fn finish(inv: &mut Inventory) {
+    {
+        inv.code_objects.sort_by(|a, b| {
             (&a.path, &a.container, a.offset).cmp(&(&b.path, &b.container, b.offset))
         });
-        self.tensile.sort_by(|a, b| {
+        inv.tensile.sort_by(|a, b| {
             (&a.library_dir, &a.name, &a.path).cmp(&(&b.library_dir, &b.name, &b.path))
         });
-        self.miopen_dbs
+        inv.miopen_dbs
             .sort_by(|a, b| (&a.path, &a.container).cmp(&(&b.path, &b.container)));
-        self.kpack_refs
+        inv.kpack_refs
             .sort_by(|a, b| (&a.path, &a.container).cmp(&(&b.path, &b.container)));
-        self.errors.sort_by(|a, b| {
+        inv.errors.sort_by(|a, b| {
             (&a.path, &a.container, a.offset, &a.message).cmp(&(
                 &b.path,
                 &b.container,
@@ -693,11 +461,11 @@ impl Inventory {
                 &b.message,
             ))
         });
-        self.targets.clear();
-        self.coverage.clear();
-        let h = &mut self.hashing;
+        inv.targets.clear();
+        inv.coverage.clear();
+        let h = &mut inv.hashing;
         (h.computed, h.cached, h.not_hashed) = (0, 0, 0);
-        for co in &self.code_objects {
+        for co in &inv.code_objects {
             match co.sha256_source {
                 HashSource::Computed => h.computed += 1,
                 HashSource::Cached => h.cached += 1,
@@ -706,8 +474,8 @@ impl Inventory {
         }
         let mut libs_per_target: BTreeMap<&TargetId, std::collections::BTreeSet<&str>> =
             BTreeMap::new();
-        for co in &self.code_objects {
-            let t = self.targets.entry(co.target.clone()).or_default();
+        for co in &inv.code_objects {
+            let t = inv.targets.entry(co.target.clone()).or_default();
             t.code_objects += 1;
             t.kernels += co.kernel_count as u64;
             t.bytes += co.size;
@@ -715,7 +483,7 @@ impl Inventory {
                 .entry(&co.target)
                 .or_default()
                 .insert(&co.library);
-            let cell = self
+            let cell = inv
                 .coverage
                 .entry(co.library.clone())
                 .or_default()
@@ -726,12 +494,12 @@ impl Inventory {
             cell.bytes += co.size;
         }
         for (t, libs) in libs_per_target {
-            if let Some(tt) = self.targets.get_mut(t) {
+            if let Some(tt) = inv.targets.get_mut(t) {
                 tt.libraries = libs.len() as u64;
             }
         }
         // Placeholders of lazy indexes that name no scanned file in the same folder.
-        let present: std::collections::BTreeSet<(String, String)> = self
+        let present: std::collections::BTreeSet<(String, String)> = inv
             .tensile
             .iter()
             .map(|t| {
@@ -745,7 +513,7 @@ impl Inventory {
                 )
             })
             .collect();
-        for t in &mut self.tensile {
+        for t in &mut inv.tensile {
             if t.kind != TensileKind::LazyIndex {
                 t.missing_placeholders.clear();
                 continue;

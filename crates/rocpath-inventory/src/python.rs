@@ -13,7 +13,6 @@
 
 use crate::{CodeObjectRecord, Inventory};
 use rocpath_evidence::{Class, Evidence, Locator, Proof};
-use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
@@ -99,35 +98,7 @@ pub fn package_lib(sp: &Path, name: &str) -> Option<PathBuf> {
     })
 }
 
-/// A ROCm library a package needs, and where the loader finds it.
-#[derive(Debug, Clone, Serialize, Deserialize, PartialEq, Eq)]
-pub struct Resolved {
-    /// `libamdhip64.so.7`.
-    pub needed: String,
-    /// The file the runpath leads to, or None: the system search path decides.
-    pub found: Option<String>,
-}
-
-/// One package of a Python environment.
-#[derive(Debug, Clone, Serialize, Deserialize)]
-pub struct PythonPackage {
-    /// `torch`, `jax_rocm7_plugin`, `_rocm_sdk_device_gfx942`.
-    pub name: String,
-    /// Its folder.
-    pub dir: String,
-    /// Version from its `.dist-info` folder, if any.
-    pub version: Option<String>,
-    /// `rocm`, `cuda` or `cpu`.
-    pub build: String,
-    /// What decided the build.
-    pub build_by: String,
-    /// ROCm libraries its modules need, resolved.
-    pub resolves: Vec<Resolved>,
-    /// Code objects per target id inside the package.
-    pub targets: BTreeMap<String, u64>,
-    /// Evidence.
-    pub evidence: Evidence,
-}
+pub use rocpath_docs::inventory::{PythonPackage, Resolved};
 
 fn names_in(dir: &Path) -> Vec<String> {
     let mut v: Vec<String> = std::fs::read_dir(dir)
@@ -328,9 +299,7 @@ pub fn site_packages_of(python: &Path) -> std::io::Result<Vec<PathBuf>> {
         .collect())
 }
 
-impl Inventory {
-    /// The Python packages among the scanned paths (see [`packages_of`]).
-    pub fn attach_python(&mut self, paths: &[PathBuf]) {
-        self.python = packages_of(paths, &self.code_objects);
-    }
+/// Attaches the Python packages among the scanned paths (see [`packages_of`]).
+pub fn attach_python(inv: &mut Inventory, paths: &[PathBuf]) {
+    inv.python = packages_of(paths, &inv.code_objects);
 }

@@ -10,42 +10,9 @@
 //! `src/find_db.cpp:124-197` (find-db choice), `src/include/miopen/execution_context.hpp:183-264`
 //! (perf-db choice), `src/target_properties.cpp:40-134` (`DbId`).
 
-use serde::{Deserialize, Serialize};
+use serde::Serialize;
 
-/// Kind of MIOpen database file.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
-#[serde(rename_all = "kebab-case")]
-pub enum DbKind {
-    /// System find-db (`.fdb.txt`).
-    FindDb,
-    /// User find-db (`.ufdb.txt`).
-    UserFindDb,
-    /// System perf-db, SQLite (`.db`) or text (`.db.txt`).
-    PerfDb,
-    /// User perf-db (`.udb`, `.udb.txt`).
-    UserPerfDb,
-    /// Kernel binary cache (`.kdb`, `.ukdb`).
-    KernelDb,
-}
-
-impl DbKind {
-    /// Short name.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            DbKind::FindDb => "find-db",
-            DbKind::UserFindDb => "user-find-db",
-            DbKind::PerfDb => "perf-db",
-            DbKind::UserPerfDb => "user-perf-db",
-            DbKind::KernelDb => "kernel-db",
-        }
-    }
-}
-
-impl std::fmt::Display for DbKind {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(self.as_str())
-    }
-}
+pub use rocpath_docs::inventory::DbKind;
 
 /// A decoded MIOpen database file name.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]

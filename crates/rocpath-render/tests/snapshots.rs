@@ -116,7 +116,7 @@ fn install() -> Inventory {
         ],
         ..Inventory::default()
     };
-    inv.finish();
+    rocpath_inventory::finish(&mut inv);
     inv
 }
 
@@ -169,7 +169,7 @@ fn diff_table_and_tsv() {
         "gfx803",
         4,
     ));
-    old.finish();
+    rocpath_inventory::finish(&mut old);
     let d = rocpath_inventory::diff::diff(&old, &new);
     insta::assert_snapshot!("diff_table", rocpath_render::diff_table(&d));
     insta::assert_snapshot!("diff_tsv", rocpath_render::diff_tsv(&d));

@@ -90,16 +90,7 @@ pub fn parse_marker(bytes: &[u8]) -> Result<Marker, SourceError> {
     })
 }
 
-/// The fat-binary wrappers of `.hipFatBinSegment`, by magic.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
-pub struct Wrappers {
-    /// 24-byte records.
-    pub total: u32,
-    /// Records marked `HIPK` (their image is the kpack marker).
-    pub hipk: u32,
-    /// Records still marked `HIPF` (their image is in `.hip_fatbin`).
-    pub hipf: u32,
-}
+pub use rocpath_docs::object::{ArchiveRef, ArchiveStatus, MissingIndices, Wrappers};
 
 /// Counts the wrapper records of a `.hipFatBinSegment` section.
 pub fn count_wrappers(seg: &[u8]) -> Wrappers {
@@ -117,76 +108,6 @@ pub fn count_wrappers(seg: &[u8]) -> Wrappers {
         }
     }
     w
-}
-
-/// What became of one candidate archive.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum ArchiveStatus {
-    /// Read; it lists code objects of the binary.
-    Found,
-    /// No file at the path.
-    Missing,
-    /// A file of 0 bytes.
-    Empty,
-    /// Not a regular file (a folder, FIFO, device).
-    NotAFile,
-    /// The file could not be opened or its header or TOC is damaged.
-    Unreadable,
-    /// A valid archive with no entry for the binary (an archive of another library).
-    NoEntries,
-    /// An `@GFXARCH@` pattern that no file matches.
-    PatternUnmatched,
-}
-
-impl ArchiveStatus {
-    /// The archive gives the binary no code.
-    pub fn is_problem(self) -> bool {
-        self != ArchiveStatus::Found
-    }
-    /// Lower-case name.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            ArchiveStatus::Found => "found",
-            ArchiveStatus::Missing => "missing",
-            ArchiveStatus::Empty => "empty",
-            ArchiveStatus::NotAFile => "not_a_file",
-            ArchiveStatus::Unreadable => "unreadable",
-            ArchiveStatus::NoEntries => "no_entries",
-            ArchiveStatus::PatternUnmatched => "pattern_unmatched",
-        }
-    }
-}
-
-/// One archive a binary's marker leads to.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct ArchiveRef {
-    /// The search path as written in the marker.
-    pub search_path: String,
-    /// The path looked at (relative paths joined to the binary's folder, `.`/`..` folded).
-    pub path: String,
-    /// The architecture `@GFXARCH@` stood for, when the path is a pattern.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub arch: Option<String>,
-    /// What was found there.
-    pub status: ArchiveStatus,
-    /// `group_name` of the archive.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub group_name: Option<String>,
-    /// `gfx_arch_family`.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub gfx_arch_family: Option<String>,
-    /// `gfx_arches`: what the archive advertises to the loader.
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub gfx_arches: Vec<String>,
-    /// Architectures stored for this binary.
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub arches: Vec<String>,
-    /// Code objects stored for this binary.
-    pub code_objects: u32,
-    /// Why the status is not `found`, or what else is wrong.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub message: Option<String>,
 }
 
 /// A host binary's kpack reference and what it resolves to.
@@ -209,15 +130,6 @@ pub struct KpackRef {
     /// for that architecture.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub missing_indices: Vec<MissingIndices>,
-}
-
-/// Wrapper indices without a code object for one architecture.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct MissingIndices {
-    /// The architecture key.
-    pub arch: String,
-    /// Indices of `HIPK` wrappers (`kernel_name#N`) with no object for it.
-    pub indices: Vec<u32>,
 }
 
 /// Indices of `HIPK` wrappers that no entry covers, per architecture present in `seen`.

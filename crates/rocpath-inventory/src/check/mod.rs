@@ -409,7 +409,10 @@ fn kpack_verdict(
     deciders: &[Decider],
     current: (Class, &'static str, String),
 ) -> (Class, &'static str, String) {
-    let views: Vec<_> = refs.iter().map(|r| r.for_device(dev)).collect();
+    let views: Vec<_> = refs
+        .iter()
+        .map(|r| crate::kpack::for_device(r, dev))
+        .collect();
     let missing: Vec<&String> = views.iter().flat_map(|v| &v.missing).collect();
     let unreadable = views.iter().any(|v| !v.unreadable.is_empty());
     let (class, rule, why) = current;
@@ -476,7 +479,10 @@ fn missing_note(missing: &[&String]) -> String {
 
 /// A kpack'd library of which no code object was found.
 fn kpack_only(lib: &str, refs: &[&crate::KpackRefRecord], dev: &TargetId) -> LibraryCheck {
-    let views: Vec<_> = refs.iter().map(|r| r.for_device(dev)).collect();
+    let views: Vec<_> = refs
+        .iter()
+        .map(|r| crate::kpack::for_device(r, dev))
+        .collect();
     let missing: Vec<&String> = views.iter().flat_map(|v| &v.missing).collect();
     let unreadable: Vec<&String> = views.iter().flat_map(|v| &v.unreadable).collect();
     let (class, rule, why) = if !unreadable.is_empty() {

@@ -44,8 +44,9 @@ pub enum Doc {
     Strace(Box<rocpath_docs::strace::StraceDoc>),
     /// `rocpath.lanes/2`, read with the document's own types (`rocpath_docs::lanes`).
     Lanes(Box<rocpath_docs::lanes::LanesDoc>),
-    /// `rocpath.inventory/1`.
-    Inventory(InventoryDoc),
+    /// `rocpath.inventory/1`, read with the document's own types (`rocpath_docs::inventory`)
+    /// and reduced to its coverage as it is read.
+    Inventory(Coverage),
     /// `rocpath.isa/1`, read with the document's own types (`rocpath_docs::isa`) and reduced
     /// to its totals per processor as it is read.
     Isa(IsaTotals),
@@ -489,22 +490,22 @@ impl IsaTotals {
 
 // ---------------------------------------------------------------- inventory
 
-/// `rocpath.inventory/1`: the coverage matrix only.
-#[derive(Debug, Clone, Default, Deserialize)]
-#[serde(default)]
-pub struct InventoryDoc {
-    /// library → target id → cell.
-    pub coverage: BTreeMap<String, BTreeMap<String, CellD>>,
-}
+/// What the shipped-code rule reads of an inventory: its coverage matrix, library → target id
+/// → cell. An inventory lists every code object and kernel of an install (hundreds of MB for a
+/// whole ROCm); it is reduced to this while it is read.
+pub type Coverage = BTreeMap<String, BTreeMap<String, rocpath_docs::inventory::Cell>>;
 
-/// One coverage cell.
-#[derive(Debug, Clone, Default, Deserialize)]
-#[serde(default)]
-pub struct CellD {
-    /// Code objects.
-    pub code_objects: u64,
-    /// Kernels.
-    pub kernels: u64,
+/// The coverage of an inventory, target ids as text.
+fn coverage_of(inv: rocpath_docs::inventory::Inventory) -> Coverage {
+    inv.coverage
+        .into_iter()
+        .map(|(lib, row)| {
+            (
+                lib,
+                row.into_iter().map(|(t, c)| (t.to_string(), c)).collect(),
+            )
+        })
+        .collect()
 }
 
 // ---------------------------------------------------------------- follow
@@ -590,7 +591,7 @@ fn typed_doc(schema: &str, raw: &str) -> Result<Doc, ParseError> {
         x if x == s::OLLAMA.id => Doc::Ollama(typed(raw)?),
         x if x == s::STRACE.id => Doc::Strace(typed(raw)?),
         x if x == s::LANES.id => Doc::Lanes(typed(raw)?),
-        x if x == s::INVENTORY.id => Doc::Inventory(typed(raw)?),
+        x if x == s::INVENTORY.id => Doc::Inventory(coverage_of(typed(raw)?)),
         x if x == s::ISA.id => Doc::Isa(IsaTotals::of(&typed(raw)?)),
         x if x == s::CHECK.id => Doc::Check(typed(raw)?),
         x if x == s::GATES.id => Doc::Gates(typed(raw)?),

@@ -27,7 +27,7 @@ pub(crate) fn tracing() -> bool {
 /// The JSON paths the derivation reads of a document of `schema` (a current schema id), in
 /// the order of the digest's types; `None` for a schema no rule reads, and for the documents
 /// read with their producer's own types (`rocpath-docs`: a check, a trail, gates and
-/// provenance, an ISA census, a lanes summary, Ollama runs, a strace report, a kernel
+/// provenance, an inventory, an ISA census, a lanes summary, Ollama runs, a strace report, a kernel
 /// trace), which have no projection that could drift.
 pub fn fields_read(schema: &str) -> Option<Vec<String>> {
     use rocpath_docs::schema as s;
@@ -35,7 +35,6 @@ pub fn fields_read(schema: &str) -> Option<Vec<String>> {
         x if x == s::CASE.id => trace::<d::CaseDoc>(),
         x if x == s::EXPLAIN_COMPARE.id => trace::<d::CompareDoc>(),
         x if x == s::EXPLAIN_GEMM.id => trace::<d::GemmDoc>(),
-        x if x == s::INVENTORY.id => trace::<d::InventoryDoc>(),
         _ => return None,
     };
     Some(paths)
@@ -236,6 +235,7 @@ mod tests {
             s::CHECK,
             s::FOLLOW,
             s::GATES,
+            s::INVENTORY,
             s::ISA,
             s::PROVENANCE,
             s::LANES,

@@ -29,7 +29,7 @@ fn shipped(rule: &'static str, key: String, statement: Text, world: String, obs:
     }
 }
 
-fn inventory(o: &ObsDigest, d: &super::digest::InventoryDoc) -> Vec<Finding> {
+fn inventory(o: &ObsDigest, coverage: &super::digest::Coverage) -> Vec<Finding> {
     #[derive(Default)]
     struct P {
         objects: u64,
@@ -37,7 +37,7 @@ fn inventory(o: &ObsDigest, d: &super::digest::InventoryDoc) -> Vec<Finding> {
         libs: BTreeSet<String>,
     }
     let mut per: BTreeMap<String, P> = BTreeMap::new();
-    for (lib, row) in &d.coverage {
+    for (lib, row) in coverage {
         for (target, cell) in row {
             let p = per.entry(processor_of(target)).or_default();
             p.objects += cell.code_objects;

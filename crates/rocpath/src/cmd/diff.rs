@@ -21,7 +21,7 @@ fn load(path: &Path, a: &DiffArgs, p: &Printer) -> anyhow::Result<Inventory> {
                 path.display()
             )
         })?;
-        inv.finish();
+        rocpath_inventory::finish(&mut inv);
         return Ok(inv);
     }
     super::check_paths(&[path.to_path_buf()])?;

@@ -66,6 +66,7 @@ fn inventory_json_contract_on_the_example() {
     let (v, code, _) = json(&["inventory", ex.join("install").to_str().unwrap()]);
     assert_eq!(code, 0);
     assert_eq!(v["schema"], "rocpath.inventory/1");
+    crate::doc_contract::reads_back::<rocpath_docs::inventory::Inventory>(v.clone());
     for k in ["tool", "version", "command", "time", "host"] {
         assert!(
             v["observed"][k].as_str().is_some_and(|s| !s.is_empty()),

@@ -17,7 +17,6 @@ const PRODUCERS: &[(s::Schema, Option<&str>)] = &[
     (s::CASE, Some("cli_case_read_json_shape")),
     (s::EXPLAIN_COMPARE, Some("cli_explain_compare_json_shape")),
     (s::EXPLAIN_GEMM, Some("cli_explain_gemm_json_shape")),
-    (s::INVENTORY, Some("cli_inventory_json_shape")),
 ];
 
 /// Fields the derivation reads that no sample document carries: each is printed only when it

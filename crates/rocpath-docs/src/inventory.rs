@@ -218,11 +218,31 @@ fn is_zero(n: &u64) -> bool {
     *n == 0
 }
 
+/// The hashing policy of a scan.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum HashingMode {
+    /// No object hashed.
+    Off,
+    /// Every object hashed in this run (what documents written before hashing became optional
+    /// did).
+    #[default]
+    Compute,
+    /// Hashed through the hash cache.
+    Cached,
+}
+
+crate::words!(HashingMode {
+    Off => "off",
+    Compute => "compute",
+    Cached => "cached",
+});
+
 /// How the code objects of a scan were hashed.
 #[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq, Eq)]
 pub struct HashingSummary {
-    /// `off` (no object hashed), `compute` or `cached` (through the hash cache).
-    pub mode: String,
+    /// The policy.
+    pub mode: HashingMode,
     /// Objects whose sha256 was computed in this run.
     pub computed: u64,
     /// Objects whose sha256 came from the hash cache.

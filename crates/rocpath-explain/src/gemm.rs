@@ -210,6 +210,41 @@ impl std::fmt::Display for GemmOutcome {
     }
 }
 
+/// Where rocBLAS sends a GEMM call (`backend` in JSON).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Backend {
+    /// Tensile's kernels, from rocBLAS's own catalogs.
+    Tensile,
+    /// hipBLASLt.
+    Hipblaslt,
+    /// rocBLAS returns before any kernel (a zero size).
+    QuickReturn,
+    /// rocBLAS refuses the arguments.
+    Invalid,
+    /// rocBLAS has no kernel path for the type combination.
+    NotImplemented,
+}
+
+impl Backend {
+    /// The JSON name.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Backend::Tensile => "tensile",
+            Backend::Hipblaslt => "hipblaslt",
+            Backend::QuickReturn => "quick_return",
+            Backend::Invalid => "invalid",
+            Backend::NotImplemented => "not_implemented",
+        }
+    }
+}
+
+impl std::fmt::Display for Backend {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
 /// The answer for one call on one device.
 #[derive(Debug, Clone, Serialize)]
 pub struct GemmExplanation {
@@ -225,7 +260,7 @@ pub struct GemmExplanation {
     /// What rocBLAS does with the call before Tensile, step by step.
     pub route: Vec<Cited>,
     /// `tensile`, `hipblaslt`, `quick_return`, `invalid`, `not_implemented`.
-    pub backend: &'static str,
+    pub backend: Backend,
     /// The Tensile problem, when the call reaches Tensile.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub problem: Option<Problem>,
@@ -362,7 +397,7 @@ pub fn explain_with(
         library_dir: dir.display().to_string(),
         catalog: None,
         route: steps,
-        backend: "tensile",
+        backend: Backend::Tensile,
         problem: None,
         walk: None,
         chosen: None,
@@ -375,7 +410,7 @@ pub fn explain_with(
     };
     let problem = match route {
         Route::Invalid { status, why } => {
-            out.backend = "invalid";
+            out.backend = Backend::Invalid;
             out.outcome = GemmOutcome::Invalid;
             out.route.push(Cited {
                 text: format!("{} → {status}", why.text),
@@ -384,19 +419,19 @@ pub fn explain_with(
             return out;
         }
         Route::QuickReturn { why } => {
-            out.backend = "quick_return";
+            out.backend = Backend::QuickReturn;
             out.outcome = GemmOutcome::QuickReturn;
             out.route.push(why);
             return out;
         }
         Route::NotImplemented { why } => {
-            out.backend = "not_implemented";
+            out.backend = Backend::NotImplemented;
             out.outcome = GemmOutcome::NotImplemented;
             out.route.push(why);
             return out;
         }
         Route::HipBlasLt { why, fallback } => {
-            out.backend = "hipblaslt";
+            out.backend = Backend::Hipblaslt;
             out.route.push(why);
             ask_hipblaslt(&mut out, libs, call, &fallback, dev, trace, hipblaslt);
             *fallback
@@ -1127,7 +1162,7 @@ pub fn explain_hipblaslt(
         library_dir: dir.display().to_string(),
         catalog: d.catalog.clone(),
         route: std::mem::take(&mut d.steps),
-        backend: "hipblaslt",
+        backend: Backend::Hipblaslt,
         problem: None,
         walk: d.walk.take(),
         chosen: d.chosen.take(),

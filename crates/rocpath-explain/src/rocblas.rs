@@ -69,7 +69,7 @@ pub struct RocblasExplanation {
     /// Type asked.
     pub dtype: String,
     /// `hipblaslt` or `tensile`.
-    pub backend: String,
+    pub backend: crate::gemm::Backend,
     /// Why that backend.
     pub backend_reason: Statement,
     /// Tensile (rocBLAS) presence.
@@ -474,7 +474,11 @@ pub fn explain(q: &Query) -> Option<RocblasExplanation> {
     Some(RocblasExplanation {
         processor: p.to_string(),
         dtype: q.dtype.clone(),
-        backend: if lt { "hipblaslt" } else { "tensile" }.into(),
+        backend: if lt {
+            crate::gemm::Backend::Hipblaslt
+        } else {
+            crate::gemm::Backend::Tensile
+        },
         backend_reason,
         tensile,
         hipblaslt,

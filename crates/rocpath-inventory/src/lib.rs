@@ -76,20 +76,20 @@ pub struct NoProgress;
 impl Progress for NoProgress {}
 
 pub use rocpath_docs::inventory::{
-    Cell, CodeObjectRecord, HashingSummary, Inventory, KpackArchiveRecord, KpackRefRecord,
-    MiopenDbRecord, Stats, TargetTotals, TensileKind, TensileRecord,
+    Cell, CodeObjectRecord, HashingMode, HashingSummary, Inventory, KpackArchiveRecord,
+    KpackRefRecord, MiopenDbRecord, Stats, TargetTotals, TensileKind, TensileRecord,
 };
 
 /// An item that could not be read: one `errors[]` item of the documents layer, with its
 /// container, library, offset and `limited` evidence.
 pub use rocpath_docs::ErrorItem;
 
-/// The name of a hashing policy (`HashingSummary::mode`).
-pub fn hashing_mode(h: &Hashing) -> &'static str {
+/// The mode of a hashing policy (`HashingSummary::mode`).
+pub fn hashing_mode(h: &Hashing) -> HashingMode {
     match h {
-        Hashing::Off => "off",
-        Hashing::Compute => "compute",
-        Hashing::Cached(_) => "cached",
+        Hashing::Off => HashingMode::Off,
+        Hashing::Compute => HashingMode::Compute,
+        Hashing::Cached(_) => HashingMode::Cached,
     }
 }
 
@@ -433,7 +433,7 @@ pub fn scan(paths: &[PathBuf], opts: &Options, progress: &dyn Progress) -> Inven
         roots: paths.iter().map(|p| p.display().to_string()).collect(),
         ..Inventory::default()
     };
-    inv.hashing.mode = hashing_mode(&opts.limits.hashing).to_string();
+    inv.hashing.mode = hashing_mode(&opts.limits.hashing);
     finish(&mut inv);
     catalog::judge_loaders(&mut inv.tensile);
     python::attach_python(&mut inv, paths);

@@ -139,7 +139,7 @@ pub fn gemm(e: &GemmExplanation) -> String {
         lite_section(
             &mut s,
             h,
-            e.backend == "hipblaslt" && e.call.rocblas().is_some(),
+            e.backend == rocpath_explain::gemm::Backend::Hipblaslt && e.call.rocblas().is_some(),
         );
     }
     s

@@ -151,7 +151,7 @@ pub struct UserDb {
     /// CU count from the name.
     pub cus: Option<u32>,
     /// `user-find-db`, `user-perf-db`, `kernel-db`.
-    pub kind: String,
+    pub kind: rocpath_docs::inventory::DbKind,
     /// Evidence.
     pub evidence: Evidence,
 }
@@ -514,7 +514,7 @@ fn user_dbs(
                         path,
                         processor: n.processor,
                         cus: n.cus,
-                        kind: n.kind.as_str().to_string(),
+                        kind: n.kind,
                     });
                 }
             }

@@ -521,7 +521,7 @@ fn libpath_fallbacks(v: &Verdict, install: &Install, env: &Env) -> Vec<Fallback>
 fn miopen_fallback(proc_: &str, user_dbs: &[crate::UserDb], at: &str) -> Fallback {
     let mine: Vec<&crate::UserDb> = user_dbs
         .iter()
-        .filter(|u| u.processor == proc_ && u.kind == "user-find-db")
+        .filter(|u| u.processor == proc_ && u.kind == rocpath_docs::inventory::DbKind::UserFindDb)
         .collect();
     let mut then = format!(
         "no MIOpen find-db for {proc_}: convolutions take MIOpen's heuristics (immediate mode) or run Find on first use (slow first run)"

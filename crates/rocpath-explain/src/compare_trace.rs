@@ -1,8 +1,8 @@
 //! ggml's predicted matrix-multiplication path next to the kernels a trace shows ran.
 //!
-//! The observation is a `rocpath trace --json` document (schema `rocpath.trace/2`; fields
-//! read: `traces[].path`, `traces[].agents[]`, `traces[].kernels[]` with `name`, `family`,
-//! `library`, `dispatches`, `prefill_dispatches`, `decode_dispatches`). Each ggml
+//! The observation is a `rocpath trace --json` document (schema `rocpath.trace/2`), read with
+//! its own type ([`rocpath_docs::trace::TraceDoc`]): each trace's path, agents and kernels
+//! (name, family, dispatches and their prefill/decode split). Each ggml
 //! matrix-multiplication kernel (`mul_mat_q`, `mul_mat_vec_q`, `mul_mat_f`, `mul_mat_vec_f`)
 //! names its weight type in its template (`(ggml_type)12` is `q4_K`); the prediction is
 //! [`crate::ggml::mul_mat`] for that type on the device. A `mul_mat_vec_*` kernel carries its
@@ -19,9 +19,39 @@
 use crate::compare::Verdict;
 use crate::ggml::{self, Decision, FaQuery, Query, Rules};
 use rocpath_arch::TargetId;
+use rocpath_docs::trace::{Family, KernelRecord, TraceDoc, TraceRecord};
 use rocpath_evidence::{Class, Evidence, Locator, Proof};
 use serde::Serialize;
 use std::path::Path;
+
+/// The dispatches a comparison counts.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Phase {
+    /// After the trace's phase boundary.
+    Decode,
+    /// At or before it.
+    Prefill,
+    /// All of them (the trace is not split).
+    All,
+}
+
+impl Phase {
+    /// The JSON word.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Phase::Decode => "decode",
+            Phase::Prefill => "prefill",
+            Phase::All => "all",
+        }
+    }
+}
+
+impl std::fmt::Display for Phase {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
 
 /// One kernel (and phase) compared.
 #[derive(Debug, Clone, Serialize)]
@@ -37,7 +67,7 @@ pub struct KernelComparison {
     /// Weight type from the template (`q4_k`).
     pub ggml_type: String,
     /// `decode`, `prefill` or `all` (no phase split in the trace).
-    pub phase: String,
+    pub phase: Phase,
     /// Dispatches in that phase.
     pub dispatches: u64,
     /// The path the kernel stands for (`mmq`, `mmvq`, `mmf`, `mmvf`).
@@ -64,17 +94,13 @@ pub struct KernelComparison {
     pub decision: Option<Decision>,
 }
 
-fn fa_path(family: &str) -> Option<&'static str> {
+fn fa_path(family: Family) -> Option<&'static str> {
     Some(match family {
-        "flash_attn_vec" => "fa_vec",
-        "flash_attn_tile" => "fa_tile",
-        "flash_attn_mma" => "fa_mma_f16",
+        Family::FlashAttnVec => "fa_vec",
+        Family::FlashAttnTile => "fa_tile",
+        Family::FlashAttnMma => "fa_mma_f16",
         _ => return None,
     })
-}
-
-fn u(v: &serde_json::Value, k: &str) -> u64 {
-    v.get(k).and_then(serde_json::Value::as_u64).unwrap_or(0)
 }
 
 /// `1..8, 64` from `[(1, 8), (64, 64)]`.
@@ -388,110 +414,99 @@ fn flash_attn_one(
     f
 }
 
-/// Compares every ggml matrix-multiplication and flash-attention kernel of a
-/// `rocpath.trace/2` document with ggml's rules for `target` (or the gfx agent the trace
 /// The GPU a trace's agents name (the first `gfx…` one).
-fn trace_agent(t: &serde_json::Value) -> Option<TargetId> {
-    t.get("agents")
-        .and_then(|a| a.as_array())
-        .into_iter()
-        .flatten()
-        .find_map(|a| {
-            let s = a.as_str().or_else(|| a.get("name")?.as_str())?;
-            s.starts_with("gfx")
-                .then(|| TargetId::parse(s).ok())
-                .flatten()
-        })
+fn trace_agent(t: &TraceRecord) -> Option<TargetId> {
+    t.agents
+        .iter()
+        .filter(|a| a.name.starts_with("gfx"))
+        .find_map(|a| TargetId::parse(&a.name).ok())
 }
 
 /// A kernel's dispatches by phase (decode and prefill, those with any) when the trace is
 /// split, else all of them.
-fn phases(k: &serde_json::Value, split: bool) -> Vec<(&'static str, u64)> {
+fn phases(k: &KernelRecord, split: bool) -> Vec<(Phase, u64)> {
     if split {
         [
-            ("decode", u(k, "decode_dispatches")),
-            ("prefill", u(k, "prefill_dispatches")),
+            (Phase::Decode, k.decode_dispatches.unwrap_or(0)),
+            (Phase::Prefill, k.prefill_dispatches.unwrap_or(0)),
         ]
         .into_iter()
         .filter(|(_, n)| *n > 0)
         .collect()
     } else {
-        vec![("all", u(k, "dispatches"))]
+        vec![(Phase::All, k.dispatches)]
     }
 }
 
+/// What one kernel's comparison found: the observed path, the weight type, the batch the
+/// template fixes and the finding; `None` for a kernel that is no ggml matrix multiplication
+/// or flash attention the rules know.
+fn kernel_finding(
+    rules: &Rules,
+    cache: &mut Sweeps,
+    arch: &TargetId,
+    k: &KernelRecord,
+    loc: &Locator,
+) -> Option<(&'static str, String, Option<i64>, Finding)> {
+    let decoded = rocpath_trace::ggml::decode(&k.name);
+    if let Some(obs) = fa_path(k.family) {
+        let head = rocpath_trace::ggml::template_args(&k.name)
+            .first()
+            .and_then(|a| a.parse::<i64>().ok())?;
+        let kv = decoded.map_or_else(|| "f16".to_string(), |g| g.weight_type);
+        let f = flash_attn_one(rules, arch, head, &kv, obs, loc);
+        return Some((obs, kv, None, f));
+    }
+    let g = decoded?;
+    let obs = g.path?.as_str();
+    let q = Query {
+        target: arch.clone(),
+        src0_type: g.weight_type.clone(),
+        ne11: 1,
+        experts: 0,
+        ne01: 4096,
+    };
+    // mul_mat_vec_*<type, ncols_dst, …>: the batch is in the template.
+    let f = mul_mat_one(rules, cache, &q, obs, g.ncols, loc);
+    Some((obs, g.weight_type, g.ncols, f))
+}
+
+/// Compares every ggml matrix-multiplication and flash-attention kernel of a
+/// `rocpath.trace/2` document with ggml's rules for `target` (or the gfx agent the trace
 /// names). Traces without a device and without `target` give no comparison for their kernels.
 pub fn compare_trace(
-    doc: &serde_json::Value,
+    doc: &TraceDoc,
     doc_path: &Path,
     target: Option<&TargetId>,
     rules: &Rules,
 ) -> Vec<KernelComparison> {
     let mut out = Vec::new();
     let mut cache = Sweeps::new();
-    let traces = doc
-        .get("traces")
-        .and_then(|t| t.as_array())
-        .map(Vec::as_slice)
-        .unwrap_or(&[]);
-    for (ti, t) in traces.iter().enumerate() {
-        let trace = t.get("path").and_then(|p| p.as_str()).unwrap_or("trace");
+    for (ti, t) in doc.report.traces.iter().enumerate() {
         let Some(arch) = target.cloned().or_else(|| trace_agent(t)) else {
             continue;
         };
-        let split = t.get("phase").is_some_and(|p| !p.is_null());
-        for (ki, k) in t
-            .get("kernels")
-            .and_then(|k| k.as_array())
-            .into_iter()
-            .flatten()
-            .enumerate()
-        {
-            let family = k.get("family").and_then(|f| f.as_str()).unwrap_or("");
-            let name = k.get("name").and_then(|n| n.as_str()).unwrap_or("");
+        let split = t.phase.is_some();
+        for (ki, k) in t.kernels.iter().enumerate() {
             let loc = Locator::file(format!("{}#/traces/{ti}/kernels/{ki}", doc_path.display()));
-            let decoded = rocpath_trace::ggml::decode(name);
-            // (observed path, type, fixed batch, finding)
-            let (observed, ty, fixed, f) = if let Some(obs) = fa_path(family) {
-                let Some(head) = rocpath_trace::ggml::template_args(name)
-                    .first()
-                    .and_then(|a| a.parse::<i64>().ok())
-                else {
-                    continue;
-                };
-                let kv = decoded.map_or_else(|| "f16".to_string(), |g| g.weight_type);
-                let f = flash_attn_one(rules, &arch, head, &kv, obs, &loc);
-                (obs, kv, None, f)
-            } else {
-                let Some(g) = decoded else { continue };
-                let Some(obs) = g.path.map(|p| p.as_str()) else {
-                    continue;
-                };
-                let q = Query {
-                    target: arch.clone(),
-                    src0_type: g.weight_type.clone(),
-                    ne11: 1,
-                    experts: 0,
-                    ne01: 4096,
-                };
-                // mul_mat_vec_*<type, ncols_dst, …>: the batch is in the template.
-                let f = mul_mat_one(rules, &mut cache, &q, obs, g.ncols, &loc);
-                (obs, g.weight_type, g.ncols, f)
+            let Some((observed, ty, fixed, f)) = kernel_finding(rules, &mut cache, &arch, k, &loc)
+            else {
+                continue;
             };
             // Flash attention is reported for the whole trace; matmuls per phase when split.
-            for (phase, n) in phases(k, split && fa_path(family).is_none()) {
-                let when = if phase == "all" {
+            for (phase, n) in phases(k, split && fa_path(k.family).is_none()) {
+                let when = if phase == Phase::All {
                     String::new()
                 } else {
                     format!("{phase} ")
                 };
                 out.push(KernelComparison {
-                    trace: trace.to_string(),
+                    trace: t.path.clone(),
                     arch: arch.clone(),
-                    kernel: name.to_string(),
-                    family: family.to_string(),
+                    kernel: k.name.clone(),
+                    family: k.family.as_str().to_string(),
                     ggml_type: ty.clone(),
-                    phase: phase.to_string(),
+                    phase,
                     dispatches: n,
                     observed: observed.to_string(),
                     ne11: fixed,
@@ -513,24 +528,90 @@ pub fn compare_trace(
 mod tests {
     use super::*;
 
-    fn doc(phase: bool) -> serde_json::Value {
-        serde_json::json!({
-            "schema": "rocpath.trace/2",
-            "traces": [{
-                "path": "k.csv",
-                "agents": [],
-                "phase": if phase { serde_json::json!({"boundary_ns": 1}) } else { serde_json::Value::Null },
-                "kernels": [
-                    {"name": "void mul_mat_vec_q<(ggml_type)12, 1, true>(void const*)", "family": "mul_mat_vec_q",
-                     "library": "ggml", "dispatches": 974, "decode_dispatches": 974, "prefill_dispatches": 0},
-                    {"name": "void mul_mat_q<(ggml_type)12, 40, false>(char const*)", "family": "mul_mat_q",
-                     "library": "ggml", "dispatches": 166, "decode_dispatches": 0, "prefill_dispatches": 166},
-                    {"name": "quantize_q8_1(float const*)", "family": "quantize", "library": "ggml", "dispatches": 5},
-                    {"name": "void flash_attn_ext_vec<128, 1, (ggml_type)1, (ggml_type)1, false>(char const*)",
-                     "family": "flash_attn_vec", "library": "ggml", "dispatches": 196}
-                ]
-            }]
-        })
+    fn kernel(name: &str, family: Family, n: u64, decode: u64, prefill: u64) -> KernelRecord {
+        KernelRecord {
+            name: name.to_string(),
+            family,
+            library: family.library(),
+            dispatches: n,
+            total_ns: 0,
+            mean_ns: 0,
+            min_ns: 0,
+            max_ns: 0,
+            resources: rocpath_docs::trace::Resources::default(),
+            prefill_dispatches: Some(prefill),
+            decode_dispatches: Some(decode),
+            tensile: None,
+            ggml: None,
+            evidence: Evidence::new(Class::Confirmed, Proof::RuntimeVerified, "t"),
+        }
+    }
+
+    fn doc(phase: bool) -> TraceDoc {
+        use rocpath_docs::trace::{Boundary, PhaseSplit, PhaseStatus, Report, TraceFormat};
+        let e = || Evidence::new(Class::Confirmed, Proof::RuntimeVerified, "t");
+        let kernels = vec![
+            kernel(
+                "void mul_mat_vec_q<(ggml_type)12, 1, true>(void const*)",
+                Family::MulMatVecQ,
+                974,
+                974,
+                0,
+            ),
+            kernel(
+                "void mul_mat_q<(ggml_type)12, 40, false>(char const*)",
+                Family::MulMatQ,
+                166,
+                0,
+                166,
+            ),
+            kernel("quantize_q8_1(float const*)", Family::Quantize, 5, 0, 5),
+            kernel(
+                "void flash_attn_ext_vec<128, 1, (ggml_type)1, (ggml_type)1, false>(char const*)",
+                Family::FlashAttnVec,
+                196,
+                98,
+                98,
+            ),
+        ];
+        let split = phase.then(|| PhaseSplit {
+            boundary: Boundary::Absolute { boundary_ns: 1 },
+            boundary_ns: Some(1),
+            prefill_dispatches: 0,
+            decode_dispatches: 0,
+            prefill_blas_dispatches: 0,
+            decode_blas_dispatches: 0,
+            status: PhaseStatus::PrefillDominantSignature,
+            evidence: e(),
+        });
+        let trace = TraceRecord {
+            path: "k.csv".to_string(),
+            format: TraceFormat::Csv,
+            agents: Vec::new(),
+            dispatches: 0,
+            skipped_rows: 0,
+            first_start_ns: None,
+            last_end_ns: None,
+            research: Default::default(),
+            families: Vec::new(),
+            kernels,
+            phase: split,
+            evidence: e(),
+            errors: Vec::new(),
+        };
+        TraceDoc {
+            report: Report {
+                dispatches: 0,
+                blas_dispatches: 0,
+                families: Vec::new(),
+                kernels: Vec::new(),
+                research: Default::default(),
+                evidence: e(),
+                traces: vec![trace],
+            },
+            notes: Vec::new(),
+            errors: Vec::new(),
+        }
     }
 
     #[test]
@@ -547,13 +628,13 @@ mod tests {
         assert_eq!(v[2].observed, "fa_vec");
         assert_eq!(v[2].verdict, Verdict::Consistent);
         assert_eq!(v[2].observed_path_ne11, [(1, 1)]);
-        assert_eq!(v[0].phase, "decode");
+        assert_eq!(v[0].phase, Phase::Decode);
         assert_eq!(v[0].verdict, Verdict::Agree);
         assert_eq!(v[0].ne11, Some(1));
         assert_eq!(v[0].evidence.class, Class::Confirmed);
         // Dense quantized MUL_MAT above 8 columns is hipBLAS on gfx900 in these rules: MMQ
         // in a trace is a question, not an agreement.
-        assert_eq!(v[1].phase, "prefill");
+        assert_eq!(v[1].phase, Phase::Prefill);
         assert_eq!(v[1].observed, "mmq");
         assert_eq!(v[1].verdict, Verdict::Disagree);
         assert!(v[1].question.is_some());
@@ -574,7 +655,7 @@ mod tests {
             Some(&"gfx900".parse().unwrap()),
             &r,
         );
-        assert!(v.iter().all(|c| c.phase == "all"));
+        assert!(v.iter().all(|c| c.phase == Phase::All));
         // A device the rules cannot place (a generic target has no cc): no prediction, never
         // a disagreement.
         let v = compare_trace(

@@ -329,7 +329,10 @@ fn run_compare(file: &std::path::Path, a: &ExplainArgs, p: &Printer) -> anyhow::
     rocpath_docs::upgrade(&mut doc).map_err(|e| anyhow::anyhow!("{}: {e}", file.display()))?;
     if doc.get("schema").and_then(|s| s.as_str()) == Some(schema::TRACE.id) {
         let rules = rocpath_explain::ggml::rules(None)?;
-        let c = rocpath_explain::compare_trace::compare_trace(&doc, file, target, &rules);
+        let trace: rocpath_docs::trace::TraceDoc = serde_json::from_value(doc).map_err(|e| {
+            anyhow::anyhow!("{}: not a rocpath.trace document: {e}", file.display())
+        })?;
+        let c = rocpath_explain::compare_trace::compare_trace(&trace, file, target, &rules);
         if c.is_empty() {
             let why = if target.is_none() {
                 " (the trace names no gfx device: give --target gfxNNN)"

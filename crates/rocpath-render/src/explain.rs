@@ -489,7 +489,7 @@ pub fn kernel_comparisons(c: &[rocpath_explain::compare_trace::KernelComparison]
         t.add_row(vec![
             comfy_table::Cell::new(k),
             comfy_table::Cell::new(&r.ggml_type),
-            comfy_table::Cell::new(&r.phase),
+            comfy_table::Cell::new(r.phase),
             comfy_table::Cell::new(r.dispatches),
             comfy_table::Cell::new(&r.observed),
             comfy_table::Cell::new(r.ne11.map(|n| n.to_string()).unwrap_or_else(|| "-".into())),

@@ -96,28 +96,7 @@ pub enum Match {
     Compare,
 }
 
-/// The research's three layers.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum Layer {
-    /// The target is (or is not) in a build list: CMake targets, Tensile logic, shipped files.
-    Build,
-    /// A check that enables or disables a path for a target (IsApplicable, predicates, #if).
-    Selection,
-    /// The generic path a target takes when a gate does not cover it (`#else`, `else`).
-    Fallback,
-}
-
-impl Layer {
-    /// Lower-case name.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Layer::Build => "build",
-            Layer::Selection => "selection",
-            Layer::Fallback => "fallback",
-        }
-    }
-}
+pub use rocpath_evidence::Layer;
 
 /// What kind of source construct the gate is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]

@@ -25,6 +25,40 @@
 use serde::{Deserialize, Serialize};
 use std::fmt;
 
+/// The three layers in which a GPU generation's path survives (seed page "Why does gfx900 still
+/// run?" §1): Build (the target is still built), Selection (capability checks choose),
+/// Fallback (a generic path when the fast one is unavailable). A claim names its layer; a
+/// source gate reads as one for a target.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[cfg_attr(feature = "clap", derive(clap::ValueEnum))]
+#[cfg_attr(feature = "clap", value(rename_all = "snake_case"))]
+#[serde(rename_all = "snake_case")]
+pub enum Layer {
+    /// The target is still in the build.
+    Build,
+    /// Capability-based selection of a solver or kernel.
+    Selection,
+    /// A generic path taken when the fast one is unavailable.
+    Fallback,
+}
+
+impl Layer {
+    /// All layers.
+    pub const ALL: [Layer; 3] = [Layer::Build, Layer::Selection, Layer::Fallback];
+    /// The snake_case name used in files.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Layer::Build => "build",
+            Layer::Selection => "selection",
+            Layer::Fallback => "fallback",
+        }
+    }
+    /// Parses the snake_case name.
+    pub fn parse(s: &str) -> Option<Layer> {
+        Layer::ALL.into_iter().find(|f| f.as_str() == s)
+    }
+}
+
 /// How sure a finding is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
 #[cfg_attr(feature = "clap", derive(clap::ValueEnum))]

@@ -121,38 +121,7 @@ impl Floor {
     }
 }
 
-/// The three layers in which a GPU generation's path survives (seed page "Why does gfx900 still
-/// run?" §1): Build (the target is still built), Selection (capability checks choose),
-/// Fallback (a generic path when the fast one is unavailable).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
-#[cfg_attr(feature = "clap", derive(clap::ValueEnum))]
-#[cfg_attr(feature = "clap", value(rename_all = "snake_case"))]
-#[serde(rename_all = "snake_case")]
-pub enum Layer {
-    /// The target is still in the build.
-    Build,
-    /// Capability-based selection of a solver or kernel.
-    Selection,
-    /// A generic path taken when the fast one is unavailable.
-    Fallback,
-}
-
-impl Layer {
-    /// All layers.
-    pub const ALL: [Layer; 3] = [Layer::Build, Layer::Selection, Layer::Fallback];
-    /// The snake_case name used in files.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Layer::Build => "build",
-            Layer::Selection => "selection",
-            Layer::Fallback => "fallback",
-        }
-    }
-    /// Parses the snake_case name.
-    pub fn parse(s: &str) -> Option<Layer> {
-        Layer::ALL.into_iter().find(|f| f.as_str() == s)
-    }
-}
+pub use rocpath_evidence::Layer;
 
 /// What kind of selection a claim is about, when it is about one. A claim about `natural`
 /// selection (the library chose by itself) may not rest on a forced run.

@@ -206,3 +206,65 @@ fn document_schemas_are_defined_only_in_the_documents_layer() {
         );
     }
 }
+
+/// The non-optional `[dependencies]` of a crate, by name.
+fn dependencies(krate: &str) -> BTreeSet<String> {
+    let text =
+        std::fs::read_to_string(root().join("crates").join(krate).join("Cargo.toml")).unwrap();
+    let mut in_deps = false;
+    let mut out = BTreeSet::new();
+    for line in text.lines().map(str::trim) {
+        if line.starts_with('[') {
+            in_deps = line == "[dependencies]";
+        } else if in_deps && !line.is_empty() && !line.contains("optional = true") {
+            if let Some((name, _)) = line.split_once(['=', '.']) {
+                out.insert(name.trim().to_string());
+            }
+        }
+    }
+    out
+}
+
+/// What ARCHITECTURE.md states of the crates every other builds on: `rocpath-evidence`
+/// "depends on serde only", `rocpath-docs` "on serde, serde_json, `rocpath-evidence` and
+/// `rocpath-arch` only" (and `thiserror` for its migration errors), and the renderers read the
+/// documents layer's types instead of their producers' crates for trace, Ollama, lanes and ISA.
+#[test]
+fn the_foundation_crates_depend_on_what_architecture_says() {
+    let set = |v: &[&str]| v.iter().map(|s| s.to_string()).collect::<BTreeSet<_>>();
+    assert_eq!(dependencies("rocpath-evidence"), set(&["serde"]));
+    assert_eq!(
+        dependencies("rocpath-docs"),
+        set(&[
+            "rocpath-arch",
+            "rocpath-evidence",
+            "serde",
+            "serde_json",
+            "thiserror"
+        ])
+    );
+    let render = dependencies("rocpath-render");
+    for producer in [
+        "rocpath-trace",
+        "rocpath-ollama",
+        "rocpath-lanes",
+        "rocpath-census",
+    ] {
+        assert!(
+            !render.contains(producer),
+            "rocpath-render depends on {producer}"
+        );
+    }
+    // The statements themselves, wherever the lines wrap.
+    let text = std::fs::read_to_string(root().join("ARCHITECTURE.md")).unwrap();
+    let text = text.split_whitespace().collect::<Vec<_>>().join(" ");
+    for said in [
+        "depends on serde only",
+        "depends on serde, serde_json, `rocpath-evidence` and `rocpath-arch`",
+    ] {
+        assert!(
+            text.contains(said),
+            "ARCHITECTURE.md no longer says: {said}"
+        );
+    }
+}

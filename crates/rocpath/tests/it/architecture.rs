@@ -226,8 +226,8 @@ fn dependencies(krate: &str) -> BTreeSet<String> {
 }
 
 /// What ARCHITECTURE.md states of the crates every other builds on: `rocpath-evidence`
-/// "depends on serde only", `rocpath-docs` "on serde, serde_json, `rocpath-evidence` and
-/// `rocpath-arch` only" (and `thiserror` for its migration errors), and the renderers read the
+/// "depends on serde only", `rocpath-docs` "on serde, serde_json, thiserror,
+/// `rocpath-evidence` and `rocpath-arch` only", and the renderers read the
 /// documents layer's types instead of their producers' crates for trace, Ollama, lanes and ISA.
 #[test]
 fn the_foundation_crates_depend_on_what_architecture_says() {
@@ -260,7 +260,7 @@ fn the_foundation_crates_depend_on_what_architecture_says() {
     let text = text.split_whitespace().collect::<Vec<_>>().join(" ");
     for said in [
         "depends on serde only",
-        "depends on serde, serde_json, `rocpath-evidence` and `rocpath-arch`",
+        "depends on serde, serde_json, thiserror, `rocpath-evidence` and `rocpath-arch`",
     ] {
         assert!(
             text.contains(said),

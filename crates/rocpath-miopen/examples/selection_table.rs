@@ -66,6 +66,7 @@ fn load(dir: &Path, dev: &Device, env: &Env) -> Result<TunaNet, String> {
         &read(class.model_file())?,
         &read(class.metadata_file())?,
     )
+    .map_err(|e| e.to_string())
 }
 
 /// The kind of end: `solver`, `failure`, or `unresolved: <reason class>`.

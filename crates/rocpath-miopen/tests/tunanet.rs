@@ -18,7 +18,7 @@ use rocpath_miopen::model::context::{Device, Env};
 use rocpath_miopen::model::eval::{Evaluator, Input, Outcome};
 use rocpath_miopen::model::release::by_name;
 use rocpath_miopen::select::tunanet_class;
-use rocpath_miopen::tunanet::{ModelClass, TunaNet};
+use rocpath_miopen::tunanet::{ModelClass, ParseError, TunaNet};
 use std::collections::HashMap;
 use std::path::PathBuf;
 
@@ -176,7 +176,18 @@ fn a_network_that_does_not_fit_its_metadata_is_refused_by_name() {
         &read("gfx908_metadata.tn.model"),
     )
     .unwrap_err();
-    assert!(e.contains("18 inputs"), "{e}");
+    assert!(
+        matches!(
+            e,
+            ParseError::Mismatch {
+                inputs: 18,
+                features: 24,
+                ..
+            }
+        ),
+        "{e}"
+    );
+    assert!(e.to_string().contains("18 inputs"), "{e}");
     // rocm-6.2.2's gfx942 network (19 inputs, the layout too) with 2d1fd997's metadata.
     let e = TunaNet::parse(
         ModelClass::Gfx942,
@@ -184,14 +195,18 @@ fn a_network_that_does_not_fit_its_metadata_is_refused_by_name() {
         &read("gfx942_metadata.tn.model"),
     )
     .unwrap_err();
-    assert!(e.contains("19 inputs"), "{e}");
+    assert!(matches!(e, ParseError::Mismatch { inputs: 19, .. }), "{e}");
     let mut meta = read("gfx942_metadata.tn.model");
     meta["stats"]["test"]["features"]["mean"]
         .as_object_mut()
         .unwrap()
         .remove("Inp_0");
     let e = TunaNet::parse(ModelClass::Gfx942, &read("gfx942.tn.model"), &meta).unwrap_err();
-    assert!(e.contains("Inp_0"), "{e}");
+    // The metadata is at fault, and named so (the reader names its file).
+    assert!(
+        matches!(&e, ParseError::Metadata(m) if m.contains("Inp_0")),
+        "{e}"
+    );
 }
 
 mod hostile {

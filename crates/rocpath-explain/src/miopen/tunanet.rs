@@ -2,7 +2,7 @@
 //! `<arch>.tn.model` and `<arch>_metadata.tn.model`, ai_heuristics.cpp:65-67 and :178-184
 //! @2d1fd997), read once per folder and class for the whole run.
 
-use rocpath_miopen::tunanet::{ModelClass, TunaNet};
+use rocpath_miopen::tunanet::{ModelClass, ParseError, TunaNet};
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, OnceLock};
@@ -37,10 +37,9 @@ fn read(dir: &Path, class: ModelClass) -> Result<TunaNet, String> {
     let model = json(&model_path)?;
     let meta = json(&meta_path)?;
     TunaNet::parse(class, &model, &meta).map_err(|e| {
-        let file = if e.starts_with("metadata") {
-            &meta_path
-        } else {
-            &model_path
+        let file = match e {
+            ParseError::Metadata(_) => &meta_path,
+            ParseError::Network(_) | ParseError::Mismatch { .. } => &model_path,
         };
         format!("{}: {e}", file.display())
     })

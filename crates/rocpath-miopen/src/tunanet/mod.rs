@@ -226,18 +226,42 @@ pub struct Scored {
     pub score: f32,
 }
 
+/// Why a device class's two TunaNet documents could not be read, by the file at fault.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum ParseError {
+    /// The metadata (`<arch>_metadata.tn.model`): what is wrong in it.
+    #[error("metadata: {0}")]
+    Metadata(String),
+    /// The network (`<arch>.tn.model`): what is wrong in it.
+    #[error("network: {0}")]
+    Network(String),
+    /// Each reads, but the network does not take the features the metadata names.
+    #[error("the {arch} network takes {inputs} inputs and its metadata names {features} features")]
+    Mismatch {
+        /// The device class (`gfx942`).
+        arch: &'static str,
+        /// The network's input width.
+        inputs: usize,
+        /// The features the metadata names.
+        features: usize,
+    },
+}
+
 impl TunaNet {
     /// Reads the two documents of `class`'s files.
-    pub fn parse(class: ModelClass, model: &Value, metadata: &Value) -> Result<TunaNet, String> {
-        let meta = Metadata::parse(metadata, class).map_err(|e| format!("metadata: {e}"))?;
-        let net = Net::parse(model).map_err(|e| format!("network: {e}"))?;
+    pub fn parse(
+        class: ModelClass,
+        model: &Value,
+        metadata: &Value,
+    ) -> Result<TunaNet, ParseError> {
+        let meta = Metadata::parse(metadata, class).map_err(ParseError::Metadata)?;
+        let net = Net::parse(model).map_err(ParseError::Network)?;
         if net.inputs() != meta.features.len() {
-            return Err(format!(
-                "the {} network takes {} inputs and its metadata names {} features",
-                class.arch(),
-                net.inputs(),
-                meta.features.len()
-            ));
+            return Err(ParseError::Mismatch {
+                arch: class.arch(),
+                inputs: net.inputs(),
+                features: meta.features.len(),
+            });
         }
         Ok(TunaNet { class, meta, net })
     }

@@ -246,13 +246,42 @@ pub enum Fate {
     WorkspaceQueryOnly,
 }
 
+/// Which of MIOpen's passes (or of the case's own markers) a solver's fate was seen in
+/// (`phase` of a `seen[]` item in JSON).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum SeenIn {
+    /// A Find search (`SearchForAllSolutions`, timing).
+    Search,
+    /// The workspace-size query.
+    WorkspaceSizes,
+    /// Another enumeration of the solvers.
+    Enumeration,
+    /// A find-db record.
+    FindDb,
+    /// Immediate mode's solution list.
+    Immediate,
+    /// Immediate mode's fallback (no find-db record).
+    ImmediateFallback,
+    /// A Find result (best for its algorithm).
+    Find,
+    /// A solver evaluated by the driver (`-V`, `-S`).
+    Evaluate,
+    /// MIOpenDriver's own list of solutions.
+    DriverList,
+    /// The solver forced by the command line.
+    Forced,
+    /// The solver the case reports as selected.
+    Selected,
+}
+
 /// One observation of a solver.
 #[derive(Debug, Clone, Serialize)]
 pub struct FateSeen {
     /// Fate.
     pub fate: Fate,
     /// Which enumeration (`search`, `workspace_sizes`, `find_db`, `immediate`, `evaluate`, …).
-    pub phase: String,
+    pub phase: SeenIn,
     /// First line that says so (file index into `files`, 1-based line).
     pub line: u64,
     /// File (path).

@@ -171,7 +171,7 @@ impl Collector {
         let searched: Vec<&CandAcc> = self
             .candidates
             .values()
-            .filter(|c| c.seen.iter().any(|(_, p, _)| *p == "search"))
+            .filter(|c| c.seen.iter().any(|(_, p, _)| *p == SeenIn::Search))
             .collect();
         let [c] = searched[..] else {
             return None;
@@ -380,7 +380,7 @@ impl Collector {
             .iter()
             .map(|(f, p, s)| FateSeen {
                 fate: *f,
-                phase: p.to_string(),
+                phase: *p,
                 line: s.line,
                 file: self
                     .files
@@ -396,10 +396,10 @@ impl Collector {
                     || s.problem == c.problem.and_then(|i| self.problem_key(i)))
         });
         if forced.is_some_and(|f| f.solver == c.solver) {
-            seen.push(FateSeen::marker(Fate::Forced, "forced"));
+            seen.push(FateSeen::marker(Fate::Forced, SeenIn::Forced));
         }
         if is_selected {
-            seen.push(FateSeen::marker(Fate::Selected, "selected"));
+            seen.push(FateSeen::marker(Fate::Selected, SeenIn::Selected));
         }
         let fate = seen
             .iter()
@@ -655,10 +655,10 @@ impl Collector {
 
 impl FateSeen {
     /// A fate given by the report (forced, selected), not seen on a line.
-    fn marker(fate: Fate, phase: &str) -> FateSeen {
+    fn marker(fate: Fate, phase: SeenIn) -> FateSeen {
         FateSeen {
             fate,
-            phase: phase.into(),
+            phase,
             line: 0,
             file: String::new(),
         }
@@ -676,7 +676,7 @@ fn forced_candidate(f: &Forced, problems: &[Problem]) -> Candidate {
         fate: Fate::Forced,
         seen: vec![FateSeen {
             fate: Fate::Forced,
-            phase: "forced".into(),
+            phase: SeenIn::Forced,
             line: first.and_then(|l| l.line).unwrap_or(0),
             file: first.map(|l| l.path.clone()).unwrap_or_default(),
         }],

@@ -77,7 +77,7 @@ pub(crate) struct CandAcc {
     pub solver: String,
     pub problem: Option<usize>,
     pub id: Option<(u64, bool)>,
-    pub seen: Vec<(Fate, &'static str, Src)>,
+    pub seen: Vec<(Fate, SeenIn, Src)>,
     pub searchable: Option<bool>,
     pub time_ms: Option<f64>,
     pub wti: Option<f64>,
@@ -230,17 +230,17 @@ fn push_unique(v: &mut Vec<String>, s: &str) {
 }
 
 /// What a MIOpen applicability line says of a solver: its fate and the phase it was seen in.
-fn fate_of(fate: Applicability, phase: Phase) -> (Fate, &'static str) {
+fn fate_of(fate: Applicability, phase: Phase) -> (Fate, SeenIn) {
     let phase_name = match phase {
-        Phase::Search => "search",
-        Phase::WorkspaceSizes => "workspace_sizes",
-        Phase::Other => "enumeration",
+        Phase::Search => SeenIn::Search,
+        Phase::WorkspaceSizes => SeenIn::WorkspaceSizes,
+        Phase::Other => SeenIn::Enumeration,
     };
     match fate {
         Applicability::NotApplicable => (Fate::NotApplicable, phase_name),
         Applicability::SkippedNonDynamic => (Fate::SkippedNonDynamic, phase_name),
-        Applicability::SkippedNoWorkspace => (Fate::WorkspaceQueryOnly, "workspace_sizes"),
-        Applicability::Success => (Fate::Succeeded, "search"),
+        Applicability::SkippedNoWorkspace => (Fate::WorkspaceQueryOnly, SeenIn::WorkspaceSizes),
+        Applicability::Success => (Fate::Succeeded, SeenIn::Search),
     }
 }
 
@@ -536,7 +536,7 @@ impl Collector {
         self.candidates.entry(&key, made).map(|(_, c)| c)
     }
 
-    fn fate(&mut self, solver: &str, fate: Fate, phase: &'static str, src: Src) {
+    fn fate(&mut self, solver: &str, fate: Fate, phase: SeenIn, src: Src) {
         if let Some(c) = self.candidate(solver) {
             if !c.seen.iter().any(|(f, p, _)| *f == fate && *p == phase) && c.seen.len() < 32 {
                 c.seen.push((fate, phase, src));
@@ -761,7 +761,7 @@ impl Collector {
     fn db_contents(&mut self, rec: &str, src: Src) {
         let items = findrec::parse_record(rec);
         for it in &items {
-            self.fate(&it.solver, Fate::FindDbRecord, "find_db", src);
+            self.fate(&it.solver, Fate::FindDbRecord, SeenIn::FindDb, src);
             self.cand_time(&it.solver, Some(it.time_ms));
         }
         if let Some(l) = self.pending_lookup.and_then(|i| self.lookups.at_mut(i)) {
@@ -788,7 +788,7 @@ impl Collector {
                 self.fate(&solver, f, ph, src);
             }
             M::SolverFailed { solver, what } => {
-                self.fate(&solver, Fate::Failed, "search", src);
+                self.fate(&solver, Fate::Failed, SeenIn::Search, src);
                 let msg = if what.is_empty() {
                     solver.to_string()
                 } else {
@@ -827,7 +827,7 @@ impl Collector {
                 id,
                 time_ms,
             } => {
-                self.fate(&solver, Fate::ImmediateCandidate, "immediate", src);
+                self.fate(&solver, Fate::ImmediateCandidate, SeenIn::Immediate, src);
                 self.cand_id(&solver, id);
                 self.cand_time(&solver, time_ms);
             }
@@ -841,13 +841,23 @@ impl Collector {
                 );
             }
             M::WtiEstimate { solver, wti } => {
-                self.fate(&solver, Fate::ImmediateCandidate, "immediate_fallback", src);
+                self.fate(
+                    &solver,
+                    Fate::ImmediateCandidate,
+                    SeenIn::ImmediateFallback,
+                    src,
+                );
                 if let Some(c) = self.candidate(&solver) {
                     c.wti = Some(wti);
                 }
             }
             M::FallbackSolution { solver, id } => {
-                self.fate(&solver, Fate::ImmediateCandidate, "immediate_fallback", src);
+                self.fate(
+                    &solver,
+                    Fate::ImmediateCandidate,
+                    SeenIn::ImmediateFallback,
+                    src,
+                );
                 self.cand_id(&solver, id);
             }
             _ => {}
@@ -872,7 +882,7 @@ impl Collector {
                 self.problem_from(&netcfg, "network_config", src, |k| {
                     Problem::from_network_config(k).ok()
                 });
-                self.fate(&solver, Fate::BestForAlgorithm, "find", src);
+                self.fate(&solver, Fate::BestForAlgorithm, SeenIn::Find, src);
                 let key = (netcfg.into_owned(), algo.to_string());
                 if let Some((_, best)) = self.best_for.entry(&key, String::new) {
                     *best = solver.to_string();
@@ -912,7 +922,7 @@ impl Collector {
         selected: bool,
         src: Src,
     ) {
-        self.fate(&solver, Fate::Evaluated, "evaluate", src);
+        self.fate(&solver, Fate::Evaluated, SeenIn::Evaluate, src);
         self.cand_time(&solver, time_ms);
         let pending = std::mem::take(&mut self.find_pending);
         self.find_pending_src = None;
@@ -1003,7 +1013,7 @@ impl Collector {
                 solver,
                 time_ms,
             } => {
-                self.fate(&solver, Fate::ImmediateCandidate, "driver_list", src);
+                self.fate(&solver, Fate::ImmediateCandidate, SeenIn::DriverList, src);
                 self.cand_id(&solver, id);
                 self.cand_time(&solver, time_ms);
             }

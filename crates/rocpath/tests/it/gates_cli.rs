@@ -137,6 +137,8 @@ fn gates_blame_follows_the_move_to_the_introducing_commit() {
     let (v, code) = run_json(&["gates", "--blame", "--arch", "gfx900", d]);
     assert_eq!(code, 0, "{v}");
     assert_eq!(v["schema"], "rocpath.gates/1");
+    // The document with its lines' histories reads back whole as its type.
+    crate::doc_contract::reads_back::<rocpath_docs::gates::GatesDoc>(v.clone());
     let gates = v["gates"].as_array().unwrap();
     let g = gates
         .iter()
@@ -262,4 +264,52 @@ fn timeline_shows_the_gate_through_both_tags() {
     assert_eq!(code, 0, "{v}");
     let s = v.to_string();
     assert!(s.contains("rocm-5.0.0") && s.contains("rocm-6.2.0"), "{s}");
+}
+
+/// What people read of `provenance` and `gates --timeline`, and their documents' shapes, on the
+/// repository built here (fixed authors and dates: the same hashes on every machine; the
+/// temporary folder is filtered). The provenance document reads back whole as its type.
+#[test]
+fn provenance_and_timeline_as_people_read_them() {
+    if !have_git() {
+        return;
+    }
+    let t = tempfile::tempdir().unwrap();
+    let dir = t.path();
+    build(dir);
+    let d = dir.to_str().unwrap();
+    let text = |args: &[&str]| {
+        let out = rocpath().env("COLUMNS", "100").args(args).output().unwrap();
+        format!(
+            "$ rocpath --no-progress {}\nexit: {}\n--- stdout\n{}--- stderr\n{}",
+            args.join(" "),
+            out.status.code().map_or("signal".into(), |c| c.to_string()),
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr)
+        )
+    };
+    let line = "src/solver/conv/conv_mlir_igemm_fwd.cpp:7";
+    let timeline = [
+        "gates",
+        "--timeline",
+        "--arch",
+        "gfx900",
+        "--tags",
+        "rocm-*",
+        d,
+    ];
+    let (prov, _) = run_json(&["provenance", d, line]);
+    let (tl, _) = run_json(&timeline);
+    let pretty = |v: &Value| serde_json::to_string_pretty(&crate::gemm_cli::shape(v)).unwrap();
+    let mut s = insta::Settings::clone_current();
+    s.set_prepend_module_to_snapshot(false);
+    s.add_filter(&regex::escape(d), "[REPO]");
+    s.add_filter(env!("CARGO_PKG_VERSION"), "[VERSION]");
+    s.bind(|| {
+        insta::assert_snapshot!("cli_provenance", text(&["provenance", d, line]));
+        insta::assert_snapshot!("cli_provenance_json_shape", pretty(&prov));
+        insta::assert_snapshot!("cli_gates_timeline", text(&timeline));
+        insta::assert_snapshot!("cli_gates_timeline_json_shape", pretty(&tl));
+    });
+    crate::doc_contract::reads_back::<rocpath_docs::provenance::ProvenanceDoc>(prov);
 }

@@ -584,7 +584,10 @@ fn typed_doc(schema: &str, raw: &str) -> Result<Doc, ParseError> {
         serde_json::from_str(raw).map_err(|e| ParseError::json(&e))
     }
     Ok(match schema {
-        x if x == s::CASE.id || x == s::CASE_TABLE.id => Doc::Case(typed(raw)?),
+        // A case table (`rows[]`) is a view for people of what `case read` documents hold;
+        // the rules read the case reports, so it derives nothing (it was read as a case
+        // document with no `cases[]`: nothing, without a word).
+        x if x == s::CASE.id => Doc::Case(typed(raw)?),
         x if x == s::EXPLAIN_COMPARE.id => Doc::Compare(typed(raw)?),
         x if x == s::EXPLAIN_GEMM.id => Doc::Gemm(typed(raw)?),
         x if x == s::TRACE.id => Doc::Trace(typed(raw)?),
@@ -727,6 +730,14 @@ mod tests {
                 Err(_) => proptest::prop_assert!(cut < doc.len()),
             }
         }
+    }
+
+    #[test]
+    fn a_case_table_is_no_case_document() {
+        let text = r#"{"schema":"rocpath.ledger.observation/1","id":"t","imported":{},
+            "document":{"schema":"rocpath.case-table/1","rows":[{"case":"a","outcome":"natural"}],
+            "errors":[]}}"#;
+        assert!(matches!(parse(text.as_bytes()).unwrap().doc, Doc::Other));
     }
 
     #[test]

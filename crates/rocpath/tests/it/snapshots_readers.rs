@@ -200,3 +200,33 @@ fn gates_of_a_source_folder() {
     let doc = both(d.path(), "gates", &["gates", "--arch", "gfx900", "miopen"]);
     crate::doc_contract::reads_back::<rocpath_docs::gates::GatesDoc>(doc);
 }
+
+/// `case table` over a folder of three recorded Vega64 logs (copied with their names): one row
+/// per case, and the document's shape.
+#[test]
+fn case_table_of_three_vega64_logs() {
+    let Some(f) = fixtures() else { return };
+    let d = tempfile::tempdir().unwrap();
+    let mut logs: Vec<std::path::PathBuf> = std::fs::read_dir(f.join("miopen-logs/vega64"))
+        .unwrap()
+        .filter_map(|e| Some(e.ok()?.path()))
+        .filter(|p| {
+            let n = p.file_name().unwrap_or_default().to_string_lossy();
+            n.ends_with(".log") && !n.ends_with("_extract.log")
+        })
+        .collect();
+    logs.sort();
+    for l in logs.iter().take(3) {
+        std::fs::copy(l, d.path().join(l.file_name().unwrap())).unwrap();
+    }
+    let dir = d.path().display().to_string();
+    let (text, _) = run(&f, &["case", "table", &dir]);
+    let (_, json) = run(&f, &["--json", "case", "table", &dir]);
+    let shape = serde_json::to_string_pretty(&crate::gemm_cli::shape(&json.unwrap())).unwrap();
+    let mut s = settings();
+    s.add_filter(&regex_escape(&dir), "[CASES]");
+    s.bind(|| {
+        insta::assert_snapshot!("cli_case_table", text);
+        insta::assert_snapshot!("cli_case_table_json_shape", shape);
+    });
+}

@@ -59,6 +59,9 @@ fn the_json_document() {
     let flag = root["children"][0]["children"][0].clone();
     assert_eq!(flag["kind"], "flag", "{root}");
     assert_eq!(flag["evidence"], "unresolved");
+    let shape = serde_json::to_string_pretty(&crate::gemm_cli::shape(&v)).unwrap();
+    settings().bind(|| insta::assert_snapshot!("cli_follow_json_shape", shape));
+    crate::doc_contract::reads_back::<rocpath_docs::follow::FollowDoc>(v);
 }
 
 #[test]

@@ -15,15 +15,47 @@ pub struct Parsed {
     pub atomics_not_allowed: bool,
 }
 
+/// Why a line is not a GEMM call rocpath can read; it displays as what to fix.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum LineError {
+    /// Neither kind of line.
+    #[error(
+        "not a rocBLAS bench line (`rocblas-bench -f gemm …`) or trace line (`rocblas_sgemm,N,N,…`)"
+    )]
+    NotALogLine,
+    /// A bench line without `-f FUNCTION`.
+    #[error("no `-f FUNCTION`")]
+    NoFunction,
+    /// The function named is no GEMM.
+    #[error("`{0}` is not a GEMM")]
+    NotAGemm(String),
+    /// A bench line without what it must give (`-m`, `-n`, `-k`, a type).
+    #[error("no {0}")]
+    Missing(&'static str),
+    /// A trace line shorter than its function's fields.
+    #[error("field {0} missing")]
+    FieldMissing(usize),
+    /// A trace field of the wrong form.
+    #[error("field {field} `{value}` is not {expected}")]
+    Field {
+        /// Its index (0: the function).
+        field: usize,
+        /// As written.
+        value: String,
+        /// `an integer`, `a number`, `N, T or C`, `a type`.
+        expected: &'static str,
+    },
+}
+
 /// Parses a bench or trace line.
-pub fn parse(line: &str) -> Result<Parsed, String> {
+pub fn parse(line: &str) -> Result<Parsed, LineError> {
     let l = line.trim();
     if l.contains("rocblas-bench") || l.starts_with("-f ") || l.contains(" -f ") {
         bench(l)
     } else if l.contains("rocblas_") && l.contains(',') {
         trace(l)
     } else {
-        Err("not a rocBLAS bench line (`rocblas-bench -f gemm …`) or trace line (`rocblas_sgemm,N,N,…`)".into())
+        Err(LineError::NotALogLine)
     }
 }
 
@@ -39,7 +71,7 @@ fn api_and_type(f: &str) -> Option<(Api, Option<BlasType>)> {
     Some((Api::parse(rest)?, Some(ty)))
 }
 
-fn bench(l: &str) -> Result<Parsed, String> {
+fn bench(l: &str) -> Result<Parsed, LineError> {
     let toks: Vec<&str> = l.split_whitespace().collect();
     let mut kv = std::collections::HashMap::new();
     let mut i = 0;
@@ -55,17 +87,17 @@ fn bench(l: &str) -> Result<Parsed, String> {
         }
         i += 1;
     }
-    let f = kv.get("f").ok_or("no `-f FUNCTION`")?;
-    let (api, lead) = api_and_type(f).ok_or_else(|| format!("`-f {f}` is not a GEMM"))?;
+    let f = kv.get("f").ok_or(LineError::NoFunction)?;
+    let (api, lead) = api_and_type(f).ok_or_else(|| LineError::NotAGemm(format!("-f {f}")))?;
     let r = kv.get("r").and_then(|v| BlasType::parse(v)).or(lead);
     let ty = |k: &str| kv.get(k).and_then(|v| BlasType::parse(v)).or(r);
-    let a = ty("a_type").ok_or("no type (`-r` or `--a_type`)")?;
+    let a = ty("a_type").ok_or(LineError::Missing("type (`-r` or `--a_type`)"))?;
     let int = |k: &str| kv.get(k).and_then(|v| v.parse::<i64>().ok());
     let op = |k: &str| kv.get(k).and_then(|v| Op::parse(v)).unwrap_or(Op::N);
     let (m, n, k) = (
-        int("m").ok_or("no -m")?,
-        int("n").ok_or("no -n")?,
-        int("k").ok_or("no -k")?,
+        int("m").ok_or(LineError::Missing("-m"))?,
+        int("n").ok_or(LineError::Missing("-n"))?,
+        int("k").ok_or(LineError::Missing("-k"))?,
     );
     let mut c = Call::simple(a, [op("transposeA"), op("transposeB")], m, n, k);
     c.api = api;
@@ -103,26 +135,31 @@ fn bench(l: &str) -> Result<Parsed, String> {
     })
 }
 
-fn trace(l: &str) -> Result<Parsed, String> {
+fn trace(l: &str) -> Result<Parsed, LineError> {
     let start = l.find("rocblas_").unwrap_or(0);
     let f: Vec<&str> = l[start..].split(',').map(str::trim).collect();
-    let (api, lead) = api_and_type(f[0]).ok_or_else(|| format!("`{}` is not a GEMM", f[0]))?;
-    let get = |i: usize| f.get(i).copied().ok_or(format!("field {i} missing"));
-    let int = |i: usize| -> Result<i64, String> {
-        get(i)?
-            .parse::<i64>()
-            .map_err(|_| format!("field {i} `{}` is not an integer", f.get(i).unwrap_or(&"")))
+    let (api, lead) = api_and_type(f[0]).ok_or_else(|| LineError::NotAGemm(f[0].to_string()))?;
+    let get = |i: usize| f.get(i).copied().ok_or(LineError::FieldMissing(i));
+    let bad = |field: usize, value: &str, expected: &'static str| LineError::Field {
+        field,
+        value: value.to_string(),
+        expected,
     };
-    let num = |i: usize| -> Result<f64, String> {
-        get(i)?
-            .parse::<f64>()
-            .map_err(|_| format!("field {i} `{}` is not a number", f.get(i).unwrap_or(&"")))
+    let int = |i: usize| -> Result<i64, LineError> {
+        let v = get(i)?;
+        v.parse::<i64>().map_err(|_| bad(i, v, "an integer"))
     };
-    let op = |i: usize| -> Result<Op, String> {
-        Op::parse(get(i)?).ok_or_else(|| format!("field {i} is not N, T or C"))
+    let num = |i: usize| -> Result<f64, LineError> {
+        let v = get(i)?;
+        v.parse::<f64>().map_err(|_| bad(i, v, "a number"))
     };
-    let ty = |i: usize| -> Result<BlasType, String> {
-        BlasType::parse(get(i)?).ok_or_else(|| format!("field {i} is not a type"))
+    let op = |i: usize| -> Result<Op, LineError> {
+        let v = get(i)?;
+        Op::parse(v).ok_or_else(|| bad(i, v, "N, T or C"))
+    };
+    let ty = |i: usize| -> Result<BlasType, LineError> {
+        let v = get(i)?;
+        BlasType::parse(v).ok_or_else(|| bad(i, v, "a type"))
     };
     let trans = [op(1)?, op(2)?];
     let (m, n, k) = (int(3)?, int(4)?, int(5)?);
@@ -159,7 +196,7 @@ fn trace(l: &str) -> Result<Parsed, String> {
         c.c_is_d = c.ld[2] == c.ld[3] && c.stride[2] == c.stride[3];
     } else {
         // name,tA,tB,m,n,k,alpha,A,lda,[stride_a,]B,ldb,[stride_b,]beta,C,ldc,[stride_c,][batch]
-        let t = lead.ok_or("no type letter in the function name")?;
+        let t = lead.ok_or(LineError::Missing("type letter in the function name"))?;
         let strided = api == Api::GemmStridedBatched;
         let s = usize::from(strided);
         c = Call::simple(t, trans, m, n, k);
@@ -193,8 +230,30 @@ mod tests {
     fn a_function_starting_with_a_wide_character_is_not_a_gemm() {
         for f in ["\u{f78ce}gemm", "ésgemm", "\u{1F600}"] {
             let e = parse(&format!("./rocblas-bench -f {f} -m 8 -n 8 -k 8")).unwrap_err();
-            assert!(e.contains("is not a GEMM"), "{e}");
+            assert!(matches!(e, LineError::NotAGemm(_)), "{e}");
+            assert!(e.to_string().contains("is not a GEMM"), "{e}");
         }
+    }
+
+    /// A trace line with a field of the wrong form names the field, what it holds and what it
+    /// should be.
+    #[test]
+    fn a_bad_trace_field_is_named() {
+        let e = parse("rocblas_sgemm,N,X,8,8,8").unwrap_err();
+        assert_eq!(
+            e,
+            LineError::Field {
+                field: 2,
+                value: "X".into(),
+                expected: "N, T or C"
+            }
+        );
+        assert_eq!(e.to_string(), "field 2 `X` is not N, T or C");
+        assert_eq!(
+            parse("rocblas_sgemm,N,N,8").unwrap_err(),
+            LineError::FieldMissing(4)
+        );
+        assert_eq!(parse("hello").unwrap_err(), LineError::NotALogLine);
     }
 
     #[test]

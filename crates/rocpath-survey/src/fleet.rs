@@ -171,35 +171,70 @@ pub fn documents(paths: &[PathBuf]) -> Vec<PathBuf> {
     out
 }
 
+/// Why a file is not a survey document `fleet` can merge; it displays as what to do.
+#[derive(Debug, thiserror::Error)]
+pub enum DocumentError {
+    /// The file could not be opened or read.
+    #[error("{0}")]
+    Io(String),
+    /// Larger than any survey document.
+    #[error("{0} bytes: larger than a survey document ({MAX_DOCUMENT} bytes at most)")]
+    TooLarge(u64),
+    /// Not JSON of a survey's shape.
+    #[error(
+        "not a survey document (line {line}, column {column}): {message}; give the output of rocpath --json survey"
+    )]
+    NotASurvey {
+        /// Line of the first problem (1-based).
+        line: usize,
+        /// Its column.
+        column: usize,
+        /// What the JSON reader said.
+        message: String,
+    },
+    /// A rocpath document of another schema.
+    #[error(
+        "schema {found:?}, not {}: give the output of rocpath --json survey",
+        rocpath_docs::schema::SURVEY
+    )]
+    OtherSchema {
+        /// The schema it names.
+        found: String,
+    },
+}
+
+impl From<serde_json::Error> for DocumentError {
+    fn from(e: serde_json::Error) -> Self {
+        DocumentError::NotASurvey {
+            line: e.line(),
+            column: e.column(),
+            message: e.to_string(),
+        }
+    }
+}
+
 /// Reads one survey document.
-fn read(path: &Path) -> Result<Doc, String> {
-    let mut input = rocpath_budget::input::open(path).map_err(|e| e.to_string())?;
+fn read(path: &Path) -> Result<Doc, DocumentError> {
+    let mut input =
+        rocpath_budget::input::open(path).map_err(|e| DocumentError::Io(e.to_string()))?;
     let len = input.file().metadata().map(|m| m.len()).unwrap_or(0);
     if len > MAX_DOCUMENT {
-        return Err(format!(
-            "{len} bytes: larger than a survey document ({MAX_DOCUMENT} bytes at most)"
-        ));
+        return Err(DocumentError::TooLarge(len));
     }
-    let doc: Doc = serde_json::from_reader(std::io::BufReader::new(input.file()))
-        .map_err(|e| format!("not a survey document (line {}, column {}): {e}; give the output of rocpath --json survey", e.line(), e.column()))?;
+    let doc: Doc = serde_json::from_reader(std::io::BufReader::new(input.file()))?;
     checked(doc)
 }
 
 /// The aspects of a survey document given as bytes (what `merge` compares for one node).
-pub fn aspects_of(bytes: &[u8]) -> Result<BTreeMap<String, String>, String> {
-    let doc: Doc =
-        serde_json::from_slice(bytes).map_err(|e| format!("not a survey document: {e}"))?;
+pub fn aspects_of(bytes: &[u8]) -> Result<BTreeMap<String, String>, DocumentError> {
+    let doc: Doc = serde_json::from_slice(bytes)?;
     checked(doc).map(|d| aspects(&d))
 }
 
 /// A document of the survey's schema, else why not.
-fn checked(doc: Doc) -> Result<Doc, String> {
+fn checked(doc: Doc) -> Result<Doc, DocumentError> {
     if doc.schema != rocpath_docs::schema::SURVEY.id {
-        return Err(format!(
-            "schema {:?}, not {}: give the output of rocpath --json survey",
-            doc.schema,
-            rocpath_docs::schema::SURVEY
-        ));
+        return Err(DocumentError::OtherSchema { found: doc.schema });
     }
     Ok(doc)
 }
@@ -295,7 +330,13 @@ pub fn merge(paths: &[PathBuf]) -> Fleet {
                     aspects: aspects(&d),
                 });
             }
-            Err(message) => errors.push(ErrorItem::at(p.display().to_string(), message)),
+            Err(e) => {
+                let line = match &e {
+                    DocumentError::NotASurvey { line, .. } => Some(*line as u64),
+                    _ => None,
+                };
+                errors.push(ErrorItem::at(p.display().to_string(), e.to_string()).line(line));
+            }
         }
     }
     unique_names(&mut nodes);
@@ -395,6 +436,38 @@ fn order(aspect: &str) -> (u8, String) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A file that is not a survey is an error of that file, named with the line where the
+    /// reading stopped and what to give instead; the other files are merged.
+    #[test]
+    fn a_document_that_is_no_survey_is_named_with_its_line() {
+        let d = tempfile::tempdir().unwrap_or_else(|e| unreachable!("{e}"));
+        let broken = d.path().join("broken.json");
+        let other = d.path().join("other.json");
+        std::fs::write(&broken, "{\n  \"schema\": ").unwrap_or_default();
+        std::fs::write(&other, r#"{"schema":"rocpath.check/1"}"#).unwrap_or_default();
+        let f = merge(&[d.path().to_path_buf()]);
+        assert!(f.nodes.is_empty());
+        let by = |name: &str| f.errors.iter().find(|e| e.path.ends_with(name));
+        let b = by("broken.json").unwrap_or_else(|| unreachable!("{:?}", f.errors));
+        assert_eq!(b.line, Some(2), "{b:?}");
+        assert!(
+            b.message.starts_with("not a survey document (line 2"),
+            "{}",
+            b.message
+        );
+        let o = by("other.json").unwrap_or_else(|| unreachable!("{:?}", f.errors));
+        assert!(
+            o.message
+                .contains("give the output of rocpath --json survey"),
+            "{}",
+            o.message
+        );
+        assert!(matches!(
+            aspects_of(br#"{"schema":"x"}"#),
+            Err(DocumentError::OtherSchema { .. })
+        ));
+    }
 
     fn node(name: &str, pairs: &[(&str, &str)]) -> Node {
         Node {

@@ -10,10 +10,43 @@ const MAX_FILE: u64 = 512 << 20;
 /// Most loose object files checked; past it the rest are not checked, and the reader is told.
 const MAX_OBJECTS: usize = 200_000;
 
+/// A loose object that a git library must not be asked to read, with its file; it displays
+/// as a sentence naming both, with what to do.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("loose object {id} ({}) {what}; history not read (`git fsck` names the damage)", path.display())]
+pub struct Damaged {
+    /// The object id (fan folder and file name).
+    pub id: String,
+    /// Its file.
+    pub path: std::path::PathBuf,
+    /// What is wrong with it.
+    pub what: Damage,
+}
+
+/// What is wrong with a loose object file.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum Damage {
+    /// The file could not be read.
+    #[error("cannot be read: {0}")]
+    Unreadable(String),
+    /// Not a regular file (a FIFO, a device, …).
+    #[error("is {0}, not a file")]
+    NotAFile(&'static str),
+    /// Larger than [`MAX_FILE`].
+    #[error("is {0} bytes, too large to check")]
+    TooLarge(u64),
+    /// The zlib stream is corrupt.
+    #[error("is corrupt ({0})")]
+    Corrupt(String),
+    /// The zlib stream does not end before the file does.
+    #[error("is cut short ({0} bytes, its compressed stream does not end)")]
+    CutShort(usize),
+}
+
 /// The first loose object of the repository whose git folder is `git_dir` that is not a
-/// regular file, does not inflate to its end, or is too large to check — as a sentence naming
-/// the object and the file, with what to do. `None` when every one checked inflates whole.
-pub fn damaged(git_dir: &Path) -> Option<String> {
+/// regular file, does not inflate to its end, or is too large to check. `None` when every one
+/// checked inflates whole.
+pub fn damaged(git_dir: &Path) -> Option<Damaged> {
     let objects = git_dir.join("objects");
     let fans = std::fs::read_dir(&objects).ok()?;
     let mut seen = 0usize;
@@ -28,12 +61,12 @@ pub fn damaged(git_dir: &Path) -> Option<String> {
             if seen > MAX_OBJECTS {
                 return None;
             }
-            if let Err(why) = check(&obj.path()) {
-                let id = format!("{name}{}", obj.file_name().to_string_lossy());
-                return Some(format!(
-                    "loose object {id} ({}) {why}; history not read (`git fsck` names the damage)",
-                    obj.path().display()
-                ));
+            if let Err(what) = check(&obj.path()) {
+                return Some(Damaged {
+                    id: format!("{name}{}", obj.file_name().to_string_lossy()),
+                    path: obj.path(),
+                    what,
+                });
             }
         }
     }
@@ -41,19 +74,19 @@ pub fn damaged(git_dir: &Path) -> Option<String> {
 }
 
 /// Whether one loose object file inflates to the end of its zlib stream.
-fn check(path: &Path) -> Result<(), String> {
-    let md = std::fs::symlink_metadata(path).map_err(|e| format!("cannot be read: {e}"))?;
+fn check(path: &Path) -> Result<(), Damage> {
+    let md = std::fs::symlink_metadata(path).map_err(|e| Damage::Unreadable(e.to_string()))?;
     if let Some(what) = rocpath_budget::special::non_regular(md.file_type()) {
-        return Err(format!("is {what}, not a file"));
+        return Err(Damage::NotAFile(what));
     }
     if md.len() > MAX_FILE {
-        return Err(format!("is {} bytes, too large to check", md.len()));
+        return Err(Damage::TooLarge(md.len()));
     }
-    let data = std::fs::read(path).map_err(|e| format!("cannot be read: {e}"))?;
+    let data = std::fs::read(path).map_err(|e| Damage::Unreadable(e.to_string()))?;
     inflates_whole(&data)
 }
 
-fn inflates_whole(data: &[u8]) -> Result<(), String> {
+fn inflates_whole(data: &[u8]) -> Result<(), Damage> {
     let mut z = flate2::Decompress::new(true);
     let mut out = vec![0u8; 64 << 10];
     loop {
@@ -61,15 +94,12 @@ fn inflates_whole(data: &[u8]) -> Result<(), String> {
         let input = data.get(z.total_in() as usize..).unwrap_or(&[]);
         let status = z
             .decompress(input, &mut out, flate2::FlushDecompress::None)
-            .map_err(|e| format!("is corrupt ({e})"))?;
+            .map_err(|e| Damage::Corrupt(e.to_string()))?;
         if status == flate2::Status::StreamEnd {
             return Ok(());
         }
         if (z.total_in(), z.total_out()) == before {
-            return Err(format!(
-                "is cut short ({} bytes, its compressed stream does not end)",
-                data.len()
-            ));
+            return Err(Damage::CutShort(data.len()));
         }
     }
 }
@@ -92,15 +122,14 @@ mod tests {
         for cut in [0, 1, 2, 10, whole.len() / 2, whole.len() - 1] {
             let e = inflates_whole(&whole[..cut]).unwrap_err();
             assert!(
-                e.contains("cut short") || e.contains("corrupt"),
+                matches!(e, Damage::CutShort(_) | Damage::Corrupt(_)),
                 "{cut}: {e}"
             );
         }
-        assert!(
-            inflates_whole(b"not zlib at all")
-                .unwrap_err()
-                .contains("corrupt")
-        );
+        assert!(matches!(
+            inflates_whole(b"not zlib at all"),
+            Err(Damage::Corrupt(_))
+        ));
     }
 
     #[test]
@@ -111,7 +140,9 @@ mod tests {
         std::fs::write(fan.join("cdef"), object(b"blob 3\0abc")).unwrap();
         assert_eq!(damaged(&dir), None);
         std::fs::write(fan.join("0123"), &object(b"blob 3\0abc")[..5]).unwrap();
-        let msg = damaged(&dir).unwrap();
+        let d = damaged(&dir).unwrap();
+        assert_eq!((d.id.as_str(), &d.what), ("ab0123", &Damage::CutShort(5)));
+        let msg = d.to_string();
         assert!(msg.starts_with("loose object ab0123 ("), "{msg}");
         assert!(
             msg.contains("cut short") && msg.contains("git fsck"),

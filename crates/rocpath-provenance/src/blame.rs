@@ -92,9 +92,9 @@ pub fn open(path: &Path) -> Result<Repository, Error> {
     // libgit2 never returns from inflating a loose object cut short: such a repository is
     // refused by name before any object is read.
     match rocpath_git::loose::damaged(repo.path()) {
-        Some(msg) => Err(Error::Open {
+        Some(d) => Err(Error::Open {
             path: path.display().to_string(),
-            msg,
+            msg: d.to_string(),
         }),
         None => Ok(repo),
     }

@@ -21,7 +21,8 @@ pub struct Shipped {
     pub miopen: (u32, u32, u32),
     /// The ROCm release it went with.
     pub rocm: &'static str,
-    text: &'static str,
+    /// The model document, embedded.
+    pub(crate) text: &'static str,
     cell: OnceLock<Result<Model, String>>,
 }
 

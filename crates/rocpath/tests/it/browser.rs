@@ -91,7 +91,14 @@ impl Cdp {
         let deadline = Instant::now() + Duration::from_secs(60);
         loop {
             assert!(Instant::now() < deadline, "no answer to {method}");
-            let m = self.ws.read().unwrap();
+            let m = match self.ws.read() {
+                Ok(m) => m,
+                // A signal interrupts a read; it is read again.
+                Err(tungstenite::Error::Io(e)) if e.kind() == std::io::ErrorKind::Interrupted => {
+                    continue;
+                }
+                Err(e) => panic!("websocket: {e}"),
+            };
             let Message::Text(t) = m else { continue };
             let v: Value = serde_json::from_str(t.as_str()).unwrap();
             if v.get("id").and_then(Value::as_u64) == Some(id) {
@@ -127,10 +134,14 @@ impl Cdp {
                     }
                 }
                 Ok(_) => {}
+                // A read timeout ends a wait; a signal (a child browser process changing state)
+                // interrupts a read, which is read again.
                 Err(tungstenite::Error::Io(e))
                     if matches!(
                         e.kind(),
-                        std::io::ErrorKind::WouldBlock | std::io::ErrorKind::TimedOut
+                        std::io::ErrorKind::WouldBlock
+                            | std::io::ErrorKind::TimedOut
+                            | std::io::ErrorKind::Interrupted
                     ) => {}
                 Err(e) => panic!("websocket: {e}"),
             }

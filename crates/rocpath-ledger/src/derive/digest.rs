@@ -675,28 +675,16 @@ mod tests {
                    "why":"w"},"evidence":{"class":"inferred","kind":"code_verified","rule":"r"}}],"summary":{"runs":1},
                    "verdict":"runs"}],"errors":[]}"#,
             ];
-            let doc = docs[which];
-            let text = format!(
-                r#"{{"schema":"rocpath.ledger.observation/1","id":"o","imported":{{"world":"gfx900"}},"document":{}}}"#,
-                &doc[..cut.min(doc.len())]
-            );
-            match parse(text.as_bytes()) {
-                Ok(d) => {
-                    let found = crate::derive::findings(&[d]);
-                    // The whole document gives findings of its rules.
-                    proptest::prop_assert!(cut < doc.len() || !found.is_empty());
-                }
-                Err(_) => proptest::prop_assert!(cut < doc.len()),
-            }
+            cut_reads(docs[which], cut)?;
         }
     }
 
     proptest::proptest! {
-        /// Any cut of a lanes summary or a strace report (read with their producers' types):
-        /// a digest or an error naming the document, never a panic; the whole one gives its
-        /// findings.
+        /// Any cut of a lanes summary, a strace report, a kernel trace or Ollama runs (read
+        /// with their producers' types): a digest or an error naming the document, never a
+        /// panic; the whole one gives its findings.
         #[test]
-        fn run_documents_never_panic(cut in 0usize..1400, which in 0usize..2) {
+        fn run_documents_never_panic(cut in 0usize..1400, which in 0usize..4) {
             let ev = r#"{"class":"inferred","kind":"runtime_verified","rule":"r"}"#;
             let lanes = format!(
                 r#"{{"schema":"rocpath.lanes/2","metric":"eval_rate","unit":"tok/s","definition":"d",
@@ -717,19 +705,63 @@ mod tests {
                 "link_status":"insufficient_evidence","blas_kernel_dispatches":0,
                 "rocblas_gemm_calls":0,"layers":["catalog_read"],"evidence":{ev}}},"errors":[]}}"#
             );
-            let doc = [lanes, strace][which].clone();
-            let text = format!(
-                r#"{{"schema":"rocpath.ledger.observation/1","id":"o","imported":{{"world":"gfx900"}},"document":{}}}"#,
-                &doc[..cut.min(doc.len())]
+            let trace = format!(
+                r#"{{"schema":"rocpath.trace/2","dispatches":1,"blas_dispatches":0,"families":[],
+                "kernels":[],"research":{{"kernel_dispatch_rows":1,"kernel_mul_mat_q_rows":0,
+                "kernel_mul_mat_vec_rows":0,"kernel_flash_attn_rows":0,"kernel_quantize_rows":0,
+                "kernel_copy_rows":0,"kernel_tensile_like_rows":0}},"evidence":{ev},"traces":[],
+                "notes":[],"errors":[]}}"#
             );
-            match parse(text.as_bytes()) {
-                Ok(d) => {
-                    let found = crate::derive::findings(&[d]);
-                    proptest::prop_assert!(cut < doc.len() || !found.is_empty());
-                }
-                Err(_) => proptest::prop_assert!(cut < doc.len()),
-            }
+            let ollama = format!(
+                r#"{{"schema":"rocpath.ollama/2","runs":[{{"run":"r","files":[],"verdict":{{
+                "verdict":"GPU","signals":[{{"side":"gpu","what":"gpu_layers","value":"23",
+                "at":{{"path":"j.log","line":3}},"pid":7,"counted":true}}],"evidence":{ev}}},
+                "server":{{"compute":"gfx900","gpu_layers":23}},"failures":[],"notes":[]}}],
+                "notes":[],"errors":[]}}"#
+            );
+            let doc = [lanes, strace, trace, ollama][which].clone();
+            cut_reads(&doc, cut)?;
         }
+    }
+
+    proptest::proptest! {
+        /// Any cut of an inventory or an ISA census (read whole, reduced as they are read): a
+        /// digest or an error, never a panic; the whole one gives its findings.
+        #[test]
+        fn shipped_documents_never_panic(cut in 0usize..1200, which in 0usize..2) {
+            let ev = r#"{"class":"confirmed","kind":"shipped_artifact_verified","rule":"r"}"#;
+            let counts = r#""instructions":4,"code_bytes":16,"unknown":0,"mnemonics":{"v_dot4_i32_i8":1,
+                "s_endpgm":3},"classes":{},"groups":{"dot":1},"signals":{}"#;
+            let inventory = r#"{"schema":"rocpath.inventory/1","code_objects":[],"tensile":[],"miopen_dbs":[],
+                "targets":{},"coverage":{"libx.so":{"gfx906":{"code_objects":1,"kernels":2,
+                "bytes":3}}},"errors":[],"stats":{"files":1,"bytes":3}}"#.to_string();
+            let isa = format!(
+                r#"{{"schema":"rocpath.isa/1","code_objects":[{{"path":"a.co","container":"",
+                "library":"a.co","offset":0,"sha256_source":"computed",
+                "target":"amdgcn-amd-amdhsa--gfx906","target_id":"gfx906","processor":"gfx906",
+                "decoder":"gfx906",{counts},"kernel_count":1,
+                "kernels":[{{"name":"k","is_kernel":true,{counts}}}],"evidence":{ev}}}],
+                "targets":{{}},"find":[],"not_found":[],"disasm":[],"skipped":[],"errors":[]}}"#
+            );
+            cut_reads(&[inventory, isa][which], cut)?;
+        }
+    }
+
+    /// A document cut at `cut` inside an observation reads as a digest or an error, never a
+    /// panic, and the rules run on what was read; the whole document gives findings.
+    fn cut_reads(doc: &str, cut: usize) -> Result<(), proptest::test_runner::TestCaseError> {
+        let text = format!(
+            r#"{{"schema":"rocpath.ledger.observation/1","id":"o","imported":{{"world":"gfx900"}},"document":{}}}"#,
+            doc.get(..cut.min(doc.len())).unwrap_or(doc)
+        );
+        match parse(text.as_bytes()) {
+            Ok(d) => {
+                let found = crate::derive::findings(&[d]);
+                proptest::prop_assert!(cut < doc.len() || !found.is_empty());
+            }
+            Err(_) => proptest::prop_assert!(cut < doc.len()),
+        }
+        Ok(())
     }
 
     #[test]

@@ -141,7 +141,7 @@ struct Placement<'a> {
     /// The model, when the run's response names it.
     model: Option<String>,
     world: String,
-    verdict: String,
+    verdict: VerdictKind,
     layers: Option<u64>,
     class: Class,
     /// The server process that loaded the model, and when.
@@ -201,7 +201,7 @@ fn loaders(v: &Verdict) -> std::collections::BTreeSet<u64> {
 /// The verdict as the process that loaded the model tells it: a `MIXED` whose other side comes
 /// only from lines of another server process (an earlier server, another pid) is the loading
 /// process's side. A document written before lines carried `counted` is read the same way.
-fn loader_verdict(v: &Verdict) -> Option<&'static str> {
+fn loader_verdict(v: &Verdict) -> Option<VerdictKind> {
     if v.verdict != VerdictKind::Mixed {
         return None;
     }
@@ -219,8 +219,8 @@ fn loader_verdict(v: &Verdict) -> Option<&'static str> {
         cpu |= s.side == Side::Cpu;
     }
     match (gpu, cpu) {
-        (true, false) => Some("GPU"),
-        (false, true) => Some("CPU"),
+        (true, false) => Some(VerdictKind::Gpu),
+        (false, true) => Some(VerdictKind::Cpu),
         _ => None,
     }
 }
@@ -298,15 +298,15 @@ fn run_config(server: &Server) -> Vec<String> {
     c
 }
 
-fn placement_text(verdict: &str) -> Text {
-    match verdict.to_ascii_uppercase().as_str() {
-        "GPU" => Text::new("GPU で実行された", "ran on the GPU"),
-        "CPU" => Text::new("CPU で実行された", "ran on the CPU"),
-        "MIXED" => Text::new(
+fn placement_text(verdict: VerdictKind) -> Text {
+    match verdict {
+        VerdictKind::Gpu => Text::new("GPU で実行された", "ran on the GPU"),
+        VerdictKind::Cpu => Text::new("CPU で実行された", "ran on the CPU"),
+        VerdictKind::Mixed => Text::new(
             "GPU と CPU に分かれて実行された",
             "ran split between GPU and CPU",
         ),
-        _ => Text::new("配置を判定できなかった", "left its placement undecided"),
+        VerdictKind::Unsure => Text::new("配置を判定できなかった", "left its placement undecided"),
     }
 }
 
@@ -345,7 +345,7 @@ fn placement_findings(ps: &[Placement<'_>]) -> Vec<Finding> {
     let mut out = Vec::new();
     let mut groups: BTreeMap<(String, String, String), Vec<&Placement<'_>>> = BTreeMap::new();
     for p in ps {
-        let t = placement_text(&p.verdict);
+        let t = placement_text(p.verdict);
         let layers = p.layers.map(|l| {
             (
                 format!("GPU レイヤー {l}"),
@@ -377,7 +377,7 @@ fn placement_findings(ps: &[Placement<'_>]) -> Vec<Finding> {
             placement_support(p, Text::new(t.ja, t.en)),
             (1, 1, Vec::new()),
         );
-        f.layer = placement_layer(&p.verdict);
+        f.layer = placement_layer(p.verdict);
         out.push(f);
         // A run whose model is not named joins no group: its group would have no subject.
         // A group is one configuration: runs whose documents carry none stay with their set.
@@ -417,23 +417,26 @@ fn placement_support(p: &Placement<'_>, note: Text) -> Vec<Support> {
 }
 
 fn placement_group(world: &str, model: &str, config: &str, m: &[&Placement<'_>]) -> Finding {
-    let mut counts: BTreeMap<String, u64> = BTreeMap::new();
+    // By the verdict's word, so a tie goes to the first in that order.
+    let mut counts: BTreeMap<&'static str, (VerdictKind, u64)> = BTreeMap::new();
     for p in m {
-        *counts.entry(p.verdict.to_ascii_uppercase()).or_default() += 1;
+        counts.entry(p.verdict.as_str()).or_insert((p.verdict, 0)).1 += 1;
     }
     let (top, top_n) = counts
         .iter()
-        .max_by(|a, b| a.1.cmp(b.1).then(b.0.cmp(a.0)))
-        .map(|(k, v)| (k.clone(), *v))
-        .unwrap_or_default();
+        .max_by(|a, b| a.1.1.cmp(&b.1.1).then(b.0.cmp(a.0)))
+        .map_or((VerdictKind::Unsure, 0), |(_, (v, n))| (*v, *n));
     let n = m.len() as u64;
     let exceptions: Vec<String> = m
         .iter()
-        .filter(|p| p.verdict.to_ascii_uppercase() != top)
-        .map(|p| format!("{}: {}", p.run, p.verdict))
+        .filter(|p| p.verdict != top)
+        .map(|p| format!("{}: {}", p.run, p.verdict.as_str()))
         .collect();
-    let split: Vec<String> = counts.iter().map(|(k, v)| format!("{k}={v}")).collect();
-    let t = placement_text(&top);
+    let split: Vec<String> = counts
+        .iter()
+        .map(|(k, (_, v))| format!("{k}={v}"))
+        .collect();
+    let t = placement_text(top);
     let on = if world.is_empty() {
         String::new()
     } else {
@@ -472,10 +475,10 @@ fn placement_group(world: &str, model: &str, config: &str, m: &[&Placement<'_>])
             .map(|p| p.class)
             .find(|c| *c != Class::Confirmed)
             .unwrap_or(Class::Unresolved)
-    } else if m.iter().any(|p| {
-        p.verdict.to_ascii_uppercase() != top
-            && matches!(p.class, Class::Unresolved | Class::Limited)
-    }) {
+    } else if m
+        .iter()
+        .any(|p| p.verdict != top && matches!(p.class, Class::Unresolved | Class::Limited))
+    {
         // A run whose placement the recording could not decide: a limit of the observation.
         Class::Limited
     } else {
@@ -492,8 +495,8 @@ fn placement_group(world: &str, model: &str, config: &str, m: &[&Placement<'_>])
                 p.obs,
                 &format!("/runs/{}/verdict", p.index),
                 Text::new(
-                    format!("{}: {}", p.run, p.verdict),
-                    format!("{}: {}", p.run, p.verdict),
+                    format!("{}: {}", p.run, p.verdict.as_str()),
+                    format!("{}: {}", p.run, p.verdict.as_str()),
                 ),
             )
         })
@@ -508,17 +511,17 @@ fn placement_group(world: &str, model: &str, config: &str, m: &[&Placement<'_>])
         support,
         (top_n, n, exceptions),
     );
-    f.layer = placement_layer(&top);
+    f.layer = placement_layer(top);
     f
 }
 
 /// The layer a placement is about: a model on the GPU is what the runtime selected; on the
 /// CPU, in part or whole, it is what ggml falls back to when it cannot offload.
-fn placement_layer(verdict: &str) -> Option<Layer> {
-    match verdict.to_ascii_uppercase().as_str() {
-        "GPU" => Some(Layer::Selection),
-        "CPU" | "MIXED" => Some(Layer::Fallback),
-        _ => None,
+fn placement_layer(verdict: VerdictKind) -> Option<Layer> {
+    match verdict {
+        VerdictKind::Gpu => Some(Layer::Selection),
+        VerdictKind::Cpu | VerdictKind::Mixed => Some(Layer::Fallback),
+        VerdictKind::Unsure => None,
     }
 }
 
@@ -677,7 +680,7 @@ fn placement<'a>(o: &'a ObsDigest, i: usize, r: &RunReport) -> Placement<'a> {
         .find(|p| is_processor(p))
         .unwrap_or_else(|| o.world.clone());
     let (loader, sources) = loader_of(v, server);
-    let verdict = loader_verdict(v).unwrap_or(v.verdict.as_str()).to_string();
+    let verdict = loader_verdict(v).unwrap_or(v.verdict);
     Placement {
         loader,
         sources,

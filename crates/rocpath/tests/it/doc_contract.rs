@@ -180,20 +180,27 @@ fn the_ledger_reads_only_fields_the_producers_print() {
     );
 }
 
-/// A document the ledger reads with its own type (`rocpath-docs`) reads back whole: the type
-/// written again is the document as printed (without the envelope's `schema` and `observed`),
-/// so no field is dropped or misnamed on either side.
-pub(crate) fn reads_back<T: serde::de::DeserializeOwned + serde::Serialize>(
-    mut json: serde_json::Value,
-) {
+/// `json` without the envelope (`schema`, `observed`), and the same read as `T` and written
+/// again.
+fn typed_again<T: serde::de::DeserializeOwned + serde::Serialize>(
+    mut json: Value,
+) -> (Value, Value) {
     if let Some(m) = json.as_object_mut() {
         m.remove("schema");
         m.remove("observed");
     }
     let typed: T = serde_json::from_value(json.clone())
         .unwrap_or_else(|e| unreachable!("the document does not read as its type: {e}"));
-    let back = serde_json::to_value(&typed).unwrap_or_else(|e| unreachable!("{e}"));
-    assert_eq!(back, json);
+    let again = serde_json::to_value(&typed).unwrap_or_else(|e| unreachable!("{e}"));
+    (json, again)
+}
+
+/// A document the ledger reads with its own type (`rocpath-docs`) reads back whole: the type
+/// written again is the document as printed (without the envelope's `schema` and `observed`),
+/// so no field is dropped or misnamed on either side.
+pub(crate) fn reads_back<T: serde::de::DeserializeOwned + serde::Serialize>(json: Value) {
+    let (printed, again) = typed_again::<T>(json);
+    assert_eq!(again, printed);
 }
 
 /// Whether every field and value of `printed` is in `typed` (which may add fields a newer
@@ -215,14 +222,9 @@ fn holds(typed: &Value, printed: &Value) -> bool {
 /// printed is dropped or misnamed on the reading side.
 #[test]
 fn documents_read_whole_read_back_as_printed() {
-    fn back<T: serde::de::DeserializeOwned + serde::Serialize>(mut v: Value) {
-        if let Some(m) = v.as_object_mut() {
-            m.remove("schema");
-            m.remove("observed");
-        }
-        let typed: T = serde_json::from_value(v.clone()).unwrap_or_else(|e| unreachable!("{e}"));
-        let typed = serde_json::to_value(&typed).unwrap_or_else(|e| unreachable!("{e}"));
-        assert!(holds(&typed, &v), "read back as {typed:#}");
+    fn back<T: serde::de::DeserializeOwned + serde::Serialize>(v: Value) {
+        let (printed, again) = typed_again::<T>(v);
+        assert!(holds(&again, &printed), "read back as {again:#}");
     }
     let mut n = 0;
     for schema in [s::CHECK, s::GATES, s::PROVENANCE, s::FOLLOW] {

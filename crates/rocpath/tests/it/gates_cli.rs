@@ -218,13 +218,15 @@ fn provenance_command_json_table_and_errors() {
     // One line could not be read: reported, and the exit says so (2), the other is traced.
     assert_eq!(code, 2);
 
-    let out = rocpath()
-        .args(["provenance", d, "src/solver/conv/conv_mlir_igemm_fwd.cpp:7"])
-        .output()
-        .unwrap();
+    let line = "src/solver/conv/conv_mlir_igemm_fwd.cpp:7";
+    let out = rocpath().args(["provenance", d, line]).output().unwrap();
     assert_eq!(out.status.code(), Some(0));
     let s = String::from_utf8_lossy(&out.stdout);
     assert!(s.contains("Disable gfx900"), "{s}");
+    // As people read it, and the one-line document, which reads back whole as its type.
+    let (one, _) = run_json(&["provenance", d, line]);
+    as_read(d, "cli_provenance", &["provenance", d, line], &one);
+    crate::doc_contract::reads_back::<rocpath_docs::provenance::ProvenanceDoc>(one);
 
     // A malformed FILE:LINE is a usage error; a folder that is not a repository names it.
     let out = rocpath()
@@ -264,32 +266,7 @@ fn timeline_shows_the_gate_through_both_tags() {
     assert_eq!(code, 0, "{v}");
     let s = v.to_string();
     assert!(s.contains("rocm-5.0.0") && s.contains("rocm-6.2.0"), "{s}");
-}
-
-/// What people read of `provenance` and `gates --timeline`, and their documents' shapes, on the
-/// repository built here (fixed authors and dates: the same hashes on every machine; the
-/// temporary folder is filtered). The provenance document reads back whole as its type.
-#[test]
-fn provenance_and_timeline_as_people_read_them() {
-    if !have_git() {
-        return;
-    }
-    let t = tempfile::tempdir().unwrap();
-    let dir = t.path();
-    build(dir);
-    let d = dir.to_str().unwrap();
-    let text = |args: &[&str]| {
-        let out = rocpath().env("COLUMNS", "100").args(args).output().unwrap();
-        format!(
-            "$ rocpath --no-progress {}\nexit: {}\n--- stdout\n{}--- stderr\n{}",
-            args.join(" "),
-            out.status.code().map_or("signal".into(), |c| c.to_string()),
-            String::from_utf8_lossy(&out.stdout),
-            String::from_utf8_lossy(&out.stderr)
-        )
-    };
-    let line = "src/solver/conv/conv_mlir_igemm_fwd.cpp:7";
-    let timeline = [
+    let args = [
         "gates",
         "--timeline",
         "--arch",
@@ -298,18 +275,21 @@ fn provenance_and_timeline_as_people_read_them() {
         "rocm-*",
         d,
     ];
-    let (prov, _) = run_json(&["provenance", d, line]);
-    let (tl, _) = run_json(&timeline);
-    let pretty = |v: &Value| serde_json::to_string_pretty(&crate::gemm_cli::shape(v)).unwrap();
+    as_read(d, "cli_gates_timeline", &args, &v);
+}
+
+/// What people read of a command on the repository built here, and its document's shape, as
+/// snapshots (fixed authors and dates: the same hashes on every machine; the temporary folder
+/// is filtered).
+fn as_read(repo: &str, name: &str, args: &[&str], json: &Value) {
+    let text = crate::snapshots_cli::outcome(Path::new(repo), args);
+    let shape = serde_json::to_string_pretty(&crate::gemm_cli::shape(json)).unwrap();
     let mut s = insta::Settings::clone_current();
     s.set_prepend_module_to_snapshot(false);
-    s.add_filter(&regex::escape(d), "[REPO]");
+    s.add_filter(&regex::escape(repo), "[REPO]");
     s.add_filter(env!("CARGO_PKG_VERSION"), "[VERSION]");
     s.bind(|| {
-        insta::assert_snapshot!("cli_provenance", text(&["provenance", d, line]));
-        insta::assert_snapshot!("cli_provenance_json_shape", pretty(&prov));
-        insta::assert_snapshot!("cli_gates_timeline", text(&timeline));
-        insta::assert_snapshot!("cli_gates_timeline_json_shape", pretty(&tl));
+        insta::assert_snapshot!(name, text);
+        insta::assert_snapshot!(format!("{name}_json_shape"), shape);
     });
-    crate::doc_contract::reads_back::<rocpath_docs::provenance::ProvenanceDoc>(prov);
 }

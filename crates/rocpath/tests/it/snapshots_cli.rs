@@ -7,7 +7,7 @@ use assert_cmd::Command;
 use std::path::Path;
 
 /// Runs rocpath in `dir` and renders the outcome as one text.
-fn outcome(dir: &Path, args: &[&str]) -> String {
+pub(crate) fn outcome(dir: &Path, args: &[&str]) -> String {
     let out = Command::cargo_bin("rocpath")
         .unwrap()
         .current_dir(dir)

@@ -438,33 +438,6 @@ pub enum OutcomeKind {
     Undetermined,
 }
 
-impl OutcomeKind {
-    /// The snake_case name.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            OutcomeKind::Natural => "natural",
-            OutcomeKind::FallbackObserved => "fallback_observed",
-            OutcomeKind::ApplicabilityReject => "applicability_reject",
-            OutcomeKind::BuildFailure => "build_failure",
-            OutcomeKind::RuntimeAbort => "runtime_abort",
-            OutcomeKind::GpuFault => "gpu_fault",
-            OutcomeKind::Success => "success",
-            OutcomeKind::CliError => "cli_error",
-            OutcomeKind::LibraryError => "library_error",
-            OutcomeKind::Incomplete => "incomplete",
-            OutcomeKind::Undetermined => "undetermined",
-        }
-    }
-
-    /// Whether the outcome is a failure of the run (for exit statuses).
-    pub fn is_failure(self) -> bool {
-        !matches!(
-            self,
-            OutcomeKind::Natural | OutcomeKind::FallbackObserved | OutcomeKind::Success
-        )
-    }
-}
-
 /// The case outcome.
 #[derive(Debug, Clone, Serialize)]
 pub struct Outcome {
@@ -598,4 +571,31 @@ pub struct Note {
     pub count: u64,
     /// Evidence.
     pub evidence: Evidence,
+}
+
+impl OutcomeKind {
+    /// The snake_case name.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            OutcomeKind::Natural => "natural",
+            OutcomeKind::FallbackObserved => "fallback_observed",
+            OutcomeKind::ApplicabilityReject => "applicability_reject",
+            OutcomeKind::BuildFailure => "build_failure",
+            OutcomeKind::RuntimeAbort => "runtime_abort",
+            OutcomeKind::GpuFault => "gpu_fault",
+            OutcomeKind::Success => "success",
+            OutcomeKind::CliError => "cli_error",
+            OutcomeKind::LibraryError => "library_error",
+            OutcomeKind::Incomplete => "incomplete",
+            OutcomeKind::Undetermined => "undetermined",
+        }
+    }
+
+    /// Whether the outcome is a failure of the run (for exit statuses).
+    pub fn is_failure(self) -> bool {
+        !matches!(
+            self,
+            OutcomeKind::Natural | OutcomeKind::FallbackObserved | OutcomeKind::Success
+        )
+    }
 }

@@ -48,25 +48,6 @@ pub struct Counts {
     pub signals: BTreeMap<String, u64>,
 }
 
-impl Counts {
-    /// Adds another set of counts.
-    pub fn merge(&mut self, o: &Counts) {
-        self.instructions += o.instructions;
-        self.code_bytes += o.code_bytes;
-        self.unknown += o.unknown;
-        for (dst, src) in [
-            (&mut self.mnemonics, &o.mnemonics),
-            (&mut self.classes, &o.classes),
-            (&mut self.groups, &o.groups),
-            (&mut self.signals, &o.signals),
-        ] {
-            for (k, v) in src {
-                *dst.entry(k.clone()).or_default() += v;
-            }
-        }
-    }
-}
-
 /// One kernel (or device function) of a code object.
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct KernelCensus {
@@ -168,4 +149,23 @@ pub struct DisasmLine {
     pub mnemonic: String,
     /// Class.
     pub class: String,
+}
+
+impl Counts {
+    /// Adds another set of counts.
+    pub fn merge(&mut self, o: &Counts) {
+        self.instructions += o.instructions;
+        self.code_bytes += o.code_bytes;
+        self.unknown += o.unknown;
+        for (dst, src) in [
+            (&mut self.mnemonics, &o.mnemonics),
+            (&mut self.classes, &o.classes),
+            (&mut self.groups, &o.groups),
+            (&mut self.signals, &o.signals),
+        ] {
+            for (k, v) in src {
+                *dst.entry(k.clone()).or_default() += v;
+            }
+        }
+    }
 }

@@ -148,18 +148,6 @@ pub enum VerdictKind {
     Unsure,
 }
 
-impl VerdictKind {
-    /// `GPU`, `CPU`, `MIXED`, `UNSURE`.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            VerdictKind::Gpu => "GPU",
-            VerdictKind::Cpu => "CPU",
-            VerdictKind::Mixed => "MIXED",
-            VerdictKind::Unsure => "UNSURE",
-        }
-    }
-}
-
 /// One line that speaks for GPU or CPU.
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct Signal {
@@ -183,10 +171,6 @@ pub struct Signal {
     /// lines carried it counts every line.)
     #[serde(default = "counted")]
     pub counted: bool,
-}
-
-fn counted() -> bool {
-    true
 }
 
 /// The verdict with its reasons.
@@ -353,23 +337,6 @@ pub struct Response {
     /// `error`, for an error response.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub error: Option<String>,
-}
-
-impl Response {
-    /// The rates this response allows.
-    pub fn rates(&self) -> Rates {
-        let per_s = |n: Option<u64>, d: Option<u64>| match (n, d) {
-            (Some(n), Some(d)) if d > 0 => Some(n as f64 * 1e9 / d as f64),
-            _ => None,
-        };
-        Rates {
-            eval_rate: per_s(self.eval_count, self.eval_duration_ns),
-            e2e_rate: per_s(self.eval_count, self.total_duration_ns),
-            prefill_rate: per_s(self.prompt_eval_count, self.prompt_eval_duration_ns),
-            load_s: self.load_duration_ns.map(|n| n as f64 / 1e9),
-            total_s: self.total_duration_ns.map(|n| n as f64 / 1e9),
-        }
-    }
 }
 
 /// Token rates and times of a response, each labelled by how it is computed.
@@ -554,4 +521,37 @@ pub struct GgmlDevice {
     /// Wavefront size.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub wave_size: Option<u32>,
+}
+
+fn counted() -> bool {
+    true
+}
+
+impl Response {
+    /// The rates this response allows.
+    pub fn rates(&self) -> Rates {
+        let per_s = |n: Option<u64>, d: Option<u64>| match (n, d) {
+            (Some(n), Some(d)) if d > 0 => Some(n as f64 * 1e9 / d as f64),
+            _ => None,
+        };
+        Rates {
+            eval_rate: per_s(self.eval_count, self.eval_duration_ns),
+            e2e_rate: per_s(self.eval_count, self.total_duration_ns),
+            prefill_rate: per_s(self.prompt_eval_count, self.prompt_eval_duration_ns),
+            load_s: self.load_duration_ns.map(|n| n as f64 / 1e9),
+            total_s: self.total_duration_ns.map(|n| n as f64 / 1e9),
+        }
+    }
+}
+
+impl VerdictKind {
+    /// `GPU`, `CPU`, `MIXED`, `UNSURE`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            VerdictKind::Gpu => "GPU",
+            VerdictKind::Cpu => "CPU",
+            VerdictKind::Mixed => "MIXED",
+            VerdictKind::Unsure => "UNSURE",
+        }
+    }
 }

@@ -201,90 +201,6 @@ pub enum Family {
     Other,
 }
 
-impl Family {
-    /// All families, in report order.
-    pub const ALL: [Family; 21] = [
-        Family::MulMatQ,
-        Family::MulMatVecQ,
-        Family::MulMatF,
-        Family::MulMatVecF,
-        Family::FlashAttnTile,
-        Family::FlashAttnVec,
-        Family::FlashAttnMma,
-        Family::FlashAttnCombine,
-        Family::Quantize,
-        Family::Dequantize,
-        Family::Elementwise,
-        Family::Softmax,
-        Family::Rope,
-        Family::Norm,
-        Family::GgmlCopy,
-        Family::GgmlOther,
-        Family::TensileCijk,
-        Family::Rocblas,
-        Family::Miopen,
-        Family::RuntimeCopyFill,
-        Family::Other,
-    ];
-
-    /// The snake_case name used in JSON and TSV.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Family::MulMatQ => "mul_mat_q",
-            Family::MulMatVecQ => "mul_mat_vec_q",
-            Family::MulMatF => "mul_mat_f",
-            Family::MulMatVecF => "mul_mat_vec_f",
-            Family::FlashAttnTile => "flash_attn_tile",
-            Family::FlashAttnVec => "flash_attn_vec",
-            Family::FlashAttnMma => "flash_attn_mma",
-            Family::FlashAttnCombine => "flash_attn_combine",
-            Family::Quantize => "quantize",
-            Family::Dequantize => "dequantize",
-            Family::Elementwise => "elementwise",
-            Family::Softmax => "softmax",
-            Family::Rope => "rope",
-            Family::Norm => "norm",
-            Family::GgmlCopy => "ggml_copy",
-            Family::GgmlOther => "ggml_other",
-            Family::TensileCijk => "tensile_cijk",
-            Family::Rocblas => "rocblas",
-            Family::Miopen => "miopen",
-            Family::RuntimeCopyFill => "runtime_copy_fill",
-            Family::Other => "other",
-        }
-    }
-
-    /// The library the family belongs to: `ggml`, `tensile`, `rocblas`, `miopen`, `runtime`
-    /// or `other`.
-    pub fn library(self) -> Library {
-        match self {
-            Family::TensileCijk => Library::Tensile,
-            Family::Rocblas => Library::Rocblas,
-            Family::Miopen => Library::Miopen,
-            Family::RuntimeCopyFill => Library::Runtime,
-            Family::Other => Library::Other,
-            _ => Library::Ggml,
-        }
-    }
-
-    /// A GEMM that ran through rocBLAS/Tensile (the "direct dispatch" of the research's link
-    /// gate), as opposed to ggml's own kernels.
-    pub fn is_blas(self) -> bool {
-        matches!(self, Family::TensileCijk | Family::Rocblas)
-    }
-
-    /// Parses the snake_case name.
-    pub fn parse(s: &str) -> Option<Family> {
-        Family::ALL.into_iter().find(|f| f.as_str() == s)
-    }
-}
-
-impl std::fmt::Display for Family {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(self.as_str())
-    }
-}
-
 /// The counters the research workflow's rocprofv3 probe printed (`g4-rocprofv3-dispatch-check.sh`),
 /// computed the same way — substring matches on the kernel name — so that its summaries can be
 /// compared with rocpath's families.
@@ -306,19 +222,6 @@ pub struct ResearchCounters {
     pub kernel_tensile_like_rows: u64,
 }
 
-impl ResearchCounters {
-    /// Sums two counters.
-    pub fn merge(&mut self, o: &ResearchCounters) {
-        self.kernel_dispatch_rows += o.kernel_dispatch_rows;
-        self.kernel_mul_mat_q_rows += o.kernel_mul_mat_q_rows;
-        self.kernel_mul_mat_vec_rows += o.kernel_mul_mat_vec_rows;
-        self.kernel_flash_attn_rows += o.kernel_flash_attn_rows;
-        self.kernel_quantize_rows += o.kernel_quantize_rows;
-        self.kernel_copy_rows += o.kernel_copy_rows;
-        self.kernel_tensile_like_rows += o.kernel_tensile_like_rows;
-    }
-}
-
 /// Register and memory use of a kernel, as the trace reports it (the largest seen).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Resources {
@@ -337,24 +240,6 @@ pub struct Resources {
     /// Scratch (private segment) bytes.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub scratch_bytes: Option<u64>,
-}
-
-impl Resources {
-    fn max(a: Option<u64>, b: Option<u64>) -> Option<u64> {
-        match (a, b) {
-            (Some(x), Some(y)) => Some(x.max(y)),
-            (x, None) => x,
-            (None, y) => y,
-        }
-    }
-    /// Keeps the larger of each.
-    pub fn merge(&mut self, o: &Resources) {
-        self.vgpr_count = Self::max(self.vgpr_count, o.vgpr_count);
-        self.accum_vgpr_count = Self::max(self.accum_vgpr_count, o.accum_vgpr_count);
-        self.sgpr_count = Self::max(self.sgpr_count, o.sgpr_count);
-        self.lds_bytes = Self::max(self.lds_bytes, o.lds_bytes);
-        self.scratch_bytes = Self::max(self.scratch_bytes, o.scratch_bytes);
-    }
 }
 
 /// An agent (CPU or GPU) of the profiled process.
@@ -556,5 +441,120 @@ impl TraceRecord {
             .filter(|a| a.kind.eq_ignore_ascii_case("gpu"))
             .map(|a| a.name.as_str())
             .collect()
+    }
+}
+
+impl Resources {
+    fn max(a: Option<u64>, b: Option<u64>) -> Option<u64> {
+        match (a, b) {
+            (Some(x), Some(y)) => Some(x.max(y)),
+            (x, None) => x,
+            (None, y) => y,
+        }
+    }
+    /// Keeps the larger of each.
+    pub fn merge(&mut self, o: &Resources) {
+        self.vgpr_count = Self::max(self.vgpr_count, o.vgpr_count);
+        self.accum_vgpr_count = Self::max(self.accum_vgpr_count, o.accum_vgpr_count);
+        self.sgpr_count = Self::max(self.sgpr_count, o.sgpr_count);
+        self.lds_bytes = Self::max(self.lds_bytes, o.lds_bytes);
+        self.scratch_bytes = Self::max(self.scratch_bytes, o.scratch_bytes);
+    }
+}
+
+impl ResearchCounters {
+    /// Sums two counters.
+    pub fn merge(&mut self, o: &ResearchCounters) {
+        self.kernel_dispatch_rows += o.kernel_dispatch_rows;
+        self.kernel_mul_mat_q_rows += o.kernel_mul_mat_q_rows;
+        self.kernel_mul_mat_vec_rows += o.kernel_mul_mat_vec_rows;
+        self.kernel_flash_attn_rows += o.kernel_flash_attn_rows;
+        self.kernel_quantize_rows += o.kernel_quantize_rows;
+        self.kernel_copy_rows += o.kernel_copy_rows;
+        self.kernel_tensile_like_rows += o.kernel_tensile_like_rows;
+    }
+}
+
+impl std::fmt::Display for Family {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+impl Family {
+    /// All families, in report order.
+    pub const ALL: [Family; 21] = [
+        Family::MulMatQ,
+        Family::MulMatVecQ,
+        Family::MulMatF,
+        Family::MulMatVecF,
+        Family::FlashAttnTile,
+        Family::FlashAttnVec,
+        Family::FlashAttnMma,
+        Family::FlashAttnCombine,
+        Family::Quantize,
+        Family::Dequantize,
+        Family::Elementwise,
+        Family::Softmax,
+        Family::Rope,
+        Family::Norm,
+        Family::GgmlCopy,
+        Family::GgmlOther,
+        Family::TensileCijk,
+        Family::Rocblas,
+        Family::Miopen,
+        Family::RuntimeCopyFill,
+        Family::Other,
+    ];
+
+    /// The snake_case name used in JSON and TSV.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Family::MulMatQ => "mul_mat_q",
+            Family::MulMatVecQ => "mul_mat_vec_q",
+            Family::MulMatF => "mul_mat_f",
+            Family::MulMatVecF => "mul_mat_vec_f",
+            Family::FlashAttnTile => "flash_attn_tile",
+            Family::FlashAttnVec => "flash_attn_vec",
+            Family::FlashAttnMma => "flash_attn_mma",
+            Family::FlashAttnCombine => "flash_attn_combine",
+            Family::Quantize => "quantize",
+            Family::Dequantize => "dequantize",
+            Family::Elementwise => "elementwise",
+            Family::Softmax => "softmax",
+            Family::Rope => "rope",
+            Family::Norm => "norm",
+            Family::GgmlCopy => "ggml_copy",
+            Family::GgmlOther => "ggml_other",
+            Family::TensileCijk => "tensile_cijk",
+            Family::Rocblas => "rocblas",
+            Family::Miopen => "miopen",
+            Family::RuntimeCopyFill => "runtime_copy_fill",
+            Family::Other => "other",
+        }
+    }
+
+    /// The library the family belongs to: `ggml`, `tensile`, `rocblas`, `miopen`, `runtime`
+    /// or `other`.
+    pub fn library(self) -> Library {
+        match self {
+            Family::TensileCijk => Library::Tensile,
+            Family::Rocblas => Library::Rocblas,
+            Family::Miopen => Library::Miopen,
+            Family::RuntimeCopyFill => Library::Runtime,
+            Family::Other => Library::Other,
+            _ => Library::Ggml,
+        }
+    }
+
+    /// A GEMM that ran through rocBLAS/Tensile (the "direct dispatch" of the research's link
+    /// gate), as opposed to ggml's own kernels.
+    pub fn is_blas(self) -> bool {
+        matches!(self, Family::TensileCijk | Family::Rocblas)
+    }
+
+    /// Parses the snake_case name.
+    pub fn parse(s: &str) -> Option<Family> {
+        Family::ALL.into_iter().find(|f| f.as_str() == s)
     }
 }

@@ -43,19 +43,6 @@ pub struct Srcs {
     pub(crate) count: u64,
 }
 
-impl Srcs {
-    pub(crate) fn add(&mut self, s: Src) {
-        self.count += 1;
-        if self.first.len() < MAX_SOURCES && !self.first.contains(&s) {
-            self.first.push(s);
-        }
-    }
-    fn add_n(&mut self, s: Src, n: u64) {
-        self.add(s);
-        self.count += n.saturating_sub(1);
-    }
-}
-
 #[derive(Debug)]
 pub(crate) struct FileAcc {
     pub path: String,
@@ -207,6 +194,19 @@ pub struct Collector {
     pub(crate) bench: Vec<(Vec<(String, String)>, Src)>,
     /// Blocks of a MIOpen C-API probe (`capi.rs`).
     pub(crate) capi: Vec<capi::BlockAcc>,
+}
+
+impl Srcs {
+    pub(crate) fn add(&mut self, s: Src) {
+        self.count += 1;
+        if self.first.len() < MAX_SOURCES && !self.first.contains(&s) {
+            self.first.push(s);
+        }
+    }
+    fn add_n(&mut self, s: Src, n: u64) {
+        self.add(s);
+        self.count += n.saturating_sub(1);
+    }
 }
 
 fn db_kind(file: &str) -> &'static str {

@@ -416,6 +416,32 @@ fn placement_support(p: &Placement<'_>, note: Text) -> Vec<Support> {
     v
 }
 
+/// The class of a group's claim: confirmed when every run agrees and each is confirmed;
+/// limited when a run that differs is one the recording could not decide; else the first
+/// class below confirmed among its runs.
+fn group_class(m: &[&Placement<'_>], top: VerdictKind, all_agree: bool) -> Class {
+    let weakest = |or: Class| {
+        m.iter()
+            .map(|p| p.class)
+            .find(|c| *c != Class::Confirmed)
+            .unwrap_or(or)
+    };
+    if all_agree && m.iter().all(|p| p.class == Class::Confirmed) {
+        Class::Confirmed
+    } else if all_agree {
+        weakest(Class::Unresolved)
+    } else if m
+        .iter()
+        .any(|p| p.verdict != top && matches!(p.class, Class::Unresolved | Class::Limited))
+    {
+        // A run whose placement the recording could not decide: a limit of the observation.
+        Class::Limited
+    } else {
+        // Runs that were decided and differ: the split is stated, it is no limit.
+        weakest(Class::Confirmed)
+    }
+}
+
 fn placement_group(world: &str, model: &str, config: &str, m: &[&Placement<'_>]) -> Finding {
     // By the verdict's word, so a tie goes to the first in that order.
     let mut counts: BTreeMap<&'static str, (VerdictKind, u64)> = BTreeMap::new();
@@ -468,26 +494,7 @@ fn placement_group(world: &str, model: &str, config: &str, m: &[&Placement<'_>])
             .en
             .push_str(&format!(" Exceptions: {}.", exceptions.join("; ")));
     }
-    let class = if exceptions.is_empty() && m.iter().all(|p| p.class == Class::Confirmed) {
-        Class::Confirmed
-    } else if exceptions.is_empty() {
-        m.iter()
-            .map(|p| p.class)
-            .find(|c| *c != Class::Confirmed)
-            .unwrap_or(Class::Unresolved)
-    } else if m
-        .iter()
-        .any(|p| p.verdict != top && matches!(p.class, Class::Unresolved | Class::Limited))
-    {
-        // A run whose placement the recording could not decide: a limit of the observation.
-        Class::Limited
-    } else {
-        // Runs that were decided and differ: the split is stated, it is no limit.
-        m.iter()
-            .map(|p| p.class)
-            .find(|c| *c != Class::Confirmed)
-            .unwrap_or(Class::Confirmed)
-    };
+    let class = group_class(m, top, exceptions.is_empty());
     let support = m
         .iter()
         .map(|p| {

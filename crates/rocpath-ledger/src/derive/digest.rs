@@ -1,9 +1,11 @@
 //! What the derivation rules read of an observation file: its id, the world it was imported
-//! for, and the few fields of its document the rules use, typed per producer schema. The rest
-//! of the document is skipped while parsing (never held as a JSON tree), so deriving over
-//! thousands of observations reads them at the speed of the JSON scanner.
-//!
-//! Readers are tolerant like [`crate::schemas`]: a field of another shape reads as missing.
+//! for, and its document, typed per producer schema. Most documents are read with their own
+//! types (`rocpath-docs`): a field of another shape makes the document an error naming it. An
+//! inventory and an ISA census are reduced to what the rules use as they are read, so deriving
+//! over many holds one whole document at a time per thread. The `case`, `explain --compare`
+//! and `explain gemm` documents are read through projections of the few fields the rules use,
+//! the rest skipped while parsing; those readers are tolerant like [`crate::schemas`]: a field
+//! of another shape reads as missing.
 
 use crate::files::{ParseError, check_id, check_schema};
 use crate::model::OBSERVATION_SCHEMA;

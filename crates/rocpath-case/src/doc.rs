@@ -1,4 +1,5 @@
-//! The documents `rocpath case` prints: `rocpath.case` (case reports) and
+//! The documents `rocpath case` prints: `rocpath.case` (case reports, its type in
+//! `rocpath-docs`) and
 //! `rocpath.case-table` (one row per case), each with the inputs that could not be read
 //! ([`rocpath_docs::schema::CASE`], [`rocpath_docs::schema::CASE_TABLE`]).
 
@@ -15,22 +16,13 @@ impl From<&CaseError> for ErrorItem {
     }
 }
 
-/// `rocpath.case`: the case reports.
-#[derive(Debug, Serialize)]
-pub struct CaseDoc<'a> {
-    /// One report per case.
-    pub cases: &'a [CaseReport],
-    /// Inputs that could not be read.
-    pub errors: Vec<ErrorItem>,
-}
+pub use rocpath_docs::case::CaseDoc;
 
-impl<'a> CaseDoc<'a> {
-    /// The document of reports and read errors.
-    pub fn new(cases: &'a [CaseReport], errors: &[CaseError]) -> Self {
-        CaseDoc {
-            cases,
-            errors: errors.iter().map(Into::into).collect(),
-        }
+/// `rocpath.case`: the document of reports and read errors.
+pub fn case_doc(cases: Vec<CaseReport>, errors: &[CaseError]) -> CaseDoc {
+    CaseDoc {
+        cases,
+        errors: errors.iter().map(Into::into).collect(),
     }
 }
 

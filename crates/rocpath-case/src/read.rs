@@ -3,7 +3,7 @@
 
 use crate::collect::Collector;
 pub use crate::error::CaseError;
-use crate::meta::{CaseMeta, META_FILE};
+use crate::meta::META_FILE;
 use crate::model::CaseReport;
 use rocpath_logs::LineSplitter;
 use sha2::{Digest, Sha256};
@@ -248,13 +248,13 @@ pub fn read_case(src: &CaseSource) -> (CaseReport, Vec<CaseError>) {
     let mut errors = Vec::new();
     if let Some(m) = &src.meta {
         let parsed = if file_name(m) == META_FILE {
-            CaseMeta::read_json(m).map(|meta| {
+            crate::meta::read_json(m).map(|meta| {
                 let mut lines = std::collections::BTreeMap::new();
                 lines.insert("command".to_string(), 1);
                 (meta, lines)
             })
         } else {
-            CaseMeta::read_txt(m)
+            crate::meta::read_txt(m)
         };
         match parsed.and_then(|(meta, lines)| register_meta(&mut c, m).map(|i| (meta, lines, i))) {
             Ok((meta, lines, idx)) => c.set_meta(meta, idx, lines),

@@ -396,10 +396,10 @@ impl Collector {
                     || s.problem == c.problem.and_then(|i| self.problem_key(i)))
         });
         if forced.is_some_and(|f| f.solver == c.solver) {
-            seen.push(FateSeen::marker(Fate::Forced, SeenIn::Forced));
+            seen.push(marker(Fate::Forced, SeenIn::Forced));
         }
         if is_selected {
-            seen.push(FateSeen::marker(Fate::Selected, SeenIn::Selected));
+            seen.push(marker(Fate::Selected, SeenIn::Selected));
         }
         let fate = seen
             .iter()
@@ -653,15 +653,13 @@ impl Collector {
     }
 }
 
-impl FateSeen {
-    /// A fate given by the report (forced, selected), not seen on a line.
-    fn marker(fate: Fate, phase: SeenIn) -> FateSeen {
-        FateSeen {
-            fate,
-            phase,
-            line: 0,
-            file: String::new(),
-        }
+/// A fate given by the report (forced, selected), not seen on a line.
+fn marker(fate: Fate, phase: SeenIn) -> FateSeen {
+    FateSeen {
+        fate,
+        phase,
+        line: 0,
+        file: String::new(),
     }
 }
 

@@ -23,7 +23,9 @@
 //! target-id type, which documents print) only, so every crate can use it without pulling a
 //! domain's logic in.
 
+pub mod case;
 pub mod check;
+pub mod conv;
 pub mod error;
 pub mod follow;
 pub mod gates;

@@ -18,35 +18,16 @@
 use crate::text::{after, find, rsplit_once, s, split_once, trim};
 use std::borrow::Cow;
 
-/// Types of a GEMM call (`f16_r`, `bf16_r`, `f32_r`, `i8_r`, `i32_r`, …).
-#[derive(Debug, Clone, PartialEq, Eq, Hash, Default, PartialOrd, Ord, serde::Serialize)]
-pub struct GemmTypes {
-    /// A.
-    pub a: Option<String>,
-    /// B.
-    pub b: Option<String>,
-    /// C.
-    pub c: Option<String>,
-    /// D.
-    pub d: Option<String>,
-    /// Compute type.
-    pub compute: Option<String>,
-}
+pub use rocpath_docs::case::GemmTypes;
 
-impl GemmTypes {
-    fn all(t: &str) -> GemmTypes {
-        GemmTypes {
-            a: Some(t.into()),
-            b: Some(t.into()),
-            c: Some(t.into()),
-            d: Some(t.into()),
-            compute: Some(t.into()),
-        }
-    }
-
-    /// Any type known.
-    pub fn is_empty(&self) -> bool {
-        self.a.is_none() && self.b.is_none() && self.compute.is_none()
+/// Every type of a call the same (`rocblas_sgemm`: all `f32_r`).
+fn all_types(t: &str) -> GemmTypes {
+    GemmTypes {
+        a: Some(t.into()),
+        b: Some(t.into()),
+        c: Some(t.into()),
+        d: Some(t.into()),
+        compute: Some(t.into()),
     }
 }
 
@@ -222,7 +203,7 @@ fn trace(line: &[u8]) -> Option<Event<'_>> {
         return Some(Event::Api(Cow::Owned(api.to_string())));
     };
     let types = match implied_type(api) {
-        Some(t) => GemmTypes::all(t),
+        Some(t) => all_types(t),
         None => {
             let t: Vec<&str> = f.iter().copied().filter(|x| is_type(x)).collect();
             GemmTypes {
@@ -323,7 +304,7 @@ fn profile(line: &[u8]) -> Option<Event<'_>> {
     }
     let num = |k: &str| fields.get(k).and_then(|v| v.parse::<u64>().ok());
     let types = match implied_type(&func) {
-        Some(t) => GemmTypes::all(t),
+        Some(t) => all_types(t),
         None => GemmTypes {
             a: fields.get("a_type").cloned(),
             b: fields.get("b_type").cloned(),
@@ -525,7 +506,7 @@ mod tests {
         assert_eq!(g.types.c.as_deref(), Some("f32_r"));
         assert_eq!(g.types.compute.as_deref(), Some("f32_r"));
         let g = gemm(parse(b"rocblas_sgemm,T,N,32,512,2880,1,0x14050d00,2880,0x80,2880,0,0x2441900,32,atomics_not_allowed"));
-        assert_eq!(g.types, GemmTypes::all("f32_r"));
+        assert_eq!(g.types, all_types("f32_r"));
         assert_eq!((g.m, g.n, g.k), (32, 512, 2880));
         let g = gemm(parse(b"rocblas_hgemm_strided_batched,N,T,8,9,10,1,0x1,8,64,0x2,9,81,0,0x3,8,72,12,atomics_allowed"));
         assert_eq!(g.batch_count, Some(12));

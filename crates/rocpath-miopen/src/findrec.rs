@@ -4,23 +4,7 @@
 //! Source: ROCm/MIOpen@2d1fd997 `src/db_record.cpp:90-164` (record parsing, legacy items,
 //! duplicates ignored), `src/include/miopen/perf_field.hpp:48-74` (2.0 item fields).
 
-use serde::{Deserialize, Serialize};
-
-/// One solver entry of a find-db record.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct FindItem {
-    /// Solver (`SolverDbId`).
-    pub solver: String,
-    /// Algorithm (`miopenConvolutionFwdAlgoWinograd`).
-    pub algorithm: String,
-    /// Measured time in milliseconds.
-    pub time_ms: f64,
-    /// Workspace in bytes.
-    pub workspace: u64,
-    /// The item was in the legacy 1.0 format.
-    #[serde(default)]
-    pub legacy: bool,
-}
+pub use rocpath_docs::conv::FindItem;
 
 /// A parsed record, items in file order. Items that fit neither format are skipped ("Ill-formed
 /// file: ID not found; skipped", db_record.cpp:133-137); a repeated solver keeps its first item

@@ -20,12 +20,14 @@
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 
+/// A convolution problem and its keys: the type the documents print, defined in
+/// `rocpath-docs` (`conv`).
+pub use rocpath_docs::conv as problem;
 /// Database file names (the `rocpath-miopen-names` crate, which the file readers use alone).
 pub use rocpath_miopen_names as dbname;
 pub mod driver;
 pub mod findrec;
 pub mod model;
-pub mod problem;
 pub mod registry;
 pub mod select;
 pub mod tunanet;

@@ -2,8 +2,9 @@
 //! The publishable site of a derived ledger: the world page's question chain (snapshot; each
 //! claim listed once, a person's lead in place of the generated one), raw
 //! paths shown relative to the ledger's data root and never as this machine's absolute paths,
-//! and `--copy-raw` putting the quoted raw files under `raw/`. The case documents are shaped
-//! as `rocpath --json case read` prints them for the Vega64 logs of the shared fixtures.
+//! and `--copy-raw` putting the quoted raw files under `raw/`. The case documents are whole,
+//! as `rocpath --json case read` prints them for the Vega64 logs of the shared fixtures
+//! (`rocpath_testdata::docs::whole_case`).
 
 use rocpath_ledger::model::*;
 use rocpath_ledger::store::Ledger;
@@ -28,22 +29,25 @@ fn case(
     let ev = json!({"class": "confirmed", "kind": "runtime_verified",
                     "rule": format!("case.outcome.{outcome}"),
                     "sources": [{"path": log.display().to_string(), "line": 2}]});
+    // What the outcome's evidence does not quote (only the outcome names the log line).
+    let seen = json!({"class": "confirmed", "kind": "runtime_verified", "rule": "case.read"});
     json!({
         "schema": "rocpath.case/1",
         "observed": {"tool": "rocpath", "version": "0.1.0",
                      "command": format!("/somewhere/bin/rocpath --json case read {}", log.display()),
                      "time": "2026-03-18T00:00:00Z", "host": "test"},
-        "cases": [{
+        "cases": [rocpath_testdata::docs::whole_case(json!({
             "name": name,
             "path": log.display().to_string(),
-            "meta": {"command_line": "MIOpenDriver convint8 -n 16 -c 32 -H 28 -W 28 -k 32 -y 1 -x 1"},
-            "device": {"arch": "gfx900:xnack-"},
-            "libraries": [{"what": "miopen_version", "value": "3.5.1.5b515cf1bca-dirty"}],
-            "problems": [{"problem": {"layouts": ["NCHW"], "types": ["INT8"], "direction": "F"}}],
-            "forced": forced.map(|s| json!({"solver": s, "via": "driver_flag"})),
-            "selected": selected.map(|s| json!({"solver": s})),
+            "meta": {"schema": "rocpath.case-meta/1",
+                     "command_line": "MIOpenDriver convint8 -n 16 -c 32 -H 28 -W 28 -k 32 -y 1 -x 1"},
+            "device": {"arch": "gfx900:xnack-", "evidence": seen},
+            "libraries": [{"what": "miopen_version", "value": "3.5.1.5b515cf1bca-dirty", "evidence": seen}],
+            "problems": [{"key": "32-28-28-1x1-32-28-28-16-0x0-1x1-1x1-0-NCHW-INT8-F"}],
+            "forced": forced.map(|s| json!({"solver": s, "id": null, "via": "driver_flag", "evidence": seen})),
+            "selected": selected.map(|s| json!({"solver": s, "kernels": [], "evidence": seen})),
             "outcome": {"kind": outcome, "reason": "as logged", "evidence": ev},
-        }],
+        }))],
         "errors": []
     })
 }

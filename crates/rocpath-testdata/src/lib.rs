@@ -8,6 +8,7 @@
 //! test.
 
 pub mod bundle;
+pub mod docs;
 pub mod git;
 pub mod kpack;
 pub mod rocpd;

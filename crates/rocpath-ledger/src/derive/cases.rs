@@ -5,11 +5,12 @@
 //! A forced case only ever joins a group of the same forced solver: a natural group never
 //! counts a forced run, so adding forced cases never changes a natural claim.
 
-use super::digest::{CaseD, Doc, Loose, ObsDigest};
+use super::digest::{Doc, ObsDigest};
 use super::text::{self, m_of_n, num};
 use super::{Finding, record_support, rule};
 use crate::model::*;
-use crate::schemas::processor_of;
+use rocpath_docs::case::CaseReport;
+use rocpath_docs::conv::{DataType, Direction};
 use rocpath_evidence::{Class, Proof};
 use std::collections::BTreeMap;
 
@@ -112,8 +113,8 @@ struct ProblemFacts {
     shape: String,
 }
 
-fn problem_facts(c: &CaseD) -> ProblemFacts {
-    let Some(p) = c.problems.first().and_then(|p| p.problem.as_ref()) else {
+fn problem_facts(c: &CaseReport) -> ProblemFacts {
+    let Some(first) = c.problems.first() else {
         return ProblemFacts {
             dtype: String::new(),
             layout: String::new(),
@@ -121,100 +122,94 @@ fn problem_facts(c: &CaseD) -> ProblemFacts {
             shape: String::new(),
         };
     };
-    let at = |v: &[Loose], i: usize| v.get(i).map(|l| l.as_str().to_string()).unwrap_or_default();
-    let all = |v: &[Loose]| {
-        let v: Vec<&str> = v
-            .iter()
-            .map(|l| match l.as_str() {
-                "" => "-",
-                s => s,
-            })
-            .collect();
-        v.join("/")
-    };
-    let (input, output) = (at(&p.types, 0), at(&p.types, 2));
-    let worded = if output.is_empty() || output == input {
-        input
+    let p = &first.problem;
+    let [input, _, output] = p.types.map(DataType::key_name);
+    let cast = |t: Option<DataType>| t.map_or("-", DataType::key_name);
+    let worded = if output == input {
+        input.to_string()
     } else {
         format!("{input} (out {output})")
     };
+    let layouts: Vec<&str> = p
+        .layouts
+        .iter()
+        .map(|l| if l.is_empty() { "-" } else { l.as_str() })
+        .collect();
     ProblemFacts {
-        dtype: data_type(&worded, &at(&p.casts, 2)),
-        layout: at(&p.layouts, 0),
+        dtype: data_type(&worded, p.casts[2].map_or("", DataType::key_name)),
+        layout: p.layouts[0].clone(),
         full: [
-            p.direction.as_str(),
-            &all(&p.types),
-            &all(&p.casts),
-            &all(&p.layouts),
+            p.direction.letter().to_string(),
+            p.types.map(DataType::key_name).join("/"),
+            p.casts.map(cast).join("/"),
+            layouts.join("/"),
         ]
         .join("|"),
-        shape: c
-            .problems
-            .first()
-            .map(|p| p.key.as_str().to_string())
-            .unwrap_or_default(),
+        shape: first.key.clone(),
     }
 }
 
-/// Reads the facts of one case.
-pub fn fact(o: &ObsDigest, i: usize, c: &CaseD) -> CaseFact {
-    let lib = |what: &str| {
-        c.libraries
-            .iter()
-            .find(|l| l.what.as_str() == what)
-            .map(|l| l.value.as_str().to_string())
-    };
-    let problem = c.problems.first().and_then(|p| p.problem.clone());
-    let miopen = lib("miopen_version").map(|v| version3(&v));
-    let library = match (&miopen, &problem, c.gemm_calls.0) {
-        (Some(v), _, _) if !v.is_empty() => format!("MIOpen {v}"),
-        (_, Some(_), _) => "MIOpen".into(),
-        (_, None, n) if n > 0 => "rocBLAS".into(),
-        _ => String::new(),
-    };
-    let op = match problem.as_ref().map(|p| p.direction.as_str()) {
-        Some("F") => "conv_fwd",
-        Some("B") => "conv_bwd",
-        Some("W") => "conv_wrw",
-        _ if c.gemm_calls.0 > 0 => "gemm",
-        _ => "",
-    };
-    let forced = c
-        .forced
-        .as_ref()
-        .map(|f| f.solver.0.clone().unwrap_or_else(|| "a solver".into()));
-    let meta = c.meta.clone().unwrap_or_default();
-    let cmd = format!(" {} ", meta.command_line.as_str());
-    let search = cmd.contains(" -s 1 ")
-        || cmd.contains(" --search 1 ")
-        || meta.env.contains_key("MIOPEN_FIND_ENFORCE");
-    let mode = match (&forced, search) {
-        (Some(_), _) => "forced",
-        (None, true) => "find",
-        (None, false) => "natural",
+/// How the run reached the library and whether it searched: (`api`, `mode`).
+fn api_and_mode(c: &CaseReport, forced: bool) -> (&'static str, &'static str) {
+    let (line, searched_by_env) = c.meta.as_ref().map_or(("", false), |m| {
+        (
+            m.command_line.as_str(),
+            m.env.contains_key("MIOPEN_FIND_ENFORCE"),
+        )
+    });
+    let cmd = format!(" {line} ");
+    let search = cmd.contains(" -s 1 ") || cmd.contains(" --search 1 ") || searched_by_env;
+    let mode = match (forced, search) {
+        (true, _) => "forced",
+        (false, true) => "find",
+        (false, false) => "natural",
     };
     let api = if cmd.contains("MIOpenDriver") {
         "MIOpenDriver"
-    } else if c.capi_blocks.0 > 0 {
+    } else if !c.capi_blocks.is_empty() {
         "C API"
     } else {
         ""
     };
-    let outcome = c.outcome.clone().unwrap_or_default();
-    let arch = c
-        .device
-        .as_ref()
-        .map(|d| d.arch.as_str())
-        .unwrap_or_default();
+    (api, mode)
+}
+
+/// Reads the facts of one case.
+pub fn fact(o: &ObsDigest, i: usize, c: &CaseReport) -> CaseFact {
+    let miopen = c
+        .libraries
+        .iter()
+        .find(|l| l.what == "miopen_version")
+        .map(|l| version3(&l.value));
+    let problem = c.problems.first().map(|p| &p.problem);
+    let gemm = !c.gemm_calls.is_empty();
+    let library = match (&miopen, problem) {
+        (Some(v), _) if !v.is_empty() => format!("MIOpen {v}"),
+        (_, Some(_)) => "MIOpen".into(),
+        (_, None) if gemm => "rocBLAS".into(),
+        _ => String::new(),
+    };
+    let op = match problem.map(|p| p.direction) {
+        Some(Direction::Forward) => "conv_fwd",
+        Some(Direction::BackwardData) => "conv_bwd",
+        Some(Direction::BackwardWeights) => "conv_wrw",
+        None if gemm => "gemm",
+        None => "",
+    };
+    let forced = c.forced.as_ref().map(|f| f.solver.clone());
+    let (api, mode) = api_and_mode(c, forced.is_some());
     let pf = problem_facts(c);
     CaseFact {
         obs: o.id.clone(),
         pointer: format!("/cases/{i}/outcome"),
-        name: c.name.0.clone().unwrap_or_else(|| o.id.clone()),
-        world: if arch.is_empty() {
-            o.world.clone()
+        name: if c.name.is_empty() {
+            o.id.clone()
         } else {
-            processor_of(arch)
+            c.name.clone()
+        },
+        world: match &c.device {
+            Some(d) => d.arch.processor.clone(),
+            None => o.world.clone(),
         },
         library,
         op: op.into(),
@@ -225,10 +220,10 @@ pub fn fact(o: &ObsDigest, i: usize, c: &CaseD) -> CaseFact {
         api: api.into(),
         mode: mode.into(),
         forced,
-        outcome: outcome.kind.0.unwrap_or_else(|| "undetermined".into()),
-        selected: c.selected.as_ref().and_then(|s| s.solver.0.clone()),
-        reason: outcome.reason.0.unwrap_or_default(),
-        class: outcome.evidence.class.unwrap_or(Class::Unresolved),
+        outcome: c.outcome.kind.as_str().into(),
+        selected: c.selected.as_ref().map(|s| s.solver.clone()),
+        reason: c.outcome.reason.clone(),
+        class: c.outcome.evidence.class,
     }
 }
 

@@ -32,8 +32,8 @@ pub struct ObsDigest {
 /// The document, by producer.
 #[derive(Debug, Clone)]
 pub enum Doc {
-    /// `rocpath.case/1`.
-    Case(CaseDoc),
+    /// `rocpath.case/1`, read with the document's own types (`rocpath_docs::case`).
+    Case(Box<rocpath_docs::case::CaseDoc>),
     /// `rocpath.explain.compare/1`.
     Compare(CompareDoc),
     /// `rocpath.explain.gemm/1`.
@@ -159,177 +159,6 @@ pub struct SourceD {
     /// Line.
     #[serde(deserialize_with = "lenient")]
     pub line: Option<u64>,
-}
-
-// ---------------------------------------------------------------- case
-
-/// `rocpath.case/1`.
-#[derive(Debug, Clone, Default, Deserialize)]
-#[serde(default)]
-pub struct CaseDoc {
-    /// The cases, in document order (`/cases/<i>`).
-    pub cases: Vec<CaseD>,
-}
-
-/// One case.
-#[derive(Debug, Clone, Default, Deserialize)]
-#[serde(default)]
-pub struct CaseD {
-    /// Case name.
-    pub name: Loose,
-    /// `meta.txt`.
-    #[serde(deserialize_with = "lenient")]
-    pub meta: Option<MetaD>,
-    /// The device as the library logged it.
-    #[serde(deserialize_with = "lenient")]
-    pub device: Option<DeviceD>,
-    /// Logged settings (`miopen_version`, …).
-    #[serde(deserialize_with = "lenient")]
-    pub libraries: Vec<LibD>,
-    /// Problems.
-    #[serde(deserialize_with = "lenient")]
-    pub problems: Vec<ProblemD>,
-    /// The forced solver.
-    #[serde(deserialize_with = "lenient")]
-    pub forced: Option<SolverD>,
-    /// The selected solver.
-    #[serde(deserialize_with = "lenient")]
-    pub selected: Option<SolverD>,
-    /// The outcome.
-    #[serde(deserialize_with = "lenient")]
-    pub outcome: Option<OutcomeD>,
-    /// GEMM calls (rocBLAS / hipBLASLt cases), counted.
-    pub gemm_calls: Count,
-    /// Blocks of a MIOpen C-API program's output, counted.
-    pub capi_blocks: Count,
-}
-
-/// The number of elements of an array, skipped without being kept (anything else: 0).
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-pub struct Count(pub u64);
-
-impl<'de> Deserialize<'de> for Count {
-    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        struct V;
-        impl<'de> de::Visitor<'de> for V {
-            type Value = Count;
-            fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-                f.write_str("any JSON value")
-            }
-            fn visit_seq<A: de::SeqAccess<'de>>(self, mut a: A) -> Result<Count, A::Error> {
-                let mut n = 0;
-                while a.next_element::<IgnoredAny>()?.is_some() {
-                    n += 1;
-                }
-                Ok(Count(n))
-            }
-            fn visit_map<A: de::MapAccess<'de>>(self, mut a: A) -> Result<Count, A::Error> {
-                while a.next_entry::<IgnoredAny, IgnoredAny>()?.is_some() {}
-                Ok(Count(0))
-            }
-            fn visit_str<E: de::Error>(self, _: &str) -> Result<Count, E> {
-                Ok(Count(0))
-            }
-            fn visit_u64<E: de::Error>(self, _: u64) -> Result<Count, E> {
-                Ok(Count(0))
-            }
-            fn visit_i64<E: de::Error>(self, _: i64) -> Result<Count, E> {
-                Ok(Count(0))
-            }
-            fn visit_f64<E: de::Error>(self, _: f64) -> Result<Count, E> {
-                Ok(Count(0))
-            }
-            fn visit_bool<E: de::Error>(self, _: bool) -> Result<Count, E> {
-                Ok(Count(0))
-            }
-            fn visit_unit<E: de::Error>(self) -> Result<Count, E> {
-                Ok(Count(0))
-            }
-        }
-        d.deserialize_any(V)
-    }
-}
-
-/// `meta.txt` of a case.
-#[derive(Debug, Clone, Default, Deserialize)]
-#[serde(default)]
-pub struct MetaD {
-    /// The command as one line.
-    pub command_line: Loose,
-    /// The environment set for the run.
-    #[serde(deserialize_with = "lenient")]
-    pub env: BTreeMap<String, Loose>,
-}
-
-/// A device.
-#[derive(Debug, Clone, Default, Deserialize)]
-#[serde(default)]
-pub struct DeviceD {
-    /// Target id.
-    pub arch: Loose,
-}
-
-/// A logged setting.
-#[derive(Debug, Clone, Default, Deserialize)]
-#[serde(default)]
-pub struct LibD {
-    /// Name.
-    pub what: Loose,
-    /// Value.
-    pub value: Loose,
-}
-
-/// A problem.
-#[derive(Debug, Clone, Default, Deserialize)]
-#[serde(default)]
-pub struct ProblemD {
-    /// Find-db key.
-    pub key: Loose,
-    /// The parsed problem.
-    #[serde(deserialize_with = "lenient")]
-    pub problem: Option<ProblemFields>,
-}
-
-/// The fields of a problem the rules group by.
-#[derive(Debug, Clone, Default, Deserialize)]
-#[serde(default)]
-pub struct ProblemFields {
-    /// Layouts (input, weights, output).
-    #[serde(deserialize_with = "lenient")]
-    pub layouts: Vec<Loose>,
-    /// Data types.
-    #[serde(deserialize_with = "lenient")]
-    pub types: Vec<Loose>,
-    /// Casts (input, weights, output); null where none.
-    #[serde(deserialize_with = "lenient")]
-    pub casts: Vec<Loose>,
-    /// `F`, `B` or `W`.
-    pub direction: Loose,
-    /// Groups.
-    pub groups: Loose,
-}
-
-/// A forced or selected solver.
-#[derive(Debug, Clone, Default, Deserialize)]
-#[serde(default)]
-pub struct SolverD {
-    /// Solver name.
-    pub solver: Loose,
-    /// How it was forced (`driver_flag`, `env`, …).
-    pub via: Loose,
-}
-
-/// An outcome.
-#[derive(Debug, Clone, Default, Deserialize)]
-#[serde(default)]
-pub struct OutcomeD {
-    /// `natural`, `applicability_reject`, …
-    pub kind: Loose,
-    /// Why, as the producer says.
-    pub reason: Loose,
-    /// Its evidence.
-    #[serde(deserialize_with = "lenient")]
-    pub evidence: Ev,
 }
 
 // ---------------------------------------------------------------- explain --compare
@@ -610,39 +439,78 @@ fn typed_doc(schema: &str, raw: &str) -> Result<Doc, ParseError> {
 mod tests {
     use super::*;
 
+    /// A whole case document, as `case read` prints one (a MIOpenDriver run, fields cut to
+    /// what one case needs).
+    const CASE: &str = r#"{"schema":"rocpath.case/1","cases":[{"name":"a","path":"/c/a",
+        "complete":true,"files":[],"meta":{"schema":"rocpath.case-meta/1","source":"case.json",
+        "name":"a","started":null,"host":null,"cwd":null,"command":[],
+        "command_line":"MIOpenDriver convint8 -n 1 -c 8 -H 8 -W 8 -k 8 -y 3 -x 3","env":{}},
+        "device":{"arch":"gfx900:xnack-","evidence":{"class":"confirmed","kind":"runtime_verified","rule":"d"}},
+        "libraries":[{"what":"miopen_version","value":"3.5.1.abc","evidence":{"class":"confirmed","kind":"runtime_verified","rule":"v"}}],
+        "problems":[{"key":"8-8-8-3x3-8-6-6-1-0x0-1x1-1x1-0-NCHW-INT8-F","problem":{"spatial_dims":2,
+        "in_c":8,"in_dhw":[1,8,8],"fil_dhw":[1,3,3],"out_c":8,"out_dhw":[1,6,6],"batch":1,"pad":[0,0,0],
+        "stride":[0,1,1],"dilation":[0,1,1],"bias":0,"layouts":["NCHW","NCHW","NCHW"],
+        "types":["INT8","INT8","INT32"],"casts":[null,null,null],"groups":1,"direction":"F"},
+        "seen_as":["driver_command"],"evidence":{"class":"confirmed","kind":"runtime_verified","rule":"p"}}],
+        "candidates":[],"forced":null,"selected":{"solver_id":85,"solver":"ConvDirectNaiveConvFwd",
+        "kernels":[],"evidence":{"class":"confirmed","kind":"runtime_verified","rule":"s"}},
+        "db_lookups":[],"code_objects":[],"timings":[],"verification":null,
+        "outcome":{"kind":"natural","reason":"r","evidence":{"class":"confirmed","kind":"runtime_verified","rule":"o"}},
+        "exit":{"code":0,"signal":null},"gemm_calls":[],"api_calls":[],"tensile_kernels":[],
+        "fallbacks":[],"errors":[],"notes":[]}],"errors":[]}"#;
+
     #[test]
-    fn fields_of_another_shape_read_as_missing() {
-        let text = r#"{"schema":"rocpath.ledger.observation/1","id":"c1",
-            "imported":{"file":"x","sha256":"","base":".","world":"gfx900"},"inputs":[],"quotes":[],
-            "document":{"schema":"rocpath.case/1","cases":[
-              {"name":"a","forced":"yes","outcome":{"kind":"natural","evidence":{"class":"nonsense"}},
-               "problems":[{"problem":{"types":["INT8",3,null],"direction":"F"}}]}]}}"#;
+    fn a_case_is_read_with_its_own_type() {
+        let text = format!(
+            r#"{{"schema":"rocpath.ledger.observation/1","id":"c1","imported":{{"world":"gfx906"}},"document":{CASE}}}"#
+        );
         let d = parse(text.as_bytes()).unwrap();
-        assert_eq!(d.world, "gfx900");
-        let Doc::Case(c) = d.doc else {
+        let Doc::Case(c) = &d.doc else {
             panic!("not a case")
         };
         let c = &c.cases[0];
-        assert!(c.forced.is_none());
-        assert_eq!(c.outcome.as_ref().unwrap().kind.as_str(), "natural");
-        assert_eq!(c.outcome.as_ref().unwrap().evidence.class, None);
-        let t = &c.problems[0].problem.as_ref().unwrap().types;
-        assert_eq!(t[1].as_str(), "3");
+        assert_eq!(c.outcome.kind, rocpath_docs::case::OutcomeKind::Natural);
+        assert_eq!(
+            c.problems[0].problem.types[2],
+            rocpath_docs::conv::DataType::Int32
+        );
+        let f = super::super::cases::fact(&d, 0, c);
+        assert_eq!(
+            (
+                f.world.as_str(),
+                f.library.as_str(),
+                f.op.as_str(),
+                f.dtype.as_str()
+            ),
+            ("gfx900", "MIOpen 3.5.1", "conv_fwd", "INT8 (out INT32)")
+        );
+        assert_eq!(f.problem, "F|INT8/INT8/INT32|-/-/-|NCHW/NCHW/NCHW");
+        assert_eq!(
+            (f.api.as_str(), f.mode.as_str()),
+            ("MIOpenDriver", "natural")
+        );
+    }
+
+    #[test]
+    fn a_case_field_of_another_shape_is_an_error_naming_it() {
+        let bad = CASE.replace(
+            r#""types":["INT8","INT8","INT32"]"#,
+            r#""types":["INT8",3,null]"#,
+        );
+        let text = format!(
+            r#"{{"schema":"rocpath.ledger.observation/1","id":"c1","imported":{{}},"document":{bad}}}"#
+        );
+        let e = parse(text.as_bytes()).unwrap_err().to_string();
+        assert!(e.contains("invalid type: integer `3`"), "{e}");
     }
 
     proptest::proptest! {
-        /// Any bytes, and any cut of a real-shaped observation: a digest or an error, and
-        /// the rules run on whatever was read.
+        /// Any bytes, and any cut of a case document: a digest or an error, and the rules
+        /// run on whatever was read; the whole one gives its findings.
         #[test]
-        fn never_panics(bytes in proptest::collection::vec(proptest::num::u8::ANY, 0..512), cut in 0usize..600) {
+        fn never_panics(bytes in proptest::collection::vec(proptest::num::u8::ANY, 0..512), cut in 0usize..2300) {
             let _ = parse(&bytes);
-            let text = r#"{"schema":"rocpath.ledger.observation/1","id":"c","imported":{"world":"gfx900"},
-                "document":{"schema":"rocpath.case/1","cases":[{"name":"a","device":{"arch":"gfx900:xnack-"},
-                "problems":[{"problem":{"types":["INT8"],"direction":"F"}}],
-                "outcome":{"kind":"natural","evidence":{"class":"confirmed"}},"selected":{"solver":"S"}}]}}"#;
-            if let Ok(d) = parse(&text.as_bytes()[..cut.min(text.len())]) {
-                let _ = crate::derive::findings(&[d]);
-            }
+            cut_reads(CASE, cut)?;
         }
     }
 

@@ -1,9 +1,10 @@
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 //! `ledger derive` on a ledger folder: deterministic and idempotent, a person's edit survives,
 //! a forced case never changes a natural claim, a contradicting case of the same problem turns
-//! a confirmed claim unresolved with a dated history entry. Case documents are shaped as `rocpath --json case read`
-//! prints them for the Vega64 logs of the shared fixtures (`vega64_int8_*`): the fields the
-//! rules read, with the same values.
+//! a confirmed claim unresolved with a dated history entry. Case documents are whole, as
+//! `rocpath --json case read` prints them for the Vega64 logs of the shared fixtures
+//! (`vega64_int8_*`): the fields the rules read with the same values, the others empty
+//! (`common::whole_case`).
 
 use super::common;
 use common::Fixture;
@@ -22,22 +23,18 @@ fn case(name: &str, forced: Option<&str>, outcome: &str, selected: Option<&str>)
         "schema": "rocpath.case/1",
         "observed": {"tool": "rocpath", "version": "0.1.0", "command": "rocpath --json case read",
                      "time": "2026-03-18T00:00:00Z", "host": "test"},
-        "cases": [{
+        "cases": [common::whole_case(json!({
             "name": name,
-            "meta": {"command_line": "MIOpenDriver convint8 -n 16 -c 32 -H 28 -W 28 -k 32 -y 1 -x 1 -F 1 -t 1",
+            "meta": {"schema": "rocpath.case-meta/1",
+                     "command_line": "MIOpenDriver convint8 -n 16 -c 32 -H 28 -W 28 -k 32 -y 1 -x 1 -F 1 -t 1",
                      "env": {"MIOPEN_LOG_LEVEL": "6"}},
             "device": {"arch": "gfx900:xnack-", "evidence": ev},
             "libraries": [{"what": "miopen_version", "value": "3.5.1.5b515cf1bca-dirty", "evidence": ev}],
-            "problems": [{"key": "32-28-28-1x1-32-28-28-16-0x0-1x1-1x1-0-NCHW-INT8-F",
-                          "problem": {"layouts": ["NCHW", "NCHW", "NCHW"],
-                                      "types": ["INT8", "INT8", "INT8"],
-                                      "casts": [null, null, null], "direction": "F"},
-                          "evidence": ev}],
-            "forced": forced.map(|s| json!({"solver": s, "via": "driver_flag", "evidence": ev})),
-            "selected": selected.map(|s| json!({"solver": s, "evidence": ev})),
-            "outcome": {"kind": outcome, "reason": "as logged", "evidence": ev},
-            "gemm_calls": []
-        }],
+            "problems": [{"key": "32-28-28-1x1-32-28-28-16-0x0-1x1-1x1-0-NCHW-INT8-F", "evidence": ev}],
+            "forced": forced.map(|s| json!({"solver": s, "id": null, "via": "driver_flag", "evidence": ev})),
+            "selected": selected.map(|s| json!({"solver": s, "kernels": [], "evidence": ev})),
+            "outcome": {"kind": outcome, "reason": "as logged", "evidence": ev}
+        }))],
         "errors": []
     })
 }
@@ -213,15 +210,15 @@ fn rocblas_gemm_case() -> Value {
         "schema": "rocpath.case/1",
         "observed": {"tool": "rocpath", "version": "0.1.0", "command": "rocpath --json case read",
                      "time": "2026-03-18T00:00:00Z", "host": "test"},
-        "cases": [{
+        "cases": [common::whole_case(json!({
             "name": "vega64_rocblas_int8_gemm_128_128_128_20260318",
-            "meta": null,
             "device": {"arch": "gfx900:xnack-", "name": "AMD Radeon RX Vega", "evidence": ev},
-            "libraries": [], "problems": [], "forced": null, "selected": null,
             "outcome": {"kind": "natural", "evidence": ev,
                         "reason": "rocblas-bench completed 1 call(s) and printed results: NN 128x128x128 at 51.195 rocblas-Gflops, 81.928 us, norm error 0 against the CPU reference"},
-            "gemm_calls": [{"api": "rocblas-bench", "trans_a": "N", "trans_b": "N", "m": 128, "n": 128, "k": 128, "count": 1}]
-        }],
+            "gemm_calls": [{"api": "rocblas-bench", "backend": null, "trans_a": "N", "trans_b": "N",
+                            "m": 128, "n": 128, "k": 128, "types": {}, "count": 1, "source": "bench",
+                            "evidence": ev}]
+        }))],
         "errors": []
     })
 }

@@ -130,9 +130,9 @@ fn a_prediction_is_listed_on_the_cases_it_was_compared_on() {
         "schema": "rocpath.case/1",
         "observed": {"tool": "rocpath", "version": "0.1.0", "command": "rocpath --json case read x.log",
                      "time": "2026-03-18T00:00:00Z", "host": "test"},
-        "cases": [{"name": "vega64_int8_a", "device": {"arch": "gfx900:xnack-"},
-                   "library": {"name": "MIOpen", "version": "3.5.1"},
-                   "outcome": {"kind": "natural", "evidence": {"class": "confirmed", "kind": "runtime_verified", "rule": "case.outcome"}}}]
+        "cases": [common::whole_case(json!({"name": "vega64_int8_a",
+                   "device": {"arch": "gfx900:xnack-", "evidence": {"class": "confirmed", "kind": "runtime_verified", "rule": "case.device"}},
+                   "outcome": {"kind": "natural", "reason": "r", "evidence": {"class": "confirmed", "kind": "runtime_verified", "rule": "case.outcome"}}}))]
     });
     f.import("int8_a_log", case);
     f.import(

@@ -37,7 +37,7 @@ fn print_reports(
     if p.global.json {
         p.json(
             &schema::CASE,
-            &rocpath_case::doc::CaseDoc::new(reports, errors),
+            &rocpath_case::doc::case_doc(reports.to_vec(), errors),
         )?;
     } else {
         let mut out = String::new();

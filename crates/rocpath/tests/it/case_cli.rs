@@ -51,6 +51,7 @@ fn read_json_contract_on_recorded_forced_dlops_case() {
     assert_eq!(out.status.code(), Some(1));
     let v: Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(v["schema"], "rocpath.case/1");
+    crate::doc_contract::reads_back::<rocpath_docs::case::CaseDoc>(v.clone());
     let c = &v["cases"][0];
     assert_eq!(c["device"]["arch"], "gfx900:xnack-");
     assert_eq!(c["outcome"]["kind"], "applicability_reject");
@@ -96,6 +97,8 @@ fn read_on_a_folder_of_recorded_cases_reads_each() {
         .output()
         .unwrap();
     let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    // Every recorded case reads back whole as the document's type (what the ledger reads).
+    crate::doc_contract::reads_back::<rocpath_docs::case::CaseDoc>(v.clone());
     let cases = v["cases"].as_array().unwrap();
     assert!(cases.len() >= 40, "{} case(s)", cases.len());
     let table = rocpath()

@@ -14,7 +14,6 @@ use std::collections::BTreeSet;
 
 /// Schema, and the shape snapshot of a document of it.
 const PRODUCERS: &[(s::Schema, Option<&str>)] = &[
-    (s::CASE, Some("cli_case_read_json_shape")),
     (s::EXPLAIN_COMPARE, Some("cli_explain_compare_json_shape")),
     (s::EXPLAIN_GEMM, Some("cli_explain_gemm_json_shape")),
 ];
@@ -22,16 +21,6 @@ const PRODUCERS: &[(s::Schema, Option<&str>)] = &[
 /// Fields the derivation reads that no sample document carries: each is printed only when it
 /// has a value (`skip_serializing_if`), in the producer's type named.
 const SOMETIMES: &[(&str, &str, &str)] = &[
-    (
-        "rocpath.case/1",
-        "cases[].capi_blocks",
-        "rocpath-case model.rs CaseReport::capi_blocks, C-API cases only",
-    ),
-    (
-        "rocpath.case/1",
-        "cases[].outcome.evidence.note",
-        "rocpath-evidence Evidence::note, when the producer notes something",
-    ),
     (
         "rocpath.explain.compare/1",
         "comparisons[].trace",
@@ -175,7 +164,7 @@ fn the_ledger_reads_only_fields_the_producers_print() {
         );
     }
     assert!(
-        checked > 60,
+        checked > 25,
         "{checked} paths checked, {unknowable} below null, [] or {{}}"
     );
 }

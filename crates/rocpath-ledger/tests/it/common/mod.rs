@@ -67,3 +67,5 @@ impl Fixture {
             .collect()
     }
 }
+
+pub use rocpath_testdata::docs::whole_case;

@@ -11,7 +11,7 @@
 //! `src/include/miopen/conv/problem_description.hpp:117-133` (the in/out swap), `:363-398`
 //! (`Visit`: the perf-db column order).
 
-use serde::{Serialize, Serializer};
+use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use std::fmt::{self, Write};
 
 /// Why a key could not be read back into a problem.
@@ -161,6 +161,14 @@ impl Serialize for DataType {
     }
 }
 
+impl<'de> Deserialize<'de> for DataType {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let s = std::borrow::Cow::<'de, str>::deserialize(d)?;
+        DataType::from_key_name(&s)
+            .ok_or_else(|| serde::de::Error::custom(format!("not a MIOpen data type: {s:?}")))
+    }
+}
+
 /// The direction of a convolution problem.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum Direction {
@@ -214,9 +222,17 @@ impl Serialize for Direction {
     }
 }
 
+impl<'de> Deserialize<'de> for Direction {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let s = std::borrow::Cow::<'de, str>::deserialize(d)?;
+        Direction::from_letter(&s)
+            .ok_or_else(|| serde::de::Error::custom(format!("not a direction (F, B or W): {s:?}")))
+    }
+}
+
 /// One convolution problem in MIOpen's terms. Spatial triples are (depth, height, width); a
 /// 2-D problem has depth 1 and pad/stride/dilation depth 0, as MIOpen stores them.
-#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub struct Problem {
     /// 2 or 3.
     pub spatial_dims: u8,
@@ -811,6 +827,23 @@ impl Problem {
             Problem::from_perf_db_key(t).or_else(|_| Problem::from_network_config(t))
         }
     }
+}
+
+/// One solver entry of a find-db record (`rocpath-miopen`'s `findrec` reads records into
+/// these).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct FindItem {
+    /// Solver (`SolverDbId`).
+    pub solver: String,
+    /// Algorithm (`miopenConvolutionFwdAlgoWinograd`).
+    pub algorithm: String,
+    /// Measured time in milliseconds.
+    pub time_ms: f64,
+    /// Workspace in bytes.
+    pub workspace: u64,
+    /// The item was in the legacy 1.0 format.
+    #[serde(default)]
+    pub legacy: bool,
 }
 
 #[cfg(test)]

@@ -10,11 +10,13 @@
 //! - [`ErrorItem`]: the one item type of every document's `errors[]`: what could not be read,
 //!   where (path, container, offset, line) and why, with its evidence when the item is a
 //!   finding of its own.
-//! - [`check`], [`follow`], [`gates`], [`inventory`], [`isa`], [`lanes`], [`ollama`],
-//!   [`provenance`], [`strace`], [`trace`]: the types of the `rocpath.check/1`, `follow/1`,
+//! - [`case`], [`check`], [`compare`], [`follow`], [`gates`], [`inventory`], [`isa`],
+//!   [`lanes`], [`ollama`], [`provenance`], [`strace`], [`trace`]: the types of the
+//!   `rocpath.case/1` (and `case-meta/1`), `check/1`, `explain.compare/1`, `follow/1`,
 //!   `gates/1`, `inventory/1`, `isa/1`, `lanes/2`, `ollama/2`, `provenance/1`, `strace/1` and
-//!   `trace/2` documents (with [`tensile`] and [`object`], what two of them share), which their
-//!   producers write (as their models) and the ledger, the site and the renderers read.
+//!   `trace/2` documents (with [`conv`], MIOpen's convolution problem and its keys, and
+//!   [`tensile`] and [`object`], what two of them share), which their producers write (as
+//!   their models) and the ledger, the site and the renderers read.
 //! - [`migrate`]: the explicit steps that turn an older version of a document into the current
 //!   one, so a reader handles exactly one shape per schema. The ledger applies them to what it
 //!   imported earlier; the files it keeps stay as the producer printed them.
@@ -25,6 +27,7 @@
 
 pub mod case;
 pub mod check;
+pub mod compare;
 pub mod conv;
 pub mod error;
 pub mod follow;

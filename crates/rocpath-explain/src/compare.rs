@@ -18,17 +18,14 @@ use rocpath_miopen::model::context::Env;
 use rocpath_miopen::model::ir::Model;
 use rocpath_miopen::select::{Mode, Tri};
 use rocpath_miopen::{DriverCommand, Problem};
-use serde::Serialize;
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
-/// The JSON document of `rocpath explain --compare`: the comparisons of a case
-/// ([`Comparison`]) or of a trace (`KernelComparison`, in the `compare_trace` module).
-#[derive(Debug, Serialize)]
-pub struct ComparisonsDoc<'a, T: Serialize> {
-    /// One comparison per problem or kernel.
-    pub comparisons: &'a [T],
-}
+/// The document's types (`rocpath.explain.compare/1`), defined in `rocpath-docs`.
+pub use rocpath_docs::compare::{ComparisonsDoc, SolverCheck, Verdict};
+
+/// One case compared, with the MIOpen model's explanation.
+pub type Comparison = rocpath_docs::compare::Comparison<MiopenExplanation>;
 
 /// How a comparison is set up.
 #[derive(Debug, Clone)]
@@ -44,102 +41,6 @@ pub struct Options<'m> {
     pub cu: Option<u32>,
     /// Device memory in bytes.
     pub vram: Option<u64>,
-}
-
-/// How an observation stands against the model's prediction (the JSON words are these
-/// snake_case names).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
-#[serde(rename_all = "snake_case")]
-pub enum Verdict {
-    /// The observation is what the model predicts.
-    Agree,
-    /// The observation is allowed by the prediction without being the one predicted (a trace
-    /// phase whose path the model leaves open).
-    Consistent,
-    /// The observation contradicts the prediction.
-    Disagree,
-    /// The model leaves the answer open.
-    Unresolved,
-    /// The model made no prediction.
-    NoPrediction,
-    /// The case has nothing observed to compare.
-    NoObservation,
-    /// Not a MIOpen run the model covers.
-    NotMiopen,
-}
-
-impl Verdict {
-    /// The JSON word.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Verdict::Agree => "agree",
-            Verdict::Consistent => "consistent",
-            Verdict::Disagree => "disagree",
-            Verdict::Unresolved => "unresolved",
-            Verdict::NoPrediction => "no_prediction",
-            Verdict::NoObservation => "no_observation",
-            Verdict::NotMiopen => "not_miopen",
-        }
-    }
-}
-
-impl std::fmt::Display for Verdict {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(self.as_str())
-    }
-}
-
-/// One statement of the log about a solver, against the model.
-#[derive(Debug, Clone, Serialize)]
-pub struct SolverCheck {
-    /// Solver.
-    pub solver: String,
-    /// What the log says (`not_applicable`, `skipped_non_dynamic`, …).
-    pub logged: String,
-    /// Where.
-    pub line: u64,
-    /// What the model says (`not_applicable`, `applicable`, `dynamic`, …, `unresolved`).
-    pub model: String,
-    /// `agree`, `disagree`, `unresolved`.
-    pub verdict: Verdict,
-    /// The model's deciding line, when it has one.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub decided_at: Option<String>,
-}
-
-/// One case compared.
-#[derive(Debug, Clone, Serialize)]
-pub struct Comparison {
-    /// Case name.
-    pub case: String,
-    /// Device observed.
-    pub arch: Option<TargetId>,
-    /// Find-db key of the problem.
-    pub problem_key: Option<String>,
-    /// The API path (`find`, `immediate`, `forced: <solver>`).
-    pub mode: Option<String>,
-    /// The release overlay applied (from the logged MIOpen version).
-    pub release: Option<String>,
-    /// Solver the observation shows.
-    pub observed: Option<String>,
-    /// The observed outcome kind.
-    pub observed_outcome: Option<String>,
-    /// The predicted end: a solver, `failure: <kind>`, or `unresolved`.
-    pub predicted: Option<String>,
-    /// `agree`, `disagree`, `unresolved`, `no_prediction`, `no_observation`, `not_miopen`.
-    pub verdict: Verdict,
-    /// The statement.
-    pub statement: String,
-    /// For a disagreement: the open question for the ledger.
-    pub question: Option<String>,
-    /// Evidence.
-    pub evidence: Evidence,
-    /// Every logged statement about a solver, checked.
-    pub solvers: Vec<SolverCheck>,
-    /// Counts of `solvers[].verdict`.
-    pub solver_counts: HashMap<String, u64>,
-    /// The prediction (path, prediction, record; the per-solver table is in `solvers`).
-    pub explanation: Option<MiopenExplanation>,
 }
 
 fn s<'a>(v: &'a serde_json::Value, ptr: &str) -> Option<&'a str> {

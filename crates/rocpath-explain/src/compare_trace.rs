@@ -21,78 +21,12 @@ use crate::ggml::{self, Decision, FaQuery, Query, Rules};
 use rocpath_arch::TargetId;
 use rocpath_docs::trace::{Family, KernelRecord, TraceDoc, TraceRecord};
 use rocpath_evidence::{Class, Evidence, Locator, Proof};
-use serde::Serialize;
 use std::path::Path;
 
-/// The dispatches a comparison counts.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "snake_case")]
-pub enum Phase {
-    /// After the trace's phase boundary.
-    Decode,
-    /// At or before it.
-    Prefill,
-    /// All of them (the trace is not split).
-    All,
-}
+pub use rocpath_docs::compare::Phase;
 
-impl Phase {
-    /// The JSON word.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Phase::Decode => "decode",
-            Phase::Prefill => "prefill",
-            Phase::All => "all",
-        }
-    }
-}
-
-impl std::fmt::Display for Phase {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(self.as_str())
-    }
-}
-
-/// One kernel (and phase) compared.
-#[derive(Debug, Clone, Serialize)]
-pub struct KernelComparison {
-    /// The trace file.
-    pub trace: String,
-    /// Device the prediction is for.
-    pub arch: TargetId,
-    /// Kernel name as traced.
-    pub kernel: String,
-    /// Trace family (`mul_mat_q`, …).
-    pub family: String,
-    /// Weight type from the template (`q4_k`).
-    pub ggml_type: String,
-    /// `decode`, `prefill` or `all` (no phase split in the trace).
-    pub phase: Phase,
-    /// Dispatches in that phase.
-    pub dispatches: u64,
-    /// The path the kernel stands for (`mmq`, `mmvq`, `mmf`, `mmvf`).
-    pub observed: String,
-    /// The batch the prediction was made for, when the trace fixes it.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub ne11: Option<i64>,
-    /// The predicted path at `ne11`.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub predicted: Option<String>,
-    /// Where ggml takes the observed path: `[from, to]` ranges of `ne11` within 1…4096.
-    pub observed_path_ne11: Vec<(i64, i64)>,
-    /// `agree`, `consistent`, `disagree`, `no_prediction`.
-    pub verdict: Verdict,
-    /// The statement.
-    pub statement: String,
-    /// For a disagreement: the open question for the ledger.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub question: Option<String>,
-    /// Evidence.
-    pub evidence: Evidence,
-    /// The prediction in full, when one was made at a fixed `ne11`.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub decision: Option<Decision>,
-}
+/// One kernel (and phase) compared, with ggml's decision.
+pub type KernelComparison = rocpath_docs::compare::KernelComparison<Decision>;
 
 fn fa_path(family: Family) -> Option<&'static str> {
     Some(match family {

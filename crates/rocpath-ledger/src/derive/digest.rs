@@ -2,13 +2,14 @@
 //! for, and its document, typed per producer schema. Most documents are read with their own
 //! types (`rocpath-docs`): a field of another shape makes the document an error naming it. An
 //! inventory and an ISA census are reduced to what the rules use as they are read, so deriving
-//! over many holds one whole document at a time per thread. The `case`, `explain --compare`
-//! and `explain gemm` documents are read through projections of the few fields the rules use,
-//! the rest skipped while parsing; those readers are tolerant like [`crate::schemas`]: a field
-//! of another shape reads as missing.
+//! over many holds one whole document at a time per thread; a comparison's full prediction
+//! (the explaining crate's type) is skipped while parsing. The `explain gemm` document is read
+//! through a projection of the few fields the rules use, the rest skipped while parsing; that
+//! reader is tolerant like [`crate::schemas`]: a field of another shape reads as missing.
 
 use crate::files::{ParseError, check_id, check_schema};
 use crate::model::OBSERVATION_SCHEMA;
+use rocpath_docs::compare::{ComparisonsDoc, ReadComparison};
 use rocpath_evidence::{Class, Proof};
 use serde::Deserialize;
 use serde::de::{self, Deserializer, IgnoredAny};
@@ -34,8 +35,9 @@ pub struct ObsDigest {
 pub enum Doc {
     /// `rocpath.case/1`, read with the document's own types (`rocpath_docs::case`).
     Case(Box<rocpath_docs::case::CaseDoc>),
-    /// `rocpath.explain.compare/1`.
-    Compare(CompareDoc),
+    /// `rocpath.explain.compare/1`, read with the document's own types
+    /// (`rocpath_docs::compare`), the predictions' details skipped.
+    Compare(Box<ComparisonsDoc<Vec<ReadComparison>>>),
     /// `rocpath.explain.gemm/1`.
     Gemm(GemmDoc),
     /// `rocpath.trace/2`, read with the document's own types (`rocpath_docs::trace`).
@@ -161,16 +163,7 @@ pub struct SourceD {
     pub line: Option<u64>,
 }
 
-// ---------------------------------------------------------------- explain --compare
-
-/// `rocpath.explain.compare/1` and `rocpath.lanes/2` share `comparisons[]`; each reads its
-/// own fields.
-#[derive(Debug, Clone, Default, Deserialize)]
-#[serde(default)]
-pub struct CompareDoc {
-    /// Comparisons (`/comparisons/<i>`).
-    pub comparisons: Vec<CmpD>,
-}
+// ---------------------------------------------------------------- explain gemm
 
 /// `rocpath.explain.gemm/1`: which kernel each GEMM takes on each device.
 #[derive(Debug, Clone, Default, Deserialize)]
@@ -241,38 +234,6 @@ pub struct GemmChosenD {
     pub name: Loose,
     /// Solution index.
     pub index: Loose,
-}
-
-/// One prediction against one observation.
-#[derive(Debug, Clone, Default, Deserialize)]
-#[serde(default)]
-pub struct CmpD {
-    /// Case name.
-    pub case: Loose,
-    /// Trace (ggml comparisons).
-    pub trace: Loose,
-    /// Kernel (ggml comparisons).
-    pub kernel: Loose,
-    /// Device target id.
-    pub arch: Loose,
-    /// Find-db key of the problem.
-    pub problem_key: Loose,
-    /// `find`, `forced: S`, …
-    pub mode: Loose,
-    /// MIOpen release modelled.
-    pub release: Loose,
-    /// What ran.
-    pub observed: Loose,
-    /// The observed outcome.
-    pub observed_outcome: Loose,
-    /// The prediction.
-    pub predicted: Loose,
-    /// `agree`, `disagree`, `unresolved`, `not_miopen`, …
-    pub verdict: Loose,
-    /// The comparison in a sentence.
-    pub statement: Loose,
-    /// The open question of a disagreement.
-    pub question: Loose,
 }
 
 // ---------------------------------------------------------------- strace
@@ -632,6 +593,53 @@ mod tests {
             Err(_) => proptest::prop_assert!(cut < doc.len()),
         }
         Ok(())
+    }
+
+    /// A case comparison and a kernel comparison, as `explain --compare` prints them (the
+    /// explanation and the decision cut to a stub: the reader skips them).
+    const COMPARISONS: &str = r#"{"schema":"rocpath.explain.compare/1","comparisons":[
+        {"case":"a","arch":"gfx900:xnack-","problem_key":"32-28-28-1x1-32-28-28-16-0x0-1x1-1x1-0-NCHW-INT8-F",
+         "mode":"find","release":"3.5.1","observed":"ConvDirectNaiveConvFwd","observed_outcome":"natural",
+         "predicted":"ConvDirectNaiveConvFwd","verdict":"agree","statement":"s","question":null,
+         "evidence":{"class":"confirmed","kind":"runtime_verified","rule":"r"},"solvers":[
+         {"solver":"ConvAsm1x1U","logged":"not_applicable","line":3,"model":"not_applicable","verdict":"agree"}],
+         "solver_counts":{"agree":1},"explanation":{"path":[{"step":"find_db"}],"ranked":[]}},
+        {"trace":"t.csv","arch":"gfx900","kernel":"mul_mat_q<(ggml_type)12, 64>","family":"mul_mat_q",
+         "ggml_type":"q4_k","phase":"prefill","dispatches":3,"observed":"mmq","predicted":"mmvq",
+         "observed_path_ne11":[[1,8]],"verdict":"disagree","statement":"s","question":"q",
+         "evidence":{"class":"unresolved","kind":"runtime_verified","rule":"r"},
+         "decision":{"path":"mmvq","rule":"r"}}]}"#;
+
+    #[test]
+    fn comparisons_are_read_with_their_own_types() {
+        let text = format!(
+            r#"{{"schema":"rocpath.ledger.observation/1","id":"x","imported":{{}},"document":{COMPARISONS}}}"#
+        );
+        let d = parse(text.as_bytes()).unwrap();
+        let Doc::Compare(c) = &d.doc else {
+            panic!("not a comparison")
+        };
+        assert!(matches!(
+            c.comparisons.as_slice(),
+            [ReadComparison::Case(_), ReadComparison::Kernel(_)]
+        ));
+        let found = crate::derive::findings(&[d]);
+        assert_eq!(found.len(), 2, "{found:?}");
+        let bad = COMPARISONS.replace(r#""dispatches":3"#, r#""dispatches":"3""#);
+        let text = format!(
+            r#"{{"schema":"rocpath.ledger.observation/1","id":"x","imported":{{}},"document":{bad}}}"#
+        );
+        let e = parse(text.as_bytes()).unwrap_err().to_string();
+        assert!(e.contains("invalid type: string \"3\""), "{e}");
+    }
+
+    proptest::proptest! {
+        /// Any cut of a comparisons document: a digest or an error, never a panic; the whole
+        /// one gives its findings.
+        #[test]
+        fn comparisons_never_panic(cut in 0usize..1500) {
+            cut_reads(COMPARISONS, cut)?;
+        }
     }
 
     #[test]

@@ -10,7 +10,7 @@ use super::digest::{Doc, ObsDigest};
 use super::text::{self, num};
 use super::{Finding, record_support, rule};
 use crate::model::*;
-use crate::schemas::processor_of;
+use rocpath_docs::compare::{ReadComparison, Verdict};
 use rocpath_evidence::{Class, Proof};
 use std::collections::BTreeMap;
 
@@ -109,60 +109,97 @@ fn predicted_text(p: &str, mode: &str) -> Text {
     }
 }
 
+/// A group of predictions: (world, release, mode, subject, predicted).
+type Key = (String, String, String, String, String);
+
+/// A comparison that states a prediction (agreeing, disagreeing or left open), with the
+/// key of its group: (world, release, mode, subject, predicted).
+fn compared<'a>(
+    o: &'a ObsDigest,
+    index: usize,
+    c: &ReadComparison,
+) -> Option<(Key, Cmp<'a>)> {
+    let (verdict, predicted) = match c {
+        ReadComparison::Case(c) => (c.verdict, c.predicted.as_deref()),
+        ReadComparison::Kernel(k) => (k.verdict, k.predicted.as_deref()),
+    };
+    let predicted = predicted.filter(|p| !p.is_empty())?;
+    if !matches!(
+        verdict,
+        Verdict::Agree | Verdict::Disagree | Verdict::Unresolved
+    ) {
+        return None;
+    }
+    let world = |arch: Option<&rocpath_arch::TargetId>| {
+        arch.map_or_else(|| o.world.clone(), |a| a.processor.clone())
+    };
+    let opt = |s: &Option<String>| s.clone().unwrap_or_default();
+    let (key, cmp) = match c {
+        ReadComparison::Case(c) => {
+            let key_text = opt(&c.problem_key);
+            let (layout, dtype, op) = problem_parts(&key_text);
+            let key = (
+                world(c.arch.as_ref()),
+                opt(&c.release),
+                opt(&c.mode),
+                format!("{dtype} {layout} {op}"),
+                predicted.to_string(),
+            );
+            let observed = c.observed.clone().or_else(|| c.observed_outcome.clone());
+            (
+                key,
+                (
+                    c.case.clone(),
+                    observed.unwrap_or_default(),
+                    c.statement.clone(),
+                    shape_text(&key_text),
+                ),
+            )
+        }
+        ReadComparison::Kernel(k) => {
+            let key = (
+                world(Some(&k.arch)),
+                String::new(),
+                String::new(),
+                "ggml".to_string(),
+                predicted.to_string(),
+            );
+            (
+                key,
+                (
+                    k.trace.clone(),
+                    k.observed.clone(),
+                    k.statement.clone(),
+                    String::new(),
+                ),
+            )
+        }
+    };
+    let (case, observed, statement, shape) = cmp;
+    Some((
+        key,
+        Cmp {
+            obs: &o.id,
+            index,
+            case,
+            verdict: verdict.as_str().to_string(),
+            observed,
+            statement,
+            shape,
+        },
+    ))
+}
+
 /// The prediction findings.
 pub fn findings(obs: &[ObsDigest]) -> Vec<Finding> {
-    // (world, release, mode, subject, predicted)
-    type Key = (String, String, String, String, String);
     let mut groups: BTreeMap<Key, Vec<Cmp<'_>>> = BTreeMap::new();
     for o in obs {
         let Doc::Compare(d) = &o.doc else { continue };
         for (i, c) in d.comparisons.iter().enumerate() {
-            let predicted = c.predicted.as_str();
-            let verdict = c.verdict.as_str();
-            if predicted.is_empty() || !matches!(verdict, "agree" | "disagree" | "unresolved") {
+            let Some((key, cmp)) = compared(o, i, c) else {
                 continue;
-            }
-            let world = if c.arch.as_str().is_empty() {
-                o.world.clone()
-            } else {
-                processor_of(c.arch.as_str())
             };
-            let (layout, dtype, op) = problem_parts(c.problem_key.as_str());
-            let subject = if c.kernel.0.is_some() {
-                "ggml".to_string()
-            } else {
-                format!("{dtype} {layout} {op}")
-            };
-            let key = (
-                world,
-                c.release.as_str().to_string(),
-                c.mode.as_str().to_string(),
-                subject,
-                predicted.to_string(),
-            );
-            groups.entry(key).or_default().push(Cmp {
-                obs: &o.id,
-                index: i,
-                case: c
-                    .case
-                    .0
-                    .clone()
-                    .or_else(|| c.trace.0.clone())
-                    .unwrap_or_default(),
-                verdict: verdict.to_string(),
-                observed: c
-                    .observed
-                    .0
-                    .clone()
-                    .or_else(|| c.observed_outcome.0.clone())
-                    .unwrap_or_default(),
-                statement: c.statement.as_str().to_string(),
-                shape: if c.kernel.0.is_some() {
-                    String::new()
-                } else {
-                    shape_text(c.problem_key.as_str())
-                },
-            });
+            groups.entry(key).or_default().push(cmp);
         }
     }
     // The case records of the cases compared: their pages list the prediction as what is

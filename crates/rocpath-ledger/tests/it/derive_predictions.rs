@@ -15,7 +15,8 @@ use serde_json::{Value, json};
 fn cmp(case: &str, key: &str, mode: &str, predicted: &str, verdict: &str) -> Value {
     json!({"case": case, "arch": "gfx900:xnack-", "problem_key": key, "mode": mode,
            "release": "3.5.1", "observed": "ConvAsm1x1U", "predicted": predicted,
-           "verdict": verdict, "statement": "as compared",
+           "observed_outcome": "natural", "verdict": verdict, "statement": "as compared",
+           "question": null, "solvers": [], "solver_counts": {}, "explanation": null,
            "evidence": {"class": if verdict == "agree" {"confirmed"} else {"unresolved"},
                         "kind": "runtime_verified", "rule": format!("explain.compare.{verdict}")}})
 }

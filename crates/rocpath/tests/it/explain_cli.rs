@@ -297,6 +297,10 @@ fn compare_a_real_mi25_trace_with_the_ggml_rules() {
         .output()
         .unwrap();
     let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    type Kernels = rocpath_docs::compare::KernelComparison<serde_json::Value>;
+    crate::doc_contract::reads_back::<rocpath_docs::compare::ComparisonsDoc<Vec<Kernels>>>(
+        v.clone(),
+    );
     let c = v["comparisons"].as_array().unwrap();
     // Decode-size MMVQ for Q4_K and Q6_K agrees with the rules; the dense MMQ kernels the
     // application ran are not what the pinned ggml chooses on gfx900 (MoE only): a

@@ -107,7 +107,13 @@ fn explain_compare_of_three_vega64_cases() {
     let cases = cases.display().to_string();
     let (text, _) = run(&f, &["explain", "--compare", &cases]);
     let (_, json) = run(&f, &["--json", "explain", "--compare", &cases]);
-    let shape = serde_json::to_string_pretty(&crate::gemm_cli::shape(&json.unwrap())).unwrap();
+    let json = json.unwrap();
+    // The comparisons read back whole as the document's type, the explanation as printed.
+    type Cases = rocpath_docs::compare::Comparison<serde_json::Value>;
+    crate::doc_contract::reads_back::<rocpath_docs::compare::ComparisonsDoc<Vec<Cases>>>(
+        json.clone(),
+    );
+    let shape = serde_json::to_string_pretty(&crate::gemm_cli::shape(&json)).unwrap();
     let mut s = settings();
     s.add_filter(&regex_escape(&cases), "[CASES]");
     s.bind(|| {

@@ -1257,7 +1257,7 @@ pub fn matmul_of_call(c: &Call, p: &Problem) -> Result<Matmul, String> {
 /// compute; `--output-type`, `--compute-type` override; `--batch` → packed strides; the
 /// epilogue's bias and activation; the count asked and the preference's workspace (0 unless
 /// given, hipBLASLt's default).
-pub fn matmul_from(s: &Spec) -> Result<Matmul, String> {
+pub fn matmul_from(s: &Spec) -> Result<Matmul, SpecError> {
     use lite::{Activation, ComputeType, HipType};
     let ty = s.ty.to_ascii_lowercase();
     let xf32 = ty == "xf32";
@@ -1265,7 +1265,11 @@ pub fn matmul_from(s: &Spec) -> Result<Matmul, String> {
         HipType::F32
     } else {
         HipType::parse(&ty).ok_or_else(|| {
-            format!("--type {ty:?}: use f16, bf16, f32, xf32, f64, i8, f8 or bf8 for hipBLASLt")
+            SpecError::word(
+                "type",
+                &ty,
+                "f16, bf16, f32, xf32, f64, i8, f8 or bf8 for hipBLASLt",
+            )
         })?
     };
     let (out_default, compute_default) = match input {
@@ -1280,17 +1284,16 @@ pub fn matmul_from(s: &Spec) -> Result<Matmul, String> {
         t => (t, ComputeType::F32),
     };
     let output = match s.output.as_deref() {
-        Some(o) => HipType::parse(o).ok_or_else(|| format!("--output-type {o:?} is not a type"))?,
+        Some(o) => HipType::parse(o).ok_or_else(|| SpecError::not_a_type("output-type", o))?,
         None => out_default,
     };
     let compute = match s.compute.as_deref() {
         Some(c) => ComputeType::parse(c)
-            .ok_or_else(|| format!("--compute-type {c:?}: use f16, f32, xf32, f64 or i32"))?,
+            .ok_or_else(|| SpecError::word("compute-type", c, "f16, f32, xf32, f64 or i32"))?,
         None => compute_default,
     };
-    let op = |v: &str| {
-        rocpath_gemm::Op::parse(v).ok_or_else(|| format!("transposition {v:?}: use N, T or C"))
-    };
+    let op =
+        |v: &str| rocpath_gemm::Op::parse(v).ok_or_else(|| SpecError::Transposition(v.to_string()));
     let trans = [op(&s.trans[0])?, op(&s.trans[1])?];
     let (m, n, k) = s.mnk;
     let mut mm = Matmul::simple(input, output, compute, trans, m, n, k);
@@ -1322,17 +1325,16 @@ pub fn matmul_from(s: &Spec) -> Result<Matmul, String> {
     if let Some(b) = &s.bias {
         mm.bias = true;
         if !b.is_empty() && b != "default" {
-            mm.bias_type =
-                Some(HipType::parse(b).ok_or_else(|| format!("--bias {b:?} is not a type"))?);
+            mm.bias_type = Some(HipType::parse(b).ok_or_else(|| SpecError::not_a_type("bias", b))?);
         }
     }
     if let Some(a) = &s.activation {
         mm.activation = Activation::parse(a)
-            .ok_or_else(|| format!("--activation {a:?}: use none, relu or gelu"))?;
+            .ok_or_else(|| SpecError::word("activation", a, "none, relu or gelu"))?;
     }
     if let Some(r) = s.requested {
         if r < 1 {
-            return Err("--requested: at least 1 (hipBLASLt refuses 0)".into());
+            return Err(SpecError::NoneRequested);
         }
         mm.requested = r;
     }
@@ -1341,17 +1343,12 @@ pub fn matmul_from(s: &Spec) -> Result<Matmul, String> {
 }
 
 /// A device from a target id and an optional CU count (the processor's usual count otherwise).
-pub fn device(target: &TargetId, cu: Option<u32>) -> Result<Device, String> {
+pub fn device(target: &TargetId, cu: Option<u32>) -> Result<Device, SpecError> {
     let cu = match cu {
         Some(c) => c,
         None => *rocpath_gemm::device::usual_cu_counts(&target.processor)
             .first()
-            .ok_or_else(|| {
-                format!(
-                    "no usual CU count known for {}: give --cu",
-                    target.processor
-                )
-            })?,
+            .ok_or_else(|| SpecError::NoCuCount(target.processor.clone()))?,
     };
     Ok(Device::new(target.clone(), cu))
 }
@@ -1392,7 +1389,7 @@ pub struct Spec {
 /// The rocBLAS call flags describe: `f32` → `sgemm`, `f16` → `hgemm` (`gemm_ex` with
 /// `--compute-type f32`), `bf16` and `i8` → `gemm_ex` (float / int32 accumulation), `xf32` →
 /// `sgemm` under the XF32 math mode; `--batch` → the strided-batched form with packed strides.
-pub fn call_from(s: &Spec) -> Result<Call, String> {
+pub fn call_from(s: &Spec) -> Result<Call, SpecError> {
     use rocpath_gemm::rocblas::{Api, BlasType};
     let ty = s.ty.to_ascii_lowercase();
     let xf32 = ty == "xf32";
@@ -1400,12 +1397,12 @@ pub fn call_from(s: &Spec) -> Result<Call, String> {
         BlasType::F32
     } else {
         BlasType::parse(&ty).ok_or_else(|| {
-            format!("--type {ty:?}: use f32, f64, f16, bf16, i8, xf32, c32 or c64")
+            SpecError::word("type", &ty, "f32, f64, f16, bf16, i8, xf32, c32 or c64")
         })?
     };
-    let parse = |v: &Option<String>, what: &str| -> Result<Option<BlasType>, String> {
+    let parse = |v: &Option<String>, what: &'static str| -> Result<Option<BlasType>, SpecError> {
         v.as_deref()
-            .map(|x| BlasType::parse(x).ok_or_else(|| format!("--{what} {x:?} is not a type")))
+            .map(|x| BlasType::parse(x).ok_or_else(|| SpecError::not_a_type(what, x)))
             .transpose()
     };
     let (out_default, compute_default) = match input {
@@ -1419,16 +1416,15 @@ pub fn call_from(s: &Spec) -> Result<Call, String> {
     } else {
         compute_default
     });
-    let op = |v: &str| {
-        rocpath_gemm::Op::parse(v).ok_or_else(|| format!("transposition {v:?}: use N, T or C"))
-    };
+    let op =
+        |v: &str| rocpath_gemm::Op::parse(v).ok_or_else(|| SpecError::Transposition(v.to_string()));
     let trans = [op(&s.trans[0])?, op(&s.trans[1])?];
     let (m, n, k) = s.mnk;
     let mut c = Call::simple(input, trans, m, n, k);
     let typed = output == input && compute == input;
     let batched = s.batch.is_some();
     c.api = match s.api.as_deref() {
-        Some(a) => Api::parse(a).ok_or_else(|| format!("--api {a:?}: use gemm, gemm_strided_batched, gemm_batched, gemm_ex, gemm_strided_batched_ex or gemm_batched_ex"))?,
+        Some(a) => Api::parse(a).ok_or_else(|| SpecError::word("api", a, "gemm, gemm_strided_batched, gemm_batched, gemm_ex, gemm_strided_batched_ex or gemm_batched_ex"))?,
         None => match (typed, batched) {
             (true, false) => Api::Gemm,
             (true, true) => Api::GemmStridedBatched,
@@ -1463,16 +1459,68 @@ pub fn call_from(s: &Spec) -> Result<Call, String> {
 }
 
 /// `MxNxK` → (M, N, K).
-pub fn parse_shape(s: &str) -> Result<(i64, i64, i64), String> {
+pub fn parse_shape(s: &str) -> Result<(i64, i64, i64), SpecError> {
     let v: Vec<&str> = s.trim().split(['x', 'X']).collect();
     let n = |t: &str| {
         t.trim()
             .parse::<i64>()
-            .map_err(|_| format!("shape {s:?}: write MxNxK, e.g. 4096x4096x4096"))
+            .map_err(|_| SpecError::Shape(s.to_string()))
     };
     match v[..] {
         [m, nn, k] => Ok((n(m)?, n(nn)?, n(k)?)),
-        _ => Err(format!("shape {s:?}: write MxNxK, e.g. 4096x4096x4096")),
+        _ => Err(SpecError::Shape(s.to_string())),
+    }
+}
+
+/// Why flags do not describe a call.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum SpecError {
+    /// A flag's value that is not one of the words it takes.
+    #[error("--{flag} {value:?}: use {takes}")]
+    Word {
+        /// The flag, without its dashes.
+        flag: &'static str,
+        /// The value given.
+        value: String,
+        /// The words it takes.
+        takes: &'static str,
+    },
+    /// A type flag's value that is not a type.
+    #[error("--{flag} {value:?} is not a type")]
+    NotAType {
+        /// The flag, without its dashes.
+        flag: &'static str,
+        /// The value given.
+        value: String,
+    },
+    /// A transposition that is not N, T or C.
+    #[error("transposition {0:?}: use N, T or C")]
+    Transposition(String),
+    /// A shape that is not `MxNxK`.
+    #[error("shape {0:?}: write MxNxK, e.g. 4096x4096x4096")]
+    Shape(String),
+    /// `--requested 0`.
+    #[error("--requested: at least 1 (hipBLASLt refuses 0)")]
+    NoneRequested,
+    /// A processor without a usual compute-unit count, and no `--cu`.
+    #[error("no usual CU count known for {0}: give --cu")]
+    NoCuCount(String),
+}
+
+impl SpecError {
+    fn word(flag: &'static str, value: &str, takes: &'static str) -> SpecError {
+        SpecError::Word {
+            flag,
+            value: value.to_string(),
+            takes,
+        }
+    }
+
+    fn not_a_type(flag: &'static str, value: &str) -> SpecError {
+        SpecError::NotAType {
+            flag,
+            value: value.to_string(),
+        }
     }
 }
 
@@ -1799,4 +1847,39 @@ pub struct AttributionDoc<'a> {
     pub attributions: &'a [Attribution],
     /// Catalogs that could not be read.
     pub errors: Vec<rocpath_docs::ErrorItem>,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn flags_that_describe_no_call_say_which_and_why() {
+        assert_eq!(parse_shape(" 64x32X16 "), Ok((64, 32, 16)));
+        let e = parse_shape("64x32").unwrap_err();
+        assert_eq!(e, SpecError::Shape("64x32".into()));
+        assert_eq!(
+            e.to_string(),
+            r#"shape "64x32": write MxNxK, e.g. 4096x4096x4096"#
+        );
+        let spec = |ty: &str, trans: &str| Spec {
+            ty: ty.into(),
+            trans: [trans.into(), "N".into()],
+            mnk: (8, 8, 8),
+            ..Spec::default()
+        };
+        let e = call_from(&spec("f12", "N")).unwrap_err();
+        assert!(matches!(e, SpecError::Word { flag: "type", .. }), "{e}");
+        assert_eq!(
+            e.to_string(),
+            r#"--type "f12": use f32, f64, f16, bf16, i8, xf32, c32 or c64"#
+        );
+        assert_eq!(
+            call_from(&spec("f32", "Q")).unwrap_err(),
+            SpecError::Transposition("Q".into())
+        );
+        let mut s = spec("f16", "T");
+        s.requested = Some(0);
+        assert_eq!(matmul_from(&s).unwrap_err(), SpecError::NoneRequested);
+    }
 }

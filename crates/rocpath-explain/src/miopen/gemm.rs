@@ -747,7 +747,7 @@ pub fn predict_kernels(e: &mut MiopenExplanation, libs: &Libraries, dir: &Path) 
         Ok(d) => d,
         Err(why) => {
             for g in &mut e.gemms {
-                g.kernel = Some(unresolved_kernel(dir, why.clone()));
+                g.kernel = Some(unresolved_kernel(dir, why.to_string()));
             }
             return;
         }

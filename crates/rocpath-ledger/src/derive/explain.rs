@@ -114,11 +114,7 @@ type Key = (String, String, String, String, String);
 
 /// A comparison that states a prediction (agreeing, disagreeing or left open), with the
 /// key of its group: (world, release, mode, subject, predicted).
-fn compared<'a>(
-    o: &'a ObsDigest,
-    index: usize,
-    c: &ReadComparison,
-) -> Option<(Key, Cmp<'a>)> {
+fn compared<'a>(o: &'a ObsDigest, index: usize, c: &ReadComparison) -> Option<(Key, Cmp<'a>)> {
     let (verdict, predicted) = match c {
         ReadComparison::Case(c) => (c.verdict, c.predicted.as_deref()),
         ReadComparison::Kernel(k) => (k.verdict, k.predicted.as_deref()),

@@ -111,12 +111,10 @@ pub struct Env {
 
 impl Env {
     /// From `NAME=VALUE` pairs.
-    pub fn from_pairs<'a>(pairs: impl IntoIterator<Item = &'a str>) -> Result<Env, String> {
+    pub fn from_pairs<'a>(pairs: impl IntoIterator<Item = &'a str>) -> Result<Env, NotAPair> {
         let mut vars = BTreeMap::new();
         for p in pairs {
-            let (k, v) = p
-                .split_once('=')
-                .ok_or_else(|| format!("{p:?}: expected NAME=VALUE"))?;
+            let (k, v) = p.split_once('=').ok_or_else(|| NotAPair(p.to_string()))?;
             vars.insert(k.trim().to_string(), v.to_string());
         }
         Ok(Env { vars })
@@ -128,14 +126,24 @@ impl Env {
     }
 }
 
+/// An environment setting given without `=`.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{0:?}: expected NAME=VALUE")]
+pub struct NotAPair(pub String);
+
+/// A value MIOpen does not read as a boolean (it throws `miopenStatusInvalidValue`).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("invalid value for a boolean variable: {0:?}")]
+pub struct NotABool(pub String);
+
 /// A boolean environment value as MIOpen reads it (src/include/miopen/env.hpp:60-110):
 /// `Some(true)` for 1/enable(d)/yes/on/true, `Some(false)` for 0/disable(d)/no/off/false,
 /// `Err` for anything else (MIOpen throws `miopenStatusInvalidValue`).
-pub fn env_bool(v: &str) -> Result<bool, String> {
+pub fn env_bool(v: &str) -> Result<bool, NotABool> {
     match v.to_ascii_lowercase().as_str() {
         "1" | "enable" | "enabled" | "yes" | "on" | "true" => Ok(true),
         "0" | "disable" | "disabled" | "no" | "off" | "false" => Ok(false),
-        other => Err(format!("invalid value for a boolean variable: {other:?}")),
+        other => Err(NotABool(other.to_string())),
     }
 }
 

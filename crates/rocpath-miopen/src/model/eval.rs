@@ -2005,7 +2005,7 @@ impl<'e, 'm> Run<'e, 'm> {
                 match (kind, raw) {
                     ("bool", Some(v)) => env_bool(&v)
                         .map(Val::Bool)
-                        .unwrap_or_else(|w| self.unknown(func, l, w)),
+                        .unwrap_or_else(|w| self.unknown(func, l, w.to_string())),
                     ("uint64", Some(v)) => parse_c_uint(&v)
                         .map(Val::Int)
                         .unwrap_or_else(|| Val::Int(0)),

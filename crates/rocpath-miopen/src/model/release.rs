@@ -95,11 +95,14 @@ pub struct Choice {
     pub note: Option<String>,
 }
 
+/// A release named by text that is not a MIOpen version.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{0:?} is not a MIOpen version (`3.2.0`, `3.5.1`: the version MIOpen logs)")]
+pub struct NotAVersion(pub String);
+
 /// The model for MIOpen `version`; `Err` when the text is not a version.
-pub fn for_release(version: &str) -> Result<Choice, String> {
-    let v = parse_version(version).ok_or_else(|| {
-        format!("{version:?} is not a MIOpen version (`3.2.0`, `3.5.1`: the version MIOpen logs)")
-    })?;
+pub fn for_release(version: &str) -> Result<Choice, NotAVersion> {
+    let v = parse_version(version).ok_or_else(|| NotAVersion(version.to_string()))?;
     let same_minor = SHIPPED
         .iter()
         .find(|s| (s.miopen.0, s.miopen.1) == (v.0, v.1));

@@ -15,6 +15,13 @@ use rocpath_gemm::rocblas::{self, Call, Cited, Route, Settings};
 use rocpath_gemm::trace::{Near, StepKind, Trace};
 use rocpath_gemm::{Device, Found, Library, LoadError, Problem, Walk};
 use serde::Serialize;
+
+/// The document's types (`rocpath.explain.gemm/1`), defined next to the model in
+/// `rocpath-gemm`.
+pub use rocpath_gemm::doc::{
+    Backend, CallDoc, ChosenDoc, CodeObjectDoc, FillInDoc, GemmDoc, GemmExplanation, GemmOutcome,
+    LiteDoc, RankDoc, RankFrom,
+};
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, OnceLock};
@@ -168,194 +175,6 @@ fn objects_of(bytes: &[u8], budget: &MemoryBudget) -> Result<Vec<Object>, String
                 .and_then(object_of)
         })
         .collect()
-}
-/// How a GEMM question ended (`outcome` in JSON).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "snake_case")]
-pub enum GemmOutcome {
-    /// A kernel was chosen.
-    Chosen,
-    /// The catalogs hold no solution for the problem.
-    NoSolution,
-    /// No catalog for the device.
-    NoCatalog,
-    /// rocBLAS returns before any kernel (a zero size).
-    QuickReturn,
-    /// rocBLAS refuses the arguments.
-    Invalid,
-    /// rocBLAS has no kernel path for the type combination.
-    NotImplemented,
-    /// Something the model does not know stopped it (the reason is given).
-    Unresolved,
-}
-
-impl GemmOutcome {
-    /// The JSON name.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            GemmOutcome::Chosen => "chosen",
-            GemmOutcome::NoSolution => "no_solution",
-            GemmOutcome::NoCatalog => "no_catalog",
-            GemmOutcome::QuickReturn => "quick_return",
-            GemmOutcome::Invalid => "invalid",
-            GemmOutcome::NotImplemented => "not_implemented",
-            GemmOutcome::Unresolved => "unresolved",
-        }
-    }
-}
-
-impl std::fmt::Display for GemmOutcome {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(self.as_str())
-    }
-}
-
-/// Where rocBLAS sends a GEMM call (`backend` in JSON).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "snake_case")]
-pub enum Backend {
-    /// Tensile's kernels, from rocBLAS's own catalogs.
-    Tensile,
-    /// hipBLASLt.
-    Hipblaslt,
-    /// rocBLAS returns before any kernel (a zero size).
-    QuickReturn,
-    /// rocBLAS refuses the arguments.
-    Invalid,
-    /// rocBLAS has no kernel path for the type combination.
-    NotImplemented,
-}
-
-impl Backend {
-    /// The JSON name.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Backend::Tensile => "tensile",
-            Backend::Hipblaslt => "hipblaslt",
-            Backend::QuickReturn => "quick_return",
-            Backend::Invalid => "invalid",
-            Backend::NotImplemented => "not_implemented",
-        }
-    }
-}
-
-impl std::fmt::Display for Backend {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(self.as_str())
-    }
-}
-
-/// The answer for one call on one device.
-#[derive(Debug, Clone, Serialize)]
-pub struct GemmExplanation {
-    /// The call asked about.
-    pub call: CallDoc,
-    /// The device.
-    pub device: Device,
-    /// The catalog folder.
-    pub library_dir: String,
-    /// The master file loaded (`TensileLibrary_lazy_<processor>.dat`), when there is one.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub catalog: Option<String>,
-    /// What rocBLAS does with the call before Tensile, step by step.
-    pub route: Vec<Cited>,
-    /// `tensile`, `hipblaslt`, `quick_return`, `invalid`, `not_implemented`.
-    pub backend: Backend,
-    /// The Tensile problem, when the call reaches Tensile.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub problem: Option<Problem>,
-    /// The walk, node by node (`--trace`, or always for a single call).
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub walk: Option<Trace>,
-    /// The solution chosen.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub chosen: Option<ChosenDoc>,
-    /// The nearest tuned sizes other than the chosen one (predicates aside).
-    #[serde(skip_serializing_if = "Vec::is_empty")]
-    pub runners_up: Vec<Near>,
-    /// The fallback taken or that applies (XF32 → FP32, hipBLASLt → Tensile, none found).
-    #[serde(skip_serializing_if = "Vec::is_empty")]
-    pub fallbacks: Vec<String>,
-    /// `chosen`, `no_solution`, `no_catalog`, `quick_return`, `invalid`, `not_implemented`,
-    /// `unresolved`.
-    pub outcome: GemmOutcome,
-    /// Why the model could not decide, when it could not.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub unresolved: Option<String>,
-    /// Evidence for the outcome.
-    pub evidence: Evidence,
-    /// hipBLASLt's own answer, when a hipBLASLt library was asked (directly, or because rocBLAS
-    /// routes the call to hipBLASLt).
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub hipblaslt: Option<Box<LiteDoc>>,
-}
-
-/// The call of an explanation: a rocBLAS call, or a hipBLASLt matmul (serialized as their own
-/// fields; the matmul's with `api` `hipblaslt_matmul`).
-#[derive(Debug, Clone, Serialize)]
-#[serde(untagged)]
-pub enum CallDoc {
-    /// A rocBLAS GEMM call.
-    Rocblas(Call),
-    /// A hipBLASLt matmul heuristic query.
-    Hipblaslt {
-        /// `hipblaslt_matmul`.
-        api: &'static str,
-        /// The matmul.
-        #[serde(flatten)]
-        matmul: Matmul,
-    },
-}
-
-impl CallDoc {
-    /// The rocBLAS call, when it is one.
-    pub fn rocblas(&self) -> Option<&Call> {
-        match self {
-            CallDoc::Rocblas(c) => Some(c),
-            CallDoc::Hipblaslt { .. } => None,
-        }
-    }
-}
-
-/// The chosen solution.
-#[derive(Debug, Clone, Serialize)]
-pub struct ChosenDoc {
-    /// The kernel name (`Cijk_…`).
-    pub name: String,
-    /// The solution index (what `rocblas_gemm_algo_solution_index` takes, minus one).
-    pub index: i64,
-    /// The catalog file that holds it.
-    pub file: String,
-    /// The matching distance to the tuned size that chose it.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub distance: Option<f64>,
-    /// Macro tile.
-    pub macro_tile: [u64; 2],
-    /// `depthU`.
-    pub depth_u: u64,
-    /// `globalSplitU`.
-    pub global_split_u: u64,
-    /// Built from source (`.hsaco`) rather than assembly.
-    pub source_kernel: bool,
-    /// The code object that must hold the kernel.
-    pub code_object: CodeObjectDoc,
-    /// Evidence.
-    pub evidence: Evidence,
-}
-
-/// The code object the kernel is loaded from.
-#[derive(Debug, Clone, Serialize)]
-pub struct CodeObjectDoc {
-    /// The file the adapter loads (the first of its name variants that is present and loads on
-    /// the device), or the first name tried when none is.
-    pub file: String,
-    /// The file is there, loads on the device, and defines the kernel.
-    pub present: bool,
-    /// What the user will see otherwise.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub failure: Option<String>,
-    /// Evidence.
-    pub evidence: Evidence,
 }
 
 fn ev(class: Class, kind: Proof, rule: &str) -> Evidence {
@@ -761,84 +580,15 @@ fn loaded(name: &str, path: &Path, co: &Object, kernel: &str) -> CodeObjectDoc {
 /// The hipBLASLt version the hipBLASLt rules were read from.
 pub const HIPBLASLT_SOURCE: &str = "hipBLASLt 7.1.1 (TensileLite)";
 
-/// hipBLASLt's answer to a heuristic query.
-#[derive(Debug, Clone, Serialize)]
-pub struct LiteDoc {
-    /// The library folder asked.
-    pub library_dir: String,
-    /// The master file loaded, when there is one.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub catalog: Option<String>,
-    /// The matmul as the query describes it.
-    pub matmul: Matmul,
-    /// The TensileLite problem hipBLASLt builds.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub problem: Option<lite::LiteProblem>,
-    /// What the query does, step by step.
-    pub steps: Vec<Cited>,
-    /// The walk of the table search (`--walk`, or a single query).
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub walk: Option<Trace>,
-    /// The solutions returned, rank by rank, as far as they are determined.
-    pub ranks: Vec<RankDoc>,
-    /// The fill-in, when the table gave fewer than asked.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub fill_in: Option<FillInDoc>,
-    /// The first solution (what runs).
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub chosen: Option<ChosenDoc>,
-    /// The nearest other tuned sizes (predicates aside).
-    #[serde(skip_serializing_if = "Vec::is_empty")]
-    pub runners_up: Vec<Near>,
-    /// `chosen`, `no_solution`, `no_catalog`, `unresolved`.
-    pub outcome: GemmOutcome,
-    /// Why the model cannot say, when it cannot.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub unresolved: Option<String>,
-    /// Evidence for the outcome.
-    pub evidence: Evidence,
-}
-
-/// One returned solution.
-#[derive(Debug, Clone, Serialize)]
-pub struct RankDoc {
-    /// Rank (0 runs by default).
-    pub rank: usize,
-    /// Solution index.
-    pub index: i64,
-    /// Kernel name.
-    pub name: String,
-    /// The per-type file that holds it.
-    pub file: String,
-    /// `table` (findTopSolutions) or `fill_in` (the only candidate of the fill-in).
-    pub from: &'static str,
-    /// The tuned size that led to it, when a table did.
-    #[serde(skip_serializing_if = "Vec::is_empty")]
-    pub key: Vec<i64>,
-}
-
-/// The fill-in of a query.
-#[derive(Debug, Clone, Serialize)]
-pub struct FillInDoc {
-    /// Places it fills.
-    pub slots: usize,
-    /// Solutions of the type that `isSolutionSupported` accepts.
-    pub candidates: usize,
-    /// Their indices (the first 32, ascending).
-    pub indices: Vec<i64>,
-    /// Which of them come first depends on where the solutions lie in memory.
-    pub run_dependent: bool,
-    /// Why it could not be decided, when it could not.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub unresolved: Option<String>,
-}
-
 fn lite_src(cite: &str) -> Locator {
     Locator::file(format!("{HIPBLASLT_SOURCE}:{cite}"))
 }
 
 fn cited(text: String, cite: &'static str) -> Cited {
-    Cited { text, cite }
+    Cited {
+        text,
+        cite: cite.into(),
+    }
 }
 
 /// A hipBLASLt library folder that does not load: `no_catalog` (confirmed) when the processor
@@ -1025,28 +775,26 @@ fn lite_rank0(
     }
 }
 
-impl LiteDoc {
-    /// The document of a query not yet answered (`unresolved` until it is).
-    fn asked(dir: &Path, m: Matmul) -> LiteDoc {
-        LiteDoc {
-            library_dir: dir.display().to_string(),
-            catalog: None,
-            matmul: m,
-            problem: None,
-            steps: Vec::new(),
-            walk: None,
-            ranks: Vec::new(),
-            fill_in: None,
-            chosen: None,
-            runners_up: Vec::new(),
-            outcome: GemmOutcome::Unresolved,
-            unresolved: None,
-            evidence: ev(
-                Class::Unresolved,
-                Proof::ShippedArtifactVerified,
-                "explain.gemm.hipblaslt.unresolved",
-            ),
-        }
+/// The document of a query not yet answered (`unresolved` until it is).
+fn asked(dir: &Path, m: Matmul) -> LiteDoc {
+    LiteDoc {
+        library_dir: dir.display().to_string(),
+        catalog: None,
+        matmul: m,
+        problem: None,
+        steps: Vec::new(),
+        walk: None,
+        ranks: Vec::new(),
+        fill_in: None,
+        chosen: None,
+        runners_up: Vec::new(),
+        outcome: GemmOutcome::Unresolved,
+        unresolved: None,
+        evidence: ev(
+            Class::Unresolved,
+            Proof::ShippedArtifactVerified,
+            "explain.gemm.hipblaslt.unresolved",
+        ),
     }
 }
 
@@ -1061,9 +809,9 @@ fn rank_docs(h: &lite::Heuristic) -> Vec<RankDoc> {
             name: pk.solution().map(|s| s.name.clone()).unwrap_or_default(),
             file: pk.file.path.display().to_string(),
             from: if r >= h.table.len() {
-                "fill_in"
+                RankFrom::FillIn
             } else {
-                "table"
+                RankFrom::Table
             },
             key: pk.key.clone(),
         })
@@ -1081,7 +829,7 @@ pub fn lite_doc(
     trace: bool,
     routed: bool,
 ) -> LiteDoc {
-    let mut d = LiteDoc::asked(dir, m);
+    let mut d = asked(dir, m);
     if routed {
         d.steps.push(cited(
             format!(
@@ -1155,7 +903,7 @@ pub fn explain_hipblaslt(
     let mut d = lite_doc(libs, dir, from_env, m.clone(), dev, trace, false);
     let mut out = GemmExplanation {
         call: CallDoc::Hipblaslt {
-            api: "hipblaslt_matmul",
+            api: "hipblaslt_matmul".into(),
             matmul: m.clone(),
         },
         device: dev.clone(),
@@ -1817,16 +1565,6 @@ pub fn attribute(
         })
         .collect();
     (out, errors)
-}
-
-/// `rocpath.explain.gemm` ([`rocpath_docs::schema::EXPLAIN_GEMM`]): one explanation per
-/// (library folder, call, device), and the problem lines that could not be read.
-#[derive(Debug, Serialize)]
-pub struct GemmDoc<'a> {
-    /// The explanations, in input order.
-    pub explanations: &'a [GemmExplanation],
-    /// Problem lines that could not be read.
-    pub errors: Vec<rocpath_docs::ErrorItem>,
 }
 
 /// `rocpath.explain.gemm_kernel`: where one kernel is in the catalogs.

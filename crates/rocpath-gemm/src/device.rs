@@ -5,7 +5,7 @@
 //! and matches no `Processor` row), and `runsKernelTargeting` (`source/AMDGPU.cpp:67-81`).
 
 use rocpath_arch::TargetId;
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 /// The processors this Tensile version names, in `toProcessorId`'s order, with the numbers of
 /// `AMDGPU::Processor` (`AMDGPU.hpp:50-77`).
@@ -44,8 +44,10 @@ fn number(name: &str) -> Option<u32> {
     PROCESSORS.iter().find(|(n, _)| *n == name).map(|&(_, v)| v)
 }
 
-/// A GPU for selection.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+/// A GPU for selection. Read back from a document as [`Device::new`] makes it (the derived
+/// values are not printed).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(from = "Printed")]
 pub struct Device {
     /// The target id (`gfx90a:sramecc+:xnack-`).
     pub target: TargetId,
@@ -59,6 +61,23 @@ pub struct Device {
     /// TensileLite's number for the processor ([`processor_of_arch`]), made once.
     #[serde(skip)]
     lite_processor: u32,
+}
+
+/// What a document prints of a device.
+#[derive(Deserialize)]
+struct Printed {
+    target: TargetId,
+    cu_count: u32,
+    is_apu: bool,
+}
+
+impl From<Printed> for Device {
+    fn from(p: Printed) -> Device {
+        Device {
+            is_apu: p.is_apu,
+            ..Device::new(p.target, p.cu_count)
+        }
+    }
 }
 
 impl Device {

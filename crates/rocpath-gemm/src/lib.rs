@@ -18,6 +18,7 @@
 
 pub mod batch;
 pub mod device;
+pub mod doc;
 pub mod eval;
 pub mod library;
 pub mod lite;

@@ -9,10 +9,10 @@
 //! `include/Tensile/ContractionProblem.hpp` :847-866 (member defaults).
 
 use rocpath_tensile::catalog::{DataType, ScalarValue};
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 /// A transposition of an operand.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 pub enum Op {
     /// `N`: as stored.
     N,

@@ -6,13 +6,14 @@
 use crate::device::Device;
 use crate::problem::{Gemm, Metric, Modes, Op, Problem};
 use rocpath_tensile::catalog::{DataType, ScalarValue};
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
+use std::borrow::Cow;
 
 /// The rocBLAS version these rules were read from.
 pub const VERSION: &str = "rocBLAS 6.4.4";
 
 /// A rocBLAS GEMM entry point.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Api {
     /// `rocblas_?gemm`.
@@ -73,7 +74,7 @@ impl Api {
 }
 
 /// A rocBLAS data type (`rocblas_datatype`), by rocpath's short names.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum BlasType {
     /// `f16_r`.
@@ -140,7 +141,7 @@ impl BlasType {
 }
 
 /// A GEMM call as the user makes it.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Call {
     /// The entry point.
     pub api: Api,
@@ -303,12 +304,12 @@ fn leading_int(v: &str) -> i64 {
 }
 
 /// A step of the route, with the source line that decides it.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Cited {
     /// What happens.
     pub text: String,
     /// `path:line` in rocBLAS 6.4.4's `library/src`, or Tensile's.
-    pub cite: &'static str,
+    pub cite: Cow<'static, str>,
 }
 
 /// The steps of a route, kept only when someone will read them.
@@ -325,7 +326,7 @@ impl Steps {
 fn cited(text: impl Into<String>, cite: &'static str) -> Cited {
     Cited {
         text: text.into(),
-        cite,
+        cite: Cow::Borrowed(cite),
     }
 }
 

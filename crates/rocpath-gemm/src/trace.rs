@@ -138,7 +138,7 @@ pub struct Tried {
 }
 
 /// A table entry near the problem's key.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, serde::Deserialize)]
 pub struct Near {
     /// Its key.
     pub key: Vec<i64>,

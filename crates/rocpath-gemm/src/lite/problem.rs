@@ -25,7 +25,7 @@ use rocpath_tensile::catalog::{DataType, ScalarValue};
 use serde::Serialize;
 
 /// A `hipDataType` of the matmul API (the ones hipBLASLt 7.1.1 maps to TensileLite).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, serde::Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum HipType {
     /// `HIP_R_32F`.
@@ -112,7 +112,7 @@ impl HipType {
 
 /// `rocblaslt_compute_type` as `hipblasComputeType_t` reaches it (hipblaslt.cpp: `16F` → f16,
 /// `32F` → f32, `32F_FAST_TF32` → xf32, `64F` → f64, `32I` → i32).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, serde::Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum ComputeType {
     /// `rocblaslt_compute_f16`.
@@ -167,7 +167,7 @@ impl ComputeType {
 }
 
 /// The activation of the epilogue.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, serde::Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Activation {
     /// None.
@@ -210,7 +210,7 @@ impl Activation {
 
 /// A matmul as the heuristic query describes it: `D = alpha·op(A)·op(B) + beta·C` (+ bias,
 /// activation), column-major.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, serde::Deserialize)]
 pub struct Matmul {
     /// op(A), op(B) (`C` is taken as `T`: hipBLASLt tests `!= HIPBLAS_OP_N`).
     pub trans: [Op; 2],

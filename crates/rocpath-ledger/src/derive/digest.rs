@@ -1,16 +1,16 @@
 //! What the derivation rules read of an observation file: its id, the world it was imported
-//! for, and its document, typed per producer schema. Most documents are read with their own
-//! types (`rocpath-docs`): a field of another shape makes the document an error naming it. An
+//! for, and its document, typed per producer schema. Every document a rule reads is read with
+//! its own types (`rocpath-docs`; `explain gemm`'s are next to the GEMM model, in
+//! `rocpath-gemm`): a field of another shape makes the document an error naming it. An
 //! inventory and an ISA census are reduced to what the rules use as they are read, so deriving
 //! over many holds one whole document at a time per thread; a comparison's full prediction
-//! (the explaining crate's type) is skipped while parsing. The `explain gemm` document is read
-//! through a projection of the few fields the rules use, the rest skipped while parsing; that
-//! reader is tolerant like [`crate::schemas`]: a field of another shape reads as missing.
+//! (the explaining crate's type) and the GEMM model's derived values (its problem, its walk)
+//! are skipped while parsing.
 
 use crate::files::{ParseError, check_id, check_schema};
 use crate::model::OBSERVATION_SCHEMA;
 use rocpath_docs::compare::{ComparisonsDoc, ReadComparison};
-use rocpath_evidence::{Class, Proof};
+use rocpath_gemm::doc::{GemmDoc, GemmExplanation};
 use serde::Deserialize;
 use serde::de::{self, Deserializer, IgnoredAny};
 use serde_json::value::RawValue;
@@ -38,8 +38,9 @@ pub enum Doc {
     /// `rocpath.explain.compare/1`, read with the document's own types
     /// (`rocpath_docs::compare`), the predictions' details skipped.
     Compare(Box<ComparisonsDoc<Vec<ReadComparison>>>),
-    /// `rocpath.explain.gemm/1`.
-    Gemm(GemmDoc),
+    /// `rocpath.explain.gemm/1`, read with the document's own types (`rocpath_gemm::doc`,
+    /// next to the model), the model's derived values skipped.
+    Gemm(Box<GemmDoc<Vec<GemmExplanation>>>),
     /// `rocpath.trace/2`, read with the document's own types (`rocpath_docs::trace`).
     Trace(Box<rocpath_docs::trace::TraceDoc>),
     /// `rocpath.ollama/2`, read with the document's own types (`rocpath_docs::ollama`).
@@ -120,120 +121,6 @@ impl Loose {
     pub fn as_str(&self) -> &str {
         self.0.as_deref().unwrap_or_default()
     }
-}
-
-/// Reads `T` when the value has its shape, else `T::default()` (a field of another shape
-/// reads as missing rather than failing the document).
-fn lenient<'de, D: Deserializer<'de>, T: Deserialize<'de> + Default>(d: D) -> Result<T, D::Error> {
-    if super::reads::tracing() {
-        // Recording the fields read (`reads::fields_read`): the type itself is walked.
-        return Ok(T::deserialize(d).unwrap_or_default());
-    }
-    let v = serde_json::Value::deserialize(d)?;
-    Ok(T::deserialize(v).unwrap_or_default())
-}
-
-/// The `evidence` of a record: its class and kind.
-#[derive(Debug, Clone, Default, Deserialize)]
-#[serde(default)]
-pub struct Ev {
-    /// Class.
-    #[serde(deserialize_with = "lenient")]
-    pub class: Option<Class>,
-    /// Kind of proof.
-    #[serde(deserialize_with = "lenient")]
-    pub kind: Option<Proof>,
-    /// Rule id.
-    pub rule: Loose,
-    /// The producer's note.
-    pub note: Loose,
-    /// Where it was read.
-    #[serde(deserialize_with = "lenient")]
-    pub sources: Vec<SourceD>,
-}
-
-/// A raw line an evidence points at.
-#[derive(Debug, Clone, Default, Deserialize)]
-#[serde(default)]
-pub struct SourceD {
-    /// File.
-    pub path: Loose,
-    /// Line.
-    #[serde(deserialize_with = "lenient")]
-    pub line: Option<u64>,
-}
-
-// ---------------------------------------------------------------- explain gemm
-
-/// `rocpath.explain.gemm/1`: which kernel each GEMM takes on each device.
-#[derive(Debug, Clone, Default, Deserialize)]
-#[serde(default)]
-pub struct GemmDoc {
-    /// Explanations (`/explanations/<i>`).
-    pub explanations: Vec<GemmD>,
-}
-
-/// One GEMM call on one device.
-#[derive(Debug, Clone, Default, Deserialize)]
-#[serde(default)]
-pub struct GemmD {
-    /// The call.
-    #[serde(deserialize_with = "lenient")]
-    pub call: GemmCallD,
-    /// The device.
-    #[serde(deserialize_with = "lenient")]
-    pub device: GemmDeviceD,
-    /// The catalog folder.
-    pub library_dir: Loose,
-    /// `chosen`, `no_solution`, `no_catalog`, …
-    pub outcome: Loose,
-    /// The chosen solution.
-    #[serde(deserialize_with = "lenient")]
-    pub chosen: Option<GemmChosenD>,
-}
-
-/// A GEMM call's shape.
-#[derive(Debug, Clone, Default, Deserialize)]
-#[serde(default)]
-pub struct GemmCallD {
-    /// API.
-    pub api: Loose,
-    /// Types of A, B, C, D.
-    #[serde(deserialize_with = "lenient")]
-    pub types: Vec<Loose>,
-    /// Compute type.
-    pub compute: Loose,
-    /// Transpositions.
-    #[serde(deserialize_with = "lenient")]
-    pub trans: Vec<Loose>,
-    /// M.
-    pub m: Loose,
-    /// N.
-    pub n: Loose,
-    /// K.
-    pub k: Loose,
-    /// Batch.
-    pub batch: Loose,
-}
-
-/// The device of a GEMM explanation.
-#[derive(Debug, Clone, Default, Deserialize)]
-#[serde(default)]
-pub struct GemmDeviceD {
-    /// Target id.
-    pub target: Loose,
-    /// Compute units.
-    pub cu_count: Loose,
-}
-
-/// The chosen solution.
-#[derive(Debug, Clone, Default, Deserialize)]
-#[serde(default)]
-pub struct GemmChosenD {
-    /// Kernel name.
-    pub name: Loose,
-    /// Solution index.
-    pub index: Loose,
 }
 
 // ---------------------------------------------------------------- strace

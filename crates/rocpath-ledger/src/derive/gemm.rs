@@ -3,50 +3,72 @@
 //! is the host library's rules applied to them). One claim per call and device, in that
 //! device's world, naming what the same call takes on the other devices of the document.
 
-use super::digest::{Doc, GemmD, ObsDigest};
+use super::digest::{Doc, ObsDigest};
 use super::{Finding, record_support, rule};
 use crate::model::*;
-use crate::schemas::processor_of;
 use rocpath_evidence::{Class, Proof};
+use rocpath_gemm::doc::{CallDoc, GemmExplanation, GemmOutcome};
+use serde::Serialize;
 
-fn shape(e: &GemmD) -> String {
-    let c = &e.call;
-    let trans: String = c.trans.iter().map(|t| t.as_str()).collect();
-    let types: Vec<&str> = c.types.iter().map(|t| t.as_str()).collect();
-    let batch = match c.batch.as_str() {
-        "" | "1" => String::new(),
+/// A value's word in the document (`gemm_ex`, `f16`, `N`), as the producer prints it.
+fn word(v: &impl Serialize) -> String {
+    match serde_json::to_value(v) {
+        Ok(serde_json::Value::String(s)) => s,
+        Ok(other) => other.to_string(),
+        Err(_) => String::new(),
+    }
+}
+
+fn words<T: Serialize>(v: &[T]) -> Vec<String> {
+    v.iter().map(word).collect()
+}
+
+fn shape(e: &GemmExplanation) -> String {
+    let (api, types, compute, trans, mnk, batch) = match &e.call {
+        CallDoc::Rocblas(c) => (
+            word(&c.api),
+            words(&c.types),
+            word(&c.compute),
+            words(&c.trans),
+            (c.m, c.n, c.k),
+            c.batch,
+        ),
+        CallDoc::Hipblaslt { api, matmul: m } => (
+            api.to_string(),
+            words(&m.types),
+            word(&m.compute),
+            words(&m.trans),
+            (m.m, m.n, m.k),
+            m.batch,
+        ),
+    };
+    let batch = match batch {
+        1 => String::new(),
         b => format!(" batch {b}"),
     };
+    let (m, n, k) = mnk;
     format!(
-        "{} {trans} M={} N={} K={}{batch} {} (compute {})",
-        c.api.as_str(),
-        c.m.as_str(),
-        c.n.as_str(),
-        c.k.as_str(),
+        "{api} {} M={m} N={n} K={k}{batch} {} (compute {compute})",
+        trans.concat(),
         types.join("/"),
-        c.compute.as_str()
     )
 }
 
-fn device(e: &GemmD) -> String {
-    format!(
-        "{} ({} CUs)",
-        e.device.target.as_str(),
-        e.device.cu_count.as_str()
-    )
+fn device(e: &GemmExplanation) -> String {
+    format!("{} ({} CUs)", e.device.target, e.device.cu_count)
 }
 
-fn answer(e: &GemmD) -> Option<(String, String)> {
-    match (e.outcome.as_str(), &e.chosen) {
-        ("chosen", Some(c)) => Some((
-            format!("{} をとる(solution {})", c.name.as_str(), c.index.as_str()),
-            format!("takes {} (solution {})", c.name.as_str(), c.index.as_str()),
+fn answer(e: &GemmExplanation) -> Option<(String, String)> {
+    match (e.outcome, &e.chosen) {
+        (GemmOutcome::Chosen, Some(c)) => Some((
+            format!("{} をとる(solution {})", c.name, c.index),
+            format!("takes {} (solution {})", c.name, c.index),
         )),
-        ("no_solution", _) => Some((
+        (GemmOutcome::NoSolution, _) => Some((
             "解なし(No Tensile solution found)".into(),
             "has no solution (No Tensile solution found)".into(),
         )),
-        ("no_catalog", _) => Some((
+        (GemmOutcome::NoCatalog, _) => Some((
             "カタログがない(Cannot read … for GPU arch で中断)".into(),
             "has no catalog (rocBLAS aborts: Cannot read … for GPU arch)".into(),
         )),
@@ -67,8 +89,8 @@ pub fn findings(obs: &[ObsDigest]) -> Vec<Finding> {
                 .iter()
                 .filter(|x| {
                     shape(x) == call
-                        && x.device.target.as_str() != e.device.target.as_str()
-                        && x.library_dir.as_str() == e.library_dir.as_str()
+                        && x.device.target != e.device.target
+                        && x.library_dir == e.library_dir
                 })
                 .filter_map(|x| {
                     answer(x).map(|(j, n)| {
@@ -111,13 +133,13 @@ pub fn findings(obs: &[ObsDigest]) -> Vec<Finding> {
                     ),
                 ),
                 // A missing catalog is read directly off the install; a choice is derived.
-                class: if e.outcome.as_str() == "no_catalog" {
+                class: if e.outcome == GemmOutcome::NoCatalog {
                     Class::Confirmed
                 } else {
                     Class::Inferred
                 },
                 kind: Proof::ShippedArtifactVerified,
-                world: processor_of(e.device.target.as_str()),
+                world: e.device.target.processor.clone(),
                 floor: Some(Floor::MathLibrary),
                 layer: Some(Layer::Selection),
                 selection: None,
@@ -143,14 +165,26 @@ mod tests {
 
     #[test]
     fn one_claim_per_call_and_device_naming_the_other_devices() {
-        let text = r#"{"schema":"rocpath.ledger.observation/1","id":"g1",
-            "imported":{"file":"g.json","sha256":"","base":"."},"inputs":[],"quotes":[],
-            "document":{"schema":"rocpath.explain.gemm/1","explanations":[
-              {"call":{"api":"gemm","types":["f32","f32","f32","f32"],"compute":"f32","trans":["N","N"],"m":64,"n":64,"k":64,"batch":1},
-               "device":{"target":"gfx900","cu_count":64},"library_dir":"lib","outcome":"chosen",
-               "chosen":{"name":"Cijk_A","index":7}},
-              {"call":{"api":"gemm","types":["f32","f32","f32","f32"],"compute":"f32","trans":["N","N"],"m":64,"n":64,"k":64,"batch":1},
-               "device":{"target":"gfx1201","cu_count":64},"library_dir":"lib","outcome":"no_catalog"}]}}"#;
+        let ev = r#"{"class":"inferred","kind":"shipped_artifact_verified","rule":"r"}"#;
+        let call = r#"{"api":"gemm","types":["f32","f32","f32","f32"],"compute":"f32",
+            "trans":["N","N"],"m":64,"n":64,"k":64,"ld":[64,64,64,64],"stride":[4096,4096,4096,4096],
+            "batch":1,"alpha":1.0,"beta":0.0,"c_is_d":true,"flags":0,"xf32":false}"#;
+        let chosen = format!(
+            r#"{{"name":"Cijk_A","index":7,"file":"TensileLibrary_Type_SS_Contraction_l_Ailk_Bljk_Cijk_Dijk_gfx900.co",
+            "macro_tile":[64,64],"depth_u":16,"global_split_u":1,"source_kernel":false,
+            "code_object":{{"file":"f.co","present":true,"evidence":{ev}}},"evidence":{ev}}}"#
+        );
+        let text = format!(
+            r#"{{"schema":"rocpath.ledger.observation/1","id":"g1",
+            "imported":{{"file":"g.json","sha256":"","base":"."}},"inputs":[],"quotes":[],
+            "document":{{"schema":"rocpath.explain.gemm/1","explanations":[
+              {{"call":{call},"device":{{"target":"gfx900","cu_count":64,"is_apu":false}},
+               "library_dir":"lib","route":[],"backend":"tensile","outcome":"chosen",
+               "chosen":{chosen},"evidence":{ev}}},
+              {{"call":{call},"device":{{"target":"gfx1201","cu_count":64,"is_apu":false}},
+               "library_dir":"lib","route":[],"backend":"tensile","outcome":"no_catalog",
+               "evidence":{ev}}}],"errors":[]}}}}"#
+        );
         let d = super::super::digest::parse(text.as_bytes()).unwrap();
         let f = findings(&[d]);
         assert_eq!(f.len(), 2);

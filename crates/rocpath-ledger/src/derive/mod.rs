@@ -39,7 +39,6 @@ pub mod digest;
 pub mod explain;
 pub mod gemm;
 pub mod merge;
-pub mod reads;
 pub mod runs;
 pub mod shipped;
 pub mod source;

@@ -81,6 +81,7 @@ fn the_json_document() {
     assert_eq!(code, 0, "{err}");
     let v: Value = serde_json::from_str(&out).unwrap();
     assert_eq!(v["schema"], "rocpath.explain.gemm/1");
+    reads_back(&v);
     let e = &v["explanations"][0];
     assert_eq!(e["chosen"]["name"], "gemm_tile");
     assert_eq!(e["chosen"]["index"], 0);
@@ -223,6 +224,7 @@ fn a_hipblaslt_folder_answers_the_heuristic_query() {
     // Unresolved, like any answer the model cannot give: exit 2.
     assert_eq!(code, 2);
     let v: Value = serde_json::from_str(&out).unwrap();
+    reads_back(&v);
     let e = &v["explanations"][0];
     assert_eq!(e["outcome"], "unresolved");
     assert_eq!(e["call"]["api"], "hipblaslt_matmul");
@@ -294,6 +296,7 @@ fn rocblas_routes_gfx1201_to_hipblaslt_and_shows_its_choice() {
     ]);
     assert_eq!(code, 0, "{err}");
     let v: Value = serde_json::from_str(&out).unwrap();
+    reads_back(&v);
     let e = &v["explanations"][0];
     assert_eq!(e["backend"], "hipblaslt");
     assert_eq!(e["outcome"], "chosen");
@@ -362,8 +365,16 @@ fn a_master_catalog_that_does_not_load_is_unresolved_not_no_catalog() {
         "64", "--k", "64",
     ]);
     let v: Value = serde_json::from_str(&out).unwrap_or_else(|e| panic!("{e}: {out} {err}"));
+    reads_back(&v);
     let e = &v["explanations"][0];
     assert_eq!(e["outcome"], "unresolved", "{e}");
     assert_eq!(e["evidence"]["class"], "unresolved", "{e}");
     assert_eq!(e["evidence"]["rule"], "explain.gemm.unresolved", "{e}");
+}
+
+/// The document reads back as its type (what the ledger reads), all but the GEMM model's own
+/// derived values (its Tensile and TensileLite problems, its walks), which it skips.
+fn reads_back(v: &Value) {
+    type Doc = rocpath_gemm::doc::GemmDoc<Vec<rocpath_gemm::doc::GemmExplanation>>;
+    crate::doc_contract::reads_back_except::<Doc>(v.clone(), &["problem", "walk"]);
 }

@@ -259,6 +259,20 @@ pub enum Fate {
     WorkspaceQueryOnly,
 }
 
+crate::words!(Fate {
+    Selected => "selected",
+    Failed => "failed",
+    Forced => "forced",
+    BestForAlgorithm => "best_for_algorithm",
+    Evaluated => "evaluated",
+    Succeeded => "succeeded",
+    FindDbRecord => "find_db_record",
+    ImmediateCandidate => "immediate_candidate",
+    NotApplicable => "not_applicable",
+    SkippedNonDynamic => "skipped_non_dynamic",
+    WorkspaceQueryOnly => "workspace_query_only",
+});
+
 /// Which of MIOpen's passes (or of the case's own markers) a solver's fate was seen in
 /// (`phase` of a `seen[]` item in JSON).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
@@ -287,6 +301,20 @@ pub enum SeenIn {
     /// The solver the case reports as selected.
     Selected,
 }
+
+crate::words!(SeenIn {
+    Search => "search",
+    WorkspaceSizes => "workspace_sizes",
+    Enumeration => "enumeration",
+    FindDb => "find_db",
+    Immediate => "immediate",
+    ImmediateFallback => "immediate_fallback",
+    Find => "find",
+    Evaluate => "evaluate",
+    DriverList => "driver_list",
+    Forced => "forced",
+    Selected => "selected",
+});
 
 /// One observation of a solver.
 #[derive(Debug, Clone, Serialize, Deserialize)]
@@ -787,5 +815,47 @@ impl GemmTypes {
     /// Any type known.
     pub fn is_empty(&self) -> bool {
         self.a.is_none() && self.b.is_none() && self.compute.is_none()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The words of the fates and passes are the document's (serde's) words.
+    #[test]
+    fn words_are_the_documents() {
+        use Fate::*;
+        for f in [
+            Selected,
+            Failed,
+            Forced,
+            BestForAlgorithm,
+            Evaluated,
+            Succeeded,
+            FindDbRecord,
+            ImmediateCandidate,
+            NotApplicable,
+            SkippedNonDynamic,
+            WorkspaceQueryOnly,
+        ] {
+            assert_eq!(serde_json::json!(f), f.as_str());
+        }
+        use SeenIn as S;
+        for p in [
+            S::Search,
+            S::WorkspaceSizes,
+            S::Enumeration,
+            S::FindDb,
+            S::Immediate,
+            S::ImmediateFallback,
+            S::Find,
+            S::Evaluate,
+            S::DriverList,
+            S::Forced,
+            S::Selected,
+        ] {
+            assert_eq!(serde_json::json!(p), p.as_str());
+        }
     }
 }

@@ -1,9 +1,10 @@
 //! Prediction next to observation. The observation is a `rocpath case read --json` document
-//! (schema `rocpath.case/1`; fields read: `device.arch`, `problems[].key`, `meta.command_line`,
-//! `meta.env`, `libraries[]` facts (MIOpen version, find mode, `FIND_ENFORCE`, find-only solver),
-//! `db_lookups[]` (the record the log shows), `selected`, `forced`, `outcome.kind`,
-//! `candidates[].seen[]`, `notes[]`); the prediction is the applicability model's path for the
-//! same problem, device, mode, environment and record ([`crate::miopen::explain`]).
+//! read with its own type ([`rocpath_docs::case::CaseDoc`]): each case's device, problem,
+//! MIOpenDriver command and environment, logged settings (MIOpen version, find mode,
+//! `FIND_ENFORCE`, find-only solver), database lookups (the record the log shows), selected and
+//! forced solver, outcome, the candidates' fates and the libraries' notes; the prediction is
+//! the applicability model's path for the same problem, device, mode, environment and record
+//! ([`crate::miopen::explain`]).
 //!
 //! Two levels: the case (the selected solver or the failure against the predicted end of the
 //! path) and every statement the log makes about a solver (`Not applicable`, `Skipped
@@ -13,6 +14,7 @@
 
 use crate::miopen::{self, Device, GivenRecord, MiopenExplanation, Reason};
 use rocpath_arch::TargetId;
+use rocpath_docs::case::{CaseDoc, CaseReport, DbLookup};
 use rocpath_evidence::{Class, Evidence, Locator, Proof};
 use rocpath_miopen::model::context::Env;
 use rocpath_miopen::model::ir::Model;
@@ -43,30 +45,20 @@ pub struct Options<'m> {
     pub vram: Option<u64>,
 }
 
-fn s<'a>(v: &'a serde_json::Value, ptr: &str) -> Option<&'a str> {
-    v.pointer(ptr).and_then(|x| x.as_str())
-}
-
 /// Compares every case of a `rocpath.case/1` document.
-pub fn compare(doc: &serde_json::Value, doc_path: &Path, opts: &Options) -> Vec<Comparison> {
-    let cases = doc
-        .get("cases")
-        .and_then(|c| c.as_array())
-        .cloned()
-        .unwrap_or_default();
-    cases
+pub fn compare(doc: &CaseDoc, doc_path: &Path, opts: &Options) -> Vec<Comparison> {
+    doc.cases
         .iter()
         .enumerate()
         .map(|(i, c)| one(c, i, doc_path, opts))
         .collect()
 }
 
-fn fact<'a>(c: &'a serde_json::Value, what: &str) -> Option<&'a str> {
-    c.get("libraries")?
-        .as_array()?
+fn fact<'a>(c: &'a CaseReport, what: &str) -> Option<&'a str> {
+    c.libraries
         .iter()
-        .find(|f| s(f, "/what") == Some(what))
-        .and_then(|f| s(f, "/value"))
+        .find(|f| f.what == what)
+        .map(|f| f.value.as_str())
 }
 
 /// The release overlay for a logged MIOpen version (`3.5.1.5b515cf1bca-dirty`): MIOpen 3.5
@@ -76,14 +68,11 @@ pub fn release_of(version: &str) -> Option<String> {
 }
 
 /// The environment of the run: the runner's record plus what the log shows in force.
-fn env_of(c: &serde_json::Value) -> Env {
+fn env_of(c: &CaseReport) -> Env {
     let mut env = Env::default();
-    if let Some(m) = c.pointer("/meta/env").and_then(|e| e.as_object()) {
-        for (k, v) in m {
-            if let Some(v) = v.as_str() {
-                env.vars.insert(k.clone(), v.to_string());
-            }
-        }
+    if let Some(m) = &c.meta {
+        env.vars
+            .extend(m.env.iter().map(|(k, v)| (k.clone(), v.clone())));
     }
     if fact(c, "miopen_find_enforce").is_some() {
         env.vars
@@ -109,15 +98,15 @@ fn env_of(c: &serde_json::Value) -> Env {
 }
 
 /// The case's MIOpenDriver command.
-fn driver_of(c: &serde_json::Value) -> Option<DriverCommand> {
-    let line = s(c, "/meta/command_line")?;
+fn driver_of(c: &CaseReport) -> Option<DriverCommand> {
+    let line = c.meta.as_ref()?.command_line.as_str();
     let start = line.find("MIOpenDriver")?;
     let cmd = line[start..].split([';', '&', '|']).next()?;
     DriverCommand::parse_line(cmd.trim_start_matches("MIOpenDriver").trim()).ok()
 }
 
 /// The API path of the case's MIOpenDriver command.
-fn mode_of(c: &serde_json::Value) -> Option<Mode> {
+fn mode_of(c: &CaseReport) -> Option<Mode> {
     let d = driver_of(c)?;
     Some(miopen::request::mode_of(
         d.path(miopen::request::known_name),
@@ -127,32 +116,21 @@ fn mode_of(c: &serde_json::Value) -> Option<Mode> {
 
 /// The record the log shows (user find-db first), or `Some(None)` when it shows lookups that
 /// found nothing, `None` when it shows no lookup.
-fn logged_record(c: &serde_json::Value, doc_path: &Path, i: usize) -> Option<Option<GivenRecord>> {
-    let lookups = c.get("db_lookups")?.as_array()?;
-    let fdb: Vec<&serde_json::Value> = lookups
+fn logged_record(c: &CaseReport, doc_path: &Path, i: usize) -> Option<Option<GivenRecord>> {
+    let mut fdb: Vec<&DbLookup> = c
+        .db_lookups
         .iter()
-        .filter(|l| matches!(s(l, "/db"), Some("find_db" | "user_find_db")))
+        .filter(|l| matches!(l.db.as_str(), "find_db" | "user_find_db"))
         .collect();
     if fdb.is_empty() {
         return None;
     }
-    let order = |l: &&serde_json::Value| {
-        if s(l, "/db") == Some("user_find_db") {
-            0
-        } else {
-            1
-        }
-    };
-    let mut sorted = fdb.clone();
-    sorted.sort_by_key(order);
-    for l in sorted {
-        let items: Vec<rocpath_miopen::findrec::FindItem> =
-            serde_json::from_value(l.get("record").cloned().unwrap_or_default())
-                .unwrap_or_default();
-        if l.get("found").and_then(|f| f.as_bool()) == Some(true) && !items.is_empty() {
+    fdb.sort_by_key(|l| if l.db == "user_find_db" { 0 } else { 1 });
+    for l in fdb {
+        if l.found == Some(true) && !l.record.is_empty() {
             return Some(Some(GivenRecord {
-                items,
-                source: s(l, "/db").unwrap_or("find_db").to_string(),
+                items: l.record.clone(),
+                source: l.db.clone(),
                 at: Locator::file(format!("{}#/cases/{i}/db_lookups", doc_path.display())),
             }));
         }
@@ -187,10 +165,7 @@ fn not_compared(name: String, loc: Locator, verdict: Verdict, statement: String)
 
 /// The model for the MIOpen version the case logged (with `by_release`: that release's own or
 /// the nearest, with its note), else the one given; and the release overlay.
-fn model_of<'m>(
-    c: &serde_json::Value,
-    opts: &Options<'m>,
-) -> (&'m Model, Option<String>, Option<String>) {
+fn model_of<'m>(c: &CaseReport, opts: &Options<'m>) -> (&'m Model, Option<String>, Option<String>) {
     let version = fact(c, "miopen_version");
     let chosen = version
         .filter(|_| opts.by_release)
@@ -201,29 +176,21 @@ fn model_of<'m>(
     }
 }
 
-fn one(c: &serde_json::Value, i: usize, doc_path: &Path, opts: &Options) -> Comparison {
-    let name = s(c, "/name").unwrap_or("case").to_string();
+fn one(c: &CaseReport, i: usize, doc_path: &Path, opts: &Options) -> Comparison {
+    let name = if c.name.is_empty() {
+        "case".to_string()
+    } else {
+        c.name.clone()
+    };
     let loc = Locator::file(format!("{}#/cases/{i}", doc_path.display()));
-    let arch = s(c, "/device/arch").map(str::to_string);
-    let key = c
-        .pointer("/problems")
-        .and_then(|p| p.as_array())
-        .and_then(|p| p.iter().find_map(|x| x.get("key")?.as_str()))
-        .map(str::to_string);
+    let arch = c.device.as_ref().map(|d| d.arch.clone());
+    let key = c.problems.first().map(|p| p.key.clone());
     let (Some(arch), Some(key)) = (arch, key) else {
         return not_compared(
             name,
             loc,
             Verdict::NotMiopen,
             "the observation has no MIOpen device and problem to predict from".into(),
-        );
-    };
-    let Ok(arch) = TargetId::parse(&arch) else {
-        return not_compared(
-            name,
-            loc,
-            Verdict::NotMiopen,
-            format!("device {arch:?} is not a target id"),
         );
     };
     if let Some(why) = driver_of(c).and_then(|d| d.rejected_by_driver()) {
@@ -246,10 +213,9 @@ fn one(c: &serde_json::Value, i: usize, doc_path: &Path, opts: &Options) -> Comp
         );
     };
     let cus = opts.cu.or_else(|| {
-        c.pointer("/db_lookups")?.as_array()?.iter().find_map(|l| {
-            let f = l.get("file")?.as_str()?;
-            rocpath_miopen::dbname::DbName::parse(f.rsplit('/').next()?)?.cus
-        })
+        c.db_lookups
+            .iter()
+            .find_map(|l| rocpath_miopen::dbname::DbName::parse(l.file.rsplit('/').next()?)?.cus)
     });
     let (model, release, model_note) = model_of(c, opts);
     let mut device = Device::new(&arch, cus);
@@ -302,7 +268,7 @@ fn one(c: &serde_json::Value, i: usize, doc_path: &Path, opts: &Options) -> Comp
 /// MIOpenDriver refuses the command line before MIOpen runs.
 #[allow(clippy::too_many_arguments)]
 fn driver_rejects(
-    c: &serde_json::Value,
+    c: &CaseReport,
     name: String,
     loc: Locator,
     arch: &TargetId,
@@ -310,7 +276,7 @@ fn driver_rejects(
     why: String,
     model: &Model,
 ) -> Comparison {
-    let kind = s(c, "/outcome/kind").map(str::to_string);
+    let kind = Some(c.outcome.kind.as_str().to_string());
     let mut out = not_compared(name, loc.clone(), Verdict::Agree, String::new());
     out.arch = Some(arch.clone());
     out.problem_key = Some(key.to_string());
@@ -372,7 +338,7 @@ fn failure_matches(predicted: &str, kind: &str, sub: Option<&str>) -> bool {
 }
 
 fn judge(
-    c: &serde_json::Value,
+    c: &CaseReport,
     name: &str,
     arch: &TargetId,
     key: &str,
@@ -380,9 +346,9 @@ fn judge(
     e: &MiopenExplanation,
     loc: Locator,
 ) -> Comparison {
-    let observed = s(c, "/selected/solver").map(str::to_string);
-    let kind = s(c, "/outcome/kind").map(str::to_string);
-    let sub = s(c, "/outcome/sub_kind");
+    let observed = c.selected.as_ref().map(|s| s.solver.clone());
+    let kind = Some(c.outcome.kind.as_str().to_string());
+    let sub = c.outcome.sub_kind.as_deref();
     let mut out = not_compared(
         name.to_string(),
         loc.clone(),
@@ -522,28 +488,15 @@ fn expectation(fate: &str, phase: &str, forced: bool) -> Option<(&'static str, T
     })
 }
 
-fn solver_checks(c: &serde_json::Value, e: &MiopenExplanation, mode: &Mode) -> Vec<SolverCheck> {
+fn solver_checks(c: &CaseReport, e: &MiopenExplanation, mode: &Mode) -> Vec<SolverCheck> {
     let forced = matches!(mode, Mode::Forced(_));
     let mut out = Vec::new();
-    let cands = c
-        .get("candidates")
-        .and_then(|x| x.as_array())
-        .cloned()
-        .unwrap_or_default();
-    for cand in &cands {
-        let Some(name) = s(cand, "/solver") else {
-            continue;
-        };
+    for cand in &c.candidates {
+        let name = cand.solver.as_str();
         let model = e.solvers.iter().find(|r| r.solver == name);
         let mut done: Vec<&str> = Vec::new();
-        for seen in cand
-            .get("seen")
-            .and_then(|x| x.as_array())
-            .into_iter()
-            .flatten()
-        {
-            let fate = s(seen, "/fate").unwrap_or("");
-            let phase = s(seen, "/phase").unwrap_or("");
+        for seen in &cand.seen {
+            let (fate, phase) = (seen.fate.as_str(), seen.phase.as_str());
             let Some((field, want)) = expectation(fate, phase, forced) else {
                 continue;
             };
@@ -551,14 +504,14 @@ fn solver_checks(c: &serde_json::Value, e: &MiopenExplanation, mode: &Mode) -> V
                 continue;
             }
             done.push(fate);
-            let line = seen.get("line").and_then(|l| l.as_u64()).unwrap_or(0);
-            out.push(check(name, fate, line, model, field, want));
+            out.push(check(name, fate, seen.line, model, field, want));
         }
     }
-    if let Some(t) = c.get("notes").and_then(|n| n.as_array()) {
-        let tuna = t
+    {
+        let tuna = c
+            .notes
             .iter()
-            .filter_map(|n| n.as_str().or_else(|| s(n, "/text")))
+            .map(|n| n.message.as_str())
             .find(|n| n.contains("TunaNet Inapplicable"));
         if let (Some(text), Some(r)) = (tuna, &e.tunanet) {
             let model = match r.applicability.as_str() {

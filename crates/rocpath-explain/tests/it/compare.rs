@@ -11,31 +11,53 @@ use std::path::Path;
 const K3: &str = "64-56-56-3x3-64-56-56-32-1x1-1x1-1x1-0-NCHW-FP32-F";
 const I8: &str = "64-56-56-1x1-64-56-56-32-0x0-1x1-1x1-0-NCHW-INT8-F";
 
+/// A whole case (`rocpath_testdata::docs::whole_case`) with the fields the comparison reads.
 fn case(name: &str, key: &str, cmd: &str, selected: Option<&str>, outcome: &str) -> Value {
-    json!({
+    let ev = json!({"class": "confirmed", "kind": "runtime_verified", "rule": "t"});
+    rocpath_testdata::docs::whole_case(json!({
         "name": name,
-        "device": {"arch": "gfx900:xnack-"},
+        "device": {"arch": "gfx900:xnack-", "evidence": ev},
         "problems": [{"key": key}],
-        "meta": {"command_line": cmd, "env": {"MIOPEN_LOG_LEVEL": "6"}},
-        "libraries": [{"what": "miopen_version", "value": "3.5.1.5b515cf1bca-dirty"}],
-        "selected": selected.map(|s| json!({"solver": s})),
-        "outcome": {"kind": outcome},
-        "db_lookups": [],
-        "candidates": [],
-    })
+        "meta": {"schema": "rocpath.case-meta/1", "command_line": cmd, "env": {"MIOPEN_LOG_LEVEL": "6"}},
+        "libraries": [{"what": "miopen_version", "value": "3.5.1.5b515cf1bca-dirty", "evidence": ev}],
+        "selected": selected.map(|s| json!({"solver": s, "kernels": [], "evidence": ev})),
+        "outcome": {"kind": outcome, "reason": "", "evidence": ev},
+    }))
+}
+
+/// A candidate's fates: (fate, phase, line).
+type Seen<'a> = &'a [(&'a str, &'a str, u64)];
+
+/// Whole candidates from (solver, fates), as `case read` prints them.
+fn candidates(list: &[(&str, Seen<'_>)]) -> Value {
+    let ev = json!({"class": "confirmed", "kind": "runtime_verified", "rule": "t"});
+    Value::Array(
+        list.iter()
+            .map(|(solver, seen)| {
+                let seen: Vec<Value> = seen
+                    .iter()
+                    .map(|(f, p, l)| json!({"fate": f, "phase": p, "line": l, "file": "x.log"}))
+                    .collect();
+                json!({"solver": solver, "id": null, "fate": seen[0]["fate"], "seen": seen, "evidence": ev})
+            })
+            .collect(),
+    )
 }
 
 fn with_record(mut c: Value, items: Value) -> Value {
+    let ev = json!({"class": "confirmed", "kind": "runtime_verified", "rule": "t"});
     c["db_lookups"] = json!([
-        {"db": "user_find_db", "file": "/home/u/.config/miopen/gfx900_64.HIP.3_5_1.ufdb.txt", "found": false},
-        {"db": "find_db", "file": "/opt/rocm/share/miopen/db/gfx900_64.HIP.fdb.txt", "found": true, "record": items},
+        {"db": "user_find_db", "file": "/home/u/.config/miopen/gfx900_64.HIP.3_5_1.ufdb.txt",
+         "key": "k", "found": false, "count": 1, "evidence": ev},
+        {"db": "find_db", "file": "/opt/rocm/share/miopen/db/gfx900_64.HIP.fdb.txt",
+         "key": "k", "found": true, "record": items, "count": 1, "evidence": ev},
     ]);
     c
 }
 
 fn run(cases: Vec<Value>) -> Vec<Comparison> {
     let model = rocpath_miopen::model::pinned().unwrap();
-    let doc = json!({"schema": "rocpath.case/1", "cases": cases});
+    let doc = serde_json::from_value(json!({"cases": cases})).unwrap();
     let opts = Options {
         model,
         by_release: true,
@@ -103,7 +125,7 @@ fn cases_agree_disagree_or_stay_unresolved() {
             Some("ConvAsm3x3U"),
             "natural",
         ),
-        json!({"name": "rocblas only", "device": {"arch": null}, "problems": []}),
+        rocpath_testdata::docs::whole_case(json!({"name": "rocblas only"})),
         case("c api probe", I8, "./probe --int8", None, "natural"),
     ]);
     let v: Vec<&str> = r.iter().map(|c| c.verdict.as_str()).collect();
@@ -153,12 +175,21 @@ fn naive_int8(int8: &str) -> serde_json::Value {
         Some("ConvDirectNaiveConvFwd"),
         "natural",
     );
-    naive["candidates"] = json!([
-        {"solver": "GemmFwd1x1_0_1_int8", "seen": [{"fate": "not_applicable", "phase": "search", "line": 342}]},
-        {"solver": "fft", "seen": [{"fate": "skipped_non_dynamic", "phase": "search", "line": 352}]},
-        {"solver": "ConvDirectNaiveConvFwd", "seen": [{"fate": "succeeded", "phase": "search", "line": 309}, {"fate": "immediate_candidate", "phase": "immediate_fallback", "line": 152}]},
-        {"solver": "ConvWinoRageRxS<2-3>", "seen": [{"fate": "not_applicable", "phase": "search", "line": 300}]},
-        {"solver": "ConvMPBidirectWinograd<2-3>", "seen": [{"fate": "succeeded", "phase": "search", "line": 301}]},
+    naive["candidates"] = candidates(&[
+        ("GemmFwd1x1_0_1_int8", &[("not_applicable", "search", 342)]),
+        ("fft", &[("skipped_non_dynamic", "search", 352)]),
+        (
+            "ConvDirectNaiveConvFwd",
+            &[
+                ("succeeded", "search", 309),
+                ("immediate_candidate", "immediate_fallback", 152),
+            ],
+        ),
+        ("ConvWinoRageRxS<2-3>", &[("not_applicable", "search", 300)]),
+        (
+            "ConvMPBidirectWinograd<2-3>",
+            &[("succeeded", "search", 301)],
+        ),
     ]);
     naive
 }
@@ -207,7 +238,7 @@ fn a_forced_run_registering_its_solver_proves_no_applicability() {
     // asks IsApplicable; in Find it follows the timing of applicable solvers.
     let k3 = "64-56-56-3x3-64-56-56-32-1x1-1x1-1x1-0-NCHW-INT8-F";
     let int8 = "MIOpenDriver convint8 -n 32 -c 64 -H 56 -W 56 -k 64 -y 3 -x 3 -p 1 -q 1 -F 1 -t 1";
-    let registered = |solver: &str| json!([{"solver": solver, "seen": [{"fate": "best_for_algorithm", "phase": "find", "line": 190}]}]);
+    let registered = |solver: &str| candidates(&[(solver, &[("best_for_algorithm", "find", 190)])]);
     let v4r5 = "ConvHipImplicitGemmForwardV4R5Xdlops";
     let mut forced = case(
         "forced v4r5",
@@ -260,7 +291,8 @@ fn an_empty_fallback_agrees_with_the_not_supported_error() {
     c["libraries"] = json!([]);
     c["outcome"]["sub_kind"] = json!("not_supported");
     let mut rejected = c.clone();
-    rejected["outcome"] = json!({"kind": "applicability_reject", "sub_kind": "immediate"});
+    rejected["outcome"]["kind"] = json!("applicability_reject");
+    rejected["outcome"]["sub_kind"] = json!("immediate");
     let r = run(vec![c, rejected]);
     assert_eq!(r[0].predicted.as_deref(), Some("failure: not_implemented"));
     assert_eq!(
@@ -290,13 +322,15 @@ fn a_logged_miss_still_reads_tunanet_from_the_database_folder() {
         Some("ConvBinWinogradRxSf2x3g1"),
         "natural",
     );
-    c["device"] = json!({"arch": "gfx942"});
-    c["libraries"] = json!([{"what": "miopen_version", "value": "3.3.0"}]);
+    let ev = json!({"class": "confirmed", "kind": "runtime_verified", "rule": "t"});
+    c["device"] = json!({"arch": "gfx942", "evidence": ev});
+    c["libraries"] = json!([{"what": "miopen_version", "value": "3.3.0", "evidence": ev}]);
     c["db_lookups"] = json!([
-        {"db": "find_db", "file": "/opt/rocm/share/miopen/db/gfx942130.HIP.fdb.txt", "found": false},
+        {"db": "find_db", "file": "/opt/rocm/share/miopen/db/gfx942130.HIP.fdb.txt", "key": "k",
+         "found": false, "count": 1, "evidence": ev},
     ]);
     let model = rocpath_miopen::model::pinned().unwrap();
-    let doc = json!({"schema": "rocpath.case/1", "cases": [c]});
+    let doc = serde_json::from_value(json!({"cases": [c]})).unwrap();
     let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../rocpath-miopen/tests/data/tunanet");
     let opts = Options {
         model,
@@ -315,5 +349,45 @@ fn a_logged_miss_still_reads_tunanet_from_the_database_folder() {
         got[0].verdict,
         rocpath_explain::compare::Verdict::Agree,
         "{got:?}"
+    );
+}
+
+/// The library's reason for not asking TunaNet (`TunaNet Inapplicable: …`, a `notes[]` message
+/// of the case) is held against the model's TunaNet verdict.
+#[test]
+fn a_logged_tunanet_refusal_is_checked_against_the_model() {
+    let key = "48-37-37-3x3-80-37-37-3-1x1-1x1-1x1-0-NCHW-INT8-F";
+    let mut c = case(
+        "mi300_int8_immediate",
+        key,
+        "MIOpenDriver convint8 -n 3 -c 48 -H 37 -W 37 -k 80 -y 3 -x 3 -p 1 -q 1 -u 1 -v 1 -F 1 -S 0",
+        None,
+        "natural",
+    );
+    let ev = json!({"class": "confirmed", "kind": "runtime_verified", "rule": "t"});
+    c["device"] = json!({"arch": "gfx942", "evidence": ev});
+    c["notes"] = json!([{"library": "miopen", "count": 1, "evidence": ev,
+        "message": "TunaNet Inapplicable: Unsupported data type"}]);
+    let model = rocpath_miopen::model::pinned().unwrap();
+    let doc = serde_json::from_value(json!({"cases": [c]})).unwrap();
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../rocpath-miopen/tests/data/tunanet");
+    let opts = Options {
+        model,
+        by_release: true,
+        db_dir: Some(dir),
+        cu: Some(304),
+        vram: Some(192 << 30),
+    };
+    let got = compare(&doc, Path::new("case.json"), &opts);
+    let tuna: Vec<_> = got[0]
+        .solvers
+        .iter()
+        .filter(|s| s.solver == "TunaNet")
+        .collect();
+    assert_eq!(tuna.len(), 1, "{:?}", got[0].solvers);
+    assert_eq!(
+        tuna[0].verdict,
+        rocpath_explain::compare::Verdict::Agree,
+        "{tuna:?}"
     );
 }

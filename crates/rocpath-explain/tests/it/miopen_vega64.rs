@@ -8,7 +8,7 @@
 use rocpath_explain::compare::{Options, compare};
 use std::path::Path;
 
-fn case_docs(dir: &Path) -> Vec<(String, serde_json::Value)> {
+fn case_docs(dir: &Path) -> Vec<(String, rocpath_docs::case::CaseDoc)> {
     let mut out = Vec::new();
     let mut logs: Vec<_> = std::fs::read_dir(dir)
         .unwrap()
@@ -22,7 +22,10 @@ fn case_docs(dir: &Path) -> Vec<(String, serde_json::Value)> {
     for l in logs {
         let src = rocpath_case::case_source(&l).unwrap();
         let (report, _) = rocpath_case::read_case(&src);
-        let doc = serde_json::json!({"schema": "rocpath.case/1", "cases": [report]});
+        let doc = rocpath_docs::case::CaseDoc {
+            cases: vec![report],
+            errors: Vec::new(),
+        };
         out.push((l.file_name().unwrap().to_string_lossy().into_owned(), doc));
     }
     out

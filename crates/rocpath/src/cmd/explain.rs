@@ -372,6 +372,12 @@ fn run_compare(file: &std::path::Path, a: &ExplainArgs, p: &Printer) -> anyhow::
         cu: a.cu,
         vram: size(a.vram.as_deref())?,
     };
+    let doc: rocpath_docs::case::CaseDoc = serde_json::from_value(doc).map_err(|e| {
+        anyhow::anyhow!(
+            "{}: not a rocpath.case document (give the output of rocpath --json case read, or of rocpath --json trace): {e}",
+            file.display()
+        )
+    })?;
     let c = compare::compare(&doc, file, &opts);
     if p.global.json {
         p.json(

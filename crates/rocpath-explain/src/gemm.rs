@@ -1511,37 +1511,22 @@ pub struct Attribution {
 /// are (file, solution index, the tuned sizes that lead to them), and the Tensile-named
 /// (`Cijk_…`) kernels the catalogs do not hold.
 pub fn attribute(
-    doc: &serde_json::Value,
+    doc: &rocpath_docs::trace::TraceDoc,
     doc_path: &Path,
     dirs: &[PathBuf],
     processor: Option<&str>,
     budget: &MemoryBudget,
 ) -> (Vec<Attribution>, Vec<String>) {
-    let mut kernels: Vec<(String, String, u64)> = Vec::new();
-    for t in doc
-        .get("traces")
-        .and_then(|t| t.as_array())
-        .into_iter()
-        .flatten()
-    {
-        let trace = t
-            .get("path")
-            .and_then(|p| p.as_str())
-            .unwrap_or("trace")
-            .to_string();
-        for k in t
-            .get("kernels")
-            .and_then(|k| k.as_array())
-            .into_iter()
-            .flatten()
-        {
-            let Some(name) = k.get("name").and_then(|n| n.as_str()) else {
-                continue;
-            };
-            let d = k.get("dispatches").and_then(|d| d.as_u64()).unwrap_or(0);
-            kernels.push((trace.clone(), name.to_string(), d));
-        }
-    }
+    let kernels: Vec<(String, String, u64)> = doc
+        .report
+        .traces
+        .iter()
+        .flat_map(|t| {
+            t.kernels
+                .iter()
+                .map(|k| (t.path.clone(), k.name.clone(), k.dispatches))
+        })
+        .collect();
     let names: std::collections::BTreeSet<String> = kernels.iter().map(|k| k.1.clone()).collect();
     if names.is_empty() {
         return (Vec::new(), Vec::new());

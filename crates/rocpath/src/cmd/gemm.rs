@@ -430,6 +430,9 @@ fn run_attribute(
             schema::TRACE
         );
     }
+    let doc: rocpath_docs::trace::TraceDoc = serde_json::from_value(doc).map_err(|e| {
+        anyhow::anyhow!("{}: not a {} document: {e}", trace.display(), schema::TRACE)
+    })?;
     let processor = a.target.first().map(|t| t.processor.clone());
     let (out, errs) = gemm::attribute(&doc, trace, dirs, processor.as_deref(), &super::budget(p));
     if out.is_empty() {

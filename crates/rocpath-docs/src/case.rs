@@ -23,7 +23,7 @@ pub struct CaseDoc {
     pub errors: Vec<crate::ErrorItem>,
 }
 
-/// One case, read.
+/// One case, read. A list an older document did not print reads as empty.
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct CaseReport {
     /// Case name (folder name, or the log's file stem).
@@ -33,26 +33,33 @@ pub struct CaseReport {
     /// `false` when the run was interrupted or its record never finished.
     pub complete: bool,
     /// Every file read, with its hash.
+    #[serde(default)]
     pub files: Vec<FileRecord>,
     /// What the case's metadata says (command, environment, host, GPU), when there is some.
     pub meta: Option<CaseMeta>,
     /// The device the libraries reported.
     pub device: Option<Device>,
     /// Library versions and modes.
+    #[serde(default)]
     pub libraries: Vec<Fact>,
     /// Problems (convolutions) the run set up.
+    #[serde(default)]
     pub problems: Vec<Problem>,
     /// Solvers the library considered, with their fate.
+    #[serde(default)]
     pub candidates: Vec<Candidate>,
     /// The solver the command forced, if any.
     pub forced: Option<Forced>,
     /// The solver that ran for the first problem that has one.
     pub selected: Option<Selected>,
     /// Find-db, perf-db and user-db lookups.
+    #[serde(default)]
     pub db_lookups: Vec<DbLookup>,
     /// Code objects loaded from the kernel cache or built.
+    #[serde(default)]
     pub code_objects: Vec<CodeObjectLoad>,
     /// Timings the run printed.
+    #[serde(default)]
     pub timings: Vec<Timing>,
     /// The run's own verification of its result.
     pub verification: Option<Verification>,
@@ -61,21 +68,27 @@ pub struct CaseReport {
     /// How the process ended.
     pub exit: Exit,
     /// GEMM calls (rocBLAS / hipBLASLt), aggregated by shape and types.
+    #[serde(default)]
     pub gemm_calls: Vec<GemmCallRecord>,
     /// rocblas-bench result rows (its own timing and, with `-v 1`, its check against the
     /// CPU reference).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub bench_results: Vec<BenchResult>,
     /// Other library API calls, counted.
+    #[serde(default)]
     pub api_calls: Vec<ApiCount>,
     /// Tensile kernels that ran, decoded.
+    #[serde(default)]
     pub tensile_kernels: Vec<TensileKernel>,
     /// Fallbacks the libraries reported.
+    #[serde(default)]
     pub fallbacks: Vec<Fallback>,
     /// Errors, failures and crash reports.
+    #[serde(default)]
     pub errors: Vec<ErrorRecord>,
     /// Reasons the libraries gave for something not applying (`GEMM not supported with
     /// casted tensors on this GPU architecture`).
+    #[serde(default)]
     pub notes: Vec<Note>,
     /// Blocks of a program that called MIOpen's C API directly (`[y=int8]` …), each call and
     /// check with its line.

@@ -838,37 +838,12 @@ mod tests {
     /// The words of the fates and passes are the document's (serde's) words.
     #[test]
     fn words_are_the_documents() {
-        use Fate::*;
-        for f in [
-            Selected,
-            Failed,
-            Forced,
-            BestForAlgorithm,
-            Evaluated,
-            Succeeded,
-            FindDbRecord,
-            ImmediateCandidate,
-            NotApplicable,
-            SkippedNonDynamic,
-            WorkspaceQueryOnly,
-        ] {
+        for f in Fate::ALL {
             assert_eq!(serde_json::json!(f), f.as_str());
         }
-        use SeenIn as S;
-        for p in [
-            S::Search,
-            S::WorkspaceSizes,
-            S::Enumeration,
-            S::FindDb,
-            S::Immediate,
-            S::ImmediateFallback,
-            S::Find,
-            S::Evaluate,
-            S::DriverList,
-            S::Forced,
-            S::Selected,
-        ] {
+        for p in SeenIn::ALL {
             assert_eq!(serde_json::json!(p), p.as_str());
         }
+        assert_eq!((Fate::ALL.len(), SeenIn::ALL.len()), (11, 11));
     }
 }

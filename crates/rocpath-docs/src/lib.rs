@@ -57,6 +57,9 @@ pub(crate) fn is_zero<T: Default + PartialEq>(n: &T) -> bool {
 macro_rules! words {
     ($t:ty { $($v:ident => $s:literal),* $(,)? }) => {
         impl $t {
+            /// Every value, in declaration order.
+            pub const ALL: &'static [Self] = &[$(Self::$v),*];
+
             /// The document's word for it.
             pub fn as_str(self) -> &'static str {
                 match self {

@@ -329,17 +329,7 @@ fn a_logged_miss_still_reads_tunanet_from_the_database_folder() {
         {"db": "find_db", "file": "/opt/rocm/share/miopen/db/gfx942130.HIP.fdb.txt", "key": "k",
          "found": false, "count": 1, "evidence": ev},
     ]);
-    let model = rocpath_miopen::model::pinned().unwrap();
-    let doc = serde_json::from_value(json!({"cases": [c]})).unwrap();
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../rocpath-miopen/tests/data/tunanet");
-    let opts = Options {
-        model,
-        by_release: true,
-        db_dir: Some(dir),
-        cu: Some(304),
-        vram: Some(192 << 30),
-    };
-    let got = compare(&doc, Path::new("case.json"), &opts);
+    let got = on_mi300(c);
     assert_eq!(
         got[0].predicted.as_deref(),
         Some("ConvBinWinogradRxSf2x3g1"),
@@ -368,17 +358,7 @@ fn a_logged_tunanet_refusal_is_checked_against_the_model() {
     c["device"] = json!({"arch": "gfx942", "evidence": ev});
     c["notes"] = json!([{"library": "miopen", "count": 1, "evidence": ev,
         "message": "TunaNet Inapplicable: Unsupported data type"}]);
-    let model = rocpath_miopen::model::pinned().unwrap();
-    let doc = serde_json::from_value(json!({"cases": [c]})).unwrap();
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../rocpath-miopen/tests/data/tunanet");
-    let opts = Options {
-        model,
-        by_release: true,
-        db_dir: Some(dir),
-        cu: Some(304),
-        vram: Some(192 << 30),
-    };
-    let got = compare(&doc, Path::new("case.json"), &opts);
+    let got = on_mi300(c);
     let tuna: Vec<_> = got[0]
         .solvers
         .iter()
@@ -390,4 +370,20 @@ fn a_logged_tunanet_refusal_is_checked_against_the_model() {
         rocpath_explain::compare::Verdict::Agree,
         "{tuna:?}"
     );
+}
+
+/// Compares one case as on an MI300X (304 CUs, 192 GiB), TunaNet's files from the database
+/// folder given.
+fn on_mi300(c: Value) -> Vec<Comparison> {
+    let model = rocpath_miopen::model::pinned().unwrap();
+    let doc = serde_json::from_value(json!({"cases": [c]})).unwrap();
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../rocpath-miopen/tests/data/tunanet");
+    let opts = Options {
+        model,
+        by_release: true,
+        db_dir: Some(dir),
+        cu: Some(304),
+        vram: Some(192 << 30),
+    };
+    compare(&doc, Path::new("case.json"), &opts)
 }

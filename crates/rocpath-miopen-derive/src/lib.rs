@@ -50,7 +50,7 @@ pub enum DeriveError {
     },
     /// The rules file does not parse.
     #[error("rules: {0}")]
-    Rules(String),
+    Rules(#[from] rules::RulesError),
     /// tree-sitter could not be set up.
     #[error("the C++ parser could not be set up")]
     Parser,

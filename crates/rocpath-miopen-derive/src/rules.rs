@@ -80,19 +80,38 @@ impl RuleDef {
     }
 }
 
+/// Why the rules file does not read.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum RulesError {
+    /// Not TOML of the rules' shape.
+    #[error("{0}")]
+    Toml(String),
+    /// Two rules with one id.
+    #[error("rule {0} appears twice")]
+    Twice(String),
+    /// A citation that is not `path:line[-line]@commit`.
+    #[error("rule {id}: citation {cite:?} is not path:line[-line]@commit")]
+    Cite {
+        /// The rule.
+        id: String,
+        /// Its citation.
+        cite: String,
+    },
+}
+
 /// Parses the rules file.
-pub fn load(text: &str) -> Result<Vec<RuleDef>, String> {
-    let f: File = toml::from_str(text).map_err(|e| e.to_string())?;
+pub fn load(text: &str) -> Result<Vec<RuleDef>, RulesError> {
+    let f: File = toml::from_str(text).map_err(|e| RulesError::Toml(e.to_string()))?;
     let mut ids = std::collections::HashSet::new();
     for r in &f.rule {
         if !ids.insert(r.id.as_str()) {
-            return Err(format!("rule {} appears twice", r.id));
+            return Err(RulesError::Twice(r.id.clone()));
         }
         if parse_cite(&r.cite).is_none() {
-            return Err(format!(
-                "rule {}: citation {:?} is not path:line[-line]@commit",
-                r.id, r.cite
-            ));
+            return Err(RulesError::Cite {
+                id: r.id.clone(),
+                cite: r.cite.clone(),
+            });
         }
     }
     Ok(f.rule)
@@ -336,6 +355,24 @@ pub fn overlays(rules: &[RuleDef], lw: &mut Lowerer, rules_file: u32) -> Vec<Ove
 mod tests {
     #![allow(clippy::unwrap_used)]
     use super::*;
+
+    #[test]
+    fn a_rules_file_that_does_not_read_says_which_rule_and_why() {
+        assert!(load(rocpath_miopen::model::RULES).is_ok());
+        let rule = |id: &str, cite: &str| {
+            format!(
+                "[[rule]]\nid = \"{id}\"\nsays = \"s\"\ncite = \"{cite}\"\nhash = \"sha256:0\"\n"
+            )
+        };
+        let twice = rule("a", "src/x.cpp:1@2d1fd997") + &rule("a", "src/x.cpp:2@2d1fd997");
+        assert_eq!(load(&twice).unwrap_err(), RulesError::Twice("a".into()));
+        let bad = rule("b", "src/x.cpp");
+        assert_eq!(
+            load(&bad).unwrap_err().to_string(),
+            r#"rule b: citation "src/x.cpp" is not path:line[-line]@commit"#
+        );
+        assert!(matches!(load("[[rule]]\nid = 3"), Err(RulesError::Toml(_))));
+    }
 
     #[test]
     fn citations() {

@@ -104,9 +104,22 @@ pub struct Verdict {
     pub check: DeviceCheck,
 }
 
+/// The visibility variable, and its value, that leaves a device out.
+#[derive(Debug, Clone, PartialEq, Eq)]
+struct HiddenBy {
+    variable: &'static str,
+    value: String,
+}
+
+impl std::fmt::Display for HiddenBy {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}={}", self.variable, self.value)
+    }
+}
+
 /// Whether a device is visible to a scope's programs: `Err` names the variable that hides it;
 /// `Ok(Some(note))` when a list names devices by UUID, which this survey cannot match.
-fn visibility(env: &Env, scope: &str, index: usize) -> Result<Option<String>, String> {
+fn visibility(env: &Env, scope: &str, index: usize) -> Result<Option<String>, HiddenBy> {
     let list = |name: &'static str| env.get(scope, name).map(|v| (name, v.value.clone()));
     let mut pos = index;
     if let Some((name, v)) = list("ROCR_VISIBLE_DEVICES") {
@@ -125,7 +138,12 @@ fn visibility(env: &Env, scope: &str, index: usize) -> Result<Option<String>, St
             .position(|s| s.parse::<usize>().ok() == Some(index))
         {
             Some(p) => pos = p,
-            None => return Err(format!("{name}={v}")),
+            None => {
+                return Err(HiddenBy {
+                    variable: name,
+                    value: v,
+                });
+            }
         }
     }
     let hip = list("HIP_VISIBLE_DEVICES").or_else(|| list("CUDA_VISIBLE_DEVICES"));
@@ -141,7 +159,10 @@ fn visibility(env: &Env, scope: &str, index: usize) -> Result<Option<String>, St
             )));
         }
         if !ids.iter().any(|s| s.parse::<usize>().ok() == Some(pos)) {
-            return Err(format!("{name}={v}"));
+            return Err(HiddenBy {
+                variable: name,
+                value: v,
+            });
         }
     }
     Ok(None)
@@ -558,10 +579,9 @@ mod tests {
         // ROCR keeps devices 1 and 2 as 0 and 1; HIP then keeps the second: device 2.
         assert!(visibility(&e, "shell", 1).is_err());
         assert_eq!(visibility(&e, "shell", 2), Ok(None));
-        assert!(
-            visibility(&e, "shell", 0)
-                .unwrap_err()
-                .contains("ROCR_VISIBLE_DEVICES")
+        assert_eq!(
+            visibility(&e, "shell", 0).unwrap_err().to_string(),
+            "ROCR_VISIBLE_DEVICES=1,2"
         );
         let e = env(&[("CUDA_VISIBLE_DEVICES", "-1")]);
         assert!(visibility(&e, "shell", 0).is_err());

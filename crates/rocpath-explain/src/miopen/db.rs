@@ -341,7 +341,7 @@ impl PerfDb {
 
     /// The tuned configs stored for a problem (`config` row matched on every column of
     /// `ProblemDescription::Visit`, then `perf_db` rows of that config).
-    pub fn lookup(&self, p: &rocpath_miopen::Problem) -> Result<Vec<PerfRow>, String> {
+    pub fn lookup(&self, p: &rocpath_miopen::Problem) -> Result<Vec<PerfRow>, rusqlite::Error> {
         let cols = p.perf_db_columns();
         let mut sql = String::from(
             "SELECT perf_db.solver, perf_db.params FROM config JOIN perf_db ON perf_db.config = config.id WHERE config.layout = ?1 AND config.data_type = ?2 AND config.direction = ?3",
@@ -350,7 +350,7 @@ impl PerfDb {
             sql.push_str(&format!(" AND config.{name} = ?{}", i + 4));
         }
         sql.push_str(" ORDER BY perf_db.solver");
-        let mut stmt = self.conn.prepare(&sql).map_err(|e| e.to_string())?;
+        let mut stmt = self.conn.prepare(&sql)?;
         let mut params: Vec<Box<dyn rusqlite::ToSql>> = vec![
             Box::new(p.layouts[0].clone()),
             Box::new(p.types_key()),
@@ -359,16 +359,13 @@ impl PerfDb {
         for (_, v) in cols {
             params.push(Box::new(v));
         }
-        let rows = stmt
-            .query_map(rusqlite::params_from_iter(params.iter()), |r| {
-                Ok(PerfRow {
-                    solver: r.get(0)?,
-                    params: r.get(1)?,
-                })
+        let rows = stmt.query_map(rusqlite::params_from_iter(params.iter()), |r| {
+            Ok(PerfRow {
+                solver: r.get(0)?,
+                params: r.get(1)?,
             })
-            .map_err(|e| e.to_string())?;
-        rows.collect::<Result<Vec<_>, _>>()
-            .map_err(|e| e.to_string())
+        })?;
+        rows.collect()
     }
 }
 

@@ -611,6 +611,10 @@ pub fn explain(q: &Query) -> Result<MiopenExplanation, ExplainError> {
 /// The selection path, with the device's TunaNet files read from their folder.
 fn selection(q: &Query, rec: Option<&GivenRecord>) -> select::Selection {
     let tn = tunanet_dir(q).map(|d| tunanet::load(d, tunanet_class(q)));
+    let unreadable = match tn.as_deref() {
+        Some(Err(e)) => e.to_string(),
+        _ => String::new(),
+    };
     let sq = select::Query {
         problem: &q.problem,
         device: &q.device,
@@ -622,7 +626,7 @@ fn selection(q: &Query, rec: Option<&GivenRecord>) -> select::Selection {
         tunanet: match tn.as_deref() {
             None => TunaNetFiles::NotRead,
             Some(Ok(n)) => TunaNetFiles::Read(n),
-            Some(Err(e)) => TunaNetFiles::Unreadable(e),
+            Some(Err(_)) => TunaNetFiles::Unreadable(&unreadable),
         },
     };
     select::select(q.model, &sq)

@@ -68,6 +68,7 @@ pub struct Device {
 struct Printed {
     target: TargetId,
     cu_count: u32,
+    #[serde(default)]
     is_apu: bool,
 }
 

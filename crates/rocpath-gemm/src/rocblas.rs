@@ -168,10 +168,13 @@ pub struct Call {
     /// beta (real part).
     pub beta: f64,
     /// For the `_ex` APIs: C and D are the same buffer.
+    #[serde(default)]
     pub c_is_d: bool,
     /// `rocblas_gemm_flags`.
+    #[serde(default)]
     pub flags: u32,
     /// `rocblas_set_math_mode(rocblas_xf32_xdl_math_op)` was called.
+    #[serde(default)]
     pub xf32: bool,
 }
 

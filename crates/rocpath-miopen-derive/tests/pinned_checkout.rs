@@ -53,3 +53,30 @@ fn re_deriving_rocm_6_2_2_reproduces_the_shipped_model() {
         "the derived model differs from the shipped one: regenerate it with `rocpath explain miopen-derive $ROCPATH_MIOPEN_SRC_ROCM_6_2_2 --out crates/rocpath-miopen/data/miopen-model-rocm-6.2.2.json`"
     );
 }
+
+/// The same for the rocm-6.3.1 tag (`ROCPATH_MIOPEN_SRC_ROCM_6_3_1`, commit b0800f61, MIOpen
+/// 3.3.0): every hand-written rule's cited lines are unchanged there (four moved).
+#[test]
+#[ignore = "needs a ROCm/MIOpen checkout at rocm-6.3.1 in ROCPATH_MIOPEN_SRC_ROCM_6_3_1"]
+fn re_deriving_rocm_6_3_1_reproduces_the_shipped_model() {
+    let src = std::env::var_os("ROCPATH_MIOPEN_SRC_ROCM_6_3_1")
+        .expect("ROCPATH_MIOPEN_SRC_ROCM_6_3_1 names the checkout");
+    let (model, report) =
+        rocpath_miopen_derive::derive(std::path::Path::new(&src), &|_, _| {}).unwrap();
+    assert!(
+        model.source.commit.starts_with("b0800f61"),
+        "{}",
+        model.source.commit
+    );
+    assert!(
+        report.rules_drifted.is_empty(),
+        "{:?}",
+        report.rules_drifted
+    );
+    let committed = include_str!("../../rocpath-miopen/data/miopen-model-rocm-6.3.1.json");
+    let derived = serde_json::to_string(&model).unwrap();
+    assert!(
+        derived == committed,
+        "the derived model differs from the shipped one: regenerate it with `rocpath explain miopen-derive $ROCPATH_MIOPEN_SRC_ROCM_6_3_1 --out crates/rocpath-miopen/data/miopen-model-rocm-6.3.1.json`"
+    );
+}

@@ -3,12 +3,15 @@
 //!
 //! | model | source | MIOpen | ROCm |
 //! |---|---|---|---|
-//! | `rocm-6.2.2` | ROCm/MIOpen@d62f7730 (tag `rocm-6.2.2`, the last ROCm 6.x tag there) | 3.2.0 | 6.2.2 |
+//! | `rocm-6.2.2` | ROCm/MIOpen@d62f7730 (tag `rocm-6.2.2`, the last ROCm 6.x tag of ROCm/MIOpen's snapshot) | 3.2.0 | 6.2.2 |
+//! | `rocm-6.3.1` | ROCm/MIOpen@b0800f61 (tag `rocm-6.3.1`, 2024-12-09, read from a fork that carries ROCm's tags: simeonschaub/MIOpen) | 3.3.0 | 6.3.1 |
 //! | `2d1fd997` | ROCm/MIOpen@2d1fd997 (2024-10-24, `develop`) | 3.3.0 in development | 6.3 |
 //!
 //! Releases 3.4 and later were developed in the rocm-libraries monorepo; for them the
-//! `2d1fd997` model answers with the release's known differences applied as an overlay
-//! (`3.5.1`), and the choice says that no model of that release's own source exists.
+//! `2d1fd997` model (`develop`, the nearest ancestor of their source rocpath has) answers with
+//! the release's known differences applied as an overlay (`3.5.1`), and the choice says that
+//! no model of that release's own source exists. The models are stored deflated (`build.rs`)
+//! and inflated when first asked for.
 
 use super::ir::Model;
 use std::sync::OnceLock;
@@ -21,34 +24,64 @@ pub struct Shipped {
     pub miopen: (u32, u32, u32),
     /// The ROCm release it went with.
     pub rocm: &'static str,
-    /// The model document, embedded.
-    pub(crate) text: &'static str,
+    /// The model document, embedded deflated.
+    packed: &'static [u8],
     cell: OnceLock<Result<Model, String>>,
 }
 
-static SHIPPED: [Shipped; 2] = [
+/// A model's document as `build.rs` stored it.
+macro_rules! packed {
+    ($name:literal) => {
+        include_bytes!(concat!(
+            env!("OUT_DIR"),
+            "/miopen-model-",
+            $name,
+            ".json.deflate"
+        ))
+    };
+}
+
+static SHIPPED: [Shipped; 3] = [
     Shipped {
         name: "rocm-6.2.2",
         miopen: (3, 2, 0),
         rocm: "6.2.2",
-        text: include_str!("../../data/miopen-model-rocm-6.2.2.json"),
+        packed: packed!("rocm-6.2.2"),
+        cell: OnceLock::new(),
+    },
+    Shipped {
+        name: "rocm-6.3.1",
+        miopen: (3, 3, 0),
+        rocm: "6.3.1",
+        packed: packed!("rocm-6.3.1"),
         cell: OnceLock::new(),
     },
     Shipped {
         name: "2d1fd997",
         miopen: (3, 3, 0),
         rocm: "6.3 (development)",
-        text: include_str!("../../data/miopen-model-2d1fd997.json"),
+        packed: packed!("2d1fd997"),
         cell: OnceLock::new(),
     },
 ];
 
 impl Shipped {
+    /// The model document (JSON), inflated.
+    pub(crate) fn text(&self) -> Result<String, String> {
+        let mut text = String::new();
+        std::io::Read::read_to_string(
+            &mut flate2::read::DeflateDecoder::new(self.packed),
+            &mut text,
+        )
+        .map_err(|e| format!("embedded model {}: {e}", self.name))?;
+        Ok(text)
+    }
+
     /// The model, parsed once.
     pub fn model(&'static self) -> Result<&'static Model, String> {
         self.cell
             .get_or_init(|| {
-                serde_json::from_str(self.text)
+                serde_json::from_str(&self.text()?)
                     .map_err(|e| format!("embedded model {}: {e}", self.name))
             })
             .as_ref()
@@ -157,6 +190,8 @@ mod tests {
                 .contains("no model derived from MIOpen 3.5.1")
         );
         let c = for_release("3.3.0").unwrap();
+        assert!(c.exact && c.shipped.name == "rocm-6.3.1" && c.overlay.is_none());
+        let c = for_release("3.4.0").unwrap();
         assert!(!c.exact && c.shipped.name == "2d1fd997" && c.overlay.is_none());
         let c = for_release("3.1.0").unwrap();
         assert!(!c.exact && c.shipped.name == "rocm-6.2.2");
@@ -170,14 +205,17 @@ mod tests {
             assert!(!m.source.commit.is_empty(), "{}", s.name);
             assert!(m.solvers.len() > 100, "{}", s.name);
         }
-        assert!(
-            by_name("rocm-6.2.2")
+        let commit = |name: &str| {
+            by_name(name)
                 .unwrap()
                 .model()
                 .unwrap()
                 .source
                 .commit
-                .starts_with("d62f7730")
-        );
+                .clone()
+        };
+        assert!(commit("rocm-6.2.2").starts_with("d62f7730"));
+        assert!(commit("rocm-6.3.1").starts_with("b0800f61"));
+        assert!(commit("2d1fd997").starts_with("2d1fd997"));
     }
 }

@@ -2,7 +2,8 @@
 //! solver, a failure, or `unresolved` (by reason), per target × mode × direction, with no
 //! find-db record (the fallback's and Find's own answer) and TunaNet's files read from a folder.
 //! `cargo run --release -p rocpath-miopen --example selection_table -- [N] [TUNANET_DIR]`
-//! (default 600 problems per direction, `crates/rocpath-miopen/tests/data/tunanet`).
+//! (default 600 problems per direction, `crates/rocpath-miopen/tests/data/tunanet`); `MODEL=NAME`
+//! uses another shipped model than the pinned one (`rocm-6.3.1`).
 #![allow(clippy::print_stdout, clippy::unwrap_used, clippy::expect_used)]
 
 use rocpath_miopen::model::context::{Device, Env};
@@ -207,7 +208,14 @@ fn main() {
         .get(2)
         .map(PathBuf::from)
         .unwrap_or_else(|| PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/data/tunanet"));
-    let model = rocpath_miopen::model::pinned().unwrap();
+    // `MODEL=rocm-6.3.1`: another shipped model than the pinned one.
+    let model = match std::env::var("MODEL") {
+        Ok(name) => rocpath_miopen::model::release::by_name(&name)
+            .expect("MODEL names a shipped model")
+            .model()
+            .unwrap(),
+        Err(_) => rocpath_miopen::model::pinned().unwrap(),
+    };
     if let Ok(name) = std::env::var("WTI_OF") {
         return wti_of(model, &name);
     }

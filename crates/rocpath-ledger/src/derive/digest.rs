@@ -341,15 +341,19 @@ mod tests {
 
     #[test]
     fn a_case_field_of_another_shape_is_an_error_naming_it() {
-        let bad = CASE.replace(
+        let e = error_of(CASE.replace(
             r#""types":["INT8","INT8","INT32"]"#,
             r#""types":["INT8",3,null]"#,
-        );
-        let text = format!(
-            r#"{{"schema":"rocpath.ledger.observation/1","id":"c1","imported":{{}},"document":{bad}}}"#
-        );
-        let e = parse(text.as_bytes()).unwrap_err().to_string();
+        ));
         assert!(e.contains("invalid type: integer `3`"), "{e}");
+    }
+
+    /// Why an observation of `doc` does not read.
+    fn error_of(doc: String) -> String {
+        let text = format!(
+            r#"{{"schema":"rocpath.ledger.observation/1","id":"x","imported":{{}},"document":{doc}}}"#
+        );
+        parse(text.as_bytes()).unwrap_err().to_string()
     }
 
     proptest::proptest! {
@@ -512,11 +516,7 @@ mod tests {
         ));
         let found = crate::derive::findings(&[d]);
         assert_eq!(found.len(), 2, "{found:?}");
-        let bad = COMPARISONS.replace(r#""dispatches":3"#, r#""dispatches":"3""#);
-        let text = format!(
-            r#"{{"schema":"rocpath.ledger.observation/1","id":"x","imported":{{}},"document":{bad}}}"#
-        );
-        let e = parse(text.as_bytes()).unwrap_err().to_string();
+        let e = error_of(COMPARISONS.replace(r#""dispatches":3"#, r#""dispatches":"3""#));
         assert!(e.contains("invalid type: string \"3\""), "{e}");
     }
 

@@ -627,32 +627,19 @@ pub struct Note {
     pub evidence: Evidence,
 }
 
-impl OutcomeKind {
-    /// The snake_case name.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            OutcomeKind::Natural => "natural",
-            OutcomeKind::FallbackObserved => "fallback_observed",
-            OutcomeKind::ApplicabilityReject => "applicability_reject",
-            OutcomeKind::BuildFailure => "build_failure",
-            OutcomeKind::RuntimeAbort => "runtime_abort",
-            OutcomeKind::GpuFault => "gpu_fault",
-            OutcomeKind::Success => "success",
-            OutcomeKind::CliError => "cli_error",
-            OutcomeKind::LibraryError => "library_error",
-            OutcomeKind::Incomplete => "incomplete",
-            OutcomeKind::Undetermined => "undetermined",
-        }
-    }
-
-    /// Whether the outcome is a failure of the run (for exit statuses).
-    pub fn is_failure(self) -> bool {
-        !matches!(
-            self,
-            OutcomeKind::Natural | OutcomeKind::FallbackObserved | OutcomeKind::Success
-        )
-    }
-}
+crate::words!(OutcomeKind {
+    Natural => "natural",
+    FallbackObserved => "fallback_observed",
+    ApplicabilityReject => "applicability_reject",
+    BuildFailure => "build_failure",
+    RuntimeAbort => "runtime_abort",
+    GpuFault => "gpu_fault",
+    Success => "success",
+    CliError => "cli_error",
+    LibraryError => "library_error",
+    Incomplete => "incomplete",
+    Undetermined => "undetermined",
+});
 
 /// A GPU seen on the machine when the case ran.
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq, Eq)]
@@ -778,36 +765,15 @@ pub enum RunStatus {
     Unknown,
 }
 
-impl RunStatus {
-    /// The JSON word.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            RunStatus::Running => "running",
-            RunStatus::Exited => "exited",
-            RunStatus::Signaled => "signaled",
-            RunStatus::Interrupted => "interrupted",
-            RunStatus::SpawnFailed => "spawn_failed",
-            RunStatus::Lost => "lost",
-            RunStatus::Unknown => "unknown",
-        }
-    }
-}
-
-impl std::fmt::Display for RunStatus {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(self.as_str())
-    }
-}
-
-impl CaseMeta {
-    /// The run finished and was recorded (not `running`, not `interrupted`).
-    pub fn complete(&self) -> bool {
-        if self.schema != META_SCHEMA {
-            return true;
-        }
-        matches!(self.status, RunStatus::Exited | RunStatus::Signaled)
-    }
-}
+crate::words!(RunStatus {
+    Running => "running",
+    Exited => "exited",
+    Signaled => "signaled",
+    Interrupted => "interrupted",
+    SpawnFailed => "spawn_failed",
+    Lost => "lost",
+    Unknown => "unknown",
+});
 
 /// Types of a GEMM call (`f16_r`, `bf16_r`, `f32_r`, `i8_r`, `i32_r`, …).
 #[derive(Debug, Clone, PartialEq, Eq, Hash, Default, PartialOrd, Ord, Serialize, Deserialize)]
@@ -824,6 +790,26 @@ pub struct GemmTypes {
     pub compute: Option<String>,
 }
 
+impl OutcomeKind {
+    /// Whether the outcome is a failure of the run (for exit statuses).
+    pub fn is_failure(self) -> bool {
+        !matches!(
+            self,
+            OutcomeKind::Natural | OutcomeKind::FallbackObserved | OutcomeKind::Success
+        )
+    }
+}
+
+impl CaseMeta {
+    /// The run finished and was recorded (not `running`, not `interrupted`).
+    pub fn complete(&self) -> bool {
+        if self.schema != META_SCHEMA {
+            return true;
+        }
+        matches!(self.status, RunStatus::Exited | RunStatus::Signaled)
+    }
+}
+
 impl GemmTypes {
     /// Any type known.
     pub fn is_empty(&self) -> bool {
@@ -835,7 +821,7 @@ impl GemmTypes {
 mod tests {
     use super::*;
 
-    /// The words of the fates and passes are the document's (serde's) words.
+    /// The words of the fates, passes, outcomes and run states are the document's (serde's).
     #[test]
     fn words_are_the_documents() {
         for f in Fate::ALL {
@@ -844,6 +830,13 @@ mod tests {
         for p in SeenIn::ALL {
             assert_eq!(serde_json::json!(p), p.as_str());
         }
+        for k in OutcomeKind::ALL {
+            assert_eq!(serde_json::json!(k), k.as_str());
+        }
+        for r in RunStatus::ALL {
+            assert_eq!(serde_json::json!(r), r.as_str());
+        }
         assert_eq!((Fate::ALL.len(), SeenIn::ALL.len()), (11, 11));
+        assert_eq!((OutcomeKind::ALL.len(), RunStatus::ALL.len()), (11, 7));
     }
 }

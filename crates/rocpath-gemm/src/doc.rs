@@ -32,27 +32,6 @@ pub enum GemmOutcome {
     Unresolved,
 }
 
-impl GemmOutcome {
-    /// The JSON name.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            GemmOutcome::Chosen => "chosen",
-            GemmOutcome::NoSolution => "no_solution",
-            GemmOutcome::NoCatalog => "no_catalog",
-            GemmOutcome::QuickReturn => "quick_return",
-            GemmOutcome::Invalid => "invalid",
-            GemmOutcome::NotImplemented => "not_implemented",
-            GemmOutcome::Unresolved => "unresolved",
-        }
-    }
-}
-
-impl std::fmt::Display for GemmOutcome {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(self.as_str())
-    }
-}
-
 /// Where rocBLAS sends a GEMM call (`backend` in JSON).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
@@ -67,25 +46,6 @@ pub enum Backend {
     Invalid,
     /// rocBLAS has no kernel path for the type combination.
     NotImplemented,
-}
-
-impl Backend {
-    /// The JSON name.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Backend::Tensile => "tensile",
-            Backend::Hipblaslt => "hipblaslt",
-            Backend::QuickReturn => "quick_return",
-            Backend::Invalid => "invalid",
-            Backend::NotImplemented => "not_implemented",
-        }
-    }
-}
-
-impl std::fmt::Display for Backend {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(self.as_str())
-    }
 }
 
 /// The answer for one call on one device.
@@ -149,16 +109,6 @@ pub enum CallDoc {
         #[serde(flatten)]
         matmul: Matmul,
     },
-}
-
-impl CallDoc {
-    /// The rocBLAS call, when it is one.
-    pub fn rocblas(&self) -> Option<&Call> {
-        match self {
-            CallDoc::Rocblas(c) => Some(c),
-            CallDoc::Hipblaslt { .. } => None,
-        }
-    }
 }
 
 /// The chosen solution.
@@ -268,22 +218,6 @@ pub enum RankFrom {
     FillIn,
 }
 
-impl RankFrom {
-    /// The document's word for it.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            RankFrom::Table => "table",
-            RankFrom::FillIn => "fill_in",
-        }
-    }
-}
-
-impl std::fmt::Display for RankFrom {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(self.as_str())
-    }
-}
-
 /// The fill-in of a query.
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct FillInDoc {
@@ -311,4 +245,70 @@ pub struct GemmDoc<E> {
     /// Problem lines that could not be read.
     #[serde(default)]
     pub errors: Vec<rocpath_docs::ErrorItem>,
+}
+
+impl GemmOutcome {
+    /// The JSON name.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            GemmOutcome::Chosen => "chosen",
+            GemmOutcome::NoSolution => "no_solution",
+            GemmOutcome::NoCatalog => "no_catalog",
+            GemmOutcome::QuickReturn => "quick_return",
+            GemmOutcome::Invalid => "invalid",
+            GemmOutcome::NotImplemented => "not_implemented",
+            GemmOutcome::Unresolved => "unresolved",
+        }
+    }
+}
+
+impl std::fmt::Display for GemmOutcome {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+impl Backend {
+    /// The JSON name.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Backend::Tensile => "tensile",
+            Backend::Hipblaslt => "hipblaslt",
+            Backend::QuickReturn => "quick_return",
+            Backend::Invalid => "invalid",
+            Backend::NotImplemented => "not_implemented",
+        }
+    }
+}
+
+impl std::fmt::Display for Backend {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+impl CallDoc {
+    /// The rocBLAS call, when it is one.
+    pub fn rocblas(&self) -> Option<&Call> {
+        match self {
+            CallDoc::Rocblas(c) => Some(c),
+            CallDoc::Hipblaslt { .. } => None,
+        }
+    }
+}
+
+impl RankFrom {
+    /// The document's word for it.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            RankFrom::Table => "table",
+            RankFrom::FillIn => "fill_in",
+        }
+    }
+}
+
+impl std::fmt::Display for RankFrom {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
 }

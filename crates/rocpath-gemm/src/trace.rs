@@ -18,21 +18,6 @@ pub struct Trace {
 /// Most steps kept (a walk over a hostile catalog can be long).
 pub const MAX_STEPS: usize = 4096;
 
-impl Trace {
-    /// Appends a step; returns its position, or `None` past [`MAX_STEPS`].
-    pub fn push(&mut self, s: Step) -> Option<usize> {
-        if self.steps.len() >= MAX_STEPS {
-            return None;
-        }
-        self.steps.push(s);
-        Some(self.steps.len() - 1)
-    }
-
-    pub(crate) fn kind_mut(&mut self, i: usize) -> Option<&mut StepKind> {
-        self.steps.get_mut(i).map(|s| &mut s.kind)
-    }
-}
-
 /// One step.
 #[derive(Debug, Clone, Serialize)]
 pub struct Step {
@@ -152,6 +137,21 @@ pub struct Near {
     /// Kernel name.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub kernel: Option<String>,
+}
+
+impl Trace {
+    /// Appends a step; returns its position, or `None` past [`MAX_STEPS`].
+    pub fn push(&mut self, s: Step) -> Option<usize> {
+        if self.steps.len() >= MAX_STEPS {
+            return None;
+        }
+        self.steps.push(s);
+        Some(self.steps.len() - 1)
+    }
+
+    pub(crate) fn kind_mut(&mut self, i: usize) -> Option<&mut StepKind> {
+        self.steps.get_mut(i).map(|s| &mut s.kind)
+    }
 }
 
 /// A predicate as text: leaves by their catalog names, combinators spelled out.

@@ -28,46 +28,6 @@ pub struct Text {
     pub en: String,
 }
 
-impl Text {
-    /// A text in both languages.
-    pub fn new(ja: impl Into<String>, en: impl Into<String>) -> Self {
-        Text {
-            ja: ja.into(),
-            en: en.into(),
-        }
-    }
-    /// True when neither language has text.
-    pub fn is_empty(&self) -> bool {
-        self.ja.trim().is_empty() && self.en.trim().is_empty()
-    }
-    /// The first language whose text holds a placeholder where a value should be (see
-    /// [`has_placeholder`]): `Some("ja")`, `Some("en")` or `None`.
-    pub fn placeholder(&self) -> Option<&'static str> {
-        if has_placeholder(&self.ja) {
-            Some("ja")
-        } else if has_placeholder(&self.en) {
-            Some("en")
-        } else {
-            None
-        }
-    }
-}
-
-/// True when `s` holds a `?` (or `？`) standing alone in place of a value — `selected ?`,
-/// `(?)`, `= ?` — rather than ending a question or sitting inside a word or code (`a?b`,
-/// `ID?field=value`).
-pub fn has_placeholder(s: &str) -> bool {
-    let chars: Vec<char> = s.chars().collect();
-    let apart = |c: Option<&char>| {
-        c.is_none_or(|c| c.is_whitespace() || "()[]{}:;,.=/|、。「」（）：".contains(*c))
-    };
-    chars.iter().enumerate().any(|(i, c)| {
-        matches!(c, '?' | '？')
-            && apart(i.checked_sub(1).and_then(|j| chars.get(j)))
-            && apart(chars.get(i + 1))
-    })
-}
-
 /// The five floors of the ROCm building (seed page "Visual Guide to the ROCm Stack"), top first.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
 #[cfg_attr(feature = "clap", derive(clap::ValueEnum))]
@@ -86,41 +46,6 @@ pub enum Floor {
     Hardware,
 }
 
-impl Floor {
-    /// All floors, top (5F) first.
-    pub const ALL: [Floor; 5] = [
-        Floor::Application,
-        Floor::MathLibrary,
-        Floor::Runtime,
-        Floor::Driver,
-        Floor::Hardware,
-    ];
-    /// The snake_case name used in files.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Floor::Application => "application",
-            Floor::MathLibrary => "math_library",
-            Floor::Runtime => "runtime",
-            Floor::Driver => "driver",
-            Floor::Hardware => "hardware",
-        }
-    }
-    /// Parses the snake_case name.
-    pub fn parse(s: &str) -> Option<Floor> {
-        Floor::ALL.into_iter().find(|f| f.as_str() == s)
-    }
-    /// The floor number (5 = application ... 1 = hardware).
-    pub fn number(self) -> u8 {
-        match self {
-            Floor::Application => 5,
-            Floor::MathLibrary => 4,
-            Floor::Runtime => 3,
-            Floor::Driver => 2,
-            Floor::Hardware => 1,
-        }
-    }
-}
-
 pub use rocpath_evidence::Layer;
 
 /// What kind of selection a claim is about, when it is about one. A claim about `natural`
@@ -136,23 +61,6 @@ pub enum SelectionKind {
     Forced,
     /// Earlier candidates were rejected and a later one ran.
     Fallback,
-}
-
-impl SelectionKind {
-    /// The snake_case name used in files.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            SelectionKind::Natural => "natural",
-            SelectionKind::Forced => "forced",
-            SelectionKind::Fallback => "fallback",
-        }
-    }
-    /// Parses the snake_case name.
-    pub fn parse(s: &str) -> Option<SelectionKind> {
-        [Self::Natural, Self::Forced, Self::Fallback]
-            .into_iter()
-            .find(|f| f.as_str() == s)
-    }
 }
 
 /// `ledger.toml`: what the ledger is about and the observation worlds it declares.
@@ -262,17 +170,6 @@ pub enum Review {
     Rejected,
 }
 
-impl Review {
-    /// The snake_case name used in files.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Review::Accepted => "accepted",
-            Review::Edited => "edited",
-            Review::Rejected => "rejected",
-        }
-    }
-}
-
 /// What a derivation rule computed for a claim.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -322,33 +219,6 @@ pub struct Support {
     /// Why this supports the claim.
     #[serde(default, skip_serializing_if = "Text::is_empty")]
     pub note: Text,
-}
-
-impl Support {
-    /// A short reference for messages: `obs:ID#/ptr`, `obs:ID?k=v`, `claim:ID`, `source:PATH:LINE`.
-    pub fn reference(&self) -> String {
-        if let Some(o) = &self.observation {
-            let mut s = format!("observation {o}");
-            if let Some(r) = &self.record {
-                s.push_str(&format!(" record {r}"));
-            }
-            if !self.filter.is_empty() {
-                let f: Vec<String> = self
-                    .filter
-                    .iter()
-                    .map(|(k, v)| format!("{k}={v}"))
-                    .collect();
-                s.push_str(&format!(" where {}", f.join(", ")));
-            }
-            s
-        } else if let Some(c) = &self.claim {
-            format!("claim {c}")
-        } else if let Some(l) = &self.source {
-            format!("source {l}")
-        } else {
-            "empty support".to_string()
-        }
-    }
 }
 
 /// One dated status change of a claim.
@@ -486,4 +356,134 @@ pub struct Quote {
     pub line: u64,
     /// The line (lossy UTF-8, cut at [`crate::QUOTE_MAX`] bytes).
     pub text: String,
+}
+
+impl Text {
+    /// A text in both languages.
+    pub fn new(ja: impl Into<String>, en: impl Into<String>) -> Self {
+        Text {
+            ja: ja.into(),
+            en: en.into(),
+        }
+    }
+    /// True when neither language has text.
+    pub fn is_empty(&self) -> bool {
+        self.ja.trim().is_empty() && self.en.trim().is_empty()
+    }
+    /// The first language whose text holds a placeholder where a value should be (see
+    /// [`has_placeholder`]): `Some("ja")`, `Some("en")` or `None`.
+    pub fn placeholder(&self) -> Option<&'static str> {
+        if has_placeholder(&self.ja) {
+            Some("ja")
+        } else if has_placeholder(&self.en) {
+            Some("en")
+        } else {
+            None
+        }
+    }
+}
+
+/// True when `s` holds a `?` (or `？`) standing alone in place of a value — `selected ?`,
+/// `(?)`, `= ?` — rather than ending a question or sitting inside a word or code (`a?b`,
+/// `ID?field=value`).
+pub fn has_placeholder(s: &str) -> bool {
+    let chars: Vec<char> = s.chars().collect();
+    let apart = |c: Option<&char>| {
+        c.is_none_or(|c| c.is_whitespace() || "()[]{}:;,.=/|、。「」（）：".contains(*c))
+    };
+    chars.iter().enumerate().any(|(i, c)| {
+        matches!(c, '?' | '？')
+            && apart(i.checked_sub(1).and_then(|j| chars.get(j)))
+            && apart(chars.get(i + 1))
+    })
+}
+
+impl Floor {
+    /// All floors, top (5F) first.
+    pub const ALL: [Floor; 5] = [
+        Floor::Application,
+        Floor::MathLibrary,
+        Floor::Runtime,
+        Floor::Driver,
+        Floor::Hardware,
+    ];
+    /// The snake_case name used in files.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Floor::Application => "application",
+            Floor::MathLibrary => "math_library",
+            Floor::Runtime => "runtime",
+            Floor::Driver => "driver",
+            Floor::Hardware => "hardware",
+        }
+    }
+    /// Parses the snake_case name.
+    pub fn parse(s: &str) -> Option<Floor> {
+        Floor::ALL.into_iter().find(|f| f.as_str() == s)
+    }
+    /// The floor number (5 = application ... 1 = hardware).
+    pub fn number(self) -> u8 {
+        match self {
+            Floor::Application => 5,
+            Floor::MathLibrary => 4,
+            Floor::Runtime => 3,
+            Floor::Driver => 2,
+            Floor::Hardware => 1,
+        }
+    }
+}
+
+impl SelectionKind {
+    /// The snake_case name used in files.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            SelectionKind::Natural => "natural",
+            SelectionKind::Forced => "forced",
+            SelectionKind::Fallback => "fallback",
+        }
+    }
+    /// Parses the snake_case name.
+    pub fn parse(s: &str) -> Option<SelectionKind> {
+        [Self::Natural, Self::Forced, Self::Fallback]
+            .into_iter()
+            .find(|f| f.as_str() == s)
+    }
+}
+
+impl Review {
+    /// The snake_case name used in files.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Review::Accepted => "accepted",
+            Review::Edited => "edited",
+            Review::Rejected => "rejected",
+        }
+    }
+}
+
+impl Support {
+    /// A short reference for messages: `obs:ID#/ptr`, `obs:ID?k=v`, `claim:ID`, `source:PATH:LINE`.
+    pub fn reference(&self) -> String {
+        if let Some(o) = &self.observation {
+            let mut s = format!("observation {o}");
+            if let Some(r) = &self.record {
+                s.push_str(&format!(" record {r}"));
+            }
+            if !self.filter.is_empty() {
+                let f: Vec<String> = self
+                    .filter
+                    .iter()
+                    .map(|(k, v)| format!("{k}={v}"))
+                    .collect();
+                s.push_str(&format!(" where {}", f.join(", ")));
+            }
+            s
+        } else if let Some(c) = &self.claim {
+            format!("claim {c}")
+        } else if let Some(l) = &self.source {
+            format!("source {l}")
+        } else {
+            "empty support".to_string()
+        }
+    }
 }

@@ -9,6 +9,7 @@ use crate::model::*;
 use rocpath_evidence::{Class, Proof};
 use rocpath_gemm::doc::{CallDoc, GemmExplanation, GemmOutcome};
 use serde::Serialize;
+use std::collections::HashMap;
 
 /// A value's word in the document (`gemm_ex`, `f16`, `N`), as the producer prints it.
 fn word(v: &impl Serialize) -> String {
@@ -81,17 +82,22 @@ pub fn findings(obs: &[ObsDigest]) -> Vec<Finding> {
     let mut out = Vec::new();
     for o in obs {
         let Doc::Gemm(d) = &o.doc else { continue };
+        // Each call's shape once, and the explanations of one call and catalog folder
+        // together, so naming the other devices is not a walk over the whole document.
+        let shapes: Vec<String> = d.explanations.iter().map(shape).collect();
+        let mut same: HashMap<(&str, &str), Vec<usize>> = HashMap::new();
+        for (i, e) in d.explanations.iter().enumerate() {
+            same.entry((&shapes[i], &e.library_dir))
+                .or_default()
+                .push(i);
+        }
         for (i, e) in d.explanations.iter().enumerate() {
             let Some((ja, en)) = answer(e) else { continue };
-            let call = shape(e);
-            let others: Vec<(String, String)> = d
-                .explanations
+            let call = &shapes[i];
+            let others: Vec<(String, String)> = same[&(call.as_str(), e.library_dir.as_str())]
                 .iter()
-                .filter(|x| {
-                    shape(x) == call
-                        && x.device.target != e.device.target
-                        && x.library_dir == e.library_dir
-                })
+                .map(|&j| &d.explanations[j])
+                .filter(|x| x.device.target != e.device.target)
                 .filter_map(|x| {
                     answer(x).map(|(j, n)| {
                         (format!("{}: {j}", device(x)), format!("{}: {n}", device(x)))

@@ -171,7 +171,8 @@ pub struct KernelComparison<D> {
 }
 
 /// A comparison as a reader takes it: a case's or a kernel's, the model's explanation and
-/// ggml's decision skipped.
+/// ggml's decision skipped. Read from JSON text only (each comparison is held as its text, not
+/// as a tree, while its kind is told).
 #[derive(Debug, Clone)]
 pub enum ReadComparison {
     /// A case against the MIOpen model.
@@ -181,15 +182,21 @@ pub enum ReadComparison {
 }
 
 impl<'de> Deserialize<'de> for ReadComparison {
-    /// A comparison with a `kernel` is a kernel's, any other a case's (each then read whole
-    /// as its type, its errors naming the field).
+    /// A comparison with a `kernel` is a kernel's, any other a case's; each is then read whole
+    /// as its type (its errors naming the field), the prediction skipped, not built.
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        let v = serde_json::Value::deserialize(d)?;
+        #[derive(Deserialize)]
+        struct Kind {
+            kernel: Option<IgnoredAny>,
+        }
+        let raw = Box::<serde_json::value::RawValue>::deserialize(d)?;
+        let text = raw.get();
         let of = |e: serde_json::Error| serde::de::Error::custom(e);
-        Ok(if v.get("kernel").is_some() {
-            ReadComparison::Kernel(Box::new(serde_json::from_value(v).map_err(of)?))
+        let kind: Kind = serde_json::from_str(text).map_err(of)?;
+        Ok(if kind.kernel.is_some() {
+            ReadComparison::Kernel(Box::new(serde_json::from_str(text).map_err(of)?))
         } else {
-            ReadComparison::Case(Box::new(serde_json::from_value(v).map_err(of)?))
+            ReadComparison::Case(Box::new(serde_json::from_str(text).map_err(of)?))
         })
     }
 }

@@ -507,29 +507,36 @@ fn solver_checks(c: &CaseReport, e: &MiopenExplanation, mode: &Mode) -> Vec<Solv
             out.push(check(name, fate, seen.line, model, field, want));
         }
     }
-    {
-        let tuna = c
-            .notes
-            .iter()
-            .map(|n| n.message.as_str())
-            .find(|n| n.contains("TunaNet Inapplicable"));
-        if let (Some(text), Some(r)) = (tuna, &e.tunanet) {
-            let model = match r.applicability.as_str() {
-                "not_applicable" => Tri::No,
-                "applicable" => Tri::Yes,
-                _ => Tri::Unknown,
-            };
-            out.push(SolverCheck {
-                solver: "TunaNet".into(),
-                logged: text.to_string(),
-                line: 0,
-                model: format!("{model:?}").to_lowercase(),
-                verdict: tri_verdict(model, Tri::No),
-                decided_at: r.decided_at.as_ref().map(|d| d.at.clone()),
-            });
-        }
-    }
+    out.extend(tunanet_check(c, e));
     out
+}
+
+/// The library's reason for not asking TunaNet (`TunaNet Inapplicable: …`, a note of the
+/// case), held against the model's TunaNet verdict, with the line that printed it.
+fn tunanet_check(c: &CaseReport, e: &MiopenExplanation) -> Option<SolverCheck> {
+    let note = c
+        .notes
+        .iter()
+        .find(|n| n.message.contains("TunaNet Inapplicable"))?;
+    let r = e.tunanet.as_ref()?;
+    let model = match r.applicability.as_str() {
+        "not_applicable" => Tri::No,
+        "applicable" => Tri::Yes,
+        _ => Tri::Unknown,
+    };
+    Some(SolverCheck {
+        solver: "TunaNet".into(),
+        logged: note.message.clone(),
+        line: note
+            .evidence
+            .sources
+            .first()
+            .and_then(|l| l.line)
+            .unwrap_or(0),
+        model: format!("{model:?}").to_lowercase(),
+        verdict: tri_verdict(model, Tri::No),
+        decided_at: r.decided_at.as_ref().map(|d| d.at.clone()),
+    })
 }
 
 fn tri_verdict(model: Tri, want: Tri) -> Verdict {

@@ -356,7 +356,9 @@ fn a_logged_tunanet_refusal_is_checked_against_the_model() {
     );
     let ev = json!({"class": "confirmed", "kind": "runtime_verified", "rule": "t"});
     c["device"] = json!({"arch": "gfx942", "evidence": ev});
-    c["notes"] = json!([{"library": "miopen", "count": 1, "evidence": ev,
+    let at = json!({"class": "confirmed", "kind": "runtime_verified", "rule": "t",
+                    "sources": [{"path": "x.log", "line": 41}]});
+    c["notes"] = json!([{"library": "miopen", "count": 1, "evidence": at,
         "message": "TunaNet Inapplicable: Unsupported data type"}]);
     let got = on_mi300(c);
     let tuna: Vec<_> = got[0]
